@@ -28,3 +28,40 @@ export type {
   RecordInput,
   TimestampTypeCode,
 } from "./record-batch.ts";
+export { ApiKey } from "./generated/api-keys.ts";
+export type { ApiKeyCode, ApiKeyName } from "./generated/api-keys.ts";
+export { ErrorCode } from "./generated/error-codes.ts";
+export type { ErrorCodeName } from "./generated/error-codes.ts";
+export { errorMessage, errorName } from "./error-names.ts";
+export {
+  UnsupportedVersionError,
+  apiKeys,
+  apiName,
+  apiVersionRange,
+  decodeBody,
+  encodeBody,
+  messageDefinition,
+  requestHeaderVersion,
+  responseHeaderVersion,
+} from "./codec.ts";
+export type { MessageKind, WireBody } from "./codec.ts";
+export {
+  decodeRequest,
+  decodeRequestHeader,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  splitFrames,
+} from "./frames.ts";
+export type {
+  ApiKeyWithBody,
+  DecodedRequest,
+  DecodedRequestHeader,
+  DeepPartial,
+  RequestHeader,
+  RequestInput,
+  ResponseInput,
+} from "./frames.ts";
+export { parseVersions, propertyName, stripJsonComments } from "./definition-types.ts";
+export type { FieldDefinition, MessageDefinition, StructDefinition, VersionRange } from "./definition-types.ts";
+export type * from "./generated/messages.ts";

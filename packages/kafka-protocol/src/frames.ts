@@ -1,0 +1,146 @@
+/**
+ * Whole Kafka frames: `int32 size` + header + body.
+ *
+ * Request header (RequestHeader.json): api_key int16, api_version int16,
+ * correlation_id int32, client_id NULLABLE_STRING (v1+), TAGGED_FIELDS (v2).
+ * client_id keeps its classic int16 length even in v2 so that any broker can
+ * read the header of an ApiVersions request of any version.
+ * Response header (ResponseHeader.json): correlation_id int32, TAGGED_FIELDS (v1).
+ */
+import { decodeBody, encodeBody, requestHeaderVersion, responseHeaderVersion } from "./codec.ts";
+import { ProtocolError } from "./errors.ts";
+import type { RequestBodies, ResponseBodies } from "./generated/messages.ts";
+import { Reader, Writer } from "./primitives.ts";
+
+export type ApiKeyWithBody = keyof RequestBodies & keyof ResponseBodies;
+
+/** Recursively optional, for encoder input: every absent property takes its default. */
+export type DeepPartial<T> = T extends Uint8Array | bigint | number | string | boolean | null | undefined
+  ? T
+  : T extends readonly (infer U)[]
+    ? DeepPartial<U>[]
+    : { [P in keyof T]?: DeepPartial<T[P]> };
+
+export type RequestInput<K extends ApiKeyWithBody> = DeepPartial<RequestBodies[K]>;
+export type ResponseInput<K extends ApiKeyWithBody> = DeepPartial<ResponseBodies[K]>;
+
+export interface RequestHeader {
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  clientId: string | null;
+}
+
+export interface DecodedRequestHeader extends RequestHeader {
+  /** 0, 1 or 2 (see RequestHeader.json). */
+  headerVersion: number;
+  /** Bytes of the frame taken by the header: the body starts here. */
+  headerLength: number;
+}
+
+/** A decoded request, discriminated on `apiKey` so a `switch` narrows `body`. */
+export type DecodedRequest = {
+  [K in ApiKeyWithBody]: { apiKey: K; header: DecodedRequestHeader; body: RequestBodies[K] };
+}[ApiKeyWithBody];
+
+/**
+ * Reads the request header of a frame (the bytes after the size prefix).
+ * Works for any API key and version, including ones the codec does not
+ * support, so the broker can still answer UNSUPPORTED_VERSION with the
+ * right correlation id.
+ */
+export function decodeRequestHeader(frame: Buffer): DecodedRequestHeader {
+  const r = new Reader(frame);
+  const apiKey = r.int16();
+  const apiVersion = r.int16();
+  const correlationId = r.int32();
+  const headerVersion = requestHeaderVersion(apiKey, apiVersion);
+  const clientId = headerVersion >= 1 ? r.nullableString() : null;
+  if (headerVersion >= 2) r.taggedFields();
+  return { apiKey, apiVersion, correlationId, clientId, headerVersion, headerLength: r.offset };
+}
+
+/**
+ * Decodes header and body. Throws UnsupportedVersionError (a ProtocolError)
+ * for an API key or version outside the definitions, ProtocolError for
+ * malformed bytes. Bytes and records fields are views into `frame` (no copy).
+ * Trailing bytes after the body are ignored, as Kafka does.
+ */
+export function decodeRequest(frame: Buffer): DecodedRequest {
+  const header = decodeRequestHeader(frame);
+  const r = new Reader(frame, header.headerLength);
+  const body = decodeBody(header.apiKey, header.apiVersion, "request", r);
+  return typedRequest(header, body);
+}
+
+function typedRequest(header: DecodedRequestHeader, body: object): DecodedRequest {
+  // The body was produced from the definition of header.apiKey, which is what
+  // the generated RequestBodies entry describes.
+  return { apiKey: header.apiKey, header, body } as DecodedRequest;
+}
+
+/** Encodes a request frame, including the 4-byte size prefix. */
+export function encodeRequest<K extends ApiKeyWithBody>(
+  header: { apiKey: K; apiVersion: number; correlationId: number; clientId: string | null },
+  body: RequestInput<K>,
+): Buffer {
+  const w = new Writer(256);
+  w.int32(0);
+  w.int16(header.apiKey);
+  w.int16(header.apiVersion);
+  w.int32(header.correlationId);
+  const hv = requestHeaderVersion(header.apiKey, header.apiVersion);
+  if (hv >= 1) w.nullableString(header.clientId);
+  if (hv >= 2) w.emptyTaggedFields();
+  encodeBody(header.apiKey, header.apiVersion, "request", w, body);
+  w.int32At(0, w.offset - 4);
+  return w.toBuffer();
+}
+
+/** Encodes a response frame, including the 4-byte size prefix. */
+export function encodeResponse<K extends ApiKeyWithBody>(
+  apiKey: K,
+  apiVersion: number,
+  correlationId: number,
+  body: ResponseInput<K>,
+): Buffer {
+  const w = new Writer(256);
+  w.int32(0);
+  w.int32(correlationId);
+  if (responseHeaderVersion(apiKey, apiVersion) >= 1) w.emptyTaggedFields();
+  encodeBody(apiKey, apiVersion, "response", w, body);
+  w.int32At(0, w.offset - 4);
+  return w.toBuffer();
+}
+
+/** Decodes a response frame (the bytes after the size prefix). */
+export function decodeResponse<K extends ApiKeyWithBody>(
+  apiKey: K,
+  apiVersion: number,
+  frame: Buffer,
+): { correlationId: number; body: ResponseBodies[K] } {
+  const r = new Reader(frame);
+  const correlationId = r.int32();
+  if (responseHeaderVersion(apiKey, apiVersion) >= 1) r.taggedFields();
+  const body: object = decodeBody(apiKey, apiVersion, "response", r);
+  return { correlationId, body: body as ResponseBodies[K] };
+}
+
+/**
+ * Splits complete frames off the front of a connection's receive buffer.
+ * Returns the frames (without size prefix, as views) and the unconsumed rest.
+ * A negative size or one above `maxFrameBytes` throws before anything is
+ * buffered for it.
+ */
+export function splitFrames(buf: Buffer, maxFrameBytes = 100 * 1024 * 1024): { frames: Buffer[]; rest: Buffer } {
+  const frames: Buffer[] = [];
+  let pos = 0;
+  while (pos + 4 <= buf.length) {
+    const size = buf.readInt32BE(pos);
+    if (size < 0 || size > maxFrameBytes) throw new ProtocolError(`frame size ${size} is outside 0..${maxFrameBytes}`);
+    if (pos + 4 + size > buf.length) break;
+    frames.push(buf.subarray(pos + 4, pos + 4 + size));
+    pos += 4 + size;
+  }
+  return { frames, rest: buf.subarray(pos) };
+}
