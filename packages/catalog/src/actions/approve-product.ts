@@ -1,0 +1,41 @@
+import { inTransaction, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import type { Db } from "../db.ts";
+import { ForbiddenError } from "../errors.ts";
+import { producerAccountName } from "../naming.ts";
+import { hasGlobal } from "../permissions.ts";
+import { lockProduct, moveProductStatus } from "../product-access.ts";
+import { enqueueProductProvisioning } from "../tasks.ts";
+import { nextProductStatus } from "../transitions.ts";
+
+/**
+ * Governance approves a product: its pending schema becomes approved, the
+ * domain's producer account is created if it is new, and the provisioning plan
+ * (topic, producer credentials, producer ACLs) is queued for the worker.
+ */
+export async function approveProduct(db: Db, acting: ActingUser, productId: string) {
+  return inTransaction(db, acting, async (tx, actor) => {
+    if (!hasGlobal(actor, "product:review")) throw new ForbiddenError("Only governance reviewers can approve data products.");
+    const product = await lockProduct(tx, productId);
+    const to = nextProductStatus(product.status, "approve");
+    if (product.submittedById === actor.id || product.createdById === actor.id) {
+      throw new ForbiddenError("Four-eyes rule: you cannot approve a product you registered or submitted.");
+    }
+    const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null });
+    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "APPROVED" } });
+    const domain = await tx.domain.findUniqueOrThrow({ where: { id: product.domainId } });
+    const producer = await tx.serviceAccount.upsert({
+      where: { name: producerAccountName(domain.slug) },
+      create: {
+        domainId: domain.id,
+        name: producerAccountName(domain.slug),
+        description: `Producer account of the ${domain.name} domain`,
+        isProducer: true,
+      },
+      update: {},
+    });
+    await enqueueProductProvisioning(tx, updated, producer);
+    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName });
+    return updated;
+  });
+}

@@ -1,0 +1,48 @@
+import type { Actor } from "../actor.ts";
+import { inTransaction, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import type { Db } from "../db.ts";
+import { ForbiddenError } from "../errors.ts";
+import { canInDomain, hasGlobal } from "../permissions.ts";
+import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
+import { enqueueSubscriptionGrant } from "../tasks.ts";
+import { nextSubscriptionStatus } from "../transitions.ts";
+
+/**
+ * Who may decide on a subscription: governance, or an owner of the product's
+ * domain — except for RESTRICTED products, where only governance may. Nobody
+ * decides on a request they made themselves.
+ */
+export function assertMayDecideSubscription(
+  actor: Actor,
+  subscription: { requestedById: string; product: { domainId: string; classification: string } },
+): void {
+  const governance = hasGlobal(actor, "subscription:decide");
+  const owner = canInDomain(actor, "subscription:decide", subscription.product.domainId);
+  if (subscription.product.classification === "RESTRICTED" && !governance) {
+    throw new ForbiddenError("Subscriptions to RESTRICTED products are decided by governance reviewers.");
+  }
+  if (!governance && !owner) {
+    throw new ForbiddenError("Only owners of the product's domain or governance reviewers decide on its subscriptions.");
+  }
+  if (subscription.requestedById === actor.id) {
+    throw new ForbiddenError("Four-eyes rule: you cannot decide on a subscription you requested.");
+  }
+}
+
+export async function approveSubscription(db: Db, acting: ActingUser, subscriptionId: string) {
+  return inTransaction(db, acting, async (tx, actor) => {
+    const subscription = await lockSubscription(tx, subscriptionId);
+    assertMayDecideSubscription(actor, subscription);
+    const to = nextSubscriptionStatus(subscription.status, "approve");
+    const updated = await moveSubscriptionStatus(tx, subscription, to, { decidedById: actor.id, decidedAt: new Date(), reason: null });
+    await enqueueSubscriptionGrant(tx, updated, subscription.product.topicName, subscription.serviceAccount);
+    await recordAudit(tx, actor, "subscription.approved", "Subscription", subscriptionId, {
+      from: subscription.status,
+      to,
+      product: subscription.product.topicName,
+      principal: `User:${subscription.serviceAccount.name}`,
+    });
+    return updated;
+  });
+}

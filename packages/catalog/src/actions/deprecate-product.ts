@@ -1,0 +1,19 @@
+import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import type { Db } from "../db.ts";
+import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
+import { nextProductStatus } from "../transitions.ts";
+import { deprecateProductInput } from "../validation.ts";
+
+/** Marks an ACTIVE product deprecated with a sunset date its subscribers see. */
+export async function deprecateProduct(db: Db, acting: ActingUser, productId: string, rawInput: unknown) {
+  const { reason, sunsetAt } = parseInput(deprecateProductInput, rawInput);
+  return inTransaction(db, acting, async (tx, actor) => {
+    const product = await lockProduct(tx, productId);
+    requireDomainPermission(actor, "product:deprecate", product.domainId, "Only owners of the product's domain can deprecate it.");
+    const to = nextProductStatus(product.status, "deprecate");
+    const updated = await moveProductStatus(tx, product, to, { sunsetAt, decisionReason: reason });
+    await recordAudit(tx, actor, "product.deprecated", "DataProduct", productId, { from: product.status, to, reason, sunsetAt: sunsetAt.toISOString() });
+    return updated;
+  });
+}

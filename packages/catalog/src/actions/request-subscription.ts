@@ -1,0 +1,63 @@
+import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import type { Db } from "../db.ts";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
+import { canInDomain } from "../permissions.ts";
+import { enqueueSubscriptionGrant } from "../tasks.ts";
+import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
+import { requestSubscriptionInput } from "../validation.ts";
+
+/**
+ * A member of a consuming domain asks for read access for one of that domain's
+ * service accounts. PUBLIC products of a domain that opted in are approved at
+ * once; everything else waits for an explicit decision.
+ */
+export async function requestSubscription(db: Db, acting: ActingUser, rawInput: unknown) {
+  const input = parseInput(requestSubscriptionInput, rawInput);
+  return inTransaction(db, acting, async (tx, actor) => {
+    const product = await tx.dataProduct.findUnique({ where: { id: input.productId }, include: { domain: true } });
+    if (!product) throw new NotFoundError("Data product", input.productId);
+    if (!SUBSCRIBABLE_STATUSES.includes(product.status)) {
+      throw new ConflictError(`"${product.name}" is ${product.status} and does not accept subscriptions.`, "NOT_SUBSCRIBABLE");
+    }
+    const account = await tx.serviceAccount.findUnique({ where: { id: input.serviceAccountId } });
+    if (!account) throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Choose one of your domain's service accounts."] });
+    if (!canInDomain(actor, "subscription:request", account.domainId)) {
+      throw new ForbiddenError("You can only request access for service accounts of a domain you belong to.");
+    }
+    if (account.isProducer) {
+      throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Producer accounts cannot subscribe; create a consumer account."] });
+    }
+    if (account.domainId === product.domainId) {
+      throw new ValidationError("Some fields need attention.", { productId: ["Your domain owns this product; it needs no subscription."] });
+    }
+    const open = await tx.subscription.findFirst({
+      where: { productId: product.id, serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } },
+    });
+    if (open) throw new ConflictError(`${account.name} already has a ${open.status} subscription to "${product.name}".`, "DUPLICATE_SUBSCRIPTION");
+
+    const autoApprove = product.classification === "PUBLIC" && product.domain.autoApprovePublicSubscriptions;
+    const subscription = await tx.subscription.create({
+      data: {
+        productId: product.id,
+        consumingDomainId: account.domainId,
+        serviceAccountId: account.id,
+        purpose: input.purpose,
+        requestedById: actor.id,
+        ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
+      },
+    });
+    await recordAudit(tx, actor, "subscription.requested", "Subscription", subscription.id, {
+      product: product.topicName,
+      principal: `User:${account.name}`,
+      purpose: input.purpose,
+    });
+    if (autoApprove) {
+      await enqueueSubscriptionGrant(tx, subscription, product.topicName, account);
+      await recordAudit(tx, { id: actor.id, email: "system" }, "subscription.auto-approved", "Subscription", subscription.id, {
+        rule: "PUBLIC product; domain allows auto-approval",
+      });
+    }
+    return subscription;
+  });
+}

@@ -1,0 +1,22 @@
+import { inTransaction, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import type { Db } from "../db.ts";
+import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
+import { nextProductStatus } from "../transitions.ts";
+
+export async function submitForReview(db: Db, acting: ActingUser, productId: string) {
+  return inTransaction(db, acting, async (tx, actor) => {
+    const product = await lockProduct(tx, productId);
+    requireDomainPermission(actor, "product:submit", product.domainId, "Only owners of the product's domain can submit it for review.");
+    const to = nextProductStatus(product.status, "submit");
+    const updated = await moveProductStatus(tx, product, to, {
+      submittedById: actor.id,
+      submittedAt: new Date(),
+      decidedById: null,
+      decidedAt: null,
+      decisionReason: null,
+    });
+    await recordAudit(tx, actor, "product.submitted", "DataProduct", productId, { from: product.status, to });
+    return updated;
+  });
+}

@@ -1,0 +1,75 @@
+import { Prisma } from "@prisma/client";
+import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import type { Db } from "../db.ts";
+import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
+import { slugify, topicNameFor } from "../naming.ts";
+import { lockProduct, requireDomainPermission } from "../product-access.ts";
+import { FULLY_EDITABLE_STATUSES, METADATA_EDITABLE_STATUSES } from "../transitions.ts";
+import { updateProductInput } from "../validation.ts";
+
+/** Fields that describe the product; they may change at any time before retirement. */
+const METADATA_FIELDS = new Set(["description", "tags", "freshnessSeconds", "availabilityPct", "contactEmail"]);
+
+/**
+ * Edits a product. Before approval everything may change (a REJECTED product
+ * returns to DRAFT); once it exists on Kafka only descriptive metadata may, since
+ * the topic's shape changes through a new major version, not an edit.
+ */
+export async function updateProduct(db: Db, acting: ActingUser, productId: string, rawInput: unknown) {
+  const input = parseInput(updateProductInput, rawInput);
+  return inTransaction(db, acting, async (tx, actor) => {
+    const product = await lockProduct(tx, productId);
+    requireDomainPermission(actor, "product:update", product.domainId, "Only owners of the product's domain can edit it.");
+    if (!METADATA_EDITABLE_STATUSES.includes(product.status)) throw new InvalidTransitionError("product", product.status, "edit");
+    const changed = Object.keys(input).filter((k) => input[k as keyof typeof input] !== undefined);
+    if (changed.length === 0) throw new ValidationError("Nothing to change.");
+    const fullyEditable = FULLY_EDITABLE_STATUSES.includes(product.status);
+    const locked = changed.filter((k) => !METADATA_FIELDS.has(k));
+    if (!fullyEditable && locked.length > 0) {
+      const fields = Object.fromEntries(locked.map((k) => [k, [`Cannot change ${k} of a ${product.status} product; publish a new major version instead.`]]));
+      throw new ConflictError(`Only the description, tags, SLA and contact of a ${product.status} product can change.`, "FIELD_LOCKED", fields);
+    }
+    // Cross-field rules must hold for the merged result, not just the patch.
+    const merged = {
+      cleanupPolicy: input.cleanupPolicy ?? product.cleanupPolicy,
+      tieredStorage: input.tieredStorage ?? product.tieredStorage,
+      retentionMs: input.retentionMs ?? Number(product.retentionMs),
+      localRetentionMs: input.localRetentionMs ?? Number(product.localRetentionMs),
+    };
+    parseInput(updateProductInput, merged);
+
+    const { schema, name, retentionMs, localRetentionMs, availabilityPct, ...rest } = input;
+    const data: Prisma.DataProductUpdateInput = { ...rest };
+    if (retentionMs !== undefined) data.retentionMs = BigInt(retentionMs);
+    if (localRetentionMs !== undefined) data.localRetentionMs = BigInt(localRetentionMs);
+    if (availabilityPct !== undefined) data.availabilityPct = new Prisma.Decimal(availabilityPct);
+    if (name !== undefined && name !== product.name) {
+      const domain = await tx.domain.findUniqueOrThrow({ where: { id: product.domainId } });
+      data.name = name;
+      data.slug = slugify(name);
+      data.topicName = topicNameFor(domain.slug, data.slug, product.majorVersion);
+    }
+    if (product.status === "REJECTED") data.status = "DRAFT";
+    if (schema) {
+      // Before approval the draft's pending schema is replaced; versions count approved history.
+      const latest = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
+      if (latest && latest.status !== "APPROVED") {
+        await tx.schemaVersion.update({ where: { id: latest.id }, data: { format: schema.format, definition: schema.definition, status: "PENDING" } });
+      } else {
+        await tx.schemaVersion.create({ data: { productId, version: (latest?.version ?? 0) + 1, format: schema.format, definition: schema.definition } });
+      }
+    }
+    try {
+      const updated = await tx.dataProduct.update({ where: { id: productId }, data });
+      await recordAudit(tx, actor, "product.updated", "DataProduct", productId, { fields: changed });
+      return updated;
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+        const message = `Another product already uses the name "${name}" in this domain.`;
+        throw new ConflictError(message, "DUPLICATE_PRODUCT", { name: [message] });
+      }
+      throw error;
+    }
+  });
+}

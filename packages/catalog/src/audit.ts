@@ -1,0 +1,19 @@
+import type { Prisma } from "@prisma/client";
+import type { Actor } from "./actor.ts";
+import type { Tx } from "./db.ts";
+
+export type EntityType = "DataProduct" | "Subscription" | "ServiceAccount" | "Domain" | "User" | "SchemaVersion";
+
+/** Appends one audit event in the caller's transaction. */
+export async function recordAudit(
+  tx: Tx,
+  actor: Pick<Actor, "id" | "email">,
+  action: string,
+  entityType: EntityType,
+  entityId: string,
+  data: Prisma.InputJsonObject = {},
+): Promise<void> {
+  await tx.auditEvent.create({
+    data: { actorId: actor.id, actorEmail: actor.email, action, entityType, entityId, data },
+  });
+}

@@ -1,0 +1,76 @@
+import type { Actor } from "./actor.ts";
+import { ForbiddenError } from "./errors.ts";
+
+/**
+ * Every action the catalog allows, as "resource:action". Domain-scoped
+ * permissions are granted through a membership in that domain; global ones
+ * through the user's global role. The portal's UI hook mirrors this map; the
+ * server check below is the one that counts.
+ */
+export const PERMISSIONS = [
+  "product:create",
+  "product:update",
+  "product:submit",
+  "product:deprecate",
+  "product:review",
+  "serviceAccount:create",
+  "subscription:request",
+  "subscription:decide",
+  "subscription:revoke",
+  "audit:read",
+  "platform:admin",
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const DOMAIN_ROLE_PERMISSIONS: Record<"OWNER" | "MEMBER", readonly Permission[]> = {
+  OWNER: [
+    "product:create",
+    "product:update",
+    "product:submit",
+    "product:deprecate",
+    "serviceAccount:create",
+    "subscription:request",
+    "subscription:decide",
+    "subscription:revoke",
+  ],
+  MEMBER: ["subscription:request"],
+};
+
+const GLOBAL_ROLE_PERMISSIONS: Record<"USER" | "GOVERNANCE" | "ADMIN", readonly Permission[]> = {
+  USER: [],
+  GOVERNANCE: ["product:review", "subscription:decide", "subscription:revoke", "audit:read"],
+  ADMIN: ["audit:read", "platform:admin"],
+};
+
+/** Whether the actor holds `permission`, in `domainId` when one is given. */
+export function can(actor: Actor, permission: Permission, domainId?: string): boolean {
+  if (GLOBAL_ROLE_PERMISSIONS[actor.globalRole].includes(permission)) return true;
+  if (domainId === undefined) {
+    return actor.memberships.some((m) => DOMAIN_ROLE_PERMISSIONS[m.role].includes(permission));
+  }
+  const membership = actor.memberships.find((m) => m.domainId === domainId);
+  return membership !== undefined && DOMAIN_ROLE_PERMISSIONS[membership.role].includes(permission);
+}
+
+/** Domain-scoped check only: a global role does not stand in for ownership. */
+export function canInDomain(actor: Actor, permission: Permission, domainId: string): boolean {
+  const membership = actor.memberships.find((m) => m.domainId === domainId);
+  return membership !== undefined && DOMAIN_ROLE_PERMISSIONS[membership.role].includes(permission);
+}
+
+export function hasGlobal(actor: Actor, permission: Permission): boolean {
+  return GLOBAL_ROLE_PERMISSIONS[actor.globalRole].includes(permission);
+}
+
+export function requirePermission(actor: Actor, permission: Permission, domainId?: string, what?: string): void {
+  if (!can(actor, permission, domainId)) {
+    throw new ForbiddenError(`You are not allowed to ${what ?? permission.replace(":", " ")}.`);
+  }
+}
+
+/** Permissions the actor holds in each of their domains, for the UI to mirror. */
+export function permissionSummary(actor: Actor): { global: Permission[]; domains: Record<string, Permission[]> } {
+  const domains: Record<string, Permission[]> = {};
+  for (const m of actor.memberships) domains[m.domainId] = [...DOMAIN_ROLE_PERMISSIONS[m.role]];
+  return { global: [...GLOBAL_ROLE_PERMISSIONS[actor.globalRole]], domains };
+}

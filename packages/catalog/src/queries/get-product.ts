@@ -1,0 +1,65 @@
+import type { Actor } from "../actor.ts";
+import type { Db } from "../db.ts";
+import { NotFoundError } from "../errors.ts";
+import { canInDomain, hasGlobal } from "../permissions.ts";
+import { TASK_LABELS, type TaskKind } from "../tasks.ts";
+
+/**
+ * A product's page: metadata, schemas, provisioning steps, and — for its
+ * owners and governance — every subscription; other readers see only their
+ * own domains' subscriptions.
+ */
+export async function getProduct(db: Db, actor: Actor, productId: string) {
+  const product = await db.dataProduct.findUnique({
+    where: { id: productId },
+    include: {
+      domain: {
+        include: { memberships: { where: { role: "OWNER" }, include: { user: { select: { name: true, email: true } } } } },
+      },
+      schemaVersions: { orderBy: { version: "desc" } },
+    },
+  });
+  if (!product) throw new NotFoundError("Data product", productId);
+  const isOwner = canInDomain(actor, "product:update", product.domainId);
+  const seesAll = isOwner || hasGlobal(actor, "product:review");
+  const myDomainIds = actor.memberships.map((m) => m.domainId);
+  const [subscriptions, tasks, users] = await Promise.all([
+    db.subscription.findMany({
+      where: { productId, ...(seesAll ? {} : { consumingDomainId: { in: myDomainIds } }) },
+      include: { consumingDomain: { select: { slug: true, name: true } }, serviceAccount: { select: { name: true } } },
+      orderBy: { createdAt: "desc" },
+    }),
+    db.provisioningTask.findMany({ where: { entityType: "DataProduct", entityId: productId }, orderBy: [{ createdAt: "asc" }, { step: "asc" }] }),
+    db.user.findMany({
+      where: { id: { in: [product.createdById, product.submittedById, product.decidedById].filter((x): x is string => !!x) } },
+      select: { id: true, name: true, email: true },
+    }),
+  ]);
+  const nameOf = (id: string | null) => (id ? (users.find((u) => u.id === id) ?? null) : null);
+  const { memberships, ...domain } = product.domain;
+  return {
+    ...product,
+    domain,
+    owners: memberships.map((m) => m.user),
+    createdBy: nameOf(product.createdById),
+    submittedBy: nameOf(product.submittedById),
+    decidedBy: nameOf(product.decidedById),
+    subscriptions,
+    provisioning: tasks.map((t) => ({
+      id: t.id,
+      step: t.step,
+      kind: t.kind,
+      label: TASK_LABELS[t.kind as TaskKind] ?? t.kind,
+      status: t.status,
+      attempts: t.attempts,
+      lastError: t.lastError,
+      updatedAt: t.updatedAt,
+      completedAt: t.completedAt,
+    })),
+    viewer: {
+      isOwner,
+      canReview: hasGlobal(actor, "product:review"),
+      canSubscribe: actor.memberships.some((m) => m.domainId !== product.domainId),
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { Actor } from "../actor.ts";
+import type { Db } from "../db.ts";
+
+/** Everything about the actor's domains: products, accounts, subscriptions both ways. */
+export async function myDomains(db: Db, actor: Actor) {
+  const ids = actor.memberships.map((m) => m.domainId);
+  const domains = await db.domain.findMany({
+    where: { id: { in: ids } },
+    orderBy: { name: "asc" },
+    include: {
+      products: { orderBy: { updatedAt: "desc" }, include: { _count: { select: { subscriptions: true } } } },
+      serviceAccounts: { orderBy: { name: "asc" } },
+      subscriptions: {
+        orderBy: { createdAt: "desc" },
+        include: { product: { select: { id: true, name: true, topicName: true, status: true, sunsetAt: true } }, serviceAccount: { select: { name: true } } },
+      },
+      memberships: { include: { user: { select: { name: true, email: true } } } },
+    },
+  });
+  const incoming = await db.subscription.findMany({
+    where: { product: { domainId: { in: ids } } },
+    orderBy: { createdAt: "desc" },
+    include: {
+      product: { select: { id: true, name: true, topicName: true, domainId: true } },
+      consumingDomain: { select: { slug: true, name: true } },
+      serviceAccount: { select: { name: true } },
+    },
+  });
+  return domains.map((d) => ({
+    ...d,
+    role: actor.memberships.find((m) => m.domainId === d.id)?.role ?? "MEMBER",
+    incomingSubscriptions: incoming.filter((s) => s.product.domainId === d.id),
+  }));
+}
+
+/** Service accounts the actor may pick when requesting access (not producer accounts). */
+export async function subscribableAccounts(db: Db, actor: Actor) {
+  return db.serviceAccount.findMany({
+    where: { domainId: { in: actor.memberships.map((m) => m.domainId) }, isProducer: false },
+    include: { domain: { select: { slug: true, name: true } } },
+    orderBy: { name: "asc" },
+  });
+}

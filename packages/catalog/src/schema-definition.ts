@@ -1,0 +1,53 @@
+import { Ajv } from "ajv";
+import avro from "avsc";
+
+export type SchemaFormatName = "AVRO" | "JSON_SCHEMA";
+
+/** Largest schema text we accept: a schema is a contract, not a data dump. */
+export const MAX_SCHEMA_LENGTH = 200_000;
+
+/**
+ * Checks that `definition` is a valid schema of `format` and returns the
+ * problem in words, or null. Avro goes through avsc's full parser (names,
+ * defaults, unions); JSON Schema must be a JSON object that Ajv compiles.
+ */
+export function schemaDefinitionProblem(format: SchemaFormatName, definition: string): string | null {
+  if (definition.trim().length === 0) return "Paste or upload a schema.";
+  if (definition.length > MAX_SCHEMA_LENGTH) return `The schema is ${definition.length} characters; at most ${MAX_SCHEMA_LENGTH} are accepted.`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(definition);
+  } catch (error) {
+    return `The schema is not valid JSON: ${(error as Error).message}`;
+  }
+  if (format === "AVRO") {
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      return "An Avro schema for a data product must be a record (a JSON object with \"type\": \"record\").";
+    }
+    try {
+      const type = avro.Type.forSchema(parsed as avro.Schema);
+      if (type.typeName !== "record") return `An Avro schema for a data product must be a record, not ${type.typeName}.`;
+    } catch (error) {
+      return `Invalid Avro schema: ${(error as Error).message}`;
+    }
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return "A JSON Schema must be a JSON object.";
+  }
+  try {
+    new Ajv({ strict: false, allErrors: true, validateSchema: true }).compile(parsed);
+  } catch (error) {
+    return `Invalid JSON Schema: ${(error as Error).message}`;
+  }
+  return null;
+}
+
+/** Pretty-prints a stored schema for display; leaves unparsable text as is. */
+export function prettySchema(definition: string): string {
+  try {
+    return JSON.stringify(JSON.parse(definition), null, 2);
+  } catch {
+    return definition;
+  }
+}

@@ -1,0 +1,99 @@
+import type { DataProduct, Prisma, ServiceAccount, Subscription } from "@prisma/client";
+import type { Tx } from "./db.ts";
+import { consumerGroupPrefix } from "./naming.ts";
+
+/**
+ * Provisioning tasks are the outbox between the catalog and Kafka: written in
+ * the same transaction as the decision, drained by the worker, each idempotent
+ * so a retry or a second worker never double-applies.
+ */
+export const TASK_KINDS = {
+  CREATE_TOPIC: "CREATE_TOPIC",
+  ENSURE_SERVICE_ACCOUNT: "ENSURE_SERVICE_ACCOUNT",
+  GRANT_PRODUCER_ACL: "GRANT_PRODUCER_ACL",
+  GRANT_SUBSCRIPTION_ACL: "GRANT_SUBSCRIPTION_ACL",
+  REVOKE_SUBSCRIPTION_ACL: "REVOKE_SUBSCRIPTION_ACL",
+} as const;
+export type TaskKind = (typeof TASK_KINDS)[keyof typeof TASK_KINDS];
+
+/** What each step means to a person reading the product page. */
+export const TASK_LABELS: Record<TaskKind, string> = {
+  CREATE_TOPIC: "Create topic with its configs",
+  ENSURE_SERVICE_ACCOUNT: "Create producer service account (SCRAM credentials)",
+  GRANT_PRODUCER_ACL: "Grant producer WRITE, DESCRIBE and IDEMPOTENT_WRITE",
+  GRANT_SUBSCRIPTION_ACL: "Grant READ on topic and consumer-group prefix",
+  REVOKE_SUBSCRIPTION_ACL: "Remove READ on topic and consumer-group prefix",
+};
+
+/** Kafka topic configs for a product, with Kafka's names. */
+export function topicConfigs(product: Pick<DataProduct, "retentionMs" | "cleanupPolicy" | "tieredStorage" | "localRetentionMs">): Record<string, string> {
+  const configs: Record<string, string> = {
+    "retention.ms": product.retentionMs.toString(),
+    "cleanup.policy": product.cleanupPolicy,
+  };
+  if (product.tieredStorage) {
+    configs["remote.storage.enable"] = "true";
+    configs["local.retention.ms"] = product.localRetentionMs.toString();
+  }
+  return configs;
+}
+
+export async function enqueueProductProvisioning(tx: Tx, product: DataProduct, producer: ServiceAccount): Promise<void> {
+  const principal = `User:${producer.name}`;
+  const steps: { kind: TaskKind; payload: Prisma.InputJsonObject }[] = [
+    {
+      kind: TASK_KINDS.CREATE_TOPIC,
+      payload: { topic: product.topicName, partitions: product.partitions, configs: topicConfigs(product) },
+    },
+    {
+      kind: TASK_KINDS.ENSURE_SERVICE_ACCOUNT,
+      payload: { serviceAccountId: producer.id, username: producer.name, mechanism: "SCRAM-SHA-512" },
+    },
+    {
+      kind: TASK_KINDS.GRANT_PRODUCER_ACL,
+      payload: { principal, topic: product.topicName, operations: ["WRITE", "DESCRIBE"], cluster: ["IDEMPOTENT_WRITE"] },
+    },
+  ];
+  await tx.provisioningTask.createMany({
+    data: steps.map((s, i) => ({ ...s, entityType: "DataProduct", entityId: product.id, step: i + 1 })),
+  });
+}
+
+function subscriptionAclPayload(subscription: Subscription, topic: string, account: ServiceAccount): Prisma.InputJsonObject {
+  return {
+    subscriptionId: subscription.id,
+    principal: `User:${account.name}`,
+    topic,
+    topicOperations: ["READ", "DESCRIBE"],
+    groupPrefix: consumerGroupPrefix(account.name),
+    groupOperations: ["READ"],
+  };
+}
+
+export async function enqueueSubscriptionGrant(tx: Tx, subscription: Subscription, topic: string, account: ServiceAccount): Promise<void> {
+  await tx.provisioningTask.create({
+    data: {
+      kind: TASK_KINDS.GRANT_SUBSCRIPTION_ACL,
+      payload: subscriptionAclPayload(subscription, topic, account),
+      entityType: "Subscription",
+      entityId: subscription.id,
+      step: 1,
+    },
+  });
+}
+
+export async function enqueueSubscriptionRevoke(tx: Tx, subscription: Subscription, topic: string, account: ServiceAccount): Promise<void> {
+  const last = await tx.provisioningTask.aggregate({
+    where: { entityType: "Subscription", entityId: subscription.id },
+    _max: { step: true },
+  });
+  await tx.provisioningTask.create({
+    data: {
+      kind: TASK_KINDS.REVOKE_SUBSCRIPTION_ACL,
+      payload: subscriptionAclPayload(subscription, topic, account),
+      entityType: "Subscription",
+      entityId: subscription.id,
+      step: (last._max.step ?? 0) + 1,
+    },
+  });
+}

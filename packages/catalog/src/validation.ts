@@ -1,0 +1,199 @@
+import { z } from "zod";
+import { SLUG_PATTERN, slugify, topicNameProblem } from "./naming.ts";
+import { schemaDefinitionProblem } from "./schema-definition.ts";
+
+/*
+ * Input schemas shared by the portal's forms (client-side messages) and the
+ * server (the check that counts). Numbers arrive as numbers: forms convert
+ * their strings before validating, so the API and the UI see one contract.
+ */
+
+export const CLASSIFICATIONS = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"] as const;
+export const CLEANUP_POLICIES = ["delete", "compact"] as const;
+export const SCHEMA_FORMATS = ["AVRO", "JSON_SCHEMA"] as const;
+export const PRODUCT_STATUSES = ["DRAFT", "IN_REVIEW", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED", "RETIRED", "REJECTED"] as const;
+
+const HOUR_MS = 3_600_000;
+/** Platform bounds (policy): enough for real products, small enough to catch typos. */
+export const LIMITS = {
+  nameMin: 3,
+  nameMax: 80,
+  descriptionMin: 10,
+  descriptionMax: 4000,
+  tagsMax: 10,
+  partitionsMax: 256,
+  retentionMinMs: HOUR_MS,
+  localRetentionMinMs: 60_000,
+  freshnessMaxSeconds: 30 * 24 * 3600,
+  availabilityMin: 90,
+  reasonMin: 5,
+  purposeMin: 10,
+} as const;
+
+const tag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "Tags are lower-case letters, digits and dashes, at most 32 characters.");
+
+export const schemaInput = z
+  .object({
+    format: z.enum(SCHEMA_FORMATS, { message: "Choose Avro or JSON Schema." }),
+    definition: z.string(),
+  })
+  .superRefine((value, ctx) => {
+    const problem = schemaDefinitionProblem(value.format, value.definition);
+    if (problem) ctx.addIssue({ code: "custom", path: ["definition"], message: problem });
+  });
+
+const productFields = {
+  name: z
+    .string()
+    .trim()
+    .min(LIMITS.nameMin, `Name must be at least ${LIMITS.nameMin} characters.`)
+    .max(LIMITS.nameMax, `Name must be at most ${LIMITS.nameMax} characters.`)
+    .refine((name) => SLUG_PATTERN.test(slugify(name)), "Name must contain letters or digits."),
+  description: z
+    .string()
+    .trim()
+    .min(LIMITS.descriptionMin, `Describe the product in at least ${LIMITS.descriptionMin} characters.`)
+    .max(LIMITS.descriptionMax, `Description must be at most ${LIMITS.descriptionMax} characters.`),
+  classification: z.enum(CLASSIFICATIONS, { message: "Choose a classification." }),
+  tags: z
+    .array(tag)
+    .max(LIMITS.tagsMax, `At most ${LIMITS.tagsMax} tags.`)
+    .refine((tags) => new Set(tags).size === tags.length, "Tags must be unique."),
+  freshnessSeconds: z
+    .number({ message: "Freshness must be a number of seconds." })
+    .int("Freshness must be a whole number of seconds.")
+    .min(1, "Freshness must be at least 1 second.")
+    .max(LIMITS.freshnessMaxSeconds, "Freshness can be at most 30 days."),
+  availabilityPct: z
+    .number({ message: "Availability must be a percentage." })
+    .min(LIMITS.availabilityMin, `Availability must be at least ${LIMITS.availabilityMin} %.`)
+    .max(100, "Availability cannot exceed 100 %.")
+    .refine((v) => Math.round(v * 1000) === v * 1000, "Use at most three decimals."),
+  partitions: z
+    .number({ message: "Partitions must be a number." })
+    .int("Partitions must be a whole number.")
+    .min(1, "At least 1 partition.")
+    .max(LIMITS.partitionsMax, `At most ${LIMITS.partitionsMax} partitions.`),
+  retentionMs: z
+    .number({ message: "Retention must be a number of milliseconds." })
+    .int("Retention must be whole milliseconds.")
+    .refine((v) => v === -1 || v >= LIMITS.retentionMinMs, "Retention is -1 (forever) or at least one hour (3600000 ms)."),
+  cleanupPolicy: z.enum(CLEANUP_POLICIES, { message: "Cleanup policy is delete or compact." }),
+  tieredStorage: z.boolean(),
+  localRetentionMs: z
+    .number({ message: "Local hot window must be a number of milliseconds." })
+    .int("Local hot window must be whole milliseconds.")
+    .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
+  contactEmail: z.string().trim().email("Enter a contact e-mail address."),
+};
+
+/** Rules that span fields; Kafka itself refuses these combinations. */
+function refineProduct(value: Partial<ProductFieldsShape>, ctx: z.RefinementCtx) {
+  if (value.tieredStorage && value.cleanupPolicy === "compact") {
+    ctx.addIssue({ code: "custom", path: ["tieredStorage"], message: "Tiered storage is not available for compacted topics." });
+  }
+  if (
+    value.tieredStorage &&
+    value.localRetentionMs !== undefined &&
+    value.localRetentionMs !== -2 &&
+    value.retentionMs !== undefined &&
+    value.retentionMs !== -1 &&
+    value.localRetentionMs > value.retentionMs
+  ) {
+    ctx.addIssue({ code: "custom", path: ["localRetentionMs"], message: "The local hot window cannot be longer than the retention." });
+  }
+}
+type ProductFieldsShape = { [K in keyof typeof productFields]: z.infer<(typeof productFields)[K]> };
+
+export const registerProductInput = z
+  .object({
+    domainId: z.string().min(1, "Choose a domain."),
+    ...productFields,
+    tags: productFields.tags.default([]),
+    retentionMs: productFields.retentionMs.default(-1),
+    cleanupPolicy: productFields.cleanupPolicy.default("delete"),
+    tieredStorage: productFields.tieredStorage.default(false),
+    localRetentionMs: productFields.localRetentionMs.default(-2),
+    schema: schemaInput,
+  })
+  .superRefine(refineProduct);
+export type RegisterProductInput = z.input<typeof registerProductInput>;
+
+export const updateProductInput = z
+  .object({
+    ...productFields,
+    schema: schemaInput,
+  })
+  .partial()
+  .superRefine(refineProduct);
+export type UpdateProductInput = z.input<typeof updateProductInput>;
+
+export const reasonInput = z.object({
+  reason: z
+    .string()
+    .trim()
+    .min(LIMITS.reasonMin, `Give a reason of at least ${LIMITS.reasonMin} characters.`)
+    .max(2000, "Reason must be at most 2000 characters."),
+});
+
+export const deprecateProductInput = z.object({
+  reason: reasonInput.shape.reason,
+  sunsetAt: z.coerce.date({ message: "Enter a sunset date." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
+});
+
+export const ACCOUNT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{2,63}$/;
+export const createServiceAccountInput = z.object({
+  domainId: z.string().min(1, "Choose a domain."),
+  name: z
+    .string()
+    .trim()
+    .regex(ACCOUNT_NAME_PATTERN, "Account names are 3–64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit.")
+    .refine((name) => topicNameProblem(name) === null, "Not a legal Kafka principal name."),
+  description: z.string().trim().max(500, "Description must be at most 500 characters.").default(""),
+});
+export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;
+
+export const requestSubscriptionInput = z.object({
+  productId: z.string().min(1, "Choose a product."),
+  serviceAccountId: z.string().min(1, "Choose a service account."),
+  purpose: z
+    .string()
+    .trim()
+    .min(LIMITS.purposeMin, `State the purpose in at least ${LIMITS.purposeMin} characters.`)
+    .max(2000, "Purpose must be at most 2000 characters."),
+});
+export type RequestSubscriptionInput = z.input<typeof requestSubscriptionInput>;
+
+export const searchProductsInput = z.object({
+  q: z.string().trim().max(200).optional(),
+  domain: z.string().trim().optional(),
+  classification: z.enum(CLASSIFICATIONS).optional(),
+  tag: z.string().trim().toLowerCase().optional(),
+  status: z.enum(PRODUCT_STATUSES).optional(),
+  sort: z.enum(["name", "updated", "created"]).default("updated"),
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(20),
+});
+export type SearchProductsInput = z.input<typeof searchProductsInput>;
+
+export const auditQueryInput = z.object({
+  entityType: z.string().trim().optional(),
+  entityId: z.string().trim().optional(),
+  actor: z.string().trim().optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+/** zod issues → `{ field: [messages] }`, the shape forms and the API share. */
+export function fieldErrors(error: z.ZodError): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? issue.path.join(".") : "_";
+    (fields[key] ??= []).push(issue.message);
+  }
+  return fields;
+}

@@ -1,0 +1,198 @@
+/*
+ * Demo data for the embedded default (demo mode): the four accounts the README
+ * lists, two domains, and products and subscriptions in several states. Every
+ * change goes through the catalog's own actions, so the demo obeys the same
+ * rules (four eyes, transitions) and leaves a real audit trail.
+ */
+import {
+  approveProduct,
+  approveSubscription,
+  createServiceAccount,
+  hashPassword,
+  registerProduct,
+  rejectProduct,
+  requestSubscription,
+  submitForReview,
+  type Db,
+} from "@kappa/catalog";
+
+export const DEMO_PASSWORD = "kappa-demo";
+
+export const DEMO_USERS = {
+  ordersOwner: { email: "owner@orders.example", name: "Olivia Orders" },
+  paymentsOwner: { email: "owner@payments.example", name: "Paul Payments" },
+  reviewer: { email: "reviewer@governance.example", name: "Rita Reviewer" },
+  admin: { email: "admin@kappa.example", name: "Adam Admin" },
+} as const;
+
+const orderEventSchema = JSON.stringify({
+  type: "record",
+  name: "OrderPlaced",
+  namespace: "example.orders",
+  fields: [
+    { name: "orderId", type: "string" },
+    { name: "customerId", type: "string" },
+    { name: "totalCents", type: "long" },
+    { name: "currency", type: "string" },
+    { name: "placedAt", type: { type: "long", logicalType: "timestamp-millis" } },
+  ],
+});
+
+const orderStatusSchema = JSON.stringify({
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: ["orderId", "status"],
+  properties: {
+    orderId: { type: "string" },
+    status: { enum: ["PLACED", "PAID", "SHIPPED", "DELIVERED", "CANCELLED"] },
+    updatedAt: { type: "string", format: "date-time" },
+  },
+});
+
+const paymentSchema = JSON.stringify({
+  type: "record",
+  name: "PaymentCaptured",
+  namespace: "example.payments",
+  fields: [
+    { name: "paymentId", type: "string" },
+    { name: "orderId", type: "string" },
+    { name: "amountCents", type: "long" },
+    { name: "cardLast4", type: ["null", "string"], default: null },
+  ],
+});
+
+/** Seeds once: returns false when the demo accounts already exist. */
+export async function seedDemoData(db: Db): Promise<boolean> {
+  if (await db.user.findUnique({ where: { email: DEMO_USERS.admin.email } })) return false;
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+
+  const { orders, payments, users } = await db.$transaction(async (tx) => {
+    const orders = await tx.domain.create({ data: { slug: "orders", name: "Orders", description: "Order capture and fulfilment" } });
+    const payments = await tx.domain.create({ data: { slug: "payments", name: "Payments", description: "Payment capture, refunds and settlement" } });
+    const mk = (u: { email: string; name: string }, globalRole: "USER" | "GOVERNANCE" | "ADMIN" = "USER") =>
+      tx.user.create({ data: { ...u, passwordHash, globalRole } });
+    const users = {
+      ordersOwner: await mk(DEMO_USERS.ordersOwner),
+      paymentsOwner: await mk(DEMO_USERS.paymentsOwner),
+      reviewer: await mk(DEMO_USERS.reviewer, "GOVERNANCE"),
+      admin: await mk(DEMO_USERS.admin, "ADMIN"),
+    };
+    await tx.membership.createMany({
+      data: [
+        { userId: users.ordersOwner.id, domainId: orders.id, role: "OWNER" },
+        { userId: users.paymentsOwner.id, domainId: payments.id, role: "OWNER" },
+      ],
+    });
+    return { orders, payments, users };
+  });
+  const as = (u: { id: string }) => ({ userId: u.id });
+  const owner = as(users.ordersOwner);
+  const payer = as(users.paymentsOwner);
+  const reviewer = as(users.reviewer);
+
+  const sla = { freshnessSeconds: 60, availabilityPct: 99.9 };
+  const orderEvents = await registerProduct(db, owner, {
+    domainId: orders.id,
+    name: "Order Events",
+    description: "Every order placed in the web shop and the mobile app, as it happens. Replayable from the first order.",
+    classification: "INTERNAL",
+    tags: ["orders", "events", "core"],
+    ...sla,
+    partitions: 6,
+    contactEmail: DEMO_USERS.ordersOwner.email,
+    tieredStorage: true,
+    localRetentionMs: 3_600_000,
+    schema: { format: "AVRO", definition: orderEventSchema },
+  });
+  await submitForReview(db, owner, orderEvents.id);
+  await approveProduct(db, reviewer, orderEvents.id);
+
+  const orderStatus = await registerProduct(db, owner, {
+    domainId: orders.id,
+    name: "Order Status",
+    description: "Latest status per order (compacted): the current state of every order, keyed by order id.",
+    classification: "PUBLIC",
+    tags: ["orders", "state"],
+    ...sla,
+    partitions: 3,
+    cleanupPolicy: "compact",
+    contactEmail: DEMO_USERS.ordersOwner.email,
+    schema: { format: "JSON_SCHEMA", definition: orderStatusSchema },
+  });
+  await submitForReview(db, owner, orderStatus.id);
+  await approveProduct(db, reviewer, orderStatus.id);
+
+  const returns = await registerProduct(db, owner, {
+    domainId: orders.id,
+    name: "Returns",
+    description: "Returned items with reason codes; still being designed with the warehouse team.",
+    classification: "INTERNAL",
+    tags: ["orders", "returns"],
+    ...sla,
+    partitions: 3,
+    contactEmail: DEMO_USERS.ordersOwner.email,
+    schema: { format: "JSON_SCHEMA", definition: orderStatusSchema },
+  });
+  void returns; // stays a DRAFT
+
+  const customerOrders = await registerProduct(db, owner, {
+    domainId: orders.id,
+    name: "Customer Orders PII",
+    description: "Orders joined with customer contact details, for fraud screening only.",
+    classification: "CONFIDENTIAL",
+    tags: ["orders", "pii"],
+    ...sla,
+    partitions: 3,
+    retentionMs: 30 * 24 * 3_600_000,
+    contactEmail: DEMO_USERS.ordersOwner.email,
+    schema: { format: "AVRO", definition: orderEventSchema },
+  });
+  await submitForReview(db, owner, customerOrders.id); // waits in the review queue
+
+  const paymentsCaptured = await registerProduct(db, payer, {
+    domainId: payments.id,
+    name: "Payments Captured",
+    description: "Captured card and wallet payments per order; card numbers are never included.",
+    classification: "CONFIDENTIAL",
+    tags: ["payments", "events"],
+    freshnessSeconds: 30,
+    availabilityPct: 99.95,
+    partitions: 6,
+    contactEmail: DEMO_USERS.paymentsOwner.email,
+    schema: { format: "AVRO", definition: paymentSchema },
+  });
+  await submitForReview(db, payer, paymentsCaptured.id);
+  await approveProduct(db, reviewer, paymentsCaptured.id);
+
+  const refunds = await registerProduct(db, payer, {
+    domainId: payments.id,
+    name: "Refunds",
+    description: "Refunds issued, with free-text notes from the support agent.",
+    classification: "RESTRICTED",
+    tags: ["payments"],
+    ...sla,
+    partitions: 1,
+    contactEmail: DEMO_USERS.paymentsOwner.email,
+    schema: { format: "AVRO", definition: paymentSchema },
+  });
+  await submitForReview(db, payer, refunds.id);
+  await rejectProduct(db, reviewer, refunds.id, { reason: "Free-text notes may contain personal data; drop the field or mask it." });
+
+  const reconciliation = await createServiceAccount(db, payer, {
+    domainId: payments.id,
+    name: "payments-reconciliation",
+    description: "Matches payments with orders",
+  });
+  const reconSub = await requestSubscription(db, payer, {
+    productId: orderEvents.id,
+    serviceAccountId: reconciliation.id,
+    purpose: "Match every captured payment with its order for daily reconciliation.",
+  });
+  await approveSubscription(db, owner, reconSub.id);
+  await requestSubscription(db, payer, {
+    productId: orderStatus.id,
+    serviceAccountId: reconciliation.id,
+    purpose: "Show order status next to payments in the finance dashboard.",
+  });
+  return true;
+}
