@@ -260,7 +260,7 @@ describe("malformed and unsupported batches", () => {
 
   it("CRC mismatch is a ProtocolError", () => {
     const b = good();
-    b[b.length - 1] ^= 0xff;
+    b.writeUInt8(b.readUInt8(b.length - 1) ^ 0xff, b.length - 1);
     expect(batchCrcMatches(b)).toBe(false);
     expect(() => decodeRecordBatch(b)).toThrow(/CRC/);
   });
