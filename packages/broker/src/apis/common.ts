@@ -1,0 +1,55 @@
+// Helpers shared by the API handlers.
+import { ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaError, type TopicMeta } from "../logs.ts";
+import type { RequestContext } from "../registry.ts";
+
+/** Kafka's Topic.validate: legal characters, length, and not "." or "..". */
+export function topicNameProblem(name: string): string | null {
+  if (name.length === 0) return "Topic name is illegal, it can't be empty";
+  if (name === "." || name === "..") return "Topic name cannot be \".\" or \"..\"";
+  if (name.length > 249) return `Topic name is illegal, it can't be longer than 249 characters, topic name: ${name}`;
+  if (!/^[a-zA-Z0-9._-]+$/.test(name)) {
+    return `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`;
+  }
+  return null;
+}
+
+/** Maps a failure to the error code and message that go into a response; unexpected errors are logged. */
+export function errorOf(ctx: RequestContext, err: unknown, what: string): { code: number; message: string } {
+  if (err instanceof KafkaError) return { code: err.code, message: err.message };
+  ctx.broker.logger.error(`${what}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  return { code: ErrorCode.UNKNOWN_SERVER_ERROR, message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Returns the topic, creating it first when auto.create.topics.enable is on and the
+ * request allows it (Metadata's allow_auto_topic_creation; Produce when the broker
+ * setting is on). Concurrent requests for one new topic wait on a single creation,
+ * and their continuations run in arrival order, which keeps pipelined produce
+ * requests in order.
+ */
+export async function topicOrAutoCreate(ctx: RequestContext, name: string, allowAutoCreate: boolean): Promise<TopicMeta | { errorCode: number }> {
+  const existing = ctx.broker.logs.topic(name);
+  if (existing) return existing;
+  if (!allowAutoCreate || !ctx.broker.config["auto.create.topics.enable"]) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+  if (topicNameProblem(name) !== null) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
+  let creating = ctx.broker.autoCreating.get(name);
+  if (!creating) {
+    creating = ctx.broker.logs
+      .createTopic(name, ctx.broker.config["num.partitions"], {})
+      .then(
+        () => ctx.broker.logger.info(`auto-created topic ${name} with ${ctx.broker.config["num.partitions"]} partition(s)`),
+        (err: unknown) => {
+          if (!(err instanceof KafkaError && err.code === ErrorCode.TOPIC_ALREADY_EXISTS)) {
+            ctx.broker.logger.warn(`auto-creating topic ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        },
+      )
+      .finally(() => ctx.broker.autoCreating.delete(name));
+    ctx.broker.autoCreating.set(name, creating);
+  }
+  await creating;
+  return ctx.broker.logs.topic(name) ?? { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+}
+
+export const THROTTLE_NONE = 0;

@@ -1,0 +1,50 @@
+// Shared by DescribeConfigs, AlterConfigs and IncrementalAlterConfigs.
+import { ErrorCode } from "@kappa/kafka-protocol";
+import type { RequestContext } from "../registry.ts";
+import type { BrokerConfig } from "../config.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
+import type { ConfigEntryView } from "../logs.ts";
+
+/** ConfigResource.Type codes (BROKER-SPEC §3). */
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+/** DescribeConfigsResponse.ConfigSource codes. */
+export const ConfigSourceCode = { TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
+/** DescribeConfigs v3 config_type codes. */
+const ConfigTypeCode = { BOOLEAN: 1, STRING: 2, INT: 3, LONG: 5 } as const;
+
+/** Broker resources are named by node id; "" means the cluster-wide default. */
+export function brokerResourceProblem(ctx: RequestContext, name: string): { code: number; message: string } | null {
+  if (name === "" || name === String(ctx.broker.nodeId)) return null;
+  return { code: ErrorCode.INVALID_REQUEST, message: `Unexpected broker id, expected ${ctx.broker.nodeId} or empty string, but received ${name}` };
+}
+
+function configType(v: unknown): number {
+  if (typeof v === "boolean") return ConfigTypeCode.BOOLEAN;
+  if (typeof v === "number") return ConfigTypeCode.LONG;
+  return ConfigTypeCode.STRING;
+}
+
+/** Broker settings as DescribeConfigs rows; static (read-only) as in Kafka for these settings. */
+export function describeBrokerConfigs(config: BrokerConfig, keys: string[] | null): ConfigEntryView[] {
+  const rows: ConfigEntryView[] = [];
+  const defaults = new Map<string, unknown>(Object.entries(DEFAULT_CONFIG));
+  const entries: Array<[string, unknown, unknown]> = Object.entries(config).map(([k, v]) => [k, v, defaults.get(k)]);
+  entries.push(["broker.id", config["node.id"], DEFAULT_CONFIG["node.id"]]);
+  entries.push(["listeners", `PLAINTEXT://${config.host}:${config.port}`, null]);
+  for (const [name, value, def] of entries) {
+    if (name === "host" || name === "port" || name === "advertised.host" || name === "advertised.port") continue;
+    if (keys !== null && !keys.includes(name)) continue;
+    const isDefault = value === def;
+    rows.push({
+      name,
+      value: value === null ? null : String(value),
+      readOnly: true,
+      isDefault,
+      source: isDefault ? ConfigSourceCode.DEFAULT_CONFIG : ConfigSourceCode.STATIC_BROKER_CONFIG,
+      isSensitive: false,
+      configType: configType(value),
+      documentation: null,
+    });
+  }
+  return rows;
+}

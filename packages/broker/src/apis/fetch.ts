@@ -1,0 +1,136 @@
+// Fetch (key 1), advertised 0-11, served 4-11 (message format v2 only).
+//
+// Request:  replica_id INT32, max_wait_ms INT32, min_bytes INT32, max_bytes INT32 (v3+),
+//           isolation_level INT8 (v4+), session_id INT32 (v7+), session_epoch INT32 (v7+),
+//           topics [topic STRING, partitions [partition INT32, current_leader_epoch INT32 (v9+),
+//                   fetch_offset INT64, log_start_offset INT64 (v5+), partition_max_bytes INT32]],
+//           forgotten_topics_data [topic STRING, partitions [INT32]] (v7+), rack_id STRING (v11+)
+// Response: throttle_time_ms INT32, error_code INT16 (v7+), session_id INT32 (v7+),
+//           responses [topic STRING, partitions [partition_index INT32, error_code INT16, high_watermark INT64,
+//                      last_stable_offset INT64, log_start_offset INT64 (v5+),
+//                      aborted_transactions [producer_id INT64, first_offset INT64] (nullable),
+//                      preferred_read_replica INT32 (v11+), records RECORDS]]
+//
+// Semantics (BROKER-SPEC §3, §7.5):
+//  - Whole batches only, starting with the batch that contains fetch_offset; the
+//    first batch of the response is sent even if larger than the limits, so a
+//    consumer is never stuck re-fetching a partial batch (kafkajs#1072).
+//  - Long poll: while fewer than min_bytes are available the request is parked and
+//    woken by appends to any partition it asked for, until max_wait_ms.
+//  - READ_COMMITTED reads up to the last stable offset, which equals the high
+//    watermark because transactions are not supported; aborted_transactions is []
+//    for READ_COMMITTED and null for READ_UNCOMMITTED.
+//  - Fetch sessions (KIP-227) are declined by always answering session_id 0, so
+//    clients keep sending full fetch requests.
+import { ApiKey, type DeepPartial, ErrorCode, type FetchRequest, type FetchResponse } from "@kappa/kafka-protocol";
+import { defineApi, type RequestContext } from "../registry.ts";
+import { errorOf } from "./common.ts";
+
+type PartitionOut = DeepPartial<FetchResponse["responses"][number]["partitions"][number]>;
+type TopicOut = DeepPartial<FetchResponse["responses"][number]>;
+
+const EMPTY = Buffer.alloc(0);
+const READ_COMMITTED = 1;
+
+async function readOnce(ctx: RequestContext, req: FetchRequest): Promise<{ responses: TopicOut[]; bytes: number; hasError: boolean }> {
+  const b = ctx.broker;
+  const readCommitted = (req.isolationLevel ?? 0) === READ_COMMITTED;
+  let budget = Math.min(req.maxBytes ?? 0x7fffffff, b.config["fetch.max.bytes"]);
+  let bytes = 0;
+  let hasError = false;
+  const responses: TopicOut[] = [];
+  for (const t of req.topics) {
+    const topicName = t.topic ?? "";
+    const partitions: PartitionOut[] = [];
+    const readable = b.authorizer.authorize(ctx.session, "READ", { type: "TOPIC", name: topicName });
+    for (const p of t.partitions) {
+      const out: PartitionOut = {
+        partitionIndex: p.partition,
+        errorCode: ErrorCode.NONE,
+        highWatermark: -1n,
+        lastStableOffset: -1n,
+        logStartOffset: -1n,
+        abortedTransactions: readCommitted ? [] : null,
+        preferredReadReplica: -1,
+        records: EMPTY,
+      };
+      partitions.push(out);
+      if (!readable) {
+        out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+        hasError = true;
+        continue;
+      }
+      const view = b.logs.partition(topicName, p.partition);
+      if (!view) {
+        out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        hasError = true;
+        continue;
+      }
+      const hw = view.highWatermark();
+      const lso = view.lastStableOffset();
+      const start = view.logStartOffset();
+      out.highWatermark = hw;
+      out.lastStableOffset = lso;
+      out.logStartOffset = start;
+      if (p.fetchOffset < start || p.fetchOffset > hw) {
+        out.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
+        hasError = true;
+        continue;
+      }
+      const upTo = readCommitted ? lso : hw;
+      if (p.fetchOffset >= upTo) continue;
+      // Once the response holds data, a partition only gets what still fits; the
+      // first data in a response may exceed the limits by one batch (Kafka's minOneMessage).
+      if (bytes > 0 && budget <= 0) continue;
+      const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
+      try {
+        const { records } = await view.read(p.fetchOffset, bytes > 0 ? limit : Math.max(1, limit), upTo);
+        out.records = records;
+        bytes += records.length;
+        budget -= records.length;
+      } catch (err) {
+        const e = errorOf(ctx, err, `reading ${topicName}-${p.partition} at ${p.fetchOffset}`);
+        out.errorCode = e.code;
+        hasError = true;
+      }
+    }
+    responses.push({ topic: topicName, partitions });
+  }
+  return { responses, bytes, hasError };
+}
+
+export const fetchApi = defineApi<FetchRequest, FetchResponse>({
+  apiKey: ApiKey.Fetch,
+  name: "Fetch",
+  advertised: { min: 0, max: 11 },
+  implemented: { min: 4, max: 11 },
+  async handle(ctx, req) {
+    const b = ctx.broker;
+    const base = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0 };
+    if ((req.sessionId ?? 0) !== 0) {
+      return { ...base, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, responses: [] };
+    }
+    const deadline = Date.now() + Math.max(0, req.maxWaitMs);
+    const minBytes = Math.max(0, req.minBytes);
+    for (;;) {
+      const result = await readOnce(ctx, req);
+      const remaining = deadline - Date.now();
+      if (result.bytes >= minBytes || result.hasError || remaining <= 0 || ctx.signal.aborted) {
+        return { ...base, responses: result.responses };
+      }
+      // Park until an append to one of our partitions, the deadline, or the connection closing.
+      await new Promise<void>((resolve) => {
+        const removers: Array<() => void> = [];
+        const finish = (): void => {
+          clearTimeout(timer);
+          for (const r of removers) r();
+          ctx.signal.removeEventListener("abort", finish);
+          resolve();
+        };
+        const timer = setTimeout(finish, remaining);
+        for (const t of req.topics) for (const p of t.partitions) removers.push(b.appendWaiters.add(t.topic ?? "", p.partition, finish));
+        ctx.signal.addEventListener("abort", finish);
+      });
+    }
+  },
+});

@@ -1,0 +1,30 @@
+// FindCoordinator (key 10), versions 0-2.
+//
+// Request:  key STRING, key_type INT8 (v1+: 0 group, 1 transaction)
+// Response: throttle_time_ms INT32 (v1+), error_code INT16, error_message NULLABLE_STRING (v1+),
+//           node_id INT32, host STRING, port INT32
+//
+// Every group is coordinated by this node. Transactions are not supported, so a
+// transaction coordinator is never available.
+import { ApiKey, ErrorCode, type FindCoordinatorRequest, type FindCoordinatorResponse } from "@kappa/kafka-protocol";
+import { defineApi } from "../registry.ts";
+
+export const findCoordinatorApi = defineApi<FindCoordinatorRequest, FindCoordinatorResponse>({
+  apiKey: ApiKey.FindCoordinator,
+  name: "FindCoordinator",
+  advertised: { min: 0, max: 2 },
+  implemented: { min: 0, max: 2 },
+  handle(ctx, req) {
+    const b = ctx.broker;
+    const none = { throttleTimeMs: 0, nodeId: -1, host: "", port: -1 };
+    const key = req.key ?? "";
+    if ((req.keyType ?? 0) === 1) {
+      return { ...none, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: "Transactions are not supported by this broker" };
+    }
+    if ((req.keyType ?? 0) !== 0) return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown key type ${req.keyType}` };
+    if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "GROUP", name: key })) {
+      return { ...none, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: b.nodeId, host: b.advertisedHost, port: b.advertisedPort };
+  },
+});

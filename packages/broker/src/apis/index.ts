@@ -1,0 +1,51 @@
+// Every API this broker serves. Adding an API = one file + one line here.
+import type { RegisteredApi } from "../registry.ts";
+import { apiVersionsApi } from "./api-versions.ts";
+import { metadataApi } from "./metadata.ts";
+import { createTopicsApi } from "./create-topics.ts";
+import { deleteTopicsApi } from "./delete-topics.ts";
+import { createPartitionsApi } from "./create-partitions.ts";
+import { describeConfigsApi } from "./describe-configs.ts";
+import { alterConfigsApi } from "./alter-configs.ts";
+import { incrementalAlterConfigsApi } from "./incremental-alter-configs.ts";
+import { produceApi } from "./produce.ts";
+import { fetchApi } from "./fetch.ts";
+import { listOffsetsApi } from "./list-offsets.ts";
+import { findCoordinatorApi } from "./find-coordinator.ts";
+import { joinGroupApi } from "./join-group.ts";
+import { syncGroupApi } from "./sync-group.ts";
+import { heartbeatApi } from "./heartbeat.ts";
+import { leaveGroupApi } from "./leave-group.ts";
+import { offsetCommitApi } from "./offset-commit.ts";
+import { offsetFetchApi } from "./offset-fetch.ts";
+import { describeGroupsApi } from "./describe-groups.ts";
+import { listGroupsApi } from "./list-groups.ts";
+import { deleteGroupsApi } from "./delete-groups.ts";
+import { deleteRecordsApi } from "./delete-records.ts";
+import { initProducerIdApi } from "./init-producer-id.ts";
+
+export const CORE_APIS: readonly RegisteredApi[] = [
+  produceApi,
+  fetchApi,
+  listOffsetsApi,
+  metadataApi,
+  offsetCommitApi,
+  offsetFetchApi,
+  findCoordinatorApi,
+  joinGroupApi,
+  heartbeatApi,
+  leaveGroupApi,
+  syncGroupApi,
+  describeGroupsApi,
+  listGroupsApi,
+  apiVersionsApi,
+  createTopicsApi,
+  deleteTopicsApi,
+  deleteRecordsApi,
+  initProducerIdApi,
+  describeConfigsApi,
+  alterConfigsApi,
+  createPartitionsApi,
+  deleteGroupsApi,
+  incrementalAlterConfigsApi,
+];

@@ -1,0 +1,76 @@
+// ListOffsets (key 2), advertised 0-9, served 1-9.
+//
+// Request:  replica_id INT32, isolation_level INT8 (v2+),
+//           topics [name STRING, partitions [partition_index INT32, current_leader_epoch INT32 (v4+), timestamp INT64]]
+// Response: throttle_time_ms INT32 (v2+), topics [name STRING, partitions [partition_index INT32, error_code INT16,
+//           timestamp INT64, offset INT64, leader_epoch INT32 (v4+)]]
+//
+// Special timestamps (BROKER-SPEC §3): -1 latest (HW, or LSO for READ_COMMITTED),
+// -2 earliest (log start), -3 max timestamp (v7+), -4 earliest local (v8+; equals
+// log start while tiered storage is off), -5 latest tiered (v9+; -1 while tiered
+// storage is off). Any other negative value, or one below its minimum version,
+// gets UNSUPPORTED_VERSION for that partition. No match for a timestamp search is
+// offset -1, timestamp -1, error 0.
+import { ApiKey, type DeepPartial, ErrorCode, type ListOffsetsRequest, type ListOffsetsResponse } from "@kappa/kafka-protocol";
+import { defineApi } from "../registry.ts";
+import { errorOf } from "./common.ts";
+
+type PartitionOut = DeepPartial<ListOffsetsResponse["topics"][number]["partitions"][number]>;
+
+const MIN_VERSION_FOR: Record<string, number> = { "-1": 0, "-2": 0, "-3": 7, "-4": 8, "-5": 9 };
+
+export const listOffsetsApi = defineApi<ListOffsetsRequest, ListOffsetsResponse>({
+  apiKey: ApiKey.ListOffsets,
+  name: "ListOffsets",
+  advertised: { min: 0, max: 9 },
+  implemented: { min: 1, max: 9 },
+  async handle(ctx, req) {
+    const b = ctx.broker;
+    const readCommitted = (req.isolationLevel ?? 0) === 1;
+    const topics: DeepPartial<ListOffsetsResponse["topics"][number]>[] = [];
+    for (const t of req.topics) {
+      const partitions: PartitionOut[] = [];
+      const allowed = b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "TOPIC", name: t.name });
+      for (const p of t.partitions) {
+        const out = (errorCode: number, offset = -1n, timestamp = -1n, leaderEpoch = -1): void => {
+          partitions.push({ partitionIndex: p.partitionIndex, errorCode, timestamp, offset, leaderEpoch });
+        };
+        if (!allowed) {
+          out(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          continue;
+        }
+        const view = b.logs.partition(t.name, p.partitionIndex);
+        if (!view) {
+          out(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          continue;
+        }
+        const ts = p.timestamp;
+        if (ts < 0n) {
+          const minVersion = MIN_VERSION_FOR[ts.toString()];
+          if (minVersion === undefined || ctx.apiVersion < minVersion) {
+            out(ErrorCode.UNSUPPORTED_VERSION);
+            continue;
+          }
+        }
+        try {
+          if (ts === -1n) out(ErrorCode.NONE, readCommitted ? view.lastStableOffset() : view.highWatermark(), -1n, 0);
+          else if (ts === -2n || ts === -4n) out(ErrorCode.NONE, view.logStartOffset(), -1n, 0);
+          else if (ts === -5n) out(ErrorCode.NONE, -1n, -1n, -1);
+          else if (ts === -3n) {
+            const max = await view.maxTimestamp();
+            if (max) out(ErrorCode.NONE, max.offset, max.timestamp, 0);
+            else out(ErrorCode.NONE, -1n, -1n, -1);
+          } else {
+            const found = await view.offsetForTimestamp(ts);
+            if (found) out(ErrorCode.NONE, found.offset, found.timestamp, 0);
+            else out(ErrorCode.NONE, -1n, -1n, -1);
+          }
+        } catch (err) {
+          out(errorOf(ctx, err, `ListOffsets ${t.name}-${p.partitionIndex}`).code);
+        }
+      }
+      topics.push({ name: t.name, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+});

@@ -1,0 +1,79 @@
+// Metadata (key 3), advertised 0-8, served 1-8.
+//
+// Request:  topics [name STRING] (nullable v1+: null = all topics), allow_auto_topic_creation BOOL (v4+),
+//           include_cluster_authorized_operations BOOL (v8), include_topic_authorized_operations BOOL (v8+)
+// Response: throttle_time_ms INT32 (v3+), brokers [node_id INT32, host STRING, port INT32, rack NULLABLE_STRING (v1+)],
+//           cluster_id NULLABLE_STRING (v2+), controller_id INT32 (v1+),
+//           topics [error_code INT16, name STRING, is_internal BOOL (v1+),
+//                   partitions [error_code INT16, partition_index INT32, leader_id INT32, leader_epoch INT32 (v7+),
+//                               replica_nodes [INT32], isr_nodes [INT32], offline_replicas [INT32] (v5+)],
+//                   topic_authorized_operations INT32 (v8+)],
+//           cluster_authorized_operations INT32 (v8)
+//
+// BROKER-SPEC §7.1: kafkajs throws on any topic/partition error in a listing it asked
+// for, needs controller_id to be a listed broker and a non-null cluster_id, and every
+// partition must name this node as leader, replica and ISR.
+// Metadata v0 (empty list = all topics) is not served; both clients use v4+.
+import { ApiKey, type DeepPartial, ErrorCode, type MetadataRequest, type MetadataResponse } from "@kappa/kafka-protocol";
+import { defineApi } from "../registry.ts";
+import type { TopicMeta } from "../logs.ts";
+import { topicNameProblem, topicOrAutoCreate } from "./common.ts";
+
+type TopicOut = DeepPartial<MetadataResponse["topics"][number]>;
+
+export const metadataApi = defineApi<MetadataRequest, MetadataResponse>({
+  apiKey: ApiKey.Metadata,
+  name: "Metadata",
+  advertised: { min: 0, max: 8 },
+  implemented: { min: 1, max: 8 },
+  async handle(ctx, req) {
+    const b = ctx.broker;
+    const node = b.nodeId;
+    const describe = (t: TopicMeta): TopicOut => ({
+      errorCode: ErrorCode.NONE,
+      name: t.name,
+      isInternal: false,
+      partitions: Array.from({ length: t.partitionCount }, (_, i) => ({
+        errorCode: ErrorCode.NONE,
+        partitionIndex: i,
+        leaderId: node,
+        leaderEpoch: 0,
+        replicaNodes: [node],
+        isrNodes: [node],
+        offlineReplicas: [],
+      })),
+      topicAuthorizedOperations: -2147483648,
+    });
+    let topics: TopicOut[];
+    if (req.topics === null || req.topics === undefined) {
+      topics = b.logs
+        .topics()
+        .filter((t) => b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "TOPIC", name: t.name }))
+        .map(describe);
+    } else {
+      const allowAuto = ctx.apiVersion < 4 || req.allowAutoTopicCreation !== false;
+      topics = [];
+      for (const { name } of req.topics) {
+        const topicName = name ?? "";
+        if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "TOPIC", name: topicName })) {
+          topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: topicName, isInternal: false, partitions: [] });
+          continue;
+        }
+        if (topicNameProblem(topicName) !== null) {
+          topics.push({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name: topicName, isInternal: false, partitions: [] });
+          continue;
+        }
+        const t = await topicOrAutoCreate(ctx, topicName, allowAuto);
+        topics.push("errorCode" in t ? { errorCode: t.errorCode, name: topicName, isInternal: false, partitions: [] } : describe(t));
+      }
+    }
+    return {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId: node, host: b.advertisedHost, port: b.advertisedPort, rack: null }],
+      clusterId: b.clusterId,
+      controllerId: node,
+      topics,
+      clusterAuthorizedOperations: -2147483648,
+    };
+  },
+});

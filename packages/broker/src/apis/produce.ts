@@ -1,0 +1,98 @@
+// Produce (key 0), advertised 0-8, served 3-8 (message format v2 only).
+//
+// Request:  transactional_id NULLABLE_STRING (v3+), acks INT16, timeout_ms INT32,
+//           topic_data [name STRING, partition_data [index INT32, records RECORDS]]
+// Response: responses [name STRING, partition_responses [index INT32, error_code INT16, base_offset INT64,
+//           log_append_time_ms INT64 (v2+), log_start_offset INT64 (v5+),
+//           record_errors [batch_index INT32, batch_index_error_message NULLABLE_STRING] (v8+),
+//           error_message NULLABLE_STRING (v8+)]], throttle_time_ms INT32 (v1+)
+//
+// acks=0 gets no response at all (BROKER-SPEC §2); acks=-1 is acknowledged only
+// once the batch is fsync'd (log.flush.on.acks.all, default on); acks=1 once it is
+// written to the page cache. Offsets are assigned by the storage engine.
+//
+// Order: for topics that already exist, every partition's append is started
+// synchronously, before the handler's first await, so pipelined produce requests
+// on one connection append in arrival order.
+import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceResponse } from "@kappa/kafka-protocol";
+import { defineApi, type RequestContext } from "../registry.ts";
+import type { AppendResult, TopicMeta } from "../logs.ts";
+import { errorOf, topicOrAutoCreate } from "./common.ts";
+
+type PartitionOut = DeepPartial<ProduceResponse["responses"][number]["partitionResponses"][number]>;
+type TopicIn = ProduceRequest["topicData"][number];
+
+function partitionError(index: number, errorCode: number, errorMessage: string | null = null): PartitionOut {
+  return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage };
+}
+
+function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requireDurable: boolean): Array<Promise<PartitionOut>> {
+  const b = ctx.broker;
+  return data.partitionData.map(async (p): Promise<PartitionOut> => {
+    const view = b.logs.partition(topic.name, p.index);
+    if (!view) return partitionError(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    if (!p.records || p.records.length === 0) return partitionError(p.index, ErrorCode.INVALID_RECORD, "Produce request carries no records");
+    let result: AppendResult;
+    try {
+      result = await view.append(p.records, { requireDurable });
+    } catch (err) {
+      const e = errorOf(ctx, err, `appending to ${topic.name}-${p.index}`);
+      return partitionError(p.index, e.code, e.message);
+    }
+    b.appendWaiters.notify(topic.name, p.index);
+    return {
+      index: p.index,
+      errorCode: ErrorCode.NONE,
+      baseOffset: result.baseOffset,
+      logAppendTimeMs: result.logAppendTimeMs,
+      logStartOffset: result.logStartOffset,
+      recordErrors: [],
+      errorMessage: null,
+    };
+  });
+}
+
+export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
+  apiKey: ApiKey.Produce,
+  name: "Produce",
+  advertised: { min: 0, max: 8 },
+  implemented: { min: 3, max: 8 },
+  async handle(ctx, req) {
+    const b = ctx.broker;
+    const acks = req.acks;
+    const requireDurable = acks === -1 && b.config["log.flush.on.acks.all"];
+    const pending: Array<{ name: string; parts: Promise<PartitionOut[]> }> = [];
+    for (const t of req.topicData) {
+      const reject = (code: number, message: string | null = null): void => {
+        pending.push({ name: t.name, parts: Promise.resolve(t.partitionData.map((p) => partitionError(p.index, code, message))) });
+      };
+      if (acks !== 0 && acks !== 1 && acks !== -1) {
+        reject(ErrorCode.INVALID_REQUIRED_ACKS);
+        continue;
+      }
+      if (req.transactionalId !== null && req.transactionalId !== undefined) {
+        reject(ErrorCode.INVALID_REQUEST, "Transactions are not supported by this broker");
+        continue;
+      }
+      if (!b.authorizer.authorize(ctx.session, "WRITE", { type: "TOPIC", name: t.name })) {
+        reject(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+        continue;
+      }
+      const existing = b.logs.topic(t.name);
+      if (existing) {
+        pending.push({ name: t.name, parts: Promise.all(appendTopic(ctx, existing, t, requireDurable)) });
+        continue;
+      }
+      pending.push({
+        name: t.name,
+        parts: topicOrAutoCreate(ctx, t.name, true).then((topic) =>
+          "errorCode" in topic ? t.partitionData.map((p) => partitionError(p.index, topic.errorCode)) : Promise.all(appendTopic(ctx, topic, t, requireDurable)),
+        ),
+      });
+    }
+    const responses: DeepPartial<ProduceResponse["responses"][number]>[] = [];
+    for (const p of pending) responses.push({ name: p.name, partitionResponses: await p.parts });
+    if (acks === 0) return null;
+    return { responses, throttleTimeMs: 0 };
+  },
+});

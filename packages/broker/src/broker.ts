@@ -1,0 +1,106 @@
+// Shared broker state handed to every request handler through RequestContext.
+import type { BrokerConfig } from "./config.ts";
+import type { Logs } from "./logs.ts";
+import { ApiRegistry } from "./registry.ts";
+import { Control } from "./control.ts";
+import { GroupCoordinator } from "./groups/coordinator.ts";
+import { allowAllAuthorizer, openGate, type Authorizer, type ConnectionGate } from "./session.ts";
+import type { Connection } from "./net/connection.ts";
+
+export interface Logger {
+  debug(msg: string): void;
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+/** One line per event on stderr, with a level; debug lines only when KAPPA_BROKER_DEBUG is set. */
+export function consoleLogger(prefix = "kappa-broker", debug = false): Logger {
+  const line = (level: string, msg: string) => process.stderr.write(`${new Date().toISOString()} ${prefix} ${level} ${msg}\n`);
+  return {
+    debug: (m) => {
+      if (debug) line("DEBUG", m);
+    },
+    info: (m) => line("INFO", m),
+    warn: (m) => line("WARN", m),
+    error: (m) => line("ERROR", m),
+  };
+}
+
+/**
+ * Wakes parked long-poll fetches when data is appended to a partition they wait on.
+ * Waiters are registered per partition and removed by the fetch itself when it
+ * completes, so an idle consumer costs one small closure per partition.
+ */
+export class AppendWaiters {
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  private static key(topic: string, partition: number): string {
+    return `${topic}\u0000${partition}`;
+  }
+
+  add(topic: string, partition: number, wake: () => void): () => void {
+    const k = AppendWaiters.key(topic, partition);
+    let set = this.waiters.get(k);
+    if (!set) {
+      set = new Set();
+      this.waiters.set(k, set);
+    }
+    set.add(wake);
+    return () => {
+      const s = this.waiters.get(k);
+      if (!s) return;
+      s.delete(wake);
+      if (s.size === 0) this.waiters.delete(k);
+    };
+  }
+
+  notify(topic: string, partition: number): void {
+    const set = this.waiters.get(AppendWaiters.key(topic, partition));
+    if (!set) return;
+    for (const wake of [...set]) wake();
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const s of this.waiters.values()) n += s.size;
+    return n;
+  }
+}
+
+export class BrokerCore {
+  readonly registry = new ApiRegistry();
+  readonly control = new Control();
+  readonly appendWaiters = new AppendWaiters();
+  readonly groups: GroupCoordinator;
+  authorizer: Authorizer = allowAllAuthorizer;
+  gate: ConnectionGate = openGate;
+  /** Set once the listener is bound. */
+  advertisedHost = "";
+  advertisedPort = 0;
+  readonly connections = new Set<Connection>();
+  /** Topics being auto-created, so concurrent requests for one topic wait on one creation. */
+  readonly autoCreating = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly config: BrokerConfig,
+    readonly logs: Logs,
+    readonly clusterId: string,
+    readonly logger: Logger,
+  ) {
+    this.groups = new GroupCoordinator(logs.groupOffsets, {
+      initialRebalanceDelayMs: config["group.initial.rebalance.delay.ms"],
+      minSessionTimeoutMs: config["group.min.session.timeout.ms"],
+      maxSessionTimeoutMs: config["group.max.session.timeout.ms"],
+      log: (m) => logger.info(m),
+    });
+  }
+
+  get nodeId(): number {
+    return this.config["node.id"];
+  }
+
+  connectionClosed(conn: Connection): void {
+    this.connections.delete(conn);
+  }
+}

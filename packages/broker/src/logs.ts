@@ -1,0 +1,98 @@
+// The view of storage that the request handlers use. src/storage-adapter.ts
+// implements it on top of the storage engine (src/storage/, owned separately),
+// so handlers do not depend on the engine's internals and tests can reason about
+// one small surface. Offsets and timestamps are bigint, as on the wire.
+
+/** A failure with the Kafka error code the handler puts in its response. */
+export class KafkaError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "KafkaError";
+  }
+}
+
+export interface TopicMeta {
+  name: string;
+  /** 16 bytes. */
+  topicId: Buffer;
+  partitionCount: number;
+}
+
+export interface AppendResult {
+  baseOffset: bigint;
+  /** -1 unless the topic uses LogAppendTime. */
+  logAppendTimeMs: bigint;
+  logStartOffset: bigint;
+}
+
+export interface ReadResult {
+  /** Whole record batches only (possibly empty). */
+  records: Buffer;
+}
+
+export interface PartitionView {
+  readonly topic: string;
+  readonly partition: number;
+  logStartOffset(): bigint;
+  /** High watermark = log end offset on a single node. */
+  highWatermark(): bigint;
+  /** No transactions are supported, so the last stable offset equals the high watermark. */
+  lastStableOffset(): bigint;
+  /** One produce request's records for this partition (one batch, validated by the engine). */
+  append(records: Buffer, opts: { requireDurable: boolean }): Promise<AppendResult>;
+  /**
+   * Whole batches starting with the one containing `fetchOffset`, stopping before
+   * `maxOffset` (exclusive) and before `maxBytes` — except that the first batch is
+   * always returned whole so a consumer can make progress past a large batch.
+   */
+  read(fetchOffset: bigint, maxBytes: number, maxOffset: bigint): Promise<ReadResult>;
+  /** First offset whose timestamp is >= ts, or null. */
+  offsetForTimestamp(ts: bigint): Promise<{ offset: bigint; timestamp: bigint } | null>;
+  /** Offset and timestamp of the record with the highest timestamp, or null for an empty log. */
+  maxTimestamp(): Promise<{ offset: bigint; timestamp: bigint } | null>;
+  /** Advances the log start offset; returns the new low watermark. */
+  deleteRecordsBefore(offset: bigint): Promise<bigint>;
+}
+
+export interface ConfigEntryView {
+  name: string;
+  value: string | null;
+  readOnly: boolean;
+  isDefault: boolean;
+  /** DescribeConfigs ConfigSource: 1 TOPIC_CONFIG, 4 STATIC_BROKER_CONFIG, 5 DEFAULT_CONFIG. */
+  source: number;
+  isSensitive: boolean;
+  /** DescribeConfigs v3 config_type. */
+  configType: number;
+  documentation: string | null;
+}
+
+export interface ConfigProblem {
+  name: string;
+  message: string;
+}
+
+export interface Logs {
+  topic(name: string): TopicMeta | undefined;
+  topics(): TopicMeta[];
+  partition(topic: string, partition: number): PartitionView | undefined;
+  /** Throws KafkaError (TOPIC_ALREADY_EXISTS, INVALID_CONFIG, ...). */
+  createTopic(name: string, partitions: number, configs: Record<string, string>): Promise<TopicMeta>;
+  deleteTopic(name: string): Promise<void>;
+  addPartitions(name: string, totalCount: number): Promise<void>;
+  /** Validation of topic config overrides (null value = remove the override). */
+  validateTopicConfigs(configs: Record<string, string | null>): ConfigProblem[];
+  /** Current overrides of a topic. */
+  topicConfigOverrides(name: string): Record<string, string>;
+  /** Replace all overrides of a topic. */
+  setTopicConfigs(name: string, overrides: Record<string, string>): Promise<void>;
+  describeTopicConfigs(name: string, keys: string[] | null, includeDocumentation: boolean): ConfigEntryView[];
+  nextProducerId(): Promise<bigint>;
+  /** Group offset store, for the coordinator. */
+  readonly groupOffsets: import("./groups/coordinator.ts").OffsetStore;
+  close(): Promise<void>;
+}

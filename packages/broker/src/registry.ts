@@ -1,0 +1,97 @@
+// The handler registry. Every API lives in one file under src/apis/ and registers
+// itself here with two version ranges:
+//  - `advertised`: what ApiVersions tells clients. BROKER-SPEC §1: advertise min
+//    version 0 for every API (librdkafka 2.0.2 only enables features whose window
+//    the broker's range overlaps, e.g. JoinGroup must include 0) and a max that
+//    both kafkajs 2.2.4 and librdkafka 2.0.2 accept.
+//  - `implemented`: the versions the handler really serves. Both clients always
+//    pick the top of the common range, so the old versions below `implemented.min`
+//    are never sent by them; a request in that gap closes the connection, as the
+//    spec recommends (answering it with data in a format it cannot carry would be
+//    worse).
+// ApiVersions is computed from this registry, never from a hand-kept list.
+import type { DeepPartial } from "@kappa/kafka-protocol";
+import type { Session } from "./session.ts";
+import type { BrokerCore } from "./broker.ts";
+
+export interface VersionRange {
+  min: number;
+  max: number;
+}
+
+export interface RequestContext {
+  readonly broker: BrokerCore;
+  readonly session: Session;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  /** Aborted when the connection closes, so parked requests (long-poll fetches) can be released. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A handler's answer: a response body, or null for "send nothing" (Produce with acks=0).
+ * Fields left out take the definition's default when encoded.
+ */
+export type HandlerResult<Res> = DeepPartial<Res> | null;
+
+export interface ApiDefinition<Req, Res> {
+  apiKey: number;
+  name: string;
+  advertised: VersionRange;
+  implemented: VersionRange;
+  handle(ctx: RequestContext, request: Req): Promise<HandlerResult<Res>> | HandlerResult<Res>;
+}
+
+export interface RegisteredApi {
+  readonly apiKey: number;
+  readonly name: string;
+  readonly advertised: VersionRange;
+  readonly implemented: VersionRange;
+  /** `request` is the body decoded by @kappa/kafka-protocol for this api key and version. */
+  handle(ctx: RequestContext, request: unknown): Promise<unknown>;
+}
+
+/**
+ * Wraps a typed handler for the registry. The cast is sound because the registry
+ * only passes bodies that the protocol codec decoded for this handler's api key.
+ */
+export function defineApi<Req, Res>(def: ApiDefinition<Req, Res>): RegisteredApi {
+  if (def.implemented.min < def.advertised.min || def.implemented.max > def.advertised.max) {
+    throw new Error(`${def.name}: implemented range must lie within the advertised range`);
+  }
+  return {
+    apiKey: def.apiKey,
+    name: def.name,
+    advertised: def.advertised,
+    implemented: def.implemented,
+    handle: async (ctx, request) => def.handle(ctx, request as Req),
+  };
+}
+
+export class ApiRegistry {
+  private readonly byKey = new Map<number, RegisteredApi>();
+
+  register(api: RegisteredApi): void {
+    if (this.byKey.has(api.apiKey)) throw new Error(`api key ${api.apiKey} (${api.name}) registered twice`);
+    this.byKey.set(api.apiKey, api);
+  }
+
+  /** Replace or add a handler (part 2 slots SaslHandshake/SaslAuthenticate in this way). */
+  replace(api: RegisteredApi): void {
+    this.byKey.set(api.apiKey, api);
+  }
+
+  get(apiKey: number): RegisteredApi | undefined {
+    return this.byKey.get(apiKey);
+  }
+
+  all(): RegisteredApi[] {
+    return [...this.byKey.values()].sort((a, b) => a.apiKey - b.apiKey);
+  }
+
+  /** The ApiVersions `api_keys` array. */
+  advertisedVersions(): Array<{ apiKey: number; minVersion: number; maxVersion: number }> {
+    return this.all().map((a) => ({ apiKey: a.apiKey, minVersion: a.advertised.min, maxVersion: a.advertised.max }));
+  }
+}
