@@ -1,0 +1,42 @@
+/**
+ * Durable storage engine of the single-node broker: topics and partitions on
+ * disk, record-batch logs with Kafka's segment layout, committed consumer
+ * offsets and topic configs. See README.md in this directory.
+ */
+export {
+  LogManager,
+  GroupOffsetStore,
+  topicIdToBytes,
+  topicIdFromBytes,
+  type TopicInfo,
+  type LogManagerOptions,
+  type CreateTopicOptions,
+  type AlterConfigOp,
+  type OffsetCommitEntry,
+  type CommittedOffset,
+} from "./log-manager.ts";
+export {
+  PartitionLog,
+  type AppendOptions,
+  type AppendResult,
+  type ReadOptions,
+  type ReadResult,
+  type TimestampAndOffset,
+  type PartitionLogOptions,
+} from "./partition-log.ts";
+export {
+  validateTopicConfigs,
+  describeTopicConfigs,
+  effectiveLogConfig,
+  topicConfigDefault,
+  KNOWN_TOPIC_CONFIGS,
+  ConfigSource,
+  ConfigTypeCode,
+  type ConfigError,
+  type ConfigType,
+  type DescribedConfig,
+  type LogConfig,
+} from "./configs.ts";
+export { StorageError, StorageErrorCode, type StorageErrorName } from "./errors.ts";
+export { FileHandleCache } from "./files.ts";
+export { buildBatch, decodeRecords, crc32c, type BuildBatchOptions, type LogRecord } from "./batch.ts";

@@ -1,0 +1,525 @@
+/**
+ * The storage engine's entry point: opens a data directory, owns the
+ * metadata store and one PartitionLog per topic-partition, and implements
+ * the topic admin operations and the consumer-group offset store.
+ *
+ * Layout of the data directory:
+ *   .lock                        pid of the process that has it open
+ *   .kappa_clean_shutdown        present only between a clean close and the next open
+ *   meta/journal.log, meta/snapshot.json    see metadata.ts
+ *   logs/<topic>-<partition>/    segments (see segment.ts), partition.metadata
+ *                                (the topic id) and producer-state.json
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  describeTopicConfigs,
+  effectiveLogConfig,
+  topicConfigDefault,
+  validateTopicConfigs,
+  type DescribedConfig,
+} from "./configs.ts";
+import { StorageError } from "./errors.ts";
+import { FileHandleCache, fsyncDir, writeFileAtomic } from "./files.ts";
+import { SerialQueue } from "./locks.ts";
+import { MetadataStore, type TopicRecord } from "./metadata.ts";
+import { PartitionLog } from "./partition-log.ts";
+
+const CLEAN_SHUTDOWN = ".kappa_clean_shutdown";
+const LOCK = ".lock";
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+const PRODUCER_ID_BLOCK = 1000n;
+
+export interface TopicInfo {
+  name: string;
+  /** Topic id as a UUID string (8-4-4-4-12 hex). */
+  topicId: string;
+  partitions: number;
+  /** Config overrides only (Kafka string map). */
+  configs: Record<string, string>;
+}
+
+export interface LogManagerOptions {
+  /** Maximum cached open segment files (default 512). */
+  fileHandleLimit?: number;
+  /** Clock used for LogAppendTime, segment.ms and retention (tests inject one). */
+  clock?: () => number;
+}
+
+export interface CreateTopicOptions {
+  partitions: number;
+  configs?: Record<string, string>;
+  /** Validate only (CreateTopics validate_only). */
+  validateOnly?: boolean;
+}
+
+export type AlterConfigOp =
+  | { name: string; op: "SET"; value: string }
+  | { name: string; op: "DELETE" }
+  | { name: string; op: "APPEND" | "SUBTRACT"; value: string };
+
+export interface OffsetCommitEntry {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  leaderEpoch?: number;
+  metadata?: string | null;
+  commitTimestamp?: bigint;
+}
+
+export interface CommittedOffset {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  leaderEpoch: number;
+  metadata: string;
+  commitTimestamp: bigint;
+}
+
+/** UUID string → the 16 bytes the wire protocol carries. */
+export function topicIdToBytes(topicId: string): Buffer {
+  return Buffer.from(topicId.replace(/-/g, ""), "hex");
+}
+
+/** 16 bytes → UUID string. */
+export function topicIdFromBytes(bytes: Buffer): string {
+  const h = bytes.toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const openDirs = new Set<string>();
+
+/**
+ * Committed consumer-group offsets. Each commit call is one journal entry,
+ * so all partitions of an OffsetCommit request become durable together.
+ */
+export class GroupOffsetStore {
+  constructor(private readonly meta: MetadataStore) {}
+
+  async commit(groupId: string, offsets: readonly OffsetCommitEntry[], now = Date.now()): Promise<void> {
+    if (offsets.length === 0) return;
+    await this.meta.commit({
+      op: "commitOffsets",
+      group: groupId,
+      offsets: offsets.map((o) => ({
+        topic: o.topic,
+        partition: o.partition,
+        offset: String(o.offset),
+        leaderEpoch: o.leaderEpoch ?? -1,
+        metadata: o.metadata ?? "",
+        commitTimestamp: String(o.commitTimestamp ?? BigInt(now)),
+      })),
+    });
+  }
+
+  /**
+   * Committed offsets of a group. `topics` null/undefined = every topic with
+   * commits; a topic without `partitions` = all its committed partitions.
+   * Partitions without a commit are simply absent (OffsetFetch answers −1).
+   */
+  fetch(groupId: string, topics?: ReadonlyArray<{ topic: string; partitions?: readonly number[] }> | null): CommittedOffset[] {
+    const g = this.meta.state.groups[groupId];
+    if (!g) return [];
+    const wanted = topics ?? Object.keys(g).map((topic) => ({ topic, partitions: undefined }));
+    const out: CommittedOffset[] = [];
+    for (const { topic, partitions } of wanted) {
+      const t = g[topic];
+      if (!t) continue;
+      const keys = partitions ? partitions.map(String) : Object.keys(t).sort((a, b) => Number(a) - Number(b));
+      for (const k of keys) {
+        const o = t[k];
+        if (!o) continue;
+        out.push({
+          topic,
+          partition: Number(k),
+          offset: BigInt(o.offset),
+          leaderEpoch: o.leaderEpoch,
+          metadata: o.metadata,
+          commitTimestamp: BigInt(o.commitTimestamp),
+        });
+      }
+    }
+    return out;
+  }
+
+  get(groupId: string, topic: string, partition: number): CommittedOffset | undefined {
+    return this.fetch(groupId, [{ topic, partitions: [partition] }])[0];
+  }
+
+  hasGroup(groupId: string): boolean {
+    return this.meta.state.groups[groupId] !== undefined;
+  }
+
+  /** Groups that have committed offsets. */
+  listGroups(): string[] {
+    return Object.keys(this.meta.state.groups).sort();
+  }
+
+  /** Removes a group's offsets; false when it had none. */
+  async deleteGroup(groupId: string): Promise<boolean> {
+    if (!this.hasGroup(groupId)) return false;
+    await this.meta.commit({ op: "deleteGroup", group: groupId });
+    return true;
+  }
+
+  /** OffsetDelete: removes some partitions' offsets of a group. */
+  async deleteOffsets(groupId: string, topic: string, partitions: readonly number[]): Promise<void> {
+    await this.meta.commit({ op: "deleteOffsets", group: groupId, topic, partitions: [...partitions] });
+  }
+}
+
+export class LogManager {
+  readonly groups: GroupOffsetStore;
+  /** True when the previous run did not close cleanly (recovery ran). */
+  readonly recoveredFromCrash: boolean;
+  private readonly logs = new Map<string, PartitionLog[]>();
+  private readonly admin = new SerialQueue();
+  private readonly idAllocator = new SerialQueue();
+  private nextPid = 0n;
+  private closed = false;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly meta: MetadataStore,
+    private readonly files: FileHandleCache,
+    private readonly clock: () => number,
+    recovered: boolean,
+  ) {
+    this.groups = new GroupOffsetStore(meta);
+    this.recoveredFromCrash = recovered;
+    this.nextPid = BigInt(meta.state.producerIdBlockEnd);
+  }
+
+  static async open(dataDir: string, opts: LogManagerOptions = {}): Promise<LogManager> {
+    await mkdir(join(dataDir, "logs"), { recursive: true });
+    await LogManager.lock(dataDir);
+    try {
+      const cleanMarker = join(dataDir, CLEAN_SHUTDOWN);
+      const clean = await stat(cleanMarker).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === "ENOENT") return false;
+          throw err;
+        },
+      );
+      // From here on the data is "in use": a crash before the next clean close must recover.
+      await rm(cleanMarker, { force: true });
+      await fsyncDir(dataDir);
+      const meta = await MetadataStore.open(join(dataDir, "meta"));
+      const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
+      const mgr = new LogManager(dataDir, meta, files, opts.clock ?? Date.now, !clean);
+      await mgr.openAllLogs(!clean);
+      return mgr;
+    } catch (err) {
+      await LogManager.unlock(dataDir);
+      throw err;
+    }
+  }
+
+  private static async lock(dataDir: string): Promise<void> {
+    const key = join(dataDir);
+    if (openDirs.has(key)) throw new Error(`data directory ${dataDir} is already open in this process`);
+    const path = join(dataDir, LOCK);
+    const holder = await readFile(path, "utf8").then(
+      (s) => Number(s.trim()),
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === "ENOENT") return 0;
+        throw err;
+      },
+    );
+    if (holder > 0 && holder !== process.pid && isPidAlive(holder)) {
+      throw new Error(`data directory ${dataDir} is in use by process ${holder}`);
+    }
+    await writeFile(path, String(process.pid));
+    openDirs.add(key);
+  }
+
+  private static async unlock(dataDir: string): Promise<void> {
+    openDirs.delete(join(dataDir));
+    await rm(join(dataDir, LOCK), { force: true });
+  }
+
+  private partitionDir(topic: string, partition: number): string {
+    return join(this.dataDir, "logs", `${topic}-${partition}`);
+  }
+
+  private async openAllLogs(recover: boolean): Promise<void> {
+    const expected = new Map<string, { topic: TopicRecord; partition: number }>();
+    for (const t of Object.values(this.meta.state.topics)) {
+      for (let p = 0; p < t.partitions; p++) expected.set(`${t.name}-${p}`, { topic: t, partition: p });
+    }
+    // Directories of deleted topics (crash mid-delete) or of an older topic with the same name.
+    for (const d of await readdir(join(this.dataDir, "logs"))) {
+      const e = expected.get(d);
+      const idFile = await readFile(join(this.dataDir, "logs", d, "partition.metadata"), "utf8").catch(
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === "ENOENT" || err.code === "ENOTDIR") return "";
+          throw err;
+        },
+      );
+      if (!e || idFile.trim() !== `topic_id: ${e.topic.topicId}`) {
+        await rm(join(this.dataDir, "logs", d), { recursive: true, force: true });
+      }
+    }
+    for (const t of Object.values(this.meta.state.topics)) {
+      const logs: PartitionLog[] = [];
+      for (let p = 0; p < t.partitions; p++) logs.push(await this.openPartition(t, p, recover));
+      this.logs.set(t.name, logs);
+    }
+  }
+
+  private async openPartition(t: TopicRecord, partition: number, recover: boolean): Promise<PartitionLog> {
+    const dir = this.partitionDir(t.name, partition);
+    await mkdir(dir, { recursive: true });
+    const idPath = join(dir, "partition.metadata");
+    const exists = await stat(idPath).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      await writeFileAtomic(idPath, `topic_id: ${t.topicId}\n`);
+      await fsyncDir(join(this.dataDir, "logs"));
+    }
+    const name = t.name;
+    const topicId = t.topicId;
+    return PartitionLog.open({
+      dir,
+      topic: t.name,
+      partition,
+      config: effectiveLogConfig(t.configs),
+      files: this.files,
+      logStartOffset: Number(t.logStartOffsets[String(partition)] ?? "0"),
+      persistLogStartOffset: (offset) =>
+        this.meta.commit({ op: "logStart", name, topicId, partition, offset: String(offset) }),
+      recover,
+      clock: this.clock,
+    });
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new Error("log manager is closed");
+  }
+
+  // ------------------------------------------------------------------ topics
+
+  listTopics(): TopicInfo[] {
+    return Object.values(this.meta.state.topics)
+      .map((t) => this.info(t))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  getTopic(name: string): TopicInfo | undefined {
+    const t = this.meta.state.topics[name];
+    return t ? this.info(t) : undefined;
+  }
+
+  getTopicById(topicId: string): TopicInfo | undefined {
+    const t = Object.values(this.meta.state.topics).find((x) => x.topicId === topicId);
+    return t ? this.info(t) : undefined;
+  }
+
+  private info(t: TopicRecord): TopicInfo {
+    return { name: t.name, topicId: t.topicId, partitions: t.partitions, configs: { ...t.configs } };
+  }
+
+  /** Checks a topic name against Kafka's rules; returns an error message or undefined. */
+  static validateTopicName(name: string): string | undefined {
+    if (name === "." || name === "..") return `Topic name cannot be "." or ".."`;
+    if (!TOPIC_NAME.test(name)) {
+      return `Topic name "${name}" is illegal, it must be 1 to 249 characters of ASCII alphanumerics, '.', '_' and '-'`;
+    }
+    return undefined;
+  }
+
+  createTopic(name: string, opts: CreateTopicOptions): Promise<TopicInfo> {
+    return this.admin.run(async () => {
+      this.ensureOpen();
+      const nameError = LogManager.validateTopicName(name);
+      if (nameError) throw new StorageError("INVALID_TOPIC_EXCEPTION", nameError);
+      if (this.meta.state.topics[name]) throw new StorageError("TOPIC_ALREADY_EXISTS", `Topic '${name}' already exists.`);
+      if (!Number.isInteger(opts.partitions) || opts.partitions <= 0) {
+        throw new StorageError("INVALID_PARTITIONS", `Number of partitions must be larger than 0 (got ${opts.partitions}).`);
+      }
+      const configs = { ...(opts.configs ?? {}) };
+      const errors = validateTopicConfigs(configs);
+      if (errors.length > 0) throw new StorageError("INVALID_CONFIG", errors.map((e) => e.message).join("; "));
+      const topicId = randomUUID();
+      if (opts.validateOnly) return { name, topicId, partitions: opts.partitions, configs };
+      await this.meta.commit({ op: "createTopic", name, topicId, partitions: opts.partitions, configs });
+      const t = this.meta.state.topics[name]!;
+      const logs: PartitionLog[] = [];
+      for (let p = 0; p < t.partitions; p++) logs.push(await this.openPartition(t, p, false));
+      this.logs.set(name, logs);
+      return this.info(t);
+    });
+  }
+
+  deleteTopic(name: string): Promise<void> {
+    return this.admin.run(async () => {
+      this.ensureOpen();
+      const t = this.meta.state.topics[name];
+      if (!t) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
+      // Journal first: if we crash while removing files, open() removes the leftovers.
+      await this.meta.commit({ op: "deleteTopic", name });
+      const logs = this.logs.get(name) ?? [];
+      this.logs.delete(name);
+      for (const log of logs) await log.deleteAll();
+      await fsyncDir(join(this.dataDir, "logs"));
+    });
+  }
+
+  /** CreatePartitions: grows the topic to `totalCount` partitions. */
+  createPartitions(name: string, totalCount: number, validateOnly = false): Promise<void> {
+    return this.admin.run(async () => {
+      this.ensureOpen();
+      const t = this.meta.state.topics[name];
+      if (!t) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
+      if (!Number.isInteger(totalCount) || totalCount <= t.partitions) {
+        throw new StorageError(
+          "INVALID_PARTITIONS",
+          `Topic currently has ${t.partitions} partitions, ${totalCount} would not be an increase.`,
+        );
+      }
+      if (validateOnly) return;
+      const from = t.partitions;
+      await this.meta.commit({ op: "setPartitions", name, partitions: totalCount });
+      const logs = this.logs.get(name)!;
+      for (let p = from; p < totalCount; p++) logs.push(await this.openPartition(t, p, false));
+    });
+  }
+
+  /** Legacy AlterConfigs: replaces all overrides of the topic. */
+  alterTopicConfigs(name: string, configs: Record<string, string>, validateOnly = false): Promise<void> {
+    return this.admin.run(async () => {
+      this.ensureOpen();
+      if (!this.meta.state.topics[name]) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
+      await this.setConfigs(name, { ...configs }, validateOnly);
+    });
+  }
+
+  /** IncrementalAlterConfigs for a topic (SET, DELETE, APPEND, SUBTRACT on list configs). */
+  incrementalAlterTopicConfigs(name: string, ops: readonly AlterConfigOp[], validateOnly = false): Promise<void> {
+    return this.admin.run(async () => {
+      this.ensureOpen();
+      const t = this.meta.state.topics[name];
+      if (!t) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
+      const next = { ...t.configs };
+      for (const o of ops) {
+        if (o.op === "SET") next[o.name] = o.value;
+        else if (o.op === "DELETE") delete next[o.name];
+        else {
+          if (o.name !== "cleanup.policy") {
+            throw new StorageError("INVALID_CONFIG", `Config ${o.name} is not a list: ${o.op} is not allowed`);
+          }
+          const current = (next[o.name] ?? topicConfigDefault(o.name) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+          const items = o.value.split(",").map((s) => s.trim()).filter(Boolean);
+          const result =
+            o.op === "APPEND" ? [...current, ...items.filter((i) => !current.includes(i))] : current.filter((c) => !items.includes(c));
+          next[o.name] = result.join(",");
+        }
+      }
+      await this.setConfigs(name, next, validateOnly);
+    });
+  }
+
+  private async setConfigs(name: string, configs: Record<string, string>, validateOnly: boolean): Promise<void> {
+    const errors = validateTopicConfigs(configs);
+    if (errors.length > 0) throw new StorageError("INVALID_CONFIG", errors.map((e) => e.message).join("; "));
+    if (validateOnly) return;
+    await this.meta.commit({ op: "setConfigs", name, configs });
+    const cfg = effectiveLogConfig(configs);
+    for (const log of this.logs.get(name) ?? []) log.updateConfig(cfg);
+  }
+
+  describeTopicConfigs(name: string, keys?: readonly string[] | null): DescribedConfig[] {
+    const t = this.meta.state.topics[name];
+    if (!t) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
+    return describeTopicConfigs(t.configs, keys);
+  }
+
+  // ------------------------------------------------------------- partitions
+
+  /** The log of a topic-partition, or undefined when it does not exist. */
+  partition(topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(topic)?.[partition];
+  }
+
+  /** Like `partition`, but throws UNKNOWN_TOPIC_OR_PARTITION. */
+  getPartition(topic: string, partition: number): PartitionLog {
+    const log = this.partition(topic, partition);
+    if (!log) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `This server does not host ${topic}-${partition}.`);
+    return log;
+  }
+
+  /** All partition logs (e.g. for DescribeLogDirs). */
+  allPartitions(): PartitionLog[] {
+    return [...this.logs.values()].flat();
+  }
+
+  // --------------------------------------------------------------- producers
+
+  /**
+   * A producer id never handed out before, even across crashes: ids are
+   * reserved in durable blocks of 1000 and a restart starts a new block.
+   */
+  nextProducerId(): Promise<bigint> {
+    return this.idAllocator.run(async () => {
+      this.ensureOpen();
+      const end = BigInt(this.meta.state.producerIdBlockEnd);
+      if (this.nextPid >= end) {
+        await this.meta.commit({ op: "producerIdBlock", end: String(this.nextPid + PRODUCER_ID_BLOCK) });
+      }
+      return this.nextPid++;
+    });
+  }
+
+  // ----------------------------------------------------------- maintenance
+
+  /** Retention (delete policy) for every partition; returns segments deleted. */
+  async runRetention(now = this.clock()): Promise<number> {
+    let n = 0;
+    for (const log of this.allPartitions()) n += await log.runRetention(now);
+    return n;
+  }
+
+  /** Compaction (compact policy) for every partition; returns records removed. */
+  async runCompaction(now = this.clock()): Promise<number> {
+    let n = 0;
+    for (const log of this.allPartitions()) n += await log.compact(now);
+    return n;
+  }
+
+  /** Flushes everything, writes indexes and snapshots, and marks the shutdown clean. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.admin.run(async () => {
+      this.closed = true;
+    });
+    let firstError: unknown = null;
+    for (const log of this.allPartitions()) {
+      try {
+        await log.close();
+      } catch (err) {
+        firstError ??= err;
+      }
+    }
+    await this.meta.close();
+    await this.files.closeAll();
+    if (firstError === null) {
+      await writeFile(join(this.dataDir, CLEAN_SHUTDOWN), "");
+      await fsyncDir(this.dataDir);
+    }
+    await LogManager.unlock(this.dataDir);
+    if (firstError !== null) throw firstError;
+  }
+}
