@@ -169,6 +169,8 @@ describe("absurd lengths inside requests", () => {
   it("a Metadata v1 topic count of 2^31-1 is a ProtocolError, nothing allocated", () => {
     const before = process.memoryUsage().arrayBuffers;
     expect(() => decodeRequest(hex("0003 0001 00000001 ffff 7fffffff 0001 61"))).toThrow(ProtocolError);
+    // ApiVersions v3 with a clientSoftwareName length of 2^31-1
+    expect(() => decodeRequest(hex("0012 0003 00000001 ffff 00 8080808008 61"))).toThrow(ProtocolError);
     // Metadata v9 (flexible): compact array count 2^32-2
     expect(() => decodeRequest(hex("0003 0009 00000001 ffff 00 ffffffff0f 00"))).toThrow(ProtocolError);
     // Produce v3 records length 2^31-1

@@ -236,6 +236,9 @@ describe("malformed input", () => {
     expect(() => new Reader(hex("7fffffff00")).array((r) => r.int8())).toThrow(ProtocolError);
     expect(() => new Reader(hex("ffffffff0f00")).compactArray((r) => r.int8())).toThrow(ProtocolError);
     expect(() => new Reader(hex("80000000")).arrayLength()).toThrow(ProtocolError);
+    // compact string whose length is 2^31−1 (uvarint 2^31 = 80 80 80 80 08)
+    expect(() => new Reader(hex("8080808008 61")).compactString()).toThrow(ProtocolError);
+    expect(() => new Reader(hex("8080808008 61")).compactNullableString()).toThrow(ProtocolError);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
   });
 
