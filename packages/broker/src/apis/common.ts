@@ -1,6 +1,7 @@
 // Helpers shared by the API handlers.
 import { ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaError, type TopicMeta } from "../logs.ts";
+import { StorageError } from "../storage/index.ts";
 import type { RequestContext } from "../registry.ts";
 
 /** Kafka's Topic.validate: legal characters, length, and not "." or "..". */
@@ -16,7 +17,7 @@ export function topicNameProblem(name: string): string | null {
 
 /** Maps a failure to the error code and message that go into a response; unexpected errors are logged. */
 export function errorOf(ctx: RequestContext, err: unknown, what: string): { code: number; message: string } {
-  if (err instanceof KafkaError) return { code: err.code, message: err.message };
+  if (err instanceof KafkaError || err instanceof StorageError) return { code: err.code, message: err.message };
   ctx.broker.logger.error(`${what}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   return { code: ErrorCode.UNKNOWN_SERVER_ERROR, message: err instanceof Error ? err.message : String(err) };
 }
