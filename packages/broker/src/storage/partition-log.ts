@@ -294,6 +294,10 @@ export class PartitionLog {
   get segmentCount(): number {
     return this.segments.length;
   }
+  /** Sizes in bytes of the segments, oldest first. */
+  get segmentSizes(): number[] {
+    return this.segments.map((s) => s.size);
+  }
   /** Base offsets of the segments, oldest first (for tests and DescribeLogDirs). */
   get segmentBaseOffsets(): bigint[] {
     return this.segments.map((s) => BigInt(s.baseOffset));

@@ -1,0 +1,47 @@
+/** Helpers shared by the storage tests (not exported from the package). */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HEADER_SIZE, LOG_OVERHEAD, decodeRecords, readHeader, type BatchHeader } from "./batch.ts";
+
+export async function tempDir(prefix = "kappa-storage-"): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
+
+export interface ReadRecord {
+  offset: number;
+  timestamp: number;
+  key: string | null;
+  value: string | null;
+}
+
+/** Splits fetched bytes into batches, asserting they are whole. */
+export function splitBatches(buf: Buffer): Array<{ header: BatchHeader; bytes: Buffer }> {
+  const out: Array<{ header: BatchHeader; bytes: Buffer }> = [];
+  let pos = 0;
+  while (pos < buf.length) {
+    if (buf.length - pos < HEADER_SIZE) throw new Error(`partial batch header at ${pos}`);
+    const size = buf.readInt32BE(pos + 8) + LOG_OVERHEAD;
+    if (pos + size > buf.length) throw new Error(`partial batch at ${pos}`);
+    out.push({ header: readHeader(buf, pos), bytes: buf.subarray(pos, pos + size) });
+    pos += size;
+  }
+  return out;
+}
+
+/** Decodes every record of fetched bytes with absolute offsets. */
+export function recordsOf(buf: Buffer): ReadRecord[] {
+  const out: ReadRecord[] = [];
+  for (const { header, bytes } of splitBatches(buf)) {
+    for (const r of decodeRecords(bytes)) {
+      out.push({
+        offset: header.baseOffset + r.offsetDelta,
+        timestamp: header.baseTimestamp + r.timestampDelta,
+        key: r.key?.toString() ?? null,
+        value: r.value?.toString() ?? null,
+      });
+    }
+  }
+  return out;
+}
