@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SLUG_PATTERN, slugify, topicNameProblem } from "./naming.ts";
+import { SLUG_PATTERN, slugify } from "./naming.ts";
 import { schemaDefinitionProblem } from "./schema-definition.ts";
 
 /*
@@ -151,8 +151,9 @@ export const createServiceAccountInput = z.object({
   name: z
     .string()
     .trim()
-    .regex(ACCOUNT_NAME_PATTERN, "Account names are 3–64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit.")
-    .refine((name) => topicNameProblem(name) === null, "Not a legal Kafka principal name."),
+    // A subset of Kafka's legal principal and topic characters, so the name
+    // also works as the account's consumer-group prefix.
+    .regex(ACCOUNT_NAME_PATTERN, "Account names are 3–64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit."),
   description: z.string().trim().max(500, "Description must be at most 500 characters.").default(""),
 });
 export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -31,7 +31,9 @@ export const TEMPLATE_DATABASE = "kappa_test_template";
 /** Starts PostgreSQL under the OS temp dir and migrates the template database. */
 export async function startTestPostgres(): Promise<RunningPostgres & { templateUrl: string }> {
   // Under /tmp so the `postgres` OS user (used when tests run as root) can reach it.
-  const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "kappa-test-pg-")), "data");
+  const parent = mkdtempSync(path.join(os.tmpdir(), "kappa-test-pg-"));
+  chmodSync(parent, 0o755); // mkdtemp makes it 0700
+  const dataDir = path.join(parent, "data");
   const running = await startEmbeddedPostgres({ dataDir, port: await freePort() });
   const admin = new pg.Client(running.adminUrl);
   await admin.connect();

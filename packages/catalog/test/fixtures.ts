@@ -1,0 +1,50 @@
+import { inject } from "vitest";
+import type { Db } from "../src/db.ts";
+import { createTestDatabase } from "../src/testing/database.ts";
+
+export async function openTestDatabase() {
+  return createTestDatabase(inject("pgAdminUrl"));
+}
+
+export const avroSchema = JSON.stringify({ type: "record", name: "OrderPlaced", fields: [{ name: "orderId", type: "string" }] });
+
+/** Two domains with an owner each, a member, a reviewer, a second reviewer and an admin. */
+export async function seedPeople(db: Db) {
+  const orders = await db.domain.create({ data: { slug: "orders", name: "Orders" } });
+  const payments = await db.domain.create({ data: { slug: "payments", name: "Payments" } });
+  const user = (email: string, globalRole: "USER" | "GOVERNANCE" | "ADMIN" = "USER") =>
+    db.user.create({ data: { email, name: email.split("@")[0] ?? email, globalRole } });
+  const people = {
+    ordersOwner: await user("owner@orders.test"),
+    paymentsOwner: await user("owner@payments.test"),
+    paymentsMember: await user("member@payments.test"),
+    reviewer: await user("reviewer@gov.test", "GOVERNANCE"),
+    reviewer2: await user("reviewer2@gov.test", "GOVERNANCE"),
+    admin: await user("admin@kappa.test", "ADMIN"),
+  };
+  await db.membership.createMany({
+    data: [
+      { userId: people.ordersOwner.id, domainId: orders.id, role: "OWNER" },
+      { userId: people.paymentsOwner.id, domainId: payments.id, role: "OWNER" },
+      { userId: people.paymentsMember.id, domainId: payments.id, role: "MEMBER" },
+    ],
+  });
+  const as = Object.fromEntries(Object.entries(people).map(([k, v]) => [k, { userId: v.id }])) as Record<keyof typeof people, { userId: string }>;
+  return { orders, payments, people, as };
+}
+
+export function productInput(domainId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    domainId,
+    name: "Order Events",
+    description: "Every order placed, as it happens.",
+    classification: "INTERNAL",
+    tags: ["orders"],
+    freshnessSeconds: 60,
+    availabilityPct: 99.9,
+    partitions: 6,
+    contactEmail: "owner@orders.test",
+    schema: { format: "AVRO", definition: avroSchema },
+    ...overrides,
+  };
+}
