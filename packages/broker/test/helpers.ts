@@ -1,0 +1,176 @@
+// Shared test helpers: an in-process broker on an ephemeral port with its own
+// data dir, a raw protocol client, and kafkajs factories with short timeouts.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, type Socket } from "node:net";
+import { randomBytes } from "node:crypto";
+import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
+import { decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
+import { startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
+import type { Logger } from "../src/broker.ts";
+
+export interface TestBroker extends RunningBroker {
+  dataDir: string;
+  logLines: string[];
+  /** Stop and delete the data dir. */
+  cleanup(): Promise<void>;
+}
+
+export function memoryLogger(lines: string[]): Logger {
+  const push = (level: string) => (m: string) => {
+    lines.push(`${level} ${m}`);
+    if (process.env.KAPPA_TEST_BROKER_LOG === "1") process.stderr.write(`[broker] ${level} ${m}\n`);
+  };
+  return { debug: () => {}, info: push("INFO"), warn: push("WARN"), error: push("ERROR") };
+}
+
+export async function newDataDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), "kappa-broker-test-"));
+}
+
+export async function startTestBroker(options: BrokerOptions = {}, dataDir?: string): Promise<TestBroker> {
+  const dir = dataDir ?? (await newDataDir());
+  const logLines: string[] = [];
+  const broker = await startBroker({
+    host: "127.0.0.1",
+    port: 0,
+    "log.dirs": dir,
+    "group.initial.rebalance.delay.ms": 50,
+    logger: memoryLogger(logLines),
+    ...options,
+  });
+  return {
+    ...broker,
+    dataDir: dir,
+    logLines,
+    cleanup: async () => {
+      await broker.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString("hex")}`;
+}
+
+export function kafkaClient(bootstrap: string, extra: Partial<KafkaConfig> = {}): Kafka {
+  return new Kafka({
+    clientId: "kappa-test",
+    brokers: [bootstrap],
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 3000,
+    requestTimeout: 15000,
+    retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 2000 },
+    ...extra,
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(25);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/**
+ * A minimal raw Kafka client over one socket, for testing the wire behaviour
+ * that real clients never exercise (unsupported versions, pipelining, acks=0).
+ */
+export class RawClient {
+  private buf = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private waiters: Array<() => void> = [];
+  closed = false;
+  private correlation = 1;
+
+  private constructor(readonly socket: Socket) {
+    socket.on("data", (d: Buffer) => {
+      this.buf = Buffer.concat([this.buf, d]);
+      while (this.buf.length >= 4) {
+        const size = this.buf.readInt32BE(0);
+        if (this.buf.length < 4 + size) break;
+        this.frames.push(this.buf.subarray(4, 4 + size));
+        this.buf = this.buf.subarray(4 + size);
+      }
+      this.wake();
+    });
+    socket.on("close", () => {
+      this.closed = true;
+      this.wake();
+    });
+    socket.on("error", () => {});
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  static connect(port: number, host = "127.0.0.1"): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const s = connect(port, host, () => resolve(new RawClient(s)));
+      s.once("error", reject);
+    });
+  }
+
+  nextCorrelationId(): number {
+    return this.correlation++;
+  }
+
+  write(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  send<K extends ApiKeyWithBody>(apiKey: K, apiVersion: number, body: RequestInput<K>, correlationId = this.nextCorrelationId()): number {
+    this.write(encodeRequest({ apiKey, apiVersion, correlationId, clientId: "raw-test" }, body));
+    return correlationId;
+  }
+
+  /** Next response frame (without size prefix), or null if the connection closed first. */
+  async nextFrame(timeoutMs = 5000): Promise<Buffer | null> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const f = this.frames.shift();
+      if (f) return f;
+      if (this.closed) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error("timed out waiting for a response frame");
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async request<K extends ApiKeyWithBody>(apiKey: K, apiVersion: number, body: RequestInput<K>): Promise<{ correlationId: number; body: ResponseBodies[K] }> {
+    const id = this.send(apiKey, apiVersion, body);
+    const frame = await this.nextFrame();
+    if (!frame) throw new Error(`connection closed before the response to correlation id ${id}`);
+    const decoded = decodeResponse(apiKey, apiVersion, frame);
+    if (decoded.correlationId !== id) throw new Error(`expected correlation id ${id}, got ${decoded.correlationId}`);
+    return decoded;
+  }
+
+  /** Resolves true once the broker has closed the connection. */
+  async waitClosed(timeoutMs = 5000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.closed && Date.now() < deadline) await sleep(10);
+    return this.closed;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
