@@ -105,3 +105,13 @@ bench("decodeRecordBatch, 1000 records × 200 B, none (CRC checked)", () => deco
 const gz1000 = encodeRecordBatch({ baseTimestamp: 1n, records: recs, compression: "gzip" });
 bench("decodeRecordBatch, 1000 records × 200 B, gzip", () => decodeRecordBatch(gz1000), 300);
 bench("crc32c, 1 MB", () => crc32c(mbBatch), 300);
+
+const fetchBig = {
+  responses: [
+    {
+      topic: "t",
+      partitions: [{ partitionIndex: 0, highWatermark: 1n, lastStableOffset: 1n, logStartOffset: 0n, abortedTransactions: null, preferredReadReplica: -1, records: mbBatch }],
+    },
+  ],
+};
+bench("encode Fetch v11 response, one 1 MB batch", () => encodeResponse(ApiKey.Fetch, 11, 1, fetchBig), 300);

@@ -207,12 +207,11 @@ function readStruct(r: Reader, p: StructPlan): WireBody {
 }
 
 function readTaggedSection(r: Reader, p: StructPlan, obj: WireBody): void {
+  // Writers must emit tags in ascending order, but Kafka's generated readers
+  // accept any order, and so does this one.
   const count = r.uvarint();
-  let lastTag = -1;
   for (let i = 0; i < count; i++) {
     const tag = r.uvarint();
-    if (tag <= lastTag) throw new ProtocolError(`tagged fields of ${p.name} are not in ascending order (${tag} after ${lastTag})`);
-    lastTag = tag;
     const size = r.uvarint();
     r.need(size);
     const end = r.offset + size;

@@ -92,6 +92,16 @@ describe("response headers", () => {
     expect(decodeResponse(ApiKey.ApiVersions, 3, frame.subarray(4)).body.finalizedFeaturesEpoch).toBe(5n);
   });
 
+  it("tagged fields are read in any order and unknown tags are skipped", () => {
+    const frame = hex("00000001 0000 01 00000000 03 09 02 aabb 03 01 01 01 08 0000000000000007");
+    expect(decodeResponse(ApiKey.ApiVersions, 3, frame).body).toMatchObject({
+      apiKeys: [],
+      zkMigrationReady: true,
+      finalizedFeaturesEpoch: 7n,
+      supportedFeatures: [],
+    });
+  });
+
   it("v0 unsupported-version ApiVersions answer has the layout librdkafka and kafkajs expect", () => {
     const frame = encodeResponse(ApiKey.ApiVersions, 0, 9, {
       errorCode: ErrorCode.UNSUPPORTED_VERSION,
