@@ -4,7 +4,7 @@
  * acknowledgement only after the promise resolved.
  *   stdout lines: "ack <baseOffset> <value>" | "commit <offset>"
  */
-import { buildBatch } from "./batch.ts";
+import { buildBatch } from "./test-helpers.ts";
 import { LogManager } from "./log-manager.ts";
 
 const [dir, round] = process.argv.slice(2);

@@ -39,4 +39,3 @@ export {
 } from "./configs.ts";
 export { StorageError, StorageErrorCode, type StorageErrorName } from "./errors.ts";
 export { FileHandleCache } from "./files.ts";
-export { buildBatch, decodeRecords, crc32c, type BuildBatchOptions, type LogRecord } from "./batch.ts";

@@ -1,9 +1,8 @@
 import { appendFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildBatch } from "./batch.ts";
 import { LogManager, topicIdFromBytes, topicIdToBytes } from "./log-manager.ts";
-import { recordsOf, tempDir } from "./test-helpers.ts";
+import { buildBatch, recordsOf, tempDir } from "./test-helpers.ts";
 
 let dir: { path: string; cleanup: () => Promise<void> };
 let mgr: LogManager | null = null;

@@ -1,10 +1,10 @@
 import { open, readFile, rm, stat, writeFile, appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { OFF_ATTRIBUTES, OFF_CRC, OFF_LAST_OFFSET_DELTA, batchCrcValid, buildBatch, crc32c, readHeader } from "./batch.ts";
+import { OFF_ATTRIBUTES, OFF_CRC, OFF_LAST_OFFSET_DELTA, batchCrcValid, crc32c, readHeader } from "./batch.ts";
 import { LogManager } from "./log-manager.ts";
 import type { PartitionLog } from "./partition-log.ts";
-import { recordsOf, splitBatches, tempDir } from "./test-helpers.ts";
+import { buildBatch, recordsOf, splitBatches, tempDir } from "./test-helpers.ts";
 
 let dir: { path: string; cleanup: () => Promise<void> };
 let now = 1_700_000_000_000;
@@ -257,8 +257,11 @@ describe("compaction", () => {
     for (let round = 0; round < 4; round++) {
       for (let k = 0; k < 5; k++) {
         const value = `k${k}-round${round}`;
-        await log.append(buildBatch({ records: [kv(`k${k}`, value, now)] }));
-        expected.set(`k${k}`, { offset: offset++, value });
+        // Mixed codecs: gzip batches are decompressed, filtered and recompressed.
+        await log.append(buildBatch({ compression: round % 2 ? "gzip" : "none", records: [kv(`k${k}`, value, now), kv("pad", "x", now)] }));
+        expected.set(`k${k}`, { offset, value });
+        expected.set("pad", { offset: offset + 1, value: "x" }); // only the latest "pad" survives
+        offset += 2;
       }
     }
     await log.append(buildBatch({ records: [kv("k1", null, now - 5000)] })); // old tombstone: removed
@@ -372,7 +375,7 @@ describe("recovery", () => {
     await mgr!.close();
     const path = join(dir.path, "logs", "t-0", "00000000000000000000.log");
     const goodSize = (await stat(path)).size;
-    const half = buildBatch({ baseOffset: 5, records: [kv("a", "torn".repeat(50))] });
+    const half = buildBatch({ records: [kv("a", "torn".repeat(50))] });
     const cut = Math.floor(half.length / 2);
     await appendFile(path, half.subarray(0, cut));
     await rm(join(dir.path, ".kappa_clean_shutdown"));

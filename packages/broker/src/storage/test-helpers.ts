@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { encodeRecordBatch } from "@kappa/kafka-protocol";
 import { HEADER_SIZE, LOG_OVERHEAD, decodeRecords, readHeader, type BatchHeader } from "./batch.ts";
 
 export async function tempDir(prefix = "kappa-storage-"): Promise<{ path: string; cleanup: () => Promise<void> }> {
@@ -44,4 +45,34 @@ export function recordsOf(buf: Buffer): ReadRecord[] {
     }
   }
   return out;
+}
+
+export interface BuildBatchOptions {
+  baseTimestamp?: number;
+  producerId?: number;
+  producerEpoch?: number;
+  baseSequence?: number;
+  compression?: "none" | "gzip";
+  records: Array<{ key: Buffer | string | null; value: Buffer | string | null; timestamp?: number }>;
+}
+
+/**
+ * A batch as a producer sends it, built with @kappa/kafka-protocol's encoder
+ * (so the storage tests also check the two packages agree on the format).
+ */
+export function buildBatch(opts: BuildBatchOptions): Buffer {
+  const baseTimestamp = opts.baseTimestamp ?? opts.records[0]?.timestamp ?? Date.now();
+  return encodeRecordBatch({
+    baseTimestamp: BigInt(baseTimestamp),
+    partitionLeaderEpoch: -1,
+    producerId: BigInt(opts.producerId ?? -1),
+    producerEpoch: opts.producerEpoch ?? -1,
+    baseSequence: opts.baseSequence ?? -1,
+    compression: opts.compression ?? "none",
+    records: opts.records.map((r) => ({
+      key: r.key,
+      value: r.value,
+      timestampDelta: (r.timestamp ?? baseTimestamp) - baseTimestamp,
+    })),
+  });
 }
