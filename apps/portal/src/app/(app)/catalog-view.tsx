@@ -1,0 +1,150 @@
+"use client";
+
+import { CLASSIFICATIONS, PRODUCT_STATUSES } from "@kappa/catalog/validation";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useState } from "react";
+import { Badge, Button, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
+import { api, toQueryString } from "@/lib/api-client";
+import type { ProductSearchResult } from "@/lib/api-types";
+import { age, formatDurationMs, humanize } from "@/lib/format";
+import { queryKeys, type ProductFilters } from "@/lib/query-keys";
+
+const PAGE_SIZE = 12;
+
+function filtersFrom(params: URLSearchParams): ProductFilters {
+  const get = (k: string) => params.get(k) ?? undefined;
+  const page = Number(params.get("page") ?? "1");
+  return {
+    q: get("q"),
+    domain: get("domain"),
+    classification: get("classification"),
+    tag: get("tag"),
+    status: get("status"),
+    sort: get("sort"),
+    page: Number.isInteger(page) && page > 1 ? page : undefined,
+  };
+}
+
+export function CatalogView({ domains, tags }: { domains: { slug: string; name: string }[]; tags: string[] }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const filters = filtersFrom(new URLSearchParams(searchParams.toString()));
+  const [text, setText] = useState(filters.q ?? "");
+
+  // The URL is the state: shareable, and back/forward work.
+  function update(next: Partial<ProductFilters>, resetPage = true) {
+    const merged: ProductFilters = { ...filters, ...next, ...(resetPage ? { page: undefined } : {}) };
+    router.replace(`${pathname}${toQueryString({ ...merged })}`, { scroll: false });
+  }
+
+  useEffect(() => {
+    if ((filters.q ?? "") === text.trim()) return;
+    const timer = setTimeout(() => update({ q: text.trim() || undefined }), 300);
+    return () => clearTimeout(timer);
+  }, [text]);
+
+  const query = useQuery({
+    queryKey: queryKeys.products.list(filters),
+    queryFn: ({ signal }) => api<ProductSearchResult>(`/api/v1/products${toQueryString({ ...filters, pageSize: PAGE_SIZE })}`, { signal }),
+    placeholderData: keepPreviousData,
+  });
+  const data = query.data;
+  const active = Object.entries(filters).some(([k, v]) => k !== "sort" && k !== "page" && v !== undefined);
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[16rem_1fr]">
+      <form role="search" aria-label="Filter the catalog" className="space-y-4" onSubmit={(e) => e.preventDefault()}>
+        <div>
+          <label htmlFor="q" className="block text-sm font-medium text-slate-800">Search</label>
+          <input id="q" type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Name, description or tag" className={`${inputClass} mt-1`} />
+        </div>
+        <Select id="domain" label="Domain" value={filters.domain} onChange={(v) => update({ domain: v })} options={domains.map((d) => [d.slug, d.name])} />
+        <Select id="classification" label="Classification" value={filters.classification} onChange={(v) => update({ classification: v })} options={CLASSIFICATIONS.map((c) => [c, humanize(c)])} />
+        <Select id="tag" label="Tag" value={filters.tag} onChange={(v) => update({ tag: v })} options={tags.map((t) => [t, t])} />
+        <Select id="status" label="Status" value={filters.status} onChange={(v) => update({ status: v })} options={PRODUCT_STATUSES.map((s) => [s, humanize(s)])} allLabel="Any but retired" />
+        {active && (
+          <Button variant="ghost" className="w-full" onClick={() => { setText(""); router.replace(pathname); }}>
+            Clear filters
+          </Button>
+        )}
+      </form>
+
+      <section aria-labelledby="results-heading" className="min-w-0">
+        <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
+          <h2 id="results-heading" className="text-sm text-slate-600" aria-live="polite">
+            {data ? `${data.total} product${data.total === 1 ? "" : "s"}` : "Searching…"}
+          </h2>
+          <div className="flex items-center gap-2">
+            <label htmlFor="sort" className="text-sm text-slate-600">Sort by</label>
+            <select id="sort" value={filters.sort ?? "updated"} onChange={(e) => update({ sort: e.target.value === "updated" ? undefined : e.target.value })} className={`${inputClass} w-auto`}>
+              <option value="updated">Recently updated</option>
+              <option value="created">Newest</option>
+              <option value="name">Name</option>
+            </select>
+          </div>
+        </div>
+
+        {query.isError && <ErrorAlert message={query.error.message} />}
+        {query.isPending && <Loading label="Loading products…" />}
+        {data && data.items.length === 0 && (
+          <EmptyState title="No data products match">{active ? "Try fewer filters or another search term." : "Nothing has been registered yet."}</EmptyState>
+        )}
+        {data && data.items.length > 0 && (
+          <ul className={`grid gap-3 sm:grid-cols-2 ${query.isFetching ? "opacity-70" : ""}`} aria-busy={query.isFetching}>
+            {data.items.map((p) => (
+              <li key={p.id} className="flex flex-col rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200 hover:ring-indigo-300">
+                <div className="flex items-start justify-between gap-2">
+                  <Link href={`/products/${p.id}`} className="font-semibold text-slate-900 hover:text-indigo-700 hover:underline">
+                    {p.name}
+                  </Link>
+                  <Badge value={p.status} />
+                </div>
+                <p className="mt-0.5 font-mono text-xs text-slate-500">{p.topicName}</p>
+                <p className="mt-2 line-clamp-2 text-sm text-slate-700">{p.description}</p>
+                <div className="mt-3 flex flex-wrap items-center gap-1.5">
+                  <Badge value={p.classification} label={humanize(p.classification)} />
+                  {p.tags.map((t) => (
+                    <button key={t} type="button" onClick={() => update({ tag: t })} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700 hover:bg-indigo-50" aria-label={`Filter by tag ${t}`}>
+                      #{t}
+                    </button>
+                  ))}
+                </div>
+                <p className="mt-auto pt-3 text-xs text-slate-500">
+                  {p.domain.name} · retention {formatDurationMs(p.retentionMs)} · {p._count.subscriptions} active subscriber{p._count.subscriptions === 1 ? "" : "s"} · updated {age(p.updatedAt)} ago
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+        {data && data.pageCount > 1 && (
+          <nav aria-label="Pagination" className="mt-4 flex items-center justify-between">
+            <Button variant="secondary" disabled={data.page <= 1} onClick={() => update({ page: data.page - 1 > 1 ? data.page - 1 : undefined }, false)}>
+              Previous
+            </Button>
+            <span className="text-sm text-slate-600">Page {data.page} of {data.pageCount}</span>
+            <Button variant="secondary" disabled={data.page >= data.pageCount} onClick={() => update({ page: data.page + 1 }, false)}>
+              Next
+            </Button>
+          </nav>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function Select({ id, label, value, onChange, options, allLabel = "All" }: { id: string; label: string; value: string | undefined; onChange: (v: string | undefined) => void; options: [string, string][]; allLabel?: string }) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">{label}</label>
+      <select id={id} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)} className={`${inputClass} mt-1`}>
+        <option value="">{allLabel}</option>
+        {options.map(([v, l]) => (
+          <option key={v} value={v}>{l}</option>
+        ))}
+      </select>
+    </div>
+  );
+}

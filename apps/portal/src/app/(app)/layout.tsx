@@ -1,0 +1,24 @@
+import { permissionSummary } from "@kappa/catalog";
+import type { ReactNode } from "react";
+import { ActorProvider } from "@/components/actor-context";
+import { Nav } from "@/components/nav";
+import { requireActor } from "@/server/actor";
+
+// Every page here reads the session and the database per request.
+export const dynamic = "force-dynamic";
+
+export default async function SignedInLayout({ children }: { children: ReactNode }) {
+  const actor = await requireActor();
+  const me = { ...actor, permissions: permissionSummary(actor) };
+  return (
+    <ActorProvider actor={me}>
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+        Skip to content
+      </a>
+      <Nav />
+      <main id="main" className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 lg:py-8">
+        {children}
+      </main>
+    </ActorProvider>
+  );
+}

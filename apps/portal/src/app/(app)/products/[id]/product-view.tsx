@@ -1,0 +1,253 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useActor, usePermissions } from "@/components/actor-context";
+import { ReasonAction } from "@/components/reason-form";
+import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
+import { api, toQueryString } from "@/lib/api-client";
+import type { AuditPage, ProductDetail } from "@/lib/api-types";
+import { age, formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
+import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
+
+const SUBSCRIBABLE = ["APPROVED", "PROVISIONING", "ACTIVE"];
+const EDITABLE = ["DRAFT", "REJECTED", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"];
+const POLL_MS = 3000;
+
+function pretty(definition: string): string {
+  try {
+    return JSON.stringify(JSON.parse(definition), null, 2);
+  } catch {
+    return definition;
+  }
+}
+
+export function ProductView({ initial }: { initial: ProductDetail }) {
+  const me = useActor();
+  const perms = usePermissions();
+  const { data: product } = useQuery({
+    queryKey: queryKeys.products.detail(initial.id),
+    queryFn: ({ signal }) => api<ProductDetail>(`/api/v1/products/${initial.id}`, { signal }),
+    initialData: initial,
+    // Provisioning is asynchronous (the worker): watch it until every step is done.
+    refetchInterval: (q) => (q.state.data?.provisioning.some((s) => s.status !== "DONE") ? POLL_MS : false),
+  });
+  const action = useProductAction(product.id);
+  const isOwner = perms.canInDomain("product:update", product.domainId);
+  const isReviewer = perms.hasGlobal("product:review");
+  const ownSubmission = product.createdById === me.id || product.submittedById === me.id;
+  const schema = product.schemaVersions[0];
+  const canSubscribe = product.viewer.canSubscribe && SUBSCRIBABLE.includes(product.status) && perms.can("subscription:request");
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
+          <p className="text-sm text-slate-500">
+            <Link href={`/?domain=${product.domain.slug}`} className="hover:underline">{product.domain.name}</Link> / data product
+          </p>
+          <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight">
+            {product.name}
+            <span data-testid="product-status"><Badge value={product.status} /></span>
+          </h1>
+          <p className="mt-1 font-mono text-sm text-slate-600">{product.topicName}</p>
+        </div>
+        <div className="flex flex-wrap gap-2">
+          {isOwner && EDITABLE.includes(product.status) && (
+            <ButtonLink variant="secondary" href={`/products/${product.id}/edit`}>Edit</ButtonLink>
+          )}
+          {isOwner && (product.status === "DRAFT" || product.status === "REJECTED") && (
+            <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "submit" })}>Submit for review</Button>
+          )}
+          {canSubscribe && <ButtonLink href={`/products/${product.id}/subscribe`}>Request subscription</ButtonLink>}
+        </div>
+      </div>
+
+      {action.isError && <ErrorAlert message={action.error.message} />}
+      {action.isSuccess && <Notice>Done: the product is now {humanize(product.status)}.</Notice>}
+
+      {product.status === "IN_REVIEW" && isReviewer && (
+        <Card title="Review">
+          {ownSubmission ? (
+            <p className="text-sm text-slate-600">You registered or submitted this product; another reviewer must decide (four-eyes rule).</p>
+          ) : (
+            <div className="flex flex-wrap items-start gap-2">
+              <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve" })}>Approve</Button>
+              <ReasonAction label="Reject" confirmLabel="Reject product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", reason })} />
+            </div>
+          )}
+        </Card>
+      )}
+
+      {product.decisionReason && (product.status === "REJECTED" || product.status === "DEPRECATED") && (
+        <div className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
+          <strong>{product.status === "REJECTED" ? "Rejected" : "Deprecated"}:</strong> {product.decisionReason}
+          {product.sunsetAt && <> — sunset {formatDateTime(product.sunsetAt)}</>}
+        </div>
+      )}
+
+      <div className="grid gap-6 lg:grid-cols-3">
+        <div className="space-y-6 lg:col-span-2">
+          <Card title="About">
+            <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{product.description}</p>
+            <DefinitionList
+              items={[
+                ["Classification", <Badge key="c" value={product.classification} label={humanize(product.classification)} />],
+                ["Tags", product.tags.length ? product.tags.map((t) => `#${t}`).join(" ") : "—"],
+                ["Freshness target", `within ${formatSeconds(product.freshnessSeconds)}`],
+                ["Availability target", `${product.availabilityPct} %`],
+                ["Partitions", product.partitions],
+                ["Retention", formatDurationMs(product.retentionMs)],
+                ["Cleanup policy", product.cleanupPolicy === "compact" ? "compact (latest value per key)" : "delete"],
+                ["Tiered storage", product.tieredStorage ? `on · local hot window ${formatDurationMs(product.localRetentionMs)}` : "off"],
+                ["Major version", `v${product.majorVersion}`],
+                ["Registered", `${formatDateTime(product.createdAt)}${product.createdBy ? ` by ${product.createdBy.name}` : ""}`],
+                ["Submitted", product.submittedAt ? `${formatDateTime(product.submittedAt)}${product.submittedBy ? ` by ${product.submittedBy.name}` : ""}` : "—"],
+                ["Decided", product.decidedAt ? `${formatDateTime(product.decidedAt)}${product.decidedBy ? ` by ${product.decidedBy.name}` : ""}` : "—"],
+              ]}
+            />
+          </Card>
+
+          <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"} actions={schema && <Badge value={schema.status} />}>
+            {schema ? (
+              <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
+                {pretty(schema.definition)}
+              </pre>
+            ) : (
+              <p className="text-sm text-slate-600">No schema.</p>
+            )}
+          </Card>
+
+          {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
+            <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
+              <ol className="space-y-2" aria-label="Provisioning steps" data-testid="provisioning-steps">
+                {product.provisioning.map((s) => (
+                  <li key={s.id} className="flex flex-wrap items-start justify-between gap-2 rounded-md p-2 ring-1 ring-slate-200">
+                    <div className="min-w-0">
+                      <p className="text-sm font-medium">{s.step}. {s.label}</p>
+                      <p className="text-xs text-slate-500">
+                        {s.kind} · attempts {s.attempts} · updated {age(s.updatedAt)} ago
+                      </p>
+                      {s.lastError && <p className="mt-1 text-xs text-rose-700">Last error: {s.lastError}</p>}
+                    </div>
+                    <Badge value={s.status} />
+                  </li>
+                ))}
+              </ol>
+            </Card>
+          )}
+
+          {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} />}
+        </div>
+
+        <div className="space-y-6">
+          <Card title="Contact">
+            <p className="text-sm">
+              <a className="text-indigo-700 hover:underline" href={`mailto:${product.contactEmail}`}>{product.contactEmail}</a>
+            </p>
+            <h3 className="mt-3 text-xs font-medium uppercase tracking-wide text-slate-500">Domain owners</h3>
+            <ul className="mt-1 space-y-1 text-sm">
+              {product.owners.map((o) => (
+                <li key={o.email}>{o.name} <span className="text-slate-500">· {o.email}</span></li>
+              ))}
+            </ul>
+          </Card>
+          <SubscriptionsCard product={product} />
+          {(isOwner || perms.hasGlobal("audit:read")) && <HistoryCard productId={product.id} />}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function SubscriptionsCard({ product }: { product: ProductDetail }) {
+  const me = useActor();
+  const perms = usePermissions();
+  const decide = useSubscriptionAction();
+  const mayDecide = (requestedById: string) =>
+    requestedById !== me.id &&
+    (perms.hasGlobal("subscription:decide") || (product.classification !== "RESTRICTED" && perms.canInDomain("subscription:decide", product.domainId)));
+  return (
+    <Card title="Subscriptions">
+      {decide.isError && <ErrorAlert message={decide.error.message} />}
+      {product.subscriptions.length === 0 ? (
+        <p className="text-sm text-slate-600">{product.viewer.isOwner || product.viewer.canReview ? "Nobody subscribes yet." : "Your domains have no subscription to this product."}</p>
+      ) : (
+        <ul className="space-y-3" data-testid="subscriptions">
+          {product.subscriptions.map((s) => (
+            <li key={s.id} className="rounded-md p-2 text-sm ring-1 ring-slate-200">
+              <div className="flex items-center justify-between gap-2">
+                <span className="font-medium">{s.consumingDomain.name}</span>
+                <Badge value={s.status} />
+              </div>
+              <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name}</p>
+              <p className="mt-1 text-slate-700">{s.purpose}</p>
+              {s.reason && <p className="mt-1 text-xs text-slate-500">Reason: {s.reason}</p>}
+              {s.status === "REQUESTED" && mayDecide(s.requestedById) && (
+                <div className="mt-2 flex flex-wrap gap-2">
+                  <Button disabled={decide.isPending} onClick={() => decide.mutate({ kind: "approve", id: s.id, productId: product.id })}>Approve</Button>
+                  <ReasonAction label="Reject" confirmLabel="Reject request" pending={decide.isPending} error={decide.error} onConfirm={(reason) => decide.mutate({ kind: "reject", id: s.id, productId: product.id, reason })} />
+                </div>
+              )}
+              {(s.status === "APPROVED" || s.status === "ACTIVE") &&
+                (perms.hasGlobal("subscription:revoke") || perms.canInDomain("subscription:revoke", product.domainId) || perms.canInDomain("subscription:revoke", s.consumingDomainId)) && (
+                  <div className="mt-2">
+                    <ReasonAction label="Revoke" confirmLabel="Revoke access" pending={decide.isPending} error={decide.error} onConfirm={(reason) => decide.mutate({ kind: "revoke", id: s.id, productId: product.id, reason })} />
+                  </div>
+                )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+function HistoryCard({ productId }: { productId: string }) {
+  const filters = { entityType: "DataProduct", entityId: productId };
+  const history = useQuery({
+    queryKey: queryKeys.audit.list(filters),
+    queryFn: ({ signal }) => api<AuditPage>(`/api/v1/audit-events${toQueryString({ ...filters, pageSize: 50 })}`, { signal }),
+  });
+  return (
+    <Card title="History">
+      {history.isPending && <Loading />}
+      {history.isError && <ErrorAlert message={history.error.message} />}
+      {history.data && (
+        <ol className="space-y-2 text-sm" data-testid="history">
+          {history.data.items.map((e) => (
+            <li key={e.id} className="border-l-2 border-indigo-200 pl-3">
+              <p className="font-medium">{e.action}</p>
+              <p className="text-xs text-slate-500">{e.actorEmail} · {formatDateTime(e.at)}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </Card>
+  );
+}
+
+function DeprecateCard({ productId }: { productId: string }) {
+  const action = useProductAction(productId);
+  return (
+    <Card title="Deprecate">
+      <p className="mb-3 text-sm text-slate-600">Subscribers see the sunset date; the topic is retired after it.</p>
+      <ReasonAction
+        label="Deprecate…"
+        confirmLabel="Deprecate product"
+        pending={action.isPending}
+        error={action.error}
+        onConfirm={(reason, form) => {
+          const date = String(form.get("sunsetAt") ?? "");
+          action.mutate({ kind: "deprecate", reason, sunsetAt: date ? new Date(`${date}T00:00:00Z`).toISOString() : "" });
+        }}
+        extra={({ prefix, errors }) => (
+          <Field id={`${prefix}-sunset`} label="Sunset date" errors={errors.sunsetAt}>
+            {(a) => <input {...a} name="sunsetAt" type="date" required className={inputClass} />}
+          </Field>
+        )}
+      />
+    </Card>
+  );
+}

@@ -1,0 +1,24 @@
+import { getProduct, updateProduct } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { errorResponse, json, readJson } from "@/server/http";
+
+type Context = { params: Promise<{ id: string }> };
+
+export async function GET(_request: Request, { params }: Context) {
+  try {
+    const actor = await currentActor();
+    return json(await getProduct(db(), actor, (await params).id));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
+export async function PATCH(request: Request, { params }: Context) {
+  try {
+    const actor = await currentActor();
+    return json(await updateProduct(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

@@ -1,0 +1,50 @@
+import type { Metadata } from "next";
+import { env, oidcEnabled } from "@/env";
+import { SignInForm } from "./sign-in-form";
+
+export const metadata: Metadata = { title: "Sign in" };
+export const dynamic = "force-dynamic";
+
+const DEMO_ACCOUNTS = [
+  ["owner@orders.example", "owner of domain orders"],
+  ["owner@payments.example", "owner of domain payments"],
+  ["reviewer@governance.example", "governance reviewer"],
+  ["admin@kappa.example", "platform admin"],
+] as const;
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = await searchParams;
+  const e = env();
+  const callbackUrl = typeof params.callbackUrl === "string" && params.callbackUrl.startsWith("/") ? params.callbackUrl : "/";
+  const error = typeof params.error === "string" ? params.error : undefined;
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-md">
+        <div className="mb-6 flex items-center justify-center gap-2 text-xl font-semibold">
+          <span aria-hidden="true" className="grid h-8 w-8 place-items-center rounded-md bg-indigo-600 text-white">κ</span>
+          Kappa Mesh
+        </div>
+        <div className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+          <h1 className="mb-1 text-lg font-semibold">Sign in</h1>
+          <p className="mb-5 text-sm text-slate-600">Find, publish and subscribe to your organisation&apos;s data products.</p>
+          <SignInForm callbackUrl={callbackUrl} initialError={error} sso={oidcEnabled(e) ? { id: "oidc", name: e.OIDC_NAME } : null} />
+        </div>
+        {e.KAPPA_DEMO_MODE && (
+          <div className="mt-6 rounded-lg bg-white p-4 text-sm shadow-sm ring-1 ring-slate-200">
+            <h2 className="font-medium">Demo accounts</h2>
+            <p className="mt-1 text-slate-600">
+              Password for all: <code className="rounded bg-slate-100 px-1">kappa-demo</code>
+            </p>
+            <ul className="mt-2 space-y-1">
+              {DEMO_ACCOUNTS.map(([email, role]) => (
+                <li key={email}>
+                  <code className="rounded bg-slate-100 px-1">{email}</code> <span className="text-slate-500">— {role}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+      </div>
+    </main>
+  );
+}

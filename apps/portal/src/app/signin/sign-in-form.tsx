@@ -1,0 +1,69 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useState, type FormEvent } from "react";
+import { Button, ErrorAlert, Field, inputClass } from "@/components/ui";
+
+const MESSAGES: Record<string, string> = {
+  CredentialsSignin: "Wrong e-mail or password.",
+  SessionRequired: "Sign in to continue.",
+  OAuthSignin: "Single sign-on could not start; try again.",
+  OAuthCallback: "Single sign-on failed; try again.",
+  AccessDenied: "Your single sign-on account has no e-mail address we can use.",
+};
+
+export function SignInForm({ callbackUrl, initialError, sso }: { callbackUrl: string; initialError?: string; sso: { id: string; name: string } | null }) {
+  const [error, setError] = useState<string | null>(initialError ? (MESSAGES[initialError] ?? "Sign-in failed; try again.") : null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    setPending(true);
+    setError(null);
+    try {
+      const result = await signIn("credentials", {
+        email: String(data.get("email") ?? ""),
+        password: String(data.get("password") ?? ""),
+        redirect: false,
+      });
+      if (!result || result.error) {
+        setError(MESSAGES[result?.error ?? ""] ?? MESSAGES.CredentialsSignin ?? null);
+        setPending(false);
+        return;
+      }
+      // A full navigation so every server component renders with the new session.
+      window.location.assign(callbackUrl);
+    } catch (cause) {
+      setError(cause instanceof Error ? `Sign-in failed: ${cause.message}` : "Sign-in failed.");
+      setPending(false);
+    }
+  }
+
+  return (
+    <div className="space-y-4">
+      <form onSubmit={onSubmit} className="space-y-4" noValidate>
+        <Field id="email" label="E-mail">
+          {(a) => <input {...a} name="email" type="email" autoComplete="username" required className={inputClass} />}
+        </Field>
+        <Field id="password" label="Password">
+          {(a) => <input {...a} name="password" type="password" autoComplete="current-password" required className={inputClass} />}
+        </Field>
+        <ErrorAlert message={error} />
+        <Button type="submit" disabled={pending} className="w-full">
+          {pending ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+      {sso && (
+        <>
+          <div className="flex items-center gap-3 text-xs text-slate-500">
+            <span className="h-px flex-1 bg-slate-200" /> or <span className="h-px flex-1 bg-slate-200" />
+          </div>
+          <Button variant="secondary" className="w-full" onClick={() => void signIn(sso.id, { callbackUrl })}>
+            Sign in with {sso.name}
+          </Button>
+        </>
+      )}
+    </div>
+  );
+}

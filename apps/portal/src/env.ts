@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/*
+ * The portal's configuration, parsed once from the environment. It is read
+ * lazily (first use at start-up via instrumentation.ts) rather than at import,
+ * so `next build` works without a database or secrets.
+ */
+const boolish = z
+  .enum(["1", "0", "true", "false", "yes", "no", ""])
+  .optional()
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+
+const schema = z
+  .object({
+    DATABASE_URL: z.string().url("must be a PostgreSQL URL like postgresql://user:pass@host:5432/db").refine(
+      (v) => v.startsWith("postgres://") || v.startsWith("postgresql://"),
+      "must start with postgresql://",
+    ),
+    NEXTAUTH_SECRET: z.string().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)"),
+    NEXTAUTH_URL: z.string().url("must be the portal's public URL, e.g. http://localhost:3000"),
+    OIDC_ISSUER: z.string().url("must be the issuer URL of your OpenID Connect provider").optional(),
+    OIDC_CLIENT_ID: z.string().min(1).optional(),
+    OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    OIDC_NAME: z.string().min(1).default("Single sign-on"),
+    KAPPA_DEMO_MODE: boolish,
+  })
+  .superRefine((value, ctx) => {
+    // Half-configured SSO is a deployment mistake, not "SSO off".
+    const oidc = ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"] as const;
+    const set = oidc.filter((k) => value[k] !== undefined);
+    if (set.length > 0 && set.length < oidc.length) {
+      for (const k of oidc.filter((k) => value[k] === undefined)) {
+        ctx.addIssue({ code: "custom", path: [k], message: `must be set together with ${set.join(", ")}` });
+      }
+    }
+  });
+
+export type Env = z.output<typeof schema>;
+
+/** Parses a raw environment; throws one error naming every bad variable. */
+export function parseEnv(raw: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v === "" ? undefined : v]));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid portal configuration:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+export function oidcEnabled(e: Env = env()): e is Env & { OIDC_ISSUER: string; OIDC_CLIENT_ID: string; OIDC_CLIENT_SECRET: string } {
+  return e.OIDC_ISSUER !== undefined && e.OIDC_CLIENT_ID !== undefined && e.OIDC_CLIENT_SECRET !== undefined;
+}

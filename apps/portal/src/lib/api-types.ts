@@ -1,0 +1,26 @@
+/*
+ * Response types of /api/v1, derived from the catalog's own return types after
+ * JSON conversion, so the UI cannot drift from the server. Type-only imports:
+ * nothing of the catalog's server code reaches the browser.
+ */
+import type {
+  getProduct,
+  Jsonish,
+  listAuditEvents,
+  myDomains,
+  permissionSummary,
+  reviewQueue,
+  searchProducts,
+  subscribableAccounts,
+  Actor,
+} from "@kappa/catalog";
+
+export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
+export type ProductSearchResult = Jsonish<Awaited<ReturnType<typeof searchProducts>>>;
+export type ProductListItem = ProductSearchResult["items"][number];
+export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>>;
+export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
+export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
+export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
+export type PermissionSummary = ReturnType<typeof permissionSummary>;
+export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };

@@ -1,0 +1,51 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { api, type ApiError } from "./api-client";
+import { queryKeys } from "./query-keys";
+
+/*
+ * Every write the UI makes, with exactly the caches it makes stale. A product
+ * decision changes that product, the catalog lists, the review queue and the
+ * audit log; a subscription decision changes its product's page, the queue,
+ * the domains' subscription lists and the audit log.
+ */
+
+type ProductAction = { kind: "submit" } | { kind: "approve" } | { kind: "reject"; reason: string } | { kind: "deprecate"; reason: string; sunsetAt: string };
+
+export function useProductAction(productId: string) {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, ProductAction>({
+    mutationFn: (action) => {
+      const { kind, ...body } = action;
+      return api(`/api/v1/products/${productId}/${kind}`, { method: "POST", body });
+    },
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.products.lists() }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+type SubscriptionAction = { id: string; productId: string } & ({ kind: "approve" } | { kind: "reject"; reason: string } | { kind: "revoke"; reason: string });
+
+export function useSubscriptionAction() {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, SubscriptionAction>({
+    mutationFn: (action) => {
+      const { kind, id, productId: _productId, ...body } = action;
+      return api(`/api/v1/subscriptions/${id}/${kind}`, { method: "POST", body });
+    },
+    onSuccess: (_data, action) =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(action.productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}

@@ -1,0 +1,38 @@
+/*
+ * One factory for every TanStack Query key, so a mutation invalidates exactly
+ * what it changed: e.g. approving a product touches its detail, the lists and
+ * the review queue — nothing else.
+ */
+export interface ProductFilters {
+  q?: string;
+  domain?: string;
+  classification?: string;
+  tag?: string;
+  status?: string;
+  sort?: string;
+  page?: number;
+}
+
+export interface AuditFilters {
+  entityType?: string;
+  entityId?: string;
+  actor?: string;
+  page?: number;
+}
+
+export const queryKeys = {
+  products: {
+    all: ["products"] as const,
+    lists: () => [...queryKeys.products.all, "list"] as const,
+    list: (filters: ProductFilters) => [...queryKeys.products.lists(), filters] as const,
+    details: () => [...queryKeys.products.all, "detail"] as const,
+    detail: (id: string) => [...queryKeys.products.details(), id] as const,
+  },
+  reviewQueue: ["review-queue"] as const,
+  myDomains: ["my-domains"] as const,
+  serviceAccounts: ["service-accounts"] as const,
+  audit: {
+    all: ["audit-events"] as const,
+    list: (filters: AuditFilters) => [...queryKeys.audit.all, filters] as const,
+  },
+} as const;
