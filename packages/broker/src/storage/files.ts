@@ -96,17 +96,19 @@ export class FileHandleCache {
 
   async acquire(path: string): Promise<HandleLease> {
     let e = this.entries.get(path);
+    const isNew = !e;
     if (!e) {
       e = { path, handle: open(path, "r+"), refs: 0, lastUse: 0, retired: false };
       this.entries.set(path, e);
       e.handle.catch(() => {
         if (this.entries.get(path) === e) this.entries.delete(path);
       });
-      this.evict();
     }
     const entry = e;
+    // Count the reference before evicting, so the entry being acquired is never the victim.
     entry.refs++;
     entry.lastUse = ++this.tick;
+    if (isNew) this.evict();
     let handle: FileHandle;
     try {
       handle = await entry.handle;

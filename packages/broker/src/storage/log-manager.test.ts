@@ -148,6 +148,20 @@ describe("topics", () => {
   });
 });
 
+describe("file handles", () => {
+  it("keeps at most fileHandleLimit idle segment files open while reading many segments", async () => {
+    mgr = await LogManager.open(dir.path, { fileHandleLimit: 4 });
+    await mgr.createTopic("many", { partitions: 1, configs: { "segment.bytes": "100" } });
+    const log = mgr.getPartition("many", 0);
+    for (let i = 0; i < 30; i++) await log.append(buildBatch({ records: [{ key: "k", value: `v${i}` }] }));
+    expect(log.segmentCount).toBeGreaterThan(10);
+    const seen: string[] = [];
+    for (let o = 0n; o < 30n; o++) seen.push(...recordsOf((await log.read(o, 1)).records).map((r) => r.value!));
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => `v${i}`));
+    expect(mgr.openFileCount).toBeLessThanOrEqual(4);
+  });
+});
+
 describe("group offsets", () => {
   it("commits atomically per request, fetches by topic and partition, deletes groups and offsets", async () => {
     mgr = await LogManager.open(dir.path);

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import {
   describeTopicConfigs,
   effectiveLogConfig,
@@ -227,7 +227,7 @@ export class LogManager {
   }
 
   private static async lock(dataDir: string): Promise<void> {
-    const key = join(dataDir);
+    const key = resolve(dataDir);
     if (openDirs.has(key)) throw new Error(`data directory ${dataDir} is already open in this process`);
     const path = join(dataDir, LOCK);
     const holder = await readFile(path, "utf8").then(
@@ -245,7 +245,7 @@ export class LogManager {
   }
 
   private static async unlock(dataDir: string): Promise<void> {
-    openDirs.delete(join(dataDir));
+    openDirs.delete(resolve(dataDir));
     await rm(join(dataDir, LOCK), { force: true });
   }
 
@@ -459,6 +459,11 @@ export class LogManager {
     const log = this.partition(topic, partition);
     if (!log) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `This server does not host ${topic}-${partition}.`);
     return log;
+  }
+
+  /** Segment files currently held open by the handle cache. */
+  get openFileCount(): number {
+    return this.files.size;
   }
 
   /** All partition logs (e.g. for DescribeLogDirs). */

@@ -143,6 +143,39 @@ describe("append and read", () => {
   });
 });
 
+describe("flush policy", () => {
+  it("fsyncs non-durable appends every flush.messages messages and no more often", async () => {
+    const log = await openLog({ "flush.messages": "3" });
+    const h = await open(join(dir.path, "probe"), "w");
+    const proto = Object.getPrototypeOf(h) as { datasync: () => Promise<void> };
+    await h.close();
+    const spy = vi.spyOn(proto, "datasync");
+    try {
+      for (let i = 0; i < 2; i++) await log.append(buildBatch({ records: [kv("a", "b")] }), { requireDurable: false });
+      expect(spy).not.toHaveBeenCalled();
+      await log.append(buildBatch({ records: [kv("a", "b")] }), { requireDurable: false });
+      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1));
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("fsyncs within flush.ms when nothing asks for durability", async () => {
+    const log = await openLog({ "flush.ms": "20" });
+    const h = await open(join(dir.path, "probe"), "w");
+    const proto = Object.getPrototypeOf(h) as { datasync: () => Promise<void> };
+    await h.close();
+    const spy = vi.spyOn(proto, "datasync");
+    try {
+      await log.append(buildBatch({ records: [kv("a", "b")] }), { requireDurable: false });
+      expect(spy).not.toHaveBeenCalled();
+      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1), { timeout: 1000 });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
 describe("segments and indexes", () => {
   it("rolls by segment.bytes and finds every offset through the sparse index, also after reopening", async () => {
     let log = await openLog({ "segment.bytes": "1024", "index.interval.bytes": "150" });
