@@ -61,9 +61,18 @@ const paymentSchema = JSON.stringify({
   ],
 });
 
-/** Seeds once: returns false when the demo accounts already exist. */
+const SEEDED_ACTION = "demo.seeded";
+
+/**
+ * Seeds once: returns false when a completed seed is found. The actions each
+ * commit on their own, so completion is marked by a final audit event; a seed
+ * interrupted half-way is reported instead of being silently left half-done.
+ */
 export async function seedDemoData(db: Db): Promise<boolean> {
-  if (await db.user.findUnique({ where: { email: DEMO_USERS.admin.email } })) return false;
+  if (await db.auditEvent.findFirst({ where: { action: SEEDED_ACTION } })) return false;
+  if (await db.user.findUnique({ where: { email: DEMO_USERS.admin.email } })) {
+    throw new Error("An earlier demo seed stopped half-way. Remove the data folder (KAPPA_DATA_DIR, default .data) to seed again.");
+  }
   const passwordHash = await hashPassword(DEMO_PASSWORD);
 
   const { orders, payments, users } = await db.$transaction(async (tx) => {
@@ -194,5 +203,6 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     serviceAccountId: reconciliation.id,
     purpose: "Show order status next to payments in the finance dashboard.",
   });
+  await db.auditEvent.create({ data: { actorEmail: "system", action: SEEDED_ACTION, entityType: "Domain", entityId: orders.id } });
   return true;
 }

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { createPrismaClient } from "@kappa/catalog";
+import { CatalogError, createPrismaClient } from "@kappa/catalog";
 import { startEmbeddedPostgres, type RunningPostgres } from "@kappa/catalog/embedded";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
@@ -175,6 +175,7 @@ async function main() {
 
 main().catch((error: unknown) => {
   console.error(`[kappa] start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof CatalogError && error.fields) console.error("[kappa] fields:", error.fields);
   if (error instanceof Error && error.cause) console.error("[kappa] cause:", error.cause);
   void shutdown(1);
 });

@@ -1,5 +1,10 @@
+/// <reference path="./avsc-types.d.ts" />
 import { Ajv } from "ajv";
-import avro from "avsc";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+// avsc's type system alone: its package entry also pulls in file and stream
+// support (node:fs), which the browser bundle of the portal's forms cannot load.
+import avroTypes from "avsc/lib/types.js";
 
 export type SchemaFormatName = "AVRO" | "JSON_SCHEMA";
 
@@ -25,7 +30,7 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
       return "An Avro schema for a data product must be a record (a JSON object with \"type\": \"record\").";
     }
     try {
-      const type = avro.Type.forSchema(parsed as avro.Schema);
+      const type = avroTypes.Type.forSchema(parsed);
       if (type.typeName !== "record") return `An Avro schema for a data product must be a record, not ${type.typeName}.`;
     } catch (error) {
       return `Invalid Avro schema: ${(error as Error).message}`;
@@ -35,8 +40,17 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return "A JSON Schema must be a JSON object.";
   }
+  // The draft a schema declares picks the validator; none means draft-07.
+  const declared = (parsed as { $schema?: unknown }).$schema;
+  const draft = typeof declared === "string" ? declared : "";
+  // Formats matter when data is validated, not when a schema is checked.
+  const options = { strict: false, allErrors: true, validateSchema: true, validateFormats: false } as const;
+  if (draft && !/draft-07|draft\/2019-09|draft\/2020-12/.test(draft)) {
+    return `Unsupported JSON Schema draft "${draft}": use draft-07, 2019-09 or 2020-12.`;
+  }
   try {
-    new Ajv({ strict: false, allErrors: true, validateSchema: true }).compile(parsed);
+    const ajv = draft.includes("2020-12") ? new Ajv2020(options) : draft.includes("2019-09") ? new Ajv2019(options) : new Ajv(options);
+    ajv.compile(parsed);
   } catch (error) {
     return `Invalid JSON Schema: ${(error as Error).message}`;
   }

@@ -73,3 +73,13 @@ describe("product input", () => {
     if (!result.success) expect(fieldErrors(result.error).purpose?.[0]).toMatch(/at least 10/);
   });
 });
+
+describe("JSON Schema drafts", () => {
+  const withDraft = (draft: string) => errorsOf({ ...valid, schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ $schema: draft, type: "object" }) } });
+  it("accepts draft-07, 2019-09 and 2020-12 and names unsupported drafts", () => {
+    expect(withDraft("http://json-schema.org/draft-07/schema#")).toEqual({});
+    expect(withDraft("https://json-schema.org/draft/2019-09/schema")).toEqual({});
+    expect(withDraft("https://json-schema.org/draft/2020-12/schema")).toEqual({});
+    expect(withDraft("http://json-schema.org/draft-04/schema#")["schema.definition"]?.[0]).toMatch(/Unsupported JSON Schema draft/);
+  });
+});
