@@ -511,7 +511,10 @@ export class LogManager {
       this.closed = true;
     });
     let firstError: unknown = null;
+    // A log that failed has an unknown tail: leave the shutdown unclean so the next open recovers it.
+    let clean = true;
     for (const log of this.allPartitions()) {
+      if (log.failed) clean = false;
       try {
         await log.close();
       } catch (err) {
@@ -520,7 +523,7 @@ export class LogManager {
     }
     await this.meta.close();
     await this.files.closeAll();
-    if (firstError === null) {
+    if (firstError === null && clean) {
       await writeFile(join(this.dataDir, CLEAN_SHUTDOWN), "");
       await fsyncDir(this.dataDir);
     }

@@ -176,6 +176,31 @@ describe("flush policy", () => {
   });
 });
 
+describe("I/O failure", () => {
+  it("fails the appends of a failed write instead of leaving them pending, and refuses later appends", async () => {
+    const log = await openLog();
+    await log.append(buildBatch({ records: [kv("a", "b")] }));
+    const h = await open(join(dir.path, "probe"), "w");
+    const proto = Object.getPrototypeOf(h) as { writev: () => Promise<unknown> };
+    await h.close();
+    const spy = vi.spyOn(proto, "writev").mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error"), { code: "EIO" }));
+    try {
+      const results = await Promise.allSettled(
+        [1, 2, 3].map(() => log.append(buildBatch({ records: [kv("a", "b")] }), { requireDurable: true })),
+      );
+      expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+      await expectCode(log.append(buildBatch({ records: [kv("a", "b")] })), 56);
+      await expectCode(log.read(0n, 100), 56);
+    } finally {
+      spy.mockRestore();
+    }
+    // The failed log is recovered on the next open: the acknowledged record is there, the failed ones are not.
+    const again = await reopen();
+    expect(mgr!.recoveredFromCrash).toBe(true);
+    expect(again.logEndOffset).toBe(1n);
+  });
+});
+
 describe("segments and indexes", () => {
   it("rolls by segment.bytes and finds every offset through the sparse index, also after reopening", async () => {
     let log = await openLog({ "segment.bytes": "1024", "index.interval.bytes": "150" });

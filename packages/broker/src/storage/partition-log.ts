@@ -303,6 +303,11 @@ export class PartitionLog {
     return this.segments.map((s) => BigInt(s.baseOffset));
   }
 
+  /** True after an I/O error: the log refuses work until reopened (recovery then repairs it). */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
   updateConfig(config: LogConfig): void {
     this.config = config;
   }
@@ -383,7 +388,15 @@ export class PartitionLog {
         while (this.queue.length > 0) {
           const group = this.queue;
           this.queue = [];
-          await this.writeGroup(group);
+          try {
+            await this.writeGroup(group);
+          } catch (err) {
+            // A failed write leaves the file in an unknown state: stop taking appends
+            // (recovery on the next open truncates it) and fail every request of the
+            // group; settling an already-resolved promise is a no-op.
+            this.fail(err);
+            for (const r of group) r.reject(this.failure);
+          }
         }
       })
       .catch((err: unknown) => this.fail(err));
