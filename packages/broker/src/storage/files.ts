@@ -92,6 +92,8 @@ export interface HandleLease {
 export class FileHandleCache {
   private entries = new Map<string, Entry>();
   private tick = 0;
+  private closing = new Set<Promise<void>>();
+  private closeError: unknown = null;
   constructor(readonly limit = 512) {}
 
   async acquire(path: string): Promise<HandleLease> {
@@ -139,10 +141,19 @@ export class FileHandleCache {
 
   private close(e: Entry): void {
     if (this.entries.get(e.path) === e) this.entries.delete(e.path);
-    e.handle.then(
+    const p = e.handle.then(
       (h) => h.close(),
       () => undefined, // open failed: already reported to the acquirer
     );
+    // Background closes are awaited (and their errors reported) by closeAll.
+    const tracked = p.then(
+      () => undefined,
+      (err: unknown) => {
+        this.closeError ??= err;
+      },
+    );
+    this.closing.add(tracked);
+    void tracked.finally(() => this.closing.delete(tracked));
   }
 
   private evict(): void {
@@ -157,15 +168,14 @@ export class FileHandleCache {
   async closeAll(): Promise<void> {
     const all = [...this.entries.values()];
     this.entries.clear();
-    await Promise.all(
-      all.map(async (e) => {
-        try {
-          await (await e.handle).close();
-        } catch {
-          // a failed open has nothing to close; a double close is harmless here
-        }
-      }),
-    );
+    const opened = await Promise.allSettled(all.map((e) => e.handle));
+    // A rejected open was already reported to the caller that acquired it; only real handles need closing.
+    const handles = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    const closed = await Promise.allSettled(handles.map((h) => h.close()));
+    await Promise.all([...this.closing]);
+    const failure = closed.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failure) throw failure.reason;
+    if (this.closeError !== null) throw this.closeError;
   }
 
   get size(): number {
