@@ -148,3 +148,42 @@ export function validateUpdate(patch: UpdateProductInput): FieldErrorMap | null 
   const result = updateProductInput.safeParse(patch);
   return result.success ? null : fieldErrors(result.error);
 }
+
+/** The fields of a stored product (as the API returns it) that the form edits. */
+export interface StoredProduct {
+  domainId: string;
+  name: string;
+  description: string;
+  classification: string;
+  tags: string[];
+  freshnessSeconds: number;
+  availabilityPct: number;
+  partitions: number;
+  retentionMs: number;
+  cleanupPolicy: string;
+  tieredStorage: boolean;
+  localRetentionMs: number;
+  contactEmail: string;
+  schemaVersions: { format: string; definition: string }[];
+}
+
+export function valuesFromProduct(p: StoredProduct): ProductFormValues {
+  const schema = p.schemaVersions[0];
+  return {
+    domainId: p.domainId,
+    name: p.name,
+    description: p.description,
+    classification: p.classification,
+    tags: p.tags.join(", "),
+    freshnessSeconds: String(p.freshnessSeconds),
+    availabilityPct: String(p.availabilityPct),
+    partitions: String(p.partitions),
+    retention: durationFromMs(p.retentionMs, RETENTION_PRESETS),
+    cleanupPolicy: p.cleanupPolicy,
+    tieredStorage: p.tieredStorage,
+    localRetention: durationFromMs(p.localRetentionMs, LOCAL_RETENTION_PRESETS),
+    contactEmail: p.contactEmail,
+    schemaFormat: schema?.format ?? "AVRO",
+    schemaDefinition: schema?.definition ?? "",
+  };
+}

@@ -78,7 +78,7 @@ export function CatalogView({ domains, tags }: { domains: { slug: string; name: 
             {data ? `${data.total} product${data.total === 1 ? "" : "s"}` : "Searching…"}
           </h2>
           <div className="flex items-center gap-2">
-            <label htmlFor="sort" className="text-sm text-slate-600">Sort by</label>
+            <label htmlFor="sort" className="whitespace-nowrap text-sm text-slate-600">Sort by</label>
             <select id="sort" value={filters.sort ?? "updated"} onChange={(e) => update({ sort: e.target.value === "updated" ? undefined : e.target.value })} className={`${inputClass} w-auto`}>
               <option value="updated">Recently updated</option>
               <option value="created">Newest</option>

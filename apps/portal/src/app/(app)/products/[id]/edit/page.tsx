@@ -1,0 +1,44 @@
+import { canInDomain, getProduct, NotFoundError, toJson } from "@kappa/catalog";
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { ProductForm } from "@/components/product-form";
+import { EmptyState, PageHeader } from "@/components/ui";
+import { valuesFromProduct } from "@/lib/product-form";
+import { requireActor } from "@/server/actor";
+import { db } from "@/server/db";
+
+export const metadata: Metadata = { title: "Edit data product" };
+
+export default async function EditProductPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const actor = await requireActor(`/products/${id}/edit`);
+  let product;
+  try {
+    product = toJson(await getProduct(db(), actor, id));
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    throw error;
+  }
+  if (!canInDomain(actor, "product:update", product.domainId)) {
+    return (
+      <>
+        <PageHeader title={`Edit ${product.name}`} />
+        <EmptyState title="You cannot edit this product">Only owners of the {product.domain.name} domain can change it.</EmptyState>
+      </>
+    );
+  }
+  const values = valuesFromProduct(product);
+  return (
+    <>
+      <PageHeader
+        title={`Edit ${product.name}`}
+        description={
+          product.status === "DRAFT" || product.status === "REJECTED"
+            ? "Every field can change until the product is approved."
+            : `The product is ${product.status.toLowerCase().replace("_", " ")}: only its description, tags, SLA and contact can change.`
+        }
+      />
+      <ProductForm mode={{ kind: "edit", productId: product.id, status: product.status, initial: values }} defaults={values} />
+    </>
+  );
+}

@@ -1,0 +1,107 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { ReasonAction } from "@/components/reason-form";
+import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
+import { api } from "@/lib/api-client";
+import type { ReviewQueue } from "@/lib/api-types";
+import { age, humanize } from "@/lib/format";
+import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
+
+export function ReviewQueueView() {
+  const queue = useQuery({
+    queryKey: queryKeys.reviewQueue,
+    queryFn: ({ signal }) => api<ReviewQueue>("/api/v1/review-queue", { signal }),
+    refetchInterval: 30_000,
+  });
+  if (queue.isPending) return <Loading label="Loading the queue…" />;
+  if (queue.isError) return <ErrorAlert message={queue.error.message} />;
+  const { products, subscriptions } = queue.data;
+  return (
+    <div className="space-y-6">
+      <Card title={`Data products (${products.length})`}>
+        {products.length === 0 ? (
+          <EmptyState title="No products waiting for review" />
+        ) : (
+          <ul className="divide-y divide-slate-200" aria-label="Products waiting for review">
+            {products.map((p) => (
+              <ProductRow key={p.id} product={p} />
+            ))}
+          </ul>
+        )}
+      </Card>
+      <Card title={`Subscription requests (${subscriptions.length})`}>
+        {subscriptions.length === 0 ? (
+          <EmptyState title="No subscription requests waiting" />
+        ) : (
+          <ul className="divide-y divide-slate-200" aria-label="Subscription requests">
+            {subscriptions.map((s) => (
+              <SubscriptionRow key={s.id} subscription={s} />
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }) {
+  const action = useProductAction(p.id);
+  return (
+    <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-product">
+      <div className="min-w-0">
+        <div className="flex flex-wrap items-center gap-2">
+          <Link href={`/products/${p.id}`} className="font-medium text-indigo-700 hover:underline">{p.name}</Link>
+          <Badge value={p.classification} label={humanize(p.classification)} />
+        </div>
+        <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
+        <p className="mt-1 text-sm text-slate-600">
+          {p.domain.name} · submitted {p.submittedAt ? `${age(p.submittedAt)} ago` : "—"}
+          {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
+        </p>
+        {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
+      </div>
+      {p.mine ? (
+        <p className="text-sm text-slate-500">Your own submission (four-eyes rule)</p>
+      ) : (
+        <div className="flex flex-wrap items-start gap-2 md:max-w-sm md:justify-end">
+          <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve" })} aria-label={`Approve ${p.name}`}>Approve</Button>
+          <ReasonAction label="Reject" confirmLabel="Reject product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", reason })} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subscriptions"][number] }) {
+  const action = useSubscriptionAction();
+  return (
+    <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-subscription">
+      <div className="min-w-0">
+        <p className="text-sm">
+          <span className="font-medium">{s.consumingDomain.name}</span> wants{" "}
+          <Link href={`/products/${s.product.id}`} className="font-medium text-indigo-700 hover:underline">{s.product.name}</Link>{" "}
+          <Badge value={s.product.classification} label={humanize(s.product.classification)} />
+        </p>
+        <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name} → {s.product.topicName}</p>
+        <p className="mt-1 text-sm text-slate-700">“{s.purpose}”</p>
+        <p className="mt-1 text-xs text-slate-500">
+          requested {age(s.createdAt)} ago{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
+        </p>
+        {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
+      </div>
+      {s.mine ? (
+        <p className="text-sm text-slate-500">Your own request (four-eyes rule)</p>
+      ) : (
+        <div className="flex flex-wrap items-start gap-2 md:max-w-sm md:justify-end">
+          <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve", id: s.id, productId: s.product.id })} aria-label={`Approve access of ${s.serviceAccount.name} to ${s.product.name}`}>
+            Approve
+          </Button>
+          <ReasonAction label="Reject" confirmLabel="Reject request" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", id: s.id, productId: s.product.id, reason })} />
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,291 @@
+"use client";
+
+import { CLASSIFICATIONS, LIMITS } from "@kappa/catalog/validation";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
+import { api, type ApiError } from "@/lib/api-client";
+import { humanize } from "@/lib/format";
+import {
+  changedInput,
+  formToInput,
+  LOCAL_RETENTION_PRESETS,
+  METADATA_FIELDS,
+  RETENTION_PRESETS,
+  validateRegister,
+  validateUpdate,
+  type DurationUnit,
+  type DurationValue,
+  type FieldErrorMap,
+  type ProductFormValues,
+} from "@/lib/product-form";
+import { queryKeys } from "@/lib/query-keys";
+import { Button, ButtonLink, Card, ErrorAlert, Field, inputClass } from "./ui";
+
+type Mode = { kind: "create"; domains: { id: string; name: string; slug: string }[] } | { kind: "edit"; productId: string; status: string; initial: ProductFormValues };
+
+const CLASSIFICATION_HINTS: Record<string, string> = {
+  PUBLIC: "Anyone in the company; owners may auto-approve access.",
+  INTERNAL: "Employees with a business need; owner approves access.",
+  CONFIDENTIAL: "Sensitive or personal data; every subscription needs explicit approval.",
+  RESTRICTED: "Highly sensitive; only governance approves access.",
+};
+
+/**
+ * Register or edit a data product. Validates with the catalog's own zod schema
+ * before sending; the server validates again and its field messages land next
+ * to the same fields. Nothing is sent while the form has errors.
+ */
+export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductFormValues }) {
+  const router = useRouter();
+  const client = useQueryClient();
+  const [values, setValues] = useState<ProductFormValues>(defaults);
+  const [errors, setErrors] = useState<FieldErrorMap>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const fullyEditable = mode.kind === "create" || mode.status === "DRAFT" || mode.status === "REJECTED";
+  const locked = (field: string) => !fullyEditable && !METADATA_FIELDS.includes(field);
+
+  const save = useMutation<{ id: string }, ApiError, unknown>({
+    mutationFn: (body) =>
+      mode.kind === "create"
+        ? api<{ id: string }>("/api/v1/products", { method: "POST", body })
+        : api<{ id: string }>(`/api/v1/products/${mode.productId}`, { method: "PATCH", body }),
+    onSuccess: async (product) => {
+      await Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.lists() }),
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(product.id) }),
+        client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+      ]);
+      router.push(`/products/${product.id}`);
+      router.refresh();
+    },
+    onError: (error) => {
+      setErrors(error.fields);
+      setFormError(error.message);
+    },
+  });
+
+  function set<K extends keyof ProductFormValues>(key: K, value: ProductFormValues[K]) {
+    setValues((v) => ({ ...v, [key]: value }));
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setFormError(null);
+    let body: unknown;
+    let problems: FieldErrorMap | null;
+    if (mode.kind === "create") {
+      problems = validateRegister(values);
+      body = formToInput(values);
+    } else {
+      const patch = changedInput(mode.initial, values);
+      if (Object.keys(patch).length === 0) {
+        setErrors({});
+        setFormError("Nothing has changed.");
+        return;
+      }
+      problems = validateUpdate(patch);
+      body = patch;
+    }
+    if (problems) {
+      setErrors(problems);
+      setFormError("Some fields need attention; nothing was saved.");
+      // Move focus to the first invalid field so keyboard users land on it.
+      requestAnimationFrame(() => document.querySelector<HTMLElement>("[aria-invalid=true]")?.focus());
+      return;
+    }
+    setErrors({});
+    save.mutate(body);
+  }
+
+  async function onUpload(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    if (!file) return;
+    const text = await file.text();
+    set("schemaDefinition", text);
+    if (/\.avsc$/i.test(file.name)) set("schemaFormat", "AVRO");
+  }
+
+  const e = (key: string) => errors[key];
+  const lockHint = "Fixed once the product is approved; publish a new major version to change it.";
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="space-y-6" aria-describedby="form-status">
+      <div id="form-status">
+        <ErrorAlert message={formError}>
+          {errors._ && <p>{errors._.join(" ")}</p>}
+        </ErrorAlert>
+      </div>
+
+      <Card title="Basics">
+        <div className="grid gap-4 sm:grid-cols-2">
+          {mode.kind === "create" && (
+            <Field id="domainId" label="Domain" errors={e("domainId")} hint="Only domains you own.">
+              {(a) => (
+                <select {...a} value={values.domainId} onChange={(ev) => set("domainId", ev.target.value)} className={inputClass}>
+                  {mode.domains.map((d) => (
+                    <option key={d.id} value={d.id}>{d.name} ({d.slug})</option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          )}
+          <Field id="name" label="Name" errors={e("name")} hint={locked("name") ? lockHint : "Becomes part of the topic name."}>
+            {(a) => <input {...a} value={values.name} onChange={(ev) => set("name", ev.target.value)} disabled={locked("name")} maxLength={LIMITS.nameMax + 20} className={inputClass} />}
+          </Field>
+          <Field id="description" label="Description" errors={e("description")} className="sm:col-span-2" hint="What is in the stream, when records are produced, keys and ordering.">
+            {(a) => <textarea {...a} rows={4} value={values.description} onChange={(ev) => set("description", ev.target.value)} className={inputClass} />}
+          </Field>
+          <Field id="classification" label="Classification" errors={e("classification")} hint={locked("classification") ? lockHint : CLASSIFICATION_HINTS[values.classification]}>
+            {(a) => (
+              <select {...a} value={values.classification} onChange={(ev) => set("classification", ev.target.value)} disabled={locked("classification")} className={inputClass}>
+                {CLASSIFICATIONS.map((c) => (
+                  <option key={c} value={c}>{humanize(c)}</option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field id="tags" label="Tags" errors={e("tags") ?? firstIndexed(errors, "tags")} hint="Comma-separated, lower-case, e.g. orders, events">
+            {(a) => <input {...a} value={values.tags} onChange={(ev) => set("tags", ev.target.value)} className={inputClass} />}
+          </Field>
+          <Field id="contactEmail" label="Contact e-mail" errors={e("contactEmail")}>
+            {(a) => <input {...a} type="email" value={values.contactEmail} onChange={(ev) => set("contactEmail", ev.target.value)} className={inputClass} />}
+          </Field>
+        </div>
+      </Card>
+
+      <Card title="Service level">
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field id="freshnessSeconds" label="Freshness target (seconds)" errors={e("freshnessSeconds")} hint="How stale the newest record may be.">
+            {(a) => <input {...a} inputMode="numeric" value={values.freshnessSeconds} onChange={(ev) => set("freshnessSeconds", ev.target.value)} className={inputClass} />}
+          </Field>
+          <Field id="availabilityPct" label="Availability target (%)" errors={e("availabilityPct")} hint={`Between ${LIMITS.availabilityMin} and 100.`}>
+            {(a) => <input {...a} inputMode="decimal" value={values.availabilityPct} onChange={(ev) => set("availabilityPct", ev.target.value)} className={inputClass} />}
+          </Field>
+        </div>
+      </Card>
+
+      <Card title="Topic">
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field id="partitions" label="Partitions" errors={e("partitions")} hint={locked("partitions") ? lockHint : `1–${LIMITS.partitionsMax}; the unit of consumer parallelism.`}>
+            {(a) => <input {...a} inputMode="numeric" value={values.partitions} onChange={(ev) => set("partitions", ev.target.value)} disabled={locked("partitions")} className={inputClass} />}
+          </Field>
+          <Field id="cleanupPolicy" label="Cleanup policy" errors={e("cleanupPolicy")} hint={locked("cleanupPolicy") ? lockHint : "compact keeps the latest record per key (latest-state products)."}>
+            {(a) => (
+              <select {...a} value={values.cleanupPolicy} onChange={(ev) => set("cleanupPolicy", ev.target.value)} disabled={locked("cleanupPolicy")} className={inputClass}>
+                <option value="delete">delete — keep records for the retention period</option>
+                <option value="compact">compact — keep the latest record per key</option>
+              </select>
+            )}
+          </Field>
+          <DurationField id="retention" label="Retention" value={values.retention} presets={RETENTION_PRESETS} disabled={locked("retentionMs")} errors={e("retentionMs")} onChange={(v) => set("retention", v)} hint="Forever by default: every consumer can replay from the start." />
+          <fieldset className="space-y-3">
+            <legend className="text-sm font-medium text-slate-800">Tiered storage</legend>
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                checked={values.tieredStorage}
+                onChange={(ev) => set("tieredStorage", ev.target.checked)}
+                disabled={locked("tieredStorage")}
+                aria-describedby={e("tieredStorage") ? "tieredStorage-error" : undefined}
+                className="h-4 w-4 rounded border-slate-300"
+              />
+              Move cold segments to object storage
+            </label>
+            {e("tieredStorage") && <p id="tieredStorage-error" className="text-sm text-rose-700" data-field-error>{e("tieredStorage")?.join(" ")}</p>}
+            {values.tieredStorage && (
+              <DurationField id="localRetention" label="Local hot window" value={values.localRetention} presets={LOCAL_RETENTION_PRESETS} disabled={locked("localRetentionMs")} errors={e("localRetentionMs")} onChange={(v) => set("localRetention", v)} hint="How much stays on broker disks; older data is served from object storage." />
+            )}
+          </fieldset>
+        </div>
+      </Card>
+
+      <Card title="Schema">
+        <div className="space-y-4">
+          <fieldset>
+            <legend className="text-sm font-medium text-slate-800">Format</legend>
+            <div className="mt-1 flex gap-4">
+              {[["AVRO", "Avro"], ["JSON_SCHEMA", "JSON Schema"]].map(([v, l]) => (
+                <label key={v} className="flex items-center gap-2 text-sm">
+                  <input type="radio" name="schemaFormat" value={v} checked={values.schemaFormat === v} onChange={() => set("schemaFormat", v ?? "AVRO")} className="h-4 w-4" />
+                  {l}
+                </label>
+              ))}
+            </div>
+            {e("schema.format") && <p className="mt-1 text-sm text-rose-700" data-field-error>{e("schema.format")?.join(" ")}</p>}
+          </fieldset>
+          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} hint="Paste the schema, or upload a .avsc / .json file.">
+            {(a) => <textarea {...a} rows={12} spellCheck={false} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
+          </Field>
+          <div>
+            <label htmlFor="schemaFile" className="text-sm font-medium text-slate-800">Upload a schema file</label>
+            <input id="schemaFile" type="file" accept=".avsc,.json,application/json" onChange={(ev) => void onUpload(ev)} className="mt-1 block text-sm file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:text-sm file:font-medium hover:file:bg-slate-200" />
+          </div>
+        </div>
+      </Card>
+
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : mode.kind === "create" ? "Register product" : "Save changes"}
+        </Button>
+        <ButtonLink variant="secondary" href={mode.kind === "create" ? "/" : `/products/${mode.productId}`}>
+          Cancel
+        </ButtonLink>
+      </div>
+    </form>
+  );
+}
+
+/** zod reports array items as "tags.2"; show the first such message on the field. */
+function firstIndexed(errors: FieldErrorMap, prefix: string): string[] | undefined {
+  const key = Object.keys(errors).find((k) => k.startsWith(`${prefix}.`));
+  return key ? errors[key] : undefined;
+}
+
+function DurationField({
+  id,
+  label,
+  value,
+  presets,
+  onChange,
+  errors,
+  disabled,
+  hint,
+}: {
+  id: string;
+  label: string;
+  value: DurationValue;
+  presets: { ms: number; label: string }[];
+  onChange: (v: DurationValue) => void;
+  errors?: string[];
+  disabled?: boolean;
+  hint?: ReactNode;
+}) {
+  return (
+    <Field id={id} label={label} errors={errors} hint={hint}>
+      {(a) => (
+        <div className="space-y-2">
+          <select {...a} value={value.choice} disabled={disabled} onChange={(ev) => onChange({ ...value, choice: ev.target.value })} className={inputClass}>
+            {presets.map((p) => (
+              <option key={p.ms} value={String(p.ms)}>{p.label}</option>
+            ))}
+            <option value="custom">Custom…</option>
+          </select>
+          {value.choice === "custom" && (
+            <div className="flex gap-2">
+              <label htmlFor={`${id}-amount`} className="sr-only">{label} amount</label>
+              <input id={`${id}-amount`} inputMode="decimal" value={value.amount} disabled={disabled} onChange={(ev) => onChange({ ...value, amount: ev.target.value })} className={inputClass} aria-invalid={a["aria-invalid"]} />
+              <label htmlFor={`${id}-unit`} className="sr-only">{label} unit</label>
+              <select id={`${id}-unit`} value={value.unit} disabled={disabled} onChange={(ev) => onChange({ ...value, unit: ev.target.value as DurationUnit })} className={`${inputClass} w-32`}>
+                <option value="minutes">minutes</option>
+                <option value="hours">hours</option>
+                <option value="days">days</option>
+              </select>
+            </div>
+          )}
+        </div>
+      )}
+    </Field>
+  );
+}
+
