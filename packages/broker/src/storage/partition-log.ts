@@ -703,6 +703,10 @@ export class PartitionLog {
           win = await this.readAt(lease.handle, pos, Math.min(end - pos, maxBytes + 16 * 1024));
         }
         const size = win.readInt32BE(rel + 8) + LOG_OVERHEAD;
+        if (size < HEADER_SIZE || pos + size > end) {
+          // Only possible if a closed segment was damaged on disk; never loop on it.
+          throw new StorageError("KAFKA_STORAGE_ERROR", `corrupt batch length at ${seg.logPath}:${pos}`);
+        }
         const last = Number(win.readBigInt64BE(rel)) + win.readInt32BE(rel + 23);
         if (last >= offset) break;
         pos += size;
