@@ -109,16 +109,6 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
             />
           </Card>
 
-          <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"} actions={schema && <Badge value={schema.status} />}>
-            {schema ? (
-              <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
-                {pretty(schema.definition)}
-              </pre>
-            ) : (
-              <p className="text-sm text-slate-600">No schema.</p>
-            )}
-          </Card>
-
           {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
             <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
               <ol className="space-y-2" aria-label="Provisioning steps" data-testid="provisioning-steps">
@@ -137,6 +127,16 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
               </ol>
             </Card>
           )}
+
+          <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"} actions={schema && <Badge value={schema.status} />}>
+            {schema ? (
+              <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
+                {pretty(schema.definition)}
+              </pre>
+            ) : (
+              <p className="text-sm text-slate-600">No schema.</p>
+            )}
+          </Card>
 
           {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} />}
         </div>

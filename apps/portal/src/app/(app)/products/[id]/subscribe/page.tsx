@@ -1,0 +1,42 @@
+import { getProduct, NotFoundError } from "@kappa/catalog";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { EmptyState, PageHeader } from "@/components/ui";
+import { requireActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { SubscribeForm } from "./subscribe-form";
+
+export const metadata: Metadata = { title: "Request a subscription" };
+
+export default async function SubscribePage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const actor = await requireActor(`/products/${id}/subscribe`);
+  let product;
+  try {
+    product = await getProduct(db(), actor, id);
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    throw error;
+  }
+  const domains = actor.memberships.filter((m) => m.domainId !== product.domainId);
+  const ownerDomains = domains.filter((m) => m.role === "OWNER").map((m) => ({ id: m.domainId, slug: m.domainSlug }));
+  return (
+    <>
+      <PageHeader
+        title={`Request access to ${product.name}`}
+        description={
+          <>
+            Read access to <span className="font-mono">{product.topicName}</span> for one of your domain&apos;s service accounts.{" "}
+            <Link href={`/products/${product.id}`} className="text-indigo-700 hover:underline">Back to the product</Link>
+          </>
+        }
+      />
+      {domains.length === 0 ? (
+        <EmptyState title="No domain to subscribe for">You can request access only for a domain you belong to, other than the product&apos;s own.</EmptyState>
+      ) : (
+        <SubscribeForm productId={product.id} productDomainId={product.domainId} classification={product.classification} ownerDomains={ownerDomains} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,102 @@
+"use client";
+
+import { LIMITS, requestSubscriptionInput, fieldErrors } from "@kappa/catalog/validation";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { ServiceAccountForm } from "@/components/service-account-form";
+import { Button, Card, ErrorAlert, Field, inputClass, Loading } from "@/components/ui";
+import { api, type ApiError } from "@/lib/api-client";
+import type { ServiceAccountOption } from "@/lib/api-types";
+import { queryKeys } from "@/lib/query-keys";
+
+export function SubscribeForm({
+  productId,
+  productDomainId,
+  classification,
+  ownerDomains,
+}: {
+  productId: string;
+  productDomainId: string;
+  classification: string;
+  ownerDomains: { id: string; slug: string }[];
+}) {
+  const router = useRouter();
+  const client = useQueryClient();
+  const accounts = useQuery({ queryKey: queryKeys.serviceAccounts, queryFn: ({ signal }) => api<ServiceAccountOption[]>("/api/v1/service-accounts", { signal }) });
+  const options = (accounts.data ?? []).filter((a) => a.domainId !== productDomainId);
+  const [serviceAccountId, setServiceAccountId] = useState("");
+  const [purpose, setPurpose] = useState("");
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const [creating, setCreating] = useState(false);
+  const selected = serviceAccountId || options[0]?.id || "";
+
+  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string }>({
+    mutationFn: (body) => api("/api/v1/subscriptions", { method: "POST", body }),
+    onSuccess: async () => {
+      await Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+      ]);
+      router.push(`/products/${productId}`);
+    },
+    onError: (error) => setErrors(error.fields),
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const body = { productId, serviceAccountId: selected, purpose };
+    const parsed = requestSubscriptionInput.safeParse(body);
+    if (!parsed.success) {
+      setErrors(fieldErrors(parsed.error));
+      return;
+    }
+    setErrors({});
+    request.mutate(body);
+  }
+
+  if (accounts.isPending) return <Loading label="Loading your service accounts…" />;
+  if (accounts.isError) return <ErrorAlert message={accounts.error.message} />;
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[1fr_22rem]">
+      <Card>
+        <form onSubmit={submit} className="space-y-4" noValidate>
+          {options.length > 0 ? (
+            <Field id="serviceAccountId" label="Service account" errors={errors.serviceAccountId} hint="The Kafka user that will read; consumer groups must start with its name and a dot.">
+              {(a) => (
+                <select {...a} value={selected} onChange={(e) => setServiceAccountId(e.target.value)} className={inputClass}>
+                  {options.map((o) => (
+                    <option key={o.id} value={o.id}>User:{o.name} ({o.domain.name})</option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          ) : (
+            <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">Your domain has no consumer service account yet; create one first.</p>
+          )}
+          <Field id="purpose" label="Purpose" errors={errors.purpose} hint={`Why you need the data (at least ${LIMITS.purposeMin} characters); reviewers see it.`}>
+            {(a) => <textarea {...a} rows={4} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
+          </Field>
+          {(classification === "CONFIDENTIAL" || classification === "RESTRICTED") && (
+            <p className="text-sm text-slate-600">This product is {classification.toLowerCase()}: {classification === "RESTRICTED" ? "governance" : "its owners or governance"} must approve the request.</p>
+          )}
+          <ErrorAlert message={request.isError ? request.error.message : null}>{errors.productId && <p>{errors.productId.join(" ")}</p>}</ErrorAlert>
+          <Button type="submit" disabled={request.isPending || options.length === 0}>
+            {request.isPending ? "Sending…" : "Request subscription"}
+          </Button>
+        </form>
+      </Card>
+      {ownerDomains.length > 0 && (
+        <Card title="New service account">
+          {creating || options.length === 0 ? (
+            <ServiceAccountForm domainId={ownerDomains[0]?.id ?? ""} compact onCreated={(a) => { setServiceAccountId(a.id); setCreating(false); }} />
+          ) : (
+            <Button variant="secondary" onClick={() => setCreating(true)}>Create another account</Button>
+          )}
+        </Card>
+      )}
+    </div>
+  );
+}
