@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "./env";
+
+const good = { DATABASE_URL: "postgresql://u:p@localhost:5432/kappa", NEXTAUTH_SECRET: "0123456789abcdef0123", NEXTAUTH_URL: "http://localhost:3000" };
+
+describe("parseEnv", () => {
+  it("parses a minimal configuration with SSO off", () => {
+    const env = parseEnv(good);
+    expect(env.DATABASE_URL).toBe(good.DATABASE_URL);
+    expect(env.KAPPA_DEMO_MODE).toBe(false);
+    expect(env.OIDC_ISSUER).toBeUndefined();
+  });
+
+  it("names every missing or bad variable", () => {
+    expect(() => parseEnv({ ...good, DATABASE_URL: "mysql://x@y/z", NEXTAUTH_SECRET: undefined })).toThrow(/DATABASE_URL[\s\S]*NEXTAUTH_SECRET|NEXTAUTH_SECRET[\s\S]*DATABASE_URL/);
+  });
+
+  it("refuses half-configured SSO, naming what is missing", () => {
+    expect(() => parseEnv({ ...good, OIDC_ISSUER: "https://id.example.com" })).toThrow(/OIDC_CLIENT_ID[\s\S]*OIDC_CLIENT_SECRET/);
+  });
+
+  it("reads demo mode flags", () => {
+    expect(parseEnv({ ...good, KAPPA_DEMO_MODE: "1" }).KAPPA_DEMO_MODE).toBe(true);
+    expect(parseEnv({ ...good, KAPPA_DEMO_MODE: "false" }).KAPPA_DEMO_MODE).toBe(false);
+  });
+});
