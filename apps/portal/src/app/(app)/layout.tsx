@@ -1,14 +1,16 @@
 import { permissionSummary } from "@kappa/catalog";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { ActorProvider } from "@/components/actor-context";
 import { Nav } from "@/components/nav";
+import { PATH_HEADER } from "@/lib/request-path";
 import { requireActor } from "@/server/actor";
 
 // Every page here reads the session and the database per request.
 export const dynamic = "force-dynamic";
 
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
-  const actor = await requireActor();
+  const actor = await requireActor((await headers()).get(PATH_HEADER) ?? undefined);
   const me = { ...actor, permissions: permissionSummary(actor) };
   return (
     <ActorProvider actor={me}>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { env, oidcEnabled } from "@/env";
+import { safeCallbackPath } from "@/lib/request-path";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -15,7 +16,7 @@ const DEMO_ACCOUNTS = [
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
   const e = env();
-  const callbackUrl = typeof params.callbackUrl === "string" && params.callbackUrl.startsWith("/") ? params.callbackUrl : "/";
+  const callbackUrl = safeCallbackPath(params.callbackUrl);
   const error = typeof params.error === "string" ? params.error : undefined;
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">

@@ -1,0 +1,15 @@
+import path from "node:path";
+
+/** Demo accounts seeded by prisma/seed.ts (password "kappa-demo"). */
+export const ROLES = {
+  ordersOwner: "owner@orders.example",
+  paymentsOwner: "owner@payments.example",
+  reviewer: "reviewer@governance.example",
+} as const;
+export type Role = keyof typeof ROLES;
+
+export const DEMO_PASSWORD = "kappa-demo";
+
+export function storageFor(role: Role): string {
+  return path.join(import.meta.dirname, ".auth", `${role}.json`);
+}

@@ -1,0 +1,25 @@
+import { expect, test } from "@playwright/test";
+import { DEMO_PASSWORD, ROLES } from "./roles";
+
+test("a wrong password shows an error and no session is created", async ({ page }) => {
+  await page.goto("/signin");
+  await page.getByLabel("E-mail").fill(ROLES.ordersOwner);
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Wrong e-mail or password.");
+  const me = await page.request.get("/api/v1/me");
+  expect(me.status()).toBe(401);
+  await page.goto("/my-domain");
+  await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fmy-domain/);
+});
+
+test("scripts sign in with next-auth's CSRF + credentials flow", async ({ request }) => {
+  const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  const callback = await request.post("/api/auth/callback/credentials", {
+    form: { csrfToken, email: ROLES.paymentsOwner, password: DEMO_PASSWORD, json: "true" },
+  });
+  expect(callback.ok()).toBe(true);
+  const me = await request.get("/api/v1/me");
+  expect(me.status()).toBe(200);
+  expect(await me.json()).toMatchObject({ email: ROLES.paymentsOwner, memberships: [{ domainSlug: "payments", role: "OWNER" }] });
+});

@@ -1,0 +1,65 @@
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+/*
+ * End-to-end journeys in Debian's Chromium (never a downloaded browser)
+ * against the real product: `npm start` with a fresh data folder starts
+ * embedded PostgreSQL, migrates, seeds the demo data, builds and serves the
+ * portal. Each run gets its own database, so tests never see stale state.
+ */
+const PORT = Number(process.env.KAPPA_E2E_PORT ?? 3100);
+const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+// Set once in the runner process; workers inherit it, so all agree on one folder.
+process.env.KAPPA_E2E_DATA_DIR ??= `/tmp/kappa-e2e-${Date.now()}-${process.pid}`;
+const baseURL = `http://localhost:${PORT}`;
+
+export default defineConfig({
+  testDir: "./e2e",
+  // Journeys share one database and build on each other's products.
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [["list"]],
+  forbidOnly: true,
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    ...devices["Desktop Chrome"],
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [
+    { name: "setup", testMatch: /.*\.setup\.ts/ },
+    { name: "journeys", testMatch: /.*\.spec\.ts/, dependencies: ["setup"] },
+  ],
+  webServer: {
+    command: "npm start",
+    cwd: REPO_ROOT,
+    url: `${baseURL}/signin`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      KAPPA_DATA_DIR: process.env.KAPPA_E2E_DATA_DIR,
+      PORT: String(PORT),
+      // Its own PostgreSQL port, so a developer's `npm start` can keep running.
+      KAPPA_PG_PORT: String(Number(process.env.KAPPA_E2E_PG_PORT ?? 55433)),
+      KAPPA_DEMO_MODE: "true",
+      NEXTAUTH_URL: baseURL,
+    },
+  },
+});
