@@ -1,0 +1,84 @@
+import { hostname } from "node:os";
+import { z } from "zod";
+
+/*
+ * The worker's configuration, parsed once at start-up. Nothing else in the
+ * package reads process.env: every module takes what it needs from WorkerEnv.
+ */
+
+const bool = z
+  .enum(["true", "false", "1", "0"], { message: "must be true or false" })
+  .transform((v) => v === "true" || v === "1");
+
+const positiveInt = (fallback: number) => z.coerce.number({ message: "must be a number" }).int("must be a whole number").positive("must be positive").default(fallback);
+
+const brokers = z
+  .string()
+  .transform((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0))
+  .refine((list) => list.length > 0, "must list at least one host:port")
+  .refine((list) => list.every((b) => /^[^\s:]+:\d{1,5}$/.test(b) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(b)), "every entry must be host:port");
+
+export const workerEnvSchema = z
+  .object({
+    DATABASE_URL: z.string({ message: "is required" }).regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+    KAFKA_BROKERS: brokers,
+    KAFKA_SASL_MECHANISM: z.enum(["none", "plain", "scram-sha-256", "scram-sha-512"], { message: "must be none, plain, scram-sha-256 or scram-sha-512" }).default("scram-sha-512"),
+    KAFKA_ADMIN_USER: z.string().min(1, "must not be empty").default("kappa-admin"),
+    KAFKA_ADMIN_PASSWORD: z.string().optional(),
+    KAFKA_SSL: bool.default(false),
+    KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
+    WORKER_ID: z.string().min(1).max(200).default(`${hostname()}-${process.pid}`),
+    WORKER_CONCURRENCY: positiveInt(4),
+    WORKER_POLL_MS: positiveInt(500),
+    WORKER_LEASE_MS: positiveInt(30_000),
+    WORKER_MAX_ATTEMPTS: positiveInt(10),
+    WORKER_BACKOFF_BASE_MS: positiveInt(1_000),
+    WORKER_BACKOFF_MAX_MS: positiveInt(60_000),
+    WORKER_RECONCILE_INTERVAL_MS: positiveInt(60_000),
+    WORKER_OBSERVE_INTERVAL_MS: positiveInt(5_000),
+    /** How long the minute-bucketed observation history is kept. */
+    WORKER_HISTORY_HOURS: positiveInt(48),
+    /** What happens to a RETIRED product's topic: deleted, or kept without any grants. */
+    WORKER_RETIRED_TOPICS: z.enum(["delete", "keep"], { message: "must be delete or keep" }).default("keep"),
+    /** 0 turns the HTTP health endpoint off. */
+    WORKER_HEALTH_PORT: z.coerce.number({ message: "must be a number" }).int().min(0).max(65535).default(0),
+    /** A file written when the worker is ready and removed on shutdown (for scripts that cannot poll HTTP). */
+    WORKER_READY_FILE: z.string().min(1).optional(),
+    /** 32 bytes, base64 or hex: encrypts issued passwords until their owner picks them up. */
+    KAPPA_SECRETS_KEY: z.string({ message: "is required (32 random bytes, base64 or hex)" }),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
+      ctx.addIssue({ code: "custom", path: ["KAFKA_ADMIN_PASSWORD"], message: `is required when KAFKA_SASL_MECHANISM is ${env.KAFKA_SASL_MECHANISM}` });
+    }
+    try {
+      parseSecretsKey(env.KAPPA_SECRETS_KEY);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", path: ["KAPPA_SECRETS_KEY"], message: error instanceof Error ? error.message : String(error) });
+    }
+  });
+
+export type WorkerEnv = z.output<typeof workerEnvSchema>;
+
+export class ConfigurationError extends Error {
+  override name = "ConfigurationError";
+}
+
+/** Parses the environment; the error names every variable that is wrong. */
+export function parseWorkerEnv(source: Record<string, string | undefined>): WorkerEnv {
+  // Empty strings (from `FOO=` in an env file) mean "unset", as in the portal.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = workerEnvSchema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`);
+  throw new ConfigurationError(`Invalid worker configuration:\n${lines.join("\n")}`);
+}
+
+/** A 32-byte AES-256 key from base64 (44 chars) or hex (64 chars). */
+export function parseSecretsKey(raw: string): Buffer {
+  const text = raw.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
+  if (key.length !== 32) throw new Error(`must be 32 bytes (base64 or hex); got ${key.length} bytes`);
+  return key;
+}

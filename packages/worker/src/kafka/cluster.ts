@@ -1,0 +1,91 @@
+/*
+ * What the worker needs from a Kafka cluster, in Kafka's own terms. The
+ * reconciler and the observer only see this interface; KafkaJsCluster
+ * (kafkajs-cluster.ts) implements it against any Kafka-compatible cluster.
+ */
+
+export type AclOperation = "ALL" | "READ" | "WRITE" | "CREATE" | "DELETE" | "ALTER" | "DESCRIBE" | "CLUSTER_ACTION" | "DESCRIBE_CONFIGS" | "ALTER_CONFIGS" | "IDEMPOTENT_WRITE";
+export type AclResourceType = "TOPIC" | "GROUP" | "CLUSTER" | "TRANSACTIONAL_ID";
+export type AclPatternType = "LITERAL" | "PREFIXED";
+
+/** One ACL binding, exactly as Kafka stores it. */
+export interface AclBinding {
+  resourceType: AclResourceType;
+  resourceName: string;
+  patternType: AclPatternType;
+  principal: string;
+  host: string;
+  operation: AclOperation;
+  permission: "ALLOW" | "DENY";
+}
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  configs: Record<string, string>;
+}
+
+export interface TopicDescription {
+  name: string;
+  partitions: number;
+  /** Effective value of every config the cluster reports (overrides and defaults). */
+  configs: Record<string, string>;
+}
+
+export type OffsetSpec = "latest" | "earliest" | "earliestLocal" | "latestTiered";
+
+export interface PartitionRef {
+  topic: string;
+  partition: number;
+}
+
+export interface GroupDescription {
+  groupId: string;
+  state: string;
+  members: number;
+  protocolType: string;
+}
+
+/** Key of a partition in result maps (NUL cannot occur in a topic name). */
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+export interface KafkaCluster {
+  /** Names of every topic the admin principal may describe (internal ones excluded). */
+  listTopics(): Promise<string[]>;
+  /** Partition counts and effective configs; topics that do not exist are absent from the map. */
+  describeTopics(names: string[]): Promise<Map<string, TopicDescription>>;
+  /** Creates topics; one that already exists is not an error (another worker may have won). */
+  createTopics(specs: TopicSpec[]): Promise<void>;
+  /** Grows a topic to `count` partitions (Kafka cannot shrink). */
+  createPartitions(topic: string, count: number): Promise<void>;
+  /** Sets exactly these keys, leaving every other override as it is (IncrementalAlterConfigs SET). */
+  setTopicConfigs(topic: string, configs: Record<string, string>): Promise<void>;
+  deleteTopics(names: string[]): Promise<void>;
+
+  /** Every ACL binding of these principals (all principals when omitted). */
+  describeAcls(principals?: string[]): Promise<AclBinding[]>;
+  createAcls(bindings: AclBinding[]): Promise<void>;
+  /** Deletes exactly these bindings (literal filters, nothing wider). */
+  deleteAcls(bindings: AclBinding[]): Promise<void>;
+
+  /** SCRAM mechanisms present per user; users without credentials are absent. */
+  describeScramUsers(users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>>;
+  upsertScramUser(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void>;
+
+  /** Partition counts (metadata only). */
+  partitionCounts(topics: string[]): Promise<Map<string, number>>;
+  /** Offsets per partition; null where the cluster cannot say (API or version missing, UNSUPPORTED_VERSION). */
+  listOffsets(partitions: PartitionRef[], spec: OffsetSpec): Promise<Map<string, bigint | null>>;
+  /** Local bytes per partition summed over log dirs (DescribeLogDirs); null when the cluster does not offer it. */
+  localBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null>;
+  /** Bytes in remote (tiered) storage per partition; null when the cluster does not expose it. */
+  remoteBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null>;
+  listGroups(): Promise<string[]>;
+  describeGroups(groupIds: string[]): Promise<GroupDescription[]>;
+  /** Committed offsets of a group for the given topics; partitions without a commit are absent. */
+  committedOffsets(groupId: string, topics: string[]): Promise<Map<string, bigint>>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,80 @@
+/*
+ * `npm start -w packages/worker`: the worker as its own process. Reads the
+ * environment once (env.ts), runs until SIGINT/SIGTERM, then shuts down
+ * gracefully: running tasks finish or give their leases back.
+ */
+import { createPrismaClient } from "@kappa/catalog";
+import { ConfigurationError, parseSecretsKey, parseWorkerEnv } from "./env.ts";
+import { KafkaJsCluster } from "./kafka/kafkajs-cluster.ts";
+import { errorMessage, jsonLogger } from "./log.ts";
+import { Worker } from "./worker.ts";
+
+async function main(): Promise<void> {
+  const env = parseWorkerEnv(process.env);
+  const log = jsonLogger({ level: env.LOG_LEVEL, base: { service: "kappa-worker", workerId: env.WORKER_ID } });
+  const db = createPrismaClient(env.DATABASE_URL);
+  const mechanism = env.KAFKA_SASL_MECHANISM;
+  const cluster = new KafkaJsCluster(
+    {
+      brokers: env.KAFKA_BROKERS,
+      sasl:
+        mechanism === "none"
+          ? null
+          : { mechanism: mechanism === "plain" ? "PLAIN" : mechanism === "scram-sha-256" ? "SCRAM-SHA-256" : "SCRAM-SHA-512", username: env.KAFKA_ADMIN_USER, password: env.KAFKA_ADMIN_PASSWORD ?? "" },
+      ssl: env.KAFKA_SSL,
+      caFile: env.KAFKA_SSL_CA_FILE,
+      clientId: `kappa-worker-${env.WORKER_ID}`,
+    },
+    log,
+  );
+  const worker = new Worker(
+    db,
+    cluster,
+    {
+      workerId: env.WORKER_ID,
+      concurrency: env.WORKER_CONCURRENCY,
+      pollMs: env.WORKER_POLL_MS,
+      leaseMs: env.WORKER_LEASE_MS,
+      maxAttempts: env.WORKER_MAX_ATTEMPTS,
+      backoffBaseMs: env.WORKER_BACKOFF_BASE_MS,
+      backoffMaxMs: env.WORKER_BACKOFF_MAX_MS,
+      reconcileIntervalMs: env.WORKER_RECONCILE_INTERVAL_MS,
+      observeIntervalMs: env.WORKER_OBSERVE_INTERVAL_MS,
+      historyHours: env.WORKER_HISTORY_HOURS,
+      retiredTopics: env.WORKER_RETIRED_TOPICS,
+      secretsKey: parseSecretsKey(env.KAPPA_SECRETS_KEY),
+      healthPort: env.WORKER_HEALTH_PORT,
+      readyFile: env.WORKER_READY_FILE,
+    },
+    log,
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal });
+    worker
+      .stop()
+      .then(() => cluster.close())
+      .then(() => db.$disconnect())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error("shutdown failed", { error: errorMessage(error) });
+          process.exit(1);
+        },
+      );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  await worker.start();
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigurationError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: "error", msg: "worker failed to start", error: errorMessage(error) })}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+/*
+ * Pure diffing of desired against actual cluster state: what the reconciler
+ * must do, and nothing more. Kept free of I/O so every rule is unit-tested.
+ */
+import { topicConfigs } from "@kappa/catalog";
+import type { AclBinding, AclOperation, TopicDescription, TopicSpec } from "../kafka/cluster.ts";
+
+/** Product states in which the topic and its grants exist on Kafka. DEPRECATED products still serve their subscribers until retired. */
+export const LIVE_PRODUCT_STATUSES = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"] as const;
+/** Subscription states that hold a grant. */
+export const GRANTED_SUBSCRIPTION_STATUSES = ["APPROVED", "ACTIVE"] as const;
+
+export const PRODUCER_TOPIC_OPERATIONS: readonly AclOperation[] = ["WRITE", "DESCRIBE"];
+export const PRODUCER_CLUSTER_OPERATIONS: readonly AclOperation[] = ["IDEMPOTENT_WRITE"];
+export const CONSUMER_TOPIC_OPERATIONS: readonly AclOperation[] = ["READ", "DESCRIBE"];
+export const CONSUMER_GROUP_OPERATIONS: readonly AclOperation[] = ["READ"];
+
+/** Kafka's name for the one CLUSTER resource. */
+export const CLUSTER_RESOURCE_NAME = "kafka-cluster";
+
+export interface ProductForTopic {
+  topicName: string;
+  partitions: number;
+  retentionMs: bigint;
+  cleanupPolicy: "delete" | "compact";
+  tieredStorage: boolean;
+  localRetentionMs: bigint;
+}
+
+/** The topic a product needs: its partitions and the catalog's configs with Kafka's names. */
+export function topicSpecFor(product: ProductForTopic): TopicSpec {
+  return { name: product.topicName, partitions: product.partitions, configs: topicConfigs(product) };
+}
+
+export interface TopicDiff {
+  create: TopicSpec | null;
+  /** New partition count when the topic has fewer than the catalog asks for. */
+  growPartitionsTo: number | null;
+  /** Kafka cannot shrink a topic: reported, never applied. */
+  partitionsAboveCatalog: { actual: number; desired: number } | null;
+  /** Config keys whose effective value differs from the catalog's, with the catalog's value. */
+  setConfigs: Record<string, string>;
+  /** What the cluster had for each key in setConfigs (absent key: the cluster reported none). */
+  previousConfigs: Record<string, string | null>;
+}
+
+/** Kafka reports `cleanup.policy` as a list; "compact,delete" equals "delete,compact". */
+function normaliseConfig(key: string, value: string): string {
+  const v = value.trim();
+  if (key === "cleanup.policy") return v.split(",").map((s) => s.trim()).filter(Boolean).sort().join(",");
+  if (v === "true" || v === "false") return v;
+  return v;
+}
+
+export function diffTopic(desired: TopicSpec, actual: TopicDescription | undefined): TopicDiff {
+  if (!actual) return { create: desired, growPartitionsTo: null, partitionsAboveCatalog: null, setConfigs: {}, previousConfigs: {} };
+  const setConfigs: Record<string, string> = {};
+  const previousConfigs: Record<string, string | null> = {};
+  for (const [key, value] of Object.entries(desired.configs)) {
+    const current = actual.configs[key];
+    if (current === undefined || normaliseConfig(key, current) !== normaliseConfig(key, value)) {
+      setConfigs[key] = value;
+      previousConfigs[key] = current ?? null;
+    }
+  }
+  return {
+    create: null,
+    growPartitionsTo: actual.partitions < desired.partitions ? desired.partitions : null,
+    partitionsAboveCatalog: actual.partitions > desired.partitions ? { actual: actual.partitions, desired: desired.partitions } : null,
+    setConfigs,
+    previousConfigs,
+  };
+}
+
+export function topicDiffIsEmpty(d: TopicDiff): boolean {
+  return d.create === null && d.growPartitionsTo === null && Object.keys(d.setConfigs).length === 0;
+}
+
+export function aclKey(b: AclBinding): string {
+  return [b.principal, b.resourceType, b.patternType, b.resourceName, b.operation, b.permission, b.host].join("\u0000");
+}
+
+function allow(principal: string, resourceType: AclBinding["resourceType"], patternType: AclBinding["patternType"], resourceName: string, operation: AclOperation): AclBinding {
+  return { principal, resourceType, patternType, resourceName, operation, permission: "ALLOW", host: "*" };
+}
+
+/** A producer account: WRITE and DESCRIBE on each live topic of its domain, IDEMPOTENT_WRITE on the cluster while it has any. */
+export function producerBindings(principal: string, topics: readonly string[]): AclBinding[] {
+  if (topics.length === 0) return [];
+  const out: AclBinding[] = [];
+  for (const topic of topics) for (const op of PRODUCER_TOPIC_OPERATIONS) out.push(allow(principal, "TOPIC", "LITERAL", topic, op));
+  for (const op of PRODUCER_CLUSTER_OPERATIONS) out.push(allow(principal, "CLUSTER", "LITERAL", CLUSTER_RESOURCE_NAME, op));
+  return out;
+}
+
+/** A subscriber account: READ and DESCRIBE on each subscribed topic, READ on its PREFIXED group namespace while it has any. */
+export function consumerBindings(principal: string, groupPrefix: string, topics: readonly string[]): AclBinding[] {
+  if (topics.length === 0) return [];
+  const out: AclBinding[] = [];
+  for (const topic of topics) for (const op of CONSUMER_TOPIC_OPERATIONS) out.push(allow(principal, "TOPIC", "LITERAL", topic, op));
+  for (const op of CONSUMER_GROUP_OPERATIONS) out.push(allow(principal, "GROUP", "PREFIXED", groupPrefix, op));
+  return out;
+}
+
+/**
+ * Which existing bindings the catalog owns and may therefore delete: those of
+ * a catalog principal on a catalog topic, on that principal's own group
+ * prefix, or on the cluster. Anything else (an operator's own grants, other
+ * principals) is left alone.
+ */
+export interface Ownership {
+  principals: ReadonlySet<string>;
+  topics: ReadonlySet<string>;
+  groupPrefixOf: ReadonlyMap<string, string>;
+}
+
+export function isOwned(b: AclBinding, own: Ownership): boolean {
+  if (!own.principals.has(b.principal) || b.permission !== "ALLOW") return false;
+  switch (b.resourceType) {
+    case "TOPIC":
+      return b.patternType === "LITERAL" && own.topics.has(b.resourceName);
+    case "GROUP":
+      return b.patternType === "PREFIXED" && own.groupPrefixOf.get(b.principal) === b.resourceName;
+    case "CLUSTER":
+      return b.resourceName === CLUSTER_RESOURCE_NAME && (PRODUCER_CLUSTER_OPERATIONS as readonly string[]).includes(b.operation);
+    default:
+      return false;
+  }
+}
+
+export interface AclDiff {
+  create: AclBinding[];
+  delete: AclBinding[];
+}
+
+/** Create what is desired and missing; delete what the catalog owns and no longer wants. */
+export function diffAcls(desired: readonly AclBinding[], actual: readonly AclBinding[], own: Ownership): AclDiff {
+  const want = new Map(desired.map((b) => [aclKey(b), b]));
+  const have = new Map(actual.map((b) => [aclKey(b), b]));
+  const create = [...want].filter(([k]) => !have.has(k)).map(([, b]) => b);
+  const del = [...have].filter(([k, b]) => !want.has(k) && isOwned(b, own)).map(([, b]) => b);
+  return { create, delete: del };
+}
+
+/** Capped exponential backoff with "equal jitter" (half fixed, half random): spreads the retries of many tasks after an outage. */
+export function backoffDelayMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const exp = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  // Never less than half the exponential step, so a retry storm cannot collapse to zero delay.
+  return Math.round(exp / 2 + random() * (exp / 2));
+}
