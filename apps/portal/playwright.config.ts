@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
@@ -9,8 +10,21 @@ import { defineConfig, devices } from "@playwright/test";
  */
 const PORT = Number(process.env.KAPPA_E2E_PORT ?? 3100);
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+const DATA_PREFIX = "kappa-e2e-";
+
+/** Data folders of earlier runs whose PostgreSQL has stopped (no postmaster.pid) are ~40 MB each: drop them. */
+function removeStaleDataDirs(): void {
+  for (const name of readdirSync("/tmp")) {
+    const dir = path.join("/tmp", name);
+    if (name.startsWith(DATA_PREFIX) && !existsSync(path.join(dir, "postgres", "postmaster.pid"))) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // Set once in the runner process; workers inherit it, so all agree on one folder.
-process.env.KAPPA_E2E_DATA_DIR ??= `/tmp/kappa-e2e-${Date.now()}-${process.pid}`;
+if (!process.env.KAPPA_E2E_DATA_DIR) {
+  removeStaleDataDirs();
+  process.env.KAPPA_E2E_DATA_DIR = `/tmp/${DATA_PREFIX}${Date.now()}-${process.pid}`;
+}
 const baseURL = `http://localhost:${PORT}`;
 
 export default defineConfig({

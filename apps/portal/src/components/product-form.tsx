@@ -178,7 +178,7 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
               </select>
             )}
           </Field>
-          <DurationField id="retention" label="Retention" value={values.retention} presets={RETENTION_PRESETS} disabled={locked("retentionMs")} errors={e("retentionMs")} onChange={(v) => set("retention", v)} hint="Forever by default: every consumer can replay from the start." />
+          <DurationField id="retention" label="Retention" value={values.retention} presets={RETENTION_PRESETS} disabled={locked("retentionMs")} errors={e("retentionMs")} onChange={(v) => set("retention", v)} hint={locked("retentionMs") ? lockHint : "Forever by default: every consumer can replay from the start."} />
           <fieldset className="space-y-3">
             <legend className="text-sm font-medium text-slate-800">Tiered storage</legend>
             <label className="flex items-center gap-2 text-sm">
@@ -194,7 +194,7 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
             </label>
             {e("tieredStorage") && <p id="tieredStorage-error" className="text-sm text-rose-700" data-field-error>{e("tieredStorage")?.join(" ")}</p>}
             {values.tieredStorage && (
-              <DurationField id="localRetention" label="Local hot window" value={values.localRetention} presets={LOCAL_RETENTION_PRESETS} disabled={locked("localRetentionMs")} errors={e("localRetentionMs")} onChange={(v) => set("localRetention", v)} hint="How much stays on broker disks; older data is served from object storage." />
+              <DurationField id="localRetention" label="Local hot window" value={values.localRetention} presets={LOCAL_RETENTION_PRESETS} disabled={locked("localRetentionMs")} errors={e("localRetentionMs")} onChange={(v) => set("localRetention", v)} hint={locked("localRetentionMs") ? lockHint : "How much stays on broker disks; older data is served from object storage."} />
             )}
           </fieldset>
         </div>
@@ -207,20 +207,20 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
             <div className="mt-1 flex gap-4">
               {[["AVRO", "Avro"], ["JSON_SCHEMA", "JSON Schema"]].map(([v, l]) => (
                 <label key={v} className="flex items-center gap-2 text-sm">
-                  <input type="radio" name="schemaFormat" value={v} checked={values.schemaFormat === v} onChange={() => set("schemaFormat", v ?? "AVRO")} className="h-4 w-4" />
+                  <input type="radio" name="schemaFormat" value={v} checked={values.schemaFormat === v} disabled={locked("schema")} onChange={() => set("schemaFormat", v ?? "AVRO")} className="h-4 w-4" />
                   {l}
                 </label>
               ))}
             </div>
             {e("schema.format") && <p className="mt-1 text-sm text-rose-700" data-field-error>{e("schema.format")?.join(" ")}</p>}
           </fieldset>
-          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} hint="Paste the schema, or upload a .avsc / .json file.">
-            {(a) => <textarea {...a} rows={12} spellCheck={false} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
+          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} hint={locked("schema") ? "The approved schema; schema evolution comes with versioned schemas." : "Paste the schema, or upload a .avsc / .json file."}>
+            {(a) => <textarea {...a} rows={12} spellCheck={false} readOnly={locked("schema")} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
           </Field>
-          <div>
+          {!locked("schema") && <div>
             <label htmlFor="schemaFile" className="text-sm font-medium text-slate-800">Upload a schema file</label>
             <input id="schemaFile" type="file" accept=".avsc,.json,application/json" onChange={(ev) => void onUpload(ev)} className="mt-1 block text-sm file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:text-sm file:font-medium hover:file:bg-slate-200" />
-          </div>
+          </div>}
         </div>
       </Card>
 

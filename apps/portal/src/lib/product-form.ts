@@ -184,6 +184,15 @@ export function valuesFromProduct(p: StoredProduct): ProductFormValues {
     localRetention: durationFromMs(p.localRetentionMs, LOCAL_RETENTION_PRESETS),
     contactEmail: p.contactEmail,
     schemaFormat: schema?.format ?? "AVRO",
-    schemaDefinition: schema?.definition ?? "",
+    schemaDefinition: schema ? prettyJson(schema.definition) : "",
   };
+}
+
+/** Indented for editing; text that is not JSON stays as stored. */
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }

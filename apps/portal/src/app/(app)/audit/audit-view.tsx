@@ -85,7 +85,16 @@ export function AuditView() {
                       {e.entityType === "DataProduct" && <> · <Link className="text-xs text-slate-500 hover:underline" href={`/products/${e.entityId}`}>open</Link></>}
                       <div className="font-mono text-xs text-slate-400">{e.entityId}</div>
                     </td>
-                    <td className="py-2"><code className="block max-w-md whitespace-pre-wrap break-words text-xs text-slate-600">{JSON.stringify(e.data)}</code></td>
+                    <td className="py-2">
+                      <dl className="max-w-sm text-xs text-slate-600 [overflow-wrap:anywhere]">
+                        {Object.entries(e.data ?? {}).map(([k, v]) => (
+                          <div key={k}>
+                            <dt className="inline font-medium text-slate-700">{k}: </dt>
+                            <dd className="inline font-mono">{typeof v === "string" ? v : JSON.stringify(v)}</dd>
+                          </div>
+                        ))}
+                      </dl>
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -60,7 +60,7 @@ export function SubscribeForm({
   if (accounts.isError) return <ErrorAlert message={accounts.error.message} />;
 
   return (
-    <div className="grid gap-6 lg:grid-cols-[1fr_22rem]">
+    <div className="grid items-start gap-6 lg:grid-cols-[1fr_22rem]">
       <Card>
         <form onSubmit={submit} className="space-y-4" noValidate>
           {options.length > 0 ? (
@@ -89,7 +89,7 @@ export function SubscribeForm({
         </form>
       </Card>
       {ownerDomains.length > 0 && (
-        <Card title="New service account">
+        <Card title="New service account" className="self-start">
           {creating || options.length === 0 ? (
             <ServiceAccountForm domainId={ownerDomains[0]?.id ?? ""} compact onCreated={(a) => { setServiceAccountId(a.id); setCreating(false); }} />
           ) : (
