@@ -24,7 +24,7 @@ export function createPrismaClient(databaseUrl: string) {
     adapter,
     omit: {
       user: { passwordHash: true },
-      serviceAccount: { secretHash: true },
+      serviceAccount: { secretHash: true, secretCiphertext: true },
     },
   });
 }

@@ -194,6 +194,19 @@ describe("updateProduct and deprecateProduct", () => {
   });
 });
 
+describe("secret columns", () => {
+  it("are left out of every read unless asked for by name", async () => {
+    await db.user.update({ where: { id: ctx.people.admin.id }, data: { passwordHash: "scrypt$1$1$1$x$y" } });
+    const user = await db.user.findUniqueOrThrow({ where: { id: ctx.people.admin.id } });
+    expect(user).not.toHaveProperty("passwordHash");
+    const account = await db.serviceAccount.create({ data: { domainId: ctx.orders.id, name: "omit-check", secretHash: "h", secretCiphertext: "c" } });
+    expect(account).not.toHaveProperty("secretHash");
+    expect(account).not.toHaveProperty("secretCiphertext");
+    const explicit = await db.serviceAccount.findUniqueOrThrow({ where: { id: account.id }, omit: { secretHash: false } });
+    expect(explicit.secretHash).toBe("h");
+  });
+});
+
 describe("audit log", () => {
   it("is append-only in the database itself", async () => {
     await expect(db.auditEvent.deleteMany({})).rejects.toThrow(/append-only/);

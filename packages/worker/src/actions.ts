@@ -56,7 +56,7 @@ export async function revealCredentialOnce(db: Db, secretsKey: Buffer, acting: A
     const actor = await loadActor(tx, acting.userId);
     const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ServiceAccount" WHERE id = ${serviceAccountId} FOR UPDATE`;
     if (rows.length === 0) throw new NotFoundError("Service account", serviceAccountId);
-    const account = await tx.serviceAccount.findUniqueOrThrow({ where: { id: serviceAccountId } });
+    const account = await tx.serviceAccount.findUniqueOrThrow({ where: { id: serviceAccountId }, omit: { secretCiphertext: false, secretHash: false } });
     if (!canInDomain(actor, "serviceAccount:create", account.domainId)) {
       throw new ForbiddenError("Only owners of the account's domain can see its credentials.");
     }
