@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { DEMO_PASSWORD, ROLES } from "./roles";
+import { DEMO_PASSWORD, ROLES, storageFor } from "./roles";
 
 test("a wrong password shows an error and no session is created", async ({ page }) => {
   await page.goto("/signin");
@@ -22,4 +22,15 @@ test("scripts sign in with next-auth's CSRF + credentials flow", async ({ reques
   const me = await request.get("/api/v1/me");
   expect(me.status()).toBe(200);
   expect(await me.json()).toMatchObject({ email: ROLES.paymentsOwner, memberships: [{ domainSlug: "payments", role: "OWNER" }] });
+});
+
+test.describe("signed in", () => {
+  test.use({ storageState: storageFor("reviewer") });
+
+  test("the sign-in page sends a signed-in user on, and the nav shows who and which role", async ({ page }) => {
+    await page.goto("/signin?callbackUrl=%2Freview");
+    await expect(page).toHaveURL(/\/review$/);
+    await expect(page.getByTestId("current-user")).toContainText("reviewer@governance.example");
+    await expect(page.getByTestId("current-role")).toHaveText("Governance reviewer");
+  });
 });

@@ -15,6 +15,10 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ ...good, DATABASE_URL: "mysql://x@y/z", NEXTAUTH_SECRET: undefined })).toThrow(/DATABASE_URL[\s\S]*NEXTAUTH_SECRET|NEXTAUTH_SECRET[\s\S]*DATABASE_URL/);
   });
 
+  it("says a missing variable is required", () => {
+    expect(() => parseEnv({ ...good, NEXTAUTH_URL: undefined })).toThrow("NEXTAUTH_URL: is required");
+  });
+
   it("refuses half-configured SSO, naming what is missing", () => {
     expect(() => parseEnv({ ...good, OIDC_ISSUER: "https://id.example.com" })).toThrow(/OIDC_CLIENT_ID[\s\S]*OIDC_CLIENT_SECRET/);
   });

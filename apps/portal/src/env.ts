@@ -10,14 +10,17 @@ const boolish = z
   .optional()
   .transform((v) => v === "1" || v === "true" || v === "yes");
 
+/** A required string variable: "is required" when unset, not zod's type jargon. */
+const required = () => z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be text") });
+
 const schema = z
   .object({
-    DATABASE_URL: z.string().url("must be a PostgreSQL URL like postgresql://user:pass@host:5432/db").refine(
+    DATABASE_URL: required().url("must be a PostgreSQL URL like postgresql://user:pass@host:5432/db").refine(
       (v) => v.startsWith("postgres://") || v.startsWith("postgresql://"),
       "must start with postgresql://",
     ),
-    NEXTAUTH_SECRET: z.string().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)"),
-    NEXTAUTH_URL: z.string().url("must be the portal's public URL, e.g. http://localhost:3000"),
+    NEXTAUTH_SECRET: required().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)"),
+    NEXTAUTH_URL: required().url("must be the portal's public URL, e.g. http://localhost:3000"),
     OIDC_ISSUER: z.string().url("must be the issuer URL of your OpenID Connect provider").optional(),
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),

@@ -1,6 +1,9 @@
+import { UnauthenticatedError } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { env, oidcEnabled } from "@/env";
 import { safeCallbackPath } from "@/lib/request-path";
+import { currentActor } from "@/server/actor";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -18,6 +21,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const e = env();
   const callbackUrl = safeCallbackPath(params.callbackUrl);
   const error = typeof params.error === "string" ? params.error : undefined;
+  if (await signedIn()) redirect(callbackUrl);
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
       <div className="w-full max-w-md">
@@ -48,4 +52,15 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       </div>
     </main>
   );
+}
+
+/** A valid session for an existing user; a stale one (user deleted) counts as signed out. */
+async function signedIn(): Promise<boolean> {
+  try {
+    await currentActor();
+    return true;
+  } catch (error) {
+    if (error instanceof UnauthenticatedError) return false;
+    throw error;
+  }
 }
