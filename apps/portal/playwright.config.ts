@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
@@ -12,11 +12,23 @@ const PORT = Number(process.env.KAPPA_E2E_PORT ?? 3100);
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 const DATA_PREFIX = "kappa-e2e-";
 
-/** Data folders of earlier runs whose PostgreSQL has stopped (no postmaster.pid) are ~40 MB each: drop them. */
+function postmasterRunning(dir: string): boolean {
+  const pidFile = path.join(dir, "postgres", "postmaster.pid");
+  if (!existsSync(pidFile)) return false;
+  const pid = Number.parseInt(readFileSync(pidFile, "utf8").split("\n")[0] ?? "", 10);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Data folders of earlier runs (~40 MB each) whose PostgreSQL is gone: drop them. */
 function removeStaleDataDirs(): void {
   for (const name of readdirSync("/tmp")) {
     const dir = path.join("/tmp", name);
-    if (name.startsWith(DATA_PREFIX) && !existsSync(path.join(dir, "postgres", "postmaster.pid"))) rmSync(dir, { recursive: true, force: true });
+    if (name.startsWith(DATA_PREFIX) && !postmasterRunning(dir)) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -65,6 +77,8 @@ export default defineConfig({
     url: `${baseURL}/signin`,
     timeout: 180_000,
     reuseExistingServer: false,
+    // SIGTERM (not Playwright's default SIGKILL) lets `npm start` stop PostgreSQL cleanly.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
     stdout: "pipe",
     stderr: "pipe",
     env: {
