@@ -7,7 +7,7 @@ export type EntityType = "DataProduct" | "Subscription" | "ServiceAccount" | "Do
 /** Appends one audit event in the caller's transaction. */
 export async function recordAudit(
   tx: Tx,
-  actor: Pick<Actor, "id" | "email">,
+  actor: { id: string | null; email: Actor["email"] },
   action: string,
   entityType: EntityType,
   entityId: string,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   approveProduct,
   approveSubscription,
+  catalogFacets,
   createServiceAccount,
   getProduct,
   listAuditEvents,
@@ -154,17 +155,33 @@ describe("subscriptions", () => {
 describe("reads", () => {
   it("searches by text, tag, domain, classification and status with pagination", async () => {
     await approvedProduct("Searchable Clicks", { tags: ["clickstream"], description: "Every click on the shop front page." });
-    const byText = await searchProducts(db, { q: "front page" });
+    const reviewerActor = await loadActor(db, ctx.people.reviewer.id);
+    const search = (input: Record<string, unknown>) => searchProducts(db, reviewerActor, input);
+    const byText = await search({ q: "front page" });
     expect(byText.items.map((p) => p.name)).toEqual(["Searchable Clicks"]);
-    expect((await searchProducts(db, { q: "CLICKSTREAM" })).items.map((p) => p.name)).toEqual(["Searchable Clicks"]);
-    expect((await searchProducts(db, { tag: "clickstream", domain: "orders", status: "APPROVED" })).total).toBe(1);
-    expect((await searchProducts(db, { tag: "clickstream", domain: "payments" })).total).toBe(0);
-    const page = await searchProducts(db, { pageSize: 2, page: 1, sort: "name" });
+    expect((await search({ q: "CLICKSTREAM" })).items.map((p) => p.name)).toEqual(["Searchable Clicks"]);
+    expect((await search({ tag: "clickstream", domain: "orders", status: "APPROVED" })).total).toBe(1);
+    expect((await search({ tag: "clickstream", domain: "payments" })).total).toBe(0);
+    const page = await search({ pageSize: 2, page: 1, sort: "name" });
     expect(page.items).toHaveLength(2);
     expect(page.pageCount).toBe(Math.ceil(page.total / 2));
     const names = page.items.map((p) => p.name);
     expect([...names].sort((a, b) => a.localeCompare(b))).toEqual(names);
-    await expect(searchProducts(db, { classification: "SECRET" })).rejects.toMatchObject({ status: 400 });
+    await expect(search({ classification: "SECRET" })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it("hides other domains' unpublished products from search, facets and the product page", async () => {
+    const draft = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Secret Draft", tags: ["unreleased"] }));
+    const payer = await loadActor(db, ctx.people.paymentsOwner.id);
+    const owner = await loadActor(db, ctx.people.ordersOwner.id);
+    const reviewer = await loadActor(db, ctx.people.reviewer.id);
+    expect((await searchProducts(db, payer, { q: "Secret Draft" })).total).toBe(0);
+    expect((await searchProducts(db, owner, { q: "Secret Draft" })).total).toBe(1);
+    expect((await searchProducts(db, reviewer, { q: "Secret Draft" })).total).toBe(1);
+    expect((await catalogFacets(db, payer)).tags).not.toContain("unreleased");
+    expect((await catalogFacets(db, owner)).tags).toContain("unreleased");
+    await expect(getProduct(db, payer, draft.id)).rejects.toMatchObject({ status: 404 });
+    expect((await getProduct(db, owner, draft.id)).name).toBe("Secret Draft");
   });
 
   it("shows every subscription to owners and governance, only their own to consumers", async () => {

@@ -54,7 +54,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     });
     if (autoApprove) {
       await enqueueSubscriptionGrant(tx, subscription, product.topicName, account);
-      await recordAudit(tx, { id: actor.id, email: "system" }, "subscription.auto-approved", "Subscription", subscription.id, {
+      await recordAudit(tx, { id: null, email: "system" }, "subscription.auto-approved", "Subscription", subscription.id, {
         rule: "PUBLIC product; domain allows auto-approval",
       });
     }

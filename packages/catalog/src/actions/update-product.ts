@@ -22,7 +22,19 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     const product = await lockProduct(tx, productId);
     requireDomainPermission(actor, "product:update", product.domainId, "Only owners of the product's domain can edit it.");
     if (!METADATA_EDITABLE_STATUSES.includes(product.status)) throw new InvalidTransitionError("product", product.status, "edit");
-    const changed = Object.keys(input).filter((k) => input[k as keyof typeof input] !== undefined);
+    const latestSchema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
+    // A client may send a whole form back: values equal to the stored ones are no change.
+    const current: Record<string, unknown> = {
+      ...product,
+      retentionMs: Number(product.retentionMs),
+      localRetentionMs: Number(product.localRetentionMs),
+      availabilityPct: product.availabilityPct.toNumber(),
+      schema: latestSchema ? { format: latestSchema.format, definition: latestSchema.definition } : undefined,
+    };
+    const changed = Object.keys(input).filter((k) => {
+      const value = input[k as keyof typeof input];
+      return value !== undefined && JSON.stringify(value) !== JSON.stringify(current[k]);
+    });
     if (changed.length === 0) throw new ValidationError("Nothing to change.");
     const fullyEditable = FULLY_EDITABLE_STATUSES.includes(product.status);
     const locked = changed.filter((k) => !METADATA_FIELDS.has(k));
@@ -39,7 +51,8 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     };
     parseInput(updateProductInput, merged);
 
-    const { schema, name, retentionMs, localRetentionMs, availabilityPct, ...rest } = input;
+    const patch = Object.fromEntries(changed.map((k) => [k, input[k as keyof typeof input]])) as typeof input;
+    const { schema, name, retentionMs, localRetentionMs, availabilityPct, ...rest } = patch;
     const data: Prisma.DataProductUpdateInput = { ...rest };
     if (retentionMs !== undefined) data.retentionMs = BigInt(retentionMs);
     if (localRetentionMs !== undefined) data.localRetentionMs = BigInt(localRetentionMs);
@@ -53,11 +66,10 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     if (product.status === "REJECTED") data.status = "DRAFT";
     if (schema) {
       // Before approval the draft's pending schema is replaced; versions count approved history.
-      const latest = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
-      if (latest && latest.status !== "APPROVED") {
-        await tx.schemaVersion.update({ where: { id: latest.id }, data: { format: schema.format, definition: schema.definition, status: "PENDING" } });
+      if (latestSchema && latestSchema.status !== "APPROVED") {
+        await tx.schemaVersion.update({ where: { id: latestSchema.id }, data: { format: schema.format, definition: schema.definition, status: "PENDING" } });
       } else {
-        await tx.schemaVersion.create({ data: { productId, version: (latest?.version ?? 0) + 1, format: schema.format, definition: schema.definition } });
+        await tx.schemaVersion.create({ data: { productId, version: (latestSchema?.version ?? 0) + 1, format: schema.format, definition: schema.definition } });
       }
     }
     try {

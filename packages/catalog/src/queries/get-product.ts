@@ -2,6 +2,7 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { PUBLISHED_STATUSES } from "./search-products.ts";
 import { TASK_LABELS, type TaskKind } from "../tasks.ts";
 
 /**
@@ -20,6 +21,10 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
     },
   });
   if (!product) throw new NotFoundError("Data product", productId);
+  const published = (PUBLISHED_STATUSES as readonly string[]).includes(product.status) || product.status === "RETIRED";
+  const inDomain = actor.memberships.some((m) => m.domainId === product.domainId);
+  // Unpublished work of another domain is not there for this reader (404, not 403: no probing).
+  if (!published && !inDomain && !hasGlobal(actor, "product:review")) throw new NotFoundError("Data product", productId);
   const isOwner = canInDomain(actor, "product:update", product.domainId);
   const seesAll = isOwner || hasGlobal(actor, "product:review");
   const myDomainIds = actor.memberships.map((m) => m.domainId);

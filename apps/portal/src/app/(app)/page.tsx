@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: "Catalog" };
 
 export default async function CatalogPage() {
   const actor = await requireActor("/");
-  const facets = await catalogFacets(db());
+  const facets = await catalogFacets(db(), actor);
   const owns = actor.memberships.some((m) => m.role === "OWNER");
   return (
     <>

@@ -5,8 +5,8 @@ import { errorResponse, json, queryObject, readJson } from "@/server/http";
 
 export async function GET(request: Request) {
   try {
-    await currentActor();
-    return json(await searchProducts(db(), queryObject(request)));
+    const actor = await currentActor();
+    return json(await searchProducts(db(), actor, queryObject(request)));
   } catch (error) {
     return errorResponse(error);
   }
