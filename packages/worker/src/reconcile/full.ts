@@ -87,8 +87,18 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string): Pr
       for (const s of subs) busyAccounts.add(s.serviceAccountId);
     }
 
+    const section = async (name: string, work: () => Promise<void>) => {
+      try {
+        await work();
+      } catch (error) {
+        errors.push({ resource: name, message: errorMessage(error) });
+        ctx.log.warn("reconcile section failed", { section: name, error: errorMessage(error) });
+      }
+    };
+
     // --- topics
     const live = products.filter((p) => LIVE.includes(p.status));
+    await section("topics", async () => {
     const existing = new Set(await ctx.cluster.listTopics());
     const described = await ctx.cluster.describeTopics(live.map((p) => p.topicName).filter((t) => existing.has(t)));
     for (const p of live) {
@@ -105,6 +115,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string): Pr
         await attempt(`topic:${p.topicName}`, () => reconcileProductTopic(ctx, p.id));
       }
     }
+    });
 
     // --- ACLs, all principals at once
     const liveTopicsOfDomain = new Map<string, string[]>();
@@ -131,6 +142,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string): Pr
       topics: new Set(products.map((p) => p.topicName)),
       groupPrefixOf: new Map(accounts.map((a) => [`User:${a.name}`, consumerGroupPrefix(a.name)])),
     };
+    await section("acls", async () => {
     const diff = diffAcls(desired, await ctx.cluster.describeAcls(), ownership);
     const accountByPrincipal = new Map(accounts.map((a) => [`User:${a.name}`, a]));
     const principalsToFix = new Set([...diff.create, ...diff.delete].map((b) => b.principal));
@@ -143,9 +155,10 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string): Pr
       }
       await attempt(`acl:${principal}`, () => reconcilePrincipalAcls(ctx, account.id));
     }
+    });
 
     // --- SCRAM users
-    if (needsCredentials.length > 0) {
+    if (needsCredentials.length > 0) await section("users", async () => {
       const users = await ctx.cluster.describeScramUsers(needsCredentials.map((a) => a.name));
       for (const a of needsCredentials) {
         const ok = accountsWithHash.has(a.id) && (users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false);
@@ -156,7 +169,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string): Pr
         }
         await attempt(`user:${a.name}`, () => ensureCredentials(ctx, a.id));
       }
-    }
+    });
   } catch (error) {
     errors.push({ resource: "cluster", message: errorMessage(error) });
   }

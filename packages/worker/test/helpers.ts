@@ -1,0 +1,156 @@
+// Shared integration-test helpers: a real PostgreSQL database per file, the
+// project's broker over TCP, catalog people and products created through the
+// catalog's own actions, and a worker wired to both.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inject } from "vitest";
+import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
+import { approveProduct, createServiceAccount, registerProduct, requestSubscription, approveSubscription, submitForReview, type Db } from "@kappa/catalog";
+import { createTestDatabase } from "@kappa/catalog/testing";
+import { startBroker, type BrokerOptions, type RunningBroker } from "@kappa/broker";
+import { KafkaJsCluster, type KafkaConnectionSettings } from "../src/kafka/kafkajs-cluster.ts";
+import { jsonLogger, silentLogger, type Logger } from "../src/log.ts";
+import { Worker, type WorkerOptions } from "../src/worker.ts";
+
+export const SECRETS_KEY = randomBytes(32);
+
+export async function openTestDatabase() {
+  return createTestDatabase(inject("pgAdminUrl"));
+}
+
+export const testLogger: Logger = process.env.KAPPA_TEST_WORKER_LOG === "1" ? jsonLogger({ level: "debug" }) : silentLogger;
+
+export interface TestBroker extends RunningBroker {
+  dataDir: string;
+  cleanup(): Promise<void>;
+}
+
+const quietBroker = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+export async function startTestBroker(options: BrokerOptions = {}, dataDir?: string): Promise<TestBroker> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), "kappa-worker-broker-")));
+  const broker = await startBroker({ host: "127.0.0.1", port: 0, "log.dirs": dir, "group.initial.rebalance.delay.ms": 50, logger: quietBroker, ...options });
+  return {
+    ...broker,
+    dataDir: dir,
+    cleanup: async () => {
+      await broker.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function clusterFor(bootstrap: string, sasl: KafkaConnectionSettings["sasl"] = null): KafkaJsCluster {
+  return new KafkaJsCluster({ brokers: [bootstrap], sasl, ssl: false, clientId: "kappa-worker-test", connectionTimeoutMs: 1_000, requestTimeoutMs: 5_000 }, testLogger);
+}
+
+export function kafkaClient(bootstrap: string, extra: Partial<KafkaConfig> = {}): Kafka {
+  return new Kafka({ clientId: "kappa-test", brokers: [bootstrap], logLevel: logLevel.NOTHING, connectionTimeout: 2000, requestTimeout: 10000, retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 }, ...extra });
+}
+
+export function workerOptions(overrides: Partial<WorkerOptions> = {}): WorkerOptions {
+  return {
+    workerId: `test-${randomBytes(3).toString("hex")}`,
+    concurrency: 4,
+    pollMs: 100,
+    leaseMs: 5_000,
+    maxAttempts: 10,
+    backoffBaseMs: 200,
+    backoffMaxMs: 2_000,
+    reconcileIntervalMs: 3_600_000,
+    observeIntervalMs: 3_600_000,
+    historyHours: 48,
+    retiredTopics: "delete",
+    secretsKey: SECRETS_KEY,
+    healthPort: 0,
+    shutdownGraceMs: 2_000,
+    ...overrides,
+  };
+}
+
+export function startWorker(db: Db, bootstrap: string, overrides: Partial<WorkerOptions> = {}, sasl: KafkaConnectionSettings["sasl"] = null) {
+  const cluster = clusterFor(bootstrap, sasl);
+  const worker = new Worker(db, cluster, workerOptions(overrides), testLogger);
+  return {
+    worker,
+    cluster,
+    start: () => worker.start(),
+    stop: async () => {
+      await worker.stop();
+      await cluster.close();
+    },
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function waitFor<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(50);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`);
+}
+
+const avro = JSON.stringify({ type: "record", name: "Event", fields: [{ name: "id", type: "string" }] });
+
+/** Two domains with owners and a reviewer, created directly (the catalog's own tests cover those rules). */
+export async function seedPeople(db: Db) {
+  const suffix = randomBytes(3).toString("hex");
+  const orders = await db.domain.create({ data: { slug: `orders${suffix}`, name: "Orders" } });
+  const payments = await db.domain.create({ data: { slug: `payments${suffix}`, name: "Payments" } });
+  const user = (email: string, globalRole: "USER" | "GOVERNANCE" | "ADMIN" = "USER") => db.user.create({ data: { email, name: email.split("@")[0] ?? email, globalRole } });
+  const ordersOwner = await user(`owner@orders-${suffix}.test`);
+  const paymentsOwner = await user(`owner@payments-${suffix}.test`);
+  const reviewer = await user(`reviewer@gov-${suffix}.test`, "GOVERNANCE");
+  const outsider = await user(`someone@else-${suffix}.test`);
+  await db.membership.createMany({
+    data: [
+      { userId: ordersOwner.id, domainId: orders.id, role: "OWNER" },
+      { userId: paymentsOwner.id, domainId: payments.id, role: "OWNER" },
+    ],
+  });
+  return {
+    orders,
+    payments,
+    as: { ordersOwner: { userId: ordersOwner.id }, paymentsOwner: { userId: paymentsOwner.id }, reviewer: { userId: reviewer.id }, outsider: { userId: outsider.id } },
+  };
+}
+
+/** Registers, submits and approves a product through the catalog: the provisioning tasks are queued as in the portal. */
+export async function approvedProduct(db: Db, people: Awaited<ReturnType<typeof seedPeople>>, overrides: Record<string, unknown> = {}) {
+  const name = (overrides.name as string | undefined) ?? `Events ${randomBytes(3).toString("hex")}`;
+  const product = await registerProduct(db, people.as.ordersOwner, {
+    domainId: people.orders.id,
+    name,
+    description: "Test events.",
+    classification: "INTERNAL",
+    tags: ["test"],
+    freshnessSeconds: 60,
+    availabilityPct: 99.9,
+    partitions: 3,
+    contactEmail: "owner@orders.test",
+    schema: { format: "AVRO", definition: avro },
+    ...overrides,
+  });
+  await submitForReview(db, people.as.ordersOwner, product.id);
+  return approveProduct(db, people.as.reviewer, product.id);
+}
+
+export async function approvedSubscription(db: Db, people: Awaited<ReturnType<typeof seedPeople>>, productId: string, accountName: string) {
+  const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: accountName, description: "reader" });
+  const sub = await requestSubscription(db, people.as.paymentsOwner, { productId, serviceAccountId: account.id, purpose: "Reconciliation of payments against orders." });
+  await approveSubscription(db, people.as.ordersOwner, sub.id);
+  return { account, subscription: sub };
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigResourceTypes } from "kafkajs";
+import type { Db } from "@kappa/catalog";
+import { approvedProduct, kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+
+let broker: TestBroker;
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let db: Db;
+let people: Awaited<ReturnType<typeof seedPeople>>;
+let running: ReturnType<typeof startWorker>;
+
+beforeAll(async () => {
+  broker = await startTestBroker();
+  database = await openTestDatabase();
+  db = database.db;
+  people = await seedPeople(db);
+  running = startWorker(db, broker.bootstrap);
+  await running.start();
+});
+
+afterAll(async () => {
+  await running?.stop();
+  await database?.dispose();
+  await broker?.cleanup();
+});
+
+async function topicConfigs(topic: string): Promise<Record<string, string>> {
+  const admin = kafkaClient(broker.bootstrap).admin();
+  await admin.connect();
+  try {
+    const res = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false });
+    return Object.fromEntries((res.resources[0]?.configEntries ?? []).map((e) => [e.configName, e.configValue]));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function partitionCount(topic: string): Promise<number> {
+  const admin = kafkaClient(broker.bootstrap).admin();
+  await admin.connect();
+  try {
+    const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+    return meta.topics[0]?.partitions.length ?? 0;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function topicExists(topic: string): Promise<boolean> {
+  const admin = kafkaClient(broker.bootstrap).admin();
+  await admin.connect();
+  try {
+    return (await admin.listTopics()).includes(topic);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe("product topics", () => {
+  it("approving a product creates its topic with exactly the catalog's partitions and configs within seconds", async () => {
+    const started = Date.now();
+    const product = await approvedProduct(db, people, { partitions: 6, retentionMs: 7 * 24 * 3600_000, cleanupPolicy: "delete" });
+    await waitFor(() => topicExists(product.topicName), 5_000, `topic ${product.topicName}`);
+    const elapsed = Date.now() - started;
+    await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } })) !== null, 2_000, "CREATE_TOPIC done");
+    expect(elapsed).toBeLessThan(5_000);
+    expect(await partitionCount(product.topicName)).toBe(6);
+    const configs = await topicConfigs(product.topicName);
+    expect(configs["retention.ms"]).toBe(String(7 * 24 * 3600_000));
+    expect(configs["cleanup.policy"]).toBe("delete");
+    const step = await db.provisioningTask.findFirstOrThrow({ where: { entityId: product.id, kind: "CREATE_TOPIC" } });
+    expect(step.status).toBe("DONE");
+    expect(step.attempts).toBe(1);
+    const status = await db.dataProduct.findUniqueOrThrow({ where: { id: product.id }, select: { status: true } });
+    expect(["PROVISIONING", "ACTIVE"]).toContain(status.status);
+    const audit = await db.auditEvent.findMany({ where: { entityId: product.id, actorEmail: "worker" }, orderBy: { id: "asc" } });
+    expect(audit.map((a) => a.action)).toContain("product.provisioning");
+    expect(audit.map((a) => a.action)).toContain("provisioning.create_topic");
+  });
+
+  it("a compacted product with infinite retention gets cleanup.policy=compact and retention.ms=-1", async () => {
+    const product = await approvedProduct(db, people, { partitions: 2, cleanupPolicy: "compact" });
+    await waitFor(() => topicExists(product.topicName), 5_000, `topic ${product.topicName}`);
+    const configs = await topicConfigs(product.topicName);
+    expect(configs["cleanup.policy"]).toBe("compact");
+    expect(configs["retention.ms"]).toBe("-1");
+  });
+
+  it("the full reconcile restores a deleted topic and a config changed by hand, records the drift, and a second pass finds nothing", async () => {
+    const product = await approvedProduct(db, people, { partitions: 2, retentionMs: 3600_000 });
+    await waitFor(() => topicExists(product.topicName), 5_000, `topic ${product.topicName}`);
+    const other = await approvedProduct(db, people, { partitions: 1, retentionMs: 7200_000 });
+    const createDone = (id: string) => async () => (await db.provisioningTask.findFirst({ where: { entityId: id, kind: "CREATE_TOPIC", status: "DONE" } })) !== null;
+    await waitFor(createDone(product.id), 5_000, "CREATE_TOPIC of the first product");
+    await waitFor(createDone(other.id), 5_000, "CREATE_TOPIC of the second product");
+    // The rest of these products' plans (credentials) may stay open on a broker
+    // without SCRAM; the reconcile leaves entities with open tasks to their
+    // tasks, so mark the plans done to make them reconcile's business.
+    await db.provisioningTask.updateMany({ where: { entityId: { in: [product.id, other.id] } }, data: { status: "DONE" } });
+
+    const admin = kafkaClient(broker.bootstrap).admin();
+    await admin.connect();
+    try {
+      await admin.deleteTopics({ topics: [product.topicName] });
+      await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: other.topicName, configEntries: [{ name: "retention.ms", value: "999999999" }] }] });
+    } finally {
+      await admin.disconnect();
+    }
+    expect(await topicExists(product.topicName)).toBe(false);
+    expect((await topicConfigs(other.topicName))["retention.ms"]).toBe("999999999");
+
+    const { fullReconcile } = await import("../src/reconcile/full.ts");
+    const result = await fullReconcile(running.worker.ctx, "test");
+    const kinds = result.changes.map((c) => `${c.kind} ${c.resource}`);
+    // This broker has no authorizer or SCRAM users yet: only those sections may fail.
+    expect(result.errors.filter((e) => e.resource !== "acls" && e.resource !== "users")).toEqual([]);
+    expect(kinds).toContain(`topic.created topic:${product.topicName}`);
+    expect(kinds).toContain(`topic.configs.set topic:${other.topicName}`);
+    expect(await topicExists(product.topicName)).toBe(true);
+    expect(await partitionCount(product.topicName)).toBe(2);
+    expect((await topicConfigs(other.topicName))["retention.ms"]).toBe("7200000");
+
+    const run = await db.reconcileRun.findUniqueOrThrow({ where: { id: result.runId } });
+    expect(run.driftCount).toBeGreaterThanOrEqual(2);
+    const drift = await db.auditEvent.findMany({ where: { action: "drift.repaired", entityId: { in: [product.id, other.id] } } });
+    expect(drift.length).toBeGreaterThanOrEqual(2);
+
+    const again = await fullReconcile(running.worker.ctx, "test");
+    expect(again.changes.filter((c) => c.entityId === product.id || c.entityId === other.id)).toEqual([]);
+  });
+});
