@@ -45,17 +45,18 @@ export const workerEnvSchema = z
     /** A file written when the worker is ready and removed on shutdown (for scripts that cannot poll HTTP). */
     WORKER_READY_FILE: z.string().min(1).optional(),
     /** 32 bytes, base64 or hex: encrypts issued passwords until their owner picks them up. */
-    KAPPA_SECRETS_KEY: z.string({ message: "is required (32 random bytes, base64 or hex)" }),
+    KAPPA_SECRETS_KEY: z.string({ message: "is required (32 random bytes, base64 or hex)" }).superRefine((raw, ctx) => {
+      try {
+        parseSecretsKey(raw);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: error instanceof Error ? error.message : String(error) });
+      }
+    }),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
     if (env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
       ctx.addIssue({ code: "custom", path: ["KAFKA_ADMIN_PASSWORD"], message: `is required when KAFKA_SASL_MECHANISM is ${env.KAFKA_SASL_MECHANISM}` });
-    }
-    try {
-      parseSecretsKey(env.KAPPA_SECRETS_KEY);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", path: ["KAPPA_SECRETS_KEY"], message: error instanceof Error ? error.message : String(error) });
     }
   });
 

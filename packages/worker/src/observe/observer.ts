@@ -50,6 +50,17 @@ function sumOrNull(values: (bigint | null)[]): bigint | null {
   return total;
 }
 
+/**
+ * Topic-level LATEST_TIERED: Kafka answers −1 for a partition with nothing in
+ * remote storage, so a plain sum would go negative. We sum the partitions that
+ * have tiered data and keep −1 for "nothing tiered anywhere".
+ */
+function tieredTotal(values: (bigint | null)[]): bigint | null {
+  if (values.some((v) => v === null)) return null;
+  const tiered = values.filter((v): v is bigint => v !== null && v >= 0n);
+  return tiered.length === 0 ? -1n : tiered.reduce((a, b) => a + b, 0n);
+}
+
 const str = (v: bigint | null) => (v === null ? null : v.toString());
 
 async function mapLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -133,7 +144,7 @@ export class Observer {
         endOffset: sumOrNull(parts.map((p) => p.endOffset)) ?? 0n,
         earliestOffset: sumOrNull(parts.map((p) => p.earliestOffset)) ?? 0n,
         earliestLocalOffset: sumOrNull(parts.map((p) => p.earliestLocalOffset)),
-        latestTieredOffset: sumOrNull(parts.map((p) => p.latestTieredOffset)),
+        latestTieredOffset: tieredTotal(parts.map((p) => p.latestTieredOffset)),
         localBytes: sumOrNull(parts.map((p) => p.localBytes)),
         remoteBytes: sumOrNull(parts.map((p) => p.remoteBytes)),
         messagesPerSecond: rate,

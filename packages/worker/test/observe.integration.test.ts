@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@kappa/catalog";
+import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+
+let broker: TestBroker;
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let db: Db;
+let people: Awaited<ReturnType<typeof seedPeople>>;
+let running: ReturnType<typeof startWorker>;
+
+beforeAll(async () => {
+  broker = await startTestBroker();
+  database = await openTestDatabase();
+  db = database.db;
+  people = await seedPeople(db);
+  running = startWorker(db, broker.bootstrap);
+  await running.start();
+});
+
+afterAll(async () => {
+  await running?.stop();
+  await database?.dispose();
+  await broker?.cleanup();
+});
+
+describe("observation", () => {
+  it("records end offsets, throughput, a subscriber group's committed offsets, lag per partition and time lag, and marks what the cluster cannot tell as unknown", async () => {
+    const product = await approvedProduct(db, people, { partitions: 3 });
+    await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } })) !== null, 5_000, "topic created");
+    const { account, subscription } = await approvedSubscription(db, people, product.id, `pay-${Date.now().toString(36)}`);
+    const kafka = kafkaClient(broker.bootstrap);
+    const producer = kafka.producer();
+    await producer.connect();
+    const send = async (n: number, from: number) => {
+      for (let p = 0; p < 3; p++) {
+        await producer.send({ topic: product.topicName, messages: Array.from({ length: n }, (_, i) => ({ partition: p, value: `v${from + i}` })) });
+      }
+    };
+    await send(40, 0); // 120 records, 40 per partition
+    const first = await running.worker.observer.observeOnce();
+    expect(first.partitions).toBeGreaterThanOrEqual(3);
+
+    // A consumer of the subscriber's account reads everything, commits, and stays in the group.
+    const groupId = `${account.name}.reconciler`;
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 500 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: product.topicName, fromBeginning: true });
+    let seen = 0;
+    await consumer.run({ autoCommitInterval: 100, eachMessage: async () => void seen++ });
+    await waitFor(() => seen >= 120, 15_000, "consumer to read 120 records");
+    await waitFor(async () => {
+      await running.worker.observer.observeOnce();
+      const row = await db.consumerGroupObservation.findUnique({ where: { groupId_topic: { groupId, topic: product.topicName } } });
+      return row !== null && row.totalLag === 0n ? row : null;
+    }, 10_000, "lag 0 after consuming");
+    const caughtUp = await db.consumerGroupObservation.findUniqueOrThrow({ where: { groupId_topic: { groupId, topic: product.topicName } } });
+    expect(caughtUp.subscriptionId).toBe(subscription.id);
+    expect(caughtUp.state).toBe("Stable");
+    expect(caughtUp.members).toBe(1);
+    expect(caughtUp.timeLagMs).toBe(0n);
+
+    // The consumer stops; 30 more records per partition arrive: lag 90, and it shows per partition.
+    await consumer.stop();
+    await consumer.disconnect();
+    await new Promise((r) => setTimeout(r, 300));
+    await send(30, 40);
+    await running.worker.observer.observeOnce();
+    const behind = await db.consumerGroupObservation.findUniqueOrThrow({ where: { groupId_topic: { groupId, topic: product.topicName } } });
+    expect(behind.totalLag).toBe(90n);
+    expect(behind.state).toBe("Empty");
+    expect(behind.partitionDetail).toEqual([0, 1, 2].map((partition) => ({ partition, committedOffset: "40", endOffset: "70", lag: "30" })));
+    expect(behind.timeLagMs).not.toBeNull();
+    expect(Number(behind.timeLagMs)).toBeGreaterThan(0);
+
+    const topic = await db.topicObservation.findUniqueOrThrow({ where: { topic: product.topicName } });
+    expect(topic.productId).toBe(product.id);
+    expect(topic.partitions).toBe(3);
+    expect(topic.endOffset).toBe(210n);
+    expect(topic.earliestOffset).toBe(0n);
+    // This broker answers ListOffsets −4 and −5 (tiered storage off: local start = log start, nothing tiered).
+    expect(topic.earliestLocalOffset).toBe(0n);
+    expect(topic.latestTieredOffset).toBe(-1n);
+    expect(topic.messagesPerSecond).not.toBeNull();
+    expect(topic.messagesPerSecond!).toBeGreaterThan(0);
+    // Remote bytes: no protocol API exposes them on Apache Kafka → unknown, never 0.
+    expect(topic.remoteBytes).toBeNull();
+
+    const history = await db.consumerGroupObservationSample.findMany({ where: { groupId, topic: product.topicName } });
+    expect(history.length).toBeGreaterThanOrEqual(1);
+    expect(history.at(-1)?.totalLag).toBe(90n);
+    const topicHistory = await db.topicObservationSample.findMany({ where: { topic: product.topicName } });
+    expect(topicHistory.at(-1)?.endOffset).toBe(210n);
+    await producer.disconnect();
+  });
+
+  it("prunes history older than the window and drops rows of groups that went away", async () => {
+    const old = new Date(Date.now() - 72 * 3600_000);
+    await db.topicObservationSample.create({ data: { topic: "gone.topic.v1", bucket: old, endOffset: 1n, earliestOffset: 0n } });
+    await db.consumerGroupObservation.create({ data: { groupId: "ghost.g", topic: "gone.topic.v1", state: "Stable", members: 1, totalLag: 5n, observedAt: old } });
+    running.worker.observer["lastPrune"] = 0;
+    await running.worker.observer.observeOnce();
+    expect(await db.topicObservationSample.count({ where: { topic: "gone.topic.v1" } })).toBe(0);
+    expect(await db.consumerGroupObservation.count({ where: { groupId: "ghost.g" } })).toBe(0);
+  });
+});
