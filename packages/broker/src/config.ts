@@ -41,6 +41,12 @@ export interface BrokerConfig {
   "queued.max.requests.per.connection": number;
   "delete.retention.ms": number;
   "remote.log.storage.system.enable": boolean;
+  /** Kappa-specific: folder of the object store for tiered storage; null = `<log.dirs>-remote` beside the data dir. */
+  "remote.log.storage.dir": string | null;
+  /** How often closed segments are copied to remote storage and remote retention runs (Kafka's name and default). */
+  "remote.log.manager.task.interval.ms": number;
+  /** Kappa-specific: bytes of remote segment data (chunks and indexes) cached for fetches below the local log start. */
+  "remote.log.reader.cache.bytes": number;
 }
 
 /** Kafka's defaults, except where noted in a comment. */
@@ -73,6 +79,9 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "queued.max.requests.per.connection": 500,
   "delete.retention.ms": 86400000,
   "remote.log.storage.system.enable": false,
+  "remote.log.storage.dir": null,
+  "remote.log.manager.task.interval.ms": 30000,
+  "remote.log.reader.cache.bytes": 64 * 1024 * 1024,
 };
 
 export class ConfigError extends Error {
@@ -110,6 +119,9 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "queued.max.requests.per.connection": "int",
   "delete.retention.ms": "int",
   "remote.log.storage.system.enable": "bool",
+  "remote.log.storage.dir": "nullableString",
+  "remote.log.manager.task.interval.ms": "int",
+  "remote.log.reader.cache.bytes": "int",
 };
 
 /** Kafka names that map onto another setting here (Kafka derives them too). */
@@ -205,6 +217,13 @@ function str(raw: Raw, name: keyof BrokerConfig): string {
   return v;
 }
 
+function nullableStr(raw: Raw, name: keyof BrokerConfig): string | null {
+  const v = raw[name];
+  if (v === null) return null;
+  if (typeof v !== "string" || v === "") throw new ConfigError(`${name} must be a non-empty string or unset, got ${String(v)}`);
+  return v;
+}
+
 /** Checks every setting's type and range and returns a typed config; the error names the setting. */
 export function validateConfig(raw: Raw): BrokerConfig {
   for (const k of Object.keys(raw)) if (!isKey(k)) throw new ConfigError(`unknown broker setting "${k}"`);
@@ -249,6 +268,9 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),
     "delete.retention.ms": int(raw, "delete.retention.ms", 0),
     "remote.log.storage.system.enable": bool(raw, "remote.log.storage.system.enable"),
+    "remote.log.storage.dir": nullableStr(raw, "remote.log.storage.dir"),
+    "remote.log.manager.task.interval.ms": int(raw, "remote.log.manager.task.interval.ms", 1, 2 ** 31 - 1),
+    "remote.log.reader.cache.bytes": int(raw, "remote.log.reader.cache.bytes", 0),
   };
 }
 
@@ -279,7 +301,7 @@ const FLAG_TO_SETTING: Record<string, string> = {
 };
 
 export const CLI_USAGE = `usage: kappa-broker [--port <port>] [--host <host>] [--data-dir <dir>] [--node-id <id>]
-                    [--advertised-host <host>] [--advertised-port <port>]
+                    [--advertised-host <host>] [--advertised-port <port>] [--remote-dir <dir>]
                     [--config <server.properties>] [--override <name>=<value>]...
 Any Kafka broker setting can be given as --override name=value or as --name=value (e.g. --num.partitions=3).`;
 
@@ -313,6 +335,9 @@ export function configFromArgs(argv: readonly string[], base: BrokerConfig = DEF
       const k = kv.indexOf("=");
       if (k <= 0) throw new ConfigError(`--override expects name=value, got "${kv}"`);
       settings.push([kv.slice(0, k), kv.slice(k + 1)]);
+    } else if (flag === "--remote-dir") {
+      // Tiered storage with the folder store: both the folder and the broker switch.
+      settings.push(["remote.log.storage.dir", inline ?? next()], ["remote.log.storage.system.enable", "true"]);
     } else if (FLAG_TO_SETTING[flag] !== undefined) {
       settings.push([FLAG_TO_SETTING[flag], inline ?? next()]);
     } else if (flag.startsWith("--") && flag.includes(".")) {

@@ -13,6 +13,7 @@ import { DEFAULT_CONFIG } from "./config.ts";
 import { KafkaError, type ConfigEntryView, type ConfigProblem, type Logs, type PartitionView, type TopicMeta } from "./logs.ts";
 import type { CommittedOffset, OffsetStore } from "./groups/coordinator.ts";
 import { validateTopicConfigs } from "./storage/index.ts";
+import { remoteLogOptions } from "./storage/tiered/broker-options.ts";
 
 /** Rethrows engine errors as KafkaError with the engine's code; everything else passes through. */
 async function mapped<T>(p: Promise<T>): Promise<T> {
@@ -115,7 +116,7 @@ export class StorageLogs implements Logs {
   }
 
   static async open(config: BrokerConfig): Promise<StorageLogs> {
-    return new StorageLogs(await LogManager.open(config["log.dirs"]), config);
+    return new StorageLogs(await LogManager.open(config["log.dirs"], { remote: await remoteLogOptions(config) }), config);
   }
 
   topic(name: string): TopicMeta | undefined {
@@ -145,7 +146,7 @@ export class StorageLogs implements Logs {
     return mapped(this.manager.createPartitions(name, totalCount));
   }
   validateTopicConfigs(configs: Record<string, string | null>): ConfigProblem[] {
-    return validateTopicConfigs(configs).map((e) => ({ name: e.key, message: e.message }));
+    return validateTopicConfigs(configs, { remoteStorageSystemEnabled: this.manager.remoteStorageSystemEnabled }).map((e) => ({ name: e.key, message: e.message }));
   }
   topicConfigOverrides(name: string): Record<string, string> {
     return { ...(this.manager.getTopic(name)?.configs ?? {}) };

@@ -23,6 +23,7 @@ import { listGroupsApi } from "./list-groups.ts";
 import { deleteGroupsApi } from "./delete-groups.ts";
 import { deleteRecordsApi } from "./delete-records.ts";
 import { initProducerIdApi } from "./init-producer-id.ts";
+import { describeLogDirsApi } from "./describe-log-dirs.ts";
 
 export const CORE_APIS: readonly RegisteredApi[] = [
   produceApi,
@@ -48,4 +49,5 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   createPartitionsApi,
   deleteGroupsApi,
   incrementalAlterConfigsApi,
+  describeLogDirsApi,
 ];

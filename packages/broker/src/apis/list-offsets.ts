@@ -6,14 +6,17 @@
 //           timestamp INT64, offset INT64, leader_epoch INT32 (v4+)]]
 //
 // Special timestamps (BROKER-SPEC §3): -1 latest (HW, or LSO for READ_COMMITTED),
-// -2 earliest (log start), -3 max timestamp (v7+), -4 earliest local (v8+; equals
-// log start while tiered storage is off), -5 latest tiered (v9+; -1 while tiered
-// storage is off). Any other negative value, or one below its minimum version,
+// -2 earliest (log start, including data only in remote storage), -3 max timestamp
+// (v7+), -4 earliest local (v8+, KIP-405: the local log start offset; equals log
+// start while nothing was tiered), -5 latest tiered (v9+, KIP-1005: highest offset
+// copied to remote storage; offset -1 with leader epoch -1 when none or tiered
+// storage is off for the topic). Any other negative value, or one below its minimum version,
 // gets UNSUPPORTED_VERSION for that partition. No match for a timestamp search is
 // offset -1, timestamp -1, error 0.
 import { ApiKey, type DeepPartial, ErrorCode, type ListOffsetsRequest, type ListOffsetsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { errorOf } from "./common.ts";
+import { StorageLogs } from "../storage-adapter.ts";
 
 type PartitionOut = DeepPartial<ListOffsetsResponse["topics"][number]["partitions"][number]>;
 
@@ -54,8 +57,16 @@ export const listOffsetsApi = defineApi<ListOffsetsRequest, ListOffsetsResponse>
         }
         try {
           if (ts === -1n) out(ErrorCode.NONE, readCommitted ? view.lastStableOffset() : view.highWatermark(), -1n, 0);
-          else if (ts === -2n || ts === -4n) out(ErrorCode.NONE, view.logStartOffset(), -1n, 0);
-          else if (ts === -5n) out(ErrorCode.NONE, -1n, -1n, -1);
+          else if (ts === -2n) out(ErrorCode.NONE, view.logStartOffset(), -1n, 0);
+          else if (ts === -4n || ts === -5n) {
+            // Tiered offsets live in the storage engine, below the handlers' PartitionView.
+            const log = b.logs instanceof StorageLogs ? b.logs.manager.partition(t.name, p.partitionIndex) : undefined;
+            if (ts === -4n) out(ErrorCode.NONE, log ? log.localLogStartOffset : view.logStartOffset(), -1n, 0);
+            else {
+              const tiered = log?.remoteStorageEnabled ? log.highestTieredOffset : -1n;
+              out(ErrorCode.NONE, tiered, -1n, tiered >= 0n ? 0 : -1);
+            }
+          }
           else if (ts === -3n) {
             const max = await view.maxTimestamp();
             if (max) out(ErrorCode.NONE, max.offset, max.timestamp, 0);

@@ -43,7 +43,7 @@ const DEFS: readonly ConfigDef[] = [
   { name: "max.message.bytes", type: "INT", default: "1048588", min: 0n, doc: "largest record batch size allowed" },
   { name: "message.timestamp.type", type: "STRING", default: "CreateTime", validStrings: ["CreateTime", "LogAppendTime"], doc: "CreateTime or LogAppendTime" },
   { name: "min.insync.replicas", type: "INT", default: "1", min: 1n, doc: "accepted for compatibility; a single node is always in sync" },
-  { name: "remote.storage.enable", type: "BOOLEAN", default: "false", doc: "tiered storage (not available on this broker)" },
+  { name: "remote.storage.enable", type: "BOOLEAN", default: "false", doc: "copy closed segments to remote storage and serve old offsets from there (needs remote.log.storage.system.enable on the broker)" },
   { name: "retention.bytes", type: "LONG", default: "-1", doc: "maximum partition size before old segments are deleted; -1 = unlimited" },
   { name: "retention.ms", type: "LONG", default: "604800000", min: -1n, doc: "maximum age of a segment's newest record before it is deleted; -1 = forever" },
   // Kafka's minimum is LegacyRecord.RECORD_OVERHEAD_V0 (14) in 3.x.
@@ -63,6 +63,23 @@ export interface ConfigError {
   key: string;
   message: string;
 }
+
+/** What topic-config validation needs to know beyond the configs themselves. */
+export interface ConfigValidationContext {
+  /** Broker setting remote.log.storage.system.enable. */
+  remoteStorageSystemEnabled: boolean;
+  /** The topic's overrides before this change (alter); undefined for a new topic. */
+  previous?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Read-only, computed per-topic "configs" through which DescribeConfigs
+ * reports tiered-storage usage (comma-separated, one value per partition in
+ * partition order). Not settable; see packages/broker/README.md.
+ */
+export const REMOTE_LOG_SIZE_CONFIG = "kappa.remote.log.size.bytes";
+export const REMOTE_LOG_SEGMENT_COUNT_CONFIG = "kappa.remote.log.segment.count";
+const READ_ONLY_CONFIGS: readonly string[] = [REMOTE_LOG_SIZE_CONFIG, REMOTE_LOG_SEGMENT_COUNT_CONFIG];
 
 function parseInteger(def: ConfigDef, raw: string): { value?: bigint; error?: string } {
   const s = raw.trim();
@@ -101,10 +118,17 @@ function validateOne(def: ConfigDef, raw: string): string | undefined {
  * result). Returns one error per offending key, empty when valid. Handlers
  * answer INVALID_CONFIG (40) with the messages joined.
  */
-export function validateTopicConfigs(configs: Readonly<Record<string, string | null>>): ConfigError[] {
+export function validateTopicConfigs(
+  configs: Readonly<Record<string, string | null>>,
+  ctx: ConfigValidationContext = { remoteStorageSystemEnabled: false },
+): ConfigError[] {
   const errors: ConfigError[] = [];
   for (const [key, raw] of Object.entries(configs)) {
     const def = DEF_BY_NAME.get(key);
+    if (READ_ONLY_CONFIGS.includes(key)) {
+      errors.push({ key, message: `Cannot alter read-only config ${key}: it reports tiered-storage usage` });
+      continue;
+    }
     if (!def) {
       errors.push({ key, message: `Unknown topic config name: ${key}` });
       continue;
@@ -119,11 +143,27 @@ export function validateTopicConfigs(configs: Readonly<Record<string, string | n
   if (errors.length > 0) return errors;
 
   const eff = (k: string): string => configs[k] ?? DEF_BY_NAME.get(k)!.default;
-  if (eff("remote.storage.enable").trim().toLowerCase() === "true") {
+  const remote = eff("remote.storage.enable").trim().toLowerCase() === "true";
+  const wasRemote = ctx.previous !== undefined && (ctx.previous["remote.storage.enable"] ?? "false").trim().toLowerCase() === "true";
+  // Kafka's LogConfig.validateRemoteStorageOnlyIfSystemEnabled / validateNoRemoteStorageForCompactedTopic.
+  if (remote && !ctx.remoteStorageSystemEnabled) {
     errors.push({
       key: "remote.storage.enable",
       message:
         "Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.",
+    });
+  } else if (remote && eff("cleanup.policy").split(",").map((p) => p.trim()).includes("compact")) {
+    errors.push({ key: "remote.storage.enable", message: "Remote log storage is unsupported for the compacted topics" });
+  }
+  // Kafka (3.9) only lets a topic leave tiered storage through remote.log.copy.disable /
+  // remote.log.delete.on.disable; this broker has neither, so the change is refused
+  // rather than silently stranding or dropping the remote data.
+  if (wasRemote && !remote) {
+    errors.push({
+      key: "remote.storage.enable",
+      message:
+        "Disabling remote storage on a topic is not supported: its remote data would be stranded. " +
+        "(Apache Kafka requires remote.log.copy.disable=true and remote.log.delete.on.disable=true, which this broker does not implement.) Delete the topic instead.",
     });
   }
   // Kafka's LogConfig.validateRemoteStorageRetention{Time,Size}: local retention
@@ -164,6 +204,11 @@ export interface LogConfig {
   flushMessages: number;
   flushMs: number;
   indexIntervalBytes: number;
+  remoteStorageEnable: boolean;
+  /** local.retention.ms with −2 resolved to retention.ms. */
+  localRetentionMs: number;
+  /** local.retention.bytes with −2 resolved to retention.bytes. */
+  localRetentionBytes: number;
 }
 
 export function effectiveLogConfig(overrides: Readonly<Record<string, string>>): LogConfig {
@@ -184,6 +229,9 @@ export function effectiveLogConfig(overrides: Readonly<Record<string, string>>):
     flushMessages: num("flush.messages"),
     flushMs: num("flush.ms"),
     indexIntervalBytes: num("index.interval.bytes"),
+    remoteStorageEnable: get("remote.storage.enable").toLowerCase() === "true",
+    localRetentionMs: num("local.retention.ms") === -2 ? num("retention.ms") : num("local.retention.ms"),
+    localRetentionBytes: num("local.retention.bytes") === -2 ? num("retention.bytes") : num("local.retention.bytes"),
   };
 }
 

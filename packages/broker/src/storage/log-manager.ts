@@ -14,6 +14,9 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
+  ConfigTypeCode,
+  REMOTE_LOG_SEGMENT_COUNT_CONFIG,
+  REMOTE_LOG_SIZE_CONFIG,
   describeTopicConfigs,
   effectiveLogConfig,
   topicConfigDefault,
@@ -25,6 +28,7 @@ import { FileHandleCache, fsyncDir, writeFileAtomic } from "./files.ts";
 import { SerialQueue } from "./locks.ts";
 import { MetadataStore, type TopicRecord } from "./metadata.ts";
 import { PartitionLog } from "./partition-log.ts";
+import { RemoteLogManager, type RemoteLogManagerOptions } from "./tiered/remote-log-manager.ts";
 
 const CLEAN_SHUTDOWN = ".kappa_clean_shutdown";
 const LOCK = ".lock";
@@ -45,6 +49,12 @@ export interface LogManagerOptions {
   fileHandleLimit?: number;
   /** Clock used for LogAppendTime, segment.ms and retention (tests inject one). */
   clock?: () => number;
+  /**
+   * Tiered storage (broker setting remote.log.storage.system.enable): the
+   * object store and copier settings. Absent = remote storage off, and topics
+   * with remote.storage.enable=true are refused.
+   */
+  remote?: RemoteLogManagerOptions;
 }
 
 export interface CreateTopicOptions {
@@ -194,6 +204,8 @@ export class LogManager {
     private readonly files: FileHandleCache,
     private readonly clock: () => number,
     recovered: boolean,
+    /** Tiered storage, when the broker has it on. */
+    readonly remote: RemoteLogManager | null,
   ) {
     this.groups = new GroupOffsetStore(meta);
     this.recoveredFromCrash = recovered;
@@ -216,10 +228,34 @@ export class LogManager {
       await rm(cleanMarker, { force: true });
       await fsyncDir(dataDir);
       const meta = await MetadataStore.open(join(dataDir, "meta"));
-      const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
-      const mgr = new LogManager(dataDir, meta, files, opts.clock ?? Date.now, !clean);
-      await mgr.openAllLogs(!clean);
-      return mgr;
+      const tiered = Object.values(meta.state.topics).filter((t) => (t.configs["remote.storage.enable"] ?? "").trim().toLowerCase() === "true");
+      if (!opts.remote && tiered.length > 0) {
+        await meta.close();
+        // Kafka refuses the same way (LogConfig.validateRemoteStorageOnlyIfSystemEnabled on startup).
+        throw new Error(
+          `You have to delete all topics with the property remote.storage.enable=true before disabling tiered storage cluster-wide (${tiered.map((t) => t.name).join(", ")}); start the broker with remote storage on (--remote-dir)`,
+        );
+      }
+      const clock = opts.clock ?? Date.now;
+      let remote: RemoteLogManager | null = null;
+      try {
+        if (opts.remote) {
+          const ids = new Set(Object.values(meta.state.topics).map((t) => t.topicId));
+          remote = await RemoteLogManager.open(join(dataDir, "meta"), ids, opts.remote, clock);
+        }
+        const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
+        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote);
+        await mgr.openAllLogs(!clean);
+        remote?.start(
+          () => mgr.partitionsWithTopicIds(),
+          () => new Set(Object.values(meta.state.topics).map((t) => t.topicId)),
+        );
+        return mgr;
+      } catch (err) {
+        await remote?.close();
+        await meta.close();
+        throw err;
+      }
     } catch (err) {
       await LogManager.unlock(dataDir);
       throw err;
@@ -303,7 +339,37 @@ export class LogManager {
         this.meta.commit({ op: "logStart", name, topicId, partition, offset: String(offset) }),
       recover,
       clock: this.clock,
+      tier: this.remote?.tierFor(t.topicId, partition) ?? null,
     });
+  }
+
+  /** Every partition log with its topic id (for the remote log manager). */
+  partitionsWithTopicIds(): Array<{ log: PartitionLog; topicId: string }> {
+    const out: Array<{ log: PartitionLog; topicId: string }> = [];
+    for (const t of Object.values(this.meta.state.topics)) {
+      for (const log of this.logs.get(t.name) ?? []) out.push({ log, topicId: t.topicId });
+    }
+    return out;
+  }
+
+  /** True when the broker has tiered storage on (remote.log.storage.system.enable). */
+  get remoteStorageSystemEnabled(): boolean {
+    return this.remote !== null;
+  }
+
+  /** One tiered-storage pass now (copy, remote retention, local retention); the background task does the same. */
+  async runRemoteLogTasks(now = this.clock()): Promise<void> {
+    if (!this.remote) return;
+    await this.remote.runOnce(this.partitionsWithTopicIds(), new Set(Object.values(this.meta.state.topics).map((t) => t.topicId)), now);
+  }
+
+  /** Remote bytes and readable remote segment count per partition of a topic (zeros without tiered storage). */
+  remoteLogStats(name: string): Array<{ bytes: number; segments: number }> {
+    const t = this.meta.state.topics[name];
+    if (!t) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
+    const out: Array<{ bytes: number; segments: number }> = [];
+    for (let p = 0; p < t.partitions; p++) out.push(this.remote?.stats(t.topicId, p) ?? { bytes: 0, segments: 0 });
+    return out;
   }
 
   private ensureOpen(): void {
@@ -351,7 +417,7 @@ export class LogManager {
         throw new StorageError("INVALID_PARTITIONS", `Number of partitions must be larger than 0 (got ${opts.partitions}).`);
       }
       const configs = { ...(opts.configs ?? {}) };
-      const errors = validateTopicConfigs(configs);
+      const errors = validateTopicConfigs(configs, { remoteStorageSystemEnabled: this.remoteStorageSystemEnabled });
       if (errors.length > 0) throw new StorageError("INVALID_CONFIG", errors.map((e) => e.message).join("; "));
       const topicId = randomUUID();
       if (opts.validateOnly) return { name, topicId, partitions: opts.partitions, configs };
@@ -375,6 +441,8 @@ export class LogManager {
       this.logs.delete(name);
       for (const log of logs) await log.deleteAll();
       await fsyncDir(join(this.dataDir, "logs"));
+      // Kafka deletes a deleted topic's remote segments too; a crash here is finished by the next open.
+      await this.remote?.deleteTopicData(t.topicId);
     });
   }
 
@@ -433,7 +501,10 @@ export class LogManager {
   }
 
   private async setConfigs(name: string, configs: Record<string, string>, validateOnly: boolean): Promise<void> {
-    const errors = validateTopicConfigs(configs);
+    const errors = validateTopicConfigs(configs, {
+      remoteStorageSystemEnabled: this.remoteStorageSystemEnabled,
+      previous: this.meta.state.topics[name]?.configs ?? {},
+    });
     if (errors.length > 0) throw new StorageError("INVALID_CONFIG", errors.map((e) => e.message).join("; "));
     if (validateOnly) return;
     await this.meta.commit({ op: "setConfigs", name, configs });
@@ -444,7 +515,19 @@ export class LogManager {
   describeTopicConfigs(name: string, keys?: readonly string[] | null): DescribedConfig[] {
     const t = this.meta.state.topics[name];
     if (!t) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
-    return describeTopicConfigs(t.configs, keys);
+    const rows = describeTopicConfigs(t.configs, keys);
+    // Tiered-storage usage as read-only rows (one comma-separated value per partition), so
+    // that a client without JMX access can read it; see packages/broker/README.md.
+    const stats = this.remoteLogStats(name);
+    const usage: Array<[string, string, string]> = [
+      [REMOTE_LOG_SIZE_CONFIG, stats.map((s) => s.bytes).join(","), "bytes of remote (tiered) log segments per partition, comma-separated in partition order; read-only"],
+      [REMOTE_LOG_SEGMENT_COUNT_CONFIG, stats.map((s) => s.segments).join(","), "number of remote (tiered) log segments per partition, comma-separated in partition order; read-only"],
+    ];
+    for (const [n, value, documentation] of usage) {
+      if (keys && keys.length > 0 && !keys.includes(n)) continue;
+      rows.push({ name: n, value, isDefault: false, readOnly: true, isSensitive: false, source: 0, type: "STRING", typeCode: ConfigTypeCode.STRING, documentation });
+    }
+    return rows;
   }
 
   // ------------------------------------------------------------- partitions
@@ -511,6 +594,12 @@ export class LogManager {
       this.closed = true;
     });
     let firstError: unknown = null;
+    // Stop copying before the logs it reads from close.
+    try {
+      await this.remote?.close();
+    } catch (err) {
+      firstError = err;
+    }
     // A log that failed has an unknown tail: leave the shutdown unclean so the next open recovers it.
     let clean = true;
     for (const log of this.allPartitions()) {

@@ -40,6 +40,7 @@ import { fsyncDir, readFully, writeFileAtomic, writevFully, type FileHandleCache
 import { ReadWriteGate, SerialQueue } from "./locks.ts";
 import { ProducerStateTable, lastSequence, type BatchMetadata } from "./producer-state.ts";
 import { Segment } from "./segment.ts";
+import type { PartitionTier } from "./tiered/types.ts";
 
 const INT32_MAX = 2147483647;
 const PRODUCER_SNAPSHOT = "producer-state.json";
@@ -92,6 +93,12 @@ export interface PartitionLogOptions {
   /** True after an unclean shutdown: the active segment is CRC-scanned and truncated. */
   recover: boolean;
   clock?: () => number;
+  /**
+   * Tiered storage of this partition (present whenever the broker has remote
+   * storage on). Offsets in [logStartOffset, localLogStartOffset) are read
+   * from it; see tiered/remote-log-manager.ts.
+   */
+  tier?: PartitionTier | null;
 }
 
 interface ValidatedBatch {
@@ -126,6 +133,7 @@ export class PartitionLog {
   private readonly files: FileHandleCache;
   private readonly clock: () => number;
   private readonly persistLso: (offset: number) => Promise<void>;
+  private readonly tier: PartitionTier | null;
 
   private segments: Segment[] = [];
   private leo = 0;
@@ -157,6 +165,7 @@ export class PartitionLog {
     this.clock = opts.clock ?? Date.now;
     this.persistLso = opts.persistLogStartOffset;
     this.lso = opts.logStartOffset;
+    this.tier = opts.tier ?? null;
   }
 
   static async open(opts: PartitionLogOptions): Promise<PartitionLog> {
@@ -215,8 +224,12 @@ export class PartitionLog {
       await fsyncDir(this.dir);
       this.leo = this.lso;
     }
-    if (this.lso < this.segments[0]!.baseOffset) {
-      this.lso = this.segments[0]!.baseOffset;
+    // Offsets below the first local segment may still be readable from remote
+    // storage; the log start offset only rises to where the data really starts.
+    const remoteStart = this.tier?.earliestOffset() ?? null;
+    const dataStart = remoteStart === null ? this.segments[0]!.baseOffset : Math.min(remoteStart, this.segments[0]!.baseOffset);
+    if (this.lso < dataStart) {
+      this.lso = dataStart;
       await this.persistLso(this.lso);
     }
     // Segments wholly below the log start offset were due for deletion when we stopped.
@@ -276,6 +289,26 @@ export class PartitionLog {
   get logStartOffset(): bigint {
     return BigInt(this.lso);
   }
+  /**
+   * Kafka's local log start offset (KIP-405): the first offset still in a
+   * local segment. Equals the log start offset unless tiered storage removed
+   * older local segments after copying them.
+   */
+  get localLogStartOffset(): bigint {
+    return BigInt(Math.max(this.lso, this.segments[0]!.baseOffset));
+  }
+  /** Last offset copied to remote storage (ListOffsets −5); −1 when none or tiered storage is off. */
+  get highestTieredOffset(): bigint {
+    return BigInt(this.tier?.highestOffset() ?? -1);
+  }
+  /** True when this topic copies closed segments to remote storage. */
+  get remoteStorageEnabled(): boolean {
+    return this.tier !== null && this.config.remoteStorageEnable;
+  }
+  /** Closed (rolled) segments, oldest first: what the tiered-storage copier may upload. */
+  closedSegments(): readonly Segment[] {
+    return this.segments.slice(0, -1);
+  }
   get logEndOffset(): bigint {
     return BigInt(this.leo);
   }
@@ -306,6 +339,10 @@ export class PartitionLog {
   /** True after an I/O error: the log refuses work until reopened (recovery then repairs it). */
   get failed(): boolean {
     return this.failure !== null;
+  }
+
+  get logConfig(): LogConfig {
+    return this.config;
   }
 
   updateConfig(config: LogConfig): void {
@@ -659,8 +696,11 @@ export class PartitionLog {
       );
     }
     if (off === hw) return result(Buffer.alloc(0));
-    return this.gate.shared(async () => {
+    const local = await this.gate.shared(async () => {
       const segs = this.segments;
+      // Below the first local segment: the data is in remote storage (checked
+      // under the gate, so a segment deleted meanwhile is never skipped over).
+      if (this.tier && off < segs[0]!.baseOffset) return null;
       for (let i = this.segmentIndexFor(off, segs); i < segs.length; i++) {
         const seg = segs[i]!;
         if (seg.nextOffset <= off) continue;
@@ -669,6 +709,19 @@ export class PartitionLog {
       }
       return result(Buffer.alloc(0));
     });
+    if (local) return local;
+    const remote = await this.tier!.read(off, Math.max(1, maxBytes)).catch((err: unknown) => {
+      // Remote retention may have deleted the segment while we read it.
+      if (off < this.lso) return null;
+      throw err;
+    });
+    if (off < this.lso) {
+      throw new StorageError("OFFSET_OUT_OF_RANGE", `fetch offset ${off} is below the log start offset ${this.lso} of ${this.topic}-${this.partition}`);
+    }
+    if (!remote) {
+      throw new StorageError("KAFKA_STORAGE_ERROR", `offset ${off} of ${this.topic}-${this.partition} is neither local nor in remote storage`);
+    }
+    return result(remote);
   }
 
   private segmentIndexFor(offset: number, segs: Segment[]): number {
@@ -747,6 +800,10 @@ export class PartitionLog {
   async offsetForTimestamp(ts: bigint): Promise<TimestampAndOffset | null> {
     this.ensureUsable();
     const target = Number(ts);
+    if (this.tier && this.tier.highestOffset() >= this.lso) {
+      const hit = await this.tier.offsetForTimestamp(target, this.lso);
+      if (hit && hit.offset < Number(this.localLogStartOffset)) return { offset: BigInt(hit.offset), timestamp: BigInt(hit.timestamp) };
+    }
     return this.gate.shared(async () => {
       for (const seg of this.segments) {
         if (seg.maxTimestamp < target || seg.nextOffset <= this.lso) continue;
@@ -790,6 +847,13 @@ export class PartitionLog {
     for (const seg of this.segments) {
       if (seg.nextOffset <= this.lso || seg.maxTimestamp < 0) continue;
       if (!best || seg.maxTimestamp > best.maxTimestamp) best = seg;
+    }
+    if (this.tier && this.tier.highestOffset() >= this.lso) {
+      const remote = await this.tier.maxTimestamp(this.lso);
+      // Ties go to the earlier (remote) record, as Kafka returns the first record with the max timestamp.
+      if (remote && (!best || remote.timestamp >= best.maxTimestamp)) {
+        return { offset: BigInt(remote.offset), timestamp: BigInt(remote.timestamp) };
+      }
     }
     if (!best) return null;
     const seg = best;
@@ -844,6 +908,7 @@ export class PartitionLog {
   async runRetention(now = this.clock()): Promise<number> {
     this.ensureUsable();
     if (!this.config.deleteRetention) return 0;
+    if (this.remoteStorageEnabled) return this.runLocalRetention(now);
     return this.maintenance.run(async () => {
       const cfg = this.config;
       const expired = (s: Segment): boolean =>
@@ -873,6 +938,50 @@ export class PartitionLog {
       const before = this.segments.length;
       await this.deleteSegmentsBelowLso();
       return before - this.segments.length;
+    });
+  }
+
+  /**
+   * Local retention of a tiered partition (KIP-405): deletes the oldest local
+   * segments that are both copied to remote storage and past
+   * local.retention.ms / local.retention.bytes. Only the local log start
+   * offset moves; the data stays readable from remote storage, and total
+   * retention (retention.ms / retention.bytes) is applied to remote segments
+   * by the remote log manager, which moves the log start offset.
+   */
+  async runLocalRetention(now = this.clock()): Promise<number> {
+    this.ensureUsable();
+    const tier = this.tier;
+    if (!tier || !this.config.remoteStorageEnable) return 0;
+    return this.maintenance.run(async () => {
+      const cfg = this.config;
+      const expired = (s: Segment): boolean =>
+        cfg.localRetentionMs >= 0 && now - (s.maxTimestamp >= 0 ? s.maxTimestamp : s.createdMs) > cfg.localRetentionMs;
+      // Roll an idle, expired active segment so that it can be copied and then leave local disk.
+      await this.writer.run(async () => {
+        if (this.active.size > 0 && this.segments.every(expired)) await this.roll();
+      });
+      const copiedUpTo = tier.highestOffset();
+      const copied = (i: number): boolean => i < this.segments.length - 1 && this.segments[i]!.nextOffset - 1 <= copiedUpTo;
+      let count = 0;
+      while (copied(count) && expired(this.segments[count]!)) count++;
+      if (cfg.localRetentionBytes >= 0) {
+        let diff = this.size - cfg.localRetentionBytes;
+        let i = 0;
+        while (copied(i) && diff - this.segments[i]!.size >= 0) {
+          diff -= this.segments[i]!.size;
+          i++;
+        }
+        count = Math.max(count, i);
+      }
+      if (count === 0) return 0;
+      const doomed = this.segments.slice(0, count);
+      await this.gate.exclusive(async () => {
+        this.segments = this.segments.slice(count);
+      });
+      for (const seg of doomed) await seg.deleteFiles();
+      await fsyncDir(this.dir);
+      return count;
     });
   }
 

@@ -308,6 +308,16 @@ export class Segment {
 
   /** Writes both index files (atomically) — on roll and on clean close. */
   async writeIndexes(): Promise<void> {
+    const { index, timeIndex } = this.indexBytes();
+    await writeFileAtomic(this.indexPath, index);
+    await writeFileAtomic(this.timeIndexPath, timeIndex);
+  }
+
+  /**
+   * Both indexes in Kafka's file formats, from memory (the files may be
+   * missing after a recovery rebuilt them); tiered storage uploads these.
+   */
+  indexBytes(): { index: Buffer; timeIndex: Buffer } {
     this.appendTimeEntry();
     const idx = Buffer.allocUnsafe(this.idxOffsets.length * 8);
     for (let i = 0; i < this.idxOffsets.length; i++) {
@@ -319,8 +329,27 @@ export class Segment {
       tidx.writeBigInt64BE(BigInt(this.timeTs[i]!), i * 12);
       tidx.writeInt32BE(this.timeOffsets[i]! - this.baseOffset, i * 12 + 8);
     }
-    await writeFileAtomic(this.indexPath, idx);
-    await writeFileAtomic(this.timeIndexPath, tidx);
+    return { index: idx, timeIndex: tidx };
+  }
+
+  /**
+   * The `.log` bytes [0, size) in chunks, for uploading a closed segment.
+   * The file lease keeps the data readable even if the segment is deleted
+   * meanwhile (the handle outlives the unlink).
+   */
+  async *readChunks(chunkSize = 1024 * 1024): AsyncGenerator<Buffer> {
+    const end = this.size;
+    const lease = await this.files.acquire(this.logPath);
+    try {
+      for (let pos = 0; pos < end; pos += chunkSize) {
+        const buf = Buffer.allocUnsafe(Math.min(chunkSize, end - pos));
+        const n = await readFully(lease.handle, buf, pos);
+        if (n !== buf.length) throw new Error(`short read of ${this.logPath} at ${pos}: ${n} of ${buf.length} bytes`);
+        yield buf;
+      }
+    } finally {
+      lease.release();
+    }
   }
 
   async deleteFiles(): Promise<void> {
