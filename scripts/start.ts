@@ -36,6 +36,41 @@ async function shutdown(code: number): Promise<never> {
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
+/**
+ * `npm start` runs us as npm → (sh) → tsx → node. A SIGTERM sent to npm alone
+ * ends npm without passing it on, which would orphan the portal and
+ * PostgreSQL. So we note our launcher processes and shut down cleanly as soon
+ * as one of them is gone. (Linux /proc; elsewhere only signals count.)
+ */
+function watchLaunchers(): void {
+  const parentOf = (pid: number): { ppid: number; name: string } | null => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      return { ppid, name };
+    } catch {
+      return null;
+    }
+  };
+  const launchers: number[] = [];
+  let pid = process.ppid;
+  for (let depth = 0; depth < 4 && pid > 1; depth++) {
+    const info = parentOf(pid);
+    if (!info || !/^(node|npm|npm exec|npx|sh|tsx)/.test(info.name)) break;
+    launchers.push(pid);
+    pid = info.ppid;
+  }
+  if (launchers.length === 0) return;
+  setInterval(() => {
+    if (launchers.some((p) => parentOf(p) === null)) {
+      log("the launching process is gone");
+      void shutdown(0);
+    }
+  }, 1000).unref();
+}
+watchLaunchers();
+
 /** Newest modification time under the given paths (skipping build output). */
 function newestMtime(paths: string[]): number {
   let newest = 0;
