@@ -9,19 +9,9 @@
  * settings an operator made outside the catalog).
  */
 import { readFileSync } from "node:fs";
-import {
-  AclOperationTypes,
-  AclPermissionTypes,
-  AclResourceTypes,
-  ConfigResourceTypes,
-  Kafka,
-  logLevel,
-  ResourcePatternTypes,
-  type Admin,
-  type AclEntry,
-  type AclFilter,
-  type SASLOptions,
-} from "kafkajs";
+// kafkajs is CommonJS: under Node's own ESM loader only its default export is
+// reliable (the enums are not detected as named exports).
+import kafkajs, { type Admin, type AclEntry, type AclFilter, type SASLOptions } from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import type { Logger } from "../log.ts";
 import { SCRAM_MECHANISM_CODE, scramUpsertion } from "../secrets.ts";
@@ -37,6 +27,10 @@ import {
   type TopicSpec,
 } from "./cluster.ts";
 import { KafkaProtocolError, RawConnection, UnsupportedApiError, type RawConnectionOptions, type SaslMechanism } from "./raw-connection.ts";
+
+const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ConfigResourceTypes, Kafka, logLevel, ResourcePatternTypes } = kafkajs;
+type AclResourceTypes = kafkajs.AclResourceTypes;
+type AclOperationTypes = kafkajs.AclOperationTypes;
 
 export interface KafkaConnectionSettings {
   brokers: string[];

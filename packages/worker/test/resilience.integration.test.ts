@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKey } from "@kappa/kafka-protocol";
+import type { Db } from "@kappa/catalog";
+import { approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+
+const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let db: Db;
+let people: Awaited<ReturnType<typeof seedPeople>>;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  db = database.db;
+  people = await seedPeople(db);
+});
+
+afterAll(async () => {
+  await database?.dispose();
+});
+
+async function topicPartitions(bootstrap: string, topic: string): Promise<number | null> {
+  const admin = kafkaClient(bootstrap).admin();
+  await admin.connect();
+  try {
+    if (!(await admin.listTopics()).includes(topic)) return null;
+    return (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions.length ?? null;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+function spawnWorker(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return child;
+}
+
+describe("crash and outage", () => {
+  it("a worker killed (SIGKILL) in the middle of a task loses nothing: another worker takes the lease over and the task completes once", async () => {
+    const broker = await startTestBroker();
+    const dir = mkdtempSync(path.join(tmpdir(), "kappa-worker-crash-"));
+    const readyFile = path.join(dir, "ready");
+    // The broker creates the topic but holds the answer: the first worker is
+    // killed while its CreateTopics request is in flight.
+    const release = broker.control.delayResponses(ApiKey.CreateTopics, 60_000);
+    const child = spawnWorker({
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS: broker.bootstrap,
+      KAFKA_SASL_MECHANISM: "none",
+      KAPPA_SECRETS_KEY: SECRETS_KEY.toString("base64"),
+      WORKER_ID: "doomed-worker",
+      WORKER_LEASE_MS: "1500",
+      WORKER_POLL_MS: "100",
+      WORKER_READY_FILE: readyFile,
+      WORKER_OBSERVE_INTERVAL_MS: "3600000",
+      WORKER_RECONCILE_INTERVAL_MS: "3600000",
+    });
+    let survivor: ReturnType<typeof startWorker> | null = null;
+    try {
+      await waitFor(() => existsSync(readyFile), 20_000, "the child worker to be ready");
+      const product = await approvedProduct(db, people, { partitions: 4 });
+      await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "RUNNING", leasedBy: "doomed-worker" } })) !== null, 10_000, "the child to lease CREATE_TOPIC");
+      await sleep(300); // its CreateTopics is now at the broker, the answer held back
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+      release();
+
+      survivor = startWorker(db, broker.bootstrap, { workerId: "survivor", leaseMs: 1500 });
+      await survivor.start();
+      const task = await waitFor(async () => db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } }), 10_000, "the survivor to finish CREATE_TOPIC");
+      expect(task.leasedBy).toBe("survivor");
+      expect(task.attempts).toBe(2);
+      expect(task.completedAt).not.toBeNull();
+      expect(await topicPartitions(broker.bootstrap, product.topicName)).toBe(4);
+      expect(await db.provisioningTask.count({ where: { entityId: product.id, kind: "CREATE_TOPIC" } })).toBe(1);
+      // The step moved the product to PROVISIONING exactly once across both workers.
+      expect(await db.auditEvent.count({ where: { entityId: product.id, action: "product.provisioning" } })).toBe(1);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await survivor?.stop();
+      await broker.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("while the broker is down tasks back off with their error recorded, and complete after it returns with no manual step", async () => {
+    const broker = await startTestBroker();
+    const { port, dataDir } = { port: broker.port, dataDir: broker.dataDir };
+    const worker = startWorker(db, broker.bootstrap, { workerId: "patient", backoffBaseMs: 200, backoffMaxMs: 1_000, maxAttempts: 50 });
+    await worker.start();
+    let restarted: TestBroker | null = null;
+    try {
+      await broker.stop();
+      const product = await approvedProduct(db, people, { partitions: 2 });
+      const failing = await waitFor(
+        async () => db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", attempts: { gte: 3 }, status: "PENDING" } }),
+        15_000,
+        "CREATE_TOPIC to fail a few times",
+      );
+      expect(failing.lastError).toBeTruthy();
+      expect(failing.runAfter.getTime()).toBeGreaterThan(failing.updatedAt.getTime() - 1);
+
+      restarted = await startTestBroker({ port }, dataDir);
+      const done = await waitFor(async () => db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } }), 15_000, "CREATE_TOPIC after the broker returned");
+      expect(done.lastError).toBeNull();
+      expect(await topicPartitions(restarted.bootstrap, product.topicName)).toBe(2);
+    } finally {
+      await worker.stop();
+      if (restarted) await restarted.cleanup();
+      else await broker.cleanup();
+    }
+  });
+});
