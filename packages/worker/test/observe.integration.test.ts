@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@kappa/catalog";
+import { CORE_APIS } from "@kappa/broker";
+import { ApiKey } from "@kappa/kafka-protocol";
 import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
@@ -24,7 +26,7 @@ afterAll(async () => {
 });
 
 describe("observation", () => {
-  it("records end offsets, throughput, a subscriber group's committed offsets, lag per partition and time lag, and marks what the cluster cannot tell as unknown", async () => {
+  it("records end offsets, throughput, a subscriber group's committed offsets, lag per partition and time lag, and local and remote bytes", async () => {
     const product = await approvedProduct(db, people, { partitions: 3 });
     await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } })) !== null, 5_000, "topic created");
     const { account, subscription } = await approvedSubscription(db, people, product.id, `pay-${Date.now().toString(36)}`);
@@ -82,8 +84,11 @@ describe("observation", () => {
     expect(topic.latestTieredOffset).toBe(-1n);
     expect(topic.messagesPerSecond).not.toBeNull();
     expect(topic.messagesPerSecond!).toBeGreaterThan(0);
-    // Remote bytes: no protocol API exposes them on Apache Kafka → unknown, never 0.
-    expect(topic.remoteBytes).toBeNull();
+    // Local bytes from DescribeLogDirs; remote bytes from the broker's read-only
+    // kappa.remote.log.size.bytes topic config (0: tiered storage is off here).
+    expect(topic.localBytes).not.toBeNull();
+    expect(topic.localBytes!).toBeGreaterThan(0n);
+    expect(topic.remoteBytes).toBe(0n);
 
     const history = await db.consumerGroupObservationSample.findMany({ where: { groupId, topic: product.topicName } });
     expect(history.length).toBeGreaterThanOrEqual(1);
@@ -91,6 +96,28 @@ describe("observation", () => {
     const topicHistory = await db.topicObservationSample.findMany({ where: { topic: product.topicName } });
     expect(topicHistory.at(-1)?.endOffset).toBe(210n);
     await producer.disconnect();
+  });
+
+  it("reports EARLIEST_LOCAL and LATEST_TIERED as unknown (not 0) against a cluster whose ListOffsets predates them", async () => {
+    const old = await startTestBroker();
+    const listOffsets = CORE_APIS.find((a) => a.apiKey === ApiKey.ListOffsets);
+    if (!listOffsets) throw new Error("broker has no ListOffsets handler");
+    // Kafka before 3.x: ListOffsets up to v7, no −4/−5.
+    old.registry.replace({ ...listOffsets, advertised: { min: 0, max: 7 }, implemented: { min: 1, max: 7 } });
+    const worker = startWorker(db, old.bootstrap);
+    try {
+      const product = await approvedProduct(db, people, { partitions: 2 });
+      await worker.worker.runner.drain();
+      const summary = await worker.worker.observer.observeOnce();
+      expect(summary.unknown).toEqual(expect.arrayContaining(["earliestLocalOffset", "latestTieredOffset"]));
+      const row = await db.topicObservation.findUniqueOrThrow({ where: { topic: product.topicName } });
+      expect(row.earliestLocalOffset).toBeNull();
+      expect(row.latestTieredOffset).toBeNull();
+      expect(row.endOffset).toBe(0n);
+    } finally {
+      await worker.stop();
+      await old.cleanup();
+    }
   });
 
   it("prunes history older than the window and drops rows of groups that went away", async () => {

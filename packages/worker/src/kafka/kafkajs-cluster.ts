@@ -32,6 +32,9 @@ const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ConfigResourceT
 type AclResourceTypes = kafkajs.AclResourceTypes;
 type AclOperationTypes = kafkajs.AclOperationTypes;
 
+/** Read-only topic config through which the project's broker reports tiered bytes per partition (packages/broker/README.md). */
+export const REMOTE_LOG_SIZE_CONFIG = "kappa.remote.log.size.bytes";
+
 export interface KafkaConnectionSettings {
   brokers: string[];
   /** null: PLAINTEXT / SSL listener without SASL. */
@@ -438,10 +441,31 @@ export class KafkaJsCluster implements KafkaCluster {
     return out;
   }
 
-  async remoteBytes(_partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
-    // Apache Kafka exposes remote log size only as a JMX metric
-    // (RemoteLogSizeBytes), not through any protocol API: unknown.
-    return null;
+  /**
+   * Apache Kafka exposes remote log size only as a JMX metric
+   * (kafka.log.remote:RemoteLogSizeBytes), through no protocol API: unknown
+   * there. The project's broker reports it as a read-only topic config,
+   * `kappa.remote.log.size.bytes` (one value per partition, comma-separated),
+   * which we read when present.
+   */
+  async remoteBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
+    if (partitions.length === 0) return new Map();
+    const topics = [...new Set(partitions.map((p) => p.topic))];
+    const admin = await this.adminClient();
+    const res = await admin.describeConfigs({
+      resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [REMOTE_LOG_SIZE_CONFIG] })),
+      includeSynonyms: false,
+    });
+    const out = new Map<string, bigint>();
+    for (const r of res.resources) {
+      if (r.errorCode !== 0) return null;
+      const entry = r.configEntries.find((e) => e.configName === REMOTE_LOG_SIZE_CONFIG);
+      if (!entry || entry.configValue === null) return null;
+      entry.configValue.split(",").forEach((v, partition) => {
+        if (/^\d+$/.test(v.trim())) out.set(partitionKey(r.resourceName, partition), BigInt(v.trim()));
+      });
+    }
+    return out;
   }
 
   async listGroups(): Promise<string[]> {
