@@ -18,7 +18,8 @@ import { parseStartConfig } from "./env.ts";
 
 const dev = process.argv.includes("--dev");
 const PORTAL_DIR = path.join(REPO_ROOT, "apps", "portal");
-const log = (message: string) => console.log(`[kappa] ${message}`);
+const bootedAt = Date.now();
+const log = (message: string) => console.log(`[kappa +${((Date.now() - bootedAt) / 1000).toFixed(1)}s] ${message}`);
 
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
@@ -154,7 +155,7 @@ async function main() {
     databaseUrl = postgres.urlFor("kappa");
   }
   log("applying migrations");
-  await migrateDatabase(databaseUrl);
+  await migrateDatabase(databaseUrl, log);
 
   if (config.demoMode) {
     const db = createPrismaClient(databaseUrl);
