@@ -1,0 +1,179 @@
+// Server side of the SASL mechanisms, one exchange object per connection.
+//
+// Failures follow Kafka's split (SaslServerAuthenticator.handleSaslToken):
+//  - SaslAuthenticationException: its message goes to the client as is
+//    (PLAIN's "Invalid username or password", a mismatching authorization id);
+//  - any other SaslException: the client gets only the generic "Authentication
+//    failed during authentication due to invalid credentials with SASL mechanism X",
+//    so nothing reveals whether the user exists; the reason is logged on the broker.
+// Neither message nor log line ever contains a password, proof or key.
+import { timingSafeEqual } from "node:crypto";
+import type { ScramCredentialStore } from "../scram/credential-store.ts";
+import {
+  MIN_ITERATIONS,
+  SCRAM_SHA_256,
+  SCRAM_SHA_512,
+  ScramFormatError,
+  clientSignature,
+  formatServerFinal,
+  formatServerFirst,
+  parseClientFinal,
+  parseClientFirst,
+  passwordMatches,
+  serverNonce,
+  serverSignature,
+  storedKey,
+  xor,
+  type ClientFirstMessage,
+  type ScramCredential,
+  type ScramMechanism,
+} from "../scram/scram.ts";
+
+export const SUPPORTED_SASL_MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] as const;
+export type SaslMechanismName = (typeof SUPPORTED_SASL_MECHANISMS)[number];
+
+export function isSupportedMechanism(name: string): name is SaslMechanismName {
+  return (SUPPORTED_SASL_MECHANISMS as readonly string[]).includes(name);
+}
+
+/** A failure whose `clientMessage` is what the SaslAuthenticate response carries; `reason` is for the broker log. */
+export class SaslFailure extends Error {
+  override name = "SaslFailure";
+  constructor(
+    readonly clientMessage: string,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** Kafka's wording for every SaslException (the details stay on the broker). */
+export function genericFailure(mechanism: string, reason: string): SaslFailure {
+  return new SaslFailure(`Authentication failed during authentication due to invalid credentials with SASL mechanism ${mechanism}`, reason);
+}
+
+export interface SaslStep {
+  /** Bytes for SaslAuthenticate's auth_bytes (empty when the mechanism has nothing to say). */
+  challenge: Buffer;
+  /** Set once the exchange succeeded: the authenticated user name. */
+  authenticatedUser: string | null;
+}
+
+export interface SaslExchange {
+  readonly mechanism: SaslMechanismName;
+  /** Throws SaslFailure; after a failure or success, any further token is an error. */
+  evaluate(token: Buffer): Promise<SaslStep>;
+}
+
+export function newExchange(mechanism: SaslMechanismName, store: ScramCredentialStore): SaslExchange {
+  switch (mechanism) {
+    case "PLAIN":
+      return new PlainExchange(store);
+    case "SCRAM-SHA-256":
+      return new ScramExchange(SCRAM_SHA_256, store);
+    case "SCRAM-SHA-512":
+      return new ScramExchange(SCRAM_SHA_512, store);
+  }
+}
+
+/**
+ * SASL/PLAIN (RFC 4616): one message `authzid NUL authcid NUL passwd`, checked
+ * against the user's SCRAM credential (SHA-512 preferred, else SHA-256) by
+ * deriving StoredKey from the given password with the stored salt and iterations.
+ * Messages follow Kafka's PlainSaslServer.
+ */
+class PlainExchange implements SaslExchange {
+  readonly mechanism = "PLAIN" as const;
+  private done = false;
+
+  constructor(private readonly store: ScramCredentialStore) {}
+
+  async evaluate(token: Buffer): Promise<SaslStep> {
+    if (this.done) throw genericFailure("PLAIN", "PLAIN token received after the exchange finished");
+    this.done = true;
+    // Kafka splits on NUL and requires exactly three tokens.
+    const parts = token.toString("utf8").split("\u0000");
+    if (parts.length !== 3) throw genericFailure("PLAIN", `Invalid SASL/PLAIN response: expected 3 tokens, got ${parts.length}`);
+    const [authzid = "", user = "", password = ""] = parts;
+    if (user === "") throw new SaslFailure("Authentication failed: username not specified", "PLAIN without user name");
+    if (password === "") throw new SaslFailure("Authentication failed: password not specified", `PLAIN without password for user ${user}`);
+    if (authzid !== "" && authzid !== user) {
+      throw new SaslFailure("Authentication failed: Client requested an authorization id that is different from username", `PLAIN authzid differs from user ${user}`);
+    }
+    const invalid = new SaslFailure("Authentication failed: Invalid username or password", `PLAIN: invalid password or unknown user ${user}`);
+    const mech = this.store.get(user, SCRAM_SHA_512) ? SCRAM_SHA_512 : SCRAM_SHA_256;
+    const cred = this.store.get(user, mech);
+    if (!cred) throw invalid;
+    if (!(await passwordMatches(mech, cred, password))) throw invalid;
+    return { challenge: Buffer.alloc(0), authenticatedUser: user };
+  }
+}
+
+type ScramState =
+  | { step: "first" }
+  | { step: "final"; first: ClientFirstMessage; serverFirst: string; nonce: string; credential: ScramCredential }
+  | { step: "over" };
+
+/** SCRAM server (Kafka's ScramSaslServer): client-first → server-first → client-final → server-final. */
+class ScramExchange implements SaslExchange {
+  readonly mechanism: SaslMechanismName;
+  private state: ScramState = { step: "first" };
+
+  constructor(
+    private readonly mech: ScramMechanism,
+    private readonly store: ScramCredentialStore,
+  ) {
+    this.mechanism = mech.name;
+  }
+
+  async evaluate(token: Buffer): Promise<SaslStep> {
+    const state = this.state;
+    // Any failure ends the exchange: a second attempt on the same connection is refused
+    // (the connection is closed anyway), and a replayed final message cannot reuse the nonce.
+    this.state = { step: "over" };
+    try {
+      if (state.step === "first") return this.first(token);
+      if (state.step === "final") return this.final(token, state);
+      throw genericFailure(this.mech.name, "SCRAM token received after the exchange finished");
+    } catch (err) {
+      if (err instanceof ScramFormatError) throw genericFailure(this.mech.name, `malformed SCRAM message: ${err.message}`);
+      throw err;
+    }
+  }
+
+  private first(token: Buffer): SaslStep {
+    const first = parseClientFirst(token);
+    // Kafka supports only the `tokenauth` extension (delegation tokens), which this broker does not issue.
+    if (first.extensions.get("tokenauth") === "true") throw genericFailure(this.mech.name, "delegation-token authentication is not supported");
+    const credential = this.store.get(first.userName, this.mech);
+    if (!credential) throw genericFailure(this.mech.name, `Authentication failed: Invalid user credentials (user ${first.userName} has no ${this.mech.name} credential)`);
+    if (first.authorizationId !== "" && first.authorizationId !== first.userName) {
+      throw new SaslFailure("Authentication failed: Client requested an authorization id that is different from username", `SCRAM authzid differs from user ${first.userName}`);
+    }
+    if (credential.iterations < MIN_ITERATIONS) {
+      throw genericFailure(this.mech.name, `Iterations ${credential.iterations} is less than the minimum ${MIN_ITERATIONS} for ${this.mech.name}`);
+    }
+    const nonce = first.nonce + serverNonce();
+    const serverFirst = formatServerFirst(nonce, credential.salt, credential.iterations);
+    this.state = { step: "final", first, serverFirst, nonce, credential };
+    return { challenge: Buffer.from(serverFirst, "utf8"), authenticatedUser: null };
+  }
+
+  private final(token: Buffer, s: Extract<ScramState, { step: "final" }>): SaslStep {
+    const fin = parseClientFinal(token);
+    if (fin.nonce !== s.nonce) throw genericFailure(this.mech.name, "Invalid client nonce in the final client message.");
+    // RFC 5802 §5.1: c= must carry the gs2 header of the client-first message (no channel binding data).
+    if (!fin.channelBinding.equals(Buffer.from(s.first.gs2Header, "utf8"))) {
+      throw genericFailure(this.mech.name, "channel binding (c=) does not match the client-first gs2 header");
+    }
+    if (fin.proof.length !== this.mech.keyLength) throw genericFailure(this.mech.name, `client proof has ${fin.proof.length} bytes`);
+    const authMessage = `${s.first.bare},${s.serverFirst},${fin.withoutProof}`;
+    const computedClientKey = xor(fin.proof, clientSignature(this.mech, s.credential.storedKey, authMessage));
+    const computedStoredKey = storedKey(this.mech, computedClientKey);
+    if (!timingSafeEqual(computedStoredKey, s.credential.storedKey)) {
+      throw genericFailure(this.mech.name, `Invalid client credentials for user ${s.first.userName}`);
+    }
+    const signature = serverSignature(this.mech, s.credential.serverKey, authMessage);
+    return { challenge: Buffer.from(formatServerFinal(signature), "utf8"), authenticatedUser: s.first.userName };
+  }
+}
