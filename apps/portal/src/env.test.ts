@@ -27,4 +27,17 @@ describe("parseEnv", () => {
     expect(parseEnv({ ...good, KAPPA_DEMO_MODE: "1" }).KAPPA_DEMO_MODE).toBe(true);
     expect(parseEnv({ ...good, KAPPA_DEMO_MODE: "false" }).KAPPA_DEMO_MODE).toBe(false);
   });
+
+  it("shows 127.0.0.1:9092 in connection snippets unless KAFKA_BOOTSTRAP_DISPLAY says otherwise", () => {
+    expect(parseEnv(good).KAFKA_BOOTSTRAP_DISPLAY).toBe("127.0.0.1:9092");
+    expect(parseEnv({ ...good, KAFKA_BOOTSTRAP_DISPLAY: "kafka-1.example.com:9093,kafka-2.example.com:9093" }).KAFKA_BOOTSTRAP_DISPLAY).toBe("kafka-1.example.com:9093,kafka-2.example.com:9093");
+    expect(() => parseEnv({ ...good, KAFKA_BOOTSTRAP_DISPLAY: "no port here" })).toThrow("KAFKA_BOOTSTRAP_DISPLAY: must be host:port");
+  });
+
+  it("accepts a 32-byte KAPPA_SECRETS_KEY in hex or base64 and names a wrong one", () => {
+    expect(parseEnv(good).KAPPA_SECRETS_KEY).toBeUndefined();
+    expect(parseEnv({ ...good, KAPPA_SECRETS_KEY: "ab".repeat(32) }).KAPPA_SECRETS_KEY).toBe("ab".repeat(32));
+    expect(parseEnv({ ...good, KAPPA_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") }).KAPPA_SECRETS_KEY).toBeDefined();
+    expect(() => parseEnv({ ...good, KAPPA_SECRETS_KEY: "too-short" })).toThrow("KAPPA_SECRETS_KEY: must be 32 bytes");
+  });
 });

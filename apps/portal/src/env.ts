@@ -26,6 +26,20 @@ const schema = z
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_NAME: z.string().min(1).default("Single sign-on"),
     KAPPA_DEMO_MODE: boolish,
+    /** What the connection snippets show as the bootstrap address: where consumers reach Kafka, not where the worker does. */
+    KAFKA_BOOTSTRAP_DISPLAY: z
+      .string()
+      .default("127.0.0.1:9092")
+      .refine((v) => v.split(",").every((b) => /^[^\s:,]+:\d{1,5}$/.test(b.trim()) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(b.trim())), "must be host:port[,host:port…]"),
+    /**
+     * The worker's key for issued passwords (same value as the worker's). The
+     * portal needs it only to decrypt a password at its one-time pickup; unset,
+     * "Reveal password" answers that credentials cannot be shown here.
+     */
+    KAPPA_SECRETS_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || secretsKeyLength(v) === 32, "must be 32 bytes, base64 (44 characters) or hex (64 characters)"),
   })
   .superRefine((value, ctx) => {
     // Half-configured SSO is a deployment mistake, not "SSO off".
@@ -37,6 +51,12 @@ const schema = z
       }
     }
   });
+
+/** Same decoding as the worker's parseSecretsKey: hex when it looks like 64 hex digits, else base64. */
+function secretsKeyLength(raw: string): number {
+  const text = raw.trim();
+  return (/^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64")).length;
+}
 
 export type Env = z.output<typeof schema>;
 

@@ -14,6 +14,7 @@ import type {
   subscribableAccounts,
   Actor,
 } from "@kappa/catalog";
+import type { platformOverview, productObservations, subscriptionDetail } from "@/server/observations";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
 export type ProductSearchResult = Jsonish<Awaited<ReturnType<typeof searchProducts>>>;
@@ -24,3 +25,14 @@ export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribabl
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type PermissionSummary = ReturnType<typeof permissionSummary>;
 export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };
+export type ProductObservations = Jsonish<Awaited<ReturnType<typeof productObservations>>>;
+export type ConsumerLag = ProductObservations["consumers"][number];
+export type SubscriptionDetail = Jsonish<Awaited<ReturnType<typeof subscriptionDetail>>>;
+export type PlatformOverview = Jsonish<Awaited<ReturnType<typeof platformOverview>>>;
+export type PlatformTask = PlatformOverview["failed"][number];
+export interface RevealedCredentials {
+  username: string;
+  password: string;
+  mechanism: "SCRAM-SHA-512";
+  issuedAt: string | null;
+}

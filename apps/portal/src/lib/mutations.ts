@@ -2,6 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, type ApiError } from "./api-client";
+import type { RevealedCredentials } from "./api-types";
 import { queryKeys } from "./query-keys";
 
 /*
@@ -45,6 +46,51 @@ export function useSubscriptionAction() {
         client.invalidateQueries({ queryKey: queryKeys.products.detail(action.productId) }),
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
         client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+/**
+ * Re-queues a failed provisioning task. Which page shows it: the product page
+ * (product steps), the subscription page (grant/revoke steps) or the platform
+ * view; the audit log gains a "provisioning.retried" event.
+ */
+export function useRetryTask() {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, { taskId: string; productId?: string; subscriptionId?: string }>({
+    mutationFn: ({ taskId }) => api(`/api/v1/provisioning-tasks/${taskId}/retry`, { method: "POST" }),
+    onSuccess: (_data, { productId, subscriptionId }) =>
+      Promise.all([
+        productId ? client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }) : undefined,
+        subscriptionId ? client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(subscriptionId) }) : undefined,
+        client.invalidateQueries({ queryKey: queryKeys.platform }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+/**
+ * The one-time password pickup. A mutation, not a query: the password lives
+ * only in this component's mutation state, never in the shared query cache,
+ * and is never refetched.
+ */
+export function useRevealCredentials(subscriptionId: string) {
+  const client = useQueryClient();
+  return useMutation<RevealedCredentials, ApiError, { serviceAccountId: string }>({
+    mutationFn: ({ serviceAccountId }) => api<RevealedCredentials>(`/api/v1/service-accounts/${serviceAccountId}/credentials/reveal`, { method: "POST" }),
+    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(subscriptionId) }),
+  });
+}
+
+export function useRotateCredentials(subscriptionId: string) {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, { serviceAccountId: string }>({
+    mutationFn: ({ serviceAccountId }) => api(`/api/v1/service-accounts/${serviceAccountId}/credentials/rotate`, { method: "POST" }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(subscriptionId) }),
+        client.invalidateQueries({ queryKey: queryKeys.platform }),
         client.invalidateQueries({ queryKey: queryKeys.audit.all }),
       ]),
   });

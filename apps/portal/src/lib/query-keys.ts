@@ -27,7 +27,14 @@ export const queryKeys = {
     list: (filters: ProductFilters) => [...queryKeys.products.lists(), filters] as const,
     details: () => [...queryKeys.products.all, "detail"] as const,
     detail: (id: string) => [...queryKeys.products.details(), id] as const,
+    /** Live cluster figures of one product (polled), apart from its catalog detail. */
+    observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
   },
+  subscriptions: {
+    all: ["subscriptions"] as const,
+    detail: (id: string) => [...queryKeys.subscriptions.all, "detail", id] as const,
+  },
+  platform: ["platform"] as const,
   reviewQueue: ["review-queue"] as const,
   myDomains: ["my-domains"] as const,
   serviceAccounts: ["service-accounts"] as const,

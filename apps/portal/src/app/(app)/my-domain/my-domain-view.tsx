@@ -101,8 +101,11 @@ function SubscriptionList({ items, empty }: { items: { id: string; productId: st
       {items.map((s) => (
         <li key={s.id} className="flex items-start justify-between gap-3 py-2">
           <div className="min-w-0">
-            <Link href={`/products/${s.productId}`} className="font-medium text-indigo-700 hover:underline">{s.title}</Link>
+            <Link href={`/subscriptions/${s.id}`} className="font-medium text-indigo-700 hover:underline">{s.title}</Link>
             <p className="font-mono text-xs text-slate-500">{s.sub}</p>
+            <p className="text-xs">
+              <Link href={`/products/${s.productId}`} className="text-slate-600 hover:underline">Product page</Link>
+            </p>
             {s.note && <p className="text-xs text-slate-600">{s.note}</p>}
             <p className="text-xs text-slate-400">{age(s.at)} ago</p>
           </div>

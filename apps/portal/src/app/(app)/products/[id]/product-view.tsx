@@ -3,17 +3,20 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useActor, usePermissions } from "@/components/actor-context";
+import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { ReasonAction } from "@/components/reason-form";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
-import type { AuditPage, ProductDetail } from "@/lib/api-types";
+import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
 import { age, formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
-import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
+import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
 const SUBSCRIBABLE = ["APPROVED", "PROVISIONING", "ACTIVE"];
 const EDITABLE = ["DRAFT", "REJECTED", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"];
 const POLL_MS = 3000;
+/** Statuses in which the topic exists (or is being created) on the cluster, so there is something to observe. */
+const ON_CLUSTER = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"];
 
 function pretty(definition: string): string {
   try {
@@ -34,6 +37,7 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
     refetchInterval: (q) => (q.state.data?.provisioning.some((s) => s.status !== "DONE") ? POLL_MS : false),
   });
   const action = useProductAction(product.id);
+  const retry = useRetryTask();
   const isOwner = perms.canInDomain("product:update", product.domainId);
   const isReviewer = perms.hasGlobal("product:review");
   const ownSubmission = product.createdById === me.id || product.submittedById === me.id;
@@ -111,22 +115,18 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
 
           {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
             <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
-              <ol className="space-y-2" aria-label="Provisioning steps" data-testid="provisioning-steps">
-                {product.provisioning.map((s) => (
-                  <li key={s.id} className="flex flex-wrap items-start justify-between gap-2 rounded-md p-2 ring-1 ring-slate-200">
-                    <div className="min-w-0">
-                      <p className="text-sm font-medium">{s.step}. {s.label}</p>
-                      <p className="text-xs text-slate-500">
-                        {s.kind} · attempts {s.attempts} · updated {age(s.updatedAt)} ago
-                      </p>
-                      {s.lastError && <p className="mt-1 text-xs text-rose-700">Last error: {s.lastError}</p>}
-                    </div>
-                    <Badge value={s.status} />
-                  </li>
-                ))}
-              </ol>
+              <ProvisioningSteps
+                steps={product.provisioning}
+                // Mirrors retryTask's own check (owners of the domain, governance, admins); the server decides.
+                canRetry={isOwner || isReviewer || perms.hasGlobal("platform:admin")}
+                onRetry={(taskId) => retry.mutate({ taskId, productId: product.id })}
+                retrying={retry.isPending}
+                retryError={retry.isError ? retry.error.message : null}
+              />
             </Card>
           )}
+
+          {ON_CLUSTER.includes(product.status) && <ClusterCards productId={product.id} />}
 
           <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"} actions={schema && <Badge value={schema.status} />}>
             {schema ? (
@@ -178,7 +178,7 @@ function SubscriptionsCard({ product }: { product: ProductDetail }) {
           {product.subscriptions.map((s) => (
             <li key={s.id} className="rounded-md p-2 text-sm ring-1 ring-slate-200">
               <div className="flex items-center justify-between gap-2">
-                <span className="font-medium">{s.consumingDomain.name}</span>
+                <Link href={`/subscriptions/${s.id}`} className="font-medium text-indigo-700 hover:underline">{s.consumingDomain.name}</Link>
                 <Badge value={s.status} />
               </div>
               <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name}</p>
@@ -249,5 +249,35 @@ function DeprecateCard({ productId }: { productId: string }) {
         )}
       />
     </Card>
+  );
+}
+
+/** What the worker observes on the cluster for this product, polled every few seconds. */
+function ClusterCards({ productId }: { productId: string }) {
+  const observed = useQuery({
+    queryKey: queryKeys.products.observations(productId),
+    queryFn: ({ signal }) => api<ProductObservations>(`/api/v1/products/${productId}/observations`, { signal }),
+    refetchInterval: POLL_MS,
+  });
+  if (observed.isPending) return <Card title="Tiered storage and replay"><Loading /></Card>;
+  if (observed.isError) return <Card title="Tiered storage and replay"><ErrorAlert message={observed.error.message} /></Card>;
+  const data = observed.data;
+  return (
+    <>
+      <Card title="Tiered storage and replay" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+        <TieredStoragePanel data={data} />
+      </Card>
+      <Card title="Throughput">
+        <ThroughputPanel data={data} />
+      </Card>
+      <Card title={data.seesAllLag ? "Subscribers' lag" : "Your lag"}>
+        <ConsumerLagList
+          consumers={data.consumers}
+          samples={data.lagSamples}
+          showSubscriber={data.seesAllLag}
+          empty={data.seesAllLag ? "No subscriber's consumer group has committed offsets on this topic yet." : "None of your domains' consumer groups has committed offsets on this topic yet."}
+        />
+      </Card>
+    </>
   );
 }

@@ -1,0 +1,31 @@
+import { ForbiddenError, NotFoundError, toJson } from "@kappa/catalog";
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { EmptyState, PageHeader } from "@/components/ui";
+import { env } from "@/env";
+import { requireActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { subscriptionDetail } from "@/server/observations";
+import { SubscriptionView } from "./subscription-view";
+
+export const metadata: Metadata = { title: "Subscription" };
+
+export default async function SubscriptionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const actor = await requireActor(`/subscriptions/${id}`);
+  try {
+    const detail = toJson(await subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY));
+    return <SubscriptionView initial={detail} />;
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    if (error instanceof ForbiddenError) {
+      return (
+        <>
+          <PageHeader title="Subscription" />
+          <EmptyState title="Not available">{error.message}</EmptyState>
+        </>
+      );
+    }
+    throw error;
+  }
+}

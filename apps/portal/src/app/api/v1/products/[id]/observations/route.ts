@@ -1,0 +1,13 @@
+import { currentActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { errorResponse, json } from "@/server/http";
+import { productObservations } from "@/server/observations";
+
+export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+  try {
+    const actor = await currentActor();
+    return json(await productObservations(db(), actor, (await params).id));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

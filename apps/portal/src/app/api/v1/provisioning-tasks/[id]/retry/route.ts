@@ -1,0 +1,14 @@
+import { retryTask } from "@kappa/worker";
+import { currentActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { errorResponse, json } from "@/server/http";
+
+/** Re-queues a FAILED task; the worker's retryTask checks who may, in the same transaction. */
+export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+  try {
+    const actor = await currentActor();
+    return json(await retryTask(db(), { userId: actor.id }, (await params).id));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

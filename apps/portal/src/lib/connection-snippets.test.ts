@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { groupIdFor, kafkajsSnippet, kcatCommand, shellQuote } from "./connection-snippets";
+
+const settings = { bootstrap: "127.0.0.1:9092", mechanism: "SCRAM-SHA-512" as const, username: "payments-reconciliation", topic: "orders.order-events.v1", groupPrefix: "payments-reconciliation." };
+
+describe("connection snippets", () => {
+  it("kafkajs: bootstrap, SCRAM-SHA-512, user, topic and a group inside the account's prefix; password from the environment", () => {
+    const code = kafkajsSnippet({ ...settings, bootstrap: "k1:9092, k2:9092" });
+    expect(code).toContain(`brokers: ["k1:9092", "k2:9092"]`);
+    expect(code).toContain(`mechanism: "scram-sha-512"`);
+    expect(code).toContain(`username: "payments-reconciliation"`);
+    expect(code).toContain(`password: process.env.KAFKA_PASSWORD`);
+    expect(code).toContain(`groupId: "payments-reconciliation.my-app"`);
+    expect(code).toContain(`topics: ["orders.order-events.v1"]`);
+  });
+
+  it("kcat: one consumer command with the same settings", () => {
+    const cmd = kcatCommand(settings);
+    expect(cmd).toContain("kcat -C -b 127.0.0.1:9092");
+    expect(cmd).toContain("-X sasl.mechanisms=SCRAM-SHA-512");
+    expect(cmd).toContain("-X sasl.username=payments-reconciliation");
+    expect(cmd).toContain(`-X sasl.password="$KAFKA_PASSWORD"`);
+    expect(cmd).toContain("-G payments-reconciliation.my-app orders.order-events.v1");
+    expect(groupIdFor(settings, "billing")).toBe("payments-reconciliation.billing");
+  });
+
+  it("quotes shell words that are not plainly safe", () => {
+    expect(shellQuote("a.b-c:9092")).toBe("a.b-c:9092");
+    expect(shellQuote("it's here")).toBe(`'it'\\''s here'`);
+  });
+});

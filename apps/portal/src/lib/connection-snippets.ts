@@ -1,0 +1,62 @@
+/*
+ * Copy-paste connection snippets for a subscriber. They never contain the
+ * password: it is read from KAFKA_PASSWORD, so a snippet can be pasted into a
+ * ticket or a repository without leaking the secret.
+ */
+
+export interface ConnectionSettings {
+  bootstrap: string;
+  mechanism: "SCRAM-SHA-512";
+  username: string;
+  topic: string;
+  /** The account may only use consumer groups under this prefix (`<account>.`). */
+  groupPrefix: string;
+}
+
+/** A group id inside the account's prefix; the suffix names the application. */
+export function groupIdFor(settings: ConnectionSettings, app = "my-app"): string {
+  return `${settings.groupPrefix}${app}`;
+}
+
+/** Single-quotes a shell word unless it is plainly safe. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_.,:/=@+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function kafkajsSnippet(s: ConnectionSettings): string {
+  const brokers = s.bootstrap.split(",").map((b) => JSON.stringify(b.trim()));
+  return [
+    `import { Kafka } from "kafkajs";`,
+    ``,
+    `const kafka = new Kafka({`,
+    `  clientId: ${JSON.stringify(s.username)},`,
+    `  brokers: [${brokers.join(", ")}],`,
+    `  // ssl: true, // when the cluster listens with TLS (SASL_SSL)`,
+    `  sasl: {`,
+    `    mechanism: "scram-sha-512",`,
+    `    username: ${JSON.stringify(s.username)},`,
+    `    password: process.env.KAFKA_PASSWORD,`,
+    `  },`,
+    `});`,
+    ``,
+    `// Consumer groups must start with ${JSON.stringify(s.groupPrefix)}.`,
+    `const consumer = kafka.consumer({ groupId: ${JSON.stringify(groupIdFor(s))} });`,
+    `await consumer.connect();`,
+    `await consumer.subscribe({ topics: [${JSON.stringify(s.topic)}], fromBeginning: true });`,
+    `await consumer.run({`,
+    `  eachMessage: async ({ partition, message }) => {`,
+    `    console.log(partition, message.offset, message.value?.length);`,
+    `  },`,
+    `});`,
+  ].join("\n");
+}
+
+export function kcatCommand(s: ConnectionSettings): string {
+  return [
+    `kcat -C -b ${shellQuote(s.bootstrap)} \\`,
+    `  -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=${s.mechanism} \\`,
+    `  -X sasl.username=${shellQuote(s.username)} -X sasl.password="$KAFKA_PASSWORD" \\`,
+    `  -X auto.offset.reset=earliest \\`,
+    `  -G ${shellQuote(groupIdFor(s))} ${shellQuote(s.topic)}`,
+  ].join("\n");
+}
