@@ -6,6 +6,7 @@ import { Control } from "./control.ts";
 import { GroupCoordinator } from "./groups/coordinator.ts";
 import { allowAllAuthorizer, openGate, type Authorizer, type ConnectionGate } from "./session.ts";
 import type { Connection } from "./net/connection.ts";
+import { aclAuthorizerFromConfig, type StandardAuthorizer } from "./security/acl/from-config.ts";
 
 export interface Logger {
   debug(msg: string): void;
@@ -74,6 +75,8 @@ export class BrokerCore {
   readonly appendWaiters = new AppendWaiters();
   readonly groups: GroupCoordinator;
   authorizer: Authorizer = allowAllAuthorizer;
+  /** The ACL authorizer when `authorizer.class.name` is set (also `authorizer` then); null = none, ACL APIs answer SECURITY_DISABLED. */
+  readonly acls: StandardAuthorizer | null;
   gate: ConnectionGate = openGate;
   /** Set once the listener is bound. */
   advertisedHost = "";
@@ -88,6 +91,8 @@ export class BrokerCore {
     readonly clusterId: string,
     readonly logger: Logger,
   ) {
+    this.acls = aclAuthorizerFromConfig(config);
+    if (this.acls) this.authorizer = this.acls;
     this.groups = new GroupCoordinator(logs.groupOffsets, {
       initialRebalanceDelayMs: config["group.initial.rebalance.delay.ms"],
       minSessionTimeoutMs: config["group.min.session.timeout.ms"],

@@ -47,6 +47,17 @@ export interface BrokerConfig {
   "remote.log.manager.task.interval.ms": number;
   /** Kappa-specific: bytes of remote segment data (chunks and indexes) cached for fetches below the local log start. */
   "remote.log.reader.cache.bytes": number;
+  // Authorization (src/security/acl). Kafka's names and defaults.
+  /**
+   * null/"" = no authorizer: everything is allowed and the ACL APIs answer
+   * SECURITY_DISABLED. "standard" (or Kafka's class names
+   * org.apache.kafka.metadata.authorizer.StandardAuthorizer /
+   * kafka.security.authorizer.AclAuthorizer) = ACLs with StandardAuthorizer semantics.
+   */
+  "authorizer.class.name": string | null;
+  /** Principals that bypass ACLs, separated by ";" (e.g. "User:admin;User:ops"). */
+  "super.users": string | null;
+  "allow.everyone.if.no.acl.found": boolean;
 }
 
 /** Kafka's defaults, except where noted in a comment. */
@@ -82,6 +93,9 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "remote.log.storage.dir": null,
   "remote.log.manager.task.interval.ms": 30000,
   "remote.log.reader.cache.bytes": 64 * 1024 * 1024,
+  "authorizer.class.name": null,
+  "super.users": null,
+  "allow.everyone.if.no.acl.found": false,
 };
 
 export class ConfigError extends Error {
@@ -122,6 +136,9 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "remote.log.storage.dir": "nullableString",
   "remote.log.manager.task.interval.ms": "int",
   "remote.log.reader.cache.bytes": "int",
+  "authorizer.class.name": "nullableString",
+  "super.users": "nullableString",
+  "allow.everyone.if.no.acl.found": "bool",
 };
 
 /** Kafka names that map onto another setting here (Kafka derives them too). */
@@ -224,6 +241,32 @@ function nullableStr(raw: Raw, name: keyof BrokerConfig): string | null {
   return v;
 }
 
+/** Accepted values of authorizer.class.name that turn on the ACL authorizer. */
+export const STANDARD_AUTHORIZER_NAMES: readonly string[] = [
+  "standard",
+  "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+  "kafka.security.authorizer.AclAuthorizer",
+];
+
+function authorizerClass(raw: Raw): string | null {
+  const v = raw["authorizer.class.name"];
+  if (v === null || v === "" || v === "none") return null;
+  if (typeof v !== "string" || !STANDARD_AUTHORIZER_NAMES.includes(v)) {
+    throw new ConfigError(`authorizer.class.name must be empty, "none" or one of ${STANDARD_AUTHORIZER_NAMES.join(", ")}, got ${String(v)}`);
+  }
+  return v;
+}
+
+function superUsers(raw: Raw): string | null {
+  const v = raw["super.users"];
+  if (v === null || v === "") return null;
+  if (typeof v !== "string") throw new ConfigError(`super.users must be principals separated by ";", got ${String(v)}`);
+  for (const p of v.split(";").map((s) => s.trim()).filter((s) => s !== "")) {
+    if (!p.includes(":")) throw new ConfigError(`super.users entry "${p}" must look like User:<name>`);
+  }
+  return v;
+}
+
 /** Checks every setting's type and range and returns a typed config; the error names the setting. */
 export function validateConfig(raw: Raw): BrokerConfig {
   for (const k of Object.keys(raw)) if (!isKey(k)) throw new ConfigError(`unknown broker setting "${k}"`);
@@ -271,6 +314,9 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "remote.log.storage.dir": nullableStr(raw, "remote.log.storage.dir"),
     "remote.log.manager.task.interval.ms": int(raw, "remote.log.manager.task.interval.ms", 1, 2 ** 31 - 1),
     "remote.log.reader.cache.bytes": int(raw, "remote.log.reader.cache.bytes", 0),
+    "authorizer.class.name": authorizerClass(raw),
+    "super.users": superUsers(raw),
+    "allow.everyone.if.no.acl.found": bool(raw, "allow.everyone.if.no.acl.found"),
   };
 }
 

@@ -24,6 +24,9 @@ import { deleteGroupsApi } from "./delete-groups.ts";
 import { deleteRecordsApi } from "./delete-records.ts";
 import { initProducerIdApi } from "./init-producer-id.ts";
 import { describeLogDirsApi } from "./describe-log-dirs.ts";
+import { createAclsApi } from "./create-acls.ts";
+import { describeAclsApi } from "./describe-acls.ts";
+import { deleteAclsApi } from "./delete-acls.ts";
 
 export const CORE_APIS: readonly RegisteredApi[] = [
   produceApi,
@@ -50,4 +53,7 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   deleteGroupsApi,
   incrementalAlterConfigsApi,
   describeLogDirsApi,
+  describeAclsApi,
+  createAclsApi,
+  deleteAclsApi,
 ];
