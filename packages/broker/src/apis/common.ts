@@ -3,6 +3,8 @@ import { ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaError, type TopicMeta } from "../logs.ts";
 import { StorageError } from "../storage/index.ts";
 import type { RequestContext } from "../registry.ts";
+import { CLUSTER_RESOURCE, type AclOperation } from "../session.ts";
+import { AclOperationCode } from "../security/acl/index.ts";
 
 /** Kafka's Topic.validate: legal characters, length, and not "." or "..". */
 export function topicNameProblem(name: string): string | null {
@@ -54,3 +56,28 @@ export async function topicOrAutoCreate(ctx: RequestContext, name: string, allow
 }
 
 export const THROTTLE_NONE = 0;
+
+/** Kafka's "not requested" value for authorized-operations fields (Integer.MIN_VALUE). */
+export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+
+/** Operations Kafka reports per resource type in authorized-operations bitfields (AclEntry.supportedOperations). */
+const SUPPORTED_OPERATIONS: Record<"TOPIC" | "GROUP" | "CLUSTER", readonly AclOperation[]> = {
+  TOPIC: ["READ", "WRITE", "CREATE", "DESCRIBE", "DELETE", "ALTER", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"],
+  GROUP: ["READ", "DESCRIBE", "DELETE"],
+  CLUSTER: ["CREATE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "ALTER", "DESCRIBE"],
+};
+
+/** KIP-430 bitfield: bit `code` set for each supported operation the session may perform on `resource`. */
+export function authorizedOperations(ctx: RequestContext, type: "TOPIC" | "GROUP" | "CLUSTER", name: string): number {
+  let bits = 0;
+  for (const op of SUPPORTED_OPERATIONS[type]) {
+    if (ctx.broker.authorizer.authorize(ctx.session, op, { type, name })) bits |= 1 << AclOperationCode[op];
+  }
+  return bits;
+}
+
+/** Auto-creating a topic (Metadata, and Produce here) needs CREATE on the CLUSTER or on the TOPIC (KafkaApis.handleTopicMetadataRequest). */
+export function mayAutoCreate(ctx: RequestContext, topic: string): boolean {
+  const a = ctx.broker.authorizer;
+  return a.authorize(ctx.session, "CREATE", CLUSTER_RESOURCE) || a.authorize(ctx.session, "CREATE", { type: "TOPIC", name: topic });
+}

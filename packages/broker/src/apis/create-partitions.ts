@@ -5,6 +5,7 @@
 // Response: throttle_time_ms INT32, results [name STRING, error_code INT16, error_message NULLABLE_STRING]
 import { ApiKey, type DeepPartial, ErrorCode, type CreatePartitionsRequest, type CreatePartitionsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
+import { CLUSTER_RESOURCE } from "../session.ts";
 import { errorOf } from "./common.ts";
 
 export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePartitionsResponse>({
@@ -17,6 +18,8 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results: DeepPartial<CreatePartitionsResponse["results"][number]>[] = [];
+    // ControllerApis.createPartitions: ALTER on CLUSTER allows any topic, otherwise ALTER on the TOPIC.
+    const clusterAlter = b.authorizer.authorize(ctx.session, "ALTER", CLUSTER_RESOURCE);
     for (const t of req.topics) {
       const fail = (errorCode: number, errorMessage: string | null): void => {
         results.push({ name: t.name, errorCode, errorMessage });
@@ -25,7 +28,7 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
         fail(ErrorCode.INVALID_REQUEST, "Duplicate topic in request.");
         continue;
       }
-      if (!b.authorizer.authorize(ctx.session, "ALTER", { type: "TOPIC", name: t.name })) {
+      if (!clusterAlter && !b.authorizer.authorize(ctx.session, "ALTER", { type: "TOPIC", name: t.name })) {
         fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null);
         continue;
       }

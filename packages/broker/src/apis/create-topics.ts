@@ -10,6 +10,7 @@
 // meaning "broker default". A replication factor above 1 cannot be met by one node.
 import { ApiKey, type DeepPartial, ErrorCode, type CreateTopicsRequest, type CreateTopicsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
+import { CLUSTER_RESOURCE } from "../session.ts";
 import { errorOf, topicNameProblem } from "./common.ts";
 
 type Result = DeepPartial<CreateTopicsResponse["topics"][number]>;
@@ -24,6 +25,8 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results: Result[] = [];
+    // ControllerApis.createTopics: CREATE on CLUSTER allows any topic, otherwise CREATE on the TOPIC.
+    const clusterCreate = b.authorizer.authorize(ctx.session, "CREATE", CLUSTER_RESOURCE);
     for (const t of req.topics) {
       const fail = (errorCode: number, errorMessage: string): void => {
         results.push({ name: t.name, errorCode, errorMessage });
@@ -32,7 +35,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         fail(ErrorCode.INVALID_REQUEST, `Create topics request from client \`${ctx.session.clientId}\` contains multiple entries for the topic ${t.name}.`);
         continue;
       }
-      if (!b.authorizer.authorize(ctx.session, "CREATE", { type: "TOPIC", name: t.name })) {
+      if (!clusterCreate && !b.authorizer.authorize(ctx.session, "CREATE", { type: "TOPIC", name: t.name })) {
         fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
         continue;
       }

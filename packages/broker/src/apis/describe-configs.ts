@@ -42,14 +42,14 @@ export const describeConfigsApi = defineApi<DescribeConfigsRequest, DescribeConf
       const fail = (errorCode: number, errorMessage: string): Result => ({ ...base, errorCode, errorMessage, configs: [] });
       if (r.resourceType === ResourceType.TOPIC) {
         if (!b.authorizer.authorize(ctx.session, "DESCRIBE_CONFIGS", { type: "TOPIC", name: r.resourceName })) {
-          return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
+          return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed.");
         }
         if (!b.logs.topic(r.resourceName)) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist.`);
         return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: toRows(b.logs.describeTopicConfigs(r.resourceName, keys, req.includeDocumentation ?? false)) };
       }
       if (r.resourceType === ResourceType.BROKER) {
         if (!b.authorizer.authorize(ctx.session, "DESCRIBE_CONFIGS", CLUSTER_RESOURCE)) {
-          return fail(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
+          return fail(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
         }
         const problem = brokerResourceProblem(ctx, r.resourceName);
         if (problem) return fail(problem.code, problem.message);

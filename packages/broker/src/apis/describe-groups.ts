@@ -9,6 +9,7 @@
 // An unknown group is error 0 with state "Dead" (BROKER-SPEC §4).
 import { ApiKey, ErrorCode, type DescribeGroupsRequest, type DescribeGroupsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
+import { AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations } from "./common.ts";
 
 const EMPTY = Buffer.alloc(0);
 
@@ -20,10 +21,14 @@ export const describeGroupsApi = defineApi<DescribeGroupsRequest, DescribeGroups
   handle(ctx, req) {
     const b = ctx.broker;
     const groups: DescribeGroupsResponse["groups"] = req.groups.map((groupId) => {
-      const base = { groupId, protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
+      const unauthorized = { groupId, protocolType: "", protocolData: "", members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
       if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "GROUP", name: groupId })) {
-        return { ...base, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupState: "" };
+        return { ...unauthorized, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupState: "" };
       }
+      const base = {
+        ...unauthorized,
+        authorizedOperations: req.includeAuthorizedOperations ? authorizedOperations(ctx, "GROUP", groupId) : AUTHORIZED_OPERATIONS_OMITTED,
+      };
       const g = b.groups.get(groupId);
       if (!g || g.state === "Dead") return { ...base, errorCode: ErrorCode.NONE, groupState: b.groups.stateOf(groupId) };
       // Member metadata/assignment are only meaningful once a protocol is chosen (Kafka sends them only when Stable).

@@ -19,6 +19,10 @@ export const findCoordinatorApi = defineApi<FindCoordinatorRequest, FindCoordina
     const none = { throttleTimeMs: 0, nodeId: -1, host: "", port: -1 };
     const key = req.key ?? "";
     if ((req.keyType ?? 0) === 1) {
+      // Kafka checks DESCRIBE on the transactional id before looking for its coordinator.
+      if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "TRANSACTIONAL_ID", name: key })) {
+        return { ...none, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, errorMessage: null };
+      }
       return { ...none, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: "Transactions are not supported by this broker" };
     }
     if ((req.keyType ?? 0) !== 0) return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown key type ${req.keyType}` };

@@ -20,11 +20,17 @@ export const initProducerIdApi = defineApi<InitProducerIdRequest, InitProducerId
     const b = ctx.broker;
     const fail = (errorCode: number): DeepPartial<InitProducerIdResponse> => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
     if (req.transactionalId !== null && req.transactionalId !== undefined) {
-      // Kafka answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED when a transactional id may
-      // not be used; the closest honest answer for "no transaction coordinator".
+      // Kafka first needs WRITE on the TRANSACTIONAL_ID; past that, with no transaction
+      // coordinator here, COORDINATOR_NOT_AVAILABLE is the honest answer.
+      if (!b.authorizer.authorize(ctx.session, "WRITE", { type: "TRANSACTIONAL_ID", name: req.transactionalId })) {
+        return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      }
       return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
-    if (!b.authorizer.authorize(ctx.session, "IDEMPOTENT_WRITE", CLUSTER_RESOURCE)) return fail(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+    // KIP-679 (Kafka 3.0+): IDEMPOTENT_WRITE on CLUSTER, or WRITE on any topic.
+    const idempotentAllowed =
+      b.authorizer.authorize(ctx.session, "IDEMPOTENT_WRITE", CLUSTER_RESOURCE) || (b.acls ? b.acls.authorizeByResourceType(ctx.session, "WRITE", "TOPIC") : true);
+    if (!idempotentAllowed) return fail(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     try {
       const producerId = await b.logs.nextProducerId();
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0 };

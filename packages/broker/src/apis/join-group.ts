@@ -35,8 +35,9 @@ export const joinGroupApi = defineApi<JoinGroupRequest, JoinGroupResponse>({
     const b = ctx.broker;
     const fail = (errorCode: number): DeepPartial<JoinGroupResponse> =>
       toResponse({ errorCode, generationId: -1, protocolType: null, protocolName: null, leader: "", memberId: req.memberId, members: [] });
-    if (req.groupId === "") return fail(ErrorCode.INVALID_GROUP_ID);
+    // KafkaApis authorizes before the coordinator validates the group id.
     if (!b.authorizer.authorize(ctx.session, "READ", { type: "GROUP", name: req.groupId })) return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    if (req.groupId === "") return fail(ErrorCode.INVALID_GROUP_ID);
     if (!b.groups.validateSessionTimeout(req.sessionTimeoutMs)) return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
     const existing = b.groups.get(req.groupId);
     if (req.memberId !== "" && (!existing || existing.state === "Dead")) return fail(ErrorCode.UNKNOWN_MEMBER_ID);

@@ -17,7 +17,8 @@
 import { ApiKey, type DeepPartial, ErrorCode, type MetadataRequest, type MetadataResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import type { TopicMeta } from "../logs.ts";
-import { topicNameProblem, topicOrAutoCreate } from "./common.ts";
+import { CLUSTER_RESOURCE } from "../session.ts";
+import { AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, mayAutoCreate, topicNameProblem, topicOrAutoCreate } from "./common.ts";
 
 type TopicOut = DeepPartial<MetadataResponse["topics"][number]>;
 
@@ -42,7 +43,7 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponse>({
         isrNodes: [node],
         offlineReplicas: [],
       })),
-      topicAuthorizedOperations: -2147483648,
+      topicAuthorizedOperations: req.includeTopicAuthorizedOperations ? authorizedOperations(ctx, "TOPIC", t.name) : AUTHORIZED_OPERATIONS_OMITTED,
     });
     let topics: TopicOut[];
     if (req.topics === null || req.topics === undefined) {
@@ -63,6 +64,10 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponse>({
           topics.push({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name: topicName, isInternal: false, partitions: [] });
           continue;
         }
+        if (allowAuto && b.config["auto.create.topics.enable"] && !b.logs.topic(topicName) && !mayAutoCreate(ctx, topicName)) {
+          topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: topicName, isInternal: false, partitions: [] });
+          continue;
+        }
         const t = await topicOrAutoCreate(ctx, topicName, allowAuto);
         topics.push("errorCode" in t ? { errorCode: t.errorCode, name: topicName, isInternal: false, partitions: [] } : describe(t));
       }
@@ -73,7 +78,7 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponse>({
       clusterId: b.clusterId,
       controllerId: node,
       topics,
-      clusterAuthorizedOperations: -2147483648,
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? authorizedOperations(ctx, "CLUSTER", CLUSTER_RESOURCE.name) : AUTHORIZED_OPERATIONS_OMITTED,
     };
   },
 });

@@ -26,8 +26,9 @@ export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitRespon
       throttleTimeMs: 0,
       topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
     });
-    if (req.groupId === "") return all(ErrorCode.INVALID_GROUP_ID);
+    // KafkaApis authorizes before the coordinator validates the group id.
     if (!b.authorizer.authorize(ctx.session, "READ", { type: "GROUP", name: req.groupId })) return all(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    if (req.groupId === "") return all(ErrorCode.INVALID_GROUP_ID);
     const generation = req.generationIdOrMemberEpoch ?? -1;
     const groupError = b.groups.validateCommit(req.groupId, req.memberId ?? "", generation);
     if (groupError !== ErrorCode.NONE) return all(groupError);

@@ -20,7 +20,22 @@ export const offsetFetchApi = defineApi<OffsetFetchRequest, OffsetFetchResponse>
     const b = ctx.broker;
     const groupId = req.groupId ?? "";
     if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "GROUP", name: groupId })) {
-      return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      // OffsetFetchRequest.getErrorResponse: v2+ carries the error at the top level;
+      // v0-1 have no top-level error, so every requested partition carries it.
+      const topics =
+        ctx.apiVersion >= 2
+          ? []
+          : (req.topics ?? []).map((t) => ({
+              name: t.name,
+              partitions: t.partitionIndexes.map((partitionIndex) => ({
+                partitionIndex,
+                committedOffset: -1n,
+                committedLeaderEpoch: -1,
+                metadata: "",
+                errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+              })),
+            }));
+      return { throttleTimeMs: 0, topics, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     }
     const committed = b.groups.fetchOffsets(groupId);
     const byKey = new Map(committed.map((c) => [`${c.topic}\u0000${c.partition}`, c]));

@@ -17,7 +17,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceResponse } from "@kappa/kafka-protocol";
 import { defineApi, type RequestContext } from "../registry.ts";
 import type { AppendResult, TopicMeta } from "../logs.ts";
-import { errorOf, topicOrAutoCreate } from "./common.ts";
+import { errorOf, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
 
 type PartitionOut = DeepPartial<ProduceResponse["responses"][number]["partitionResponses"][number]>;
 type TopicIn = ProduceRequest["topicData"][number];
@@ -85,7 +85,8 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
       }
       pending.push({
         name: t.name,
-        parts: topicOrAutoCreate(ctx, t.name, true).then((topic) =>
+        // Without CREATE the topic is simply unknown, as on Kafka (which never creates on Produce).
+        parts: topicOrAutoCreate(ctx, t.name, mayAutoCreate(ctx, t.name)).then((topic) =>
           "errorCode" in topic ? t.partitionData.map((p) => partitionError(p.index, topic.errorCode)) : Promise.all(appendTopic(ctx, topic, t, requireDurable)),
         ),
       });

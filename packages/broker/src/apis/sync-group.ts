@@ -18,8 +18,9 @@ export const syncGroupApi = defineApi<SyncGroupRequest, SyncGroupResponse>({
   async handle(ctx, req) {
     const b = ctx.broker;
     const fail = (errorCode: number): DeepPartial<SyncGroupResponse> => ({ throttleTimeMs: 0, errorCode, assignment: EMPTY });
-    if (req.groupId === "") return fail(ErrorCode.INVALID_GROUP_ID);
+    // KafkaApis authorizes before the coordinator validates the group id.
     if (!b.authorizer.authorize(ctx.session, "READ", { type: "GROUP", name: req.groupId })) return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    if (req.groupId === "") return fail(ErrorCode.INVALID_GROUP_ID);
     const group = b.groups.get(req.groupId);
     if (!group) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
     const r = await group.sync({
