@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
@@ -36,7 +37,16 @@ function removeStaleDataDirs(): void {
 if (!process.env.KAPPA_E2E_DATA_DIR) {
   removeStaleDataDirs();
   process.env.KAPPA_E2E_DATA_DIR = `/tmp/${DATA_PREFIX}${Date.now()}-${process.pid}`;
+  // One key per run, shared by the portal, the worker and the tests that stand
+  // in for the worker when they seal an issued password.
+  process.env.KAPPA_SECRETS_KEY ??= randomBytes(32).toString("hex");
 }
+/*
+ * KAPPA_E2E_WORKER=1 runs the full journey with the real worker and broker
+ * (e2e/worker-journey.spec.ts). Without it the worker must not run: the other
+ * specs stand in for it by writing its rows, and a live worker would race them.
+ */
+const withWorker = process.env.KAPPA_E2E_WORKER === "1";
 const baseURL = `http://localhost:${PORT}`;
 
 export default defineConfig({
@@ -69,7 +79,9 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /.*\.setup\.ts/ },
-    { name: "journeys", testMatch: /.*\.spec\.ts/, dependencies: ["setup"] },
+    withWorker
+      ? { name: "worker", testMatch: /worker-journey\.spec\.ts/, dependencies: ["setup"] }
+      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /worker-journey\.spec\.ts/, dependencies: ["setup"] },
   ],
   webServer: {
     command: "npm start",
@@ -88,6 +100,9 @@ export default defineConfig({
       KAPPA_PG_PORT: String(Number(process.env.KAPPA_E2E_PG_PORT ?? 55433)),
       KAPPA_DEMO_MODE: "true",
       NEXTAUTH_URL: baseURL,
+      KAPPA_SECRETS_KEY: process.env.KAPPA_SECRETS_KEY ?? "",
+      // For scripts/start.ts once it runs the worker (see the portal README).
+      KAPPA_START_WORKER: withWorker ? "true" : "false",
     },
   },
 });

@@ -5,6 +5,7 @@ export const ROLES = {
   ordersOwner: "owner@orders.example",
   paymentsOwner: "owner@payments.example",
   reviewer: "reviewer@governance.example",
+  admin: "admin@kappa.example",
 } as const;
 export type Role = keyof typeof ROLES;
 

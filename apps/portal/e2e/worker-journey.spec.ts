@@ -1,0 +1,155 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { Kafka, logLevel, type Consumer } from "kafkajs";
+import { storageFor, type Role } from "./roles";
+
+/*
+ * The whole journey with the real worker and broker: only with
+ * KAPPA_E2E_WORKER=1 (playwright.config.ts runs this file alone then, and asks
+ * `npm start` to run the worker next to the embedded broker). The orders
+ * owner publishes a product with tiered storage and a one-minute local window,
+ * governance approves, the payments owner subscribes and is approved; a test
+ * client produces with the orders producer's issued credentials and consumes
+ * with the payments account's; the portal shows the lag above zero, then zero,
+ * and bytes moving to the remote tier.
+ */
+
+const run = Date.now().toString(36);
+const productName = `Parcel Scans ${run}`;
+const schema = JSON.stringify({ type: "record", name: "ParcelScanned", namespace: "example.orders", fields: [{ name: "parcelId", type: "string" }, { name: "depot", type: "string" }] });
+
+async function as(browser: Browser, role: Role): Promise<Page> {
+  const context = await browser.newContext({ storageState: storageFor(role) });
+  return context.newPage();
+}
+
+function client(bootstrap: string, username: string, password: string): Kafka {
+  return new Kafka({
+    clientId: `kappa-e2e-${username}`,
+    brokers: bootstrap.split(","),
+    sasl: { mechanism: "scram-sha-512", username, password },
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 5, initialRetryTime: 200 },
+  });
+}
+
+/** Consumes until `count` records of this run arrived (offsets committed by kafkajs on the way). */
+async function consume(consumer: Consumer, topic: string, count: number): Promise<void> {
+  let seen = 0;
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`consumed ${seen} of ${count} records in 60 s`)), 60_000);
+    void consumer
+      .run({
+        eachMessage: async () => {
+          seen++;
+          if (seen === count) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      })
+      .catch(reject);
+  });
+  await consumer.disconnect();
+}
+
+let productId = "";
+let subscriptionId = "";
+let topic = "";
+
+test.describe.serial("journey with the real worker and broker", () => {
+  test.setTimeout(300_000);
+
+  test("publish → approve: the product's steps complete on the broker and it becomes ACTIVE", async ({ browser }) => {
+    const owner = await as(browser, "ordersOwner");
+    const me = (await (await owner.request.get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] };
+    const orders = me.memberships.find((m) => m.domainSlug === "orders");
+    const created = await owner.request.post("/api/v1/products", {
+      data: {
+        domainId: orders?.domainId,
+        name: productName,
+        description: "Every parcel scan at a depot, for tracking pages and depot dashboards.",
+        classification: "INTERNAL",
+        tags: ["orders", "shipping"],
+        freshnessSeconds: 60,
+        availabilityPct: 99.9,
+        partitions: 1,
+        contactEmail: "owner@orders.example",
+        tieredStorage: true,
+        localRetentionMs: 60_000,
+        schema: { format: "AVRO", definition: schema },
+      },
+    });
+    expect(created.status()).toBe(201);
+    ({ id: productId, topicName: topic } = (await created.json()) as { id: string; topicName: string });
+
+    await owner.goto(`/products/${productId}`);
+    await owner.getByRole("button", { name: "Submit for review" }).click();
+    const reviewer = await as(browser, "reviewer");
+    await reviewer.goto("/review");
+    await reviewer.getByTestId("review-product").filter({ hasText: productName }).getByRole("button", { name: `Approve ${productName}` }).click();
+
+    await expect(owner.getByText("All steps done")).toBeVisible({ timeout: 60_000 });
+    await expect(owner.getByTestId("provisioning-progress")).toHaveAttribute("aria-valuetext", "3 of 3 steps done");
+    await expect(owner.getByTestId("product-status")).toHaveText("ACTIVE", { timeout: 30_000 });
+    await expect(owner.getByTestId("tiered-storage").getByTestId("local-bytes")).not.toHaveText("not observed yet", { timeout: 30_000 });
+  });
+
+  test("subscribe → approve: the subscription becomes ACTIVE and the consumer reveals its password once", async ({ browser }) => {
+    const consumer = await as(browser, "paymentsOwner");
+    await consumer.goto(`/products/${productId}/subscribe`);
+    await consumer.getByLabel("Purpose").fill("Show parcel scans next to payments for disputes.");
+    await consumer.getByRole("button", { name: "Request subscription" }).click();
+    await consumer.waitForURL(`**/products/${productId}`);
+
+    const owner = await as(browser, "ordersOwner");
+    await owner.goto("/review");
+    await owner.getByTestId("review-subscription").filter({ hasText: productName }).getByRole("button", { name: /^Approve access/ }).click();
+
+    await consumer.reload();
+    await consumer.getByTestId("subscriptions").getByRole("link").first().click();
+    await consumer.waitForURL(/\/subscriptions\/[a-z0-9]+$/);
+    subscriptionId = new URL(consumer.url()).pathname.split("/").pop() ?? "";
+    await expect(consumer.getByTestId("subscription-status")).toHaveText("ACTIVE", { timeout: 60_000 });
+  });
+
+  test("produce with the producer's credentials, consume with the subscriber's: lag above zero, then zero; bytes move to the remote tier", async ({ browser }) => {
+    const ordersOwner = await as(browser, "ordersOwner");
+    const domains = (await (await ordersOwner.request.get("/api/v1/my-domains")).json()) as { slug: string; serviceAccounts: { id: string; name: string; isProducer: boolean }[] }[];
+    const producerAccount = domains.find((d) => d.slug === "orders")?.serviceAccounts.find((a) => a.isProducer);
+    expect(producerAccount).toBeDefined();
+    const producerSecret = await ordersOwner.request.post(`/api/v1/service-accounts/${producerAccount?.id}/credentials/reveal`);
+    expect(producerSecret.status()).toBe(200);
+    const { username: producerUser, password: producerPassword } = (await producerSecret.json()) as { username: string; password: string };
+
+    const consumerPage = await as(browser, "paymentsOwner");
+    await consumerPage.goto(`/subscriptions/${subscriptionId}`);
+    const bootstrap = (await consumerPage.getByTestId("bootstrap").textContent()) ?? "";
+    await consumerPage.getByRole("button", { name: "Reveal password" }).click();
+    const password = await consumerPage.getByTestId("revealed-credentials").getByLabel("Password", { exact: true }).inputValue();
+    expect(password.length).toBeGreaterThan(20);
+
+    const producer = client(bootstrap, producerUser, producerPassword).producer();
+    await producer.connect();
+    const batch = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ key: `parcel-${from + i}`, value: JSON.stringify({ parcelId: `parcel-${from + i}`, depot: "DEP-1" }) }));
+    await producer.send({ topic, messages: batch(20, 0) });
+
+    const groupId = "payments-reconciliation.e2e-journey";
+    const reader = client(bootstrap, "payments-reconciliation", password);
+    await consume(reader.consumer({ groupId }), topic, 20);
+    await producer.send({ topic, messages: batch(15, 20) });
+
+    const group = consumerPage.getByTestId("consumer-groups").getByRole("listitem").filter({ hasText: groupId });
+    await expect(group.getByTestId("group-lag")).toHaveText("15 messages", { timeout: 60_000 });
+    await consume(reader.consumer({ groupId }), topic, 15);
+    await expect(group.getByTestId("group-lag")).toHaveText("0 messages", { timeout: 60_000 });
+    await producer.disconnect();
+
+    // The one-minute local window: closed segments go to object storage and leave local disk.
+    await ordersOwner.goto(`/products/${productId}`);
+    await expect(ordersOwner.getByTestId("replay-remote")).toHaveText(/^[1-9][\d,]* records$/, { timeout: 180_000 });
+    await expect(ordersOwner.getByTestId("remote-bytes")).not.toHaveText(/^(0 B|unknown)$/);
+    await expect(ordersOwner.getByTestId("storage-bar")).toBeVisible();
+  });
+});
