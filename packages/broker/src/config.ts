@@ -37,7 +37,11 @@ export interface BrokerConfig {
   "socket.request.max.bytes": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
-  /** Requests decoded but not yet answered on one connection before the broker stops reading from it. */
+  /**
+   * Kappa-specific: requests of one connection handled concurrently (pipelining).
+   * Further requests wait in arrival order; together with the write high-water mark
+   * this bounds the memory one connection can hold.
+   */
   "queued.max.requests.per.connection": number;
   "delete.retention.ms": number;
   "remote.log.storage.system.enable": boolean;
@@ -87,7 +91,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "message.max.bytes": 1048588,
   "socket.request.max.bytes": 104857600,
   "fetch.max.bytes": 57671680,
-  "queued.max.requests.per.connection": 500,
+  "queued.max.requests.per.connection": 32,
   "delete.retention.ms": 86400000,
   "remote.log.storage.system.enable": false,
   "remote.log.storage.dir": null,

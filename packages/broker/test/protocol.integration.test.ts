@@ -124,12 +124,47 @@ describe("ordering and acks", () => {
     await createTopic(c, topic);
     expect((await produce(c, topic, batch(["x"]), 2)).errorCode).toBe(ErrorCode.INVALID_REQUIRED_ACKS);
     const corrupt = batch(["y"]);
-    corrupt[corrupt.length - 1] ^= 0xff;
+    corrupt.writeUInt8(corrupt.readUInt8(corrupt.length - 1) ^ 0xff, corrupt.length - 1);
     expect((await produce(c, topic, corrupt)).errorCode).toBe(ErrorCode.CORRUPT_MESSAGE);
     expect((await produce(c, topic, Buffer.concat([batch(["a"]), batch(["b"])]))).errorCode).toBe(ErrorCode.INVALID_RECORD);
     const ok = await produce(c, topic, batch(["z"]));
     expect(ok).toMatchObject({ errorCode: ErrorCode.NONE, baseOffset: 0n });
     c.close();
+  });
+});
+
+describe("backpressure", () => {
+  it("stops serving a client that does not read its responses, without stalling a producer", async () => {
+    const producer = await RawClient.connect(broker.port);
+    const topic = uniqueName("slow");
+    await createTopic(producer, topic);
+    const chunk = "y".repeat(200 * 1024);
+    for (let i = 0; i < 5; i++) await produce(producer, topic, batch([chunk, chunk, chunk, chunk, chunk]));
+    // ~1 MiB per fetch response; 300 pipelined fetches would be ~300 MiB if all were served.
+    const slow = await RawClient.connect(broker.port);
+    slow.socket.pause();
+    const ids: number[] = [];
+    for (let i = 0; i < 300; i++) ids.push(slow.send(ApiKey.Fetch, 11, fetchBody(topic, 0n, { partitionMaxBytes: 1 })));
+    await sleep(500);
+    const conn = [...broker.core.connections].find((c) => c.session.clientPort === slow.socket.localPort);
+    if (!conn) throw new Error("broker-side connection not found");
+    const s = conn.stats();
+    expect(s.queuedRequests).toBeGreaterThan(200);
+    expect(s.inFlight).toBeLessThanOrEqual(32);
+    expect(s.heldResponseBytes + s.socketBufferedBytes).toBeLessThan(48 * 1024 * 1024);
+    // Meanwhile a producer on another connection is served promptly.
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) expect((await produce(producer, topic, batch([`p${i}`]))).errorCode).toBe(ErrorCode.NONE);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // Once the client reads again, every response arrives, in order.
+    slow.socket.resume();
+    for (const id of ids) {
+      const f = await slow.nextFrame(20_000);
+      expect(f?.readInt32BE(0)).toBe(id);
+    }
+    expect(conn.stats()).toMatchObject({ inFlight: 0, queuedRequests: 0, heldResponseBytes: 0 });
+    slow.close();
+    producer.close();
   });
 });
 

@@ -6,11 +6,17 @@
 // in `pending`, and only the head slot is ever written. Produce with acks=0 takes
 // a slot that is simply skipped.
 //
-// Memory and backpressure: reading from the socket pauses while too many requests
-// are in flight, while too many request bytes are queued, or while the socket's
-// write buffer is above its high-water mark (a slow reader). Pausing stops the
-// kernel from delivering more of this client's bytes, so TCP pushes back on that
-// client alone; other connections (e.g. producers) are unaffected.
+// Memory and backpressure, per connection:
+//  - Frames are decoded into a FIFO and dispatched from it only while fewer than
+//    `queued.max.requests.per.connection` requests are in flight and the bytes
+//    waiting to be written (socket buffer + finished responses held behind an
+//    earlier one) are below WRITE_HIGH_WATER. A client that does not read its
+//    responses (a slow consumer) therefore stops getting new requests served
+//    once ~8 MiB are queued for it, however many fetches it pipelines.
+//  - Socket reads pause while the FIFO holds more than QUEUED_REQUEST_BYTES_LIMIT
+//    bytes, so the kernel pushes back on that client over TCP; other connections
+//    (producers, other consumers) are unaffected.
+//  - A single frame is bounded by socket.request.max.bytes (see FrameReader).
 import type { Socket } from "node:net";
 import { decodeRequestHeader, decodeRequest, encodeResponse, ApiKey, ErrorCode, type ApiKeyWithBody, type ResponseInput } from "@kappa/kafka-protocol";
 import { FrameError, FrameReader } from "./frame-reader.ts";
@@ -20,8 +26,8 @@ import { ANONYMOUS, type Session } from "../session.ts";
 
 /** Queued response bytes above which the connection stops reading new requests. */
 const WRITE_HIGH_WATER = 8 * 1024 * 1024;
-/** Request bytes decoded but not yet answered above which reading pauses. */
-const QUEUED_REQUEST_BYTES_LIMIT = 64 * 1024 * 1024;
+/** Bytes of received, not yet dispatched requests above which reading pauses. */
+const QUEUED_REQUEST_BYTES_LIMIT = 16 * 1024 * 1024;
 
 interface Slot {
   done: boolean;
@@ -29,14 +35,17 @@ interface Slot {
   response: Buffer | null;
   /** Close the connection when this slot reaches the head instead of writing (control hook). */
   closeInstead: boolean;
-  requestBytes: number;
 }
 
 export class Connection {
   readonly session: Session;
   private readonly reader: FrameReader;
   private readonly pending: Slot[] = [];
-  private queuedRequestBytes = 0;
+  /** Received frames not yet dispatched, in arrival order. */
+  private readonly incoming: Buffer[] = [];
+  private incomingBytes = 0;
+  /** Encoded responses that are finished but wait behind an earlier, unfinished one. */
+  private heldResponseBytes = 0;
   private closed = false;
   private readPaused = false;
   private readonly abort = new AbortController();
@@ -58,7 +67,7 @@ export class Connection {
     this.reader = new FrameReader(core.config["socket.request.max.bytes"]);
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    socket.on("drain", () => this.updateFlowControl());
+    socket.on("drain", () => this.pump());
     socket.on("error", (err) => {
       // ECONNRESET and friends are the peer's business; note them at debug level only.
       this.core.logger.debug(`connection ${this.describe()}: socket error: ${err.message}`);
@@ -68,6 +77,18 @@ export class Connection {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Memory held for this connection (observability and the backpressure test). */
+  stats(): { inFlight: number; queuedRequests: number; queuedRequestBytes: number; heldResponseBytes: number; socketBufferedBytes: number; readPaused: boolean } {
+    return {
+      inFlight: this.pending.length,
+      queuedRequests: this.incoming.length,
+      queuedRequestBytes: this.incomingBytes,
+      heldResponseBytes: this.heldResponseBytes,
+      socketBufferedBytes: this.socket.writableLength,
+      readPaused: this.readPaused,
+    };
   }
 
   describe(): string {
@@ -87,6 +108,7 @@ export class Connection {
     this.closed = true;
     if (!this.abort.signal.aborted) this.abort.abort();
     this.pending.length = 0;
+    this.incoming.length = 0;
     this.core.connectionClosed(this);
   }
 
@@ -100,18 +122,33 @@ export class Connection {
       throw err;
     }
     for (const frame of frames) {
-      if (this.closed) return;
+      this.incoming.push(frame);
+      this.incomingBytes += frame.length;
+    }
+    this.pump();
+  }
+
+  /** Dispatches queued frames in arrival order while the connection has capacity. */
+  private pump(): void {
+    while (!this.closed && this.incoming.length > 0 && this.hasCapacity()) {
+      const frame = this.incoming.shift();
+      if (!frame) break;
+      this.incomingBytes -= frame.length;
       this.dispatch(frame);
     }
     this.updateFlowControl();
   }
 
+  private hasCapacity(): boolean {
+    return (
+      this.pending.length < this.core.config["queued.max.requests.per.connection"] &&
+      this.socket.writableLength + this.heldResponseBytes < WRITE_HIGH_WATER
+    );
+  }
+
   private updateFlowControl(): void {
     if (this.closed) return;
-    const busy =
-      this.pending.length >= this.core.config["queued.max.requests.per.connection"] ||
-      this.queuedRequestBytes >= QUEUED_REQUEST_BYTES_LIMIT ||
-      this.socket.writableLength >= WRITE_HIGH_WATER;
+    const busy = this.incomingBytes >= QUEUED_REQUEST_BYTES_LIMIT;
     if (busy && !this.readPaused) {
       this.readPaused = true;
       this.socket.pause();
@@ -141,12 +178,13 @@ export class Connection {
     if (apiKey === ApiKey.ApiVersions && apiVersion > api.advertised.max) {
       // BROKER-SPEC §2: answer an ApiVersions version we do not know with a v0 body
       // carrying UNSUPPORTED_VERSION and our ApiVersions range, without parsing the body.
-      const slot = this.newSlot(frame.length);
+      const slot = this.newSlot();
       slot.response = encodeResponse(ApiKey.ApiVersions, 0, correlationId, {
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
         apiKeys: [{ apiKey: ApiKey.ApiVersions, minVersion: api.advertised.min, maxVersion: api.advertised.max }],
       });
       slot.done = true;
+      this.heldResponseBytes += slot.response.length;
       this.flush();
       return;
     }
@@ -171,7 +209,7 @@ export class Connection {
     };
     const action = this.core.control.decide({ apiKey, apiVersion, correlationId, session: this.session, body });
     if (action?.kind === "close-before") return this.close(`control: closing before ${api.name}`, "info");
-    const slot = this.newSlot(frame.length);
+    const slot = this.newSlot();
     if (action?.kind === "drop-response") slot.closeInstead = true;
     const delayMs = action?.kind === "delay" ? action.ms : 0;
     api.handle(ctx, body).then(
@@ -188,6 +226,7 @@ export class Connection {
           }
         }
         slot.done = true;
+        if (slot.response) this.heldResponseBytes += slot.response.length;
         this.flush();
       },
       (err: unknown) => {
@@ -197,10 +236,9 @@ export class Connection {
     );
   }
 
-  private newSlot(requestBytes: number): Slot {
-    const slot: Slot = { done: false, response: null, closeInstead: false, requestBytes };
+  private newSlot(): Slot {
+    const slot: Slot = { done: false, response: null, closeInstead: false };
     this.pending.push(slot);
-    this.queuedRequestBytes += requestBytes;
     return slot;
   }
 
@@ -209,10 +247,10 @@ export class Connection {
       const head = this.pending[0];
       if (!head || !head.done) break;
       this.pending.shift();
-      this.queuedRequestBytes -= head.requestBytes;
+      if (head.response) this.heldResponseBytes -= head.response.length;
       if (head.closeInstead) return this.close("control: dropping response", "info");
       if (head.response) this.socket.write(head.response);
     }
-    this.updateFlowControl();
+    this.pump();
   }
 }

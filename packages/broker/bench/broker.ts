@@ -1,0 +1,247 @@
+// Benchmark: `npm run bench -w packages/broker` (BENCH_RECORDS=100000 by default).
+//
+// For 1 KiB records it measures, against the broker running as a child process
+// with its default durability (acks=all is fsync'd before it is acknowledged):
+//  - produce throughput with kcat (-X acks=all) and with kafkajs (acks=-1)
+//  - consume throughput from beginning to end with kcat and with kafkajs
+//  - produce latency p50/p99 at a fixed rate (kafkajs, one record per send)
+// and, in the same run, for comparison:
+//  - the same kcat produce and consume against librdkafka's in-memory mock
+//    cluster (`kcat -X test.mock.num.brokers=1`), reached over TCP like the broker
+//  - this machine's fsync'd sequential write speed (1 MiB writes, fdatasync each).
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { randomBytes } from "node:crypto";
+import { Kafka, logLevel } from "kafkajs";
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
+const RECORD_BYTES = 1024;
+const PARTITIONS = 4; // what librdkafka's mock cluster auto-creates, so both sides match
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+interface Timed {
+  ms: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[], stdinFile?: string): Promise<Timed> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    // The records file is the child's stdin directly (no pipe through this process).
+    const stdin = stdinFile ? openSync(stdinFile, "r") : "ignore";
+    const child = spawn(cmd, args, { stdio: [stdin, "pipe", "pipe"] });
+    if (typeof stdin === "number") closeSync(stdin);
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      // Consume output counts lines only; do not keep 100 MB of records in memory.
+      stdout += d.length > 4096 ? "" : d.toString();
+      lines += countNewlines(d);
+    });
+    let lines = 0;
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}: ${stderr}`));
+      else resolve({ ms, stdout: `${lines}`, stderr });
+    });
+  });
+}
+
+function countNewlines(b: Buffer): number {
+  let n = 0;
+  let i = -1;
+  while ((i = b.indexOf(10, i + 1)) !== -1) n++;
+  return n;
+}
+
+async function startBrokerProcess(dataDir: string): Promise<{ proc: ChildProcess; bootstrap: string }> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "--port", "0", "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0"], {
+    cwd: packageDir,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const bootstrap = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    proc.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /ready on (\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    proc.on("exit", (code) => reject(new Error(`broker exited with ${code}`)));
+  });
+  return { proc, bootstrap };
+}
+
+/** A kcat process whose only job is to keep librdkafka's mock cluster alive; returns its bootstrap address. */
+async function startMockCluster(): Promise<{ proc: ChildProcess; bootstrap: string }> {
+  const proc = spawn("kcat", ["-X", "test.mock.num.brokers=1", "-P", "-t", "holder", "-b", "unused:1"], { stdio: ["pipe", "ignore", "pipe"] });
+  const bootstrap = await new Promise<string>((resolve, reject) => {
+    let err = "";
+    proc.stderr?.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /replaced with (127\.0\.0\.1:\d+)/.exec(err);
+      if (m?.[1]) resolve(m[1]);
+    });
+    proc.on("exit", (code) => reject(new Error(`mock kcat exited with ${code}: ${err}`)));
+  });
+  return { proc, bootstrap };
+}
+
+async function fsyncWriteSpeed(dir: string, mib: number): Promise<number> {
+  const path = join(dir, "fsync-test");
+  const h = await open(path, "w");
+  const chunk = randomBytes(1024 * 1024);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < mib; i++) {
+    await h.write(chunk, 0, chunk.length, i * chunk.length);
+    await h.datasync();
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  await h.close();
+  await rm(path);
+  return mib / (ms / 1000);
+}
+
+function mbps(records: number, ms: number): string {
+  return `${((records * RECORD_BYTES) / 1024 / 1024 / (ms / 1000)).toFixed(1)} MB/s, ${Math.round(records / (ms / 1000)).toLocaleString("en-US")} rec/s`;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function kcatProduce(bootstrap: string, topic: string, file: string): Promise<number> {
+  return (await run("kcat", ["-b", bootstrap, "-P", "-t", topic, "-X", "acks=all"], file)).ms;
+}
+
+/** Consumes from the beginning to the end (or `limit` records); returns time and count. */
+async function kcatConsume(bootstrap: string, topic: string, limit?: number): Promise<{ ms: number; count: number }> {
+  const args = ["-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%s\n"];
+  if (limit !== undefined) args.push("-c", String(limit));
+  const r = await run("kcat", args);
+  return { ms: r.ms, count: Number(r.stdout) };
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), "kappa-bench-"));
+  const dataDir = join(work, "data");
+  const file = join(work, "records.txt");
+  const line = (i: number) => `${String(i).padStart(10, "0")}-${randomBytes(760).toString("base64").slice(0, RECORD_BYTES - 12)}\n`;
+  const lines: string[] = [];
+  for (let i = 0; i < RECORDS; i++) lines.push(line(i));
+  await writeFile(file, lines.join(""));
+  const results: Array<[string, string]> = [];
+  const note = (k: string, v: string) => {
+    results.push([k, v]);
+    process.stdout.write(`${k.padEnd(52)} ${v}\n`);
+  };
+  process.stdout.write(`kappa broker benchmark: ${RECORDS.toLocaleString("en-US")} records of ${RECORD_BYTES} bytes, ${PARTITIONS} partitions\n\n`);
+
+  const mock = await startMockCluster();
+  const broker = await startBrokerProcess(dataDir);
+  try {
+    const mockProduce = await kcatProduce(mock.bootstrap, "bench", file);
+    note("mock cluster: kcat produce acks=all", mbps(RECORDS, mockProduce));
+    // The mock keeps only the newest ~5 MB per partition, so its consume run reads
+    // fewer records; the broker's comparable run reads the same count (-c).
+    const mockConsume = await kcatConsume(mock.bootstrap, "bench");
+    note(`mock cluster: kcat consume beginning→end (${mockConsume.count} kept)`, mbps(mockConsume.count, mockConsume.ms));
+
+    const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, clientId: "bench" });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: "bench-kcat", numPartitions: PARTITIONS }, { topic: "bench-kafkajs", numPartitions: PARTITIONS }, { topic: "bench-latency" }] });
+
+    const brokerProduce = await kcatProduce(broker.bootstrap, "bench-kcat", file);
+    note("broker: kcat produce acks=all (fsync'd)", mbps(RECORDS, brokerProduce));
+    const brokerConsume = await kcatConsume(broker.bootstrap, "bench-kcat");
+    if (brokerConsume.count !== RECORDS) throw new Error(`kcat consumed ${brokerConsume.count} records from the broker, expected ${RECORDS}`);
+    note("broker: kcat consume beginning→end", mbps(RECORDS, brokerConsume.ms));
+    const brokerConsumeSame = await kcatConsume(broker.bootstrap, "bench-kcat", mockConsume.count);
+    note(`broker: kcat consume first ${mockConsume.count} (same count as mock)`, mbps(brokerConsumeSame.count, brokerConsumeSame.ms));
+    note("  produce vs mock (target ≥ 60 %)", `${((mockProduce / brokerProduce) * 100).toFixed(0)} %`);
+    note("  consume vs mock, same count (target ≥ 80 %)", `${((mockConsume.ms / brokerConsumeSame.ms) * 100).toFixed(0)} %`);
+
+    // kafkajs produce: batches of 500 records, 4 sends in flight (one per partition).
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    const payloads = lines.map((l) => ({ value: Buffer.from(l.slice(0, RECORD_BYTES)) }));
+    const kjStart = process.hrtime.bigint();
+    const per = 500;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: PARTITIONS }, async (_, partition) => {
+        for (;;) {
+          const from = next;
+          next += per;
+          if (from >= RECORDS) return;
+          await producer.send({ topic: "bench-kafkajs", acks: -1, messages: payloads.slice(from, Math.min(RECORDS, from + per)).map((m) => ({ ...m, partition })) });
+        }
+      }),
+    );
+    note("broker: kafkajs produce acks=-1 (fsync'd)", mbps(RECORDS, Number(process.hrtime.bigint() - kjStart) / 1e6));
+
+    const consumer = kafka.consumer({ groupId: "bench", maxBytes: 50 * 1024 * 1024, maxBytesPerPartition: 10 * 1024 * 1024, maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: "bench-kafkajs", fromBeginning: true });
+    let consumed = 0;
+    let consumeStart = 0n;
+    const consumeMs = await new Promise<number>((resolve) => {
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        consumeStart = process.hrtime.bigint();
+      });
+      void consumer.run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          consumed += batch.messages.length;
+          if (consumed >= RECORDS) resolve(Number(process.hrtime.bigint() - consumeStart) / 1e6);
+        },
+      });
+    });
+    await consumer.disconnect();
+    note("broker: kafkajs consume beginning→end (after join)", mbps(RECORDS, consumeMs));
+
+    // Latency at a fixed rate: one 1 KiB record every 5 ms (200/s) for 5 s, acks=-1.
+    const latencies: number[] = [];
+    const rateStart = Date.now();
+    const inflight: Array<Promise<void>> = [];
+    for (let i = 0; i < 1000; i++) {
+      const due = rateStart + i * 5;
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const t0 = process.hrtime.bigint();
+      inflight.push(
+        producer.send({ topic: "bench-latency", acks: -1, messages: [payloads[i % payloads.length]!] }).then(() => {
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        }),
+      );
+    }
+    await Promise.all(inflight);
+    latencies.sort((a, b) => a - b);
+    note("broker: kafkajs produce latency @200 rec/s acks=-1", `p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms`);
+    await producer.disconnect();
+    await admin.disconnect();
+  } finally {
+    broker.proc.kill("SIGTERM");
+    mock.proc.kill("SIGTERM");
+    await new Promise((r) => broker.proc.once("exit", r));
+  }
+  try {
+    // Last, so that its 256 MiB of writeback does not slow the broker runs down.
+    const fsyncMBs = await fsyncWriteSpeed(work, 256);
+    note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,99 @@
+// ApiVersions is derived from the handler registry, and the registry advertises
+// exactly what BROKER-SPEC §1 requires for kafkajs 2.2.4 and librdkafka 2.0.2.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKey, ErrorCode, apiVersionRange } from "@kappa/kafka-protocol";
+import { CORE_APIS } from "../src/index.ts";
+import { RawClient, startTestBroker, type TestBroker } from "./helpers.ts";
+
+/** BROKER-SPEC §1 "Advertise" column (copied as test data). */
+const SPEC_ADVERTISE: Record<string, [number, number]> = {
+  SaslHandshake: [0, 1],
+  DescribeAcls: [0, 1],
+  CreateAcls: [0, 1],
+  DeleteAcls: [0, 1],
+  DescribeLogDirs: [0, 4],
+  SaslAuthenticate: [0, 1],
+  DescribeUserScramCredentials: [0, 0],
+  AlterUserScramCredentials: [0, 0],
+  Produce: [0, 8],
+  Fetch: [0, 11],
+  ListOffsets: [0, 9],
+  Metadata: [0, 8],
+  OffsetCommit: [0, 7],
+  OffsetFetch: [0, 5],
+  FindCoordinator: [0, 2],
+  JoinGroup: [0, 5],
+  Heartbeat: [0, 3],
+  LeaveGroup: [0, 3],
+  SyncGroup: [0, 3],
+  DescribeGroups: [0, 4],
+  ListGroups: [0, 2],
+  ApiVersions: [0, 3],
+  CreateTopics: [0, 4],
+  DeleteTopics: [0, 3],
+  InitProducerId: [0, 1],
+  DescribeConfigs: [0, 3],
+  AlterConfigs: [0, 1],
+  CreatePartitions: [0, 1],
+  DeleteGroups: [0, 1],
+  IncrementalAlterConfigs: [0, 1],
+  // Not in the spec table; librdkafka 2.0.2 and kafkajs both use v0-1.
+  DeleteRecords: [0, 1],
+};
+
+/** librdkafka 2.0.2 feature windows (BROKER-SPEC §1): a feature is on only if the range overlaps. */
+const LIBRDKAFKA_FEATURES: Array<[string, Array<[string, number, number]>]> = [
+  ["MsgVer2", [["Produce", 3, 3], ["Fetch", 4, 4]]],
+  ["BrokerBalancedConsumer", [["FindCoordinator", 0, 0], ["JoinGroup", 0, 0], ["SyncGroup", 0, 0], ["Heartbeat", 0, 0], ["LeaveGroup", 0, 0], ["OffsetCommit", 1, 2], ["OffsetFetch", 1, 1]]],
+  ["IdempotentProducer", [["InitProducerId", 0, 0]]],
+  ["OffsetTime", [["ListOffsets", 1, 1]]],
+  ["ThrottleTime", [["Produce", 1, 2], ["Fetch", 1, 2]]],
+  ["ZSTD", [["Produce", 7, 7], ["Fetch", 10, 10]]],
+];
+
+let broker: TestBroker;
+beforeAll(async () => {
+  broker = await startTestBroker();
+});
+afterAll(async () => {
+  await broker.cleanup();
+});
+
+describe("ApiVersions", () => {
+  it("answers with exactly the registry's advertised ranges", async () => {
+    const c = await RawClient.connect(broker.port);
+    const r = await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "test", clientSoftwareVersion: "1" });
+    c.close();
+    expect(r.body.errorCode).toBe(ErrorCode.NONE);
+    expect(r.body.apiKeys.map((k) => ({ apiKey: k.apiKey, minVersion: k.minVersion, maxVersion: k.maxVersion }))).toEqual(broker.registry.advertisedVersions());
+    expect(broker.registry.advertisedVersions()).toEqual(
+      [...CORE_APIS].sort((a, b) => a.apiKey - b.apiKey).map((a) => ({ apiKey: a.apiKey, minVersion: a.advertised.min, maxVersion: a.advertised.max })),
+    );
+  });
+
+  it("advertises the ranges BROKER-SPEC requires, and the codec supports every served version", () => {
+    const advertised = new Map(broker.registry.all().map((a) => [a.name, a]));
+    // Every core API is registered; nothing is registered that the spec does not list.
+    for (const api of CORE_APIS) expect(advertised.has(api.name), api.name).toBe(true);
+    for (const name of advertised.keys()) expect(Object.keys(SPEC_ADVERTISE), name).toContain(name);
+    for (const [name, [min, max]] of Object.entries(SPEC_ADVERTISE)) {
+      const api = advertised.get(name);
+      if (!api) continue; // registered by part 2 (SASL, ACLs, tiered storage) only when enabled
+
+      expect([api.advertised.min, api.advertised.max], name).toEqual([min, max]);
+      const codec = apiVersionRange(api.apiKey);
+      if (!codec) throw new Error(`${name}: no codec definition`);
+      expect(codec.min <= api.implemented.min && codec.max >= api.implemented.max, `${name} codec ${codec.min}-${codec.max}`).toBe(true);
+    }
+  });
+
+  it("enables every librdkafka 2.0.2 feature window", () => {
+    const byName = new Map(broker.registry.all().map((a) => [a.name, a.advertised]));
+    for (const [feature, needs] of LIBRDKAFKA_FEATURES) {
+      for (const [api, lo, hi] of needs) {
+        const r = byName.get(api)!;
+        expect(r.min <= hi && r.max >= lo, `${feature} needs ${api} ${lo}-${hi}`).toBe(true);
+      }
+    }
+  });
+});
