@@ -4,9 +4,11 @@ import type { Logs } from "./logs.ts";
 import { ApiRegistry } from "./registry.ts";
 import { Control } from "./control.ts";
 import { GroupCoordinator } from "./groups/coordinator.ts";
-import { allowAllAuthorizer, openGate, type Authorizer, type ConnectionGate } from "./session.ts";
+import { allowAllAuthorizer, openGate, type Authorizer, type ConnectionGate, type Session } from "./session.ts";
 import type { Connection } from "./net/connection.ts";
 import { aclAuthorizerFromConfig, type StandardAuthorizer } from "./security/acl/from-config.ts";
+import type { SaslService } from "./security/sasl/authenticator.ts";
+import type { ListenerEndpoint } from "./net/listeners.ts";
 
 export interface Logger {
   debug(msg: string): void;
@@ -84,12 +86,18 @@ export class BrokerCore {
   readonly connections = new Set<Connection>();
   /** Topics being auto-created, so concurrent requests for one topic wait on one creation. */
   readonly autoCreating = new Map<string, Promise<void>>();
+  /** The listener each connection came in on: Metadata/FindCoordinator advertise that listener's address. */
+  readonly sessionListeners = new WeakMap<Session, ListenerEndpoint>();
+  /** Sessions whose connection closes once the response in flight is written (failed SASL). */
+  private readonly closingSessions = new WeakSet<Session>();
 
   constructor(
     readonly config: BrokerConfig,
     readonly logs: Logs,
     readonly clusterId: string,
     readonly logger: Logger,
+    /** SASL exchanges and the SCRAM credential store (src/security). */
+    readonly sasl: SaslService,
   ) {
     this.acls = aclAuthorizerFromConfig(config);
     if (this.acls) this.authorizer = this.acls;
@@ -103,6 +111,22 @@ export class BrokerCore {
 
   get nodeId(): number {
     return this.config["node.id"];
+  }
+
+  /** Address advertised to a client: that of the listener it connected to (Kafka's per-listener endpoints). */
+  advertisedFor(session: Session): { host: string; port: number } {
+    const l = this.sessionListeners.get(session);
+    return l ? { host: l.advertisedHost, port: l.advertisedPort } : { host: this.advertisedHost, port: this.advertisedPort };
+  }
+
+  /** Asks the connection to close after writing the response to the request being handled. */
+  closeAfterResponse(session: Session): void {
+    this.closingSessions.add(session);
+  }
+
+  /** For the connection: true (once) if the request just handled asked to close afterwards. */
+  takeCloseAfterResponse(session: Session): boolean {
+    return this.closingSessions.delete(session);
   }
 
   connectionClosed(conn: Connection): void {

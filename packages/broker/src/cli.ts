@@ -3,6 +3,8 @@
 import { resolve } from "node:path";
 import { ConfigError, configFromArgs, CLI_USAGE } from "./config.ts";
 import { startBroker } from "./server.ts";
+import { applySaslAdmin, extractSaslFlags, type SaslFlags } from "./security/sasl/cli-flags.ts";
+import { BootstrapUserError } from "./security/sasl/bootstrap.ts";
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -11,18 +13,23 @@ async function main(): Promise<void> {
     return;
   }
   let config;
+  let sasl: SaslFlags;
   try {
-    config = configFromArgs(args);
+    sasl = extractSaslFlags(args);
+    config = configFromArgs(sasl.rest);
+    if (sasl.admin) config = applySaslAdmin(config, sasl.admin);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof BootstrapUserError) {
       process.stderr.write(`kappa-broker: ${err.message}\n`);
       process.exit(2);
     }
     throw err;
   }
   config["log.dirs"] = resolve(config["log.dirs"]);
-  const broker = await startBroker(config);
-  process.stdout.write(`kappa-broker ready on ${broker.advertised} (listening on ${broker.host}:${broker.port}, node ${config["node.id"]}, data dir ${config["log.dirs"]})\n`);
+  const saslUsers = [...(sasl.admin ? [sasl.admin] : []), ...sasl.users];
+  const broker = await startBroker({ ...config, saslUsers });
+  const listening = broker.listeners.map((l) => `${l.name}://${l.host}:${l.boundPort}`).join(", ");
+  process.stdout.write(`kappa-broker ready on ${broker.advertised} (listening on ${listening}, node ${config["node.id"]}, data dir ${config["log.dirs"]})\n`);
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;

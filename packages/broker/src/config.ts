@@ -3,6 +3,8 @@
 // or a programmatic object) and validated by hand so that every failure names the
 // setting that is wrong.
 import { readFileSync } from "node:fs";
+import { DEFAULT_PROTOCOL_MAP, ListenerConfigError, parseListeners, parseProtocolMap, usesTls } from "./net/listeners.ts";
+import { SUPPORTED_SASL_MECHANISMS } from "./security/sasl/mechanisms.ts";
 
 export interface BrokerConfig {
   "node.id": number;
@@ -62,6 +64,20 @@ export interface BrokerConfig {
   /** Principals that bypass ACLs, separated by ";" (e.g. "User:admin;User:ops"). */
   "super.users": string | null;
   "allow.everyone.if.no.acl.found": boolean;
+
+  // Listeners, SASL and TLS (src/net/listeners.ts, src/security/sasl). Kafka's names.
+  /** `NAME://host:port,...`; null = one PLAINTEXT listener on `host`:`port`. */
+  listeners: string | null;
+  /** Per-listener addresses told to clients; a listener not named here advertises its own address. */
+  "advertised.listeners": string | null;
+  "listener.security.protocol.map": string;
+  /** Mechanisms offered on SASL listeners (Kafka's default is GSSAPI, which this broker does not implement). */
+  "sasl.enabled.mechanisms": string;
+  /** PEM file with the private key and certificate chain, as Kafka's ssl.keystore.type=PEM keystore. */
+  "ssl.keystore.location": string | null;
+  /** Kappa-specific (librdkafka's names): certificate chain and unencrypted key as two PEM files. */
+  "ssl.certificate.location": string | null;
+  "ssl.key.location": string | null;
 }
 
 /** Kafka's defaults, except where noted in a comment. */
@@ -100,6 +116,13 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "authorizer.class.name": null,
   "super.users": null,
   "allow.everyone.if.no.acl.found": false,
+  listeners: null,
+  "advertised.listeners": null,
+  "listener.security.protocol.map": DEFAULT_PROTOCOL_MAP,
+  "sasl.enabled.mechanisms": SUPPORTED_SASL_MECHANISMS.join(","),
+  "ssl.keystore.location": null,
+  "ssl.certificate.location": null,
+  "ssl.key.location": null,
 };
 
 export class ConfigError extends Error {
@@ -143,6 +166,13 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "authorizer.class.name": "nullableString",
   "super.users": "nullableString",
   "allow.everyone.if.no.acl.found": "bool",
+  listeners: "nullableString",
+  "advertised.listeners": "nullableString",
+  "listener.security.protocol.map": "string",
+  "sasl.enabled.mechanisms": "string",
+  "ssl.keystore.location": "nullableString",
+  "ssl.certificate.location": "nullableString",
+  "ssl.key.location": "nullableString",
 };
 
 /** Kafka names that map onto another setting here (Kafka derives them too). */
@@ -188,6 +218,8 @@ export function applySettings(base: BrokerConfig, settings: Record<string, strin
       if (!m) throw new ConfigError(`listeners must look like PLAINTEXT://host:port, got "${value}"`);
       out.host = m[1] === "" ? "0.0.0.0" : (m[1] ?? "0.0.0.0");
       out.port = Number(m[2]);
+      // The full list (every listener and its protocol) is validated in listenerSettings.
+      out.listeners = value.trim();
       continue;
     }
     if (rawName === "advertised.listeners") {
@@ -195,6 +227,7 @@ export function applySettings(base: BrokerConfig, settings: Record<string, strin
       if (!m || !m[1]) throw new ConfigError(`advertised.listeners must look like PLAINTEXT://host:port, got "${value}"`);
       out["advertised.host"] = m[1];
       out["advertised.port"] = Number(m[2]);
+      out["advertised.listeners"] = value.trim();
       continue;
     }
     if (rawName === "log.retention.hours" || rawName === "log.retention.minutes") {
@@ -321,7 +354,60 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "authorizer.class.name": authorizerClass(raw),
     "super.users": superUsers(raw),
     "allow.everyone.if.no.acl.found": bool(raw, "allow.everyone.if.no.acl.found"),
+    ...listenerSettings(raw),
   };
+}
+
+type ListenerSettings = Pick<
+  BrokerConfig,
+  "listeners" | "advertised.listeners" | "listener.security.protocol.map" | "sasl.enabled.mechanisms" | "ssl.keystore.location" | "ssl.certificate.location" | "ssl.key.location"
+>;
+
+/** Listener list, protocol map, SASL mechanisms and TLS files, checked together. */
+function listenerSettings(raw: Raw): ListenerSettings {
+  const out: ListenerSettings = {
+    listeners: nullableStr(raw, "listeners"),
+    "advertised.listeners": nullableStr(raw, "advertised.listeners"),
+    "listener.security.protocol.map": str(raw, "listener.security.protocol.map"),
+    "sasl.enabled.mechanisms": str(raw, "sasl.enabled.mechanisms"),
+    "ssl.keystore.location": nullableStr(raw, "ssl.keystore.location"),
+    "ssl.certificate.location": nullableStr(raw, "ssl.certificate.location"),
+    "ssl.key.location": nullableStr(raw, "ssl.key.location"),
+  };
+  try {
+    const map = parseProtocolMap(out["listener.security.protocol.map"]);
+    const listeners = out.listeners === null ? [] : parseListeners("listeners", out.listeners, map);
+    if (out["advertised.listeners"] !== null) {
+      for (const a of parseListeners("advertised.listeners", out["advertised.listeners"], map)) {
+        if (out.listeners !== null && !listeners.some((l) => l.name === a.name)) {
+          throw new ConfigError(`advertised.listeners names ${a.name}, which is not in listeners`);
+        }
+        if (a.host === "0.0.0.0" || a.host === "::") throw new ConfigError(`advertised.listeners: ${a.name} must advertise a reachable host, not ${a.host}`);
+      }
+    }
+    if (listeners.some((l) => usesTls(l.securityProtocol))) {
+      const keystore = out["ssl.keystore.location"] !== null;
+      const cert = out["ssl.certificate.location"] !== null;
+      const key = out["ssl.key.location"] !== null;
+      if (keystore ? cert || key : !(cert && key)) {
+        throw new ConfigError("SSL and SASL_SSL listeners need either ssl.keystore.location (PEM key + certificate chain) or both ssl.certificate.location and ssl.key.location");
+      }
+    }
+  } catch (err) {
+    if (err instanceof ListenerConfigError) throw new ConfigError(err.message, { cause: err });
+    throw err;
+  }
+  const mechanisms = enabledSaslMechanisms(out);
+  const unknown = mechanisms.filter((m) => !(SUPPORTED_SASL_MECHANISMS as readonly string[]).includes(m));
+  if (mechanisms.length === 0 || unknown.length > 0) {
+    throw new ConfigError(`sasl.enabled.mechanisms must list some of ${SUPPORTED_SASL_MECHANISMS.join(", ")}, got "${out["sasl.enabled.mechanisms"]}"`);
+  }
+  return out;
+}
+
+/** Mechanisms of sasl.enabled.mechanisms, in order. */
+export function enabledSaslMechanisms(config: Pick<BrokerConfig, "sasl.enabled.mechanisms">): string[] {
+  return config["sasl.enabled.mechanisms"].split(",").map((m) => m.trim()).filter((m) => m !== "");
 }
 
 /** Java-properties subset: `key=value` or `key: value`, `#`/`!` comments, `\` line continuations. */
@@ -353,6 +439,9 @@ const FLAG_TO_SETTING: Record<string, string> = {
 export const CLI_USAGE = `usage: kappa-broker [--port <port>] [--host <host>] [--data-dir <dir>] [--node-id <id>]
                     [--advertised-host <host>] [--advertised-port <port>] [--remote-dir <dir>]
                     [--config <server.properties>] [--override <name>=<value>]...
+                    [--sasl-admin <user>:<password>] [--sasl-user <user>:<password>]...
+--sasl-admin turns on a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and the ACL
+authorizer with that user as super user; --sasl-user adds ordinary users at start-up.
 Any Kafka broker setting can be given as --override name=value or as --name=value (e.g. --num.partitions=3).`;
 
 /**

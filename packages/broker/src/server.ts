@@ -1,6 +1,7 @@
-// startBroker: opens storage, binds the listener, and wires connections to the
+// startBroker: opens storage, binds the listeners, and wires connections to the
 // handler registry. Returns the bound and advertised addresses and a stop().
 import { createServer, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { randomBytes } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -11,18 +12,32 @@ import { CORE_APIS } from "./apis/index.ts";
 import { StorageLogs } from "./storage-adapter.ts";
 import type { Control } from "./control.ts";
 import type { ApiRegistry } from "./registry.ts";
+import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
+import { ScramCredentialStore } from "./security/scram/credential-store.ts";
+import { SaslService } from "./security/sasl/authenticator.ts";
+import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
+import { isSupportedMechanism } from "./security/sasl/mechanisms.ts";
+import { enabledSaslMechanisms } from "./config.ts";
 
 export interface BrokerOptions extends Partial<BrokerConfig> {
   /** Defaults to one line per event on stderr. */
   logger?: Logger;
+  /**
+   * Users whose SCRAM-SHA-256/512 credentials are created (or updated) at start-up
+   * (--sasl-admin / --sasl-user). Kept out of BrokerConfig so that passwords never
+   * appear in DescribeConfigs or logs.
+   */
+  saslUsers?: readonly BootstrapUser[];
 }
 
 export interface RunningBroker {
-  /** Address the listener is bound to. */
+  /** Address the first listener is bound to. */
   host: string;
   port: number;
-  /** What clients are told in Metadata / FindCoordinator, as "host:port". */
+  /** What clients of the first listener are told in Metadata / FindCoordinator, as "host:port". */
   advertised: string;
+  /** Every listener, in configuration order, with its bound port and advertised address. */
+  listeners: ListenerEndpoint[];
   /** For `new Kafka({ brokers: [bootstrap] })`. */
   bootstrap: string;
   config: BrokerConfig;
@@ -57,8 +72,46 @@ function isWildcard(host: string): boolean {
   return host === "0.0.0.0" || host === "::" || host === "";
 }
 
+/** The configured listeners; without `listeners`, one PLAINTEXT listener on host:port (part 1's behaviour). */
+function listenerSpecs(config: BrokerConfig): ListenerSpec[] {
+  if (config.listeners === null) return [{ name: "PLAINTEXT", securityProtocol: "PLAINTEXT", host: config.host, port: config.port }];
+  return parseListeners("listeners", config.listeners, parseProtocolMap(config["listener.security.protocol.map"]));
+}
+
+function advertisedAddress(config: BrokerConfig, spec: ListenerSpec, boundPort: number, first: boolean): { host: string; port: number } {
+  if (config["advertised.listeners"] !== null) {
+    const a = parseListeners("advertised.listeners", config["advertised.listeners"], parseProtocolMap(config["listener.security.protocol.map"])).find((l) => l.name === spec.name);
+    if (a) return { host: a.host, port: a.port === 0 ? boundPort : a.port };
+  }
+  const fallbackHost = isWildcard(spec.host) ? "127.0.0.1" : spec.host;
+  // advertised.host/advertised.port (part 1's flags) describe the first listener.
+  if (first && config["advertised.listeners"] === null) return { host: config["advertised.host"] ?? fallbackHost, port: config["advertised.port"] ?? boundPort };
+  return { host: fallbackHost, port: boundPort };
+}
+
+/** Certificate and key for SSL/SASL_SSL listeners, read once at start-up. */
+async function tlsOptions(config: BrokerConfig): Promise<TlsOptions> {
+  const read = async (setting: keyof BrokerConfig, path: string): Promise<Buffer> => {
+    try {
+      return await readFile(path);
+    } catch (err) {
+      throw new Error(`${setting}: cannot read ${path}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  const keystore = config["ssl.keystore.location"];
+  if (keystore !== null) {
+    // Kafka's PEM keystore: private key and certificate chain in one file; OpenSSL picks each block by its header.
+    const pem = await read("ssl.keystore.location", keystore);
+    return { key: pem, cert: pem };
+  }
+  const cert = config["ssl.certificate.location"];
+  const key = config["ssl.key.location"];
+  if (cert === null || key === null) throw new Error("SSL listeners need ssl.keystore.location or ssl.certificate.location and ssl.key.location");
+  return { cert: await read("ssl.certificate.location", cert), key: await read("ssl.key.location", key) };
+}
+
 export async function startBroker(options: BrokerOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, ...settings } = options;
+  const { logger: givenLogger, saslUsers, ...settings } = options;
   const config = resolveConfig(settings);
   const logger = givenLogger ?? consoleLogger("kappa-broker", process.env.KAPPA_BROKER_DEBUG === "1");
   const logs = await StorageLogs.open(config);
@@ -72,36 +125,56 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   }
   // A brand-new data dir has no clean-shutdown marker either; only warn about real recoveries.
   if (logs.manager.recoveredFromCrash && !firstStart) logger.warn(`data dir ${config["log.dirs"]} was not shut down cleanly; logs were recovered`);
-  const core = new BrokerCore(config, logs, clusterId, logger);
-  for (const api of CORE_APIS) core.registry.register(api);
-
-  let nextConnectionId = 1;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    const conn = new Connection(socket, core, nextConnectionId++);
-    core.connections.add(conn);
-  });
-  // Many idle connections must stay cheap: no per-connection timers, only listeners.
-  server.maxConnections = 10000;
+  const specs = listenerSpecs(config);
+  let sasl: SaslService;
+  let tls: TlsOptions | null = null;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(config.port, config.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
+    if (specs.some((l) => usesTls(l.securityProtocol))) tls = await tlsOptions(config);
+    const credentials = await ScramCredentialStore.open(config["log.dirs"]);
+    const changed = await ensureBootstrapUsers(credentials, saslUsers ?? []);
+    // User names only: the passwords went into PBKDF2 and nowhere else.
+    if (changed.length > 0) logger.info(`SCRAM credentials created or updated at start-up for: ${changed.join(", ")}`);
+    sasl = new SaslService(credentials, enabledSaslMechanisms(config).filter(isSupportedMechanism), logger);
   } catch (err) {
     await logs.close();
     throw err;
   }
-  server.on("error", (err) => logger.error(`listener error: ${err.message}`));
-  const address = server.address();
-  const boundPort = typeof address === "object" && address ? address.port : config.port;
-  core.advertisedHost = config["advertised.host"] ?? (isWildcard(config.host) ? "127.0.0.1" : config.host);
-  core.advertisedPort = config["advertised.port"] ?? boundPort;
+  const core = new BrokerCore(config, logs, clusterId, logger, sasl);
+  core.gate = sasl.gate;
+  for (const api of CORE_APIS) core.registry.register(api);
+
+  let nextConnectionId = 1;
+  const sockets = new Set<Socket>();
+  const servers: Server[] = [];
+  const endpoints: ListenerEndpoint[] = [];
+  const closeServers = () => Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  try {
+    for (const [i, spec] of specs.entries()) {
+      // Filled in once bound; connections only arrive after that.
+      const endpoint: ListenerEndpoint = { ...spec, boundPort: 0, advertisedHost: "", advertisedPort: 0 };
+      const accept = (socket: Socket) => {
+        const conn = new Connection(socket, core, nextConnectionId++);
+        core.sessionListeners.set(conn.session, endpoint);
+        // SASL listeners start in the gate's pre-authentication state (no request is read before this returns).
+        if (usesSasl(spec.securityProtocol)) conn.session.state = "authenticating";
+        core.connections.add(conn);
+      };
+      // A TLS server hands over the decrypted TLSSocket after its handshake ("secureConnection").
+      const server: Server = tls && usesTls(spec.securityProtocol) ? createTlsServer(tls, accept) : createServer(accept);
+      servers.push(await listen(server, spec, config, endpoints, endpoint, i === 0, sockets, logger));
+    }
+  } catch (err) {
+    await closeServers();
+    await logs.close();
+    throw err;
+  }
+  const firstEndpoint = endpoints[0];
+  if (!firstEndpoint) throw new Error("no listener");
+  core.advertisedHost = firstEndpoint.advertisedHost;
+  core.advertisedPort = firstEndpoint.advertisedPort;
+  for (const e of endpoints) {
+    logger.info(`listening on ${e.name}://${e.host}:${e.boundPort} (${e.securityProtocol}), advertised as ${e.advertisedHost}:${e.advertisedPort}`);
+  }
 
   // Retention and compaction run in the background at log.retention.check.interval.ms.
   let maintenanceRunning = false;
@@ -126,10 +199,9 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(maintenanceTimer);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      });
+      const closed = closeServers();
+      for (const s of sockets) s.destroy();
+      await closed;
       core.groups.shutdown();
       await logs.close();
       logger.info(`stopped (data dir ${config["log.dirs"]})`);
@@ -138,8 +210,9 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   };
 
   return {
-    host: config.host,
-    port: boundPort,
+    host: firstEndpoint.host,
+    port: firstEndpoint.boundPort,
+    listeners: endpoints,
     advertised: `${core.advertisedHost}:${core.advertisedPort}`,
     bootstrap: `${core.advertisedHost}:${core.advertisedPort}`,
     config,
@@ -148,4 +221,40 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     core,
     stop,
   };
+}
+
+/** Binds one listener and records its endpoint; raw sockets (also those still in a TLS handshake) are tracked for stop(). */
+async function listen(
+  server: Server,
+  spec: ListenerSpec,
+  config: BrokerConfig,
+  endpoints: ListenerEndpoint[],
+  endpoint: ListenerEndpoint,
+  first: boolean,
+  sockets: Set<Socket>,
+  logger: Logger,
+): Promise<Server> {
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  // A failed TLS handshake is the client's problem (wrong CA, plaintext client on a TLS port).
+  server.on("tlsClientError", (err: Error, socket: Socket) => logger.debug(`${spec.name}: TLS handshake with ${socket.remoteAddress ?? "?"} failed: ${err.message}`));
+  // Many idle connections must stay cheap: no per-connection timers, only listeners.
+  server.maxConnections = 10000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(spec.port, spec.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  server.on("error", (err) => logger.error(`listener ${spec.name} error: ${err.message}`));
+  const address = server.address();
+  endpoint.boundPort = typeof address === "object" && address ? address.port : spec.port;
+  const adv = advertisedAddress(config, spec, endpoint.boundPort, first);
+  endpoint.advertisedHost = adv.host;
+  endpoint.advertisedPort = adv.port;
+  endpoints.push(endpoint);
+  return server;
 }

@@ -29,6 +29,8 @@ export const findCoordinatorApi = defineApi<FindCoordinatorRequest, FindCoordina
     if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "GROUP", name: key })) {
       return { ...none, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: b.nodeId, host: b.advertisedHost, port: b.advertisedPort };
+    // The coordinator's address on the listener this client uses (Kafka answers per listener).
+    const { host, port } = b.advertisedFor(ctx.session);
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: b.nodeId, host, port };
   },
 });

@@ -24,6 +24,10 @@ import { deleteGroupsApi } from "./delete-groups.ts";
 import { deleteRecordsApi } from "./delete-records.ts";
 import { initProducerIdApi } from "./init-producer-id.ts";
 import { describeLogDirsApi } from "./describe-log-dirs.ts";
+import { saslHandshakeApi } from "./sasl-handshake.ts";
+import { saslAuthenticateApi } from "./sasl-authenticate.ts";
+import { describeUserScramCredentialsApi } from "./describe-user-scram-credentials.ts";
+import { alterUserScramCredentialsApi } from "./alter-user-scram-credentials.ts";
 import { createAclsApi } from "./create-acls.ts";
 import { describeAclsApi } from "./describe-acls.ts";
 import { deleteAclsApi } from "./delete-acls.ts";
@@ -53,6 +57,10 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   deleteGroupsApi,
   incrementalAlterConfigsApi,
   describeLogDirsApi,
+  saslHandshakeApi,
+  saslAuthenticateApi,
+  describeUserScramCredentialsApi,
+  alterUserScramCredentialsApi,
   describeAclsApi,
   createAclsApi,
   deleteAclsApi,

@@ -74,7 +74,8 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponse>({
     }
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId: node, host: b.advertisedHost, port: b.advertisedPort, rack: null }],
+      // Kafka lists each broker's endpoint for the listener the request came in on.
+      brokers: [{ nodeId: node, ...b.advertisedFor(ctx.session), rack: null }],
       clusterId: b.clusterId,
       controllerId: node,
       topics,

@@ -49,6 +49,8 @@ export class Connection {
   private closed = false;
   private readPaused = false;
   private readonly abort = new AbortController();
+  /** Responses after which the connection closes (a failed SASL exchange). */
+  private readonly closeAfterSlots = new WeakSet<Slot>();
 
   constructor(
     private readonly socket: Socket,
@@ -101,6 +103,19 @@ export class Connection {
     this.core.logger[level](`closing connection ${this.describe()} (client_id "${this.session.clientId}"): ${reason}`);
     this.closed = true;
     this.socket.destroy();
+    this.onClosed();
+  }
+
+  /**
+   * Kafka sends the SASL error response and then closes: stop reading at once, let
+   * the written bytes drain (TLS included), then destroy the socket.
+   */
+  private endAfterWrite(reason: string): void {
+    if (this.closed) return;
+    this.core.logger.info(`closing connection ${this.describe()} (client_id "${this.session.clientId}"): ${reason}`);
+    this.closed = true;
+    this.socket.pause();
+    this.socket.end(() => this.socket.destroy());
     this.onClosed();
   }
 
@@ -225,6 +240,7 @@ export class Connection {
             return this.close(`internal error encoding ${api.name} response`, "warn");
           }
         }
+        if (this.core.takeCloseAfterResponse(this.session)) this.closeAfterSlots.add(slot);
         slot.done = true;
         if (slot.response) this.heldResponseBytes += slot.response.length;
         this.flush();
@@ -250,6 +266,7 @@ export class Connection {
       if (head.response) this.heldResponseBytes -= head.response.length;
       if (head.closeInstead) return this.close("control: dropping response", "info");
       if (head.response) this.socket.write(head.response);
+      if (this.closeAfterSlots.has(head)) return this.endAfterWrite("closed by the broker after its response (authentication failed or SASL protocol error)");
     }
     this.pump();
   }

@@ -65,14 +65,15 @@ export interface SaslExchange {
   evaluate(token: Buffer): Promise<SaslStep>;
 }
 
-export function newExchange(mechanism: SaslMechanismName, store: ScramCredentialStore): SaslExchange {
+/** `nonce` is replaceable only so that tests can replay RFC 7677's fixed exchange. */
+export function newExchange(mechanism: SaslMechanismName, store: ScramCredentialStore, nonce: () => string = serverNonce): SaslExchange {
   switch (mechanism) {
     case "PLAIN":
       return new PlainExchange(store);
     case "SCRAM-SHA-256":
-      return new ScramExchange(SCRAM_SHA_256, store);
+      return new ScramExchange(SCRAM_SHA_256, store, nonce);
     case "SCRAM-SHA-512":
-      return new ScramExchange(SCRAM_SHA_512, store);
+      return new ScramExchange(SCRAM_SHA_512, store, nonce);
   }
 }
 
@@ -122,6 +123,7 @@ class ScramExchange implements SaslExchange {
   constructor(
     private readonly mech: ScramMechanism,
     private readonly store: ScramCredentialStore,
+    private readonly makeNonce: () => string,
   ) {
     this.mechanism = mech.name;
   }
@@ -153,7 +155,7 @@ class ScramExchange implements SaslExchange {
     if (credential.iterations < MIN_ITERATIONS) {
       throw genericFailure(this.mech.name, `Iterations ${credential.iterations} is less than the minimum ${MIN_ITERATIONS} for ${this.mech.name}`);
     }
-    const nonce = first.nonce + serverNonce();
+    const nonce = first.nonce + this.makeNonce();
     const serverFirst = formatServerFirst(nonce, credential.salt, credential.iterations);
     this.state = { step: "final", first, serverFirst, nonce, credential };
     return { challenge: Buffer.from(serverFirst, "utf8"), authenticatedUser: null };
@@ -161,7 +163,12 @@ class ScramExchange implements SaslExchange {
 
   private final(token: Buffer, s: Extract<ScramState, { step: "final" }>): SaslStep {
     const fin = parseClientFinal(token);
-    if (fin.nonce !== s.nonce) throw genericFailure(this.mech.name, "Invalid client nonce in the final client message.");
+    // Kafka 3.8.1-3.9 (the CVE-2024-56128 fix) accepts a final nonce that *ends with* the
+    // server-first nonce, because librdkafka before 2.6.1 (Debian bookworm's kcat uses
+    // 2.0.2) sends client-nonce + full-nonce (confluentinc/librdkafka#4895). Kafka 4.x
+    // requires equality and so refuses those clients. The server part must still be
+    // there, so a final message from another exchange is refused either way.
+    if (!fin.nonce.endsWith(s.nonce)) throw genericFailure(this.mech.name, "Invalid client nonce in the final client message.");
     // RFC 5802 §5.1: c= must carry the gs2 header of the client-first message (no channel binding data).
     if (!fin.channelBinding.equals(Buffer.from(s.first.gs2Header, "utf8"))) {
       throw genericFailure(this.mech.name, "channel binding (c=) does not match the client-first gs2 header");
