@@ -231,6 +231,34 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
     expect(rotation.rows).toEqual([{ status: "PENDING" }]);
   });
 
+  test("the product's owners pick up the producer's password on the product page; subscribers do not see it", async ({ browser }) => {
+    const { productId } = await seeded("Order Events");
+    const key = Buffer.from(process.env.KAPPA_SECRETS_KEY ?? "", "hex");
+    const producer = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "ServiceAccount" WHERE name = 'orders-producer'`));
+    const password = `producer-${Date.now().toString(36)}-not-a-real-secret`;
+    // Stand-in for the worker issuing the producer's SCRAM credentials.
+    await withDb((db) =>
+      db.query(`UPDATE "ServiceAccount" SET "secretCiphertext" = $2, "secretHash" = 'stand-in', "secretIssuedAt" = now() WHERE id = $1`, [producer.id, encryptSecret(key, password, producer.id)]),
+    );
+
+    const consumer = await as(browser, "paymentsOwner");
+    await consumer.goto(`/products/${productId}`);
+    await expect(consumer.getByTestId("tiered-storage")).toBeVisible();
+    await expect(consumer.getByRole("heading", { name: "Producer access" })).toHaveCount(0);
+    await expect(consumer.getByRole("heading", { name: "Your lag" })).toBeVisible();
+
+    const owner = await as(browser, "ordersOwner");
+    await owner.goto(`/products/${productId}`);
+    const card = owner.locator("section", { has: owner.getByRole("heading", { name: "Producer access" }) });
+    await expect(card.getByTestId("snippet")).toContainText(`username: "orders-producer"`);
+    await card.getByRole("tab", { name: "kcat" }).press("ArrowLeft");
+    await expect(card.getByRole("tab", { name: "kafkajs" })).toBeFocused();
+    await card.getByRole("button", { name: "Reveal password" }).click();
+    await expect(card.getByLabel("Password", { exact: true })).toHaveValue(password);
+    await owner.reload();
+    await expect(card.getByTestId("credentials-shown")).toBeVisible();
+  });
+
   test("a failed step shows its error; Retry (owner or admin) re-queues it with an audit event; other domains cannot", async ({ browser }) => {
     const { productId } = await seeded("Order Status");
     const error = "CreateTopics refused: POLICY_VIOLATION (e2e stand-in for the worker)";

@@ -162,7 +162,7 @@ export function TieredStoragePanel({ data }: { data: ProductObservations }) {
         ) : (
           <>
             <dl className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-3">
-              <Stat label="Replayable records" value={formatCount(replay.records)} hint={`written from ${timeText(replay.from)}`} testId="replay-records" />
+              <Stat label="Replayable records" value={formatCount(replay.records)} hint={`the oldest written ${timeText(replay.from)}`} testId="replay-records" />
               <Stat
                 label="Served from object storage"
                 value={replay.remoteRecords === null ? "unknown" : `${formatCount(replay.remoteRecords)} records`}
@@ -170,7 +170,7 @@ export function TieredStoragePanel({ data }: { data: ProductObservations }) {
                   replay.remoteRecords === null
                     ? "the cluster did not report its earliest local offset"
                     : replay.remoteRecords > 0
-                      ? `records written before ${timeText(replay.localFrom)}`
+                      ? `those written before ${timeText(replay.localFrom)}`
                       : "everything is still on the brokers' disks"
                 }
                 testId="replay-remote"
@@ -216,7 +216,7 @@ export function ThroughputPanel({ data }: { data: ProductObservations }) {
   const known = points.filter((p) => p.rate !== null);
   return (
     <div className="space-y-2" data-testid="throughput">
-      <p className="text-2xl font-semibold tabular-nums" data-testid="throughput-now">
+      <p className={data.topic ? "text-2xl font-semibold tabular-nums" : "text-sm font-medium text-slate-600"} data-testid="throughput-now">
         {data.topic ? formatRate(data.topic.messagesPerSecond) : NOT_OBSERVED}
       </p>
       {data.topic && data.topic.messagesPerSecond === null && <p className="text-xs text-slate-500">The rate needs two observations; it appears after the next one.</p>}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupIdFor, kafkajsSnippet, kcatCommand, shellQuote } from "./connection-snippets";
+import { groupIdFor, kafkajsProducerSnippet, kafkajsSnippet, kcatCommand, kcatProduceCommand, shellQuote } from "./connection-snippets";
 
 const settings = { bootstrap: "127.0.0.1:9092", mechanism: "SCRAM-SHA-512" as const, username: "payments-reconciliation", topic: "orders.order-events.v1", groupPrefix: "payments-reconciliation." };
 
@@ -27,5 +27,17 @@ describe("connection snippets", () => {
   it("quotes shell words that are not plainly safe", () => {
     expect(shellQuote("a.b-c:9092")).toBe("a.b-c:9092");
     expect(shellQuote("it's here")).toBe(`'it'\\''s here'`);
+  });
+
+  it("producer: idempotent kafkajs producer and a kcat -P command for the product's topic", () => {
+    const producer = { bootstrap: "127.0.0.1:9092", mechanism: "SCRAM-SHA-512" as const, username: "orders-producer", topic: "orders.order-events.v1" };
+    const code = kafkajsProducerSnippet(producer);
+    expect(code).toContain(`username: "orders-producer", password: process.env.KAFKA_PASSWORD`);
+    expect(code).toContain("idempotent: true");
+    expect(code).toContain(`topic: "orders.order-events.v1"`);
+    const cmd = kcatProduceCommand(producer);
+    expect(cmd).toContain("kcat -P -b 127.0.0.1:9092");
+    expect(cmd).toContain("-X sasl.username=orders-producer");
+    expect(cmd).toContain("-t orders.order-events.v1");
   });
 });

@@ -60,3 +60,31 @@ export function kcatCommand(s: ConnectionSettings): string {
     `  -G ${shellQuote(groupIdFor(s))} ${shellQuote(s.topic)}`,
   ].join("\n");
 }
+
+/** The producer side: the domain's producer account writes its product's topic (idempotent, as the ACLs allow). */
+export function kafkajsProducerSnippet(s: Omit<ConnectionSettings, "groupPrefix">): string {
+  const brokers = s.bootstrap.split(",").map((b) => JSON.stringify(b.trim()));
+  return [
+    `import { Kafka } from "kafkajs";`,
+    ``,
+    `const kafka = new Kafka({`,
+    `  clientId: ${JSON.stringify(s.username)},`,
+    `  brokers: [${brokers.join(", ")}],`,
+    `  // ssl: true, // when the cluster listens with TLS (SASL_SSL)`,
+    `  sasl: { mechanism: "scram-sha-512", username: ${JSON.stringify(s.username)}, password: process.env.KAFKA_PASSWORD },`,
+    `});`,
+    ``,
+    `const producer = kafka.producer({ idempotent: true });`,
+    `await producer.connect();`,
+    `await producer.send({ topic: ${JSON.stringify(s.topic)}, messages: [{ key: "id-1", value: JSON.stringify({ /* … */ }) }] });`,
+  ].join("\n");
+}
+
+export function kcatProduceCommand(s: Omit<ConnectionSettings, "groupPrefix">): string {
+  return [
+    `echo 'id-1:{"example":true}' | kcat -P -b ${shellQuote(s.bootstrap)} \\`,
+    `  -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=${s.mechanism} \\`,
+    `  -X sasl.username=${shellQuote(s.username)} -X sasl.password="$KAFKA_PASSWORD" \\`,
+    `  -K : -t ${shellQuote(s.topic)}`,
+  ].join("\n");
+}

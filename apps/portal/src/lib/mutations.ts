@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { api, type ApiError } from "./api-client";
 import type { RevealedCredentials } from "./api-types";
 import { queryKeys } from "./query-keys";
@@ -75,21 +75,23 @@ export function useRetryTask() {
  * only in this component's mutation state, never in the shared query cache,
  * and is never refetched.
  */
-export function useRevealCredentials(subscriptionId: string) {
+export function useRevealCredentials(shownIn: QueryKey) {
   const client = useQueryClient();
   return useMutation<RevealedCredentials, ApiError, { serviceAccountId: string }>({
     mutationFn: ({ serviceAccountId }) => api<RevealedCredentials>(`/api/v1/service-accounts/${serviceAccountId}/credentials/reveal`, { method: "POST" }),
-    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(subscriptionId) }),
+    // Success or 409 (picked up elsewhere), the page's credential state is stale either way.
+    onSettled: () => client.invalidateQueries({ queryKey: shownIn }),
   });
 }
 
-export function useRotateCredentials(subscriptionId: string) {
+/** `shownIn`: the query whose data carries the account's credential state (subscription detail or product observations). */
+export function useRotateCredentials(shownIn: QueryKey) {
   const client = useQueryClient();
   return useMutation<unknown, ApiError, { serviceAccountId: string }>({
     mutationFn: ({ serviceAccountId }) => api(`/api/v1/service-accounts/${serviceAccountId}/credentials/rotate`, { method: "POST" }),
     onSuccess: () =>
       Promise.all([
-        client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(subscriptionId) }),
+        client.invalidateQueries({ queryKey: shownIn }),
         client.invalidateQueries({ queryKey: queryKeys.platform }),
         client.invalidateQueries({ queryKey: queryKeys.audit.all }),
       ]),

@@ -1,5 +1,5 @@
 import "server-only";
-import { canInDomain, consumerGroupPrefix, ForbiddenError, hasGlobal, NotFoundError, TASK_LABELS, type Actor, type Db } from "@kappa/catalog";
+import { canInDomain, consumerGroupPrefix, ForbiddenError, hasGlobal, NotFoundError, producerAccountName, TASK_LABELS, type Actor, type Db } from "@kappa/catalog";
 import { ROTATE_CREDENTIALS } from "@kappa/worker";
 import { estimateOffsetTime, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "@/lib/observations";
 
@@ -47,15 +47,38 @@ function lagGroup(g: {
 }
 
 /**
+ * Whether an issued password waits for its one-time pickup, was picked up, or
+ * was never issued, and any rotation in flight. Asks only whether a sealed
+ * password exists, never for the column itself.
+ */
+async function credentialState(db: Db, actor: Actor, account: { id: string; domainId: string; secretIssuedAt: Date | null }) {
+  const [waiting, rotation] = await Promise.all([
+    db.serviceAccount.count({ where: { id: account.id, secretCiphertext: { not: null } } }),
+    db.provisioningTask.findFirst({
+      where: { entityType: "ServiceAccount", entityId: account.id, kind: ROTATE_CREDENTIALS, status: { in: ["PENDING", "RUNNING", "FAILED"] } },
+      orderBy: { createdAt: "desc" },
+      select: { id: true, status: true, lastError: true, createdAt: true },
+    }),
+  ]);
+  return {
+    /** "waiting": issued and not yet picked up; "shown": picked up once; "not-issued": the worker has not issued any yet. */
+    state: waiting > 0 ? ("waiting" as const) : account.secretIssuedAt ? ("shown" as const) : ("not-issued" as const),
+    issuedAt: account.secretIssuedAt?.toISOString() ?? null,
+    canManage: canInDomain(actor, "serviceAccount:create", account.domainId),
+    rotation: rotation && { id: rotation.id, status: rotation.status, lastError: rotation.lastError, requestedAt: rotation.createdAt.toISOString() },
+  };
+}
+
+/**
  * The live figures of a product's topic: tiered storage, replay window,
  * throughput history and consumer lag. Anyone who may read the product sees
  * the topic figures; lag is shown to the product's owners and governance for
  * every subscriber, to anyone else only for their own domains' subscriptions.
  */
-export async function productObservations(db: Db, actor: Actor, productId: string, now = Date.now()) {
+export async function productObservations(db: Db, actor: Actor, productId: string, bootstrap: string, now = Date.now()) {
   const product = await db.dataProduct.findUnique({
     where: { id: productId },
-    select: { id: true, domainId: true, status: true, topicName: true, tieredStorage: true, localRetentionMs: true, retentionMs: true },
+    select: { id: true, domainId: true, status: true, topicName: true, tieredStorage: true, localRetentionMs: true, retentionMs: true, domain: { select: { slug: true } } },
   });
   if (!product) throw new NotFoundError("Data product", productId);
   const inDomain = actor.memberships.some((m) => m.domainId === product.domainId);
@@ -91,6 +114,17 @@ export async function productObservations(db: Db, actor: Actor, productId: strin
     replay = replayWindow(parsePartitionOffsets(topic.partitionDetail), { from, localFrom });
   }
   const subById = new Map(subscriptions.map((s) => [s.id, s]));
+  // The producer's credentials are for the owners only (the account of their domain that writes this topic).
+  const producerAccount = canInDomain(actor, "serviceAccount:create", product.domainId)
+    ? await db.serviceAccount.findUnique({ where: { name: producerAccountName(product.domain.slug) }, select: { id: true, name: true, domainId: true, secretIssuedAt: true } })
+    : null;
+  const producer = producerAccount && producerAccount.domainId === product.domainId
+    ? {
+        serviceAccount: { id: producerAccount.id, name: producerAccount.name },
+        credentials: await credentialState(db, actor, producerAccount),
+        connection: { bootstrap, mechanism: "SCRAM-SHA-512" as const, username: producerAccount.name, topic: product.topicName },
+      }
+    : null;
   return {
     productId: product.id,
     topicName: product.topicName,
@@ -115,6 +149,8 @@ export async function productObservations(db: Db, actor: Actor, productId: strin
       return { ...lagGroup(g), domainName: s?.consumingDomain.name ?? null, account: s?.serviceAccount.name ?? null };
     }),
     lagSamples: lagSamples.map((s) => ({ groupId: s.groupId, bucket: s.bucket.toISOString(), totalLag: Number(s.totalLag) })),
+    /** For the product's owners: the producer account and its credential state; null for everyone else. */
+    producer,
   };
 }
 
@@ -141,10 +177,8 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
   const account = sub.serviceAccount;
   const prefix = consumerGroupPrefix(account.name);
   const since = new Date(now - CHART_WINDOW_MS);
-  const [pickupWaiting, rotation, tasks, groups, lagSamples] = await Promise.all([
-    // Asks only whether a sealed password waits, never for the column itself.
-    db.serviceAccount.count({ where: { id: account.id, secretCiphertext: { not: null } } }),
-    db.provisioningTask.findFirst({ where: { entityType: "ServiceAccount", entityId: account.id, kind: ROTATE_CREDENTIALS, status: { in: ["PENDING", "RUNNING", "FAILED"] } }, orderBy: { createdAt: "desc" }, select: { id: true, status: true, lastError: true, createdAt: true } }),
+  const [credentials, tasks, groups, lagSamples] = await Promise.all([
+    credentialState(db, actor, account),
     db.provisioningTask.findMany({ where: { entityType: "Subscription", entityId: sub.id }, orderBy: [{ step: "asc" }, { createdAt: "asc" }] }),
     db.consumerGroupObservation.findMany({ where: { subscriptionId: sub.id }, orderBy: { groupId: "asc" } }),
     db.consumerGroupObservationSample.findMany({
@@ -153,7 +187,6 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
       select: { groupId: true, bucket: true, totalLag: true },
     }),
   ]);
-  const canManageCredentials = canInDomain(actor, "serviceAccount:create", account.domainId);
   return {
     id: sub.id,
     status: sub.status,
@@ -164,13 +197,7 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
     product: { id: sub.product.id, name: sub.product.name, topicName: sub.product.topicName, status: sub.product.status, sunsetAt: sub.product.sunsetAt?.toISOString() ?? null, domainName: sub.product.domain.name },
     consumingDomain: sub.consumingDomain,
     serviceAccount: { id: account.id, name: account.name },
-    credentials: {
-      /** "waiting": issued and not yet picked up; "shown": picked up once; "not-issued": the worker has not issued any yet. */
-      state: pickupWaiting > 0 ? ("waiting" as const) : account.secretIssuedAt ? ("shown" as const) : ("not-issued" as const),
-      issuedAt: account.secretIssuedAt?.toISOString() ?? null,
-      canManage: canManageCredentials,
-      rotation: rotation && { id: rotation.id, status: rotation.status, lastError: rotation.lastError, requestedAt: rotation.createdAt.toISOString() },
-    },
+    credentials,
     connection: { bootstrap, mechanism: "SCRAM-SHA-512" as const, username: account.name, topic: sub.product.topicName, groupPrefix: prefix },
     provisioning: tasks.map((t) => ({ id: t.id, step: t.step, kind: t.kind, label: taskLabel(t.kind), status: t.status, attempts: t.attempts, lastError: t.lastError, updatedAt: t.updatedAt.toISOString() })),
     viewer: { isProductOwner, isConsumer, canRetry: isProductOwner || canInDomain(actor, "product:update", sub.consumingDomainId) || hasGlobal(actor, "platform:admin") || hasGlobal(actor, "product:review") },

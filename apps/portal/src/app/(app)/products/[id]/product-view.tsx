@@ -3,11 +3,14 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useActor, usePermissions } from "@/components/actor-context";
+import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { ReasonAction } from "@/components/reason-form";
+import { SnippetTabs } from "@/components/snippets";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
+import { kafkajsProducerSnippet, kcatProduceCommand } from "@/lib/connection-snippets";
 import { age, formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
@@ -126,7 +129,7 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
             </Card>
           )}
 
-          {ON_CLUSTER.includes(product.status) && <ClusterCards productId={product.id} />}
+          {ON_CLUSTER.includes(product.status) && <ClusterCards productId={product.id} domainName={product.domain.name} />}
 
           <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"} actions={schema && <Badge value={schema.status} />}>
             {schema ? (
@@ -253,7 +256,7 @@ function DeprecateCard({ productId }: { productId: string }) {
 }
 
 /** What the worker observes on the cluster for this product, polled every few seconds. */
-function ClusterCards({ productId }: { productId: string }) {
+function ClusterCards({ productId, domainName }: { productId: string; domainName: string }) {
   const observed = useQuery({
     queryKey: queryKeys.products.observations(productId),
     queryFn: ({ signal }) => api<ProductObservations>(`/api/v1/products/${productId}/observations`, { signal }),
@@ -264,6 +267,24 @@ function ClusterCards({ productId }: { productId: string }) {
   const data = observed.data;
   return (
     <>
+      {data.producer && (
+        <Card title="Producer access" actions={<span className="text-xs text-slate-500">owners only</span>}>
+          <div className="grid gap-4 xl:grid-cols-5">
+            <div className="xl:col-span-2">
+              <Credentials account={data.producer.serviceAccount} domainName={domainName} credentials={data.producer.credentials} shownIn={queryKeys.products.observations(productId)} />
+            </div>
+            <div className="min-w-0 xl:col-span-3">
+              <SnippetTabs
+                label="Producer snippet"
+                tabs={[
+                  { id: "kafkajs", label: "kafkajs", code: kafkajsProducerSnippet(data.producer.connection) },
+                  { id: "kcat", label: "kcat", code: kcatProduceCommand(data.producer.connection) },
+                ]}
+              />
+            </div>
+          </div>
+        </Card>
+      )}
       <Card title="Tiered storage and replay" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
         <TieredStoragePanel data={data} />
       </Card>

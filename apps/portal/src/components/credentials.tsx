@@ -1,0 +1,102 @@
+"use client";
+
+import type { QueryKey } from "@tanstack/react-query";
+import { useId, useState } from "react";
+import { formatDateTime } from "@/lib/format";
+import { useRevealCredentials, useRotateCredentials } from "@/lib/mutations";
+import { Button, ErrorAlert, Notice } from "./ui";
+
+/* A service account's SCRAM password: picked up once, then only rotation. Used for subscribers and producers. */
+
+export interface CredentialState {
+  state: "waiting" | "shown" | "not-issued";
+  issuedAt: string | null;
+  canManage: boolean;
+  rotation: { id: string; status: string; lastError: string | null; requestedAt: string } | null;
+}
+
+export function Credentials({ account, domainName, credentials: c, shownIn }: { account: { id: string; name: string }; domainName: string; credentials: CredentialState; shownIn: QueryKey }) {
+  const reveal = useRevealCredentials(shownIn);
+  const rotate = useRotateCredentials(shownIn);
+  const rotating = c.rotation !== null && c.rotation.status !== "FAILED";
+
+  if (reveal.data) {
+    return (
+      <div className="space-y-3" data-testid="revealed-credentials">
+        <Notice>Shown once: store the password in your secret manager now. This page will not show it again.</Notice>
+        <CopyField label="User name" value={reveal.data.username} />
+        <CopyField label="Password" value={reveal.data.password} />
+      </div>
+    );
+  }
+  return (
+    <div className="space-y-3 text-sm" data-testid="credentials">
+      <p>
+        Service account <span className="font-mono">User:{account.name}</span> of {domainName}.
+      </p>
+      {c.state === "not-issued" && <p className="text-slate-600">The worker has not issued credentials for this account yet; this updates by itself.</p>}
+      {c.state === "waiting" &&
+        (c.canManage ? (
+          <>
+            <p className="text-slate-600">A password was issued {formatDateTime(c.issuedAt)}. It can be shown exactly once.</p>
+            <Button disabled={reveal.isPending} onClick={() => reveal.mutate({ serviceAccountId: account.id })}>
+              {reveal.isPending ? "Revealing…" : "Reveal password"}
+            </Button>
+          </>
+        ) : (
+          <p className="text-slate-600">A password is waiting; only an owner of {domainName} can pick it up, once.</p>
+        ))}
+      {c.state === "shown" && (
+        <p className="text-slate-600" data-testid="credentials-shown">
+          The password issued {formatDateTime(c.issuedAt)} was already shown once and is not stored anywhere readable.
+        </p>
+      )}
+      <ErrorAlert message={reveal.isError ? reveal.error.message : rotate.isError ? rotate.error.message : null} />
+      {rotating && c.rotation && <Notice>New credentials requested {formatDateTime(c.rotation.requestedAt)}; the worker is issuing them. Reveal them here once they are ready.</Notice>}
+      {c.rotation?.status === "FAILED" && <ErrorAlert message={`Credential rotation failed: ${c.rotation.lastError ?? "no message"}`} />}
+      {c.canManage && c.state === "shown" && !rotating && (
+        <>
+          <Button variant="secondary" disabled={rotate.isPending} onClick={() => rotate.mutate({ serviceAccountId: account.id })}>
+            {rotate.isPending ? "Requesting…" : "Rotate credentials"}
+          </Button>
+          <p className="text-xs text-slate-500">Rotation replaces the password on the cluster; clients using the old one stop authenticating.</p>
+        </>
+      )}
+    </div>
+  );
+}
+
+function CopyField({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  const id = useId();
+  return (
+    <div>
+      <label htmlFor={id} className="block text-xs font-medium text-slate-600">{label}</label>
+      <div className="mt-1 flex gap-2">
+        <input id={id} readOnly value={value} className="block w-full rounded-md border-0 bg-slate-50 px-3 py-2 font-mono text-xs ring-1 ring-inset ring-slate-300" autoComplete="off" spellCheck={false} onFocus={(e) => e.currentTarget.select()} />
+        <CopyButton text={value} label={`Copy ${label.toLowerCase()}`} onCopied={() => setCopied(true)} />
+      </div>
+      <span role="status" aria-live="polite" className="text-xs text-emerald-700">{copied ? `${label} copied.` : ""}</span>
+    </div>
+  );
+}
+
+export function CopyButton({ text, label, onCopied, children = "Copy" }: { text: string; label?: string; onCopied: () => void; children?: string }) {
+  const [failed, setFailed] = useState(false);
+  return (
+    <>
+      <Button
+        variant="secondary"
+        aria-label={label}
+        onClick={() => {
+          // The clipboard API exists only in secure contexts (https or localhost).
+          if (!navigator.clipboard) return setFailed(true);
+          navigator.clipboard.writeText(text).then(onCopied, () => setFailed(true));
+        }}
+      >
+        {children}
+      </Button>
+      {failed && <span role="alert" className="text-xs text-rose-700">Copying is blocked here; select the text and copy it.</span>}
+    </>
+  );
+}
