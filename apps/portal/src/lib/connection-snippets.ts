@@ -71,12 +71,19 @@ export function kafkajsProducerSnippet(s: Omit<ConnectionSettings, "groupPrefix"
     `  clientId: ${JSON.stringify(s.username)},`,
     `  brokers: [${brokers.join(", ")}],`,
     `  // ssl: true, // when the cluster listens with TLS (SASL_SSL)`,
-    `  sasl: { mechanism: "scram-sha-512", username: ${JSON.stringify(s.username)}, password: process.env.KAFKA_PASSWORD },`,
+    `  sasl: {`,
+    `    mechanism: "scram-sha-512",`,
+    `    username: ${JSON.stringify(s.username)},`,
+    `    password: process.env.KAFKA_PASSWORD,`,
+    `  },`,
     `});`,
     ``,
     `const producer = kafka.producer({ idempotent: true });`,
     `await producer.connect();`,
-    `await producer.send({ topic: ${JSON.stringify(s.topic)}, messages: [{ key: "id-1", value: JSON.stringify({ /* … */ }) }] });`,
+    `await producer.send({`,
+    `  topic: ${JSON.stringify(s.topic)},`,
+    `  messages: [{ key: "id-1", value: JSON.stringify({ /* … */ }) }],`,
+    `});`,
   ].join("\n");
 }
 

@@ -95,7 +95,7 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
       )}
 
       <div className="grid gap-6 lg:grid-cols-3">
-        <div className="space-y-6 lg:col-span-2">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
           <Card title="About">
             <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{product.description}</p>
             <DefinitionList
@@ -269,11 +269,11 @@ function ClusterCards({ productId, domainName }: { productId: string; domainName
     <>
       {data.producer && (
         <Card title="Producer access" actions={<span className="text-xs text-slate-500">owners only</span>}>
-          <div className="grid gap-4 xl:grid-cols-5">
-            <div className="xl:col-span-2">
+          <div className="space-y-4">
+            <div>
               <Credentials account={data.producer.serviceAccount} domainName={domainName} credentials={data.producer.credentials} shownIn={queryKeys.products.observations(productId)} />
             </div>
-            <div className="min-w-0 xl:col-span-3">
+            <div className="min-w-0">
               <SnippetTabs
                 label="Producer snippet"
                 tabs={[

@@ -47,7 +47,7 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
       )}
 
       <div className="grid gap-6 lg:grid-cols-3">
-        <div className="space-y-6 lg:col-span-2">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
           <Card title="Connect" actions={<span className="text-xs text-slate-500">SASL/SCRAM-SHA-512</span>}>
             <ConnectionSnippets sub={sub} />
           </Card>
