@@ -26,13 +26,13 @@ export async function adminListTopics(bootstrap: string, mechanism: KafkajsMecha
   }
 }
 
-/** ApiVersions, then SaslHandshake v1 + SaslAuthenticate v2 with PLAIN; throws unless authenticated. */
+/** ApiVersions, then SaslHandshake v1 + SaslAuthenticate v1 with PLAIN; throws unless authenticated. */
 export async function rawPlainLogin(port: number, user: string, password: string): Promise<RawClient> {
   const c = await RawClient.connect(port);
   await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "raw-test", clientSoftwareVersion: "1" });
   const hs = await c.request(ApiKey.SaslHandshake, 1, { mechanism: "PLAIN" });
   if (hs.body.errorCode !== ErrorCode.NONE) throw new Error(`handshake failed: ${hs.body.errorCode}`);
-  const auth = await c.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from(`\u0000${user}\u0000${password}`) });
+  const auth = await c.request(ApiKey.SaslAuthenticate, 1, { authBytes: Buffer.from(`\u0000${user}\u0000${password}`) });
   if (auth.body.errorCode !== ErrorCode.NONE) throw new Error(`authentication failed: ${auth.body.errorCode} ${auth.body.errorMessage}`);
   return c;
 }

@@ -137,7 +137,7 @@ describe("wire rules before and during authentication", () => {
     const versions = await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "raw", clientSoftwareVersion: "1" });
     const byKey = new Map(versions.body.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
     expect(byKey.get(ApiKey.SaslHandshake)).toEqual([0, 1]);
-    expect(byKey.get(ApiKey.SaslAuthenticate)).toEqual([0, 2]);
+    expect(byKey.get(ApiKey.SaslAuthenticate)).toEqual([0, 1]);
     expect(byKey.get(ApiKey.DescribeUserScramCredentials)).toEqual([0, 0]);
     expect(byKey.get(ApiKey.AlterUserScramCredentials)).toEqual([0, 0]);
     c.send(ApiKey.Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
@@ -175,23 +175,23 @@ describe("wire rules before and during authentication", () => {
     const first = `n=${ALICE.name},r=fixed-client-nonce`;
     const c1 = await RawClient.connect(saslPort);
     await c1.request(ApiKey.SaslHandshake, 1, { mechanism: "SCRAM-SHA-256" });
-    const sf1 = await c1.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from(`n,,${first}`) });
+    const sf1 = await c1.request(ApiKey.SaslAuthenticate, 1, { authBytes: Buffer.from(`n,,${first}`) });
     const serverFirst1 = sf1.body.authBytes.toString();
     expect(serverFirst1).toMatch(/^r=fixed-client-nonce[^,]+,s=[A-Za-z0-9+/=]+,i=4096$/);
     const final1 = scramClientFinal(SCRAM_SHA_256, ALICE.password, first, serverFirst1);
-    const done = await c1.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from(final1) });
+    const done = await c1.request(ApiKey.SaslAuthenticate, 1, { authBytes: Buffer.from(final1) });
     expect(done.body.errorCode).toBe(ErrorCode.NONE);
     expect(done.body.authBytes.toString()).toMatch(/^v=/);
     expect(done.body.sessionLifetimeMs).toBe(0n);
-    expect((await c1.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from(final1) })).body.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
+    expect((await c1.request(ApiKey.SaslAuthenticate, 1, { authBytes: Buffer.from(final1) })).body.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
     expect((await c1.request(ApiKey.SaslHandshake, 1, { mechanism: "PLAIN" })).body.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
     c1.close();
 
     const c2 = await RawClient.connect(saslPort);
     await c2.request(ApiKey.SaslHandshake, 1, { mechanism: "SCRAM-SHA-256" });
-    const sf2 = await c2.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from(`n,,${first}`) });
+    const sf2 = await c2.request(ApiKey.SaslAuthenticate, 1, { authBytes: Buffer.from(`n,,${first}`) });
     expect(sf2.body.authBytes.toString()).not.toBe(serverFirst1);
-    const replay = await c2.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from(final1) });
+    const replay = await c2.request(ApiKey.SaslAuthenticate, 1, { authBytes: Buffer.from(final1) });
     expect(replay.body.errorCode).toBe(ErrorCode.SASL_AUTHENTICATION_FAILED);
     expect(await c2.waitClosed()).toBe(true);
   });
