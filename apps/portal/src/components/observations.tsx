@@ -88,7 +88,7 @@ export function ProvisioningSteps({
             {s.lastError && (
               // A failed step is news: announce it; an old error on a re-queued step is history.
               <p className={s.status === "FAILED" ? "mt-1 text-sm text-rose-800" : "mt-1 text-xs text-slate-500"} role={s.status === "FAILED" ? "alert" : undefined} data-testid="step-error">
-                {s.status === "FAILED" ? "Failed: " : "Previous error: "}
+                {s.status === "FAILED" ? "Failed: " : s.attempts > 0 ? "Last attempt failed, retrying: " : "Previous error: "}
                 {s.lastError}
               </p>
             )}

@@ -50,10 +50,11 @@ export function PlatformView() {
               cell: (t) =>
                 t.status === "RUNNING" ? (
                   <>leased by <span className="font-mono">{t.leasedBy ?? "?"}</span>{t.leaseUntil && <> until {formatDateTime(t.leaseUntil)}</>}</>
-                ) : new Date(t.runAfter).getTime() > Date.now() ? (
-                  <>backing off until {formatDateTime(t.runAfter)}</>
                 ) : (
-                  <>due, waiting {age(t.runAfter)}</>
+                  <>
+                    {new Date(t.runAfter).getTime() > Date.now() ? <>backing off, next attempt in {secondsUntil(t.runAfter)} s</> : <>due, waiting {age(t.runAfter)}</>}
+                    {t.lastError && <span className="mt-1 block break-words text-rose-700">last error: {t.lastError}</span>}
+                  </>
                 ),
             }}
           />
@@ -92,7 +93,7 @@ export function PlatformView() {
                 <li key={r.id} className="rounded-md p-2 ring-1 ring-slate-200">
                   <div className="flex flex-wrap items-center justify-between gap-2">
                     <span>{formatDateTime(r.startedAt)}</span>
-                    <Badge value={r.error ? "FAILED" : r.finishedAt === null ? "RUNNING" : r.driftCount > 0 ? "IN_REVIEW" : "DONE"} label={r.finishedAt === null ? "running" : r.driftCount === 0 ? "no drift" : `${r.driftCount} drift repaired`} />
+                    <Badge value={r.error ? "FAILED" : r.finishedAt === null ? "RUNNING" : r.driftCount > 0 ? "IN_REVIEW" : "DONE"} label={reconcileLabel(r)} />
                   </div>
                   <p className="text-xs text-slate-500">
                     <span className="font-mono">{r.workerId}</span>
@@ -120,6 +121,17 @@ export function PlatformView() {
       </div>
     </div>
   );
+}
+
+function secondsUntil(iso: string): number {
+  return Math.max(1, Math.ceil((new Date(iso).getTime() - Date.now()) / 1000));
+}
+
+/** A run with errors checked only part of the cluster: "no drift" would claim too much. */
+function reconcileLabel(r: { finishedAt: string | null; driftCount: number; error: string | null }): string {
+  if (r.finishedAt === null) return "running";
+  const drift = r.driftCount === 0 ? "no drift" : `${r.driftCount} drift repaired`;
+  return r.error ? (r.driftCount === 0 ? "incomplete: errors" : `${drift}, errors`) : drift;
 }
 
 function FailedTasks({ tasks }: { tasks: PlatformTask[] }) {
