@@ -29,6 +29,8 @@ export const workerEnvSchema = z
     KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
     WORKER_ID: z.string().min(1).max(200).default(`${hostname()}-${process.pid}`),
     WORKER_CONCURRENCY: positiveInt(4),
+    /** Tasks leased and reconciled together; 1 turns batching off. */
+    WORKER_BATCH_SIZE: positiveInt(50),
     WORKER_POLL_MS: positiveInt(500),
     WORKER_LEASE_MS: positiveInt(30_000),
     WORKER_MAX_ATTEMPTS: positiveInt(10),

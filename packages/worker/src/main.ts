@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     {
       workerId: env.WORKER_ID,
       concurrency: env.WORKER_CONCURRENCY,
+      batchSize: env.WORKER_BATCH_SIZE,
       pollMs: env.WORKER_POLL_MS,
       leaseMs: env.WORKER_LEASE_MS,
       maxAttempts: env.WORKER_MAX_ATTEMPTS,

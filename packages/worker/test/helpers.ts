@@ -54,6 +54,7 @@ export function workerOptions(overrides: Partial<WorkerOptions> = {}): WorkerOpt
   return {
     workerId: `test-${randomBytes(3).toString("hex")}`,
     concurrency: 4,
+    batchSize: 20,
     pollMs: 100,
     leaseMs: 5_000,
     maxAttempts: 10,

@@ -84,8 +84,8 @@ export interface KafkaCluster {
   remoteBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null>;
   listGroups(): Promise<string[]>;
   describeGroups(groupIds: string[]): Promise<GroupDescription[]>;
-  /** Committed offsets of a group for the given topics; partitions without a commit are absent. */
-  committedOffsets(groupId: string, topics: string[]): Promise<Map<string, bigint>>;
+  /** Committed offsets per group for the given topics (keyed by partitionKey); partitions without a commit are absent. */
+  committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>>;
 
   close(): Promise<void>;
 }

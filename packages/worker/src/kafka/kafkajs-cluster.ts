@@ -173,33 +173,51 @@ export class KafkaJsCluster implements KafkaCluster {
     throw last instanceof Error ? last : new Error(String(last));
   }
 
+  /**
+   * Metadata over the raw connection, for exactly the topics asked (null: all).
+   * kafkajs' admin keeps a growing set of "target topics" and refreshes all of
+   * them on nearly every admin call, which makes each call O(topics touched so
+   * far); asking for metadata here keeps that set empty and every call O(1).
+   */
+  private async metadata(topics: string[] | null): Promise<ClusterMetadata> {
+    const conn = await this.anyRaw();
+    const version = conn.pickVersion(ApiKey.Metadata, 1, 12);
+    const res = await conn.request(
+      ApiKey.Metadata,
+      { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false },
+      version,
+    );
+    const brokers = new Map(res.brokers.map((b) => [b.nodeId, `${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}`]));
+    const out = new Map<string, { internal: boolean; partitions: { partitionId: number; leader: number }[] }>();
+    for (const t of res.topics) {
+      if (t.name === null || t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
+      // LEADER_NOT_AVAILABLE: just created, leaders still being elected — the topic exists.
+      if (t.errorCode !== 0 && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) throw new KafkaProtocolError(t.errorCode, `metadata of topic ${t.name}`);
+      out.set(t.name, { internal: t.isInternal, partitions: t.partitions.map((p) => ({ partitionId: p.partitionIndex, leader: p.leaderId })).sort((a, b) => a.partitionId - b.partitionId) });
+    }
+    return { brokers, controller: res.controllerId, topics: out };
+  }
+
   private async brokerAddresses(): Promise<Map<number, string>> {
-    const admin = await this.adminClient();
-    const cluster = await admin.describeCluster();
-    return new Map(cluster.brokers.map((b) => [b.nodeId, `${b.host}:${b.port}`]));
+    return (await this.metadata([])).brokers;
   }
 
   async listTopics(): Promise<string[]> {
-    const admin = await this.adminClient();
-    return (await admin.listTopics()).filter((t) => !t.startsWith("__"));
+    const meta = await this.metadata(null);
+    return [...meta.topics].filter(([name, t]) => !t.internal && !name.startsWith("__")).map(([name]) => name);
   }
 
   async partitionCounts(topics: string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    const meta = await this.topicMetadata(topics);
-    for (const t of meta) out.set(t.name, t.partitions.length);
+    for (const t of await this.topicMetadata(topics)) out.set(t.name, t.partitions.length);
     return out;
   }
 
-  /** Metadata for the topics that exist (asking for a missing one would fail the whole call). */
+  /** Metadata of the topics that exist; missing ones are simply absent. */
   private async topicMetadata(topics: string[]): Promise<{ name: string; partitions: { partitionId: number; leader: number }[] }[]> {
     if (topics.length === 0) return [];
-    const admin = await this.adminClient();
-    const existing = new Set(await admin.listTopics());
-    const wanted = topics.filter((t) => existing.has(t));
-    if (wanted.length === 0) return [];
-    const { topics: meta } = await admin.fetchTopicMetadata({ topics: wanted });
-    return meta.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionId: p.partitionId, leader: p.leader })) }));
+    const meta = await this.metadata([...new Set(topics)]);
+    return [...meta.topics].map(([name, t]) => ({ name, partitions: t.partitions }));
   }
 
   async describeTopics(names: string[]): Promise<Map<string, TopicDescription>> {
@@ -222,19 +240,43 @@ export class KafkaJsCluster implements KafkaCluster {
     return out;
   }
 
+  /**
+   * CreateTopics sent to the controller (ZooKeeper-mode clusters refuse it
+   * elsewhere with NOT_CONTROLLER; KRaft brokers forward it), replication
+   * factor −1 = the cluster default (KIP-464, v4+). TOPIC_ALREADY_EXISTS is
+   * success: another worker or a retry got there first. Then waits until every
+   * partition has a leader, as kafkajs' waitForLeaders does.
+   */
   async createTopics(specs: TopicSpec[]): Promise<void> {
     if (specs.length === 0) return;
-    const admin = await this.adminClient();
-    // kafkajs resolves false (no throw) when every topic already exists; a
-    // mix of new and existing still creates the new ones.
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: specs.map((s) => ({
-        topic: s.name,
-        numPartitions: s.partitions,
-        configEntries: Object.entries(s.configs).map(([name, value]) => ({ name, value })),
-      })),
-    });
+    const meta = await this.metadata([]);
+    const controller = meta.brokers.get(meta.controller);
+    const conn = controller ? await this.rawConnection(controller) : await this.anyRaw();
+    const version = conn.pickVersion(ApiKey.CreateTopics, 4, 7);
+    const res = await conn.request(
+      ApiKey.CreateTopics,
+      {
+        timeoutMs: 30_000,
+        validateOnly: false,
+        topics: specs.map((s) => ({ name: s.name, numPartitions: s.partitions, replicationFactor: -1, assignments: [], configs: Object.entries(s.configs).map(([name, value]) => ({ name, value })) })),
+      },
+      version,
+    );
+    for (const t of res.topics) {
+      if (t.errorCode !== 0 && t.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) throw new KafkaProtocolError(t.errorCode, t.errorMessage ?? `creating topic ${t.name}`);
+    }
+    const names = specs.map((s) => s.name);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const now = await this.metadata(names);
+      const ready = names.every((n) => {
+        const t = now.topics.get(n);
+        return t !== undefined && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0);
+      });
+      if (ready) return;
+      if (Date.now() > deadline) throw new Error(`topics ${names.join(", ")} have no leaders 10 s after creation`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   async createPartitions(topic: string, count: number): Promise<void> {
@@ -279,7 +321,7 @@ export class KafkaJsCluster implements KafkaCluster {
     const out: AclBinding[] = [];
     const responses = await Promise.all(filters.map((f) => admin.describeAcls(f)));
     for (const res of responses) {
-      if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage ?? "DescribeAcls failed");
+      // kafkajs resolves with `{ resources }` only; a broker error is thrown, not returned.
       for (const r of res.resources) {
         const resourceType = RESOURCE_NAMES.get(r.resourceType);
         const patternType = r.resourcePatternType === ResourcePatternTypes.LITERAL ? "LITERAL" : r.resourcePatternType === ResourcePatternTypes.PREFIXED ? "PREFIXED" : null;
@@ -481,16 +523,74 @@ export class KafkaJsCluster implements KafkaCluster {
     return groups.map((g) => ({ groupId: g.groupId, state: g.state, members: g.members.length, protocolType: g.protocolType }));
   }
 
-  async committedOffsets(groupId: string, topics: string[]): Promise<Map<string, bigint>> {
-    const out = new Map<string, bigint>();
-    if (topics.length === 0) return out;
-    const admin = await this.adminClient();
-    const result = await admin.fetchOffsets({ groupId, topics });
-    for (const t of result) {
-      for (const p of t.partitions) {
-        const offset = BigInt(p.offset);
-        if (offset >= 0n) out.set(partitionKey(t.topic, p.partition), offset);
+  /**
+   * Committed offsets of many groups: coordinators found with one batched
+   * FindCoordinator (v4+, KIP-699) and offsets fetched with one batched
+   * OffsetFetch per coordinator (v8+, KIP-709); older clusters get one request
+   * per group. kafkajs' fetchOffsets would do both per group and add every
+   * topic to its metadata refresh set.
+   */
+  async committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>> {
+    const out = new Map<string, Map<string, bigint>>();
+    if (requests.length === 0) return out;
+    const wanted = new Map(requests.map((r) => [r.groupId, new Set(r.topics)]));
+    const coordinators = await this.groupCoordinators([...wanted.keys()]);
+    const record = (groupId: string, topic: string, partition: number, offset: bigint, errorCode: number) => {
+      if (errorCode !== 0) throw new KafkaProtocolError(errorCode, `committed offset of ${groupId} on ${topic}-${partition}`);
+      if (offset < 0n || !wanted.get(groupId)?.has(topic)) return;
+      const m = out.get(groupId) ?? new Map<string, bigint>();
+      m.set(partitionKey(topic, partition), offset);
+      out.set(groupId, m);
+    };
+    const byCoordinator = new Map<string, string[]>();
+    for (const [groupId, address] of coordinators) byCoordinator.set(address, [...(byCoordinator.get(address) ?? []), groupId]);
+    await Promise.all(
+      [...byCoordinator].map(async ([address, groupIds]) => {
+        const conn = await this.rawConnection(address);
+        if (conn.supports(ApiKey.OffsetFetch, 8)) {
+          const version = conn.pickVersion(ApiKey.OffsetFetch, 8, 9);
+          for (let i = 0; i < groupIds.length; i += 200) {
+            const batch = groupIds.slice(i, i + 200);
+            const res = await conn.request(ApiKey.OffsetFetch, { groups: batch.map((groupId) => ({ groupId, memberId: null, memberEpoch: -1, topics: null })), requireStable: false }, version);
+            for (const g of res.groups) {
+              if (g.errorCode !== 0) throw new KafkaProtocolError(g.errorCode, `committed offsets of group ${g.groupId}`);
+              for (const t of g.topics) for (const p of t.partitions) record(g.groupId, t.name, p.partitionIndex, p.committedOffset, p.errorCode);
+            }
+          }
+          return;
+        }
+        const version = conn.pickVersion(ApiKey.OffsetFetch, 2, 7);
+        for (const groupId of groupIds) {
+          const res = await conn.request(ApiKey.OffsetFetch, { groupId, topics: null, requireStable: false }, version);
+          if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, `committed offsets of group ${groupId}`);
+          for (const t of res.topics) for (const p of t.partitions) record(groupId, t.name, p.partitionIndex, p.committedOffset, p.errorCode);
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** Group id → coordinator address. */
+  private async groupCoordinators(groupIds: string[]): Promise<Map<string, string>> {
+    const conn = await this.anyRaw();
+    const out = new Map<string, string>();
+    const address = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
+    if (conn.supports(ApiKey.FindCoordinator, 4)) {
+      const version = conn.pickVersion(ApiKey.FindCoordinator, 4, 6);
+      for (let i = 0; i < groupIds.length; i += 500) {
+        const res = await conn.request(ApiKey.FindCoordinator, { keyType: 0, coordinatorKeys: groupIds.slice(i, i + 500) }, version);
+        for (const c of res.coordinators) {
+          if (c.errorCode !== 0) throw new KafkaProtocolError(c.errorCode, c.errorMessage ?? `coordinator of group ${c.key}`);
+          out.set(c.key, address(c.host, c.port));
+        }
       }
+      return out;
+    }
+    const version = conn.pickVersion(ApiKey.FindCoordinator, 1, 3);
+    for (const groupId of groupIds) {
+      const res = await conn.request(ApiKey.FindCoordinator, { key: groupId, keyType: 0 }, version);
+      if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage ?? `coordinator of group ${groupId}`);
+      out.set(groupId, address(res.host, res.port));
     }
     return out;
   }
@@ -504,6 +604,12 @@ export class KafkaJsCluster implements KafkaCluster {
     if (this.adminConnected) await this.admin.disconnect();
     this.adminConnected = null;
   }
+}
+
+interface ClusterMetadata {
+  brokers: Map<number, string>;
+  controller: number;
+  topics: Map<string, { internal: boolean; partitions: { partitionId: number; leader: number }[] }>;
 }
 
 function splitAddress(address: string): [string, number] {

@@ -17,8 +17,6 @@ import { estimateTimeLagMs, OffsetHistory, ratePerSecond } from "./history.ts";
 
 export interface ObserverOptions {
   historyHours: number;
-  /** Parallel committed-offset fetches (one per group). */
-  groupConcurrency?: number;
 }
 
 export interface ObservationSummary {
@@ -62,18 +60,6 @@ function tieredTotal(values: (bigint | null)[]): bigint | null {
 }
 
 const str = (v: bigint | null) => (v === null ? null : v.toString());
-
-async function mapLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const item = items[next++];
-        if (item !== undefined) await work(item);
-      }
-    }),
-  );
-}
 
 export class Observer {
   readonly history = new OffsetHistory();
@@ -200,12 +186,16 @@ export class Observer {
       timeLagMs: number | null;
       detail: { partition: number; committedOffset: string | null; endOffset: string | null; lag: string | null }[];
     }[] = [];
-    await mapLimit(groupIds, this.options.groupConcurrency ?? 16, async (groupId) => {
-      // The longest matching prefix: `a.` and `a.b.` may both be accounts.
+    // The longest matching prefix: `a.` and `a.b.` may both be accounts.
+    const entryOf = new Map<string, { accountId: string; topics: Map<string, string> }>();
+    for (const groupId of groupIds) {
       const prefix = prefixes.filter((p) => groupId.startsWith(p)).sort((a, b) => b.length - a.length)[0];
       const entry = prefix ? byPrefix.get(prefix) : undefined;
-      if (!entry) return;
-      const committed = await this.cluster.committedOffsets(groupId, [...entry.topics.keys()]);
+      if (entry) entryOf.set(groupId, entry);
+    }
+    const allCommitted = await this.cluster.committedOffsets([...entryOf].map(([groupId, e]) => ({ groupId, topics: [...e.topics.keys()] })));
+    for (const [groupId, entry] of entryOf) {
+      const committed = allCommitted.get(groupId) ?? new Map<string, bigint>();
       const description = descriptions.get(groupId);
       for (const [topic, subscriptionId] of entry.topics) {
         const partitions = [...(partitionsOf.get(topic) ?? [])].sort((a, b) => a - b);
@@ -238,7 +228,7 @@ export class Observer {
           detail,
         });
       }
-    });
+    }
     return rows;
   }
 

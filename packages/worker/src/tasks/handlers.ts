@@ -57,3 +57,69 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       throw new NonRetryableError(`unknown task kind ${task.kind}`);
   }
 }
+
+export interface BatchPlan {
+  topics: LeasedTask[];
+  credentials: LeasedTask[];
+  acls: LeasedTask[];
+  /** Task id → service account id, for credential and ACL tasks. */
+  accountOf: Map<string, string>;
+  /** Tasks that run through runTaskHandler one by one (rotations, unknown kinds, unresolvable payloads). */
+  single: LeasedTask[];
+}
+
+/** Groups a batch by what it reconciles, resolving subscriptions and principals to accounts in two queries. */
+export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Promise<BatchPlan> {
+  const plan: BatchPlan = { topics: [], credentials: [], acls: [], accountOf: new Map(), single: [] };
+  const subscriptionIds = tasks.filter((t) => t.kind === "GRANT_SUBSCRIPTION_ACL" || t.kind === "REVOKE_SUBSCRIPTION_ACL").map((t) => t.entityId);
+  const principalNames = tasks
+    .filter((t) => t.kind === "GRANT_PRODUCER_ACL")
+    .map((t) => producerAclPayload.safeParse(t.payload))
+    .flatMap((r) => (r.success ? [r.data.principal.slice("User:".length)] : []));
+  const [subs, accounts] = await Promise.all([
+    subscriptionIds.length > 0 ? ctx.db.subscription.findMany({ where: { id: { in: subscriptionIds } }, select: { id: true, serviceAccountId: true } }) : [],
+    principalNames.length > 0 ? ctx.db.serviceAccount.findMany({ where: { name: { in: principalNames } }, select: { id: true, name: true } }) : [],
+  ]);
+  const accountOfSubscription = new Map(subs.map((s) => [s.id, s.serviceAccountId]));
+  const accountByName = new Map(accounts.map((a) => [a.name, a.id]));
+  for (const t of tasks) {
+    switch (t.kind) {
+      case "CREATE_TOPIC":
+        plan.topics.push(t);
+        break;
+      case "ENSURE_SERVICE_ACCOUNT": {
+        const p = ensureAccountPayload.safeParse(t.payload);
+        if (!p.success) plan.single.push(t);
+        else {
+          plan.accountOf.set(t.id, p.data.serviceAccountId);
+          plan.credentials.push(t);
+        }
+        break;
+      }
+      case "GRANT_PRODUCER_ACL": {
+        const p = producerAclPayload.safeParse(t.payload);
+        const id = p.success ? accountByName.get(p.data.principal.slice("User:".length)) : undefined;
+        if (!id) plan.single.push(t);
+        else {
+          plan.accountOf.set(t.id, id);
+          plan.acls.push(t);
+        }
+        break;
+      }
+      case "GRANT_SUBSCRIPTION_ACL":
+      case "REVOKE_SUBSCRIPTION_ACL": {
+        const id = accountOfSubscription.get(t.entityId);
+        if (!id) plan.single.push(t);
+        else {
+          plan.accountOf.set(t.id, id);
+          if (t.kind === "GRANT_SUBSCRIPTION_ACL") plan.credentials.push(t);
+          plan.acls.push(t);
+        }
+        break;
+      }
+      default:
+        plan.single.push(t);
+    }
+  }
+  return plan;
+}

@@ -19,8 +19,13 @@ import { Prisma } from "@prisma/client";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
-import { auditAsWorker, type Change, type ReconcileContext } from "../reconcile/entities.ts";
-import { runTaskHandler, NonRetryableError } from "./handlers.ts";
+import { ensureCredentialsMany, reconcilePrincipalsAcls, reconcileProductTopics } from "../reconcile/batch.ts";
+import { auditAsWorker, WORKER_ACTOR, type Change, type ReconcileContext } from "../reconcile/entities.ts";
+import { NonRetryableError, planBatch, runTaskHandler } from "./handlers.ts";
+
+function jsonSafe(value: unknown): Prisma.InputJsonValue {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))) as Prisma.InputJsonValue;
+}
 
 export interface LeasedTask {
   id: string;
@@ -34,7 +39,10 @@ export interface LeasedTask {
 
 export interface RunnerOptions {
   workerId: string;
+  /** Batches in flight at once. */
   concurrency: number;
+  /** Tasks leased and run together (shared describes and Kafka requests); 1 disables batching. */
+  batchSize?: number;
   pollMs: number;
   leaseMs: number;
   maxAttempts: number;
@@ -64,6 +72,13 @@ export async function leaseTasks(db: Db, workerId: string, limit: number, leaseM
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
     RETURNING t.id, t.kind, t.payload, t."entityType", t."entityId", t.step, t.attempts`;
+}
+
+/** Extends the leases of a batch; the number still ours. */
+export async function renewLeases(db: Db, ids: string[], workerId: string, leaseMs: number): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "ProvisioningTask" SET "leaseUntil" = ${NOW} + ${msInterval(leaseMs)}, "updatedAt" = ${NOW}
+     WHERE id = ANY(${ids}) AND "leasedBy" = ${workerId} AND status = 'RUNNING'`;
 }
 
 /** Extends our lease; false when it is no longer ours (expired and taken over). */
@@ -128,20 +143,25 @@ export class TaskRunner {
 
   /** Leases what fits under the concurrency limit and starts it; resolves once leased (not when done). */
   async pollOnce(): Promise<number> {
-    const free = this.options.concurrency - this.running.size;
-    const tasks = await leaseTasks(this.ctx.db, this.options.workerId, free, this.options.leaseMs);
-    this.lastPollError = null;
-    for (const task of tasks) {
-      this.leased.set(task.id, task);
-      const p = this.run(task).finally(() => {
-        this.running.delete(task.id);
-        this.leased.delete(task.id);
+    const batchSize = Math.max(1, this.options.batchSize ?? 1);
+    let leasedCount = 0;
+    while (this.running.size < this.options.concurrency && !this.stopped) {
+      const tasks = await leaseTasks(this.ctx.db, this.options.workerId, batchSize, this.options.leaseMs);
+      this.lastPollError = null;
+      if (tasks.length === 0) break;
+      leasedCount += tasks.length;
+      const key = tasks[0]!.id;
+      for (const task of tasks) this.leased.set(task.id, task);
+      const p = (tasks.length === 1 ? this.run(tasks[0]!) : this.runBatch(tasks)).finally(() => {
+        this.running.delete(key);
+        for (const task of tasks) this.leased.delete(task.id);
         // A finished step may unblock the entity's next one: look again now.
         if (!this.stopped && this.timer) setImmediate(() => this.tick());
       });
-      this.running.set(task.id, p);
+      this.running.set(key, p);
+      if (tasks.length < batchSize) break;
     }
-    return tasks.length;
+    return leasedCount;
   }
 
   /** Runs until no eligible task is left (tests, bench). */
@@ -171,15 +191,139 @@ export class TaskRunner {
     const started = Date.now();
     try {
       if (task.entityType === "DataProduct") await this.markProvisioning(task.entityId);
+      const handlerStarted = Date.now();
       const changes = await runTaskHandler(this.ctx, task);
+      const handlerMs = Date.now() - handlerStarted;
       await this.complete(task, changes);
       this.completed++;
-      this.log.info("task done", { task: task.id, kind: task.kind, entity: `${task.entityType}:${task.entityId}`, attempt: task.attempts, ms: Date.now() - started, changes: changes.length });
+      this.log.info("task done", { task: task.id, kind: task.kind, entity: `${task.entityType}:${task.entityId}`, attempt: task.attempts, ms: Date.now() - started, handlerMs, changes: changes.length });
     } catch (error) {
       await this.fail(task, error);
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /**
+   * Runs many tasks with shared reads and Kafka requests (reconcile/batch.ts):
+   * topics first, then credentials, then ACLs, so a subscription's grant finds
+   * its account's credentials issued. Tasks of one entity are never in the
+   * same batch (a step is leased only after the previous one is DONE). A group
+   * that fails falls back to running its tasks one by one, so each task gets
+   * its own error, attempt and backoff.
+   */
+  private async runBatch(tasks: LeasedTask[]): Promise<void> {
+    const { db } = this.ctx;
+    const { workerId, leaseMs } = this.options;
+    const ids = tasks.map((t) => t.id);
+    const heartbeat = setInterval(() => {
+      renewLeases(db, ids, workerId, leaseMs).then(
+        (n) => {
+          if (n < ids.length) this.log.warn("lost the lease of some batched tasks; another worker may run them too (the work is idempotent)", { lost: ids.length - n });
+        },
+        (error: unknown) => this.log.warn("renewing leases failed", { error: errorMessage(error) }),
+      );
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    const started = Date.now();
+    const fallback = new Set<LeasedTask>();
+    const changesOf = new Map<string, Change[]>();
+    try {
+      await this.markProvisioningMany(tasks.filter((t) => t.entityType === "DataProduct").map((t) => t.entityId));
+      const plan = await planBatch(this.ctx, tasks);
+      for (const t of plan.single) fallback.add(t);
+      const phase = async (group: LeasedTask[], targetOf: (t: LeasedTask) => string, work: (targets: string[]) => Promise<Map<string, Change[]>>) => {
+        const live = group.filter((t) => !fallback.has(t));
+        if (live.length === 0) return;
+        try {
+          const result = await work([...new Set(live.map(targetOf))]);
+          // A target's changes are reported once, on the first task that asked for it.
+          const reported = new Set<string>();
+          for (const t of live) {
+            const target = targetOf(t);
+            const changes = reported.has(target) ? [] : (result.get(target) ?? []);
+            reported.add(target);
+            changesOf.set(t.id, [...(changesOf.get(t.id) ?? []), ...changes]);
+          }
+        } catch (error) {
+          this.log.warn("batched reconcile failed; running its tasks one by one", { tasks: live.length, error: errorMessage(error) });
+          for (const t of live) fallback.add(t);
+        }
+      };
+      await phase(plan.topics, (t) => t.entityId, (targets) => reconcileProductTopics(this.ctx, targets));
+      await phase(plan.credentials, (t) => plan.accountOf.get(t.id) ?? "", (targets) => ensureCredentialsMany(this.ctx, targets));
+      await phase(plan.acls, (t) => plan.accountOf.get(t.id) ?? "", (targets) => reconcilePrincipalsAcls(this.ctx, targets));
+      const done = tasks.filter((t) => !fallback.has(t));
+      await this.completeMany(done, changesOf);
+      this.completed += done.length;
+      this.log.info("batch done", { tasks: done.length, fallback: fallback.size, ms: Date.now() - started });
+    } catch (error) {
+      // Bookkeeping itself failed (database): every task not yet DONE retries on its own.
+      this.log.warn("batch failed; running its tasks one by one", { error: errorMessage(error) });
+      for (const t of tasks) fallback.add(t);
+    } finally {
+      clearInterval(heartbeat);
+    }
+    for (const t of fallback) await this.run(t);
+  }
+
+  private async markProvisioningMany(productIds: string[]): Promise<void> {
+    if (productIds.length === 0) return;
+    await this.ctx.db.$transaction(async (tx) => {
+      const moved = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE "DataProduct" SET status = 'PROVISIONING', "updatedAt" = ${NOW} WHERE id = ANY(${productIds}) AND status = 'APPROVED' RETURNING id`;
+      if (moved.length > 0) {
+        await tx.auditEvent.createMany({ data: moved.map((m) => ({ actorId: null, actorEmail: WORKER_ACTOR, action: "product.provisioning", entityType: "DataProduct", entityId: m.id, data: { from: "APPROVED", to: "PROVISIONING" } })) });
+      }
+    });
+  }
+
+  /** completeTask for many: DONE, audit, and the entities' status moves, in one transaction. */
+  private async completeMany(tasks: LeasedTask[], changesOf: Map<string, Change[]>): Promise<void> {
+    if (tasks.length === 0) return;
+    const { workerId } = this.options;
+    await this.ctx.db.$transaction(
+      async (tx) => {
+        const ids = tasks.map((t) => t.id);
+        const doneRows = await tx.$queryRaw<{ id: string }[]>`
+          UPDATE "ProvisioningTask" SET status = 'DONE', "completedAt" = ${NOW}, "leaseUntil" = NULL, "lastError" = NULL, "updatedAt" = ${NOW}
+           WHERE id = ANY(${ids}) AND "leasedBy" = ${workerId} AND status = 'RUNNING' RETURNING id`;
+        const doneIds = new Set(doneRows.map((r) => r.id));
+        const done = tasks.filter((t) => doneIds.has(t.id));
+        if (done.length < tasks.length) this.log.warn("some batched tasks finished after their lease was taken over", { count: tasks.length - done.length });
+        const audits = done
+          .filter((t) => (changesOf.get(t.id) ?? []).length > 0)
+          .map((t) => ({
+            actorId: null,
+            actorEmail: WORKER_ACTOR,
+            action: `provisioning.${t.kind.toLowerCase()}`,
+            entityType: t.entityType,
+            entityId: t.entityId,
+            data: jsonSafe({ taskId: t.id, changes: (changesOf.get(t.id) ?? []).map((c) => ({ kind: c.kind, resource: c.resource, ...c.detail })) }),
+          }));
+        if (audits.length > 0) await tx.auditEvent.createMany({ data: audits });
+        const entityIds = [...new Set(done.map((t) => t.entityId))];
+        const open = await tx.provisioningTask.groupBy({ by: ["entityId"], where: { entityId: { in: entityIds }, status: { not: "DONE" } }, _count: true });
+        const stillOpen = new Set(open.map((o) => o.entityId));
+        const finishedProducts = [...new Set(done.filter((t) => t.entityType === "DataProduct" && !stillOpen.has(t.entityId)).map((t) => t.entityId))];
+        const finishedGrants = [...new Set(done.filter((t) => t.entityType === "Subscription" && t.kind === "GRANT_SUBSCRIPTION_ACL" && !stillOpen.has(t.entityId)).map((t) => t.entityId))];
+        if (finishedProducts.length > 0) {
+          const before = await tx.$queryRaw<{ id: string; status: string }[]>`
+            SELECT id, status::text AS status FROM "DataProduct" WHERE id = ANY(${finishedProducts}) AND status IN ('APPROVED', 'PROVISIONING') FOR UPDATE`;
+          if (before.length > 0) {
+            await tx.$executeRaw`UPDATE "DataProduct" SET status = 'ACTIVE', "updatedAt" = ${NOW} WHERE id = ANY(${before.map((b) => b.id)})`;
+            await tx.auditEvent.createMany({ data: before.map((b) => ({ actorId: null, actorEmail: WORKER_ACTOR, action: "product.activated", entityType: "DataProduct", entityId: b.id, data: { from: b.status, to: "ACTIVE" } })) });
+          }
+        }
+        if (finishedGrants.length > 0) {
+          const moved = await tx.$queryRaw<{ id: string }[]>`
+            UPDATE "Subscription" SET status = 'ACTIVE', "updatedAt" = ${NOW} WHERE id = ANY(${finishedGrants}) AND status = 'APPROVED' RETURNING id`;
+          if (moved.length > 0) {
+            await tx.auditEvent.createMany({ data: moved.map((m) => ({ actorId: null, actorEmail: WORKER_ACTOR, action: "subscription.activated", entityType: "Subscription", entityId: m.id, data: { from: "APPROVED", to: "ACTIVE" } })) });
+          }
+        }
+      },
+      { timeout: 60_000 },
+    );
   }
 
   private async markProvisioning(productId: string): Promise<void> {

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Consumer } from "kafkajs";
+import { revokeSubscription, type Db } from "@kappa/catalog";
+import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { revealCredentialOnce } from "../src/actions.ts";
+import { RawConnection } from "../src/kafka/raw-connection.ts";
+import { fullReconcile } from "../src/reconcile/full.ts";
+import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+
+const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };
+const INTRUDER = { name: "intruder", password: "intruder-secret" };
+
+let broker: TestBroker;
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let db: Db;
+let people: Awaited<ReturnType<typeof seedPeople>>;
+let running: ReturnType<typeof startWorker>;
+
+const scram = (username: string, password: string) => ({ mechanism: "scram-sha-512" as const, username, password });
+
+beforeAll(async () => {
+  broker = await startTestBroker({
+    listeners: "SASL_PLAINTEXT://127.0.0.1:0",
+    "authorizer.class.name": "standard",
+    "super.users": `User:${ADMIN.name}`,
+    saslUsers: [ADMIN, INTRUDER],
+  });
+  database = await openTestDatabase();
+  db = database.db;
+  people = await seedPeople(db);
+  running = startWorker(db, broker.bootstrap, {}, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
+  await running.start();
+});
+
+afterAll(async () => {
+  await running?.stop();
+  await database?.dispose();
+  await broker?.cleanup();
+});
+
+const tasksDone = (entityId: string) => async () => {
+  const tasks = await db.provisioningTask.findMany({ where: { entityId } });
+  return tasks.length > 0 && tasks.every((t) => t.status === "DONE");
+};
+
+async function acls(principal: string): Promise<string[]> {
+  return (await running.cluster.describeAcls([principal])).map((b) => `${b.permission} ${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`).sort();
+}
+
+describe("access on a SASL/SCRAM broker with ACLs", () => {
+  let topic: string;
+  let producerCreds: { username: string; password: string };
+  let consumerCreds: { username: string; password: string };
+  let subscriptionId: string;
+
+  it("approving a product provisions topic, producer SCRAM user and WRITE grants; the owner sees the password once and can produce with it", async () => {
+    const product = await approvedProduct(db, people, { partitions: 2 });
+    topic = product.topicName;
+    topicRef = topic;
+    await waitFor(tasksDone(product.id), 10_000, "the product's provisioning");
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status).toBe("ACTIVE");
+    const producer = await db.serviceAccount.findFirstOrThrow({ where: { domainId: people.orders.id, isProducer: true }, omit: { secretHash: false, secretCiphertext: false } });
+    expect(producer.secretHash).toMatch(/^scrypt\$/);
+    expect(producer.secretCiphertext).toMatch(/^v1:/);
+    expect(await acls(`User:${producer.name}`)).toEqual([
+      "ALLOW DESCRIBE TOPIC:LITERAL:" + topic,
+      "ALLOW IDEMPOTENT_WRITE CLUSTER:LITERAL:kafka-cluster",
+      "ALLOW WRITE TOPIC:LITERAL:" + topic,
+    ]);
+
+    await expect(revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, producer.id)).rejects.toMatchObject({ status: 403 });
+    producerCreds = await revealCredentialOnce(db, SECRETS_KEY, people.as.ordersOwner, producer.id);
+    expect(producerCreds.username).toBe(producer.name);
+    await expect(revealCredentialOnce(db, SECRETS_KEY, people.as.ordersOwner, producer.id)).rejects.toMatchObject({ status: 409 });
+    const after = await db.serviceAccount.findUniqueOrThrow({ where: { id: producer.id }, omit: { secretCiphertext: false } });
+    expect(after.secretCiphertext).toBeNull();
+
+    const p = kafkaClient(broker.bootstrap, { sasl: scram(producerCreds.username, producerCreds.password) }).producer({ idempotent: true });
+    await p.connect();
+    await p.send({ topic, messages: [{ value: "first" }, { value: "second" }] });
+    await p.disconnect();
+  });
+
+  it("approving a subscription lets the subscriber's issued credentials consume under its group prefix, and nobody else's", async () => {
+    const { account, subscription } = await approvedSubscription(db, people, (await db.dataProduct.findUniqueOrThrow({ where: { topicName: topic } })).id, `payments-recon-${Date.now().toString(36)}`);
+    subscriptionId = subscription.id;
+    const started = Date.now();
+    await waitFor(tasksDone(subscription.id), 10_000, "the grant");
+    const grantMs = Date.now() - started;
+    expect(grantMs).toBeLessThan(10_000);
+    expect((await db.subscription.findUniqueOrThrow({ where: { id: subscription.id } })).status).toBe("ACTIVE");
+    expect(await acls(`User:${account.name}`)).toEqual([`ALLOW DESCRIBE TOPIC:LITERAL:${topic}`, `ALLOW READ GROUP:PREFIXED:${account.name}.`, `ALLOW READ TOPIC:LITERAL:${topic}`]);
+    consumerCreds = await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id);
+
+    const values = await consumeAll(consumerCreds, `${account.name}.reader`, 2);
+    expect(values.sort()).toEqual(["first", "second"]);
+
+    // The intruder authenticates but holds no grant; the producer may write but not read.
+    await expect(consumeAll({ username: INTRUDER.name, password: INTRUDER.password }, "intruder.g", 1, 4_000)).rejects.toThrow(REFUSED);
+    await expect(consumeAll(producerCreds, `${producerCreds.username}.g`, 1, 4_000)).rejects.toThrow(REFUSED);
+    // Right account, group outside its prefix: refused.
+    await expect(consumeAll(consumerCreds, "someone-else.g", 1, 4_000)).rejects.toThrow(REFUSED);
+    // kafkajs reports a refused FindCoordinator as "Failed to find group coordinator";
+    // pin the broker's actual answers on the wire (with our own SCRAM client).
+    expect(await findCoordinatorError({ username: INTRUDER.name, password: INTRUDER.password }, "intruder.g")).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    expect(await findCoordinatorError(consumerCreds, "someone-else.g")).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    expect(await findCoordinatorError(consumerCreds, `${account.name}.reader`)).toBe(ErrorCode.NONE);
+    expect(await listOffsetsError({ username: INTRUDER.name, password: INTRUDER.password })).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    expect(await listOffsetsError(consumerCreds)).toBe(ErrorCode.NONE);
+  });
+
+  it("revoking stops the subscriber's running consumer on its next fetch", async () => {
+    const account = await db.serviceAccount.findFirstOrThrow({ where: { name: consumerCreds.username } });
+    const kafka = kafkaClient(broker.bootstrap, { sasl: scram(consumerCreds.username, consumerCreds.password), retry: { retries: 0 } });
+    const consumer = kafka.consumer({ groupId: `${account.name}.live`, maxWaitTimeInMs: 200, retry: { retries: 0 } });
+    const received: string[] = [];
+    let crashed: Error | null = null;
+    consumer.on(consumer.events.CRASH, (e) => {
+      crashed = e.payload.error;
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void received.push(message.value?.toString() ?? "") });
+    await waitFor(() => received.length >= 2, 10_000, "the live consumer to read the first records");
+
+    await revokeSubscription(db, people.as.ordersOwner, subscriptionId, { reason: "Contract ended." });
+    await waitFor(tasksDone(subscriptionId), 10_000, "the revoke");
+    expect(await acls(`User:${account.name}`)).toEqual([]);
+
+    const p = kafkaClient(broker.bootstrap, { sasl: scram(producerCreds.username, producerCreds.password) }).producer();
+    await p.connect();
+    await p.send({ topic, messages: [{ value: "after-revoke" }] });
+    await p.disconnect();
+    await waitFor(() => crashed !== null, 10_000, "the consumer to be refused");
+    expect(String(crashed)).toMatch(/authoriz/i);
+    expect(received).not.toContain("after-revoke");
+    await consumer.disconnect();
+  });
+
+  it("a hand-deleted ACL is restored by the next full reconcile and recorded as drift", async () => {
+    const principal = `User:${producerCreds.username}`;
+    const write = (await running.cluster.describeAcls([principal])).find((b) => b.operation === "WRITE");
+    if (!write) throw new Error("producer has no WRITE grant");
+    await running.cluster.deleteAcls([write]);
+    expect(await acls(principal)).not.toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
+
+    const result = await fullReconcile(running.worker.ctx, "test");
+    expect(result.errors).toEqual([]);
+    expect(result.changes.map((c) => `${c.kind} ${String(c.detail.acl)}`)).toContain(`acl.created WRITE on TOPIC ${topic}`);
+    expect(await acls(principal)).toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
+    expect(await db.auditEvent.count({ where: { action: "drift.repaired", actorEmail: "worker" } })).toBeGreaterThanOrEqual(1);
+    const again = await fullReconcile(running.worker.ctx, "test");
+    expect(again.changes).toEqual([]);
+  });
+});
+
+/** Consumes `count` records from the beginning with these credentials; rejects with the client's error. */
+async function consumeAll(creds: { username: string; password: string }, groupId: string, count: number, timeoutMs = 15_000): Promise<string[]> {
+  const kafka = kafkaClient(broker.bootstrap, { sasl: scram(creds.username, creds.password), retry: { retries: 0 } });
+  const consumer: Consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200, retry: { retries: 0 } });
+  const values: string[] = [];
+  let failure: Error | null = null;
+  consumer.on(consumer.events.CRASH, (e) => {
+    failure = e.payload.error;
+  });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topic: currentTopic(), fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? "") });
+    const deadline = Date.now() + timeoutMs;
+    while (values.length < count && !failure && Date.now() < deadline) await sleep(50);
+    if (failure) throw failure;
+    if (values.length < count) throw new Error(`read ${values.length} of ${count} records in ${timeoutMs} ms`);
+    return values;
+  } catch (error) {
+    throw new Error(describeKafkaError(error), { cause: error });
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+/** What kafkajs says when the broker refuses: the code's name, its text, or the coordinator lookup it wraps. */
+const REFUSED = /AUTHORIZATION_FAILED|Not authorized|Failed to find group coordinator/;
+
+async function rawAs(creds: { username: string; password: string }): Promise<RawConnection> {
+  const [host, port] = broker.bootstrap.split(":");
+  return RawConnection.open({ host: host!, port: Number(port), clientId: "access-test", sasl: { mechanism: "SCRAM-SHA-512", ...creds }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
+}
+
+async function findCoordinatorError(creds: { username: string; password: string }, groupId: string): Promise<number> {
+  const conn = await rawAs(creds);
+  try {
+    const res = await conn.request(ApiKey.FindCoordinator, { key: groupId, keyType: 0 }, conn.pickVersion(ApiKey.FindCoordinator, 1, 3));
+    return res.errorCode;
+  } finally {
+    conn.close();
+  }
+}
+
+async function listOffsetsError(creds: { username: string; password: string }): Promise<number> {
+  const conn = await rawAs(creds);
+  try {
+    const res = await conn.request(ApiKey.ListOffsets, { replicaId: -1, topics: [{ name: currentTopic(), partitions: [{ partitionIndex: 0, timestamp: -1n }] }] }, 7);
+    return res.topics[0]?.partitions[0]?.errorCode ?? -1;
+  } finally {
+    conn.close();
+  }
+}
+
+/** kafkajs wraps the broker's error (e.g. GROUP_AUTHORIZATION_FAILED under "Failed to find group coordinator"): flatten the chain. */
+function describeKafkaError(error: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 5; depth++) {
+    if (e instanceof Error) {
+      const type = (e as Error & { type?: string }).type;
+      parts.push(`${e.name}: ${e.message}${type ? ` [${type}]` : ""}`);
+      e = (e as Error & { cause?: unknown; originalError?: unknown }).cause ?? (e as Error & { originalError?: unknown }).originalError;
+    } else break;
+  }
+  return parts.join(" <- ");
+}
+
+let topicRef = "";
+function currentTopic(): string {
+  return topicRef;
+}
