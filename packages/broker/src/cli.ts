@@ -7,6 +7,10 @@ import { applySaslAdmin, extractSaslFlags, type SaslFlags } from "./security/sas
 import { BootstrapUserError } from "./security/sasl/bootstrap.ts";
 
 async function main(): Promise<void> {
+  // `npm run broker -w packages/broker` runs this in packages/broker; relative paths
+  // (--data-dir, --config, certificates) must mean what they mean where the user
+  // typed the command, which npm records in INIT_CWD.
+  if (process.env.npm_lifecycle_event === "broker" && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
   const args = process.argv.slice(2);
   if (args.includes("--help") || args.includes("-h")) {
     process.stdout.write(`${CLI_USAGE}\n`);
