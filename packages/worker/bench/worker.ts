@@ -51,9 +51,18 @@ const line = (label: string, value: string) => console.log(`${label.padEnd(58)} 
 async function main() {
   const pgServer = await startTestPostgres();
   const dataDir = await mkdtemp(path.join(tmpdir(), "kappa-worker-bench-"));
-  // SASL + authorizer when the broker offers them (issue 4); plain otherwise.
-  const brokerOptions: Record<string, unknown> = { host: "127.0.0.1", port: 0, "log.dirs": dataDir, "group.initial.rebalance.delay.ms": 0, logger: { debug() {}, info() {}, warn() {}, error() {} } };
-  const broker = await startBroker(brokerOptions);
+  // As `npm start` runs it: SASL/SCRAM, the ACL authorizer, the admin as super user.
+  const broker = await startBroker({
+    host: "127.0.0.1",
+    "log.dirs": dataDir,
+    listeners: "SASL_PLAINTEXT://127.0.0.1:0",
+    "authorizer.class.name": "standard",
+    "super.users": `User:${SASL_ADMIN.user}`,
+    saslUsers: [{ name: SASL_ADMIN.user, password: SASL_ADMIN.password }],
+    "group.initial.rebalance.delay.ms": 0,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+  });
+  const sasl = { mechanism: "SCRAM-SHA-512" as const, username: SASL_ADMIN.user, password: SASL_ADMIN.password };
   const admin = new pg.Client(pgServer.adminUrl);
   await admin.connect();
   await admin.query(`CREATE DATABASE bench TEMPLATE kappa_test_template`);
@@ -62,7 +71,7 @@ async function main() {
   url.pathname = "/bench";
   url.searchParams.set("connection_limit", String(CONCURRENCY + 6));
   const db = createPrismaClient(url.toString());
-  const cluster = new KafkaJsCluster({ brokers: [broker.bootstrap], sasl: null, ssl: false, clientId: "kappa-worker-bench" }, silentLogger);
+  const cluster = new KafkaJsCluster({ brokers: [broker.bootstrap], sasl, ssl: false, clientId: "kappa-worker-bench" }, silentLogger);
 
   try {
     // ---- seed the catalog as approvals would leave it
@@ -129,6 +138,10 @@ async function main() {
     if (failed) line("     first failure", `${failed.kind}: ${failed.lastError?.slice(0, 120)}`);
     const topics = (await cluster.listTopics()).length;
     line("     topics on the broker", String(topics));
+    line("     ACL bindings on the broker", String((await cluster.describeAcls()).length));
+    const users = await cluster.describeScramUsers([...producers, ...consumers].map((a) => a.name));
+    line("     SCRAM-SHA-512 users on the broker (of 120 accounts)", String([...users.values()].filter((m) => m.includes("SCRAM-SHA-512")).length));
+    line("     products ACTIVE / subscriptions ACTIVE", `${await db.dataProduct.count({ where: { status: "ACTIVE" } })} / ${await db.subscription.count({ where: { status: "ACTIVE" } })}`);
 
     // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
     await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
@@ -140,7 +153,7 @@ async function main() {
     // ---- 3. observation: 1,000 partitions, 500 groups with commits
     // Simple (member-less) commits, as `kafka-consumer-groups --reset-offsets` makes: one OffsetCommit per group.
     const [host, port] = broker.bootstrap.split(":");
-    const raw = await RawConnection.open({ host: host!, port: Number(port), clientId: "bench", sasl: null, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 15000 });
+    const raw = await RawConnection.open({ host: host!, port: Number(port), clientId: "bench", sasl, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 15000 });
     const groupStart = Date.now();
     const commitVersion = raw.pickVersion(ApiKey.OffsetCommit, 2, 8);
     await Promise.all(
