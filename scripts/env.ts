@@ -18,6 +18,21 @@ const schema = z
     NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     NEXTAUTH_URL: z.string().url("must be the portal's public URL, e.g. http://localhost:3000").optional(),
     KAPPA_DEMO_MODE: z.enum(["true", "false"], { message: "must be true or false" }).optional(),
+    // Kafka. Unset KAFKA_BROKERS: the embedded broker runs on KAFKA_PORT.
+    KAFKA_BROKERS: z
+      .string()
+      .regex(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, "must be host:port[,host:port...]")
+      .optional(),
+    KAFKA_PORT: z.coerce.number().int().min(1).max(65535).default(9092),
+    KAFKA_SASL_MECHANISM: z.enum(["none", "plain", "scram-sha-256", "scram-sha-512"], { message: "must be none, plain, scram-sha-256 or scram-sha-512" }).default("scram-sha-512"),
+    KAFKA_ADMIN_USER: z.string().min(1).default("kappa-admin"),
+    KAFKA_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+    KAFKA_SSL: z.enum(["true", "false"], { message: "must be true or false" }).optional(),
+    KAFKA_SSL_CA_FILE: z.string().optional(),
+    KAFKA_BOOTSTRAP_DISPLAY: z.string().optional(),
+    KAPPA_SECRETS_KEY: z.string().optional(),
+    // Tests of the portal alone turn the broker and the worker off.
+    KAPPA_START_WORKER: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
   })
   .transform((env) => ({
     ...env,
@@ -25,7 +40,20 @@ const schema = z
     // Demo mode (demo users and data) is the default only for the embedded database.
     demoMode: env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined,
     portalUrl: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
-  }));
+    embeddedKafka: env.KAFKA_BROKERS === undefined,
+    startWorker: env.KAPPA_START_WORKER === "true",
+  }))
+  .superRefine((env, ctx) => {
+    if (!env.demoMode && env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
+      ctx.addIssue({ code: "custom", path: ["KAFKA_ADMIN_PASSWORD"], message: "is required outside demo mode (the worker's Kafka admin login)" });
+    }
+    if (!env.demoMode && !env.KAPPA_SECRETS_KEY) {
+      ctx.addIssue({ code: "custom", path: ["KAPPA_SECRETS_KEY"], message: "is required outside demo mode (32 random bytes, base64 or hex)" });
+    }
+  });
+
+/** The development admin password, used only in demo mode when none is set. */
+export const DEMO_KAFKA_ADMIN_PASSWORD = "kappa-dev-secret";
 
 export type StartConfig = z.output<typeof schema>;
 

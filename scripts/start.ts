@@ -7,14 +7,15 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { CatalogError, createPrismaClient } from "@kappa/catalog";
 import { startEmbeddedPostgres, type RunningPostgres } from "@kappa/catalog/embedded";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
+import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
-import { parseStartConfig } from "./env.ts";
+import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 
 const dev = process.argv.includes("--dev");
 const PORTAL_DIR = path.join(REPO_ROOT, "apps", "portal");
@@ -94,7 +95,12 @@ function newestMtime(paths: string[]): number {
 function needsBuild(): boolean {
   const buildId = path.join(PORTAL_DIR, ".next", "BUILD_ID");
   if (!existsSync(buildId)) return true;
-  const sources = [path.join(PORTAL_DIR, "src"), path.join(PORTAL_DIR, "next.config.ts"), path.join(REPO_ROOT, "packages", "catalog", "src")];
+  // The portal bundles the catalog, and the worker's portal-facing functions with the protocol package.
+  const sources = [
+    path.join(PORTAL_DIR, "src"),
+    path.join(PORTAL_DIR, "next.config.ts"),
+    ...["catalog", "worker", "kafka-protocol"].map((p) => path.join(REPO_ROOT, "packages", p, "src")),
+  ];
   return newestMtime(sources) > statSync(buildId).mtimeMs;
 }
 
@@ -106,13 +112,67 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: strin
   });
 }
 
-/** Keeps a generated NEXTAUTH_SECRET in the data dir so sessions survive restarts. */
-function demoSecret(dataDir: string): string {
-  const file = path.join(dataDir, "nextauth-secret");
+/** Keeps a generated secret in the data dir so it survives restarts (demo mode only). */
+function demoSecret(dataDir: string, name: string, encoding: "base64url" | "base64"): string {
+  const file = path.join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const secret = randomBytes(32).toString("base64url");
+  const secret = randomBytes(32).toString(encoding);
   writeFileSync(file, secret + "\n", { mode: 0o600 });
   return secret;
+}
+
+/**
+ * The embedded Kafka-protocol broker, in this process: SASL (PLAIN and SCRAM)
+ * with the admin as super user, ACLs enforced, tiered storage to a folder, and
+ * no auto-created topics (topics come from the catalog).
+ */
+async function startEmbeddedKafka(config: StartConfig, adminPassword: string) {
+  const brokerConfig = applySaslAdmin(
+    configFromArgs([
+      "--host", "127.0.0.1",
+      "--port", String(config.KAFKA_PORT),
+      "--data-dir", path.join(config.dataDir, "kafka"),
+      "--remote-dir", path.join(config.dataDir, "kafka-remote"),
+      "--override", "auto.create.topics.enable=false",
+      // Copy closed segments to the object store within seconds, so the
+      // portal's tiered-storage panel moves while one watches.
+      "--override", "remote.log.manager.task.interval.ms=5000",
+    ]),
+    { name: config.KAFKA_ADMIN_USER, password: adminPassword },
+  );
+  const broker = await startBroker({ ...brokerConfig, saslUsers: [{ name: config.KAFKA_ADMIN_USER, password: adminPassword }] });
+  stops.push(() => broker.stop());
+  return broker.bootstrap;
+}
+
+/** Starts the worker as a child process and waits until it reports ready. */
+async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
+  rmSync(readyFile, { force: true });
+  const worker = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "packages", "worker", "src", "main.ts")], {
+    cwd: REPO_ROOT,
+    env: { ...env, WORKER_READY_FILE: readyFile },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  stops.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (worker.exitCode !== null) return resolve();
+        worker.once("exit", () => resolve());
+        worker.kill("SIGTERM"); // finishes or releases its leases
+      }),
+  );
+  worker.on("exit", (code) => {
+    if (!stopping) {
+      console.error(`[kappa] the worker exited unexpectedly (code ${code})`);
+      void shutdown(1);
+    }
+  });
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(readyFile)) {
+    if (worker.exitCode !== null) throw new Error(`the worker exited with code ${worker.exitCode} before it was ready`);
+    if (Date.now() > deadline) throw new Error("the worker did not report ready within 60 s");
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 async function ensureDatabase(postgres: RunningPostgres, name: string) {
@@ -166,14 +226,46 @@ async function main() {
     }
   }
 
-  const secret = config.NEXTAUTH_SECRET ?? (config.demoMode ? demoSecret(config.dataDir) : undefined);
+  const secret = config.NEXTAUTH_SECRET ?? (config.demoMode ? demoSecret(config.dataDir, "nextauth-secret", "base64url") : undefined);
   if (!secret) throw new Error("Invalid configuration:\n  NEXTAUTH_SECRET: required outside demo mode (at least 32 characters)");
+  const secretsKey = config.KAPPA_SECRETS_KEY ?? demoSecret(config.dataDir, "secrets-key", "base64");
+
+  // Kafka: the embedded broker unless KAFKA_BROKERS points at a cluster.
+  const adminPassword = config.KAFKA_ADMIN_PASSWORD ?? (config.demoMode ? DEMO_KAFKA_ADMIN_PASSWORD : "");
+  let bootstrap = config.KAFKA_BROKERS ?? `127.0.0.1:${config.KAFKA_PORT}`;
+  if (config.startWorker && config.embeddedKafka) {
+    log(`starting the embedded Kafka broker in ${path.join(config.dataDir, "kafka")}`);
+    bootstrap = await startEmbeddedKafka(config, adminPassword);
+  }
+  if (config.startWorker) {
+    log("starting the worker");
+    await startWorker(
+    {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: bootstrap,
+      KAFKA_SASL_MECHANISM: config.embeddedKafka ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM,
+      KAFKA_ADMIN_USER: config.KAFKA_ADMIN_USER,
+      KAFKA_ADMIN_PASSWORD: adminPassword,
+      KAPPA_SECRETS_KEY: secretsKey,
+    },
+    path.join(config.dataDir, "worker.ready"),
+    );
+  } else {
+    log("KAPPA_START_WORKER=false: no broker and no worker; provisioning tasks stay queued");
+  }
+
+  // The portal never gets Kafka admin credentials: only what it shows and the
+  // key that opens a one-time credential pickup.
+  const { KAFKA_ADMIN_PASSWORD: _adminPassword, ...envWithoutKafkaAdmin } = process.env;
   const portalEnv: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...envWithoutKafkaAdmin,
     DATABASE_URL: databaseUrl,
     NEXTAUTH_SECRET: secret,
     NEXTAUTH_URL: config.portalUrl,
     KAPPA_DEMO_MODE: String(config.demoMode),
+    KAPPA_SECRETS_KEY: secretsKey,
+    KAFKA_BOOTSTRAP_DISPLAY: config.KAFKA_BOOTSTRAP_DISPLAY ?? bootstrap,
     NEXT_TELEMETRY_DISABLED: "1",
     PORT: String(config.PORT),
   };
@@ -204,6 +296,11 @@ async function main() {
   await waitForHttp(`http://127.0.0.1:${config.PORT}/signin`, portal, 120_000);
 
   log(`Kappa Mesh portal ready at http://localhost:${config.PORT} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  log(`Kafka bootstrap ${bootstrap}${config.embeddedKafka ? " (embedded broker, SASL SCRAM-SHA-512/256 and PLAIN)" : ""}`);
+  if (config.embeddedKafka && config.startWorker) {
+    const shown = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
+    log(`Kafka admin login: user "${config.KAFKA_ADMIN_USER}", ${shown}`);
+  }
   if (config.demoMode) {
     log(`demo accounts (password "${DEMO_PASSWORD}"): ${Object.values(DEMO_USERS).map((u) => u.email).join(", ")}`);
   }

@@ -103,6 +103,8 @@ export default defineConfig({
       KAPPA_SECRETS_KEY: process.env.KAPPA_SECRETS_KEY ?? "",
       // For scripts/start.ts once it runs the worker (see the portal README).
       KAPPA_START_WORKER: withWorker ? "true" : "false",
+      // Its own Kafka port too.
+      KAFKA_PORT: String(Number(process.env.KAPPA_E2E_KAFKA_PORT ?? 19092)),
     },
   },
 });

@@ -6,3 +6,4 @@ export { CORE_APIS } from "./apis/index.ts";
 export { BrokerCore, consoleLogger, type Logger } from "./broker.ts";
 export { ANONYMOUS, CLUSTER_RESOURCE, allowAllAuthorizer, openGate, type AclOperation, type Authorizer, type ConnectionGate, type Resource, type ResourceType, type Session } from "./session.ts";
 export { KafkaError } from "./logs.ts";
+export { applySaslAdmin, extractSaslFlags, type SaslFlags } from "./security/sasl/cli-flags.ts";

@@ -29,6 +29,9 @@ function pretty(definition: string): string {
   }
 }
 
+/** Statuses that change without the viewer doing anything. */
+const WAITING_STATUSES: readonly string[] = ["IN_REVIEW", "APPROVED", "PROVISIONING"];
+
 export function ProductView({ initial }: { initial: ProductDetail }) {
   const me = useActor();
   const perms = usePermissions();
@@ -36,8 +39,14 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
     queryKey: queryKeys.products.detail(initial.id),
     queryFn: ({ signal }) => api<ProductDetail>(`/api/v1/products/${initial.id}`, { signal }),
     initialData: initial,
-    // Provisioning is asynchronous (the worker): watch it until every step is done.
-    refetchInterval: (q) => (q.state.data?.provisioning.some((s) => s.status !== "DONE") ? POLL_MS : false),
+    // Others move the product on (a reviewer's decision, the worker's steps):
+    // watch it while a decision or a provisioning step is still outstanding.
+    refetchInterval: (q) => {
+      const data = q.state.data;
+      if (!data) return false;
+      const waiting = WAITING_STATUSES.includes(data.status) || data.provisioning.some((s) => s.status !== "DONE");
+      return waiting ? POLL_MS : false;
+    },
   });
   const action = useProductAction(product.id);
   const retry = useRetryTask();
