@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Consumer } from "kafkajs";
 import { revokeSubscription, type Db } from "@kappa/catalog";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { revealCredentialOnce } from "../src/actions.ts";
+import { requestCredentialRotation, revealCredentialOnce } from "../src/actions.ts";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
 import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
@@ -151,6 +151,19 @@ describe("access on a SASL/SCRAM broker with ACLs", () => {
     expect(await db.auditEvent.count({ where: { action: "drift.repaired", actorEmail: "worker" } })).toBeGreaterThanOrEqual(1);
     const again = await fullReconcile(running.worker.ctx, "test");
     expect(again.changes).toEqual([]);
+  });
+
+  it("rotation issues a new password: the old one stops working, the new one is shown once and works", async () => {
+    const producer = await db.serviceAccount.findFirstOrThrow({ where: { name: producerCreds.username } });
+    await expect(requestCredentialRotation(db, people.as.paymentsOwner, producer.id)).rejects.toMatchObject({ status: 403 });
+    const task = await requestCredentialRotation(db, people.as.ordersOwner, producer.id);
+    await waitFor(async () => (await db.provisioningTask.findUnique({ where: { id: task.id } }))?.status === "DONE", 10_000, "the rotation");
+    const fresh = await revealCredentialOnce(db, SECRETS_KEY, people.as.ordersOwner, producer.id);
+    expect(fresh.password).not.toBe(producerCreds.password);
+    await expect(rawAs(producerCreds)).rejects.toThrow(/SASL_AUTHENTICATION_FAILED/);
+    const conn = await rawAs({ username: fresh.username, password: fresh.password });
+    conn.close();
+    producerCreds = fresh;
   });
 });
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
 import type { Db } from "@kappa/catalog";
+import { retryTask } from "../src/actions.ts";
 import { approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -115,6 +116,35 @@ describe("crash and outage", () => {
       const done = await waitFor(async () => db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } }), 15_000, "CREATE_TOPIC after the broker returned");
       expect(done.lastError).toBeNull();
       expect(await topicPartitions(restarted.bootstrap, product.topicName)).toBe(2);
+    } finally {
+      await worker.stop();
+      if (restarted) await restarted.cleanup();
+      else await broker.cleanup();
+    }
+  });
+
+  it("a task that exhausts its attempts is FAILED with its error and audited; retryTask (owners, not outsiders) queues it again and it completes", async () => {
+    const broker = await startTestBroker();
+    const { port, dataDir } = { port: broker.port, dataDir: broker.dataDir };
+    const worker = startWorker(db, broker.bootstrap, { workerId: "short-fuse", maxAttempts: 2, backoffBaseMs: 100, backoffMaxMs: 200 });
+    await worker.start();
+    let restarted: TestBroker | null = null;
+    try {
+      await broker.stop();
+      const product = await approvedProduct(db, people, { partitions: 1 });
+      const failed = await waitFor(async () => db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "FAILED" } }), 15_000, "CREATE_TOPIC to fail for good");
+      expect(failed.attempts).toBe(2);
+      expect(failed.lastError).toMatch(/connect|ECONNREFUSED|Connection/i);
+      const audit = await db.auditEvent.findFirstOrThrow({ where: { entityId: product.id, action: "provisioning.failed" } });
+      expect(audit.actorEmail).toBe("worker");
+
+      restarted = await startTestBroker({ port }, dataDir);
+      await expect(retryTask(db, people.as.outsider, failed.id)).rejects.toMatchObject({ status: 403 });
+      await retryTask(db, people.as.ordersOwner, failed.id);
+      await expect(retryTask(db, people.as.ordersOwner, failed.id)).rejects.toMatchObject({ status: 409 });
+      await waitFor(async () => db.provisioningTask.findFirst({ where: { id: failed.id, status: "DONE" } }), 15_000, "the retried task to complete");
+      expect(await topicPartitions(restarted.bootstrap, product.topicName)).toBe(1);
+      expect(await db.auditEvent.count({ where: { entityId: product.id, action: "provisioning.retried", actorEmail: { not: "worker" } } })).toBe(1);
     } finally {
       await worker.stop();
       if (restarted) await restarted.cleanup();

@@ -10,7 +10,7 @@ let people: Awaited<ReturnType<typeof seedPeople>>;
 let running: ReturnType<typeof startWorker>;
 
 beforeAll(async () => {
-  broker = await startTestBroker();
+  broker = await startTestBroker({ "remote.log.storage.system.enable": true });
   database = await openTestDatabase();
   db = database.db;
   people = await seedPeople(db);
@@ -84,6 +84,15 @@ describe("product topics", () => {
     const configs = await topicConfigs(product.topicName);
     expect(configs["cleanup.policy"]).toBe("compact");
     expect(configs["retention.ms"]).toBe("-1");
+  });
+
+  it("a tiered product gets remote.storage.enable and its local hot window", async () => {
+    const product = await approvedProduct(db, people, { partitions: 1, retentionMs: 30 * 24 * 3600_000, tieredStorage: true, localRetentionMs: 3600_000 });
+    await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } })) !== null, 5_000, "CREATE_TOPIC done");
+    const configs = await topicConfigs(product.topicName);
+    expect(configs["remote.storage.enable"]).toBe("true");
+    expect(configs["local.retention.ms"]).toBe("3600000");
+    expect(configs["retention.ms"]).toBe(String(30 * 24 * 3600_000));
   });
 
   it("the full reconcile restores a deleted topic and a config changed by hand, records the drift, and a second pass finds nothing", async () => {
