@@ -6,8 +6,9 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
 import type { Db } from "@kappa/catalog";
-import { retryTask } from "../src/actions.ts";
-import { approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+import { retryTask, revealCredentialOnce } from "../src/actions.ts";
+import { RawConnection } from "../src/kafka/raw-connection.ts";
+import { approvedSubscription, approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -89,6 +90,65 @@ describe("crash and outage", () => {
       expect(await db.auditEvent.count({ where: { entityId: product.id, action: "product.provisioning" } })).toBe(1);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
+      await survivor?.stop();
+      await broker.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a worker killed while granting a subscription (row lock held, CreateAcls in flight) leaves neither a duplicate nor a missing grant", async () => {
+    const admin = { name: "kappa-admin", password: "crash-test-admin" };
+    const broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${admin.name}`, saslUsers: [admin] });
+    const sasl = { mechanism: "SCRAM-SHA-512" as const, username: admin.name, password: admin.password };
+    const dir = mkdtempSync(path.join(tmpdir(), "kappa-worker-crash-"));
+    const readyFile = path.join(dir, "ready");
+    let child: ChildProcess | null = null;
+    let survivor: ReturnType<typeof startWorker> | null = null;
+    try {
+      const first = startWorker(db, broker.bootstrap, { workerId: "provisioner" }, sasl);
+      await first.start();
+      const product = await approvedProduct(db, people, { partitions: 1 });
+      await waitFor(async () => (await db.dataProduct.findUnique({ where: { id: product.id } }))?.status === "ACTIVE", 10_000, "the product to be ACTIVE");
+      await first.stop();
+
+      const release = broker.control.delayResponses(ApiKey.CreateAcls, 60_000);
+      child = spawnWorker({
+        DATABASE_URL: database.url,
+        KAFKA_BROKERS: broker.bootstrap,
+        KAFKA_SASL_MECHANISM: "scram-sha-512",
+        KAFKA_ADMIN_USER: admin.name,
+        KAFKA_ADMIN_PASSWORD: admin.password,
+        KAPPA_SECRETS_KEY: SECRETS_KEY.toString("base64"),
+        WORKER_ID: "doomed-granter",
+        WORKER_LEASE_MS: "1500",
+        WORKER_POLL_MS: "100",
+        WORKER_READY_FILE: readyFile,
+        WORKER_OBSERVE_INTERVAL_MS: "3600000",
+        WORKER_RECONCILE_INTERVAL_MS: "3600000",
+      });
+      await waitFor(() => existsSync(readyFile), 20_000, "the child worker to be ready");
+      const { account, subscription } = await approvedSubscription(db, people, product.id, `crash-reader-${Date.now().toString(36)}`);
+      await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: subscription.id, status: "RUNNING", leasedBy: "doomed-granter" } })) !== null, 10_000, "the child to lease the grant");
+      await sleep(500); // credentials issued, CreateAcls at the broker with its answer held back
+      child.kill("SIGKILL");
+      await new Promise((r) => child?.once("exit", r));
+      release();
+
+      survivor = startWorker(db, broker.bootstrap, { workerId: "survivor-granter", leaseMs: 1500 }, sasl);
+      await survivor.start();
+      const task = await waitFor(async () => db.provisioningTask.findFirst({ where: { entityId: subscription.id, status: "DONE" } }), 15_000, "the survivor to finish the grant");
+      expect(task.attempts).toBe(2);
+      const bindings = (await survivor.cluster.describeAcls([`User:${account.name}`])).map((b) => `${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`).sort();
+      expect(bindings).toEqual([`DESCRIBE TOPIC:LITERAL:${product.topicName}`, `READ GROUP:PREFIXED:${account.name}.`, `READ TOPIC:LITERAL:${product.topicName}`]);
+      expect((await db.subscription.findUniqueOrThrow({ where: { id: subscription.id } })).status).toBe("ACTIVE");
+      expect(await db.auditEvent.count({ where: { entityId: subscription.id, action: "subscription.activated" } })).toBe(1);
+      // The password the catalog holds for pickup is the one the cluster accepts.
+      const creds = await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id);
+      const [host, brokerPort] = broker.bootstrap.split(":");
+      const conn = await RawConnection.open({ host: host!, port: Number(brokerPort), clientId: "crash-test", sasl: { mechanism: "SCRAM-SHA-512", username: creds.username, password: creds.password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
+      conn.close();
+    } finally {
+      if (child && child.exitCode === null) child.kill("SIGKILL");
       await survivor?.stop();
       await broker.cleanup();
       rmSync(dir, { recursive: true, force: true });
