@@ -44,7 +44,7 @@ const schema = z
     startWorker: env.KAPPA_START_WORKER === "true",
   }))
   .superRefine((env, ctx) => {
-    if (!env.demoMode && env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
+    if (env.startWorker && !env.demoMode && env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
       ctx.addIssue({ code: "custom", path: ["KAFKA_ADMIN_PASSWORD"], message: "is required outside demo mode (the worker's Kafka admin login)" });
     }
     if (!env.demoMode && !env.KAPPA_SECRETS_KEY) {

@@ -1,0 +1,24 @@
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+/** Validates docker-compose.yml offline with Debian's docker-compose (installed by .ci/run). */
+describe("docker-compose.yml", () => {
+  const config = (env: Record<string, string>) =>
+    execFileSync("docker-compose", ["config"], { cwd: root, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+  it("is valid and wires the worker, not the portal, to the Kafka admin account", () => {
+    const out = config({ KAFKA_ADMIN_PASSWORD: "admin-secret", KAPPA_SECRETS_KEY: "k", NEXTAUTH_SECRET: "s".repeat(32) });
+    expect(out).toMatch(/services:\n(.|\n)*kafka:(.|\n)*portal:(.|\n)*postgres:(.|\n)*worker:/);
+    const portal = out.slice(out.indexOf("\n  portal:"), out.indexOf("\n  postgres:"));
+    expect(portal).not.toContain("admin-secret");
+    const worker = out.slice(out.indexOf("\n  worker:"));
+    expect(worker).toContain("KAFKA_ADMIN_PASSWORD: admin-secret");
+  });
+
+  it("refuses to start without the required secrets", () => {
+    expect(() => config({})).toThrow(/set (KAFKA_ADMIN_PASSWORD|KAPPA_SECRETS_KEY|NEXTAUTH_SECRET)/);
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { parseStartConfig } from "./env.ts";
+
+describe("start-up configuration", () => {
+  it("defaults to the embedded, demo setup", () => {
+    const config = parseStartConfig({});
+    expect(config).toMatchObject({ PORT: 3000, KAFKA_PORT: 9092, KAFKA_ADMIN_USER: "kappa-admin", demoMode: true, embeddedKafka: true, startWorker: true });
+    expect(config.dataDir.endsWith(".data")).toBe(true);
+  });
+
+  it("names every bad variable", () => {
+    const attempt = () => parseStartConfig({ PORT: "70000", DATABASE_URL: "mysql://x", KAFKA_BROKERS: "no-port" });
+    expect(attempt).toThrow(/^Invalid configuration:/);
+    expect(attempt).toThrow(/\n {2}PORT: Too big/);
+    expect(attempt).toThrow(/\n {2}DATABASE_URL: must start with postgresql:\/\//);
+    expect(attempt).toThrow(/\n {2}KAFKA_BROKERS: must be host:port/);
+    expect(() => parseStartConfig({ KAPPA_DEMO_MODE: "yes" })).toThrow(/KAPPA_DEMO_MODE: must be true or false/);
+  });
+
+  it("treats empty strings as unset", () => {
+    expect(parseStartConfig({ DATABASE_URL: "", PORT: "" }).demoMode).toBe(true);
+  });
+
+  it("requires real secrets outside demo mode, but no Kafka password when the worker runs elsewhere", () => {
+    const production = { DATABASE_URL: "postgresql://u:p@db/kappa", KAFKA_BROKERS: "kafka:9092" };
+    expect(() => parseStartConfig(production)).toThrow(/KAFKA_ADMIN_PASSWORD: is required outside demo mode[\s\S]*KAPPA_SECRETS_KEY: is required/);
+    expect(parseStartConfig({ ...production, KAPPA_SECRETS_KEY: "k", KAPPA_START_WORKER: "false" })).toMatchObject({ demoMode: false, startWorker: false, embeddedKafka: false });
+  });
+});
