@@ -1,13 +1,15 @@
 // Every request kind the broker authorizes, refused and then allowed, with the
 // operation and error code Kafka uses (BROKER-SPEC §5 "Permission required per
 // request"), over raw protocol requests. Each case runs as its own principal on
-// its own connection, so grants of one case cannot leak into another; each
-// grant is made with CreateAcls by the super user while the case's connection
-// stays open (no per-connection caching).
+// its own connection, so grants of one case cannot leak into another: a SCRAM
+// user the super user creates with AlterUserScramCredentials (as an operator
+// onboards one), which then logs in with SCRAM-SHA-512 and starts with no
+// rights. Each grant is made with CreateAcls by the super user while the
+// case's connection stays open (no per-connection caching).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, encodeRecordBatch } from "@kappa/kafka-protocol";
 import { startTestBroker, type TestBroker } from "./helpers.ts";
-import { mapPrincipalsFromClientId, PrincipalClient, rand } from "./acl-helpers.ts";
+import { PrincipalClient, rand, saslAdminBroker, user } from "./acl-helpers.ts";
 
 const RT = { TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5 } as const;
 const OP = { ALL: 2, READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12 } as const;
@@ -21,9 +23,9 @@ describe("authorization of every request kind", () => {
   const clients: PrincipalClient[] = [];
 
   beforeAll(async () => {
-    broker = await startTestBroker({ "authorizer.class.name": "standard", "super.users": "User:admin" });
-    mapPrincipalsFromClientId(broker);
-    admin = await PrincipalClient.connect(broker.port, "admin");
+    const adminUser = user("admin");
+    broker = await startTestBroker(saslAdminBroker(adminUser));
+    admin = await PrincipalClient.connect(broker.port, adminUser);
   });
   afterAll(async () => {
     for (const c of clients) c.close();
@@ -31,14 +33,16 @@ describe("authorization of every request kind", () => {
     await broker?.cleanup();
   });
 
-  async function as(user: string): Promise<PrincipalClient> {
-    const c = await PrincipalClient.connect(broker.port, user);
+  async function as(name: string): Promise<PrincipalClient> {
+    const u = user(name);
+    await admin.createUser(u);
+    const c = await PrincipalClient.connect(broker.port, u);
     clients.push(c);
     return c;
   }
-  async function grant(user: string, resourceType: number, resourceName: string, operation: number): Promise<void> {
+  async function grant(name: string, resourceType: number, resourceName: string, operation: number): Promise<void> {
     const r = await admin.call(ApiKey.CreateAcls, 1, {
-      creations: [{ resourceType, resourceName, resourcePatternType: LITERAL, principal: `User:${user}`, host: "*", operation, permissionType: 3 }],
+      creations: [{ resourceType, resourceName, resourcePatternType: LITERAL, principal: `User:${name}`, host: "*", operation, permissionType: 3 }],
     });
     expect(r.results[0]?.errorCode).toBe(0);
   }

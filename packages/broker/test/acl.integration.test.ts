@@ -2,15 +2,18 @@
 // refused; READ on the topic and a PREFIXED group pattern → consumes; WRITE →
 // produces; DeleteAcls → an already-connected consumer fails on its next fetch;
 // DENY beats ALLOW; a super user can do everything), ACL API validation, and
-// ACLs surviving a restart. Principals come from the client id (TEST ONLY, see
-// acl-helpers.ts); SASL authentication is tested on its own.
+// ACLs surviving a restart. Every principal is a SCRAM user created at start-up
+// and every client (kafkajs and raw) logs in with SCRAM-SHA-512 on the
+// SASL_PLAINTEXT listener that --sasl-admin sets up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Admin, type Consumer, type Producer } from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { kafkaClient, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
-import { clientIdFor, mapPrincipalsFromClientId, PrincipalClient, rand } from "./acl-helpers.ts";
+import { startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
+import { PrincipalClient, rand, saslAdminBroker, scramKafka, user, type User } from "./acl-helpers.ts";
 
-const ACL_BROKER = { "authorizer.class.name": "standard", "super.users": "User:admin" } as const;
+const ADMIN = user("admin");
+const ALICE = user("alice");
+const CAROL = user("carol");
 
 function errorType(err: unknown): string {
   if (err && typeof err === "object" && "type" in err && typeof err.type === "string") return err.type;
@@ -26,7 +29,7 @@ describe("ACL matrix with kafkajs", () => {
   const groupPrefix = rand("analytics");
   const open: Array<{ disconnect(): Promise<void> }> = [];
 
-  const client = (user: string) => kafkaClient(broker.bootstrap, { clientId: clientIdFor(user), retry: { retries: 2, initialRetryTime: 50, maxRetryTime: 200 } });
+  const client = (u: User) => scramKafka(broker.bootstrap, u, { retry: { retries: 2, initialRetryTime: 50, maxRetryTime: 200 } });
   const aliceAcl = (operation: AclOperationTypes, resourceType: AclResourceTypes, resourceName: string, extra: { pattern?: ResourcePatternTypes; permission?: AclPermissionTypes; principal?: string } = {}) => ({
     resourceType,
     resourceName,
@@ -38,12 +41,11 @@ describe("ACL matrix with kafkajs", () => {
   });
 
   beforeAll(async () => {
-    broker = await startTestBroker({ ...ACL_BROKER });
-    mapPrincipalsFromClientId(broker);
-    admin = client("admin").admin();
+    broker = await startTestBroker(saslAdminBroker(ADMIN, [ALICE]));
+    admin = client(ADMIN).admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
-    adminProducer = client("admin").producer();
+    adminProducer = client(ADMIN).producer();
     await adminProducer.connect();
     await adminProducer.send({ topic, messages: [1, 2, 3].map((i) => ({ value: `m${i}` })) });
   });
@@ -56,8 +58,8 @@ describe("ACL matrix with kafkajs", () => {
   });
 
   /** Runs a consumer as alice and resolves with the values it reads, or rejects with the error it crashes on. */
-  async function consumeAs(user: string, groupId: string, expected: number, maxWaitTimeInMs = 200): Promise<{ consumer: Consumer; values: string[]; crashed: Promise<unknown> }> {
-    const consumer = client(user).consumer({ groupId, maxWaitTimeInMs, retry: { retries: 0, restartOnFailure: async () => false } });
+  async function consumeAs(u: User, groupId: string, expected: number, maxWaitTimeInMs = 200): Promise<{ consumer: Consumer; values: string[]; crashed: Promise<unknown> }> {
+    const consumer = client(u).consumer({ groupId, maxWaitTimeInMs, retry: { retries: 0, restartOnFailure: async () => false } });
     open.push(consumer);
     const values: string[] = [];
     let crash: (e: unknown) => void = () => {};
@@ -72,12 +74,12 @@ describe("ACL matrix with kafkajs", () => {
   }
 
   it("without grants: TOPIC_AUTHORIZATION_FAILED on produce and fetch, GROUP_AUTHORIZATION_FAILED on join, topic hidden from all-topics Metadata", async () => {
-    const producer = client("alice").producer();
+    const producer = client(ALICE).producer();
     open.push(producer);
     await producer.connect();
     await expect(producer.send({ topic, messages: [{ value: "x" }] }).catch((e: unknown) => Promise.reject(new Error(errorType(e))))).rejects.toThrow("TOPIC_AUTHORIZATION_FAILED");
 
-    const raw = await PrincipalClient.connect(broker.port, "alice");
+    const raw = await PrincipalClient.connect(broker.port, ALICE);
     try {
       const fetch = await raw.call(ApiKey.Fetch, 11, { maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] });
       expect(fetch.responses[0]?.partitions[0]?.errorCode).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
@@ -87,7 +89,7 @@ describe("ACL matrix with kafkajs", () => {
       raw.close();
     }
 
-    const aliceAdmin = client("alice").admin();
+    const aliceAdmin = client(ALICE).admin();
     open.push(aliceAdmin);
     await aliceAdmin.connect();
     expect(await aliceAdmin.listTopics()).not.toContain(topic);
@@ -96,12 +98,12 @@ describe("ACL matrix with kafkajs", () => {
 
   it("READ on the topic without READ on the group: the consumer cannot join", async () => {
     await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.READ, AclResourceTypes.TOPIC, topic)] });
-    const aliceAdmin = client("alice").admin();
+    const aliceAdmin = client(ALICE).admin();
     open.push(aliceAdmin);
     await aliceAdmin.connect();
     // READ implies DESCRIBE: the topic is now listed.
     expect(await aliceAdmin.listTopics()).toContain(topic);
-    const failure = (groupId: string) => consumeAs("alice", groupId, 3).then(
+    const failure = (groupId: string) => consumeAs(ALICE, groupId, 3).then(
       () => "consumed",
       (e: unknown) => (e instanceof Error && e.name !== "KafkaJSProtocolError" ? e.name : errorType(e)),
     );
@@ -132,7 +134,7 @@ describe("ACL matrix with kafkajs", () => {
       ].sort(),
     );
 
-    const { values, crashed } = await consumeAs("alice", `${groupPrefix}-2`, 3);
+    const { values, crashed } = await consumeAs(ALICE, `${groupPrefix}-2`, 3);
     expect(values.slice(0, 3)).toEqual(["m1", "m2", "m3"]);
 
     // Keep records flowing so the consumer is fetching, then revoke READ on the topic.
@@ -171,7 +173,7 @@ describe("ACL matrix with kafkajs", () => {
 
   it("WRITE lets it produce; a DENY overrides an ALLOW", async () => {
     await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.WRITE, AclResourceTypes.TOPIC, topic)] });
-    const producer = client("alice").producer();
+    const producer = client(ALICE).producer();
     open.push(producer);
     await producer.connect();
     const [res] = await producer.send({ topic, messages: [{ value: "from-alice" }] });
@@ -180,7 +182,7 @@ describe("ACL matrix with kafkajs", () => {
     // DENY WRITE for everyone on a prefix covering the topic beats alice's literal ALLOW, on her open connection.
     await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.WRITE, AclResourceTypes.TOPIC, topic.slice(0, 4), { pattern: ResourcePatternTypes.PREFIXED, permission: AclPermissionTypes.DENY, principal: "User:*" })] });
     await expect(producer.send({ topic, messages: [{ value: "denied" }] }).catch((e: unknown) => Promise.reject(new Error(errorType(e))))).rejects.toThrow("TOPIC_AUTHORIZATION_FAILED");
-    const raw = await PrincipalClient.connect(broker.port, "alice");
+    const raw = await PrincipalClient.connect(broker.port, ALICE);
     try {
       const md = await raw.call(ApiKey.Metadata, 8, { topics: [{ name: topic }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true });
       // WRITE is denied; DESCRIBE still comes from the WRITE ALLOW (a DENY WRITE does not deny DESCRIBE).
@@ -201,7 +203,7 @@ describe("ACL matrix with kafkajs", () => {
     await admin.createTopics({ topics: [{ topic: t2 }] });
     await admin.createPartitions({ topicPartitions: [{ topic: t2, count: 2 }] });
     await admin.deleteTopics({ topics: [t2] });
-    const { values } = await consumeAs("admin", rand("any-group"), 3);
+    const { values } = await consumeAs(ADMIN, rand("any-group"), 3);
     expect(values.slice(0, 3)).toEqual(["m1", "m2", "m3"]);
   });
 });
@@ -209,8 +211,7 @@ describe("ACL matrix with kafkajs", () => {
 describe("ACL APIs", () => {
   let broker: TestBroker;
   beforeAll(async () => {
-    broker = await startTestBroker({ ...ACL_BROKER });
-    mapPrincipalsFromClientId(broker);
+    broker = await startTestBroker(saslAdminBroker(ADMIN, [CAROL]));
   });
   afterAll(async () => {
     await broker?.cleanup();
@@ -228,7 +229,7 @@ describe("ACL APIs", () => {
   });
 
   it("CreateAcls validates each creation as Kafka does; filters select LITERAL, PREFIXED, ANY and MATCH", async () => {
-    const admin = await PrincipalClient.connect(broker.port, "admin");
+    const admin = await PrincipalClient.connect(broker.port, ADMIN);
     try {
       const created = await admin.call(ApiKey.CreateAcls, 1, {
         creations: [
@@ -278,15 +279,14 @@ describe("ACL APIs", () => {
 
   it("ACLs are durable: they survive a restart and are enforced after it", async () => {
     const dir = broker.dataDir;
-    const admin = await PrincipalClient.connect(broker.port, "admin");
+    const admin = await PrincipalClient.connect(broker.port, ADMIN);
     const created = await admin.call(ApiKey.CreateAcls, 1, { creations: [creation({ principal: "User:carol", resourceName: "kept", operation: 8 })] });
     expect(created.results[0]?.errorCode).toBe(0);
     admin.close();
     await broker.stop();
-    broker = await startTestBroker({ ...ACL_BROKER }, dir);
-    mapPrincipalsFromClientId(broker);
-    const admin2 = await PrincipalClient.connect(broker.port, "admin");
-    const carol = await PrincipalClient.connect(broker.port, "carol");
+    broker = await startTestBroker(saslAdminBroker(ADMIN, [CAROL]), dir);
+    const admin2 = await PrincipalClient.connect(broker.port, ADMIN);
+    const carol = await PrincipalClient.connect(broker.port, CAROL);
     try {
       const described = await admin2.call(ApiKey.DescribeAcls, 1, { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: "User:carol", hostFilter: null, operation: 1, permissionType: 1 });
       expect(described.resources.map((r) => r.resourceName)).toEqual(["kept"]);
@@ -300,9 +300,11 @@ describe("ACL APIs", () => {
   });
 
   it("without an authorizer the ACL APIs answer SECURITY_DISABLED and everything is allowed", async () => {
-    const plain = await startTestBroker({});
+    // A SASL listener without an authorizer: authenticated, and nothing is checked.
+    const nobody = user("nobody");
+    const plain = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", saslUsers: [nobody] });
     try {
-      const c = await PrincipalClient.connect(plain.port, "nobody");
+      const c = await PrincipalClient.connect(plain.port, nobody);
       const created = await c.call(ApiKey.CreateAcls, 1, { creations: [creation()] });
       expect(created.results[0]?.errorCode).toBe(ErrorCode.SECURITY_DISABLED);
       const described = await c.call(ApiKey.DescribeAcls, 1, { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 });
