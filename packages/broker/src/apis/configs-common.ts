@@ -30,7 +30,6 @@ export function describeBrokerConfigs(config: BrokerConfig, keys: string[] | nul
   const defaults = new Map<string, unknown>(Object.entries(DEFAULT_CONFIG));
   const entries: Array<[string, unknown, unknown]> = Object.entries(config).map(([k, v]) => [k, v, defaults.get(k)]);
   entries.push(["broker.id", config["node.id"], DEFAULT_CONFIG["node.id"]]);
-  entries.push(["listeners", `PLAINTEXT://${config.host}:${config.port}`, null]);
   for (const [name, value, def] of entries) {
     if (name === "host" || name === "port" || name === "advertised.host" || name === "advertised.port") continue;
     if (keys !== null && !keys.includes(name)) continue;

@@ -1,0 +1,40 @@
+// DescribeConfigs on the broker resource, seen through kafkajs 2.2.4: each
+// setting is one row, and `listeners` is the configured setting itself.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigResourceTypes, type Admin } from "kafkajs";
+import { kafkaClient, startTestBroker, type TestBroker } from "./helpers.ts";
+
+// PLAINTEXT first so kafkajs can connect without SASL; the second listener shows the whole list is reported.
+const LISTENERS = "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0";
+
+describe("DescribeConfigs(BROKER)", () => {
+  let broker: TestBroker;
+  let admin: Admin;
+  beforeAll(async () => {
+    broker = await startTestBroker({ listeners: LISTENERS });
+    admin = kafkaClient(broker.bootstrap).admin();
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.disconnect();
+    await broker?.cleanup();
+  });
+
+  const brokerRows = async (configNames?: string[]) => {
+    const res = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.BROKER, name: String(broker.config["node.id"]), ...(configNames ? { configNames } : {}) }], includeSynonyms: false });
+    expect(res.resources[0]?.errorCode).toBe(0);
+    return res.resources[0]?.configEntries ?? [];
+  };
+
+  it("lists listeners exactly once, with the configured value, among all settings and when asked by name", async () => {
+    const all = await brokerRows();
+    const listeners = all.filter((e) => e.configName === "listeners");
+    expect(listeners.map((e) => [e.configValue, e.isDefault, e.readOnly])).toEqual([[LISTENERS, false, true]]);
+    // No setting is reported twice.
+    const names = all.map((e) => e.configName);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+
+    const asked = await brokerRows(["listeners"]);
+    expect(asked.map((e) => [e.configName, e.configValue])).toEqual([["listeners", LISTENERS]]);
+  });
+});
