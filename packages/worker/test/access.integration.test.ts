@@ -144,12 +144,12 @@ describe("access on a SASL/SCRAM broker with ACLs", () => {
     await running.cluster.deleteAcls([write]);
     expect(await acls(principal)).not.toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
 
-    const result = await fullReconcile(running.worker.ctx, "test");
+    const result = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     expect(result.errors).toEqual([]);
     expect(result.changes.map((c) => `${c.kind} ${String(c.detail.acl)}`)).toContain(`acl.created WRITE on TOPIC ${topic}`);
     expect(await acls(principal)).toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
     expect(await db.auditEvent.count({ where: { action: "drift.repaired", actorEmail: "worker" } })).toBeGreaterThanOrEqual(1);
-    const again = await fullReconcile(running.worker.ctx, "test");
+    const again = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     expect(again.changes).toEqual([]);
   });
 

@@ -14,7 +14,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   db = database.db;
   people = await seedPeople(db);
-  running = startWorker(db, broker.bootstrap);
+  running = startWorker(db, broker.bootstrap, { healthPort: -1 });
   await running.start();
 });
 
@@ -57,6 +57,15 @@ async function topicExists(topic: string): Promise<boolean> {
 }
 
 describe("product topics", () => {
+  it("reports readiness on GET /healthz and records itself for the platform view", async () => {
+    const res = await fetch(`http://127.0.0.1:${running.worker.healthPort}/healthz`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; workerId: string };
+    expect(["ready", "degraded"]).toContain(body.status);
+    expect((await db.workerInstance.findUniqueOrThrow({ where: { workerId: body.workerId } })).status).toMatch(/ready|degraded/);
+    expect((await fetch(`http://127.0.0.1:${running.worker.healthPort}/other`)).status).toBe(404);
+  });
+
   it("approving a product creates its topic with exactly the catalog's partitions and configs within seconds", async () => {
     const started = Date.now();
     const product = await approvedProduct(db, people, { partitions: 6, retentionMs: 7 * 24 * 3600_000, cleanupPolicy: "delete" });
@@ -119,7 +128,7 @@ describe("product topics", () => {
     expect((await topicConfigs(other.topicName))["retention.ms"]).toBe("999999999");
 
     const { fullReconcile } = await import("../src/reconcile/full.ts");
-    const result = await fullReconcile(running.worker.ctx, "test");
+    const result = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     const kinds = result.changes.map((c) => `${c.kind} ${c.resource}`);
     // This broker has no authorizer or SCRAM users yet: only those sections may fail.
     expect(result.errors.filter((e) => e.resource !== "acls" && e.resource !== "users")).toEqual([]);
@@ -129,12 +138,21 @@ describe("product topics", () => {
     expect(await partitionCount(product.topicName)).toBe(2);
     expect((await topicConfigs(other.topicName))["retention.ms"]).toBe("7200000");
 
+    if (result.runId === null) throw new Error("the reconcile was skipped");
     const run = await db.reconcileRun.findUniqueOrThrow({ where: { id: result.runId } });
     expect(run.driftCount).toBeGreaterThanOrEqual(2);
     const drift = await db.auditEvent.findMany({ where: { action: "drift.repaired", entityId: { in: [product.id, other.id] } } });
     expect(drift.length).toBeGreaterThanOrEqual(2);
 
-    const again = await fullReconcile(running.worker.ctx, "test");
+    const again = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     expect(again.changes.filter((c) => c.entityId === product.id || c.entityId === other.id)).toEqual([]);
+  });
+
+  it("runs one full reconcile at a time across workers (another worker's unfinished run makes it skip; a stale one does not)", async () => {
+    const { fullReconcile } = await import("../src/reconcile/full.ts");
+    const other = await db.reconcileRun.create({ data: { workerId: "another-worker" } });
+    expect((await fullReconcile(running.worker.ctx, running.worker.options.workerId)).runId).toBeNull();
+    await db.reconcileRun.update({ where: { id: other.id }, data: { startedAt: new Date(Date.now() - 3600_000) } });
+    expect((await fullReconcile(running.worker.ctx, running.worker.options.workerId)).runId).not.toBeNull();
   });
 });

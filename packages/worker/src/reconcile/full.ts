@@ -28,7 +28,8 @@ import {
 import { auditAsWorker, CREDENTIAL_MECHANISM, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
 
 export interface FullReconcileResult {
-  runId: bigint;
+  /** null: skipped because another worker's run is in progress. */
+  runId: bigint | null;
   changes: Change[];
   /** Entities skipped because a provisioning task owns them right now. */
   skipped: number;
@@ -38,11 +39,22 @@ export interface FullReconcileResult {
 }
 
 const LIVE = LIVE_PRODUCT_STATUSES as readonly string[];
+/** Arbitrary constant naming the advisory lock of the full reconcile. */
+const RECONCILE_LOCK_KEY = 4_242_001;
+const RUN_STALE_MS = 10 * 60_000;
 const GRANTED = GRANTED_SUBSCRIPTION_STATUSES as readonly string[];
 
 export async function fullReconcile(ctx: ReconcileContext, workerId: string): Promise<FullReconcileResult> {
   const started = Date.now();
-  const run = await ctx.db.reconcileRun.create({ data: { workerId } });
+  // One full reconcile at a time across all workers: the check and the insert
+  // happen under a transaction-scoped advisory lock. A run left unfinished by
+  // a crashed worker stops counting after RUN_STALE_MS.
+  const run = await ctx.db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK_KEY})`;
+    const busy = await tx.reconcileRun.findFirst({ where: { finishedAt: null, workerId: { not: workerId }, startedAt: { gt: new Date(Date.now() - RUN_STALE_MS) } } });
+    return busy ? null : tx.reconcileRun.create({ data: { workerId } });
+  });
+  if (!run) return { runId: null, changes: [], skipped: 0, errors: [], durationMs: Date.now() - started };
   const changes: Change[] = [];
   const errors: FullReconcileResult["errors"] = [];
   let skipped = 0;
