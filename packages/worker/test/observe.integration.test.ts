@@ -120,6 +120,32 @@ describe("observation", () => {
     }
   });
 
+  it("shows bytes moving to the remote tier on a tiered product: remote bytes, latest tiered offset", async () => {
+    const tiered = await startTestBroker({ "remote.log.storage.system.enable": true, "remote.log.manager.task.interval.ms": 200 });
+    const worker = startWorker(db, tiered.bootstrap);
+    try {
+      const product = await approvedProduct(db, people, { partitions: 1, retentionMs: 7 * 24 * 3600_000, tieredStorage: true, localRetentionMs: 60_000 });
+      await worker.worker.runner.drain();
+      // Small segments (a setting the catalog does not own, so the reconcile leaves it) make segments close quickly.
+      await worker.cluster.setTopicConfigs(product.topicName, { "segment.bytes": "2048" });
+      const producer = kafkaClient(tiered.bootstrap).producer();
+      await producer.connect();
+      for (let i = 0; i < 20; i++) await producer.send({ topic: product.topicName, messages: Array.from({ length: 10 }, (_, j) => ({ value: `record-${i}-${j}-${"x".repeat(60)}` })) });
+      await producer.disconnect();
+      const row = await waitFor(async () => {
+        await worker.worker.observer.observeOnce();
+        const r = await db.topicObservation.findUnique({ where: { topic: product.topicName } });
+        return r && (r.remoteBytes ?? 0n) > 0n && (r.latestTieredOffset ?? -1n) >= 0n ? r : null;
+      }, 15_000, "segments to reach the remote tier");
+      expect(row.endOffset).toBe(200n);
+      expect(row.latestTieredOffset!).toBeLessThan(200n);
+      expect(row.localBytes).not.toBeNull();
+    } finally {
+      await worker.stop();
+      await tiered.cleanup();
+    }
+  });
+
   it("prunes history older than the window and drops rows of groups that went away", async () => {
     const old = new Date(Date.now() - 72 * 3600_000);
     await db.topicObservationSample.create({ data: { topic: "gone.topic.v1", bucket: old, endOffset: 1n, earliestOffset: 0n } });
