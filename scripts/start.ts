@@ -296,7 +296,9 @@ async function main() {
   await waitForHttp(`http://127.0.0.1:${config.PORT}/signin`, portal, 120_000);
 
   log(`Kappa Mesh portal ready at http://localhost:${config.PORT} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  log(`Kafka bootstrap ${bootstrap}${config.embeddedKafka ? " (embedded broker, SASL SCRAM-SHA-512/256 and PLAIN)" : ""}`);
+  if (config.startWorker) {
+    log(`Kafka bootstrap ${bootstrap}${config.embeddedKafka ? " (embedded broker, SASL SCRAM-SHA-512/256 and PLAIN)" : ""}`);
+  }
   if (config.embeddedKafka && config.startWorker) {
     const shown = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
     log(`Kafka admin login: user "${config.KAFKA_ADMIN_USER}", ${shown}`);
