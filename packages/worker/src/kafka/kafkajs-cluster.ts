@@ -599,6 +599,8 @@ export class KafkaJsCluster implements KafkaCluster {
     const conns = [...this.raw.values()];
     this.raw.clear();
     for (const c of conns) {
+      // A connection that never opened has nothing to close; its error was
+      // already reported to the caller that asked for it.
       await c.then((conn) => conn.close()).catch(() => undefined);
     }
     if (this.adminConnected) await this.admin.disconnect();

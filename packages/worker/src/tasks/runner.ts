@@ -152,12 +152,20 @@ export class TaskRunner {
       leasedCount += tasks.length;
       const key = tasks[0]!.id;
       for (const task of tasks) this.leased.set(task.id, task);
-      const p = (tasks.length === 1 ? this.run(tasks[0]!) : this.runBatch(tasks)).finally(() => {
-        this.running.delete(key);
-        for (const task of tasks) this.leased.delete(task.id);
-        // A finished step may unblock the entity's next one: look again now.
-        if (!this.stopped && this.timer) setImmediate(() => this.tick());
-      });
+      const work = tasks.length === 1 ? this.run(tasks[0]!) : this.runBatch(tasks);
+      const p = work
+        .catch((error: unknown) => {
+          // Recording the outcome failed (database gone): the leases expire and
+          // the tasks are leased again, so nothing is lost; say so and go on.
+          this.lastPollError = errorMessage(error);
+          this.log.error("could not record the outcome of tasks; their leases will expire and they will run again", { tasks: tasks.length, error: errorMessage(error) });
+        })
+        .finally(() => {
+          this.running.delete(key);
+          for (const task of tasks) this.leased.delete(task.id);
+          // A finished step may unblock the entity's next one: look again now.
+          if (!this.stopped && this.timer) setImmediate(() => this.tick());
+        });
       this.running.set(key, p);
       if (tasks.length < batchSize) break;
     }
