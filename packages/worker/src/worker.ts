@@ -80,7 +80,7 @@ export class Worker {
 
   /** Starts a full reconcile unless one is running; resolves with its result. */
   reconcileNow(): Promise<unknown> {
-    this.reconciling ??= fullReconcile(this.ctx, this.options.workerId)
+    this.reconciling ??= fullReconcile(this.ctx, this.options.workerId, { stopping: () => this.state === "stopping" })
       .then((result) => {
         this.lastReconcile = { at: new Date(), result, error: result.errors[0]?.message ?? null };
         return result;
@@ -164,8 +164,11 @@ export class Worker {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     if (this.options.readyFile) rmSync(this.options.readyFile, { force: true });
-    await this.runner.stop(this.options.shutdownGraceMs ?? 10_000);
-    await Promise.allSettled([this.reconciling, this.observing]);
+    const graceMs = this.options.shutdownGraceMs ?? 10_000;
+    await this.runner.stop(graceMs);
+    // A reconcile stops between entities; a request in flight is cut short
+    // when the caller closes the cluster connections after stop().
+    await Promise.race([Promise.allSettled([this.reconciling, this.observing]), new Promise((r) => setTimeout(r, graceMs))]);
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     await this.db.workerInstance
       .update({ where: { workerId: this.options.workerId }, data: { lastSeenAt: new Date(), status: "stopped" } })

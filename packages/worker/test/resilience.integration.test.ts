@@ -155,6 +155,30 @@ describe("crash and outage", () => {
     }
   });
 
+  it("graceful shutdown gives back the lease of a task that cannot finish in time, without counting the attempt", async () => {
+    const broker = await startTestBroker();
+    const release = broker.control.delayResponses(ApiKey.CreateTopics, 30_000);
+    const worker = startWorker(db, broker.bootstrap, { workerId: "polite", leaseMs: 30_000, shutdownGraceMs: 300 });
+    await worker.start();
+    try {
+      const product = await approvedProduct(db, people, { partitions: 1 });
+      await waitFor(async () => db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "RUNNING", leasedBy: "polite" } }), 10_000, "the task to be leased");
+      const stopped = Date.now();
+      await worker.worker.stop();
+      expect(Date.now() - stopped).toBeLessThan(5_000);
+      const task = await db.provisioningTask.findFirstOrThrow({ where: { entityId: product.id, kind: "CREATE_TOPIC" } });
+      expect(task.status).toBe("PENDING");
+      expect(task.leasedBy).toBeNull();
+      expect(task.attempts).toBe(0);
+      expect(task.runAfter.getTime()).toBeLessThanOrEqual(Date.now());
+      expect((await db.workerInstance.findUniqueOrThrow({ where: { workerId: "polite" } })).status).toBe("stopped");
+    } finally {
+      release();
+      await worker.cluster.close();
+      await broker.cleanup();
+    }
+  });
+
   it("while the broker is down tasks back off with their error recorded, and complete after it returns with no manual step", async () => {
     const broker = await startTestBroker();
     const { port, dataDir } = { port: broker.port, dataDir: broker.dataDir };

@@ -44,7 +44,7 @@ const RECONCILE_LOCK_KEY = 4_242_001;
 const RUN_STALE_MS = 10 * 60_000;
 const GRANTED = GRANTED_SUBSCRIPTION_STATUSES as readonly string[];
 
-export async function fullReconcile(ctx: ReconcileContext, workerId: string): Promise<FullReconcileResult> {
+export async function fullReconcile(ctx: ReconcileContext, workerId: string, options: { stopping?: () => boolean } = {}): Promise<FullReconcileResult> {
   const started = Date.now();
   // One full reconcile at a time across all workers: the check and the insert
   // happen under a transaction-scoped advisory lock. A run left unfinished by
@@ -59,6 +59,8 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string): Pr
   const errors: FullReconcileResult["errors"] = [];
   let skipped = 0;
   const attempt = async (resource: string, work: () => Promise<Change[]>) => {
+    // Shutting down: leave the rest to the next run (of this or another worker).
+    if (options.stopping?.()) return;
     try {
       changes.push(...(await work()));
     } catch (error) {
