@@ -4,7 +4,7 @@ export { KafkaJsCluster, type KafkaConnectionSettings } from "./kafka/kafkajs-cl
 export { partitionKey, type AclBinding, type KafkaCluster, type TopicSpec, type TopicDescription, type OffsetSpec, type PartitionRef, type GroupDescription } from "./kafka/cluster.ts";
 export { RawConnection, KafkaProtocolError, UnsupportedApiError } from "./kafka/raw-connection.ts";
 export { retryTask, revealCredentialOnce, requestCredentialRotation } from "./actions.ts";
-export { ROTATE_CREDENTIALS } from "./tasks/handlers.ts";
+export { RETIRE_PRODUCT, ROTATE_CREDENTIALS } from "./tasks/handlers.ts";
 export { TaskRunner, leaseTasks } from "./tasks/runner.ts";
 export { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 export { ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, desiredBindingsFor, WORKER_ACTOR, type Change, type ReconcileContext } from "./reconcile/entities.ts";

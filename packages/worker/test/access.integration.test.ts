@@ -4,6 +4,7 @@ import { revokeSubscription, type Db } from "@kappa/catalog";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { requestCredentialRotation, revealCredentialOnce } from "../src/actions.ts";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
+import { RETIRE_PRODUCT } from "../src/tasks/handlers.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
 import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
@@ -151,6 +152,24 @@ describe("access on a SASL/SCRAM broker with ACLs", () => {
     expect(await db.auditEvent.count({ where: { action: "drift.repaired", actorEmail: "worker" } })).toBeGreaterThanOrEqual(1);
     const again = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     expect(again.changes).toEqual([]);
+  });
+
+  it("retiring a product removes its producer's and subscribers' grants and deletes its topic (policy: delete)", async () => {
+    const product = await approvedProduct(db, people, { partitions: 1 });
+    await waitFor(tasksDone(product.id), 10_000, "provisioning");
+    const { account, subscription } = await approvedSubscription(db, people, product.id, `retire-reader-${Date.now().toString(36)}`);
+    await waitFor(tasksDone(subscription.id), 10_000, "the grant");
+    const producerPrincipal = `User:${producerCreds.username}`;
+    expect(await acls(producerPrincipal)).toContain(`ALLOW WRITE TOPIC:LITERAL:${product.topicName}`);
+    // What the catalog's retire action will do: mark it RETIRED and queue the step.
+    await db.dataProduct.update({ where: { id: product.id }, data: { status: "RETIRED" } });
+    await db.provisioningTask.create({ data: { kind: RETIRE_PRODUCT, payload: {}, entityType: "DataProduct", entityId: product.id, step: 10 } });
+    await waitFor(tasksDone(product.id), 10_000, "the retirement");
+    expect((await acls(producerPrincipal)).filter((a) => a.includes(product.topicName))).toEqual([]);
+    expect(await acls(`User:${account.name}`)).toEqual([]);
+    expect(await running.cluster.listTopics()).not.toContain(product.topicName);
+    // The producer keeps its other topics.
+    expect(await acls(producerPrincipal)).toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
   });
 
   it("rotation issues a new password: the old one stops working, the new one is shown once and works", async () => {

@@ -15,6 +15,12 @@ export class NonRetryableError extends Error {
 
 /** Task kind for a credential rotation (written by requestCredentialRotation). */
 export const ROTATE_CREDENTIALS = "ROTATE_SERVICE_ACCOUNT_CREDENTIALS";
+/**
+ * Task kind the catalog's retire action should queue (entityType DataProduct):
+ * removes every grant on the product's topic — its producer's and every
+ * subscriber's — and deletes the topic when WORKER_RETIRED_TOPICS=delete.
+ */
+export const RETIRE_PRODUCT = "RETIRE_PRODUCT";
 
 const ensureAccountPayload = z.object({ serviceAccountId: z.string().min(1) });
 const producerAclPayload = z.object({ principal: z.string().startsWith("User:") });
@@ -49,6 +55,19 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
     }
     case "REVOKE_SUBSCRIPTION_ACL":
       return reconcilePrincipalAcls(ctx, await subscriptionAccount(ctx, task.entityId));
+    case RETIRE_PRODUCT: {
+      const product = await ctx.db.dataProduct.findUnique({ where: { id: task.entityId }, select: { domainId: true, status: true } });
+      if (!product) throw new NonRetryableError(`product ${task.entityId} does not exist`);
+      const accounts = new Set<string>();
+      const producer = await ctx.db.serviceAccount.findFirst({ where: { domainId: product.domainId, isProducer: true }, select: { id: true } });
+      if (producer) accounts.add(producer.id);
+      for (const s of await ctx.db.subscription.findMany({ where: { productId: task.entityId }, select: { serviceAccountId: true } })) accounts.add(s.serviceAccountId);
+      // Grants first, so nobody holds access to a topic that is about to go.
+      const changes: Change[] = [];
+      for (const id of accounts) changes.push(...(await reconcilePrincipalAcls(ctx, id)));
+      changes.push(...(await reconcileProductTopic(ctx, task.entityId)));
+      return changes;
+    }
     case ROTATE_CREDENTIALS: {
       const payload = parse(rotatePayload, task);
       return ensureCredentials(ctx, payload.serviceAccountId, { rotateIssuedBefore: new Date(payload.requestedAt) });
