@@ -10,6 +10,9 @@ import { defineConfig, devices } from "@playwright/test";
  * portal. Each run gets its own database, so tests never see stale state.
  */
 const PORT = Number(process.env.KAPPA_E2E_PORT ?? 3100);
+// The embedded broker's port in e2e runs (not 9092, so a developer's `npm start`
+// can keep running); set here so the tests, in worker processes, see it too.
+process.env.KAPPA_E2E_KAFKA_PORT ??= "19092";
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 const DATA_PREFIX = "kappa-e2e-";
 
@@ -104,7 +107,7 @@ export default defineConfig({
       // For scripts/start.ts once it runs the worker (see the portal README).
       KAPPA_START_WORKER: withWorker ? "true" : "false",
       // Its own Kafka port too.
-      KAFKA_PORT: String(Number(process.env.KAPPA_E2E_KAFKA_PORT ?? 19092)),
+      KAFKA_PORT: process.env.KAPPA_E2E_KAFKA_PORT,
     },
   },
 });

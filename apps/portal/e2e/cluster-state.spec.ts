@@ -3,6 +3,9 @@ import { encryptSecret } from "@kappa/worker";
 import { one, withDb } from "./db";
 import { storageFor, type Role } from "./roles";
 
+/** What the portal shows as the bootstrap address: the e2e broker's (playwright.config.ts). */
+const BOOTSTRAP = `127.0.0.1:${process.env.KAPPA_E2E_KAFKA_PORT}`;
+
 /*
  * What the portal shows of the worker's state, checked without a running
  * worker: where a test needs the worker to have done something (a task
@@ -164,14 +167,14 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
       await consumer.getByRole("link", { name: "Order Events", exact: true }).first().click();
       await expect(consumer).toHaveURL(new RegExp(`/subscriptions/${subscriptionId}$`));
       await expect(consumer.getByTestId("subscription-status")).toHaveText("APPROVED");
-      await expect(consumer.getByTestId("bootstrap")).toHaveText("127.0.0.1:9092");
+      await expect(consumer.getByTestId("bootstrap")).toHaveText(BOOTSTRAP);
       const snippet = consumer.getByTestId("snippet");
       await expect(snippet).toContainText(`mechanism: "scram-sha-512"`);
       await expect(snippet).toContainText(`username: "payments-reconciliation"`);
       await expect(snippet).toContainText(`groupId: "payments-reconciliation.my-app"`);
       await expect(snippet).toContainText(`topics: ["${topic}"]`);
       await consumer.getByRole("tab", { name: "kcat" }).click();
-      await expect(snippet).toContainText("kcat -C -b 127.0.0.1:9092");
+      await expect(snippet).toContainText(`kcat -C -b ${BOOTSTRAP}`);
       await expect(snippet).toContainText("sasl.mechanisms=SCRAM-SHA-512");
       await expect(snippet).toContainText(`-G payments-reconciliation.my-app ${topic}`);
       await expect(consumer.getByTestId("consumer-groups")).toContainText(groupId);
