@@ -229,8 +229,14 @@ async function main(): Promise<void> {
     await admin.disconnect();
   } finally {
     broker.proc.kill("SIGTERM");
+    // `kcat -P` holding the mock flushes and waits for stdin's end on SIGTERM:
+    // close stdin, and kill it outright if it still lingers, or the bench never exits.
+    const mockGone = new Promise((r) => (mock.proc.exitCode !== null ? r(null) : mock.proc.once("exit", r)));
+    mock.proc.stdin?.end();
     mock.proc.kill("SIGTERM");
-    await new Promise((r) => broker.proc.once("exit", r));
+    const lingering = setTimeout(() => mock.proc.kill("SIGKILL"), 2000);
+    await Promise.all([new Promise((r) => broker.proc.once("exit", r)), mockGone]);
+    clearTimeout(lingering);
   }
   try {
     // Last, so that its 256 MiB of writeback does not slow the broker runs down.
