@@ -11,7 +11,6 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import path from "node:path";
 import pg from "pg";
 import { CatalogError, createPrismaClient } from "@kappa/catalog";
-import { startEmbeddedPostgres, type RunningPostgres } from "@kappa/catalog/embedded";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
@@ -175,8 +174,36 @@ async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
   }
 }
 
-async function ensureDatabase(postgres: RunningPostgres, name: string) {
-  const admin = new pg.Client(postgres.adminUrl);
+/**
+ * Starts PostgreSQL through scripts/postgres-supervisor.ts in its own process
+ * group (see there why) and returns its admin URL. Stopping is the last step.
+ */
+async function startPostgresSupervisor(dataDir: string, port: number): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts", "postgres-supervisor.ts")], {
+    cwd: REPO_ROOT,
+    detached: true,
+    env: { ...process.env, KAPPA_PG_DATA_DIR: dataDir, KAPPA_PG_PORT: String(port) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  stops.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.send("stop");
+      }),
+  );
+  return new Promise<string>((resolve, reject) => {
+    child.once("message", (message: { type: string; adminUrl?: string; message?: string }) => {
+      if (message.type === "ready" && message.adminUrl) resolve(message.adminUrl);
+      else reject(new Error(message.message ?? "embedded PostgreSQL did not start"));
+    });
+    child.once("exit", (code) => reject(new Error(`embedded PostgreSQL exited with code ${code} before it was ready`)));
+  });
+}
+
+async function ensureDatabase(adminUrl: string, name: string) {
+  const admin = new pg.Client(adminUrl);
   await admin.connect();
   try {
     const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
@@ -209,10 +236,11 @@ async function main() {
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
     log(`starting embedded PostgreSQL in ${path.join(config.dataDir, "postgres")} on port ${config.KAPPA_PG_PORT}`);
-    const postgres = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, "postgres"), port: config.KAPPA_PG_PORT });
-    stops.push(() => postgres.stop());
-    await ensureDatabase(postgres, "kappa");
-    databaseUrl = postgres.urlFor("kappa");
+    const adminUrl = await startPostgresSupervisor(path.join(config.dataDir, "postgres"), config.KAPPA_PG_PORT);
+    await ensureDatabase(adminUrl, "kappa");
+    const url = new URL(adminUrl);
+    url.pathname = "/kappa";
+    databaseUrl = url.toString();
   }
   log("applying migrations");
   await migrateDatabase(databaseUrl, log);
