@@ -5,7 +5,8 @@
  *
  * The append path reads headers as plain numbers (not the protocol
  * package's bigint header) because it runs for every produced batch; record
- * (de)coding and CRC-32C come from @kappa/kafka-protocol.
+ * (de)coding and CRC-32C come from @kappa/kafka-protocol, except the batch
+ * CRC check, which uses the hardware CRC-32C (crc32c-native.ts).
  */
 import {
   UnsupportedCompressionError,
@@ -15,6 +16,7 @@ import {
   setMaxTimestampAndRecrc,
   type BatchRecord,
 } from "@kappa/kafka-protocol";
+import { crc32cRange } from "./crc32c-native.ts";
 
 export { crc32c };
 
@@ -80,7 +82,7 @@ export function readHeader(buf: Buffer, pos: number): BatchHeader {
 }
 
 export function batchCrcValid(buf: Buffer, pos: number, size: number): boolean {
-  return crc32c(buf, pos + OFF_ATTRIBUTES, pos + size) === buf.readUInt32BE(pos + OFF_CRC);
+  return crc32cRange(buf, pos + OFF_ATTRIBUTES, pos + size) === buf.readUInt32BE(pos + OFF_CRC);
 }
 
 export function setBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
