@@ -19,7 +19,7 @@
 //  - A single frame is bounded by socket.request.max.bytes (see FrameReader).
 import type { Socket } from "node:net";
 import { decodeRequestHeader, decodeRequest, encodeResponse, ApiKey, ErrorCode, type ApiKeyWithBody, type ResponseInput } from "@kappa/kafka-protocol";
-import { FrameError, FrameReader } from "./frame-reader.ts";
+import { FrameError, FramePool, FrameReader } from "./frame-reader.ts";
 import type { BrokerCore } from "../broker.ts";
 import type { RequestContext } from "../registry.ts";
 import { ANONYMOUS, type Session } from "../session.ts";
@@ -28,6 +28,8 @@ import { ANONYMOUS, type Session } from "../session.ts";
 const WRITE_HIGH_WATER = 8 * 1024 * 1024;
 /** Bytes of received, not yet dispatched requests above which reading pauses. */
 const QUEUED_REQUEST_BYTES_LIMIT = 16 * 1024 * 1024;
+/** Idle frame buffers kept for reuse per connection (see FramePool). */
+const FRAME_POOL_BYTES = 16 * 1024 * 1024;
 
 interface Slot {
   done: boolean;
@@ -40,6 +42,7 @@ interface Slot {
 export class Connection {
   readonly session: Session;
   private readonly reader: FrameReader;
+  private readonly framePool = new FramePool(FRAME_POOL_BYTES);
   private readonly pending: Slot[] = [];
   /** Received frames not yet dispatched, in arrival order. */
   private readonly incoming: Buffer[] = [];
@@ -66,7 +69,7 @@ export class Connection {
       state: "ready",
       saslMechanism: null,
     };
-    this.reader = new FrameReader(core.config["socket.request.max.bytes"]);
+    this.reader = new FrameReader(core.config["socket.request.max.bytes"], this.framePool);
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.pump());
@@ -229,6 +232,11 @@ export class Connection {
     const delayMs = action?.kind === "delay" ? action.ms : 0;
     api.handle(ctx, body).then(
       async (result) => {
+        // A finished Produce handler has written or rejected every append, and the
+        // storage engine keeps no view of the request's records after that; other
+        // requests may leave views of their frame in broker state (group member
+        // metadata, for one), so only Produce frames are reused.
+        if (apiKey === ApiKey.Produce) this.framePool.give(frame);
         if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
         if (this.closed) return;
         if (result !== null) {
