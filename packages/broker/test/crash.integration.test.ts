@@ -2,61 +2,23 @@
 // at random moments while kafkajs produces with acks=-1; after every restart on the
 // same data dir, every acknowledged record is present exactly once and in order,
 // and the whole log reads back with valid CRCs.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { rm } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
-import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, decodeRecordBatch, iterateBatches } from "@kappa/kafka-protocol";
-import { kafkaClient, newDataDir, RawClient, sleep } from "./helpers.ts";
+import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, type ChildBroker } from "./helpers.ts";
 
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const children: ChildProcess[] = [];
 
 afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 });
 
-interface Child {
-  proc: ChildProcess;
-  port: number;
-  stderr: () => string;
-}
+type Child = ChildBroker;
 
-/** Starts `src/cli.ts` in its own node process (no tsx wrapper, so SIGKILL hits the broker itself). */
-async function startChild(dataDir: string, port: number): Promise<Child> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "--port", String(port), "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0"], {
-    cwd: packageDir,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(proc);
-  let out = "";
-  let err = "";
-  proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  const boundPort = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`broker did not become ready:\n${err}`)), 20_000);
-    proc.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /kappa-broker ready on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    proc.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`broker exited with ${code} before becoming ready:\n${err}`));
-    });
-  });
-  return { proc, port: boundPort, stderr: () => err };
-}
-
-function killHard(c: Child): Promise<void> {
-  return new Promise((resolve) => {
-    c.proc.once("exit", () => resolve());
-    c.proc.kill("SIGKILL");
-  });
+function startChild(dataDir: string, port: number): Promise<Child> {
+  return startChildBroker(["--port", String(port), "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0"], children);
 }
 
 /** Reads the whole partition with raw fetches, decoding (and CRC-checking) every batch. */

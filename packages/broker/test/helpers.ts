@@ -1,8 +1,10 @@
 // Shared test helpers: an in-process broker on an ephemeral port with its own
 // data dir, a raw protocol client, and kafkajs factories with short timeouts.
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { connect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
@@ -173,4 +175,51 @@ export class RawClient {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/** A broker running `src/cli.ts` in its own node process, for tests that kill it. */
+export interface ChildBroker {
+  proc: ChildProcess;
+  port: number;
+  stderr: () => string;
+}
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * Starts `src/cli.ts` with `cliArgs` in its own node process (no tsx wrapper,
+ * so SIGKILL hits the broker itself), records it in `children` for cleanup,
+ * and resolves with the port from its ready line.
+ */
+export async function startChildBroker(cliArgs: string[], children: ChildProcess[]): Promise<ChildBroker> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...cliArgs], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(proc);
+  let out = "";
+  let err = "";
+  proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`broker did not become ready:\n${err}`)), 20_000);
+    proc.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /kappa-broker ready on 127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`broker exited with ${code} before becoming ready:\n${err}`));
+    });
+  });
+  return { proc, port, stderr: () => err };
+}
+
+/** SIGKILL, resolved once the process is gone (at once if it already is). */
+export function killHard(c: ChildBroker): Promise<void> {
+  return new Promise((resolve) => {
+    if (c.proc.exitCode !== null || c.proc.signalCode !== null) return resolve();
+    c.proc.once("exit", () => resolve());
+    c.proc.kill("SIGKILL");
+  });
 }

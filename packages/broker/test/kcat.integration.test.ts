@@ -1,9 +1,10 @@
 // kcat (librdkafka 2.0.2 on Debian bookworm), unmodified, against the broker.
 // kcat must be installed (Debian package `kcat`); .ci/run installs it.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
+import { runKcat } from "./sasl-helpers.ts";
 
 let broker: TestBroker;
 
@@ -14,28 +15,11 @@ afterAll(async () => {
   await broker.cleanup();
 });
 
-function kcat(args: string[], input?: string, timeoutMs = 30_000): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("kcat", ["-b", broker.bootstrap, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`kcat ${args.join(" ")} timed out\n${stderr}`));
-    }, timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run kcat (install the Debian package "kcat"): ${err.message}`));
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve({ stdout, stderr });
-      else reject(new Error(`kcat ${args.join(" ")} exited with ${code}\n${stderr}`));
-    });
-    child.stdin.end(input ?? "");
-  });
+/** kcat against the test broker; a non-zero exit fails the test with kcat's stderr. */
+async function kcat(args: string[], input?: string, timeoutMs = 30_000): Promise<{ stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runKcat(broker.bootstrap, args, input, timeoutMs);
+  if (code !== 0) throw new Error(`kcat ${args.join(" ")} exited with ${code}\n${stderr}`);
+  return { stdout, stderr };
 }
 
 /** Printable records without the delimiters kcat uses; varied sizes up to 64 KiB. */

@@ -4,18 +4,16 @@
 // agree with what is on disk, everything holds across a restart and across
 // SIGKILLs of a child-process broker in the middle of copying, Kafka's config
 // validation refuses what it should, and total retention deletes remote segments.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomInt } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigResourceTypes, type Kafka } from "kafkajs";
 import { ApiKey, ErrorCode, decodeRecordBatch, iterateBatches } from "@kappa/kafka-protocol";
-import { kafkaClient, newDataDir, RawClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, startTestBroker, uniqueName, waitFor, type ChildBroker, type TestBroker } from "./helpers.ts";
 
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SEGMENT_BYTES = 16 * 1024;
 const TIERED_CONFIGS = {
   "remote.storage.enable": "true",
@@ -358,19 +356,11 @@ describe("tiered storage (in-process broker)", () => {
 
 // ---------------------------------------------------------------- SIGKILL
 
-interface Child {
-  proc: ChildProcess;
-  port: number;
-  stderr: () => string;
-}
+type Child = ChildBroker;
 
-async function startChild(dataDir: string, remoteDir: string): Promise<Child> {
-  const proc = spawn(
-    process.execPath,
+function startChild(dataDir: string, remoteDir: string): Promise<Child> {
+  return startChildBroker(
     [
-      "--import",
-      "tsx",
-      "src/cli.ts",
       "--port",
       "0",
       "--data-dir",
@@ -384,36 +374,8 @@ async function startChild(dataDir: string, remoteDir: string): Promise<Child> {
       "--override",
       "log.retention.check.interval.ms=50",
     ],
-    { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] },
+    children,
   );
-  children.push(proc);
-  let out = "";
-  let err = "";
-  proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`broker did not become ready:\n${err}`)), 20_000);
-    proc.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /kappa-broker ready on 127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    proc.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`broker exited with ${code} before becoming ready:\n${err}`));
-    });
-  });
-  return { proc, port, stderr: () => err };
-}
-
-function killHard(c: Child): Promise<void> {
-  return new Promise((resolve) => {
-    if (c.proc.exitCode !== null || c.proc.signalCode !== null) return resolve();
-    c.proc.once("exit", () => resolve());
-    c.proc.kill("SIGKILL");
-  });
 }
 
 describe("tiered storage under SIGKILL", () => {
