@@ -23,7 +23,8 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_.,:/=@+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-export function kafkajsSnippet(s: ConnectionSettings): string {
+/** The kafkajs client both snippets start with; the password stays in the environment. */
+function kafkaClientLines(s: Pick<ConnectionSettings, "bootstrap" | "username" | "mechanism">): string[] {
   const brokers = s.bootstrap.split(",").map((b) => JSON.stringify(b.trim()));
   return [
     `import { Kafka } from "kafkajs";`,
@@ -33,12 +34,18 @@ export function kafkajsSnippet(s: ConnectionSettings): string {
     `  brokers: [${brokers.join(", ")}],`,
     `  // ssl: true, // when the cluster listens with TLS (SASL_SSL)`,
     `  sasl: {`,
-    `    mechanism: "scram-sha-512",`,
+    `    mechanism: ${JSON.stringify(s.mechanism.toLowerCase())},`,
     `    username: ${JSON.stringify(s.username)},`,
     `    password: process.env.KAFKA_PASSWORD,`,
     `  },`,
     `});`,
     ``,
+  ];
+}
+
+export function kafkajsSnippet(s: ConnectionSettings): string {
+  return [
+    ...kafkaClientLines(s),
     `// Consumer groups must start with ${JSON.stringify(s.groupPrefix)}.`,
     `const consumer = kafka.consumer({ groupId: ${JSON.stringify(groupIdFor(s))} });`,
     `await consumer.connect();`,
@@ -63,21 +70,8 @@ export function kcatCommand(s: ConnectionSettings): string {
 
 /** The producer side: the domain's producer account writes its product's topic (idempotent, as the ACLs allow). */
 export function kafkajsProducerSnippet(s: Omit<ConnectionSettings, "groupPrefix">): string {
-  const brokers = s.bootstrap.split(",").map((b) => JSON.stringify(b.trim()));
   return [
-    `import { Kafka } from "kafkajs";`,
-    ``,
-    `const kafka = new Kafka({`,
-    `  clientId: ${JSON.stringify(s.username)},`,
-    `  brokers: [${brokers.join(", ")}],`,
-    `  // ssl: true, // when the cluster listens with TLS (SASL_SSL)`,
-    `  sasl: {`,
-    `    mechanism: "scram-sha-512",`,
-    `    username: ${JSON.stringify(s.username)},`,
-    `    password: process.env.KAFKA_PASSWORD,`,
-    `  },`,
-    `});`,
-    ``,
+    ...kafkaClientLines(s),
     `const producer = kafka.producer({ idempotent: true });`,
     `await producer.connect();`,
     `await producer.send({`,
