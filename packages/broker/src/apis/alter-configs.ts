@@ -11,8 +11,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type AlterConfigsRequest, type AlterConfigsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
-import { errorOf } from "./common.ts";
-import { brokerResourceProblem, ResourceType } from "./configs-common.ts";
+import { applyTopicOverrides, brokerResourceProblem, ResourceType } from "./configs-common.ts";
 
 type Result = DeepPartial<AlterConfigsResponse["responses"][number]>;
 
@@ -45,23 +44,8 @@ export const alterConfigsApi = defineApi<AlterConfigsRequest, AlterConfigsRespon
           continue;
         }
         for (const c of r.configs) if (c.value !== null) overrides[c.name] = c.value;
-        const problems = b.logs.validateTopicConfigs(overrides);
-        if (problems.length > 0) {
-          done(ErrorCode.INVALID_CONFIG, problems.map((p) => p.message).join("; "));
-          continue;
-        }
-        if (req.validateOnly) {
-          done(ErrorCode.NONE, null);
-          continue;
-        }
-        try {
-          await b.logs.setTopicConfigs(r.resourceName, overrides);
-          b.logger.info(`topic ${r.resourceName} configs set to ${JSON.stringify(overrides)}`);
-          done(ErrorCode.NONE, null);
-        } catch (err) {
-          const e = errorOf(ctx, err, `altering configs of ${r.resourceName}`);
-          done(e.code, e.message);
-        }
+        const result = await applyTopicOverrides(ctx, r.resourceName, overrides, req.validateOnly);
+        done(result.code, result.message);
       } else if (r.resourceType === ResourceType.BROKER) {
         if (!b.authorizer.authorize(ctx.session, "ALTER_CONFIGS", CLUSTER_RESOURCE)) {
           done(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");

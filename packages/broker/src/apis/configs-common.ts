@@ -1,6 +1,7 @@
 // Shared by DescribeConfigs, AlterConfigs and IncrementalAlterConfigs.
 import { ErrorCode } from "@kappa/kafka-protocol";
 import type { RequestContext } from "../registry.ts";
+import { errorOf } from "./common.ts";
 import type { BrokerConfig } from "../config.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { ConfigEntryView } from "../logs.ts";
@@ -46,4 +47,28 @@ export function describeBrokerConfigs(config: BrokerConfig, keys: string[] | nul
     });
   }
   return rows;
+}
+
+/**
+ * The step AlterConfigs and IncrementalAlterConfigs both end with: validate a
+ * topic's complete new set of overrides and, unless validate_only, store it.
+ * Returns the per-resource error code and message.
+ */
+export async function applyTopicOverrides(
+  ctx: RequestContext,
+  topic: string,
+  overrides: Record<string, string>,
+  validateOnly: boolean,
+): Promise<{ code: number; message: string | null }> {
+  const b = ctx.broker;
+  const problems = b.logs.validateTopicConfigs(overrides);
+  if (problems.length > 0) return { code: ErrorCode.INVALID_CONFIG, message: problems.map((p) => p.message).join("; ") };
+  if (validateOnly) return { code: ErrorCode.NONE, message: null };
+  try {
+    await b.logs.setTopicConfigs(topic, overrides);
+    b.logger.info(`topic ${topic} configs set to ${JSON.stringify(overrides)}`);
+    return { code: ErrorCode.NONE, message: null };
+  } catch (err) {
+    return errorOf(ctx, err, `altering configs of ${topic}`);
+  }
 }

@@ -12,8 +12,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
-import { errorOf } from "./common.ts";
-import { brokerResourceProblem, ResourceType } from "./configs-common.ts";
+import { applyTopicOverrides, brokerResourceProblem, ResourceType } from "./configs-common.ts";
 
 type Result = DeepPartial<IncrementalAlterConfigsResponse["responses"][number]>;
 
@@ -91,22 +90,8 @@ export const incrementalAlterConfigsApi = defineApi<IncrementalAlterConfigsReque
             continue resources;
         }
       }
-      const problems = b.logs.validateTopicConfigs(next);
-      if (problems.length > 0) {
-        done(ErrorCode.INVALID_CONFIG, problems.map((p) => p.message).join("; "));
-        continue;
-      }
-      if (req.validateOnly) {
-        done(ErrorCode.NONE, null);
-        continue;
-      }
-      try {
-        await b.logs.setTopicConfigs(r.resourceName, next);
-        done(ErrorCode.NONE, null);
-      } catch (err) {
-        const e = errorOf(ctx, err, `altering configs of ${r.resourceName}`);
-        done(e.code, e.message);
-      }
+      const result = await applyTopicOverrides(ctx, r.resourceName, next, req.validateOnly);
+      done(result.code, result.message);
     }
     return { throttleTimeMs: 0, responses };
   },
