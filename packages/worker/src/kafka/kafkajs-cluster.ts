@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import kafkajs, { type Admin, type AclEntry, type AclFilter, type SASLOptions } from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import type { Logger } from "../log.ts";
-import { SCRAM_MECHANISM_CODE, scramUpsertion } from "../secrets.ts";
+import { SCRAM_MECHANISM_CODE, scramUpsertion } from "../scram.ts";
 import {
   partitionKey,
   type AclBinding,
