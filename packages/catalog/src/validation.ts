@@ -145,6 +145,10 @@ export const deprecateProductInput = z.object({
   sunsetAt: z.coerce.date({ message: "Enter a sunset date." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
 });
 
+export const retireProductInput = z.object({
+  reason: reasonInput.shape.reason,
+});
+
 export const ACCOUNT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{2,63}$/;
 export const createServiceAccountInput = z.object({
   domainId: z.string().min(1, "Choose a domain."),
