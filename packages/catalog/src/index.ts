@@ -14,6 +14,10 @@ export { NOTIFICATION_KIND_NAMES, NOTIFICATION_KINDS, isNotificationKind, type N
 export { notify, webhookPayload, type NotificationAudience, type NotificationInput, type NotifyResult, type WebhookPayload } from "./notifications/notify.ts";
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret, signWebhook, verifyWebhookSignature } from "./notifications/signature.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
+export { decodeValue, type DecodedValue, type SchemaChoice, type ValueContext } from "./records/decode-value.ts";
+export { MASKED } from "./records/mask.ts";
+export { READABLE_STATUSES, recordViewer, type RecordViewer } from "./records/viewer.ts";
+export { confluentFrame, rawBytes, renderKey, type RawBytes } from "./records/wire.ts";
 export { TASK_KINDS, TASK_LABELS, taskLabel, topicConfigs, type TaskKind } from "./tasks.ts";
 export * from "./transitions.ts";
 export * from "./validation.ts";
@@ -23,6 +27,7 @@ export { approveSubscription } from "./actions/approve-subscription.ts";
 export { createWebhook, WEBHOOKS_PER_DOMAIN } from "./actions/create-webhook.ts";
 export { deleteWebhook } from "./actions/delete-webhook.ts";
 export { markNotificationsRead } from "./actions/mark-notifications-read.ts";
+export { rebuildStateView } from "./actions/rebuild-state-view.ts";
 export { retireDueProducts, retireProduct } from "./actions/retire-product.ts";
 export { sendTestWebhook } from "./actions/send-test-webhook.ts";
 export { updateWebhook } from "./actions/update-webhook.ts";
@@ -41,6 +46,8 @@ export { updateProduct } from "./actions/update-product.ts";
 
 export { listAuditEvents } from "./queries/audit-log.ts";
 export { listNotifications } from "./queries/notifications.ts";
+export { productRetirement } from "./queries/product-retirement.ts";
+export { browseStateKeys, lookupStateKey, stateViewStatus } from "./queries/state-view.ts";
 export { domainWebhooks, webhookDeliveries } from "./queries/webhooks.ts";
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";

@@ -75,6 +75,10 @@ export const workerEnvSchema = z
     WORKER_WEBHOOK_BACKOFF_MAX_MS: positiveInt(3_600_000),
     /** Webhooks to loopback, private and link-local addresses are refused unless true (SSRF guard; demo mode allows them). */
     WORKER_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+    /** How often latest-state views look for new records once caught up. */
+    WORKER_STATE_POLL_MS: positiveInt(1_000),
+    /** Bytes read per partition per round by the latest-state views. */
+    WORKER_STATE_FETCH_BYTES: positiveInt(4 * 1024 * 1024),
     /** How often deprecated products past their sunset are retired. */
     WORKER_SUNSET_CHECK_MS: positiveInt(60_000),
   })

@@ -27,7 +27,7 @@ async function retireLocked(tx: Tx, product: DataProduct, by: { id: string | nul
     where: { productId: product.id, status: { in: ["APPROVED", "ACTIVE"] } },
     include: { serviceAccount: { select: { name: true } } },
   });
-  const requested = await tx.subscription.findMany({ where: { productId: product.id, status: "REQUESTED" }, select: { id: true } });
+  const requested = await tx.subscription.findMany({ where: { productId: product.id, status: "REQUESTED" }, select: { id: true, consumingDomainId: true } });
   const subscriptionReason = trigger === "sunset" ? "The product reached its sunset and was retired." : `The product was retired: ${reason}`;
   if (granted.length > 0) {
     await tx.subscription.updateMany({ where: { id: { in: granted.map((s) => s.id) } }, data: { status: "REVOKED", decidedById: by.id, decidedAt: now, reason: subscriptionReason } });
@@ -59,7 +59,7 @@ async function retireLocked(tx: Tx, product: DataProduct, by: { id: string | nul
   for (const s of granted) {
     await recordAudit(tx, by, "subscription.revoked", "Subscription", s.id, { from: s.status, to: "REVOKED", reason: subscriptionReason });
   }
-  const subscriberDomains = [...new Set(granted.map((s) => s.consumingDomainId))];
+  const subscriberDomains = [...new Set([...granted, ...requested].map((s) => s.consumingDomainId))];
   await notify(tx, {
     kind: "product.retired",
     title: `${product.name} was retired`,
