@@ -1,4 +1,4 @@
-export { type ActingUser } from "./action.ts";
+export { actingUser, type ActingUser } from "./action.ts";
 export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
 export { createPrismaClient, type Db, type Tx } from "./db.ts";
@@ -11,6 +11,10 @@ export { toJson, type Jsonish } from "./serialize.ts";
 export { TASK_KINDS, TASK_LABELS, topicConfigs, type TaskKind } from "./tasks.ts";
 export * from "./transitions.ts";
 export * from "./validation.ts";
+export * from "./policies/index.ts";
+export { activePolicy, DEFAULT_POLICY_PATH, defaultPolicySource, ensureDefaultPolicy, parsePolicySource, type ActivePolicy } from "./policies/store.ts";
+export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/enforce.ts";
+export { restrictToScopes } from "./tokens/scopes.ts";
 
 export { approveProduct } from "./actions/approve-product.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";
@@ -23,8 +27,11 @@ export { requestSubscription } from "./actions/request-subscription.ts";
 export { revokeSubscription } from "./actions/revoke-subscription.ts";
 export { submitForReview } from "./actions/submit-for-review.ts";
 export { updateProduct } from "./actions/update-product.ts";
+export { updatePolicy, updatePolicyInput } from "./actions/update-policy.ts";
 
 export { listAuditEvents } from "./queries/audit-log.ts";
+export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/policy-overview.ts";
+export { findViolations, type ProductViolation } from "./policies/violations.ts";
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { reviewQueue } from "./queries/review-queue.ts";
