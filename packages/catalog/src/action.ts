@@ -20,6 +20,12 @@ export function actingUser(actor: Pick<Actor, "id" | "token">): ActingUser {
   return actor.token ? { userId: actor.id, token: actor.token } : { userId: actor.id };
 }
 
+/** The acting user's actor, narrowed by the API token's scopes when there is one. */
+export async function loadActingActor(db: Db | Tx, acting: ActingUser): Promise<Actor> {
+  const actor = await loadActor(db, acting.userId);
+  return acting.token ? restrictToScopes(actor, acting.token) : actor;
+}
+
 /**
  * Runs one catalog action in one transaction: the actor's roles are read inside
  * it, so the permission check, the change, its audit event and its provisioning
@@ -28,10 +34,7 @@ export function actingUser(actor: Pick<Actor, "id" | "token">): ActingUser {
 export async function inTransaction<T>(db: Db, acting: ActingUser, work: (tx: Tx, actor: Actor) => Promise<T>): Promise<T> {
   try {
     return await db.$transaction(
-      async (tx) => {
-        const actor = await loadActor(tx, acting.userId);
-        return work(tx, acting.token ? restrictToScopes(actor, acting.token) : actor);
-      },
+      async (tx) => work(tx, await loadActingActor(tx, acting)),
       { isolationLevel: "ReadCommitted", timeout: 15_000 },
     );
   } catch (error) {

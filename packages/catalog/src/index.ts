@@ -1,4 +1,4 @@
-export { actingUser, type ActingUser } from "./action.ts";
+export { actingUser, loadActingActor, type ActingUser } from "./action.ts";
 export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
 export { createPrismaClient, type Db, type Tx } from "./db.ts";
@@ -28,6 +28,11 @@ export { revokeSubscription } from "./actions/revoke-subscription.ts";
 export { submitForReview } from "./actions/submit-for-review.ts";
 export { updateProduct } from "./actions/update-product.ts";
 export { updatePolicy, updatePolicyInput } from "./actions/update-policy.ts";
+export { createApiToken, createApiTokenInput, TOKEN_MAX_DAYS, type CreateApiTokenInput } from "./actions/create-api-token.ts";
+export { revokeApiToken } from "./actions/revoke-api-token.ts";
+export { authenticateApiToken } from "./tokens/authenticate-token.ts";
+export { hashTokenSecret, TOKEN_PATTERN } from "./tokens/secret.ts";
+export { listApiTokens } from "./queries/api-tokens.ts";
 
 export { listAuditEvents } from "./queries/audit-log.ts";
 export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/policy-overview.ts";

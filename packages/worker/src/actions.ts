@@ -3,7 +3,7 @@
  * the catalog's conventions: acting user first, permission checked inside the
  * same transaction as the change, an audit event in that transaction.
  */
-import { ConflictError, ForbiddenError, NotFoundError, canInDomain, hasGlobal, loadActor, type ActingUser, type Db } from "@kappa/catalog";
+import { ConflictError, ForbiddenError, NotFoundError, canInDomain, hasGlobal, loadActingActor, type ActingUser, type Db } from "@kappa/catalog";
 import { decryptSecret } from "./secrets.ts";
 import { ROTATE_CREDENTIALS } from "./tasks/handlers.ts";
 
@@ -16,7 +16,7 @@ const TX = { isolationLevel: "ReadCommitted" as const, timeout: 15_000 };
  */
 export async function retryTask(db: Db, acting: ActingUser, taskId: string) {
   return db.$transaction(async (tx) => {
-    const actor = await loadActor(tx, acting.userId);
+    const actor = await loadActingActor(tx, acting);
     const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ProvisioningTask" WHERE id = ${taskId} FOR UPDATE`;
     if (rows.length === 0) throw new NotFoundError("Provisioning task", taskId);
     const task = await tx.provisioningTask.findUniqueOrThrow({ where: { id: taskId } });
@@ -53,7 +53,7 @@ export async function retryTask(db: Db, acting: ActingUser, taskId: string) {
  */
 export async function revealCredentialOnce(db: Db, secretsKey: Buffer, acting: ActingUser, serviceAccountId: string): Promise<{ username: string; password: string; mechanism: "SCRAM-SHA-512"; issuedAt: Date | null }> {
   return db.$transaction(async (tx) => {
-    const actor = await loadActor(tx, acting.userId);
+    const actor = await loadActingActor(tx, acting);
     const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ServiceAccount" WHERE id = ${serviceAccountId} FOR UPDATE`;
     if (rows.length === 0) throw new NotFoundError("Service account", serviceAccountId);
     const account = await tx.serviceAccount.findUniqueOrThrow({ where: { id: serviceAccountId }, omit: { secretCiphertext: false, secretHash: false } });
@@ -78,7 +78,7 @@ export async function revealCredentialOnce(db: Db, secretsKey: Buffer, acting: A
 /** Queues a credential rotation for the worker; owners of the account's domain only. */
 export async function requestCredentialRotation(db: Db, acting: ActingUser, serviceAccountId: string) {
   return db.$transaction(async (tx) => {
-    const actor = await loadActor(tx, acting.userId);
+    const actor = await loadActingActor(tx, acting);
     const account = await tx.serviceAccount.findUnique({ where: { id: serviceAccountId } });
     if (!account) throw new NotFoundError("Service account", serviceAccountId);
     if (!canInDomain(actor, "serviceAccount:create", account.domainId)) throw new ForbiddenError("Only owners of the account's domain can rotate its credentials.");

@@ -1,3 +1,4 @@
+import { actingUser } from "@kappa/catalog";
 import { retryTask } from "@kappa/worker";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
@@ -7,7 +8,7 @@ import { errorResponse, json } from "@/server/http";
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await retryTask(db(), { userId: actor.id }, (await params).id));
+    return json(await retryTask(db(), actingUser(actor), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }
