@@ -1,5 +1,6 @@
 import { slugify } from "../naming.ts";
 import { flattenFields, schemaFields, type SchemaField } from "../schema/fields.ts";
+import { piiFieldPaths } from "../schema/pii.ts";
 import type { CheckName, CheckParams, PolicyDocument, PolicyEvent, PolicyRule } from "./document.ts";
 
 /*
@@ -170,9 +171,10 @@ const CHECKERS: { [C in CheckName]: { field?: string; run: Checker<C> } } = {
   },
   "pii-classification": {
     field: "classification",
-    run: (p, { product }, fields) => {
+    run: (p, { product }) => {
       if (!product?.schema) return null;
-      const pii = flattenFields(fields()).filter((f) => f.pii === true).map((f) => f.path);
+      // The one definition of "tagged PII" (shared with masking).
+      const pii = piiFieldPaths(product.schema.format, product.schema.definition);
       if (pii.length === 0) return ok("No PII fields.");
       if (!(p.allowed as string[]).includes(product.classification)) {
         return bad(`PII field${pii.length > 1 ? "s" : ""} ${pii.join(", ")}: the product must be ${p.allowed.join(" or ")}, not ${product.classification}.`);

@@ -1,5 +1,4 @@
-import { actingUser } from "@kappa/catalog";
-import { retryTask } from "@kappa/worker";
+import { actingUser, retryTask } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";

@@ -1,5 +1,4 @@
-import { actingUser } from "@kappa/catalog";
-import { parseSecretsKey, revealCredentialOnce } from "@kappa/worker";
+import { actingUser, parseSecretsKey, revealCredentialOnce } from "@kappa/catalog";
 import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";

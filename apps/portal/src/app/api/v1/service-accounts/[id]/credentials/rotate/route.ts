@@ -1,5 +1,4 @@
-import { actingUser } from "@kappa/catalog";
-import { requestCredentialRotation } from "@kappa/worker";
+import { actingUser, requestCredentialRotation } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
