@@ -14,7 +14,7 @@ export { TASK_KINDS, TASK_LABELS, taskLabel, topicConfigs, type TaskKind } from 
 export * from "./transitions.ts";
 export * from "./validation.ts";
 export * from "./policies/index.ts";
-export { activePolicy, DEFAULT_POLICY_PATH, defaultPolicySource, ensureDefaultPolicy, parsePolicySource, type ActivePolicy } from "./policies/store.ts";
+export { activePolicy, defaultPolicyPath, defaultPolicySource, ensureDefaultPolicy, parsePolicySource, type ActivePolicy } from "./policies/store.ts";
 export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/enforce.ts";
 export { restrictToScopes } from "./tokens/scopes.ts";
 

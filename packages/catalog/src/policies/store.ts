@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Prisma } from "@prisma/client";
 import { parse as parseYaml, YAMLParseError } from "yaml";
@@ -7,11 +8,17 @@ import { ValidationError } from "../errors.ts";
 import { fieldErrors } from "../validation.ts";
 import { policyDocument, type PolicyDocument } from "./document.ts";
 
-/** The committed default policy (YAML), loaded as version 1 into an empty catalog. */
-export const DEFAULT_POLICY_PATH = fileURLToPath(new URL("../../policies/default.yaml", import.meta.url));
+/**
+ * The committed default policy (YAML), loaded as version 1 into an empty
+ * catalog by `npm start` (and lazily by tests). Resolved on first use, not at
+ * import: the portal's bundle imports this module but never needs the file.
+ */
+export function defaultPolicyPath(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../policies/default.yaml");
+}
 
 export function defaultPolicySource(): string {
-  return readFileSync(DEFAULT_POLICY_PATH, "utf8");
+  return readFileSync(defaultPolicyPath(), "utf8");
 }
 
 /** Parses and validates policy YAML; refuses with the line or the rule field at fault. */
