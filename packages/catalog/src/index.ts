@@ -7,6 +7,7 @@ export * from "./naming.ts";
 export { can, canInDomain, hasGlobal, PERMISSIONS, permissionSummary, type Permission } from "./permissions.ts";
 export { hashPassword, verifyPassword } from "./passwords.ts";
 export { prettySchema, schemaDefinitionProblem } from "./schema-definition.ts";
+export * from "./schema/index.ts";
 export { toJson, type Jsonish } from "./serialize.ts";
 export { TASK_KINDS, TASK_LABELS, topicConfigs, type TaskKind } from "./tasks.ts";
 export * from "./transitions.ts";
