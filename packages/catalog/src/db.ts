@@ -26,6 +26,7 @@ export function createPrismaClient(databaseUrl: string) {
       user: { passwordHash: true },
       serviceAccount: { secretHash: true, secretCiphertext: true },
       webhookEndpoint: { secretCiphertext: true },
+      apiToken: { secretHash: true },
     },
   });
 }
