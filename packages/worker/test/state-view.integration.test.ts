@@ -16,7 +16,7 @@ let running: ReturnType<typeof startWorker>;
 let topic = "";
 let productId = "";
 
-const schema = JSON.stringify({ type: "object", properties: { name: { type: "string", "x-pii": true }, city: { type: "string" }, n: { type: "integer" } } });
+const schema = JSON.stringify({ type: "object", properties: { id: { type: "string" }, name: { type: "string", "x-pii": true }, city: { type: "string" }, n: { type: "integer" } } });
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };
 const adminSasl = { mechanism: "SCRAM-SHA-512" as const, username: ADMIN.name, password: ADMIN.password };
@@ -28,7 +28,7 @@ beforeAll(async () => {
   people = await seedPeople(db);
   running = startWorker(db, broker.bootstrap, {}, adminSasl);
   await running.start();
-  const product = await approvedProduct(db, people, { cleanupPolicy: "compact", partitions: 3, schema: { format: "JSON_SCHEMA", definition: schema } });
+  const product = await approvedProduct(db, people, { cleanupPolicy: "compact", keyFields: ["id"], classification: "CONFIDENTIAL", partitions: 3, schema: { format: "JSON_SCHEMA", definition: schema } });
   productId = product.id;
   topic = product.topicName;
   await waitFor(async () => (await db.provisioningTask.findMany({ where: { entityId: productId } })).every((t) => t.status === "DONE"), 15_000, "the topic");

@@ -1,4 +1,4 @@
-import { markNotificationsRead } from "@kappa/catalog";
+import { actingUser, markNotificationsRead } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -7,7 +7,7 @@ import { errorResponse, json, readJson } from "@/server/http";
 export async function POST(request: Request) {
   try {
     const actor = await currentActor();
-    return json(await markNotificationsRead(db(), { userId: actor.id }, await readJson(request)));
+    return json(await markNotificationsRead(db(), actingUser(actor), await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,4 +1,4 @@
-import { deleteWebhook, updateWebhook } from "@kappa/catalog";
+import { actingUser, deleteWebhook, updateWebhook } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -6,7 +6,7 @@ import { errorResponse, json, readJson } from "@/server/http";
 export async function PATCH(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await updateWebhook(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+    return json(await updateWebhook(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }
@@ -15,7 +15,7 @@ export async function PATCH(request: Request, { params }: { params: Promise<{ id
 export async function DELETE(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await deleteWebhook(db(), { userId: actor.id }, (await params).id));
+    return json(await deleteWebhook(db(), actingUser(actor), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }

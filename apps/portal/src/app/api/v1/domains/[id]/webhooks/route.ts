@@ -1,4 +1,4 @@
-import { createWebhook, domainWebhooks, parseSecretsKey, toJson } from "@kappa/catalog";
+import { actingUser, createWebhook, domainWebhooks, parseSecretsKey, toJson } from "@kappa/catalog";
 import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
@@ -21,7 +21,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
     if (!key) return notConfigured("This portal has no KAPPA_SECRETS_KEY, so it cannot seal webhook secrets. Ask a platform admin to configure it.");
     const body = await readJson(request);
     const input = typeof body === "object" && body !== null ? { ...body, domainId: (await params).id } : body;
-    const created = await createWebhook(db(), parseSecretsKey(key), { userId: actor.id }, input);
+    const created = await createWebhook(db(), parseSecretsKey(key), actingUser(actor), input);
     return Response.json(toJson(created), { status: 201, headers: { "cache-control": "no-store" } });
   } catch (error) {
     return errorResponse(error);

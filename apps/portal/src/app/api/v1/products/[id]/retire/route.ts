@@ -1,4 +1,4 @@
-import { retireProduct } from "@kappa/catalog";
+import { actingUser, retireProduct } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -7,7 +7,7 @@ import { errorResponse, json, readJson } from "@/server/http";
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await retireProduct(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+    return json(await retireProduct(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }
