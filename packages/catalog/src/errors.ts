@@ -5,6 +5,9 @@
 export type FieldErrors = Record<string, string[]>;
 
 export class CatalogError extends Error {
+  /** Structured facts behind a refusal (e.g. the incompatibilities of a schema), passed to API clients as is. */
+  details?: Record<string, unknown>;
+
   constructor(
     readonly code: string,
     readonly status: 400 | 401 | 403 | 404 | 409,

@@ -6,13 +6,14 @@ import { canInDomain } from "../permissions.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
 import { requestSubscriptionInput } from "../validation.ts";
+import { assertCarriedOver } from "../major-versions.ts";
 
 /**
  * A member of a consuming domain asks for read access for one of that domain's
  * service accounts. PUBLIC products of a domain that opted in are approved at
  * once; everything else waits for an explicit decision.
  */
-export async function requestSubscription(db: Db, acting: ActingUser, rawInput: unknown) {
+export async function requestSubscription(db: Db, acting: ActingUser, rawInput: unknown, carried?: { fromSubscriptionId: string }) {
   const input = parseInput(requestSubscriptionInput, rawInput);
   return inTransaction(db, acting, async (tx, actor) => {
     const product = await tx.dataProduct.findUnique({ where: { id: input.productId }, include: { domain: true } });
@@ -35,6 +36,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       where: { productId: product.id, serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } },
     });
     if (open) throw new ConflictError(`${account.name} already has a ${open.status} subscription to "${product.name}".`, "DUPLICATE_SUBSCRIPTION");
+    if (carried) await assertCarriedOver(tx, carried.fromSubscriptionId, product.id, account.id);
 
     const autoApprove = product.classification === "PUBLIC" && product.domain.autoApprovePublicSubscriptions;
     const subscription = await tx.subscription.create({
@@ -44,6 +46,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         serviceAccountId: account.id,
         purpose: input.purpose,
         requestedById: actor.id,
+        ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
       },
     });
