@@ -5,15 +5,14 @@
 export type FieldErrors = Record<string, string[]>;
 
 export class CatalogError extends Error {
-  /** Structured facts behind a refusal (e.g. the incompatibilities of a schema), passed to API clients as is. */
-  details?: Record<string, unknown>;
-
   constructor(
     readonly code: string,
-    readonly status: 400 | 401 | 403 | 404 | 409,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422,
     message: string,
     readonly fields?: FieldErrors,
     options?: ErrorOptions,
+    /** Extra machine-readable detail the API returns beside code and message (e.g. `policy`). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message, options);
     this.name = "CatalogError";

@@ -1,6 +1,6 @@
 import type { DataProduct, SchemaVersion } from "@prisma/client";
 import type { Tx } from "./db.ts";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "./errors.ts";
+import { CatalogError, ForbiddenError, NotFoundError, ValidationError } from "./errors.ts";
 import { topicNameFor } from "./naming.ts";
 import { lockProduct } from "./product-access.ts";
 import { schemaDefinitionProblem } from "./schema-definition.ts";
@@ -77,16 +77,18 @@ export function recheck(product: Pick<DataProduct, "compatibilityMode">, format:
 }
 
 /** A breaking change: 409 with every incompatibility and the new-major offer in `details`. */
-export class IncompatibleSchemaError extends ConflictError {
+export class IncompatibleSchemaError extends CatalogError {
   constructor(result: CompatibilityResult, offer: { majorVersion: number; topicName: string } | null) {
     const n = result.issues.length;
     super(
+      "INCOMPATIBLE_SCHEMA",
+      409,
       `The schema is not ${result.mode} compatible with ${result.checkedVersions.map((v) => `v${v}`).join(", ")}: ${n} incompatibilit${n === 1 ? "y" : "ies"}.` +
         (offer ? ` Publish it as a new major version (${offer.topicName}) instead.` : ""),
-      "INCOMPATIBLE_SCHEMA",
       { definition: result.issues.map((i) => i.message) },
+      undefined,
+      { mode: result.mode, checkedVersions: result.checkedVersions, issues: result.issues, newMajorVersion: offer },
     );
-    this.details = { mode: result.mode, checkedVersions: result.checkedVersions, issues: result.issues, newMajorVersion: offer };
   }
 }
 

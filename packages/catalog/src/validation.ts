@@ -91,6 +91,11 @@ const productFields = {
     .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
   contactEmail: z.string().trim().email("Enter a contact e-mail address."),
   compatibilityMode: z.enum(COMPATIBILITY_MODES, { message: "Choose a compatibility mode." }),
+  /** Top-level schema fields that form the record key, in order (compacted products need one). */
+  keyFields: z
+    .array(z.string().trim().regex(/^[A-Za-z_$][A-Za-z0-9_$-]{0,127}$/, "Key fields are top-level field names of the schema."))
+    .max(8, "At most 8 key fields.")
+    .refine((keys) => new Set(keys).size === keys.length, "Key fields must be unique."),
 };
 
 /** Rules that span fields; Kafka itself refuses these combinations. */
@@ -121,6 +126,7 @@ export const registerProductInput = z
     tieredStorage: productFields.tieredStorage.default(false),
     localRetentionMs: productFields.localRetentionMs.default(-2),
     compatibilityMode: productFields.compatibilityMode.default("BACKWARD"),
+    keyFields: productFields.keyFields.default([]),
     schema: schemaInput,
   })
   .superRefine(refineProduct);

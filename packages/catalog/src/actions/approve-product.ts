@@ -5,6 +5,7 @@ import { ForbiddenError } from "../errors.ts";
 import { producerAccountName } from "../naming.ts";
 import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { hasGlobal } from "../permissions.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
 import { enqueueProductProvisioning } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
@@ -22,6 +23,9 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     if (product.submittedById === actor.id || product.createdById === actor.id) {
       throw new ForbiddenError("Four-eyes rule: you cannot approve a product you registered or submitted.");
     }
+    // A policy changed since submission still applies: nothing non-compliant reaches Kafka.
+    const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
+    const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null });
     // A product in review has only its first schema; a rejected one that came back unchanged is approved with it.
     await tx.schemaVersion.updateMany({ where: { productId, status: { in: ["PENDING", "REJECTED"] } }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date(), decisionReason: null } });
@@ -38,7 +42,8 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
       update: {},
     });
     await enqueueProductProvisioning(tx, updated, producer);
-    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName });
+    const evaluation = await policy.record();
+    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary });
     return updated;
   });
 }
