@@ -3,6 +3,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError } from "../errors.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { checkAgainstApproved, EVOLVABLE_STATUSES, identicalVersion, IncompatibleSchemaError, newMajorOffer, requireValidDefinition, versionsOf } from "../schema-versions.ts";
 import { proposeSchemaVersionInput } from "../validation.ts";
@@ -37,6 +38,15 @@ export async function proposeSchemaVersion(db: Db, acting: ActingUser, productId
       ]);
       throw new IncompatibleSchemaError(check.result, newMajorOffer({ ...product, domain }, successor !== null));
     }
+    // The schema rules (PII tags, compacted keys) on the new schema; only failures it introduces block it.
+    const latest = versions.filter((v) => v.status === "APPROVED").at(-1) ?? null;
+    const policy = await enforcePolicy(tx, actor, {
+      event: "schema.version",
+      entityType: "SchemaVersion",
+      entityId: null,
+      facts: { product: productFacts(product, { format, definition }) },
+      baseline: { product: productFacts(product, latest) },
+    });
     const compatibility = {
       mode: check.result.mode,
       checkedVersions: check.result.checkedVersions,
@@ -46,8 +56,10 @@ export async function proposeSchemaVersion(db: Db, acting: ActingUser, productId
     const created = await tx.schemaVersion.create({
       data: { productId, version, format, definition, status: "PENDING", fingerprint: check.fingerprint, proposedById: actor.id, compatibility },
     });
+    const evaluation = await policy.record(created.id);
     await recordAudit(tx, actor, "schemaVersion.proposed", "SchemaVersion", created.id, {
       product: product.topicName,
+      policy: evaluation.summary,
       version,
       fingerprint: check.fingerprint,
       mode: check.result.mode,

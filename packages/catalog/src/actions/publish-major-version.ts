@@ -4,6 +4,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError } from "../errors.ts";
 import { topicNameFor, topicNameProblem } from "../naming.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
 import { EVOLVABLE_STATUSES, requireValidDefinition, versionsOf } from "../schema-versions.ts";
 import { schemaFingerprint } from "../schema/canonical.ts";
@@ -36,6 +37,8 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
     const problem = topicNameProblem(`${domain.slug}.${current.slug}.v${majorVersion}`);
     if (problem) throw new ConflictError(problem, "INVALID_TOPIC_NAME");
     const topicName = topicNameFor(domain.slug, current.slug, majorVersion);
+    // The new major version is a registration: the registration rules apply to it whole.
+    const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: null, facts: { product: productFacts(current, { format, definition: input.definition }) } });
     const now = new Date();
     let next;
     try {
@@ -55,6 +58,7 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
           tieredStorage: current.tieredStorage,
           localRetentionMs: current.localRetentionMs,
           contactEmail: current.contactEmail,
+          keyFields: current.keyFields,
           compatibilityMode: current.compatibilityMode,
           majorVersion,
           topicName,
@@ -88,7 +92,15 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       sunsetAt: input.sunsetAt.toISOString(),
       ...(input.reason ? { reason: input.reason } : {}),
     });
-    await recordAudit(tx, actor, "product.registered", "DataProduct", next.id, { name: next.name, domain: domain.slug, topic: topicName, classification: next.classification, predecessor: current.topicName });
+    const evaluation = await policy.record(next.id);
+    await recordAudit(tx, actor, "product.registered", "DataProduct", next.id, {
+      name: next.name,
+      domain: domain.slug,
+      topic: topicName,
+      classification: next.classification,
+      predecessor: current.topicName,
+      policy: evaluation.summary,
+    });
     await recordAudit(tx, actor, "product.submitted", "DataProduct", next.id, { from: "DRAFT", to: "IN_REVIEW" });
     return next;
   });

@@ -1,5 +1,4 @@
-import type { ActingUser } from "../action.ts";
-import { loadActor } from "../actor.ts";
+import { loadActingActor, type ActingUser } from "../action.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.ts";
 import { READING_STATUSES } from "../major-versions.ts";
@@ -13,7 +12,7 @@ import { requestSubscription } from "./request-subscription.ts";
  * marked as carried over from the old subscription.
  */
 export async function requestSuccessorAccess(db: Db, acting: ActingUser, subscriptionId: string) {
-  const actor = await loadActor(db, acting.userId);
+  const actor = await loadActingActor(db, acting);
   const from = await db.subscription.findUnique({
     where: { id: subscriptionId },
     include: { product: { select: { name: true, successor: { select: { id: true, topicName: true } } } } },
