@@ -10,7 +10,18 @@
 import { LogManager, StorageError, topicIdToBytes, type PartitionLog, type TopicInfo } from "./storage/index.ts";
 import type { BrokerConfig } from "./config.ts";
 import { DEFAULT_CONFIG } from "./config.ts";
-import { KafkaError, type ConfigEntryView, type ConfigProblem, type Logs, type PartitionView, type TopicMeta } from "./logs.ts";
+import { ErrorCode } from "@kappa/kafka-protocol";
+import {
+  KafkaError,
+  type AbortedTransactionView,
+  type ConfigEntryView,
+  type ConfigProblem,
+  type Logs,
+  type PartitionView,
+  type ProducerView,
+  type TopicMeta,
+  type TxnMarkerInput,
+} from "./logs.ts";
 import type { CommittedOffset, OffsetStore } from "./groups/coordinator.ts";
 import { validateTopicConfigs } from "./storage/index.ts";
 import { remoteLogOptions } from "./storage/tiered/broker-options.ts";
@@ -50,6 +61,20 @@ function brokerTopicDefaults(cfg: BrokerConfig): Record<string, string> {
   return out;
 }
 
+/**
+ * Whole batches of `records` whose base offset is below `maxOffset` (the LSO
+ * for READ_COMMITTED). The LSO is always the base offset of a batch (a
+ * transaction starts with one), so no batch straddles it.
+ */
+function cutAt(records: Buffer, maxOffset: bigint): Buffer {
+  let pos = 0;
+  while (pos + 61 <= records.length) {
+    if (records.readBigInt64BE(pos) >= maxOffset) return records.subarray(0, pos);
+    pos += records.readInt32BE(pos + 8) + 12;
+  }
+  return records;
+}
+
 class PartitionAdapter implements PartitionView {
   constructor(private readonly log: PartitionLog) {}
   get topic(): string {
@@ -76,11 +101,8 @@ class PartitionAdapter implements PartitionView {
     }));
   }
   async read(fetchOffset: bigint, maxBytes: number, maxOffset: bigint) {
-    // The engine reads up to the high watermark, which is also the LSO (no
-    // transactions), so `maxOffset` never cuts a read short here.
-    void maxOffset;
     const r = await mapped(this.log.read(fetchOffset, maxBytes));
-    return { records: r.records };
+    return { records: cutAt(r.records, maxOffset) };
   }
   offsetForTimestamp(ts: bigint) {
     return mapped(this.log.offsetForTimestamp(ts));
@@ -90,6 +112,18 @@ class PartitionAdapter implements PartitionView {
   }
   deleteRecordsBefore(offset: bigint) {
     return mapped(this.log.deleteRecordsBefore(offset));
+  }
+  appendTxnMarker(marker: TxnMarkerInput): Promise<void> {
+    void marker;
+    return Promise.reject(new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, "TODO(broker-txn): partition side pending the storage split"));
+  }
+  async abortedTransactions(fetchOffset: bigint, upperBound: bigint): Promise<AbortedTransactionView[]> {
+    void fetchOffset;
+    void upperBound;
+    return [];
+  }
+  activeProducers(): ProducerView[] {
+    return [];
   }
 }
 
