@@ -7,10 +7,9 @@
 // started with a different log.* setting, new topics get it as an explicit
 // override, so the setting takes effect; it then shows up as a topic config in
 // DescribeConfigs (Kafka would show it as a broker default instead).
-import { LogManager, StorageError, topicIdToBytes, type PartitionLog, type TopicInfo } from "./storage/index.ts";
+import { LogManager, StorageError, batchesBelow, topicIdToBytes, type PartitionLog, type TopicInfo } from "./storage/index.ts";
 import type { BrokerConfig } from "./config.ts";
 import { DEFAULT_CONFIG } from "./config.ts";
-import { ErrorCode } from "@kappa/kafka-protocol";
 import {
   KafkaError,
   type AbortedTransactionView,
@@ -61,20 +60,6 @@ function brokerTopicDefaults(cfg: BrokerConfig): Record<string, string> {
   return out;
 }
 
-/**
- * Whole batches of `records` whose base offset is below `maxOffset` (the LSO
- * for READ_COMMITTED). The LSO is always the base offset of a batch (a
- * transaction starts with one), so no batch straddles it.
- */
-function cutAt(records: Buffer, maxOffset: bigint): Buffer {
-  let pos = 0;
-  while (pos + 61 <= records.length) {
-    if (records.readBigInt64BE(pos) >= maxOffset) return records.subarray(0, pos);
-    pos += records.readInt32BE(pos + 8) + 12;
-  }
-  return records;
-}
-
 class PartitionAdapter implements PartitionView {
   constructor(private readonly log: PartitionLog) {}
   get topic(): string {
@@ -102,7 +87,8 @@ class PartitionAdapter implements PartitionView {
   }
   async read(fetchOffset: bigint, maxBytes: number, maxOffset: bigint) {
     const r = await mapped(this.log.read(fetchOffset, maxBytes));
-    return { records: cutAt(r.records, maxOffset) };
+    // maxOffset is the LSO for READ_COMMITTED; it is always a batch boundary.
+    return { records: batchesBelow(r.records, Number(maxOffset)) };
   }
   offsetForTimestamp(ts: bigint) {
     return mapped(this.log.offsetForTimestamp(ts));
@@ -113,17 +99,22 @@ class PartitionAdapter implements PartitionView {
   deleteRecordsBefore(offset: bigint) {
     return mapped(this.log.deleteRecordsBefore(offset));
   }
-  appendTxnMarker(marker: TxnMarkerInput): Promise<void> {
-    void marker;
-    return Promise.reject(new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, "TODO(broker-txn): partition side pending the storage split"));
+  async appendTxnMarker(marker: TxnMarkerInput): Promise<void> {
+    await mapped(this.log.appendTxnMarker(marker));
   }
   async abortedTransactions(fetchOffset: bigint, upperBound: bigint): Promise<AbortedTransactionView[]> {
-    void fetchOffset;
-    void upperBound;
-    return [];
+    const list = await mapped(this.log.abortedTransactions(fetchOffset, upperBound));
+    return list.map((t) => ({ producerId: BigInt(t.producerId), firstOffset: BigInt(t.firstOffset) }));
   }
   activeProducers(): ProducerView[] {
-    return [];
+    return this.log.activeProducers().map((p) => ({
+      producerId: BigInt(p.producerId),
+      producerEpoch: p.epoch,
+      lastSequence: p.lastSequence,
+      lastTimestamp: BigInt(p.lastTimestamp),
+      coordinatorEpoch: p.coordinatorEpoch,
+      currentTxnStartOffset: BigInt(p.currentTxnStartOffset),
+    }));
   }
 }
 

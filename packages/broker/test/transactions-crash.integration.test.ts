@@ -3,20 +3,24 @@
 // incarnation) runs against a child-process broker that is SIGKILLed at a
 // random moment, 20 times. Some transactions are aborted on purpose. At the
 // end a READ_COMMITTED consumer (kafkajs, and kcat/librdkafka) must see every
-// input below the committed offset exactly once, in order, and nothing from an
+// input below the group's committed offset exactly once, in order (and none
+// above it: output and offsets commit together), and nothing from an
 // aborted attempt; transactions cut by a kill are decided by the coordinator
 // (a prepared commit completes on restart, an open one is aborted when the
 // next incarnation fences it).
 import type { ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, iterateBatches, decodeRecordBatch } from "@kappa/kafka-protocol";
 import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, waitFor, type ChildBroker } from "./helpers.ts";
 import { runKcat } from "./sasl-helpers.ts";
+import { CompactedJournal } from "../src/storage/compacted-journal.ts";
+import type { TransactionRecord } from "../src/transactions/transaction-metadata.ts";
 
 const ROUNDS = 20;
-const INPUTS = 3000;
+const INPUTS = 4000;
 const INPUT = "ctp-input";
 const OUTPUT = "ctp-output";
 const GROUP = "ctp-group";
@@ -73,10 +77,12 @@ interface Outcome {
   committed: Set<string>;
   /** Attempts the processor aborted itself (acknowledged or not). */
   aborted: Set<string>;
+  /** Incarnations cut off by a kill in the middle of their work. */
+  interrupted: number;
 }
 
-/** Runs the processor until `stop()` says so or the broker goes away; each transaction handles 1-20 inputs. */
-async function runProcessor(port: number, round: number, outcome: Outcome, stop: () => boolean): Promise<void> {
+/** Runs the processor until `stop(transactions done)` says so or the broker goes away; each transaction handles 1-20 inputs. */
+async function runProcessor(port: number, round: number, outcome: Outcome, stop: (done: number) => boolean): Promise<void> {
   const kafka = kafkaClient(`127.0.0.1:${port}`, { retry: { retries: 2, initialRetryTime: 50, maxRetryTime: 200 } });
   const producer = kafka.producer({ transactionalId: TRANSACTIONAL_ID, idempotent: true, maxInFlightRequests: 1, transactionTimeout: 10_000, retry: { retries: 2 } });
   const admin = kafka.admin();
@@ -87,7 +93,7 @@ async function runProcessor(port: number, round: number, outcome: Outcome, stop:
     const committed = await admin.fetchOffsets({ groupId: GROUP, topics: [INPUT] });
     let pos = BigInt(committed[0]?.partitions[0]?.offset ?? "-1");
     if (pos < 0n) pos = 0n;
-    for (let n = 0; !stop() && pos < BigInt(INPUTS); n++) {
+    for (let n = 0; !stop(n) && pos < BigInt(INPUTS); n++) {
       const inputs = await readInput(raw, pos, 1 + randomInt(20));
       const attempt = `r${round}t${n}`;
       const abortOnPurpose = n % 4 === 3;
@@ -106,6 +112,7 @@ async function runProcessor(port: number, round: number, outcome: Outcome, stop:
     }
   } catch {
     // The broker was killed under a request: that transaction's outcome is the coordinator's to decide.
+    outcome.interrupted++;
   } finally {
     raw.close();
     await producer.disconnect().catch(() => undefined);
@@ -116,7 +123,7 @@ async function runProcessor(port: number, round: number, outcome: Outcome, stop:
 describe("transactions across kill -9", () => {
   it(`keep consume-transform-produce exactly-once over ${ROUNDS} SIGKILLs`, async () => {
     const dataDir = await newDataDir();
-    const outcome: Outcome = { committed: new Set(), aborted: new Set() };
+    const outcome: Outcome = { committed: new Set(), aborted: new Set(), interrupted: 0 };
     let port = 0;
     try {
       let child = await startChild(dataDir, port);
@@ -142,12 +149,22 @@ describe("transactions across kill -9", () => {
         await processing;
         child = await startChild(dataDir, port);
       }
-      // The last incarnation finishes the input (and fences whatever the last kill left open).
-      await runProcessor(port, ROUNDS, outcome, () => false);
+      // A last incarnation fences whatever the last kill left open and commits a few more.
+      await runProcessor(port, ROUNDS, outcome, (done) => done >= 8);
+      const admin2 = kafkaClient(`127.0.0.1:${port}`).admin();
+      await admin2.connect();
+      const committedOffset = Number((await admin2.fetchOffsets({ groupId: GROUP, topics: [INPUT] }))[0]!.partitions[0]!.offset);
+      await admin2.disconnect();
+      console.log(
+        `transactions crash test: ${outcome.committed.size} acknowledged commits, ${outcome.aborted.size} aborted on purpose, ${outcome.interrupted} incarnations cut by a kill, ${committedOffset} inputs committed`,
+      );
 
       expect(outcome.committed.size).toBeGreaterThan(ROUNDS);
       expect(outcome.aborted.size).toBeGreaterThan(0);
-      const expected = Array.from({ length: INPUTS }, (_, i) => `in-${i}`);
+      expect(outcome.interrupted).toBeGreaterThan(ROUNDS / 2);
+      expect(committedOffset).toBeGreaterThan(ROUNDS);
+      expect(committedOffset).toBeLessThan(INPUTS);
+      const expected = Array.from({ length: committedOffset }, (_, i) => `in-${i}`);
 
       // kafkajs READ_COMMITTED.
       const kafka = kafkaClient(`127.0.0.1:${port}`);
@@ -156,7 +173,7 @@ describe("transactions across kill -9", () => {
       await consumer.subscribe({ topic: OUTPUT, fromBeginning: true });
       const seen: string[] = [];
       await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? "") });
-      await waitFor(() => seen.length >= INPUTS, 30_000, "the committed output").catch(() => undefined);
+      await waitFor(() => seen.length >= committedOffset, 30_000, "the committed output").catch(() => undefined);
       await sleep(300);
       await consumer.disconnect();
       const check = (values: string[]) => {
@@ -181,4 +198,58 @@ describe("transactions across kill -9", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it("completes a prepared commit and aborts a still-open transaction after kill -9", async () => {
+    const dataDir = await newDataDir();
+    const topic = "recovery";
+    try {
+      let child = await startChild(dataDir, 0);
+      const port = child.port;
+      const kafka = kafkaClient(`127.0.0.1:${port}`);
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({ topics: [{ topic }] });
+      await admin.disconnect();
+      const decided = kafka.producer({ transactionalId: "decided", idempotent: true, maxInFlightRequests: 1, transactionTimeout: 60_000 });
+      const open = kafka.producer({ transactionalId: "open", idempotent: true, maxInFlightRequests: 1, transactionTimeout: 3_000 });
+      await decided.connect();
+      await open.connect();
+      const t1 = await decided.transaction();
+      await t1.send({ topic, messages: [{ value: "decided-1" }] });
+      const t2 = await open.transaction();
+      await t2.send({ topic, messages: [{ value: "open-1" }] });
+      await killHard(child);
+      await decided.disconnect().catch(() => undefined);
+      await open.disconnect().catch(() => undefined);
+
+      // The kill came right after "decided" asked to commit and the coordinator logged PrepareCommit,
+      // before any marker was written: set that state in the transaction log, as the coordinator would have.
+      const path = join(dataDir, "transactions", "state.log");
+      const log = await CompactedJournal.open<TransactionRecord>(path);
+      const rec = log.get("decided")!;
+      expect(rec.state).toBe("Ongoing");
+      await log.put("decided", { ...rec, state: "PrepareCommit" });
+      expect(log.get("open")!.state).toBe("Ongoing");
+      await log.close();
+
+      child = await startChild(dataDir, port);
+      const raw = await RawClient.connect(port);
+      const state = async (id: string) => (await raw.request(ApiKey.DescribeTransactions, 0, { transactionalIds: [id] })).body.transactionStates[0]!;
+      try {
+        await waitFor(async () => (await state("decided")).transactionState === "CompleteCommit", 10_000, "the prepared commit to complete");
+        await waitFor(async () => (await state("open")).transactionState === "CompleteAbort", 15_000, "the open transaction to time out");
+        // Aborted with a bumped epoch: the old producer is fenced.
+        expect((await state("open")).producerEpoch).toBe(rec.producerEpoch + 1);
+        const { code, stdout, stderr } = await runKcat(`127.0.0.1:${port}`, ["-C", "-t", topic, "-o", "beginning", "-e", "-q", "-X", "isolation.level=read_committed", "-f", "%s\n"]);
+        expect(code, stderr).toBe(0);
+        expect(stdout.split("\n").filter((l) => l !== "")).toEqual(["decided-1"]);
+      } finally {
+        raw.close();
+      }
+      child.proc.kill("SIGTERM");
+      await new Promise((r) => child.proc.once("exit", r));
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

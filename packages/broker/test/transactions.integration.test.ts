@@ -99,6 +99,25 @@ describe("transactions with kafkajs and kcat", () => {
     expect(await kcatValues(topic, "read_uncommitted")).toEqual(everything);
   });
 
+  it("takes librdkafka's transactional producer (kcat -X transactional.id) and kafkajs reads what it committed", async () => {
+    const topic = uniqueName("txn-kcat");
+    await createTopic(topic);
+    const transactionalId = uniqueName("tx-kcat");
+    // kcat 1.7 runs init/begin/commit_transaction when transactional.id is set (InitProducerId v4, flexible).
+    const { code, stderr } = await runKcat(broker.bootstrap, ["-P", "-t", topic, "-X", `transactional.id=${transactionalId}`], "k1\nk2\nk3\n");
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/Transaction successfully committed/);
+    expect(await consumeValues(topic, false, 3)).toEqual(["k1", "k2", "k3"]);
+    expect(await kcatValues(topic, "read_committed")).toEqual(["k1", "k2", "k3"]);
+    const raw = await RawClient.connect(broker.port);
+    try {
+      const d = await raw.request(ApiKey.DescribeTransactions, 0, { transactionalIds: [transactionalId] });
+      expect(d.body.transactionStates[0]).toMatchObject({ errorCode: 0, transactionState: "CompleteCommit" });
+    } finally {
+      raw.close();
+    }
+  });
+
   it("holds READ_COMMITTED readers at the last stable offset while a transaction is open", async () => {
     const topic = uniqueName("txn-lso");
     await createTopic(topic);
@@ -178,10 +197,11 @@ describe("transactions with kafkajs and kcat", () => {
     const zombieTxn = await zombie.transaction();
     await zombieTxn.send({ topic, messages: [{ value: "zombie-1" }] });
 
+    // kafkajs initializes the transactional id with the first transaction(): that is when the new incarnation fences the old.
     const fresh = await transactionalProducer(transactionalId);
-    await expect(zombieTxn.send({ topic, messages: [{ value: "zombie-2" }] })).rejects.toThrow();
-    await expect(zombieTxn.commit()).rejects.toThrow();
     const txn = await fresh.transaction();
+    await expect(zombieTxn.send({ topic, messages: [{ value: "zombie-2" }] })).rejects.toThrow(/epoch/i);
+    await expect(zombieTxn.commit()).rejects.toThrow();
     await txn.send({ topic, messages: [{ value: "fresh-1" }] });
     await txn.commit();
     expect(await consumeValues(topic, false, 1)).toEqual(["fresh-1"]);
