@@ -301,7 +301,9 @@ export class RemoteLogManager {
   }
 
   private async deleteObjectsAndRecord(rec: RemoteSegmentMetadata): Promise<void> {
-    for (const ext of ["log", "index", "timeindex", "txnindex"] as const) await this.storage.delete(remoteObjectKey(rec, ext));
+    for (const ext of ["log", "index", "timeindex"] as const) await this.storage.delete(remoteObjectKey(rec, ext));
+    // A STARTED record's flag says whether the upload may have begun; records from before transactions have none.
+    if (rec.txnIndex) await this.storage.delete(remoteObjectKey(rec, "txnindex"));
     this.reader.forget(rec);
     await this.metadata.update({ ...rec, state: "DELETE_SEGMENT_FINISHED", eventTimestamp: this.clock() });
     this.rebuildIndex();
