@@ -61,7 +61,7 @@ describe("decodeValue (Avro)", () => {
     const bytes = framed(17, type.toBuffer({ ...value, balanceCents: 7 }));
     const out = decodeValue(bytes, ctx());
     expect(out).toMatchObject({ wire: "confluent", schemaId: 17, schemaVersion: 2 });
-    expect(out.note).toContain("Schema id 17 is not known");
+    expect(out.note).toContain("Schema id 17 is not one of this product's registered versions");
     const known = decodeValue(bytes, ctx({ resolveSchemaId: (id) => (id === 17 ? { version: 1, definition } : null) }));
     expect(known).toMatchObject({ schemaVersion: 1, note: null });
   });

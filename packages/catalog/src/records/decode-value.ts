@@ -82,7 +82,7 @@ export function decodeValue(bytes: Buffer | null, vc: ValueContext): DecodedValu
     attempts.push(
       known
         ? { wire: "confluent", payload: frame.payload, choices: [known], note: null, resolved: true }
-        : { wire: "confluent", payload: frame.payload, choices: [...vc.versions], note: `Schema id ${frame.schemaId} is not known to the catalog; decoded with the product's schema` },
+        : { wire: "confluent", payload: frame.payload, choices: [...vc.versions], note: `Schema id ${frame.schemaId} is not one of this product's registered versions; decoded with the product's schema` },
     );
   }
   attempts.push({ wire: "plain", payload: bytes, choices: [...vc.versions], note: null });

@@ -71,6 +71,11 @@ export async function recordViewer(db: Db | Tx, actor: Actor, productId: string)
     values: {
       format,
       versions: versions.map((v) => ({ version: v.version, definition: v.definition })),
+      // Only this product's own versions: a foreign schema would not carry the product's PII tags.
+      resolveSchemaId: (id) => {
+        const v = versions.find((x) => x.schemaId === id);
+        return v ? { version: v.version, definition: v.definition } : null;
+      },
       piiVisible,
       maskedPaths: new Set(product.maskedFields),
       hasSensitiveFields: sensitivePaths.length > 0,
