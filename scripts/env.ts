@@ -31,6 +31,8 @@ const schema = z
     KAFKA_SSL_CA_FILE: z.string().optional(),
     KAFKA_BOOTSTRAP_DISPLAY: z.string().optional(),
     KAPPA_SECRETS_KEY: z.string().optional(),
+    // debug: stream every service's log to the console (as `npm start -- --verbose`).
+    KAPPA_LOG: z.enum(["info", "debug"], { message: "must be info or debug" }).default("info"),
     // Tests of the portal alone turn the broker and the worker off.
     KAPPA_START_WORKER: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
   })
