@@ -15,6 +15,7 @@ import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
+import { startDemoTraffic } from "./demo-traffic.ts";
 import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
 
 const dev = process.argv.includes("--dev");
@@ -336,6 +337,11 @@ async function main() {
     },
     path.join(config.dataDir, "worker.ready"),
     );
+    if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
+      const traffic = await startDemoTraffic({ brokers: [bootstrap], username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
+      stops.push(() => traffic.stop());
+      log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
+    }
   } else {
     log("KAPPA_START_WORKER=false: no broker and no worker; provisioning tasks stay queued");
   }
