@@ -40,10 +40,6 @@ describe("demo traffic against the embedded broker", () => {
     const config = applySaslAdmin(configFromArgs(["--host", "127.0.0.1", "--port", "0", "--data-dir", dir, "--override", "auto.create.topics.enable=false"]), admin);
     broker = await startBroker({ ...config, saslUsers: [admin], logger: { debug() {}, info() {}, warn() {}, error() {} } });
     kafka = new Kafka({ clientId: "demo-traffic-test", brokers: [broker.bootstrap], sasl: { mechanism: "scram-sha-512", username: admin.name, password: admin.password }, logLevel: logLevel.NOTHING });
-    const a = kafka.admin();
-    await a.connect();
-    await a.createTopics({ topics: Object.values(DEMO_TOPICS).map((topic) => ({ topic, numPartitions: 2 })) });
-    await a.disconnect();
   });
 
   afterAll(async () => {
@@ -56,6 +52,9 @@ describe("demo traffic against the embedded broker", () => {
     const a = kafka.admin();
     await a.connect();
     try {
+      // As on a first start: the topics appear only after the traffic has started (the worker creates them).
+      await new Promise((r) => setTimeout(r, 1_500));
+      await a.createTopics({ topics: Object.values(DEMO_TOPICS).map((topic) => ({ topic, numPartitions: 2 })) });
       // The consumer commits what it has processed; it stays behind the producer.
       let lag = 0;
       let committed = 0;

@@ -146,7 +146,17 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
 
   // The consumer "processes" each record DEMO_CONSUMER_DELAY_MS after it was
   // written: a steady lag of about that many seconds' worth of records.
-  const startConsumer = async () => {
+  // The worker creates the demo topics a moment after start-up: the consumer
+  // joins once Order Events exists, retrying until then.
+  const startConsumer = async (): Promise<void> => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      while (!stopped && !(await admin.listTopics()).includes(DEMO_TOPICS.orderEvents)) await new Promise((r) => setTimeout(r, 1_000));
+    } finally {
+      await admin.disconnect();
+    }
+    if (stopped) return;
     await consumer.connect();
     await consumer.subscribe({ topic: DEMO_TOPICS.orderEvents, fromBeginning: false });
     await consumer.run({
@@ -157,7 +167,17 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
       },
     });
   };
-  startConsumer().catch((error: unknown) => log(`demo consumer: ${error instanceof Error ? error.message : String(error)}`));
+  const consumerStarted = (async () => {
+    for (let attempt = 1; !stopped; attempt++) {
+      try {
+        return await startConsumer();
+      } catch (error) {
+        log(`demo consumer: ${error instanceof Error ? error.message : String(error)} (attempt ${attempt}, retrying)`);
+        await consumer.disconnect().catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+    }
+  })();
   log(`demo traffic: about ${rate} records/s to ${Object.values(DEMO_TOPICS).join(", ")}; group ${DEMO_CONSUMER_GROUP} reads Order Events ${delay / 1000} s behind`);
 
   return {
@@ -165,7 +185,7 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await Promise.allSettled([consumer.disconnect(), producer.disconnect()]);
+      await Promise.allSettled([consumerStarted, consumer.disconnect(), producer.disconnect()]);
     },
   };
 }
