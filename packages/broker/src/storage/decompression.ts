@@ -1,3 +1,4 @@
+/// <reference path="../types/snappyjs.d.ts" />
 /**
  * Decompression of a record batch's records section (codecs 1–4: gzip,
  * snappy, lz4, zstd), bounded so that a compression bomb costs at most
