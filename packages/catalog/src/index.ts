@@ -1,4 +1,4 @@
-export { type ActingUser } from "./action.ts";
+export { actingUser, loadActingActor, type ActingUser } from "./action.ts";
 export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
 export { createPrismaClient, type Db, type Tx } from "./db.ts";
@@ -14,6 +14,10 @@ export { toJson, type Jsonish } from "./serialize.ts";
 export { TASK_KINDS, TASK_LABELS, taskLabel, topicConfigs, type TaskKind } from "./tasks.ts";
 export * from "./transitions.ts";
 export * from "./validation.ts";
+export * from "./policies/index.ts";
+export { activePolicy, defaultPolicyPath, defaultPolicySource, ensureDefaultPolicy, parsePolicySource, type ActivePolicy } from "./policies/store.ts";
+export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/enforce.ts";
+export { restrictToScopes } from "./tokens/scopes.ts";
 
 export { approveProduct } from "./actions/approve-product.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";
@@ -29,8 +33,16 @@ export { revealCredentialOnce } from "./actions/reveal-credentials.ts";
 export { revokeSubscription } from "./actions/revoke-subscription.ts";
 export { submitForReview } from "./actions/submit-for-review.ts";
 export { updateProduct } from "./actions/update-product.ts";
+export { updatePolicy, updatePolicyInput } from "./actions/update-policy.ts";
+export { createApiToken, createApiTokenInput, TOKEN_MAX_DAYS, type CreateApiTokenInput } from "./actions/create-api-token.ts";
+export { revokeApiToken } from "./actions/revoke-api-token.ts";
+export { authenticateApiToken } from "./tokens/authenticate-token.ts";
+export { hashTokenSecret, TOKEN_PATTERN } from "./tokens/secret.ts";
+export { listApiTokens } from "./queries/api-tokens.ts";
 
 export { listAuditEvents } from "./queries/audit-log.ts";
+export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/policy-overview.ts";
+export { findViolations, type ProductViolation } from "./policies/violations.ts";
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";

@@ -6,9 +6,11 @@
 import type {
   getProduct,
   Jsonish,
+  listApiTokens,
   listAuditEvents,
   myDomains,
   platformOverview,
+  policyOverview,
   productObservations,
   subscriptionDetail,
   permissionSummary,
@@ -24,6 +26,8 @@ export type ProductListItem = ProductSearchResult["items"][number];
 export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>>;
 export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
+export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>;
+export type ApiTokenList = Jsonish<Awaited<ReturnType<typeof listApiTokens>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type PermissionSummary = ReturnType<typeof permissionSummary>;
 export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };

@@ -37,6 +37,7 @@ export const queryKeys = {
   platform: ["platform"] as const,
   reviewQueue: ["review-queue"] as const,
   myDomains: ["my-domains"] as const,
+  tokens: ["tokens"] as const,
   serviceAccounts: ["service-accounts"] as const,
   audit: {
     all: ["audit-events"] as const,
