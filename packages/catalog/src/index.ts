@@ -48,3 +48,14 @@ export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";
 export { reviewQueue } from "./queries/review-queue.ts";
 export { catalogFacets, searchProducts } from "./queries/search-products.ts";
+
+// Schema governance: versions, reviews, major versions, registry ids.
+export { approveSchemaVersion } from "./actions/approve-schema-version.ts";
+export { proposeSchemaVersion } from "./actions/propose-schema-version.ts";
+export { publishMajorVersion } from "./actions/publish-major-version.ts";
+export { rejectSchemaVersion } from "./actions/reject-schema-version.ts";
+export { requestSuccessorAccess } from "./actions/request-successor-access.ts";
+export { checkSchemaVersion } from "./queries/check-schema-version.ts";
+export { pendingSchemaVersions, productReview, schemaVersionReview } from "./queries/schema-review.ts";
+export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } from "./queries/schema-versions.ts";
+export { assignRegistryIds, registrySchemaId } from "./schema-registry/registry-ids.ts";

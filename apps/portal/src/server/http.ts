@@ -3,7 +3,7 @@ import { CatalogError, toJson, ValidationError } from "@kappa/catalog";
 
 /** Every API error has this body; `fields` maps form fields to messages. */
 export interface ApiErrorBody {
-  error: { code: string; message: string; fields?: Record<string, string[]>; policy?: unknown };
+  error: { code: string; message: string; fields?: Record<string, string[]>; policy?: unknown; [detail: string]: unknown };
 }
 
 /** Maps a refusal from the catalog to its HTTP status; anything else is a 500 (logged with its cause). */

@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { producerAccountName } from "../naming.ts";
+import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { hasGlobal } from "../permissions.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
@@ -26,7 +27,9 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
     const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null });
-    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "APPROVED" } });
+    // A product in review has only its first schema; a rejected one that came back unchanged is approved with it.
+    await tx.schemaVersion.updateMany({ where: { productId, status: { in: ["PENDING", "REJECTED"] } }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date(), decisionReason: null } });
+    await assignRegistryIds(tx, { productId });
     const domain = await tx.domain.findUniqueOrThrow({ where: { id: product.domainId } });
     const producer = await tx.serviceAccount.upsert({
       where: { name: producerAccountName(domain.slug) },

@@ -17,7 +17,7 @@ export async function rejectProduct(db: Db, acting: ActingUser, productId: strin
       throw new ForbiddenError("Four-eyes rule: you cannot decide on a product you registered or submitted.");
     }
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: reason });
-    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "REJECTED" } });
+    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "REJECTED", decidedById: actor.id, decidedAt: new Date(), decisionReason: reason } });
     await recordAudit(tx, actor, "product.rejected", "DataProduct", productId, { from: product.status, to, reason });
     return updated;
   });

@@ -7,13 +7,14 @@ import { enforcePolicy } from "../policies/enforce.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
 import { requestSubscriptionInput } from "../validation.ts";
+import { assertCarriedOver } from "../major-versions.ts";
 
 /**
  * A member of a consuming domain asks for read access for one of that domain's
  * service accounts. PUBLIC products of a domain that opted in are approved at
  * once; everything else waits for an explicit decision.
  */
-export async function requestSubscription(db: Db, acting: ActingUser, rawInput: unknown) {
+export async function requestSubscription(db: Db, acting: ActingUser, rawInput: unknown, carried?: { fromSubscriptionId: string }) {
   const input = parseInput(requestSubscriptionInput, rawInput);
   return inTransaction(db, acting, async (tx, actor) => {
     const product = await tx.dataProduct.findUnique({ where: { id: input.productId }, include: { domain: true } });
@@ -36,6 +37,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       where: { productId: product.id, serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } },
     });
     if (open) throw new ConflictError(`${account.name} already has a ${open.status} subscription to "${product.name}".`, "DUPLICATE_SUBSCRIPTION");
+    if (carried) await assertCarriedOver(tx, carried.fromSubscriptionId, product.id, account.id);
 
     const openOfAccount = await tx.subscription.count({ where: { serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } } });
     const policy = await enforcePolicy(tx, actor, {
@@ -52,6 +54,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         serviceAccountId: account.id,
         purpose: input.purpose,
         requestedById: actor.id,
+        ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
       },
     });
