@@ -11,7 +11,8 @@ import { ago, humanize } from "@/lib/format";
 import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
-export function ReviewQueueView() {
+/** `reviewsProducts`: governance decides products; owners only see their domains' subscription requests. */
+export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean }) {
   const queue = useQuery({
     queryKey: queryKeys.reviewQueue,
     queryFn: ({ signal }) => api<ReviewQueue>("/api/v1/review-queue", { signal }),
@@ -22,6 +23,7 @@ export function ReviewQueueView() {
   const { products, subscriptions } = queue.data;
   return (
     <div className="space-y-6">
+      {reviewsProducts && (
       <Card title={`Data products (${products.length})`}>
         {products.length === 0 ? (
           <EmptyState title="No products waiting for review" />
@@ -33,6 +35,7 @@ export function ReviewQueueView() {
           </ul>
         )}
       </Card>
+      )}
       <Card title={`Subscription requests (${subscriptions.length})`}>
         {subscriptions.length === 0 ? (
           <EmptyState title="No subscription requests waiting" />
