@@ -15,6 +15,10 @@ export { NOTIFICATION_KIND_NAMES, NOTIFICATION_KINDS, isNotificationKind, type N
 export { notify, webhookPayload, type NotificationAudience, type NotificationInput, type NotifyResult, type WebhookPayload } from "./notifications/notify.ts";
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret, signWebhook, verifyWebhookSignature } from "./notifications/signature.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
+export { browseMessages, type BrowseOptions } from "./records/browse.ts";
+export { BROWSE_LIMITS, browseMessagesInput, type BrowseMessagesInput } from "./records/inputs.ts";
+export type { PartitionBounds, ReadResult, RecordSource, SourceHeader, SourceRecord } from "./records/source.ts";
+export { consumeRateLimit } from "./rate-limit.ts";
 export { decodeValue, type DecodedValue, type SchemaChoice, type ValueContext } from "./records/decode-value.ts";
 export { MASKED } from "./records/mask.ts";
 export { READABLE_STATUSES, recordViewer, type RecordViewer } from "./records/viewer.ts";
