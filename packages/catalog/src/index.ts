@@ -33,6 +33,7 @@ export { restrictToScopes } from "./tokens/scopes.ts";
 
 export { approveProduct } from "./actions/approve-product.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";
+export { approveSubscriptionPii } from "./actions/approve-subscription-pii.ts";
 export { createWebhook, WEBHOOKS_PER_DOMAIN } from "./actions/create-webhook.ts";
 export { deleteWebhook } from "./actions/delete-webhook.ts";
 export { markNotificationsRead } from "./actions/mark-notifications-read.ts";

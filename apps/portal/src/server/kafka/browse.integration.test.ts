@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browseMessages, loadActor, type Db } from "@kappa/catalog";
 import { createTestDatabase } from "@kappa/catalog/testing";
 import { startBroker, type RunningBroker } from "@kappa/broker";
+// Brings the `pgAdminUrl` the global setup provides into inject()'s types.
+import type {} from "@kappa/catalog/testing/global-setup";
 import { KafkaRecordSource } from "./record-source";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };

@@ -7,8 +7,16 @@ import { errorResponse, queryObject } from "@/server/http";
 export async function GET(request: Request, { params }: { params: Promise<{ id: string; key: string }> }) {
   try {
     const actor = await currentActor();
-    const { id, key } = await params;
-    const entry = await lookupStateKey(db(), actor, id, decodeURIComponent(key), queryObject(request).encoding);
+    const { id } = await params;
+    // Decode the key exactly once from the raw path (whether the router decoded params or not).
+    const raw = new URL(request.url).pathname.split("/").pop() ?? "";
+    let key: string;
+    try {
+      key = decodeURIComponent(raw);
+    } catch {
+      key = raw;
+    }
+    const entry = await lookupStateKey(db(), actor, id, key, queryObject(request).encoding);
     return Response.json(toJson(entry), { headers: { "cache-control": "no-store" } });
   } catch (error) {
     return errorResponse(error);
