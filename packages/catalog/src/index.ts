@@ -38,6 +38,10 @@ export { createWebhook, WEBHOOKS_PER_DOMAIN } from "./actions/create-webhook.ts"
 export { deleteWebhook } from "./actions/delete-webhook.ts";
 export { markNotificationsRead } from "./actions/mark-notifications-read.ts";
 export { rebuildStateView } from "./actions/rebuild-state-view.ts";
+export { requestReplay } from "./actions/request-replay.ts";
+export { planReplay, type ReplayPlan } from "./replay/plan.ts";
+export { replayInput, replayTarget, type ReplayInput, type ReplayTarget } from "./replay/inputs.ts";
+export { consumptionRate, partitionReplayFigures, replayTotals, type PartitionReplayFigures, type ReplayTotals } from "./replay/figures.ts";
 export { retireDueProducts, retireProduct } from "./actions/retire-product.ts";
 export { sendTestWebhook } from "./actions/send-test-webhook.ts";
 export { updateWebhook } from "./actions/update-webhook.ts";
@@ -63,6 +67,7 @@ export { listApiTokens } from "./queries/api-tokens.ts";
 export { listAuditEvents } from "./queries/audit-log.ts";
 export { listNotifications } from "./queries/notifications.ts";
 export { productRetirement } from "./queries/product-retirement.ts";
+export { listReplays } from "./queries/replays.ts";
 export { browseStateKeys, lookupStateKey, stateViewStatus } from "./queries/state-view.ts";
 export { domainWebhooks, webhookDeliveries } from "./queries/webhooks.ts";
 export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/policy-overview.ts";

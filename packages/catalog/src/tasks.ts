@@ -20,6 +20,8 @@ export const TASK_KINDS = {
    * subscriber's) and delete the topic when WORKER_RETIRED_TOPICS=delete.
    */
   RETIRE_PRODUCT: "RETIRE_PRODUCT",
+  /** Move an inactive consumer group's offsets (governed replay; entity: the ReplayRequest). */
+  RESET_CONSUMER_GROUP_OFFSETS: "RESET_CONSUMER_GROUP_OFFSETS",
 } as const;
 export type TaskKind = (typeof TASK_KINDS)[keyof typeof TASK_KINDS];
 
@@ -32,6 +34,7 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   REVOKE_SUBSCRIPTION_ACL: "Remove READ on topic and consumer-group prefix",
   ROTATE_SERVICE_ACCOUNT_CREDENTIALS: "Issue new credentials (rotation)",
   RETIRE_PRODUCT: "Retire: remove grants, keep or delete the topic",
+  RESET_CONSUMER_GROUP_OFFSETS: "Reset the consumer group's offsets (replay)",
 };
 
 /** The label of a stored task kind; a kind this build does not know reads as itself. */

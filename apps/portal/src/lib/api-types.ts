@@ -26,6 +26,8 @@ import type {
   stateViewStatus,
   lookupStateKey,
   browseStateKeys,
+  requestReplay,
+  listReplays,
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
@@ -61,3 +63,5 @@ export type DecodedValueJson = BrowsedRecord["value"];
 export type StateViewStatus = Jsonish<Awaited<ReturnType<typeof stateViewStatus>>>;
 export type StateEntryJson = Jsonish<Awaited<ReturnType<typeof lookupStateKey>>>;
 export type StateKeysPage = Jsonish<Awaited<ReturnType<typeof browseStateKeys>>>;
+export type ReplayAnswer = Jsonish<Awaited<ReturnType<typeof requestReplay>>>;
+export type ReplayItem = Jsonish<Awaited<ReturnType<typeof listReplays>>>[number];

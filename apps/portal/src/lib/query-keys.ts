@@ -38,6 +38,7 @@ export const queryKeys = {
   subscriptions: {
     all: ["subscriptions"] as const,
     detail: (id: string) => [...queryKeys.subscriptions.all, "detail", id] as const,
+    replays: (id: string) => [...queryKeys.subscriptions.all, "replays", id] as const,
   },
   notifications: {
     all: ["notifications"] as const,

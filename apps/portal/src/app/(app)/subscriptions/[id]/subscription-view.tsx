@@ -2,7 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
+import { ReplayCard } from "@/components/replay-card";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { SnippetTabs } from "@/components/snippets";
 import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui";
@@ -23,6 +25,7 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
     refetchInterval: POLL_MS,
   });
   const retry = useRetryTask();
+  const perms = usePermissions();
   const granted = sub.status === "APPROVED" || sub.status === "ACTIVE";
 
   return (
@@ -64,6 +67,11 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
               }
             />
           </Card>
+          {granted && perms.canInDomain("subscription:replay", sub.consumingDomain.id) && (
+            <Card title="Replay" actions={<span className="text-xs text-slate-500">reset a consumer group</span>}>
+              <ReplayCard subscriptionId={sub.id} groupPrefix={sub.connection.groupPrefix} groups={sub.consumers.map((c) => ({ groupId: c.groupId, state: c.state, members: c.members, totalLag: c.totalLag }))} />
+            </Card>
+          )}
         </div>
         <div className="space-y-6">
           <Card title="Access">
