@@ -88,6 +88,7 @@ async function main() {
     console.log(`| restart to a ready portal | ${seconds(again.ms)} | ≤ 3 s ${again.ms <= 3_000 ? "✓" : "✗"} |`);
     console.log(`| console lines, first start (npm's own 3 included) | ${first.lines.length} | ≤ 40 ${first.lines.length <= 40 ? "✓" : "✗"} |`);
     console.log(`| console lines, restart | ${again.lines.length} | ≤ 40 |`);
+    console.log(`\nrestart, as printed:\n${again.lines.filter((l) => l.startsWith("[kappa")).join("\n")}`);
     console.log(`\nload average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} (${os.cpus().length} cores)`);
   } finally {
     rmSync(work, { recursive: true, force: true });
