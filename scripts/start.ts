@@ -335,6 +335,9 @@ async function main() {
       KAFKA_ADMIN_USER: config.KAFKA_ADMIN_USER,
       KAFKA_ADMIN_PASSWORD: adminPassword,
       KAPPA_SECRETS_KEY: secretsKey,
+      KAPPA_PORTAL_URL: config.portalUrl,
+      // Demo webhooks usually point at a receiver on this machine; production keeps the SSRF guard.
+      WORKER_WEBHOOK_ALLOW_PRIVATE: process.env.WORKER_WEBHOOK_ALLOW_PRIVATE ?? String(config.demoMode),
       ...(verbose ? { LOG_LEVEL: "debug" } : {}),
     },
     path.join(config.dataDir, "worker.ready"),

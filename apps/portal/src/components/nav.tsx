@@ -6,6 +6,7 @@ import { signOut } from "next-auth/react";
 import { useState } from "react";
 import type { Theme } from "@/lib/theme";
 import { useActor, usePermissions } from "./actor-context";
+import { NotificationBell } from "./notification-bell";
 import { ThemeToggle } from "./theme-toggle";
 import { cx } from "./ui";
 
@@ -42,9 +43,12 @@ export function Nav({ theme }: { theme: Theme }) {
           <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-md bg-indigo-600 text-sm text-white">κ</span>
           Kappa Mesh
         </Link>
+        <div className="ml-auto sm:order-last">
+          <NotificationBell />
+        </div>
         <button
           type="button"
-          className="ml-auto rounded-md px-2 py-1 text-sm ring-1 ring-slate-300 sm:hidden"
+          className="rounded-md px-2 py-1 text-sm ring-1 ring-slate-300 sm:hidden"
           aria-expanded={open}
           aria-controls="main-nav"
           onClick={() => setOpen((v) => !v)}

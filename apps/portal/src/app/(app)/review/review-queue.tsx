@@ -7,7 +7,7 @@ import { ReasonAction } from "@/components/reason-form";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { ReviewQueue } from "@/lib/api-types";
-import { age, humanize } from "@/lib/format";
+import { ago, humanize } from "@/lib/format";
 import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -62,7 +62,7 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
         </div>
         <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
         <p className="mt-1 text-sm text-slate-600">
-          {p.domain.name} · submitted {p.submittedAt ? `${age(p.submittedAt)} ago` : "—"}
+          {p.domain.name} · submitted {p.submittedAt ? ago(p.submittedAt) : "—"}
           {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
         </p>
         <PolicyDetails policy={p.policy} />
@@ -93,7 +93,7 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name} → {s.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{s.purpose}”</p>
         <p className="mt-1 text-xs text-slate-500">
-          requested {age(s.createdAt)} ago{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
+          requested {ago(s.createdAt)}{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
         </p>
         <PolicyDetails policy={s.policy} />
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
