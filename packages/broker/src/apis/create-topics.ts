@@ -1,4 +1,4 @@
-// CreateTopics (key 19), advertised 0-4, served 1-4.
+// CreateTopics (key 19), advertised and served 0-4.
 //
 // Request:  topics [name STRING, num_partitions INT32, replication_factor INT16,
 //                   assignments [partition_index INT32, broker_ids [INT32]],
@@ -19,7 +19,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
   apiKey: ApiKey.CreateTopics,
   name: "CreateTopics",
   advertised: { min: 0, max: 4 },
-  implemented: { min: 1, max: 4 },
+  implemented: { min: 0, max: 4 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const counts = new Map<string, number>();
