@@ -68,13 +68,10 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         fail(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.");
         continue;
       }
-      if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
-        fail(
-          ErrorCode.INVALID_REPLICATION_FACTOR,
-          t.replicationFactor <= 0
-            ? "Replication factor must be larger than 0."
-            : `Unable to replicate the partition ${t.replicationFactor} time(s): The target replication factor of ${t.replicationFactor} cannot be reached because only 1 broker(s) are registered.`,
-        );
+      // -1 takes default.replication.factor (KIP-464), which may be set above the one broker there is.
+      const factor = t.replicationFactor === -1 && (t.assignments ?? []).length === 0 ? b.config["default.replication.factor"] : t.replicationFactor;
+      if (factor !== -1 && factor !== 1) {
+        fail(ErrorCode.INVALID_REPLICATION_FACTOR, replicationFactorMessage(factor));
         continue;
       }
       const configs: Record<string, string> = {};
@@ -108,3 +105,10 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
     return { throttleTimeMs: 0, topics: results };
   },
 });
+
+/** Kafka's messages for a replication factor one broker cannot satisfy. */
+export function replicationFactorMessage(factor: number): string {
+  return factor <= 0
+    ? "Replication factor must be larger than 0."
+    : `Unable to replicate the partition ${factor} time(s): The target replication factor of ${factor} cannot be reached because only 1 broker(s) are registered.`;
+}
