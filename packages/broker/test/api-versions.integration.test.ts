@@ -30,7 +30,10 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   LeaveGroup: [0, 3],
   SyncGroup: [0, 3],
   DescribeGroups: [0, 4],
-  ListGroups: [0, 2],
+  ListGroups: [0, 5],
+  // Issue 15: modern-client APIs.
+  DescribeCluster: [0, 1],
+  OffsetForLeaderEpoch: [0, 4],
   ApiVersions: [0, 3],
   CreateTopics: [0, 4],
   DeleteTopics: [0, 3],
