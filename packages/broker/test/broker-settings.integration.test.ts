@@ -29,6 +29,15 @@ describe("default.replication.factor and delete.topic.enable", () => {
       [byDefault, ErrorCode.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered."],
       [explicit, ErrorCode.NONE, null],
     ]);
+    // Refusals are logged at INFO with the reason.
+    expect(broker.logLines.some((l) => l.startsWith(`INFO CreateTopics of ${byDefault} refused with INVALID_REPLICATION_FACTOR (38): Unable to replicate`))).toBe(true);
+    const badConfig = uniqueName("bad-config");
+    const bc = await c.request(ApiKey.CreateTopics, 4, {
+      topics: [{ name: badConfig, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: "cleanup.policy", value: "bogus" }] }],
+      timeoutMs: 5000,
+    });
+    expect(bc.body.topics[0]!.errorCode).toBe(ErrorCode.INVALID_CONFIG);
+    expect(broker.logLines.some((l) => l.startsWith(`INFO CreateTopics of ${badConfig} refused with INVALID_CONFIG (40):`) && l.includes("cleanup.policy"))).toBe(true);
     // Auto-creation uses the default factor too.
     const md = await c.request(ApiKey.Metadata, 8, { topics: [{ name: uniqueName("rf-auto") }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(md.body.topics[0]!.errorCode).toBe(ErrorCode.INVALID_REPLICATION_FACTOR);

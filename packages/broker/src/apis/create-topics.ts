@@ -11,7 +11,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type CreateTopicsRequest, type CreateTopicsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
-import { errorOf, topicNameProblem } from "./common.ts";
+import { errorOf, logRefusal, topicNameProblem } from "./common.ts";
 
 type Result = DeepPartial<CreateTopicsResponse["topics"][number]>;
 
@@ -29,6 +29,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
     const clusterCreate = b.authorizer.authorize(ctx.session, "CREATE", CLUSTER_RESOURCE);
     for (const t of req.topics) {
       const fail = (errorCode: number, errorMessage: string): void => {
+        logRefusal(ctx, `CreateTopics of ${t.name}`, errorCode, errorMessage);
         results.push({ name: t.name, errorCode, errorMessage });
       };
       if ((counts.get(t.name) ?? 0) > 1) {

@@ -27,7 +27,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceResponse } from "@kappa/kafka-protocol";
 import { defineApi, type RequestContext } from "../registry.ts";
 import type { AppendResult, TopicMeta } from "../logs.ts";
-import { errorOf, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
+import { errorOf, logRefusal, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
 
 const ATTRIBUTES = 21;
 const PRODUCER_ID = 43;
@@ -67,6 +67,7 @@ function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requi
       result = await view.append(p.records, { requireDurable });
     } catch (err) {
       const e = errorOf(ctx, err, `appending to ${topic.name}-${p.index}`);
+      logRefusal(ctx, `Produce to ${topic.name}-${p.index}`, e.code, e.message);
       return partitionError(p.index, e.code, e.message);
     }
     b.appendWaiters.notify(topic.name, p.index);
