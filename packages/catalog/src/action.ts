@@ -2,11 +2,16 @@ import type { z } from "zod";
 import { loadActor, type Actor } from "./actor.ts";
 import type { Db, Tx } from "./db.ts";
 import { ValidationError } from "./errors.ts";
+import { normaliseRequestContext, type RequestContext } from "./request-context.ts";
 import { fieldErrors } from "./validation.ts";
 
-/** Who is acting: the signed-in user's id (the session holds nothing else we trust). */
+/**
+ * Who is acting: the signed-in user's id (the session holds nothing else we
+ * trust) and, from the portal, where the request came from (for the audit log).
+ */
 export interface ActingUser {
   userId: string;
+  request?: Partial<RequestContext>;
 }
 
 /**
@@ -15,7 +20,8 @@ export interface ActingUser {
  * tasks commit together or not at all.
  */
 export async function inTransaction<T>(db: Db, acting: ActingUser, work: (tx: Tx, actor: Actor) => Promise<T>): Promise<T> {
-  return db.$transaction(async (tx) => work(tx, await loadActor(tx, acting.userId)), {
+  const request = normaliseRequestContext(acting.request);
+  return db.$transaction(async (tx) => work(tx, { ...(await loadActor(tx, acting.userId)), ...(request ? { request } : {}) }), {
     isolationLevel: "ReadCommitted",
     timeout: 15_000,
   });

@@ -1,6 +1,7 @@
 import type { GlobalRole, MembershipRole } from "@prisma/client";
 import type { Db, Tx } from "./db.ts";
 import { UnauthenticatedError } from "./errors.ts";
+import type { RequestContext } from "./request-context.ts";
 
 /** The signed-in user as every action sees it: identity plus roles. */
 export interface Actor {
@@ -9,6 +10,8 @@ export interface Actor {
   name: string;
   globalRole: GlobalRole;
   memberships: { domainId: string; domainSlug: string; role: MembershipRole }[];
+  /** The request this actor is acting through, when known; the audit log records it. */
+  request?: RequestContext;
 }
 
 /**

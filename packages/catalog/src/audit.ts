@@ -1,19 +1,37 @@
 import type { Prisma } from "@prisma/client";
 import type { Actor } from "./actor.ts";
 import type { Tx } from "./db.ts";
+import type { RequestContext } from "./request-context.ts";
 
-export type EntityType = "DataProduct" | "Subscription" | "ServiceAccount" | "Domain" | "User" | "SchemaVersion";
+export type EntityType =
+  | "DataProduct"
+  | "Subscription"
+  | "ServiceAccount"
+  | "Domain"
+  | "User"
+  | "SchemaVersion"
+  | "SsoGroupMapping"
+  | "ProductChangeRequest";
 
-/** Appends one audit event in the caller's transaction. */
+/** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */
 export async function recordAudit(
   tx: Tx,
-  actor: { id: string | null; email: Actor["email"] },
+  actor: { id: string | null; email: Actor["email"]; request?: RequestContext },
   action: string,
   entityType: EntityType,
   entityId: string,
   data: Prisma.InputJsonObject = {},
 ): Promise<void> {
   await tx.auditEvent.create({
-    data: { actorId: actor.id, actorEmail: actor.email, action, entityType, entityId, data },
+    data: {
+      actorId: actor.id,
+      actorEmail: actor.email,
+      action,
+      entityType,
+      entityId,
+      data,
+      clientAddress: actor.request?.clientAddress ?? null,
+      userAgent: actor.request?.userAgent ?? null,
+    },
   });
 }

@@ -1,4 +1,8 @@
 export { type ActingUser } from "./action.ts";
+export * from "./admin-validation.ts";
+export { groupsFromClaim, ssoAccessFor } from "./admin/sso-access.ts";
+export { clientAddressFrom, normaliseRequestContext, type RequestContext } from "./request-context.ts";
+export { CHANGE_KINDS } from "./changes/change-requests.ts";
 export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
 export { createPrismaClient, type Db, type Tx } from "./db.ts";
@@ -14,7 +18,21 @@ export { TASK_KINDS, TASK_LABELS, taskLabel, topicConfigs, type TaskKind } from 
 export * from "./transitions.ts";
 export * from "./validation.ts";
 
+export { addDomainMember } from "./actions/add-domain-member.ts";
+export { applySsoSignIn } from "./actions/apply-sso-sign-in.ts";
+export { approveChangeRequest } from "./actions/approve-change-request.ts";
 export { approveProduct } from "./actions/approve-product.ts";
+export { archiveDomain } from "./actions/archive-domain.ts";
+export { changeMemberRole } from "./actions/change-member-role.ts";
+export { createDomain } from "./actions/create-domain.ts";
+export { createSsoGroupMapping } from "./actions/create-sso-group-mapping.ts";
+export { deleteSsoGroupMapping } from "./actions/delete-sso-group-mapping.ts";
+export { rejectChangeRequest } from "./actions/reject-change-request.ts";
+export { removeDomainMember } from "./actions/remove-domain-member.ts";
+export { renameDomain } from "./actions/rename-domain.ts";
+export { partitionIncreaseInput, requestPartitionIncrease } from "./actions/request-partition-increase.ts";
+export { restoreDomain } from "./actions/restore-domain.ts";
+export { setGlobalRole } from "./actions/set-global-role.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";
 export { createServiceAccount } from "./actions/create-service-account.ts";
 export { deprecateProduct } from "./actions/deprecate-product.ts";
@@ -29,7 +47,8 @@ export { revokeSubscription } from "./actions/revoke-subscription.ts";
 export { submitForReview } from "./actions/submit-for-review.ts";
 export { updateProduct } from "./actions/update-product.ts";
 
-export { listAuditEvents } from "./queries/audit-log.ts";
+export { domainMembers, listDomains, listSsoGroupMappings, listUsers } from "./queries/admin.ts";
+export { AUDIT_EXPORT_FORMATS, csvField, exportAuditEvents, listAuditEvents, type AuditExportFormat } from "./queries/audit-log.ts";
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";

@@ -18,6 +18,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
         include: { memberships: { where: { role: "OWNER" }, include: { user: { select: { name: true, email: true } } } } },
       },
       schemaVersions: { orderBy: { version: "desc" } },
+      changeRequests: { orderBy: { createdAt: "desc" }, take: 20 },
     },
   });
   if (!product) throw new NotFoundError("Data product", productId);
@@ -42,8 +43,11 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
   ]);
   const nameOf = (id: string | null) => (id ? (users.find((u) => u.id === id) ?? null) : null);
   const { memberships, ...domain } = product.domain;
+  const { changeRequests, ...rest } = product;
   return {
-    ...product,
+    ...rest,
+    // Reviewed changes (e.g. added partitions): their requester and decision are for the product's people and governance.
+    changeRequests: seesAll ? changeRequests : [],
     domain,
     owners: memberships.map((m) => m.user),
     createdBy: nameOf(product.createdById),
@@ -54,7 +58,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       id: t.id,
       step: t.step,
       kind: t.kind,
-      label: taskLabel(t.kind),
+      label: topicStepLabel(t) ?? taskLabel(t.kind),
       status: t.status,
       attempts: t.attempts,
       lastError: t.lastError,
@@ -67,4 +71,11 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       canSubscribe: actor.memberships.some((m) => m.domainId !== product.domainId),
     },
   };
+}
+
+/** A later topic step (after an approved change) grows the topic rather than creating it. */
+function topicStepLabel(task: { kind: string; step: number; payload: unknown }): string | null {
+  if (task.kind !== "CREATE_TOPIC" || task.step === 1) return null;
+  const partitions = typeof task.payload === "object" && task.payload !== null && "partitions" in task.payload ? task.payload.partitions : null;
+  return typeof partitions === "number" ? `Grow topic to ${partitions} partitions and reconcile its configs` : "Reconcile topic configs and partitions";
 }
