@@ -28,6 +28,7 @@ export function Nav() {
     { href: "/review", label: "Review", show: perms.hasGlobal("product:review") || isOwner },
     { href: "/audit", label: "Audit log", show: perms.hasGlobal("audit:read") },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
+    { href: "/admin", label: "Admin", show: perms.hasGlobal("domain:manage") },
   ].filter((l) => l.show);
   const active = (href: string) => (href === "/" ? pathname === "/" || pathname.startsWith("/products") : pathname.startsWith(href));
 

@@ -4,6 +4,10 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  domainMembers,
+  listDomains,
+  listSsoGroupMappings,
+  listUsers,
   getProduct,
   Jsonish,
   listAuditEvents,
@@ -25,6 +29,12 @@ export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>>;
 export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
+export type AuditEventRow = AuditPage["items"][number];
+export type AdminDomain = Jsonish<Awaited<ReturnType<typeof listDomains>>>[number];
+export type DomainMembers = Jsonish<Awaited<ReturnType<typeof domainMembers>>>;
+export type UserPage = Jsonish<Awaited<ReturnType<typeof listUsers>>>;
+export type AdminUser = UserPage["items"][number];
+export type SsoGroupMapping = Jsonish<Awaited<ReturnType<typeof listSsoGroupMappings>>>[number];
 export type PermissionSummary = ReturnType<typeof permissionSummary>;
 export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };
 export type ProductObservations = Jsonish<Awaited<ReturnType<typeof productObservations>>>;

@@ -44,6 +44,7 @@ export async function reviewQueue(db: Db, actor: Actor) {
   const requesters = await db.user.findMany({ where: { id: { in: requesterIds } }, select: { id: true, name: true, email: true } });
   const who = (id: string | null) => requesters.find((u) => u.id === id) ?? null;
   return {
+    governance,
     products: products.map((p) => ({ ...p, submittedBy: who(p.submittedById), mine: p.submittedById === actor.id || p.createdById === actor.id })),
     subscriptions: subscriptions.map((s) => ({ ...s, requestedBy: who(s.requestedById), mine: s.requestedById === actor.id })),
     changes: changes.map((c) => ({ ...c, requestedBy: who(c.requestedById), mine: c.requestedById === actor.id })),

@@ -32,7 +32,12 @@ function DomainSection({ domain: d }: { domain: MyDomain }) {
           <h2 id={`domain-${d.id}`} className="text-xl font-semibold">{d.name} <span className="font-mono text-sm text-slate-500">({d.slug})</span></h2>
           <p className="text-sm text-slate-600">{d.description} · you are {owner ? "an owner" : "a member"}</p>
         </div>
-        {owner && <ButtonLink href="/products/new">Register a product</ButtonLink>}
+        {owner && (
+          <div className="flex flex-wrap gap-2">
+            <ButtonLink variant="secondary" href={`/admin/domains/${d.id}`}>Manage members</ButtonLink>
+            <ButtonLink href="/products/new">Register a product</ButtonLink>
+          </div>
+        )}
       </div>
 
       <Card title={`Products (${d.products.length})`}>

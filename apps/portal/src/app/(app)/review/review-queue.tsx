@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { ChangeRequestsCard } from "@/components/change-requests";
 import { ReasonAction } from "@/components/reason-form";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
@@ -18,7 +19,7 @@ export function ReviewQueueView() {
   });
   if (queue.isPending) return <Loading label="Loading the queue…" />;
   if (queue.isError) return <ErrorAlert message={queue.error.message} />;
-  const { products, subscriptions } = queue.data;
+  const { products, subscriptions, changes } = queue.data;
   return (
     <div className="space-y-6">
       <Card title={`Data products (${products.length})`}>
@@ -32,6 +33,7 @@ export function ReviewQueueView() {
           </ul>
         )}
       </Card>
+      {queue.data.governance && <ChangeRequestsCard changes={changes} />}
       <Card title={`Subscription requests (${subscriptions.length})`}>
         {subscriptions.length === 0 ? (
           <EmptyState title="No subscription requests waiting" />

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
+import { PartitionsPanel } from "@/components/partitions-panel";
 import { ReasonAction } from "@/components/reason-form";
 import { SnippetTabs } from "@/components/snippets";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
@@ -124,6 +125,8 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
               ]}
             />
           </Card>
+
+          <PartitionsPanel product={product} isOwner={isOwner} />
 
           {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
             <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>

@@ -1,5 +1,5 @@
 import { createServiceAccount, subscribableAccounts } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
+import { currentActing, currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
@@ -15,8 +15,7 @@ export async function GET() {
 
 export async function POST(request: Request) {
   try {
-    const actor = await currentActor();
-    return json(await createServiceAccount(db(), { userId: actor.id }, await readJson(request)), 201);
+    return json(await createServiceAccount(db(), await currentActing(), await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

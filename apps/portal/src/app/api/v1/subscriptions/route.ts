@@ -1,12 +1,11 @@
 import { requestSubscription } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
+import { currentActing } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
 export async function POST(request: Request) {
   try {
-    const actor = await currentActor();
-    return json(await requestSubscription(db(), { userId: actor.id }, await readJson(request)), 201);
+    return json(await requestSubscription(db(), await currentActing(), await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

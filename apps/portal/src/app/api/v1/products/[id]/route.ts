@@ -1,5 +1,5 @@
 import { getProduct, updateProduct } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
+import { currentActing, currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
@@ -16,8 +16,7 @@ export async function GET(_request: Request, { params }: Context) {
 
 export async function PATCH(request: Request, { params }: Context) {
   try {
-    const actor = await currentActor();
-    return json(await updateProduct(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+    return json(await updateProduct(db(), await currentActing(), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

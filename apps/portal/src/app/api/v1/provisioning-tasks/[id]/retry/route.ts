@@ -1,13 +1,12 @@
 import { retryTask } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
+import { currentActing } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
 
 /** Re-queues a FAILED task; the worker's retryTask checks who may, in the same transaction. */
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
-    return json(await retryTask(db(), { userId: actor.id }, (await params).id));
+    return json(await retryTask(db(), await currentActing(), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,12 +1,11 @@
 import { approveSubscription } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
+import { currentActing } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
 
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
-    return json(await approveSubscription(db(), { userId: actor.id }, (await params).id));
+    return json(await approveSubscription(db(), await currentActing(), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }

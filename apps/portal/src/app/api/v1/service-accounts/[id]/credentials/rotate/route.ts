@@ -1,13 +1,12 @@
 import { requestCredentialRotation } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
+import { currentActing } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
 
 /** Queues new credentials for the account; the worker issues them and they can be picked up once. */
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
-    return json(await requestCredentialRotation(db(), { userId: actor.id }, (await params).id), 202);
+    return json(await requestCredentialRotation(db(), await currentActing(), (await params).id), 202);
   } catch (error) {
     return errorResponse(error);
   }
