@@ -17,7 +17,7 @@ export async function renameDomain(db: Db, acting: ActingUser, domainId: string,
       where: { id: domainId },
       data: { name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) },
     });
-    const data: Record<string, string> = { from: before.name, to: domain.name };
+    const data: Record<string, string> = { slug: domain.slug, from: before.name, to: domain.name };
     if (input.description !== undefined && input.description !== before.description) data.description = domain.description;
     await recordAudit(tx, actor, "domain.renamed", "Domain", domainId, data);
     return domain;

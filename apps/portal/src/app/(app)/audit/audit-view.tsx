@@ -57,7 +57,7 @@ export function AuditView() {
   return (
     <div className="space-y-4">
       <Card>
-        <form onSubmit={(e) => e.preventDefault()} className="grid items-end gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label="Filter the audit log" role="search">
+        <form onSubmit={(e) => { e.preventDefault(); go(filtersOf(draft)); }} className="grid items-end gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label="Filter the audit log" role="search">
           <div>
             <label htmlFor="entityType" className="block text-sm font-medium">Entity type</label>
             <select id="entityType" value={draft.entityType} onChange={set("entityType")} className={`${inputClass} mt-1`}>
@@ -86,7 +86,9 @@ export function AuditView() {
             <input id="to" type="date" value={draft.to} onChange={set("to")} className={`${inputClass} mt-1`} />
           </div>
           <div className="flex flex-wrap items-center gap-2 sm:col-span-3 lg:col-span-6">
-            <Button variant="ghost" onClick={() => { setDraft(EMPTY); go({}); }}>Clear filters</Button>
+            {/* Enter (or this button) applies at once; otherwise filters follow the typing. */}
+            <Button type="submit" variant="secondary">Filter</Button>
+            <Button variant="ghost" onClick={() => { setDraft(EMPTY); go({}); }}>Clear</Button>
             <span className="text-xs text-slate-500">Filters apply as you type (dates in UTC).</span>
             <span className="ml-auto flex gap-2">
               <a className="rounded-md px-3 py-2 text-sm font-medium text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50" href={exportQuery("csv")} download>Export CSV</a>
