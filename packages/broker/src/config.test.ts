@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_CONFIG, configFromArgs, parseProperties, resolveConfig } from "./config.ts";
+import { configFromArgs, parseProperties } from "./config-sources.ts";
+import { ConfigError, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
 
 describe("broker settings", () => {
   it("uses Kafka's names and defaults", () => {

@@ -11,6 +11,7 @@ export * from "./naming.ts";
 export { can, canInDomain, hasGlobal, PERMISSIONS, permissionSummary, type Permission } from "./permissions.ts";
 export { hashPassword, verifyPassword } from "./passwords.ts";
 export { prettySchema, schemaDefinitionProblem } from "./schema-definition.ts";
+export * from "./schema/index.ts";
 export { AVRO_PII_ATTRIBUTE, JSON_SCHEMA_PII_KEYWORD, piiFieldPaths } from "./schema/pii.ts";
 export { decryptSecret, encryptSecret, generatePassword, parseSecretsKey } from "./secrets.ts";
 export { toJson, type Jsonish } from "./serialize.ts";

@@ -1,10 +1,10 @@
-/// <reference path="./avsc-types.d.ts" />
 import { Ajv } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
-// avsc's type system alone: its package entry also pulls in file and stream
-// support (node:fs), which the browser bundle of the portal's forms cannot load.
-import avroTypes from "avsc/lib/types.js";
+// avsc's type system alone (its package entry also pulls in node:fs, which the
+// browser bundle of the portal's forms cannot load), parsed once per text: the
+// compatibility check that follows validation reuses the parsed type.
+import { avscType } from "./schema/avro-resolver.ts";
 
 export type SchemaFormatName = "AVRO" | "JSON_SCHEMA";
 
@@ -30,7 +30,7 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
       return "An Avro schema for a data product must be a record (a JSON object with \"type\": \"record\").";
     }
     try {
-      const type = avroTypes.Type.forSchema(parsed);
+      const type = avscType(definition);
       if (type.typeName !== "record") return `An Avro schema for a data product must be a record, not ${type.typeName}.`;
     } catch (error) {
       return `Invalid Avro schema: ${(error as Error).message}`;

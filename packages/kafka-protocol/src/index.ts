@@ -1,5 +1,7 @@
 export { ProtocolError, UnsupportedCompressionError } from "./errors.ts";
-export { Reader, Writer, ZERO_UUID, uuidFromBytes, uuidToBytes } from "./primitives.ts";
+export { Reader } from "./reader.ts";
+export { Writer } from "./writer.ts";
+export { ZERO_UUID, uuidFromBytes, uuidToBytes } from "./uuid.ts";
 export { crc32c } from "./crc32c.ts";
 export {
   BATCH_HEADER_SIZE,

@@ -4,6 +4,7 @@
  * the sequence ranges and offsets of its last 5 batches, which is how many
  * in-flight requests an idempotent producer may have.
  */
+import { ATTR_CONTROL, type BatchHeader } from "./batch.ts";
 import { StorageError } from "./errors.ts";
 
 export const BATCHES_PER_PRODUCER = 5;
@@ -77,6 +78,18 @@ export class ProducerStateTable {
     }
     entry.batches.push(batch);
     if (entry.batches.length > BATCHES_PER_PRODUCER) entry.batches.shift();
+  }
+
+  /** Records the header of a batch appended or found on disk; batches without a producer id and control batches carry no sequence. */
+  trackBatch(h: BatchHeader): void {
+    if (h.producerId < 0 || (h.attributes & ATTR_CONTROL) !== 0) return;
+    this.update(h.producerId, h.producerEpoch, {
+      firstSeq: h.baseSequence,
+      lastSeq: lastSequence(h.baseSequence, h.lastOffsetDelta),
+      baseOffset: h.baseOffset,
+      lastOffset: h.baseOffset + h.lastOffsetDelta,
+      timestamp: h.maxTimestamp,
+    });
   }
 
   toJSON(): unknown {

@@ -9,9 +9,10 @@
  * when it is rolled or the log is closed; after a crash they are rebuilt by
  * scanning the log, which is also how the log's tail is validated.
  */
-import { readFile, rm, stat } from "node:fs/promises";
+import { readFile, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { HEADER_SIZE, LOG_OVERHEAD, batchCrcValid, readHeader, type BatchHeader } from "./batch.ts";
+import { StorageError } from "./errors.ts";
 import { readFully, writeEmpty, writeFileAtomic, type FileHandleCache } from "./files.ts";
 
 export function segmentName(baseOffset: number): string {
@@ -333,6 +334,62 @@ export class Segment {
   }
 
   /**
+   * Whole batches from the one containing `offset`: at most `maxBytes`
+   * unless the first batch alone is larger (KIP-74: always make progress);
+   * null when the segment holds nothing at or after `offset`. Reads only the
+   * file region needed (positioned reads from the offset index's entry).
+   */
+  async readBatches(offset: number, maxBytes: number): Promise<Buffer | null> {
+    const end = this.size;
+    let pos = this.lookup(offset);
+    if (pos >= end) return null;
+    const lease = await this.files.acquire(this.logPath);
+    try {
+      let winStart = pos;
+      let win = await readAt(lease.handle, pos, Math.min(end - pos, maxBytes + 16 * 1024));
+      // Find the first batch whose last offset is ≥ the fetch offset.
+      for (;;) {
+        if (pos >= end) return null;
+        let rel = pos - winStart;
+        if (rel + HEADER_SIZE > win.length) {
+          winStart = pos;
+          rel = 0;
+          win = await readAt(lease.handle, pos, Math.min(end - pos, maxBytes + 16 * 1024));
+        }
+        const size = win.readInt32BE(rel + 8) + LOG_OVERHEAD;
+        if (size < HEADER_SIZE || pos + size > end) {
+          // Only possible if a closed segment was damaged on disk; never loop on it.
+          throw new StorageError("KAFKA_STORAGE_ERROR", `corrupt batch length at ${this.logPath}:${pos}`);
+        }
+        const last = Number(win.readBigInt64BE(rel)) + win.readInt32BE(rel + 23);
+        if (last >= offset) break;
+        pos += size;
+      }
+      // Take whole batches up to maxBytes, at least one.
+      let rel = pos - winStart;
+      const firstSize = win.readInt32BE(rel + 8) + LOG_OVERHEAD;
+      const want = Math.min(end - pos, Math.max(firstSize, maxBytes));
+      if (win.length - rel < want) {
+        winStart = pos;
+        rel = 0;
+        win = await readAt(lease.handle, pos, want);
+      }
+      let take = firstSize;
+      for (;;) {
+        const next = rel + take;
+        if (next + LOG_OVERHEAD > win.length) break;
+        const s = win.readInt32BE(next + 8) + LOG_OVERHEAD;
+        if (take + s > maxBytes || next + s > win.length) break;
+        take += s;
+      }
+      if (rel + take > win.length) throw new StorageError("UNKNOWN_SERVER_ERROR", `short read in ${this.logPath}`);
+      return win.subarray(rel, rel + take);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
    * The `.log` bytes [0, size) in chunks, for uploading a closed segment.
    * The file lease keeps the data readable even if the segment is deleted
    * meanwhile (the handle outlives the unlink).
@@ -365,4 +422,10 @@ export class Segment {
   rollingBaseTimestamp(): number {
     return this.firstBatchTimestamp >= 0 ? this.firstBatchTimestamp : this.createdMs;
   }
+}
+
+async function readAt(h: FileHandle, pos: number, len: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(len);
+  const n = await readFully(h, buf, pos);
+  return n === len ? buf : buf.subarray(0, n);
 }

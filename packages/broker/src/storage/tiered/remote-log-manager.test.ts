@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LogManager } from "../log-manager.ts";
 import { buildBatch, recordsOf, tempDir } from "../test-helpers.ts";
 import { RemoteLogMetadataStore } from "./remote-log-metadata.ts";
-import { remoteObjectKey } from "./remote-log-manager.ts";
+import { remoteObjectKey } from "./remote-object-keys.ts";
 import { FolderRemoteStorage, RemoteObjectNotFoundError } from "./remote-storage.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
