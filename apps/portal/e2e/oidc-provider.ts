@@ -41,6 +41,8 @@ export async function startIdentityProvider(portalUrl: string, clientSecret: str
     // Keycloak or Entra ID do with a groups mapper; the portal also reads userinfo.
     conformIdTokenClaims: false,
     pkce: { required: () => true },
+    // Short-lived artifacts, as a provider for one test run should have.
+    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Grant: 3600, Interaction: 600, Session: 3600 },
     cookies: { keys: [clientSecret] },
     features: { devInteractions: { enabled: true } },
     async findAccount(_ctx, id) {
