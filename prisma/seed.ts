@@ -125,6 +125,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     ...sla,
     partitions: 3,
     cleanupPolicy: "compact",
+    keyFields: ["orderId"],
     contactEmail: DEMO_USERS.ordersOwner.email,
     schema: { format: "JSON_SCHEMA", definition: orderStatusSchema },
   });
@@ -181,6 +182,8 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     tags: ["payments"],
     ...sla,
     partitions: 1,
+    // RESTRICTED data is never kept forever (policy rule topic.retention).
+    retentionMs: 90 * 24 * 3_600_000,
     contactEmail: DEMO_USERS.paymentsOwner.email,
     schema: { format: "AVRO", definition: paymentSchema },
   });

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { CatalogError, createPrismaClient } from "@kappa/catalog";
+import { CatalogError, createPrismaClient, ensureDefaultPolicy } from "@kappa/catalog";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
@@ -241,10 +241,12 @@ async function main() {
   log("applying migrations");
   await migrateDatabase(databaseUrl, log);
 
-  if (config.demoMode) {
+  {
     const db = createPrismaClient(databaseUrl);
     try {
-      if (await seedDemoData(db)) log("seeded demo data");
+      // The committed policy document becomes version 1 of an empty catalog.
+      await ensureDefaultPolicy(db);
+      if (config.demoMode && (await seedDemoData(db))) log("seeded demo data");
     } finally {
       await db.$disconnect();
     }

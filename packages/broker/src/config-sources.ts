@@ -50,6 +50,11 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "ssl.keystore.location": "nullableString",
   "ssl.certificate.location": "nullableString",
   "ssl.key.location": "nullableString",
+  "transaction.max.timeout.ms": "int",
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": "int",
+  "transactional.id.expiration.ms": "int",
+  "transaction.remove.expired.transaction.cleanup.interval.ms": "int",
+  "transaction.partition.verification.enable": "bool",
 };
 
 /** Kafka names that map onto another setting here (Kafka derives them too). */

@@ -78,6 +78,17 @@ export interface BrokerConfig {
   /** Kappa-specific (librdkafka's names): certificate chain and unencrypted key as two PEM files. */
   "ssl.certificate.location": string | null;
   "ssl.key.location": string | null;
+
+  // Transactions (src/transactions). Kafka's names and defaults.
+  /** Largest transaction.timeout.ms a producer may ask for (INVALID_TRANSACTION_TIMEOUT above it). */
+  "transaction.max.timeout.ms": number;
+  /** How often transactions older than their timeout are aborted. */
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": number;
+  /** A transactional id without a transaction for this long is forgotten. */
+  "transactional.id.expiration.ms": number;
+  "transaction.remove.expired.transaction.cleanup.interval.ms": number;
+  /** KIP-890 part 1: a transactional write is accepted only for a partition added to the producer's ongoing transaction. */
+  "transaction.partition.verification.enable": boolean;
 }
 
 /** Kafka's defaults, except where noted in a comment. */
@@ -123,6 +134,11 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "ssl.keystore.location": null,
   "ssl.certificate.location": null,
   "ssl.key.location": null,
+  "transaction.max.timeout.ms": 900000,
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": 10000,
+  "transactional.id.expiration.ms": 604800000,
+  "transaction.remove.expired.transaction.cleanup.interval.ms": 3600000,
+  "transaction.partition.verification.enable": true,
 };
 
 export class ConfigError extends Error {
@@ -241,6 +257,11 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "authorizer.class.name": authorizerClass(raw),
     "super.users": superUsers(raw),
     "allow.everyone.if.no.acl.found": bool(raw, "allow.everyone.if.no.acl.found"),
+    "transaction.max.timeout.ms": int(raw, "transaction.max.timeout.ms", 1, 2 ** 31 - 1),
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": int(raw, "transaction.abort.timed.out.transaction.cleanup.interval.ms", 1, 2 ** 31 - 1),
+    "transactional.id.expiration.ms": int(raw, "transactional.id.expiration.ms", 1, 2 ** 31 - 1),
+    "transaction.remove.expired.transaction.cleanup.interval.ms": int(raw, "transaction.remove.expired.transaction.cleanup.interval.ms", 1, 2 ** 31 - 1),
+    "transaction.partition.verification.enable": bool(raw, "transaction.partition.verification.enable"),
     ...listenerSettings(raw),
   };
 }

@@ -10,6 +10,8 @@ export interface Actor {
   name: string;
   globalRole: GlobalRole;
   memberships: { domainId: string; domainSlug: string; role: MembershipRole }[];
+  /** Set when the request was authenticated with an API token (see tokens/): its id and scopes. */
+  token?: { id: string; name: string; scopes: string[] };
   /** The request this actor is acting through, when known; the audit log records it. */
   request?: RequestContext;
 }

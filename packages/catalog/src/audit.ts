@@ -10,13 +10,15 @@ export type EntityType =
   | "Domain"
   | "User"
   | "SchemaVersion"
+  | "ApiToken"
+  | "Policy"
   | "SsoGroupMapping"
   | "ProductChangeRequest";
 
 /** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */
 export async function recordAudit(
   tx: Tx,
-  actor: { id: string | null; email: Actor["email"]; request?: RequestContext },
+  actor: { id: string | null; email: Actor["email"]; token?: Actor["token"]; request?: RequestContext },
   action: string,
   entityType: EntityType,
   entityId: string,
@@ -29,7 +31,8 @@ export async function recordAudit(
       action,
       entityType,
       entityId,
-      data,
+      // Changes made with an API token name it, so every use is traceable to the token.
+      data: actor.token ? { ...data, tokenId: actor.token.id } : data,
       clientAddress: actor.request?.clientAddress ?? null,
       userAgent: actor.request?.userAgent ?? null,
     },

@@ -1,4 +1,4 @@
-export { type ActingUser } from "./action.ts";
+export { actingUser, loadActingActor, type ActingUser } from "./action.ts";
 export * from "./admin-validation.ts";
 export { groupsFromClaim, ssoAccessFor } from "./admin/sso-access.ts";
 export { clientAddressFrom, normaliseRequestContext, type RequestContext } from "./request-context.ts";
@@ -18,6 +18,10 @@ export { toJson, type Jsonish } from "./serialize.ts";
 export { TASK_KINDS, TASK_LABELS, taskLabel, topicConfigs, type TaskKind } from "./tasks.ts";
 export * from "./transitions.ts";
 export * from "./validation.ts";
+export * from "./policies/index.ts";
+export { activePolicy, defaultPolicyPath, defaultPolicySource, ensureDefaultPolicy, parsePolicySource, type ActivePolicy } from "./policies/store.ts";
+export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/enforce.ts";
+export { restrictToScopes } from "./tokens/scopes.ts";
 
 export { addDomainMember } from "./actions/add-domain-member.ts";
 export { applySsoSignIn } from "./actions/apply-sso-sign-in.ts";
@@ -47,9 +51,17 @@ export { revealCredentialOnce } from "./actions/reveal-credentials.ts";
 export { revokeSubscription } from "./actions/revoke-subscription.ts";
 export { submitForReview } from "./actions/submit-for-review.ts";
 export { updateProduct } from "./actions/update-product.ts";
+export { updatePolicy, updatePolicyInput } from "./actions/update-policy.ts";
+export { createApiToken, createApiTokenInput, TOKEN_MAX_DAYS, type CreateApiTokenInput } from "./actions/create-api-token.ts";
+export { revokeApiToken } from "./actions/revoke-api-token.ts";
+export { authenticateApiToken } from "./tokens/authenticate-token.ts";
+export { hashTokenSecret, TOKEN_PATTERN } from "./tokens/secret.ts";
+export { listApiTokens } from "./queries/api-tokens.ts";
 
 export { domainMembers, listDomains, listSsoGroupMappings, listUsers } from "./queries/admin.ts";
 export { AUDIT_EXPORT_FORMATS, csvField, exportAuditEvents, listAuditEvents, type AuditExportFormat } from "./queries/audit-log.ts";
+export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/policy-overview.ts";
+export { findViolations, type ProductViolation } from "./policies/violations.ts";
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";

@@ -89,6 +89,11 @@ const productFields = {
     .int("Local hot window must be whole milliseconds.")
     .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
   contactEmail: z.string().trim().email("Enter a contact e-mail address."),
+  /** Top-level schema fields that form the record key, in order (compacted products need one). */
+  keyFields: z
+    .array(z.string().trim().regex(/^[A-Za-z_$][A-Za-z0-9_$-]{0,127}$/, "Key fields are top-level field names of the schema."))
+    .max(8, "At most 8 key fields.")
+    .refine((keys) => new Set(keys).size === keys.length, "Key fields must be unique."),
 };
 
 /** Rules that span fields; Kafka itself refuses these combinations. */
@@ -118,6 +123,7 @@ export const registerProductInput = z
     cleanupPolicy: productFields.cleanupPolicy.default("delete"),
     tieredStorage: productFields.tieredStorage.default(false),
     localRetentionMs: productFields.localRetentionMs.default(-2),
+    keyFields: productFields.keyFields.default([]),
     schema: schemaInput,
   })
   .superRefine(refineProduct);

@@ -163,9 +163,9 @@ describe("updateProduct and deprecateProduct", () => {
     expect(error).toMatchObject({ status: 409, code: "FIELD_LOCKED", fields: { partitions: [expect.stringMatching(/new major version/)] } });
     expect((await db.dataProduct.findUniqueOrThrow({ where: { id: p.id } })).partitions).toBe(6);
     // Sending the whole form back with locked fields unchanged is fine.
-    const resent = await updateProduct(db, ctx.as.ordersOwner, p.id, { ...productInput(ctx.orders.id, { name: "Locked Shape", tags: ["orders", "v1"] }), domainId: undefined, description: "Third wording." });
-    expect(resent.description).toBe("Third wording.");
-    expect((await db.auditEvent.findFirstOrThrow({ where: { entityId: p.id }, orderBy: { id: "desc" } })).data).toEqual({ fields: ["description"] });
+    const resent = await updateProduct(db, ctx.as.ordersOwner, p.id, { ...productInput(ctx.orders.id, { name: "Locked Shape", tags: ["orders", "v1"] }), domainId: undefined, description: "A third wording of the stream." });
+    expect(resent.description).toBe("A third wording of the stream.");
+    expect((await db.auditEvent.findFirstOrThrow({ where: { entityId: p.id }, orderBy: { id: "desc" } })).data).toMatchObject({ fields: ["description"] });
   });
 
   it("refuses edits from another domain's owner (403) and keeps the row", async () => {

@@ -30,6 +30,14 @@ export type {
   RecordInput,
   TimestampTypeCode,
 } from "./record-batch.ts";
+export {
+  ControlRecordType,
+  decodeControlRecordType,
+  decodeEndTxnMarkerValue,
+  encodeEndTxnMarkerBatch,
+  encodeEndTxnMarkerRecord,
+} from "./control-records.ts";
+export type { EndTxnMarkerBatchOptions } from "./control-records.ts";
 export { ApiKey } from "./generated/api-keys.ts";
 export type { ApiKeyCode, ApiKeyName } from "./generated/api-keys.ts";
 export { ErrorCode } from "./generated/error-codes.ts";

@@ -88,7 +88,7 @@ describe("product topics", () => {
   });
 
   it("a compacted product with infinite retention gets cleanup.policy=compact and retention.ms=-1", async () => {
-    const product = await approvedProduct(db, people, { partitions: 2, cleanupPolicy: "compact" });
+    const product = await approvedProduct(db, people, { partitions: 2, cleanupPolicy: "compact", keyFields: ["id"] });
     await waitFor(() => topicExists(product.topicName), 5_000, `topic ${product.topicName}`);
     const configs = await topicConfigs(product.topicName);
     expect(configs["cleanup.policy"]).toBe("compact");

@@ -10,9 +10,11 @@ import type {
   listUsers,
   getProduct,
   Jsonish,
+  listApiTokens,
   listAuditEvents,
   myDomains,
   platformOverview,
+  policyOverview,
   productObservations,
   subscriptionDetail,
   permissionSummary,
@@ -28,6 +30,8 @@ export type ProductListItem = ProductSearchResult["items"][number];
 export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>>;
 export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
+export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>;
+export type ApiTokenList = Jsonish<Awaited<ReturnType<typeof listApiTokens>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type AuditEventRow = AuditPage["items"][number];
 export type AdminDomain = Jsonish<Awaited<ReturnType<typeof listDomains>>>[number];

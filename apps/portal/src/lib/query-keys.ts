@@ -40,6 +40,7 @@ export const queryKeys = {
   platform: ["platform"] as const,
   reviewQueue: ["review-queue"] as const,
   myDomains: ["my-domains"] as const,
+  tokens: ["tokens"] as const,
   serviceAccounts: ["service-accounts"] as const,
   admin: {
     all: ["admin"] as const,

@@ -1,9 +1,10 @@
 import "server-only";
-import { clientAddressFrom, loadActor, UnauthenticatedError, type ActingUser, type Actor, type RequestContext } from "@kappa/catalog";
+import { authenticateApiToken, clientAddressFrom, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
 import { getServerSession } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { env } from "@/env";
+import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { cache } from "react";
 import { authOptions } from "./auth";
 import { db } from "./db";
@@ -11,12 +12,24 @@ import { db } from "./db";
 /**
  * The signed-in user with roles re-read from the database on every request,
  * so a revoked membership stops working at once even though the JWT lives on.
+ * A request with an `Authorization` header is authenticated by that header
+ * alone (`Bearer <API token>`), never by a cookie: so a cross-site request
+ * cannot borrow a session by adding one (BOARD convention with security).
  * Throws UnauthenticatedError (→ 401 in the API).
  */
 export const currentActor = cache(async (): Promise<Actor> => {
+  const h = await headers();
+  const authorization = h.get("authorization");
+  if (authorization !== null) {
+    const bearer = /^Bearer[ ]+([^\s]+)$/i.exec(authorization.trim());
+    if (!bearer?.[1]) throw new UnauthenticatedError("Send an API token as Authorization: Bearer <token>.");
+    const tokenActor = await authenticateApiToken(db(), bearer[1], { method: h.get(METHOD_HEADER) ?? "unknown", path: h.get(PATH_HEADER) ?? "unknown" });
+    return { ...tokenActor, request: await requestContext() };
+  }
   const session = await getServerSession(authOptions());
   if (!session?.userId) throw new UnauthenticatedError();
-  return loadActor(db(), session.userId);
+  // The request context rides along, so actingUser(actor) hands it to the action's audit event.
+  return { ...(await loadActor(db(), session.userId)), request: await requestContext() };
 });
 
 /**
@@ -31,12 +44,6 @@ export const requestContext = cache(async (): Promise<RequestContext> => {
     clientAddress: clientAddressFrom(h.get("x-forwarded-for"), env().KAPPA_TRUSTED_PROXY_HOPS),
     userAgent: h.get("user-agent"),
   };
-});
-
-/** The signed-in user as catalog actions take it: their id plus the request context. */
-export const currentActing = cache(async (): Promise<ActingUser> => {
-  const actor = await currentActor();
-  return { userId: actor.id, request: await requestContext() };
 });
 
 /** For pages: the actor, or a redirect to the sign-in page. */

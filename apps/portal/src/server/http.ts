@@ -3,13 +3,13 @@ import { CatalogError, toJson, ValidationError } from "@kappa/catalog";
 
 /** Every API error has this body; `fields` maps form fields to messages. */
 export interface ApiErrorBody {
-  error: { code: string; message: string; fields?: Record<string, string[]> };
+  error: { code: string; message: string; fields?: Record<string, string[]>; policy?: unknown };
 }
 
 /** Maps a refusal from the catalog to its HTTP status; anything else is a 500 (logged with its cause). */
 export function errorResponse(error: unknown): Response {
   if (error instanceof CatalogError) {
-    const body: ApiErrorBody = { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) } };
+    const body: ApiErrorBody = { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}) } };
     return Response.json(body, { status: error.status });
   }
   console.error("[api] unexpected error", error);

@@ -2,8 +2,9 @@
  * Validation of the record batches of one Produce partition before they are
  * queued for the writer (Kafka's LogValidator / LogSegment append checks):
  * magic 2, sizes against max.message.bytes and segment.bytes, CRC-32C,
- * record count against lastOffsetDelta, no client control or transactional
- * batches, and Produce v3+'s one batch per partition.
+ * record count against lastOffsetDelta, no client control batches (only
+ * the transaction coordinator writes markers), transactional batches only
+ * with a producer id and sequence, and Produce v3+'s one batch per partition.
  *
  * Runs on the request's own buffer without copying; nothing is written until
  * every batch of the partition passed, so a bad batch never leaves half an
@@ -64,8 +65,8 @@ export function validateAppendBatches(data: Buffer, config: LogConfig, opts: App
       );
     }
     if ((h.attributes & ATTR_CONTROL) !== 0) throw new StorageError("INVALID_RECORD", "clients may not write control batches");
-    if ((h.attributes & ATTR_TRANSACTIONAL) !== 0) {
-      throw new StorageError("INVALID_RECORD", "transactional batches are not supported by this broker");
+    if ((h.attributes & ATTR_TRANSACTIONAL) !== 0 && (h.producerId < 0 || h.baseSequence < 0)) {
+      throw new StorageError("INVALID_RECORD", "a transactional record batch needs a producer id and a base sequence");
     }
     out.push({ pos, header: h });
     pos += size;

@@ -53,6 +53,8 @@ export interface BuildBatchOptions {
   producerEpoch?: number;
   baseSequence?: number;
   compression?: "none" | "gzip";
+  /** A batch of a transactional producer (attribute bit 4). */
+  transactional?: boolean;
   records: Array<{ key: Buffer | string | null; value: Buffer | string | null; timestamp?: number }>;
 }
 
@@ -69,6 +71,7 @@ export function buildBatch(opts: BuildBatchOptions): Buffer {
     producerEpoch: opts.producerEpoch ?? -1,
     baseSequence: opts.baseSequence ?? -1,
     compression: opts.compression ?? "none",
+    isTransactional: opts.transactional ?? false,
     records: opts.records.map((r) => ({
       key: r.key,
       value: r.value,

@@ -4,6 +4,7 @@ import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { producerAccountName } from "../naming.ts";
 import { hasGlobal } from "../permissions.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
 import { enqueueProductProvisioning } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
@@ -21,6 +22,9 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     if (product.submittedById === actor.id || product.createdById === actor.id) {
       throw new ForbiddenError("Four-eyes rule: you cannot approve a product you registered or submitted.");
     }
+    // A policy changed since submission still applies: nothing non-compliant reaches Kafka.
+    const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
+    const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null });
     await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "APPROVED" } });
     const domain = await tx.domain.findUniqueOrThrow({ where: { id: product.domainId } });
@@ -35,7 +39,8 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
       update: {},
     });
     await enqueueProductProvisioning(tx, updated, producer);
-    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName });
+    const evaluation = await policy.record();
+    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary });
     return updated;
   });
 }

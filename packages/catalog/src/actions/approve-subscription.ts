@@ -4,6 +4,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { enforcePolicy } from "../policies/enforce.ts";
 import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { nextSubscriptionStatus } from "../transitions.ts";
@@ -35,6 +36,15 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
     const subscription = await lockSubscription(tx, subscriptionId);
     assertMayDecideSubscription(actor, subscription);
     const to = nextSubscriptionStatus(subscription.status, "approve");
+    const policy = await enforcePolicy(tx, actor, {
+      event: "subscription.approve",
+      entityType: "Subscription",
+      entityId: subscriptionId,
+      facts: {
+        subscription: { purpose: subscription.purpose, accountName: subscription.serviceAccount.name, openSubscriptionsOfAccount: 0, productClassification: subscription.product.classification },
+        decider: { isGovernance: hasGlobal(actor, "subscription:decide") },
+      },
+    });
     const updated = await moveSubscriptionStatus(tx, subscription, to, { decidedById: actor.id, decidedAt: new Date(), reason: null });
     await enqueueSubscriptionGrant(tx, updated, subscription.product.topicName, subscription.serviceAccount);
     await recordAudit(tx, actor, "subscription.approved", "Subscription", subscriptionId, {
@@ -42,6 +52,7 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
       to,
       product: subscription.product.topicName,
       principal: `User:${subscription.serviceAccount.name}`,
+      policy: (await policy.record()).summary,
     });
     return updated;
   });

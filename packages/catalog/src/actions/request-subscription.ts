@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { canInDomain } from "../permissions.ts";
+import { enforcePolicy } from "../policies/enforce.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
 import { requestSubscriptionInput } from "../validation.ts";
@@ -38,6 +39,13 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     });
     if (open) throw new ConflictError(`${account.name} already has a ${open.status} subscription to "${product.name}".`, "DUPLICATE_SUBSCRIPTION");
 
+    const openOfAccount = await tx.subscription.count({ where: { serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } } });
+    const policy = await enforcePolicy(tx, actor, {
+      event: "subscription.request",
+      entityType: "Subscription",
+      entityId: null,
+      facts: { subscription: { purpose: input.purpose, accountName: account.name, openSubscriptionsOfAccount: openOfAccount, productClassification: product.classification } },
+    });
     const autoApprove = product.classification === "PUBLIC" && product.domain.autoApprovePublicSubscriptions;
     const subscription = await tx.subscription.create({
       data: {
@@ -53,6 +61,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       product: product.topicName,
       principal: `User:${account.name}`,
       purpose: input.purpose,
+      policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {
       await enqueueSubscriptionGrant(tx, subscription, product.topicName, account);

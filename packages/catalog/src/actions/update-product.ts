@@ -4,6 +4,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
 import { slugify, topicNameFor } from "../naming.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { FULLY_EDITABLE_STATUSES, METADATA_EDITABLE_STATUSES } from "../transitions.ts";
 import { updateProductInput } from "../validation.ts";
@@ -50,6 +51,26 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
       localRetentionMs: input.localRetentionMs ?? Number(product.localRetentionMs),
     };
     parseInput(updateProductInput, merged);
+    const before = productFacts(product, latestSchema);
+    const after = {
+      name: input.name ?? before.name,
+      description: input.description ?? before.description,
+      contactEmail: input.contactEmail ?? before.contactEmail,
+      classification: input.classification ?? before.classification,
+      partitions: input.partitions ?? before.partitions,
+      retentionMs: merged.retentionMs,
+      cleanupPolicy: merged.cleanupPolicy,
+      tieredStorage: merged.tieredStorage,
+      keyFields: input.keyFields ?? before.keyFields,
+      schema: input.schema ?? before.schema,
+    };
+    const policy = await enforcePolicy(tx, actor, {
+      event: "product.update",
+      entityType: "DataProduct",
+      entityId: productId,
+      facts: { product: after },
+      baseline: { product: before },
+    });
 
     const patch = Object.fromEntries(changed.map((k) => [k, input[k as keyof typeof input]])) as typeof input;
     const { schema, name, retentionMs, localRetentionMs, availabilityPct, ...rest } = patch;
@@ -74,7 +95,8 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     }
     try {
       const updated = await tx.dataProduct.update({ where: { id: productId }, data });
-      await recordAudit(tx, actor, "product.updated", "DataProduct", productId, { fields: changed });
+      const evaluation = await policy.record();
+      await recordAudit(tx, actor, "product.updated", "DataProduct", productId, { fields: changed, policy: evaluation.summary });
       return updated;
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ChangeRequestsCard } from "@/components/change-requests";
+import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
@@ -63,6 +64,7 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
           {p.domain.name} · submitted {p.submittedAt ? `${age(p.submittedAt)} ago` : "—"}
           {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
         </p>
+        <PolicyDetails policy={p.policy} />
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
       </div>
       {p.mine ? (
@@ -92,6 +94,7 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         <p className="mt-1 text-xs text-slate-500">
           requested {age(s.createdAt)} ago{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
         </p>
+        <PolicyDetails policy={s.policy} />
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
       </div>
       {s.mine ? (
@@ -105,5 +108,20 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         </div>
       )}
     </li>
+  );
+}
+
+/** The policy verdict beside the change; failures are open by default. */
+function PolicyDetails({ policy }: { policy: ReviewQueue["products"][number]["policy"] }) {
+  const failing = policy.results.some((r) => r.outcome === "fail");
+  return (
+    <details className="mt-2 rounded-md bg-slate-50 px-3 py-2 ring-1 ring-slate-200" open={failing} data-testid="review-policy">
+      <summary className="cursor-pointer text-sm">
+        Policy v{policy.version}: <PolicySummary results={policy.results} />
+      </summary>
+      <div className="mt-2">
+        <PolicyResultList results={policy.results} />
+      </div>
+    </details>
   );
 }

@@ -1,5 +1,5 @@
-import { createDomain, listDomains } from "@kappa/catalog";
-import { currentActing, currentActor } from "@/server/actor";
+import { actingUser, createDomain, listDomains } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
@@ -14,7 +14,7 @@ export async function GET() {
 
 export async function POST(request: Request) {
   try {
-    return json(await createDomain(db(), await currentActing(), await readJson(request)), 201);
+    return json(await createDomain(db(), actingUser(await currentActor()), await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

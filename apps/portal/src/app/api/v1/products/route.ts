@@ -1,5 +1,5 @@
-import { registerProduct, searchProducts } from "@kappa/catalog";
-import { currentActing, currentActor } from "@/server/actor";
+import { actingUser, registerProduct, searchProducts } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, queryObject, readJson } from "@/server/http";
 
@@ -14,7 +14,8 @@ export async function GET(request: Request) {
 
 export async function POST(request: Request) {
   try {
-    return json(await registerProduct(db(), await currentActing(), await readJson(request)), 201);
+    const actor = await currentActor();
+    return json(await registerProduct(db(), actingUser(actor), await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,5 +1,5 @@
-import { createServiceAccount, subscribableAccounts } from "@kappa/catalog";
-import { currentActing, currentActor } from "@/server/actor";
+import { actingUser, createServiceAccount, subscribableAccounts } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
@@ -15,7 +15,8 @@ export async function GET() {
 
 export async function POST(request: Request) {
   try {
-    return json(await createServiceAccount(db(), await currentActing(), await readJson(request)), 201);
+    const actor = await currentActor();
+    return json(await createServiceAccount(db(), actingUser(actor), await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,5 +1,5 @@
-import { getProduct, updateProduct } from "@kappa/catalog";
-import { currentActing, currentActor } from "@/server/actor";
+import { actingUser, getProduct, updateProduct } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
@@ -16,7 +16,8 @@ export async function GET(_request: Request, { params }: Context) {
 
 export async function PATCH(request: Request, { params }: Context) {
   try {
-    return json(await updateProduct(db(), await currentActing(), (await params).id, await readJson(request)));
+    const actor = await currentActor();
+    return json(await updateProduct(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,5 +1,5 @@
-import { addDomainMember, domainMembers } from "@kappa/catalog";
-import { currentActing, currentActor } from "@/server/actor";
+import { actingUser, addDomainMember, domainMembers } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
@@ -16,7 +16,7 @@ export async function GET(_request: Request, { params }: Context) {
 
 export async function POST(request: Request, { params }: Context) {
   try {
-    return json(await addDomainMember(db(), await currentActing(), (await params).id, await readJson(request)), 201);
+    return json(await addDomainMember(db(), actingUser(await currentActor()), (await params).id, await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,11 +1,12 @@
-import { approveProduct } from "@kappa/catalog";
-import { currentActing } from "@/server/actor";
+import { actingUser, approveProduct } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
 
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    return json(await approveProduct(db(), await currentActing(), (await params).id));
+    const actor = await currentActor();
+    return json(await approveProduct(db(), actingUser(actor), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }

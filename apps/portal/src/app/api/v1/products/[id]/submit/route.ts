@@ -1,11 +1,12 @@
-import { submitForReview } from "@kappa/catalog";
-import { currentActing } from "@/server/actor";
+import { actingUser, submitForReview } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
 
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    return json(await submitForReview(db(), await currentActing(), (await params).id));
+    const actor = await currentActor();
+    return json(await submitForReview(db(), actingUser(actor), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }

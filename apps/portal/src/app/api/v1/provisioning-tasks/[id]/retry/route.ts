@@ -1,12 +1,13 @@
-import { retryTask } from "@kappa/catalog";
-import { currentActing } from "@/server/actor";
+import { actingUser, retryTask } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
 
 /** Re-queues a FAILED task; the worker's retryTask checks who may, in the same transaction. */
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    return json(await retryTask(db(), await currentActing(), (await params).id));
+    const actor = await currentActor();
+    return json(await retryTask(db(), actingUser(actor), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,11 +1,12 @@
-import { rejectSubscription } from "@kappa/catalog";
-import { currentActing } from "@/server/actor";
+import { actingUser, rejectSubscription } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    return json(await rejectSubscription(db(), await currentActing(), (await params).id, await readJson(request)));
+    const actor = await currentActor();
+    return json(await rejectSubscription(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

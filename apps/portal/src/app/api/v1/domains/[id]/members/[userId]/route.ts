@@ -1,5 +1,5 @@
-import { changeMemberRole, removeDomainMember } from "@kappa/catalog";
-import { currentActing } from "@/server/actor";
+import { actingUser, changeMemberRole, removeDomainMember } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 
@@ -8,7 +8,7 @@ type Context = { params: Promise<{ id: string; userId: string }> };
 export async function PATCH(request: Request, { params }: Context) {
   try {
     const { id, userId } = await params;
-    return json(await changeMemberRole(db(), await currentActing(), id, userId, await readJson(request)));
+    return json(await changeMemberRole(db(), actingUser(await currentActor()), id, userId, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }
@@ -17,7 +17,7 @@ export async function PATCH(request: Request, { params }: Context) {
 export async function DELETE(_request: Request, { params }: Context) {
   try {
     const { id, userId } = await params;
-    return json(await removeDomainMember(db(), await currentActing(), id, userId));
+    return json(await removeDomainMember(db(), actingUser(await currentActor()), id, userId));
   } catch (error) {
     return errorResponse(error);
   }
