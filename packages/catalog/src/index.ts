@@ -24,6 +24,12 @@ export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/en
 export { restrictToScopes } from "./tokens/scopes.ts";
 
 export { addDomainMember } from "./actions/add-domain-member.ts";
+export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
+export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
+export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
+export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
+export { clusterTopic, clusterTopicsInput, listClusterTopics } from "./queries/cluster-topics.ts";
+export { productDrift } from "./queries/product-drift.ts";
 export { applySsoSignIn } from "./actions/apply-sso-sign-in.ts";
 export { approveChangeRequest } from "./actions/approve-change-request.ts";
 export { approveProduct } from "./actions/approve-product.ts";

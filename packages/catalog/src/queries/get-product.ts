@@ -19,6 +19,9 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       },
       schemaVersions: { orderBy: { version: "desc" } },
       changeRequests: { orderBy: { createdAt: "desc" }, take: 20 },
+      claim: true,
+      inputs: { include: { input: { select: { id: true, name: true, topicName: true, status: true } } } },
+      outputs: { include: { product: { select: { id: true, name: true, topicName: true, status: true } } } },
     },
   });
   if (!product) throw new NotFoundError("Data product", productId);
@@ -43,9 +46,14 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
   ]);
   const nameOf = (id: string | null) => (id ? (users.find((u) => u.id === id) ?? null) : null);
   const { memberships, ...domain } = product.domain;
-  const { changeRequests, ...rest } = product;
+  const { changeRequests, claim, inputs, outputs, ...rest } = product;
   return {
     ...rest,
+    // Declared inputs (this product is derived from them) and the products derived from it.
+    inputProducts: inputs.map((i) => i.input),
+    derivedProducts: outputs.map((o) => o.product),
+    // A claimed topic's ACLs found at claim time and the reviewer's decision: for the product's people and governance.
+    claim: claim && seesAll ? claim : null,
     // Reviewed changes (e.g. added partitions): their requester and decision are for the product's people and governance.
     changeRequests: seesAll ? changeRequests : [],
     domain,

@@ -87,5 +87,17 @@ export interface KafkaCluster {
   /** Committed offsets per group for the given topics (keyed by partitionKey); partitions without a commit are absent. */
   committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>>;
 
+  /** Topic-level config overrides per topic (the cluster scan, for topics the catalog does not manage). */
+  topicOverrides(names: string[]): Promise<Map<string, Record<string, string>>>;
+  /** Every committed offset of each group, all topics (the cluster scan: who reads what). */
+  allCommittedOffsets(groupIds: string[]): Promise<Map<string, GroupCommits>>;
+
   close(): Promise<void>;
+}
+
+export interface GroupCommits {
+  /** topic → partition → committed offset (only partitions with a commit). */
+  topics: Map<string, Map<number, bigint>>;
+  /** Non-zero when the group's offsets could not be read (e.g. GROUP_AUTHORIZATION_FAILED). */
+  errorCode: number;
 }
