@@ -91,6 +91,12 @@ export interface KafkaCluster {
   topicOverrides(names: string[]): Promise<Map<string, Record<string, string>>>;
   /** Every committed offset of each group, all topics (the cluster scan: who reads what). */
   allCommittedOffsets(groupIds: string[]): Promise<Map<string, GroupCommits>>;
+  /** Records by partition (no consumer group): Fetch from each partition's offset. */
+  fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>>;
+  /** First offset at or after a timestamp per partition (null: none, i.e. the end). */
+  offsetsForTimestamp(partitions: PartitionRef[], timestampMs: bigint): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>>;
+  /** Moves an inactive group's committed offsets (admin; refused while the group has members). Error code per partition. */
+  commitGroupOffsets(groupId: string, offsets: { topic: string; partition: number; offset: bigint }[]): Promise<Map<string, number>>;
 
   close(): Promise<void>;
 }
@@ -101,3 +107,5 @@ export interface GroupCommits {
   /** Non-zero when the group's offsets could not be read (e.g. GROUP_AUTHORIZATION_FAILED). */
   errorCode: number;
 }
+import type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";
+export type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";
