@@ -149,7 +149,7 @@ test("an owner adds partitions to an ACTIVE product: the page warns about keyed 
   await expect(owner.getByTestId("partition-count")).toHaveText("3");
   await expect(owner.getByTestId("partition-warning")).toContainText("Keyed ordering changes for new records");
   await owner.getByLabel("New partition count").fill("2");
-  await owner.getByLabel("Reason for the reviewer").fill("Peak season needs more consumers");
+  await owner.getByLabel("Why more partitions?").fill("Peak season needs more consumers");
   await owner.getByRole("button", { name: "Request more partitions" }).click();
   await expect(owner.getByText("The product has 3 partitions; ask for more")).toBeVisible();
   await owner.getByLabel("New partition count").fill("8");

@@ -78,14 +78,16 @@ test("SSO sign-in maps provider groups to domains and roles, and follows a chang
   await expect(second.getByRole("heading", { level: 2, name: /Payments/ })).toBeVisible();
   await expect(second.getByRole("heading", { level: 2, name: /Orders/ })).toHaveCount(0);
 
-  // The admin sees where the roles came from, and the sync in the audit log.
-  await admin.goto("/admin/users");
-  await admin.getByLabel("Find people").fill(email);
-  const row = admin.getByTestId("user-row").filter({ hasText: email });
+  // The admin sees where the roles came from, and the sync in the audit log (a fresh page: the first one sat idle for long).
+  await admin.close();
+  const adminView = await (await browser.newContext({ storageState: storageFor("admin") })).newPage();
+  await adminView.goto("/admin/users");
+  await adminView.getByLabel("Find people").fill(email);
+  const row = adminView.getByTestId("user-row").filter({ hasText: email });
   await expect(row).toContainText("from SSO");
   await expect(row).toContainText("payments owner (SSO)");
-  await admin.goto(`/audit?action=sso.accessSynced&actor=${encodeURIComponent(email)}`);
-  const synced = admin.getByTestId("audit-row");
+  await adminView.goto(`/audit?action=sso.accessSynced&actor=${encodeURIComponent(email)}`);
+  const synced = adminView.getByTestId("audit-row");
   await expect(synced).toHaveCount(2);
   await expect(synced.first()).toContainText("removed: orders:MEMBER");
   await expect(synced.first()).toContainText("added: payments:OWNER");

@@ -43,7 +43,7 @@ export function PartitionsPanel({ product, isOwner }: { product: ProductDetail; 
             <Field id="new-partitions" label="New partition count" errors={request.error?.fields?.partitions}>
               {(p) => <input {...p} type="number" inputMode="numeric" className={inputClass} value={form.partitions} onChange={(e) => setForm({ ...form, partitions: e.target.value })} required />}
             </Field>
-            <Field id="partition-reason" label="Reason for the reviewer" errors={request.error?.fields?.reason}>
+            <Field id="partition-reason" label="Why more partitions?" errors={request.error?.fields?.reason}>
               {(p) => <input {...p} className={inputClass} value={form.reason} onChange={(e) => setForm({ ...form, reason: e.target.value })} placeholder="e.g. more consumer instances for peak load" required />}
             </Field>
           </div>
