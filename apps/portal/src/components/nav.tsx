@@ -33,6 +33,9 @@ export function Nav({ theme }: { theme: Theme }) {
     { href: "/governance", label: "Governance", show: perms.hasGlobal("product:review") || perms.hasGlobal("platform:admin") },
     { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
+    { href: "/lineage", label: "Lineage", show: true },
+    { href: "/cluster", label: "Cluster", show: perms.hasGlobal("platform:admin") || isOwner },
+    { href: "/admin", label: "Admin", show: perms.hasGlobal("domain:manage") },
   ].filter((l) => l.show);
   const active = (href: string) => (href === "/" ? pathname === "/" || pathname.startsWith("/products") : pathname.startsWith(href));
 
