@@ -4,6 +4,8 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  applyContracts,
+  planContracts,
   getProduct,
   Jsonish,
   listApiTokens,
@@ -28,6 +30,8 @@ export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
 export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>;
 export type ApiTokenList = Jsonish<Awaited<ReturnType<typeof listApiTokens>>>;
+export type ContractPlan = Jsonish<Awaited<ReturnType<typeof planContracts>>>;
+export type ContractApplyResult = Jsonish<Awaited<ReturnType<typeof applyContracts>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type PermissionSummary = ReturnType<typeof permissionSummary>;
 export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };

@@ -7,6 +7,7 @@ import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { ReasonAction } from "@/components/reason-form";
 import { SnippetTabs } from "@/components/snippets";
+import { ContractCard } from "@/components/contract-card";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
@@ -154,6 +155,7 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
         </div>
 
         <div className="space-y-6">
+          <ContractCard product={product} />
           <Card title="Contact">
             <p className="text-sm">
               <a className="text-indigo-700 hover:underline" href={`mailto:${product.contactEmail}`}>{product.contactEmail}</a>
