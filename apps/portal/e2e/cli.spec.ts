@@ -96,7 +96,6 @@ test.describe.serial("kappa CLI against the real portal", () => {
     const applied = await apply;
     expect(applied.stderr).toBe("");
     expect(applied.stdout).toContain(`${topic}: in review: waiting for a governance reviewer`);
-    expect(applied.stdout).toMatch(new RegExp(`${topic.replace(/\./g, "\\.")}: provisioning \\d/3`));
     expect(applied.stdout).toContain(`${topic}: ACTIVE`);
     expect(applied.code).toBe(0);
 

@@ -62,6 +62,7 @@ describe("kappa configuration and files", () => {
     expect(loadConfig(env)).toEqual({ url: "http://localhost:3000", token: "kappa_t" });
     expect(loadConfig({ ...env, KAPPA_URL: "https://mesh.example/", KAPPA_TOKEN: "kappa_e" })).toEqual({ url: "https://mesh.example", token: "kappa_e" });
     expect(() => loadConfig({ XDG_CONFIG_HOME: path.join(home, "none") })).toThrow(/Not logged in/);
+    expect(loadConfig({ ...env, KAPPA_URL: "", KAPPA_TOKEN: "" })).toEqual({ url: "http://localhost:3000", token: "kappa_t" });
     expect(() => normalizeUrl("ftp://x")).toThrow(/http/);
   });
 

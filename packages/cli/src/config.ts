@@ -38,8 +38,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
       throw new Error(`${file} is not valid JSON; run kappa login again.`);
     }
   }
-  const url = env.KAPPA_URL ?? stored.url;
-  const token = env.KAPPA_TOKEN ?? stored.token;
+  // An empty variable is unset (as shells and CI templates often leave them).
+  const url = env.KAPPA_URL || stored.url;
+  const token = env.KAPPA_TOKEN || stored.token;
   if (!url || !token) throw new Error("Not logged in: run `kappa login --url <portal> --token <token>` or set KAPPA_URL and KAPPA_TOKEN.");
   return { url: normalizeUrl(url), token };
 }
