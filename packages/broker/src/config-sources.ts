@@ -33,6 +33,10 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "log.flush.on.acks.all": "bool",
   "message.max.bytes": "int",
   "socket.request.max.bytes": "int",
+  "sasl.server.max.receive.size": "int",
+  "connections.max.idle.ms": "int",
+  "socket.request.receive.timeout.ms": "int",
+  "message.decompressed.max.bytes": "int",
   "fetch.max.bytes": "int",
   "queued.max.requests.per.connection": "int",
   "delete.retention.ms": "int",
@@ -50,6 +54,11 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "ssl.keystore.location": "nullableString",
   "ssl.certificate.location": "nullableString",
   "ssl.key.location": "nullableString",
+  "transaction.max.timeout.ms": "int",
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": "int",
+  "transactional.id.expiration.ms": "int",
+  "transaction.remove.expired.transaction.cleanup.interval.ms": "int",
+  "transaction.partition.verification.enable": "bool",
 };
 
 /** Kafka names that map onto another setting here (Kafka derives them too). */

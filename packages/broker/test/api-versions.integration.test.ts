@@ -31,7 +31,16 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   ApiVersions: [0, 3],
   CreateTopics: [0, 4],
   DeleteTopics: [0, 3],
-  InitProducerId: [0, 1],
+  // Beyond the spec table (transactions, issue 15): InitProducerId up to KIP-588's v4 and v5, whose only
+  // addition is an error this broker never returns; the client versions of the transactional APIs.
+  InitProducerId: [0, 5],
+  AddPartitionsToTxn: [0, 3],
+  AddOffsetsToTxn: [0, 4],
+  EndTxn: [0, 4],
+  TxnOffsetCommit: [0, 4],
+  DescribeProducers: [0, 0],
+  DescribeTransactions: [0, 0],
+  ListTransactions: [0, 1],
   DescribeConfigs: [0, 3],
   AlterConfigs: [0, 1],
   CreatePartitions: [0, 1],

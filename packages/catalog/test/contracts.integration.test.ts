@@ -86,6 +86,8 @@ describe("contracts: plan and apply", () => {
   });
 
   it("a compatible schema is a new schema version; a breaking one or a locked field is a new major version", async () => {
+    // Stand-in for the worker: the topic exists, the product is ACTIVE.
+    await db.dataProduct.update({ where: { id: activeId }, data: { status: "ACTIVE" } });
     const contract = await exported(activeId);
     const compatible = setSchema(contract, { ...schemaV1, fields: [...schemaV1.fields, { name: "trackingId", type: ["null", "string"], default: null }] });
     const minor = (await planContracts(db, ctx.as.ordersOwner, files(compatible))).items[0];
@@ -98,10 +100,27 @@ describe("contracts: plan and apply", () => {
 
     const partitions = (await planContracts(db, ctx.as.ordersOwner, files(setCustom(contract, "partitions", 12)))).items[0];
     expect(partitions).toMatchObject({ action: "new-major-version", changes: [{ field: "partitions", from: 6, to: 12 }] });
+    const mode = (await planContracts(db, ctx.as.ordersOwner, files(setCustom(contract, "compatibilityMode", "NONE")))).items[0];
+    expect(mode?.errors[0]).toMatch(/reviewed change/);
+
+    // Applying: the compatible version is proposed for review; applying it again is a no-op while it waits.
+    const proposed = (await applyContracts(db, ctx.as.ordersOwner, files(compatible))).items[0];
+    expect(proposed?.refusal).toBeUndefined();
+    expect(proposed).toMatchObject({ action: "new-schema-version", applied: true });
+    expect((await db.schemaVersion.findFirstOrThrow({ where: { productId: activeId }, orderBy: { version: "desc" } })).status).toBe("PENDING");
+    expect((await applyContracts(db, ctx.as.ordersOwner, files(compatible))).items[0]).toMatchObject({ action: "no-change", applied: false });
+    await db.schemaVersion.deleteMany({ where: { productId: activeId, status: "PENDING" } });
+
+    // The breaking one becomes v2 in review, v1 deprecated with a sunset.
+    const published = (await applyContracts(db, ctx.as.ordersOwner, files(breaking))).items[0];
+    expect(published).toMatchObject({ action: "new-major-version", applied: true, topic: "orders.shipments.v2", status: "IN_REVIEW" });
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: activeId } })).status).toBe("DEPRECATED");
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { topicName: "orders.shipments.v2" } })).contractSource).toBe("contracts/file-0.yaml");
+    expect((await planContracts(db, ctx.as.ordersOwner, files(breaking))).items[0]).toMatchObject({ action: "no-change", topic: "orders.shipments.v2" });
   });
 
   it("policies are evaluated in the plan and refuse on apply with the rule id; other domains cannot apply", async () => {
-    const base = await exported(activeId);
+    const base = { ...(await exported(activeId)), id: "orders.shipments" };
     const pii = setSchema({ ...base, id: "orders.customer-list", name: "Customer List", dataProduct: "Customer List" }, { type: "record", name: "C", fields: [{ name: "email", type: "string", pii: true }] });
     const plan = (await planContracts(db, ctx.as.ordersOwner, files(pii))).items[0];
     expect(plan?.policy.blocked).toBe(true);

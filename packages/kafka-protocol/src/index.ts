@@ -30,6 +30,16 @@ export type {
   RecordInput,
   TimestampTypeCode,
 } from "./record-batch.ts";
+export { decodeFetchedRecords } from "./fetched-records.ts";
+export type { AbortedTransaction, DecodedFetch, FetchedRecord } from "./fetched-records.ts";
+export {
+  ControlRecordType,
+  decodeControlRecordType,
+  decodeEndTxnMarkerValue,
+  encodeEndTxnMarkerBatch,
+  encodeEndTxnMarkerRecord,
+} from "./control-records.ts";
+export type { EndTxnMarkerBatchOptions } from "./control-records.ts";
 export { ApiKey } from "./generated/api-keys.ts";
 export type { ApiKeyCode, ApiKeyName } from "./generated/api-keys.ts";
 export { ErrorCode } from "./generated/error-codes.ts";

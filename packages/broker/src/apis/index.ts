@@ -31,6 +31,13 @@ import { alterUserScramCredentialsApi } from "./alter-user-scram-credentials.ts"
 import { createAclsApi } from "./create-acls.ts";
 import { describeAclsApi } from "./describe-acls.ts";
 import { deleteAclsApi } from "./delete-acls.ts";
+import { addPartitionsToTxnApi } from "./add-partitions-to-txn.ts";
+import { addOffsetsToTxnApi } from "./add-offsets-to-txn.ts";
+import { endTxnApi } from "./end-txn.ts";
+import { txnOffsetCommitApi } from "./txn-offset-commit.ts";
+import { describeTransactionsApi } from "./describe-transactions.ts";
+import { listTransactionsApi } from "./list-transactions.ts";
+import { describeProducersApi } from "./describe-producers.ts";
 
 export const CORE_APIS: readonly RegisteredApi[] = [
   produceApi,
@@ -64,4 +71,11 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   describeAclsApi,
   createAclsApi,
   deleteAclsApi,
+  addPartitionsToTxnApi,
+  addOffsetsToTxnApi,
+  endTxnApi,
+  txnOffsetCommitApi,
+  describeTransactionsApi,
+  listTransactionsApi,
+  describeProducersApi,
 ];

@@ -1,7 +1,10 @@
 /**
  * The write step of a partition's append path (Kafka's UnifiedLog.append
  * after validation): for a group of appends that queued up while the
- * previous write ran, checks idempotent-producer sequences, assigns offsets
+ * previous write ran, checks idempotent-producer sequences and the
+ * transaction rules (producer-state.ts), applies transaction markers (closing
+ * the producer's transaction, indexing an abort in the segment's
+ * transaction index), assigns offsets
  * and the leader epoch (and LogAppendTime), rolls the segment when it is
  * full, old or would overflow relative offsets, and writes the group with
  * one `writev` straight from the request buffers.
@@ -12,7 +15,7 @@
  * appends resolve once group-commit.ts has fsynced them.
  */
 import type { ValidatedBatch } from "./append-validation.ts";
-import { ATTR_LOG_APPEND_TIME, OFF_LEADER_EPOCH, setBaseOffset, setLogAppendTime, type BatchHeader } from "./batch.ts";
+import { ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL, OFF_LEADER_EPOCH, setBaseOffset, setLogAppendTime, type BatchHeader } from "./batch.ts";
 import type { LogConfig } from "./configs.ts";
 import type { StorageError } from "./errors.ts";
 import { writevFully, type FileHandleCache } from "./files.ts";
@@ -37,6 +40,8 @@ export interface PendingAppend {
   data: Buffer;
   batches: ValidatedBatch[];
   durable: boolean;
+  /** Set for a transaction marker written by the coordinator (the one batch is its control batch). */
+  marker?: { commit: boolean; coordinatorEpoch: number };
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
@@ -106,13 +111,16 @@ export async function writeAppendGroup(log: AppendLog, group: PendingAppend[]): 
   for (const req of group) {
     try {
       const first = req.batches[0]!.header;
-      if (first.producerId >= 0) {
+      if (req.marker) {
+        log.producers().checkMarker(first.producerId, first.producerEpoch, req.marker.coordinatorEpoch);
+      } else if (first.producerId >= 0) {
         const lastSeq = lastSequence(first.baseSequence, first.lastOffsetDelta);
         const check = log.producers().check(first.producerId, first.producerEpoch, first.baseSequence, lastSeq);
         if (check.kind === "duplicate") {
           answerDuplicate(log, req, check.batch);
           continue;
         }
+        log.producers().checkTransactionState(first.producerId, (first.attributes & ATTR_TRANSACTIONAL) !== 0);
       }
       const reqRecords = req.batches.reduce((n, b) => n + b.header.lastOffsetDelta + 1, 0);
       const seg = log.active();
@@ -141,7 +149,13 @@ export async function writeAppendGroup(log: AppendLog, group: PendingAppend[]): 
         headers.push(h);
         rel.push(bytes + b.pos);
         nextOffset += h.lastOffsetDelta + 1;
-        log.producers().trackBatch(h);
+        if (req.marker) {
+          // The marker lands in the segment active now (rolls happen before offsets are assigned).
+          const aborted = log.producers().applyMarker(h.producerId, h.producerEpoch, req.marker.coordinatorEpoch, h.baseOffset, req.marker.commit, now);
+          if (aborted) log.active().txnIndex.append(aborted);
+        } else {
+          log.producers().trackBatch(h);
+        }
       }
       bufs.push(req.data);
       bytes += req.data.length;

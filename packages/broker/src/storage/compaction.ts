@@ -4,6 +4,12 @@
  * latest record per key, drops tombstones older than delete.retention.ms,
  * and preserves offsets and producer header fields.
  *
+ * Transactions (as Kafka's cleaner): only segments wholly below the last
+ * stable offset are given to it, so every transaction in them is decided;
+ * records of aborted transactions are removed and never count as a key's
+ * latest value; markers (control batches) are kept, so READ_COMMITTED
+ * readers of what remains still see every transaction end.
+ *
  * Crash safety: each segment that loses records is rewritten to
  * `<base>.log.cleaned`, fsynced, renamed to `.log.swap` and then over the
  * `.log`; the partition's loader drops `.cleaned` and completes `.swap`
@@ -12,7 +18,7 @@
  */
 import { createHash } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
-import { ATTR_CONTROL, ATTR_LOG_APPEND_TIME, UnsupportedCompressionError, decodeRecords, rebuildBatch } from "./batch.ts";
+import { ATTR_CONTROL, ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL, UnsupportedCompressionError, decodeRecords, rebuildBatch, type BatchHeader } from "./batch.ts";
 import { fsyncDir, writevFully, type FileHandleCache } from "./files.ts";
 import type { ReadWriteGate } from "./locks.ts";
 import { Segment } from "./segment.ts";
@@ -27,11 +33,14 @@ export interface CompactionContext {
   deleteRetentionMs: number;
   /** Puts the rewritten segment in place of the original (called under the exclusive gate). */
   replaceSegment: (old: Segment, next: Segment) => void;
+  /** True when the transactional batch of `producerId` at `offset` belongs to an aborted transaction. */
+  isAborted: (producerId: number, offset: number) => boolean;
 }
 
 /** Compacts `closed` (the closed segments, oldest first); returns the number of records removed. */
 export async function compactSegments(closed: readonly Segment[], ctx: CompactionContext, now: number): Promise<number> {
   if (closed.length === 0) return 0;
+  const aborted = (h: BatchHeader): boolean => (h.attributes & (ATTR_TRANSACTIONAL | ATTR_CONTROL)) === ATTR_TRANSACTIONAL && ctx.isAborted(h.producerId, h.baseOffset);
 
   // Pass 1: latest offset per key over the closed segments (keys by digest to bound memory).
   const latest = new Map<string, number>();
@@ -39,7 +48,7 @@ export async function compactSegments(closed: readonly Segment[], ctx: Compactio
   for (const seg of closed) {
     await ctx.gate.shared(() =>
       seg.scan(0, seg.size, true, (h, _pos, bytes) => {
-        if (!bytes || (h.attributes & ATTR_CONTROL) !== 0) return;
+        if (!bytes || (h.attributes & ATTR_CONTROL) !== 0 || aborted(h)) return;
         let recs;
         try {
           recs = decodeRecords(bytes);
@@ -65,6 +74,11 @@ export async function compactSegments(closed: readonly Segment[], ctx: Compactio
       await ctx.gate.shared(() =>
         seg.scan(0, seg.size, true, async (h, _pos, bytes) => {
           if (!bytes) return;
+          if (aborted(h)) {
+            changed = true;
+            removed += h.recordCount;
+            return;
+          }
           let batch = bytes;
           if ((h.attributes & ATTR_CONTROL) === 0) {
             let recs;

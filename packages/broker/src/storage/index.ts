@@ -14,7 +14,11 @@ export {
   type ReadResult,
   type TimestampAndOffset,
   type PartitionLogOptions,
+  type TxnMarker,
+  type ProducerSummary,
+  type AbortedTxn,
 } from "./partition-log.ts";
+export { batchesBelow } from "./partition-reads.ts";
 export {
   validateTopicConfigs,
   describeTopicConfigs,

@@ -19,7 +19,8 @@
  *   it started (group commit).
  */
 import { rm } from "node:fs/promises";
-import { validateAppendBatches, type AppendOptions } from "./append-validation.ts";
+import { encodeEndTxnMarkerBatch } from "@kappa/kafka-protocol";
+import { DEFAULT_MAX_DECOMPRESSED_BYTES, validateAppendBatches, type AppendOptions, type ValidationLimits } from "./append-validation.ts";
 import { writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend } from "./append-writer.ts";
 import { compactSegments } from "./compaction.ts";
 import type { LogConfig } from "./configs.ts";
@@ -37,13 +38,23 @@ import {
   type ReadResult,
   type TimestampAndOffset,
 } from "./partition-reads.ts";
-import { ProducerStateTable } from "./producer-state.ts";
+import { ProducerStateTable, type ProducerSummary } from "./producer-state.ts";
+import { readHeader } from "./batch.ts";
+import { collectAbortedTransactions, type AbortedTxn } from "./txn-index.ts";
 import { expiredAfter, segmentsDueForLocalRetention, segmentsDueForRetention } from "./retention.ts";
 import { Segment } from "./segment.ts";
 import { loadSegments } from "./segment-loader.ts";
 import type { PartitionTier } from "./tiered/types.ts";
 
-export type { AppendOptions, AppendResult, ReadOptions, ReadResult, TimestampAndOffset };
+export type { AppendOptions, AppendResult, ReadOptions, ReadResult, TimestampAndOffset, ProducerSummary, AbortedTxn };
+
+/** A transaction marker as the coordinator hands it over (Kafka's WriteTxnMarkers entry for one partition). */
+export interface TxnMarker {
+  producerId: number;
+  producerEpoch: number;
+  commit: boolean;
+  coordinatorEpoch: number;
+}
 
 export interface PartitionLogOptions {
   dir: string;
@@ -64,6 +75,8 @@ export interface PartitionLogOptions {
    * from it; see tiered/remote-log-manager.ts.
    */
   tier?: PartitionTier | null;
+  /** Bound on one batch's decompressed records (default DEFAULT_MAX_DECOMPRESSED_BYTES). */
+  maxDecompressedBytes?: number;
 }
 
 export interface RecoveryInfo {
@@ -80,6 +93,7 @@ export class PartitionLog {
   private readonly clock: () => number;
   private readonly persistLso: (offset: number) => Promise<void>;
   private readonly tier: PartitionTier | null;
+  private readonly limits: ValidationLimits;
 
   private segments: Segment[] = [];
   private leo = 0;
@@ -111,12 +125,14 @@ export class PartitionLog {
     this.persistLso = opts.persistLogStartOffset;
     this.lso = opts.logStartOffset;
     this.tier = opts.tier ?? null;
+    this.limits = { maxDecompressedBytes: opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES };
     this.view = {
       topic: this.topic,
       partition: this.partition,
       segments: () => this.segments,
       logStartOffset: () => this.lso,
       logEndOffset: () => this.leo,
+      lastStableOffset: () => this.stableOffset(),
       tier: this.tier,
       gate: this.gate,
     };
@@ -224,9 +240,39 @@ export class PartitionLog {
   get highWatermark(): bigint {
     return BigInt(this.leo);
   }
-  /** No transactions are ever open, so the LSO is the high watermark. */
+  /**
+   * The last stable offset: the first offset of an open transaction, else the
+   * high watermark; never below the log start offset (Kafka's
+   * firstUnstableOffset handling). READ_COMMITTED reads stop here.
+   */
   get lastStableOffset(): bigint {
-    return BigInt(this.leo);
+    return BigInt(this.stableOffset());
+  }
+
+  private stableOffset(): number {
+    const first = this.producers.firstUnstableOffset();
+    return first === null ? this.leo : Math.min(this.leo, Math.max(first, this.lso));
+  }
+
+  /**
+   * Aborted transactions overlapping [fetchOffset, upperBound), by first
+   * offset: the transaction indexes of the segment holding `fetchOffset` and
+   * those after it, until one shows completeness (txn-index.ts). Offsets in
+   * remote storage use the remote segments' indexes first.
+   */
+  async abortedTransactions(fetchOffset: bigint, upperBound: bigint): Promise<AbortedTxn[]> {
+    this.ensureUsable();
+    const from = Number(fetchOffset);
+    const to = Number(upperBound);
+    const segs = this.segments;
+    const local = segs.filter((s, i) => s.nextOffset > from || i === segs.length - 1).map((s) => s.txnIndex);
+    const remote = this.tier && from < segs[0]!.baseOffset ? await this.tier.txnIndexesFrom(from) : [];
+    return collectAbortedTransactions([...remote, ...local], from, to);
+  }
+
+  /** The producers with state here, for DescribeProducers. */
+  activeProducers(): ProducerSummary[] {
+    return this.producers.summaries();
   }
   /** Bytes on disk across all segments. */
   get size(): number {
@@ -272,9 +318,40 @@ export class PartitionLog {
   append(data: Buffer, opts: AppendOptions = {}): Promise<AppendResult> {
     try {
       this.ensureUsable();
-      const batches = validateAppendBatches(data, this.config, opts);
+      const batches = validateAppendBatches(data, this.config, opts, this.limits);
       return new Promise<AppendResult>((resolve, reject) => {
         this.queue.push({ data, batches, durable: opts.requireDurable ?? true, resolve, reject });
+        this.scheduleDrain();
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Writes a transaction marker (a control batch the coordinator sends; never
+   * a client) and resolves once it is durable, as Kafka writes markers with
+   * acks=all. The producer's transaction here ends with it.
+   */
+  appendTxnMarker(marker: TxnMarker): Promise<AppendResult> {
+    try {
+      this.ensureUsable();
+      const data = encodeEndTxnMarkerBatch({
+        producerId: BigInt(marker.producerId),
+        producerEpoch: marker.producerEpoch,
+        commit: marker.commit,
+        coordinatorEpoch: marker.coordinatorEpoch,
+        timestamp: BigInt(this.clock()),
+      });
+      return new Promise<AppendResult>((resolve, reject) => {
+        this.queue.push({
+          data,
+          batches: [{ pos: 0, header: readHeader(data, 0) }],
+          durable: true,
+          marker: { commit: marker.commit, coordinatorEpoch: marker.coordinatorEpoch },
+          resolve,
+          reject,
+        });
         this.scheduleDrain();
       });
     } catch (err) {
@@ -477,7 +554,8 @@ export class PartitionLog {
     if (!this.config.compact) return 0;
     return this.maintenance.run(() =>
       compactSegments(
-        this.segments.slice(0, -1),
+        // Only decided data: closed segments wholly below the last stable offset.
+        this.segments.slice(0, -1).filter((s) => s.nextOffset <= this.stableOffset()),
         {
           dir: this.dir,
           files: this.files,
@@ -487,6 +565,8 @@ export class PartitionLog {
           replaceSegment: (old, next) => {
             this.segments = this.segments.map((s) => (s === old ? next : s));
           },
+          // An abort's index entry is in the segment of its marker, at or after the data's.
+          isAborted: (producerId, offset) => this.segments.some((s) => s.nextOffset > offset && s.txnIndex.isAborted(producerId, offset)),
         },
         now,
       ),

@@ -9,6 +9,7 @@
  * a new file. Only whole, written batches are visible: `logEndOffset` and a
  * segment's size advance after the bytes are written.
  */
+import { LOG_OVERHEAD } from "./batch.ts";
 import { StorageError } from "./errors.ts";
 import type { ReadWriteGate } from "./locks.ts";
 import type { Segment } from "./segment.ts";
@@ -23,12 +24,14 @@ export interface LogView {
   segments(): readonly Segment[];
   logStartOffset(): number;
   logEndOffset(): number;
+  /** First offset of an open transaction, else the log end offset. */
+  lastStableOffset(): number;
   readonly tier: PartitionTier | null;
   readonly gate: ReadWriteGate;
 }
 
 export interface ReadOptions {
-  /** READ_COMMITTED reads stop at the LSO, which equals the LEO here (no transactions). */
+  /** READ_COMMITTED reads stop before the first batch at or after the LSO. */
   isolation?: "read_uncommitted" | "read_committed";
 }
 
@@ -50,13 +53,15 @@ export interface TimestampAndOffset {
  * unless the first batch alone is larger (KIP-74: always make progress).
  */
 export async function readBatches(log: LogView, fetchOffset: bigint, maxBytes: number, opts: ReadOptions = {}): Promise<ReadResult> {
-  void opts.isolation; // LSO == HW: both isolation levels read to the same point.
   const off = Number(fetchOffset);
   const hw = log.logEndOffset();
+  const lso = log.lastStableOffset();
+  const committedOnly = opts.isolation === "read_committed";
+  // The LSO is the base offset of an open transaction's first batch, so no batch straddles it.
   const result = (records: Buffer): ReadResult => ({
-    records,
+    records: committedOnly ? batchesBelow(records, lso) : records,
     highWatermark: BigInt(hw),
-    lastStableOffset: BigInt(hw),
+    lastStableOffset: BigInt(lso),
     logStartOffset: BigInt(log.logStartOffset()),
   });
   if (off < log.logStartOffset() || off > hw) {
@@ -65,7 +70,7 @@ export async function readBatches(log: LogView, fetchOffset: bigint, maxBytes: n
       `fetch offset ${off} is outside [${log.logStartOffset()}, ${hw}] for ${log.topic}-${log.partition}`,
     );
   }
-  if (off === hw) return result(Buffer.alloc(0));
+  if (off === hw || (committedOnly && off >= lso)) return result(Buffer.alloc(0));
   const local = await log.gate.shared(async () => {
     const segs = log.segments();
     // Below the first local segment: the data is in remote storage (checked
@@ -92,6 +97,16 @@ export async function readBatches(log: LogView, fetchOffset: bigint, maxBytes: n
     throw new StorageError("KAFKA_STORAGE_ERROR", `offset ${off} of ${log.topic}-${log.partition} is neither local nor in remote storage`);
   }
   return result(remote);
+}
+
+/** The leading whole batches of `records` whose base offset is below `end`. */
+export function batchesBelow(records: Buffer, end: number): Buffer {
+  let pos = 0;
+  while (pos + LOG_OVERHEAD <= records.length) {
+    if (Number(records.readBigInt64BE(pos)) >= end) return records.subarray(0, pos);
+    pos += records.readInt32BE(pos + 8) + LOG_OVERHEAD;
+  }
+  return records;
 }
 
 function segmentIndexFor(offset: number, segs: readonly Segment[]): number {

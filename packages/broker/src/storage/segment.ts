@@ -5,15 +5,20 @@
  * `<base>.timeindex` (int64 max timestamp so far, int32 relative offset) —
  * Kafka's formats. Base offsets are zero-padded to 20 digits.
  *
+ * `<base>.txnindex` holds the aborted transactions whose marker is in the
+ * segment (txn-index.ts; absent when there are none).
+ *
  * Indexes live in memory while the segment is active and are written to disk
  * when it is rolled or the log is closed; after a crash they are rebuilt by
- * scanning the log, which is also how the log's tail is validated.
+ * scanning the log, which is also how the log's tail is validated (the
+ * transaction index by the producer-state replay, producer-snapshot.ts).
  */
 import { readFile, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { HEADER_SIZE, LOG_OVERHEAD, batchCrcValid, readHeader, type BatchHeader } from "./batch.ts";
 import { StorageError } from "./errors.ts";
 import { readFully, writeEmpty, writeFileAtomic, type FileHandleCache } from "./files.ts";
+import { TxnIndex } from "./txn-index.ts";
 
 export function segmentName(baseOffset: number): string {
   return String(baseOffset).padStart(20, "0");
@@ -38,6 +43,8 @@ export class Segment {
   /** Max timestamp of the first batch (Kafka's rollingBasedTimestamp), -1 if none. */
   firstBatchTimestamp = -1;
   createdMs: number;
+  /** Aborted transactions whose ABORT marker is in this segment. */
+  txnIndex = TxnIndex.empty();
 
   private idxOffsets: number[] = [];
   private idxPositions: number[] = [];
@@ -64,6 +71,9 @@ export class Segment {
   }
   get timeIndexPath(): string {
     return join(this.dir, `${segmentName(this.baseOffset)}.timeindex`);
+  }
+  get txnIndexPath(): string {
+    return join(this.dir, `${segmentName(this.baseOffset)}.txnindex`);
   }
 
   static async create(
@@ -108,6 +118,7 @@ export class Segment {
       if (res.clean) {
         seg.size = fileSize;
         await seg.recomputeFirstTimestamp();
+        await seg.loadTxnIndex();
         return { segment: seg, truncatedBytes };
       }
       // Inconsistent tail: fall through to a full recovery scan.
@@ -126,7 +137,14 @@ export class Segment {
       }
     }
     await seg.recomputeFirstTimestamp();
+    await seg.loadTxnIndex();
     return { segment: seg, truncatedBytes };
+  }
+
+  /** Entries past a truncated tail are dropped: their markers are gone. */
+  private async loadTxnIndex(): Promise<void> {
+    this.txnIndex = await TxnIndex.load(this.txnIndexPath);
+    this.txnIndex.truncateTo(this.nextOffset);
   }
 
   private resetIndexes(): void {
@@ -307,11 +325,13 @@ export class Segment {
     return this.idxOffsets.length;
   }
 
-  /** Writes both index files (atomically) — on roll and on clean close. */
+  /** Writes the index files (atomically) — on roll and on clean close. A segment without aborted transactions has no `.txnindex`. */
   async writeIndexes(): Promise<void> {
     const { index, timeIndex } = this.indexBytes();
     await writeFileAtomic(this.indexPath, index);
     await writeFileAtomic(this.timeIndexPath, timeIndex);
+    if (this.txnIndex.size > 0) await this.txnIndex.write(this.txnIndexPath);
+    else await rm(this.txnIndexPath, { force: true });
   }
 
   /**
@@ -415,6 +435,7 @@ export class Segment {
       rm(this.logPath, { force: true }),
       rm(this.indexPath, { force: true }),
       rm(this.timeIndexPath, { force: true }),
+      rm(this.txnIndexPath, { force: true }),
     ]);
   }
 

@@ -6,6 +6,8 @@ import type { Db, Tx } from "../db.ts";
 import { CatalogError, ConflictError, ValidationError } from "../errors.ts";
 import { planContract, type PlanItem } from "../contracts/plan.ts";
 import { MAX_CONTRACT_LENGTH } from "../contracts/from-contract.ts";
+import { proposeSchemaVersion } from "./propose-schema-version.ts";
+import { publishMajorVersion } from "./publish-major-version.ts";
 import { registerProductInTx } from "./register-product.ts";
 import { submitForReviewInTx } from "./submit-for-review.ts";
 import { updateProductInTx } from "./update-product.ts";
@@ -22,6 +24,8 @@ export const contractFilesInput = z.object({
     )
     .min(1, "Send at least one contract.")
     .max(100, "At most 100 contracts per request."),
+  /** When a file needs a new major version: the sunset of the current one (default: in 30 days). */
+  sunsetAt: z.coerce.date({ message: "sunsetAt is a date." }).optional(),
 });
 export type ContractFilesInput = z.input<typeof contractFilesInput>;
 
@@ -53,8 +57,14 @@ export async function applyContracts(db: Db, acting: ActingUser, rawInput: unkno
   const input = parseInput(contractFilesInput, rawInput);
   const items: AppliedItem[] = [];
   for (const file of input.contracts) {
+    const source = file.source ?? "contract";
     try {
-      items.push(await inTransaction(db, acting, (tx, actor) => applyOne(tx, actor, file.content, file.source ?? "contract")));
+      const plan = await inTransaction(db, acting, (tx, actor) => planContract(tx, actor, file.content, source));
+      if (plan.action === "new-schema-version" || plan.action === "new-major-version") {
+        items.push(await applyEvolution(db, acting, plan, input.sunsetAt));
+      } else {
+        items.push(await inTransaction(db, acting, (tx, actor) => applyOne(tx, actor, file.content, source)));
+      }
     } catch (error) {
       // The plan again, outside the rolled-back transaction, so the answer still shows the diff.
       const plan = await inTransaction(db, acting, (tx, actor) => planContract(tx, actor, file.content, file.source ?? null));
@@ -64,6 +74,36 @@ export async function applyContracts(db: Db, acting: ActingUser, rawInput: unkno
     }
   }
   return { items };
+}
+
+const NOTICE_MS = 30 * 86_400_000;
+
+/**
+ * A schema change of a live product goes through schema governance's own
+ * actions: a compatible one is proposed for review, a breaking one becomes
+ * the next major version (the current one deprecated with a sunset). Metadata
+ * changes in the same file are applied as an edit.
+ */
+async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunsetAt: Date | undefined): Promise<AppliedItem> {
+  const d = plan.desired;
+  if (!d || !plan.productId) throw new ValidationError("The contract cannot be applied.");
+  const productId = plan.productId;
+  const metadata = Object.fromEntries(plan.changes.filter((c) => (METADATA as readonly string[]).includes(c.field)).map((c) => [c.field, c.to]));
+  if (plan.action === "new-schema-version") {
+    await proposeSchemaVersion(db, acting, productId, { definition: d.schema.definition });
+    if (Object.keys(metadata).length > 0) await inTransaction(db, acting, (tx, actor) => updateProductInTx(tx, actor, productId, metadata, { contractSource: plan.source ?? "contract" }));
+    return { ...plan, applied: true };
+  }
+  const locked = plan.changes.filter((c) => c.field !== "schema" && !(METADATA as readonly string[]).includes(c.field));
+  if (locked.length > 0) {
+    throw new ConflictError(
+      `${locked.map((c) => c.field).join(", ")} differ from ${plan.topic}: a new major version copies the current settings, so change them in the portal after publishing, or keep them in the file.`,
+      "NOT_AVAILABLE",
+    );
+  }
+  const next = await publishMajorVersion(db, acting, productId, { definition: d.schema.definition, sunsetAt: sunsetAt ?? new Date(Date.now() + NOTICE_MS), reason: `Contract ${plan.contractId}: breaking schema change` });
+  await db.dataProduct.update({ where: { id: next.id }, data: { contractSource: plan.source ?? "contract", contractAppliedAt: new Date() } });
+  return { ...plan, productId: next.id, topic: next.topicName, status: next.status, applied: true };
 }
 
 async function applyOne(tx: Tx, actor: Actor, content: string, source: string): Promise<AppliedItem> {
@@ -85,6 +125,7 @@ async function applyOne(tx: Tx, actor: Actor, content: string, source: string): 
     localRetentionMs: d.localRetentionMs,
     contactEmail: d.contactEmail,
     keyFields: d.keyFields,
+    compatibilityMode: d.compatibilityMode,
   };
   switch (plan.action) {
     case "create": {
@@ -114,14 +155,6 @@ async function applyOne(tx: Tx, actor: Actor, content: string, source: string): 
       if (!product.contractSource) await tx.dataProduct.update({ where: { id: product.id }, data: { contractSource: source, contractAppliedAt: new Date() } });
       return { ...plan, applied: false };
     }
-    case "new-schema-version":
-    case "new-major-version":
-      throw new ConflictError(
-        plan.action === "new-schema-version"
-          ? `${plan.topic} needs a new schema version; proposing schema versions for approved products is not available yet (schema governance, issue 10).`
-          : `${plan.topic} needs a new major version (${plan.targetTopic}); publishing major versions is not available yet (schema governance, issue 10).`,
-        "NOT_AVAILABLE",
-      );
     default:
       throw new ValidationError(`The contract cannot be applied: ${plan.errors.join(" ")}`);
   }

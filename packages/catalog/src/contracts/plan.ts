@@ -9,6 +9,7 @@ import { activePolicy } from "../policies/store.ts";
 import { normalizedSchema } from "../schema/canonical.ts";
 import { checkCompatibility } from "../schema/check-compatibility.ts";
 import { DEFAULT_COMPATIBILITY_MODE, isCompatibilityMode, type CompatibilityMode } from "../schema/modes.ts";
+import { EVOLVABLE_STATUSES } from "../schema-versions.ts";
 import { FULLY_EDITABLE_STATUSES, METADATA_EDITABLE_STATUSES } from "../transitions.ts";
 import { parseContract, type DesiredProduct } from "./from-contract.ts";
 
@@ -65,6 +66,7 @@ const COMPARED: { field: keyof DesiredProduct & keyof DataProduct; metadata: boo
   { field: "tieredStorage", metadata: false },
   { field: "localRetentionMs", metadata: false },
   { field: "keyFields", metadata: false },
+  { field: "compatibilityMode", metadata: false },
 ];
 
 function storedValue(product: DataProduct, field: (typeof COMPARED)[number]["field"]): unknown {
@@ -171,7 +173,7 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
   const latest: SchemaVersion | undefined = current.schemaVersions[0];
   const schemaChanged = !latest || !sameSchema(latest, desired.schema);
   const baseline = productFacts(current, latest ?? null);
-  const mode = current && "compatibilityMode" in current && isCompatibilityMode(current.compatibilityMode) ? current.compatibilityMode : DEFAULT_COMPATIBILITY_MODE;
+  const mode: CompatibilityMode = isCompatibilityMode(current.compatibilityMode) ? current.compatibilityMode : DEFAULT_COMPATIBILITY_MODE;
 
   if (current.status === "IN_REVIEW") {
     if (item.changes.length > 0 || schemaChanged) item.errors.push(`${current.topicName} is in review: wait for the decision before changing it.`);
@@ -204,8 +206,16 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
   }
 
   // Approved and later: the topic exists. Its shape changes only through a new major version.
+  if (item.changes.some((c) => c.field === "compatibilityMode")) {
+    item.errors.push(`The compatibility mode of ${current.topicName} changes only through a reviewed change with a reason, in the portal; keep ${String(storedValue(current, "compatibilityMode"))} in the file.`);
+    return item;
+  }
   const locked = item.changes.filter((c) => !COMPARED.find((x) => x.field === c.field)?.metadata);
   let breaking = false;
+  if (schemaChanged && !(EVOLVABLE_STATUSES as readonly string[]).includes(current.status)) {
+    item.errors.push(`${current.topicName} is ${current.status}: its schema can evolve once it is ACTIVE.`);
+    return item;
+  }
   if (schemaChanged && latest) {
     const previous = current.schemaVersions.filter((v) => v.status === "APPROVED").map((v) => ({ version: v.version, definition: v.definition }));
     if (desired.schema.format !== latest.format) {

@@ -19,7 +19,7 @@ export async function productContract(db: Db, actor: Actor, productId: string, o
       retentionMs: Number(product.retentionMs),
       localRetentionMs: Number(product.localRetentionMs),
       availabilityPct: product.availabilityPct.toNumber(),
-      compatibilityMode: "compatibilityMode" in product && typeof product.compatibilityMode === "string" ? product.compatibilityMode : null,
+      compatibilityMode: product.compatibilityMode,
       schema: schema ? { version: schema.version, format: schema.format, definition: schema.definition } : null,
     },
     { bootstrap: options.bootstrap },

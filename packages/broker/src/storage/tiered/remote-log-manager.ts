@@ -8,8 +8,10 @@
  *
  * Crash protocol (why nothing is lost and no orphan becomes visible):
  *  1. COPY_SEGMENT_STARTED is journaled (fsynced) before any upload.
- *  2. The `.log`, `.index` and `.timeindex` objects are uploaded; each put
- *     is atomic and durable.
+ *  2. The `.log`, `.index` and `.timeindex` objects (and `.txnindex` when
+ *     the segment has aborted transactions) are uploaded; each put is
+ *     atomic and durable. Only segments below the last stable offset are
+ *     copied (as Kafka), so a remote segment's transactions are all decided.
  *  3. COPY_SEGMENT_FINISHED is journaled. Only now is the segment readable
  *     and counted in highestOffset(), and only segments at or below
  *     highestOffset() may leave local disk (PartitionLog.runLocalRetention).
@@ -158,6 +160,7 @@ export class RemoteLogManager {
       read: (offset, maxBytes) => this.reader.read(this.segmentsOf(topicId, partition), offset, maxBytes),
       offsetForTimestamp: (ts, minOffset) => this.reader.offsetForTimestamp(this.segmentsOf(topicId, partition), ts, minOffset),
       maxTimestamp: (minOffset) => this.reader.maxTimestamp(this.segmentsOf(topicId, partition), minOffset),
+      txnIndexesFrom: (offset) => this.reader.txnIndexes(this.segmentsOf(topicId, partition).filter((s) => s.endOffset >= offset)),
     };
   }
 
@@ -210,6 +213,8 @@ export class RemoteLogManager {
       if (this.closed) return;
       const highest = this.tierFor(topicId, log.partition).highestOffset();
       if (seg.size === 0 || seg.nextOffset - 1 <= highest || seg.nextOffset <= Number(log.logStartOffset)) continue;
+      // An open transaction's records (and its later marker) must not be split across the tiers undecided.
+      if (seg.nextOffset > Number(log.lastStableOffset)) return;
       await this.copySegment(log, topicId, seg);
     }
   }
@@ -225,6 +230,7 @@ export class RemoteLogManager {
       maxTimestamp: seg.maxTimestamp,
       offsetOfMaxTimestamp: seg.offsetOfMaxTimestamp,
       size: seg.size,
+      txnIndex: seg.txnIndex.size > 0,
       state: "COPY_SEGMENT_STARTED",
       eventTimestamp: this.clock(),
     };
@@ -234,6 +240,7 @@ export class RemoteLogManager {
       await this.storage.put(remoteObjectKey(started, "log"), seg.readChunks(this.chunkBytes));
       await this.storage.put(remoteObjectKey(started, "index"), index);
       await this.storage.put(remoteObjectKey(started, "timeindex"), timeIndex);
+      if (started.txnIndex) await this.storage.put(remoteObjectKey(started, "txnindex"), seg.txnIndex.encode());
     } catch (err) {
       // Leave nothing behind; the local segment is still there and is copied again next pass.
       await this.deleteObjectsAndRecord(started).catch((cleanupErr: unknown) =>
@@ -295,6 +302,8 @@ export class RemoteLogManager {
 
   private async deleteObjectsAndRecord(rec: RemoteSegmentMetadata): Promise<void> {
     for (const ext of ["log", "index", "timeindex"] as const) await this.storage.delete(remoteObjectKey(rec, ext));
+    // A STARTED record's flag says whether the upload may have begun; records from before transactions have none.
+    if (rec.txnIndex) await this.storage.delete(remoteObjectKey(rec, "txnindex"));
     this.reader.forget(rec);
     await this.metadata.update({ ...rec, state: "DELETE_SEGMENT_FINISHED", eventTimestamp: this.clock() });
     this.rebuildIndex();

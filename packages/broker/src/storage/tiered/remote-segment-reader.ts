@@ -14,6 +14,7 @@ import { remoteObjectKey } from "./remote-object-keys.ts";
 import type { RemoteSegmentMetadata } from "./remote-log-metadata.ts";
 import type { RemoteStorage } from "./remote-storage.ts";
 import type { RemoteTimestampAndOffset } from "./types.ts";
+import { TxnIndex } from "../txn-index.ts";
 
 interface ParsedIndexes {
   offsets: number[];
@@ -24,8 +25,8 @@ interface ParsedIndexes {
 }
 
 export class RemoteSegmentReader {
-  private readonly cache: LruCache<Buffer | ParsedIndexes>;
-  private readonly inflight = new Map<string, Promise<Buffer | ParsedIndexes>>();
+  private readonly cache: LruCache<Buffer | ParsedIndexes | TxnIndex>;
+  private readonly inflight = new Map<string, Promise<Buffer | ParsedIndexes | TxnIndex>>();
 
   constructor(
     private readonly storage: RemoteStorage,
@@ -42,7 +43,7 @@ export class RemoteSegmentReader {
   /** Drops everything cached for a segment whose objects are being deleted. */
   forget(rec: RemoteSegmentMetadata): void {
     const logKey = remoteObjectKey(rec, "log");
-    this.cache.deleteWhere((k) => k.startsWith(logKey) || k === `idx:${rec.id}`);
+    this.cache.deleteWhere((k) => k.startsWith(logKey) || k === `idx:${rec.id}` || k === `txn:${rec.id}`);
   }
 
   private static find(segs: readonly RemoteSegmentMetadata[], offset: number): RemoteSegmentMetadata | undefined {
@@ -58,7 +59,7 @@ export class RemoteSegmentReader {
     return undefined;
   }
 
-  private cached<V extends Buffer | ParsedIndexes>(key: string, load: () => Promise<{ value: V; bytes: number }>): Promise<V> {
+  private cached<V extends Buffer | ParsedIndexes | TxnIndex>(key: string, load: () => Promise<{ value: V; bytes: number }>): Promise<V> {
     const hit = this.cache.get(key);
     if (hit !== undefined) return Promise.resolve(hit as V);
     const pending = this.inflight.get(key);
@@ -92,6 +93,20 @@ export class RemoteSegmentReader {
       }
       return { value: parsed, bytes: parsed.bytes };
     });
+  }
+
+  /** The aborted-transaction indexes of `segs` (empty for segments uploaded without one), through the cache. */
+  txnIndexes(segs: readonly RemoteSegmentMetadata[]): Promise<TxnIndex[]> {
+    return Promise.all(
+      segs.map((seg) =>
+        seg.txnIndex
+          ? this.cached(`txn:${seg.id}`, async () => {
+              const buf = await this.storage.get(remoteObjectKey(seg, "txnindex"));
+              return { value: TxnIndex.fromEntries(TxnIndex.decode(buf)), bytes: buf.length + 64 };
+            })
+          : Promise.resolve(TxnIndex.empty()),
+      ),
+    );
   }
 
   /** Bytes [start, start+len) of a segment's `.log` object, assembled from cached chunks. */
