@@ -1,4 +1,8 @@
 export { actingUser, loadActingActor, type ActingUser } from "./action.ts";
+export * from "./admin-validation.ts";
+export { groupsFromClaim, ssoAccessFor } from "./admin/sso-access.ts";
+export { clientAddressFrom, normaliseRequestContext, type RequestContext } from "./request-context.ts";
+export { CHANGE_KINDS } from "./changes/change-requests.ts";
 export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
 export { createPrismaClient, type Db, type Tx } from "./db.ts";
@@ -27,7 +31,27 @@ export { activePolicy, defaultPolicyPath, defaultPolicySource, ensureDefaultPoli
 export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/enforce.ts";
 export { restrictToScopes } from "./tokens/scopes.ts";
 
+export { addDomainMember } from "./actions/add-domain-member.ts";
+export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
+export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
+export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
+export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
+export { clusterTopic, clusterTopicsInput, listClusterTopics } from "./queries/cluster-topics.ts";
+export { productDrift } from "./queries/product-drift.ts";
+export { applySsoSignIn } from "./actions/apply-sso-sign-in.ts";
+export { approveChangeRequest } from "./actions/approve-change-request.ts";
 export { approveProduct } from "./actions/approve-product.ts";
+export { archiveDomain } from "./actions/archive-domain.ts";
+export { changeMemberRole } from "./actions/change-member-role.ts";
+export { createDomain } from "./actions/create-domain.ts";
+export { createSsoGroupMapping } from "./actions/create-sso-group-mapping.ts";
+export { deleteSsoGroupMapping } from "./actions/delete-sso-group-mapping.ts";
+export { rejectChangeRequest } from "./actions/reject-change-request.ts";
+export { removeDomainMember } from "./actions/remove-domain-member.ts";
+export { renameDomain } from "./actions/rename-domain.ts";
+export { partitionIncreaseInput, requestPartitionIncrease } from "./actions/request-partition-increase.ts";
+export { restoreDomain } from "./actions/restore-domain.ts";
+export { setGlobalRole } from "./actions/set-global-role.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";
 export { createWebhook, WEBHOOKS_PER_DOMAIN } from "./actions/create-webhook.ts";
 export { deleteWebhook } from "./actions/delete-webhook.ts";
@@ -59,7 +83,8 @@ export { authenticateApiToken } from "./tokens/authenticate-token.ts";
 export { hashTokenSecret, TOKEN_PATTERN } from "./tokens/secret.ts";
 export { listApiTokens } from "./queries/api-tokens.ts";
 
-export { listAuditEvents } from "./queries/audit-log.ts";
+export { domainMembers, listDomains, listSsoGroupMappings, listUsers } from "./queries/admin.ts";
+export { AUDIT_EXPORT_FORMATS, csvField, exportAuditEvents, listAuditEvents, type AuditExportFormat } from "./queries/audit-log.ts";
 export { listNotifications } from "./queries/notifications.ts";
 export { productRetirement } from "./queries/product-retirement.ts";
 export { browseStateKeys, lookupStateKey, stateViewStatus } from "./queries/state-view.ts";

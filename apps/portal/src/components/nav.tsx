@@ -34,6 +34,9 @@ export function Nav({ theme }: { theme: Theme }) {
     { href: "/contracts", label: "Contracts", show: isOwner },
     { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
+    { href: "/lineage", label: "Lineage", show: true },
+    { href: "/cluster", label: "Cluster", show: perms.hasGlobal("platform:admin") || isOwner },
+    { href: "/admin", label: "Admin", show: perms.hasGlobal("domain:manage") },
   ].filter((l) => l.show);
   const active = (href: string) => (href === "/" ? pathname === "/" || pathname.startsWith("/products") : pathname.startsWith(href));
 

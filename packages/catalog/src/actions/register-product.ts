@@ -24,6 +24,7 @@ export async function registerProductInTx(tx: Tx, actor: Actor, input: z.output<
     // Same answer for "no such domain" and "not yours": no probing of domain ids.
     throw new ForbiddenError("Only owners of a domain can register its data products.");
   }
+  if (domain.archivedAt) throw new ConflictError(`The ${domain.name} domain is archived and takes no new products.`, "DOMAIN_ARCHIVED");
   const slug = slugify(input.name);
   const majorVersion = 1;
   const candidate = `${domain.slug}.${slug}.v${majorVersion}`;
