@@ -94,12 +94,8 @@ function newestMtime(paths: string[]): number {
 function needsBuild(): boolean {
   const buildId = path.join(PORTAL_DIR, ".next", "BUILD_ID");
   if (!existsSync(buildId)) return true;
-  // The portal bundles the catalog, and the worker's portal-facing functions with the protocol package.
-  const sources = [
-    path.join(PORTAL_DIR, "src"),
-    path.join(PORTAL_DIR, "next.config.ts"),
-    ...["catalog", "worker", "kafka-protocol"].map((p) => path.join(REPO_ROOT, "packages", p, "src")),
-  ];
+  // The portal bundles its own sources and the catalog's (its only package of ours).
+  const sources = [path.join(PORTAL_DIR, "src"), path.join(PORTAL_DIR, "next.config.ts"), path.join(REPO_ROOT, "packages", "catalog", "src"), path.join(REPO_ROOT, "prisma", "schema.prisma")];
   return newestMtime(sources) > statSync(buildId).mtimeMs;
 }
 

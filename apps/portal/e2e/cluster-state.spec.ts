@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { encryptSecret } from "@kappa/worker";
+import { encryptSecret } from "@kappa/catalog";
 import { one, withDb } from "./db";
 import { storageFor, type Role } from "./roles";
 

@@ -1,3 +1,4 @@
+import { parseSecretsKey } from "@kappa/catalog/secrets";
 import { z } from "zod";
 
 /*
@@ -39,7 +40,7 @@ const schema = z
     KAPPA_SECRETS_KEY: z
       .string()
       .optional()
-      .refine((v) => v === undefined || secretsKeyLength(v) === 32, "must be 32 bytes, base64 (44 characters) or hex (64 characters)"),
+      .refine((v) => v === undefined || isSecretsKey(v), "must be 32 bytes, base64 (44 characters) or hex (64 characters)"),
   })
   .superRefine((value, ctx) => {
     // Half-configured SSO is a deployment mistake, not "SSO off".
@@ -52,10 +53,14 @@ const schema = z
     }
   });
 
-/** Same decoding as the worker's parseSecretsKey: hex when it looks like 64 hex digits, else base64. */
-function secretsKeyLength(raw: string): number {
-  const text = raw.trim();
-  return (/^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64")).length;
+/** Decoded as the worker decodes it (one definition, in the catalog). */
+function isSecretsKey(raw: string): boolean {
+  try {
+    parseSecretsKey(raw);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export type Env = z.output<typeof schema>;

@@ -13,6 +13,13 @@ export const TASK_KINDS = {
   GRANT_PRODUCER_ACL: "GRANT_PRODUCER_ACL",
   GRANT_SUBSCRIPTION_ACL: "GRANT_SUBSCRIPTION_ACL",
   REVOKE_SUBSCRIPTION_ACL: "REVOKE_SUBSCRIPTION_ACL",
+  /** Issue a new password for a service account (queued by requestCredentialRotation). */
+  ROTATE_CREDENTIALS: "ROTATE_SERVICE_ACCOUNT_CREDENTIALS",
+  /**
+   * Remove every grant on a product's topic (its producer's and every
+   * subscriber's) and delete the topic when WORKER_RETIRED_TOPICS=delete.
+   */
+  RETIRE_PRODUCT: "RETIRE_PRODUCT",
 } as const;
 export type TaskKind = (typeof TASK_KINDS)[keyof typeof TASK_KINDS];
 
@@ -23,7 +30,14 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   GRANT_PRODUCER_ACL: "Grant producer WRITE, DESCRIBE and IDEMPOTENT_WRITE",
   GRANT_SUBSCRIPTION_ACL: "Grant READ on topic and consumer-group prefix",
   REVOKE_SUBSCRIPTION_ACL: "Remove READ on topic and consumer-group prefix",
+  ROTATE_SERVICE_ACCOUNT_CREDENTIALS: "Issue new credentials (rotation)",
+  RETIRE_PRODUCT: "Retire: remove grants, keep or delete the topic",
 };
+
+/** The label of a stored task kind; a kind this build does not know reads as itself. */
+export function taskLabel(kind: string): string {
+  return kind in TASK_LABELS ? TASK_LABELS[kind as TaskKind] : kind;
+}
 
 /** Kafka topic configs for a product, with Kafka's names. */
 export function topicConfigs(product: Pick<DataProduct, "retentionMs" | "cleanupPolicy" | "tieredStorage" | "localRetentionMs">): Record<string, string> {

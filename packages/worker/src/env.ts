@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { parseSecretsKey } from "@kappa/catalog/secrets";
 import { z } from "zod";
 
 /*
@@ -76,12 +77,4 @@ export function parseWorkerEnv(source: Record<string, string | undefined>): Work
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`);
   throw new ConfigurationError(`Invalid worker configuration:\n${lines.join("\n")}`);
-}
-
-/** A 32-byte AES-256 key from base64 (44 chars) or hex (64 chars). */
-export function parseSecretsKey(raw: string): Buffer {
-  const text = raw.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
-  if (key.length !== 32) throw new Error(`must be 32 bytes (base64 or hex); got ${key.length} bytes`);
-  return key;
 }

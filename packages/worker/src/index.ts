@@ -1,14 +1,13 @@
-export { parseWorkerEnv, parseSecretsKey, workerEnvSchema, ConfigurationError, type WorkerEnv } from "./env.ts";
+export { parseWorkerEnv, workerEnvSchema, ConfigurationError, type WorkerEnv } from "./env.ts";
 export { Worker, type WorkerOptions, type HealthReport } from "./worker.ts";
 export { KafkaJsCluster, type KafkaConnectionSettings } from "./kafka/kafkajs-cluster.ts";
 export { partitionKey, type AclBinding, type KafkaCluster, type TopicSpec, type TopicDescription, type OffsetSpec, type PartitionRef, type GroupDescription } from "./kafka/cluster.ts";
 export { RawConnection, KafkaProtocolError, UnsupportedApiError } from "./kafka/raw-connection.ts";
-export { retryTask, revealCredentialOnce, requestCredentialRotation } from "./actions.ts";
 export { RETIRE_PRODUCT, ROTATE_CREDENTIALS } from "./tasks/handlers.ts";
 export { TaskRunner, leaseTasks } from "./tasks/runner.ts";
 export { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 export { ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, desiredBindingsFor, WORKER_ACTOR, type Change, type ReconcileContext } from "./reconcile/entities.ts";
 export { backoffDelayMs, diffAcls, diffTopic, topicSpecFor } from "./reconcile/diff.ts";
 export { Observer } from "./observe/observer.ts";
-export { encryptSecret, decryptSecret, generatePassword } from "./secrets.ts";
+export { scramUpsertion, SCRAM_ITERATIONS, SCRAM_MECHANISM_CODE, type ScramMechanism } from "./scram.ts";
 export { jsonLogger, silentLogger, type Logger } from "./log.ts";

@@ -3,8 +3,8 @@
  * environment once (env.ts), runs until SIGINT/SIGTERM, then shuts down
  * gracefully: running tasks finish or give their leases back.
  */
-import { createPrismaClient } from "@kappa/catalog";
-import { ConfigurationError, parseSecretsKey, parseWorkerEnv } from "./env.ts";
+import { createPrismaClient, parseSecretsKey } from "@kappa/catalog";
+import { ConfigurationError, parseWorkerEnv } from "./env.ts";
 import { KafkaJsCluster } from "./kafka/kafkajs-cluster.ts";
 import { errorMessage, jsonLogger } from "./log.ts";
 import { Worker } from "./worker.ts";

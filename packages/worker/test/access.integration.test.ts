@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Consumer } from "kafkajs";
-import { revokeSubscription, type Db } from "@kappa/catalog";
+import { requestCredentialRotation, revealCredentialOnce, revokeSubscription, type Db } from "@kappa/catalog";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { requestCredentialRotation, revealCredentialOnce } from "../src/actions.ts";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { RETIRE_PRODUCT } from "../src/tasks/handlers.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";

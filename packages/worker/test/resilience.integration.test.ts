@@ -5,8 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
-import type { Db } from "@kappa/catalog";
-import { retryTask, revealCredentialOnce } from "../src/actions.ts";
+import { retryTask, revealCredentialOnce, type Db } from "@kappa/catalog";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { approvedSubscription, approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 

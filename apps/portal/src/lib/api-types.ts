@@ -8,13 +8,15 @@ import type {
   Jsonish,
   listAuditEvents,
   myDomains,
+  platformOverview,
+  productObservations,
+  subscriptionDetail,
   permissionSummary,
   reviewQueue,
   searchProducts,
   subscribableAccounts,
   Actor,
 } from "@kappa/catalog";
-import type { platformOverview, productObservations, subscriptionDetail } from "@/server/observations";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
 export type ProductSearchResult = Jsonish<Awaited<ReturnType<typeof searchProducts>>>;

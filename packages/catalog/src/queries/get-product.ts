@@ -3,7 +3,7 @@ import type { Db } from "../db.ts";
 import { NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { PUBLISHED_STATUSES } from "./search-products.ts";
-import { TASK_LABELS, type TaskKind } from "../tasks.ts";
+import { taskLabel } from "../tasks.ts";
 
 /**
  * A product's page: metadata, schemas, provisioning steps, and — for its
@@ -54,7 +54,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       id: t.id,
       step: t.step,
       kind: t.kind,
-      label: TASK_LABELS[t.kind as TaskKind] ?? t.kind,
+      label: taskLabel(t.kind),
       status: t.status,
       attempts: t.attempts,
       lastError: t.lastError,

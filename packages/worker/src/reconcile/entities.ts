@@ -10,10 +10,9 @@
  * and a subscription grant, or a grant racing a revoke) would otherwise read the
  * desired state at different moments and undo each other on the cluster.
  */
-import { consumerGroupPrefix, hashPassword, type Db, type Tx } from "@kappa/catalog";
+import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword, type Db, type Tx } from "@kappa/catalog";
 import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
 import type { Logger } from "../log.ts";
-import { encryptSecret, generatePassword } from "../secrets.ts";
 import {
   consumerBindings,
   diffAcls,

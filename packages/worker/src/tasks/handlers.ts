@@ -4,6 +4,7 @@
  * retried an hour later applies the current decision, and a grant task for a
  * subscription that was revoked meanwhile grants nothing.
  */
+import { TASK_KINDS } from "@kappa/catalog";
 import { z } from "zod";
 import type { LeasedTask } from "./runner.ts";
 import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "../reconcile/entities.ts";
@@ -13,14 +14,9 @@ export class NonRetryableError extends Error {
   override name = "NonRetryableError";
 }
 
-/** Task kind for a credential rotation (written by requestCredentialRotation). */
-export const ROTATE_CREDENTIALS = "ROTATE_SERVICE_ACCOUNT_CREDENTIALS";
-/**
- * Task kind the catalog's retire action should queue (entityType DataProduct):
- * removes every grant on the product's topic — its producer's and every
- * subscriber's — and deletes the topic when WORKER_RETIRED_TOPICS=delete.
- */
-export const RETIRE_PRODUCT = "RETIRE_PRODUCT";
+/** Task kinds the worker owns end to end; defined with the others in the catalog. */
+export const ROTATE_CREDENTIALS = TASK_KINDS.ROTATE_CREDENTIALS;
+export const RETIRE_PRODUCT = TASK_KINDS.RETIRE_PRODUCT;
 
 const ensureAccountPayload = z.object({ serviceAccountId: z.string().min(1) });
 const producerAclPayload = z.object({ principal: z.string().startsWith("User:") });

@@ -1,11 +1,10 @@
-import { ForbiddenError, NotFoundError, toJson } from "@kappa/catalog";
+import { ForbiddenError, NotFoundError, subscriptionDetail, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
-import { subscriptionDetail } from "@/server/observations";
 import { SubscriptionView } from "./subscription-view";
 
 export const metadata: Metadata = { title: "Subscription" };

@@ -1,7 +1,7 @@
+import { platformOverview } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
-import { platformOverview } from "@/server/observations";
 
 export async function GET() {
   try {

@@ -1,8 +1,8 @@
+import { subscriptionDetail } from "@kappa/catalog";
 import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
-import { subscriptionDetail } from "@/server/observations";
 
 export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {

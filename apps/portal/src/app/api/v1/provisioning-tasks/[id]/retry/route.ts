@@ -1,4 +1,4 @@
-import { retryTask } from "@kappa/worker";
+import { retryTask } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";

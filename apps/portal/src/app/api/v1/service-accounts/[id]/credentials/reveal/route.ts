@@ -1,4 +1,4 @@
-import { parseSecretsKey, revealCredentialOnce } from "@kappa/worker";
+import { parseSecretsKey, revealCredentialOnce } from "@kappa/catalog";
 import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";

@@ -1,4 +1,4 @@
-import { requestCredentialRotation } from "@kappa/worker";
+import { requestCredentialRotation } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";

@@ -1,13 +1,15 @@
-import "server-only";
-import { canInDomain, consumerGroupPrefix, ForbiddenError, hasGlobal, NotFoundError, producerAccountName, TASK_LABELS, type Actor, type Db } from "@kappa/catalog";
-import { ROTATE_CREDENTIALS } from "@kappa/worker";
-import { estimateOffsetTime, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "@/lib/observations";
+import type { Actor } from "../actor.ts";
+import type { Db } from "../db.ts";
+import { ForbiddenError, NotFoundError } from "../errors.ts";
+import { consumerGroupPrefix, producerAccountName } from "../naming.ts";
+import { estimateOffsetTime, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "../observations/figures.ts";
+import { canInDomain, hasGlobal } from "../permissions.ts";
+import { TASK_KINDS, taskLabel } from "../tasks.ts";
 
 /*
  * Read queries over what the worker records (observations, tasks, reconcile
- * runs). They belong in @kappa/catalog next to getProduct; they live here until
- * the catalog takes them, with the same rule: the permission check is part of
- * the query, never left to the page.
+ * runs), for the portal's product, subscription and platform pages. As with
+ * getProduct, the permission check is part of the query, never left to the page.
  */
 
 /** How far back the charts look. The worker keeps more (WORKER_HISTORY_HOURS); the charts stay readable. */
@@ -55,7 +57,7 @@ async function credentialState(db: Db, actor: Actor, account: { id: string; doma
   const [waiting, rotation] = await Promise.all([
     db.serviceAccount.count({ where: { id: account.id, secretCiphertext: { not: null } } }),
     db.provisioningTask.findFirst({
-      where: { entityType: "ServiceAccount", entityId: account.id, kind: ROTATE_CREDENTIALS, status: { in: ["PENDING", "RUNNING", "FAILED"] } },
+      where: { entityType: "ServiceAccount", entityId: account.id, kind: TASK_KINDS.ROTATE_CREDENTIALS, status: { in: ["PENDING", "RUNNING", "FAILED"] } },
       orderBy: { createdAt: "desc" },
       select: { id: true, status: true, lastError: true, createdAt: true },
     }),
@@ -265,11 +267,6 @@ export async function platformOverview(db: Db, actor: Actor) {
       error: r.error,
     })),
   };
-}
-
-function taskLabel(kind: string): string {
-  if (kind === ROTATE_CREDENTIALS) return "Issue new credentials (rotation)";
-  return kind in TASK_LABELS ? TASK_LABELS[kind as keyof typeof TASK_LABELS] : kind;
 }
 
 function parseDrift(value: unknown): { kind: string; resource: string; detail: string }[] {

@@ -1,6 +1,6 @@
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { decryptSecret, encryptSecret, generatePassword, scramUpsertion } from "./secrets.ts";
+import { decryptSecret, encryptSecret, generatePassword, parseSecretsKey } from "./secrets.ts";
 
 describe("secrets", () => {
   const key = randomBytes(32);
@@ -23,12 +23,9 @@ describe("secrets", () => {
     expect(() => decryptSecret(randomBytes(32), sealed, "account-1")).toThrow();
   });
 
-  it("produces SCRAM upsertions a broker can verify a client proof against (RFC 5802)", () => {
-    const up = scramUpsertion("SCRAM-SHA-512", "pw");
-    expect(up.iterations).toBe(8192);
-    expect(up.saltedPassword).toEqual(pbkdf2Sync("pw", up.salt, 8192, 64, "sha512"));
-    // StoredKey as the broker derives it equals what a client derives from the password.
-    const storedKey = (salted: Buffer) => createHash("sha512").update(createHmac("sha512", salted).update("Client Key").digest()).digest();
-    expect(storedKey(up.saltedPassword)).toEqual(storedKey(pbkdf2Sync("pw", up.salt, 8192, 64, "sha512")));
+  it("reads a key as hex or base64 and refuses the wrong length", () => {
+    expect(parseSecretsKey(key.toString("hex"))).toEqual(key);
+    expect(parseSecretsKey(` ${key.toString("base64")}\n`)).toEqual(key);
+    expect(() => parseSecretsKey(randomBytes(16).toString("base64"))).toThrow(/32 bytes/);
   });
 });

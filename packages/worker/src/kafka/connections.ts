@@ -1,0 +1,206 @@
+/*
+ * The worker's long-lived connections to one cluster: one kafkajs admin client
+ * (ACLs, configs, groups) and one raw protocol connection per broker for what
+ * kafkajs cannot send or sends slowly. Each is opened on first use and
+ * reopened after it breaks; nothing here opens a connection per request.
+ */
+import { readFileSync } from "node:fs";
+// kafkajs is CommonJS: under Node's own ESM loader only its default export is
+// reliable (the enums are not detected as named exports).
+import kafkajs, { type Admin, type SASLOptions } from "kafkajs";
+import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import type { Logger } from "../log.ts";
+import { KafkaProtocolError, RawConnection, type RawConnectionOptions, type SaslMechanism } from "./raw-connection.ts";
+
+const { Kafka, logLevel } = kafkajs;
+
+export interface KafkaConnectionSettings {
+  brokers: string[];
+  /** null: PLAINTEXT / SSL listener without SASL. */
+  sasl: { mechanism: SaslMechanism; username: string; password: string } | null;
+  ssl: boolean;
+  caFile?: string;
+  clientId: string;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export interface ClusterMetadata {
+  brokers: Map<number, string>;
+  controller: number;
+  topics: Map<string, { internal: boolean; partitions: { partitionId: number; leader: number }[] }>;
+}
+
+export class ClusterConnections {
+  private readonly adminClient: Admin;
+  private adminConnected: Promise<void> | null = null;
+  private readonly pool = new Map<string, Promise<RawConnection>>();
+  private readonly tls: RawConnectionOptions["tls"];
+
+  constructor(
+    private readonly settings: KafkaConnectionSettings,
+    private readonly log: Logger,
+  ) {
+    const ca = settings.caFile ? [readFileSync(settings.caFile, "utf8")] : undefined;
+    this.tls = settings.ssl ? (ca ? { ca } : {}) : null;
+    const sasl: SASLOptions | undefined = settings.sasl
+      ? settings.sasl.mechanism === "PLAIN"
+        ? { mechanism: "plain", username: settings.sasl.username, password: settings.sasl.password }
+        : settings.sasl.mechanism === "SCRAM-SHA-256"
+          ? { mechanism: "scram-sha-256", username: settings.sasl.username, password: settings.sasl.password }
+          : { mechanism: "scram-sha-512", username: settings.sasl.username, password: settings.sasl.password }
+      : undefined;
+    const kafka = new Kafka({
+      clientId: settings.clientId,
+      brokers: settings.brokers,
+      ssl: settings.ssl ? (ca ? { ca } : true) : undefined,
+      sasl,
+      connectionTimeout: settings.connectionTimeoutMs ?? 3_000,
+      requestTimeout: settings.requestTimeoutMs ?? 15_000,
+      // Few client-side retries: the task runner owns retrying, with backoff and a record of each attempt.
+      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
+      logLevel: logLevel.WARN,
+      logCreator: () => (entry) => {
+        const { message, ...extra } = entry.log;
+        this.log.debug("kafkajs", { level: entry.level, namespace: entry.namespace, message, ...pickSafe(extra) });
+      },
+    });
+    this.adminClient = kafka.admin();
+  }
+
+  async admin(): Promise<Admin> {
+    this.adminConnected ??= this.adminClient.connect().catch((error: unknown) => {
+      this.adminConnected = null;
+      throw error;
+    });
+    await this.adminConnected;
+    return this.adminClient;
+  }
+
+  /** A raw connection to `address`, reused until it breaks. */
+  raw(address: string): Promise<RawConnection> {
+    const existing = this.pool.get(address);
+    if (existing) {
+      return existing.then((conn) => {
+        if (conn.isOpen) return conn;
+        this.pool.delete(address);
+        return this.raw(address);
+      });
+    }
+    const [host, port] = splitAddress(address);
+    const opening = RawConnection.open({
+      host,
+      port,
+      clientId: this.settings.clientId,
+      sasl: this.settings.sasl,
+      tls: this.tls,
+      connectTimeoutMs: this.settings.connectionTimeoutMs ?? 3_000,
+      requestTimeoutMs: this.settings.requestTimeoutMs ?? 15_000,
+    });
+    this.pool.set(address, opening);
+    opening.catch(() => this.pool.delete(address));
+    return opening;
+  }
+
+  /** Any broker: tries the bootstrap list in order. */
+  async any(): Promise<RawConnection> {
+    let last: unknown;
+    for (const address of this.settings.brokers) {
+      try {
+        return await this.raw(address);
+      } catch (error) {
+        last = error;
+      }
+    }
+    throw last instanceof Error ? last : new Error(String(last));
+  }
+
+  /**
+   * Metadata over the raw connection, for exactly the topics asked (null: all).
+   * kafkajs' admin keeps a growing set of "target topics" and refreshes all of
+   * them on nearly every admin call, which makes each call O(topics touched so
+   * far); asking for metadata here keeps that set empty and every call O(1).
+   */
+  async metadata(topics: string[] | null): Promise<ClusterMetadata> {
+    const conn = await this.any();
+    const version = conn.pickVersion(ApiKey.Metadata, 1, 12);
+    const res = await conn.request(
+      ApiKey.Metadata,
+      { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false },
+      version,
+    );
+    const brokers = new Map(res.brokers.map((b) => [b.nodeId, `${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}`]));
+    const out = new Map<string, { internal: boolean; partitions: { partitionId: number; leader: number }[] }>();
+    for (const t of res.topics) {
+      if (t.name === null || t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
+      // LEADER_NOT_AVAILABLE: just created, leaders still being elected — the topic exists.
+      if (t.errorCode !== 0 && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) throw new KafkaProtocolError(t.errorCode, `metadata of topic ${t.name}`);
+      out.set(t.name, { internal: t.isInternal, partitions: t.partitions.map((p) => ({ partitionId: p.partitionIndex, leader: p.leaderId })).sort((a, b) => a.partitionId - b.partitionId) });
+    }
+    return { brokers, controller: res.controllerId, topics: out };
+  }
+
+  async brokerAddresses(): Promise<Map<number, string>> {
+    return (await this.metadata([])).brokers;
+  }
+
+  /** Metadata of the topics that exist; missing ones are simply absent. */
+  async topicMetadata(topics: string[]): Promise<{ name: string; partitions: { partitionId: number; leader: number }[] }[]> {
+    if (topics.length === 0) return [];
+    const meta = await this.metadata([...new Set(topics)]);
+    return [...meta.topics].map(([name, t]) => ({ name, partitions: t.partitions }));
+  }
+
+  /** Group id → coordinator address. */
+  async groupCoordinators(groupIds: string[]): Promise<Map<string, string>> {
+    const conn = await this.any();
+    const out = new Map<string, string>();
+    const address = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
+    if (conn.supports(ApiKey.FindCoordinator, 4)) {
+      const version = conn.pickVersion(ApiKey.FindCoordinator, 4, 6);
+      for (let i = 0; i < groupIds.length; i += 500) {
+        const res = await conn.request(ApiKey.FindCoordinator, { keyType: 0, coordinatorKeys: groupIds.slice(i, i + 500) }, version);
+        for (const c of res.coordinators) {
+          if (c.errorCode !== 0) throw new KafkaProtocolError(c.errorCode, c.errorMessage ?? `coordinator of group ${c.key}`);
+          out.set(c.key, address(c.host, c.port));
+        }
+      }
+      return out;
+    }
+    const version = conn.pickVersion(ApiKey.FindCoordinator, 1, 3);
+    for (const groupId of groupIds) {
+      const res = await conn.request(ApiKey.FindCoordinator, { key: groupId, keyType: 0 }, version);
+      if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage ?? `coordinator of group ${groupId}`);
+      out.set(groupId, address(res.host, res.port));
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    const conns = [...this.pool.values()];
+    this.pool.clear();
+    for (const c of conns) {
+      // A connection that never opened has nothing to close; its error was
+      // already reported to the caller that asked for it.
+      await c.then((conn) => conn.close()).catch(() => undefined);
+    }
+    if (this.adminConnected) await this.adminClient.disconnect();
+    this.adminConnected = null;
+  }
+}
+
+function splitAddress(address: string): [string, number] {
+  const i = address.lastIndexOf(":");
+  const host = address.slice(0, i).replace(/^\[|\]$/g, "");
+  return [host, Number(address.slice(i + 1))];
+}
+
+/** kafkajs log extras may include broker addresses and errors, never credentials; keep primitives only. */
+function pickSafe(extra: Record<string, unknown>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(extra)) {
+    if (/sasl|password|secret|token/i.test(k)) continue;
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+/*
+ * Bytes on the brokers' disks (DescribeLogDirs) and in the remote tier. A
+ * cluster that cannot say answers null ("unknown"), never 0.
+ */
+import kafkajs from "kafkajs";
+import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { partitionKey, type PartitionRef } from "./cluster.ts";
+import type { ClusterConnections } from "./connections.ts";
+import { KafkaProtocolError, UnsupportedApiError } from "./raw-connection.ts";
+
+const { ConfigResourceTypes } = kafkajs;
+
+/** Read-only topic config through which the project's broker reports tiered bytes per partition (packages/broker/README.md). */
+export const REMOTE_LOG_SIZE_CONFIG = "kappa.remote.log.size.bytes";
+
+/** Kafka errors that mean "the cluster has no such feature", which the observer reports as unknown. */
+function isUnsupported(error: unknown): boolean {
+  return error instanceof UnsupportedApiError || (error instanceof KafkaProtocolError && (error.code === ErrorCode.UNSUPPORTED_VERSION || error.code === ErrorCode.SECURITY_DISABLED));
+}
+
+export async function localBytes(conns: ClusterConnections, partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
+  if (partitions.length === 0) return new Map();
+  const addresses = await conns.brokerAddresses();
+  const topics = new Map<string, number[]>();
+  for (const r of partitions) topics.set(r.topic, [...(topics.get(r.topic) ?? []), r.partition]);
+  const out = new Map<string, bigint>();
+  try {
+    // Every broker reports only its own replicas; the leader's size is what
+    // a consumer reads from, so with replication we keep the largest replica.
+    await Promise.all(
+      [...addresses.values()].map(async (address) => {
+        const conn = await conns.raw(address);
+        const version = conn.pickVersion(ApiKey.DescribeLogDirs, 1, 4);
+        const res = await conn.request(ApiKey.DescribeLogDirs, { topics: [...topics].map(([topic, ps]) => ({ topic, partitions: ps })) }, version);
+        if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, "DescribeLogDirs failed");
+        for (const dir of res.results) {
+          if (dir.errorCode !== 0) continue; // an offline log dir holds nothing readable
+          for (const t of dir.topics) {
+            for (const p of t.partitions) {
+              if (p.isFutureKey) continue;
+              const key = partitionKey(t.name, p.partitionIndex);
+              const prev = out.get(key);
+              if (prev === undefined || p.partitionSize > prev) out.set(key, p.partitionSize);
+            }
+          }
+        }
+      }),
+    );
+  } catch (error) {
+    if (isUnsupported(error)) return null;
+    throw error;
+  }
+  return out;
+}
+
+/**
+ * Apache Kafka exposes remote log size only as a JMX metric
+ * (kafka.log.remote:RemoteLogSizeBytes), through no protocol API: unknown
+ * there. The project's broker reports it as a read-only topic config,
+ * `kappa.remote.log.size.bytes` (one value per partition, comma-separated),
+ * which we read when present.
+ */
+export async function remoteBytes(conns: ClusterConnections, partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
+  if (partitions.length === 0) return new Map();
+  const topics = [...new Set(partitions.map((p) => p.topic))];
+  const admin = await conns.admin();
+  const res = await admin.describeConfigs({
+    resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [REMOTE_LOG_SIZE_CONFIG] })),
+    includeSynonyms: false,
+  });
+  const out = new Map<string, bigint>();
+  for (const r of res.resources) {
+    if (r.errorCode !== 0) return null;
+    const entry = r.configEntries.find((e) => e.configName === REMOTE_LOG_SIZE_CONFIG);
+    if (!entry || entry.configValue === null) return null;
+    entry.configValue.split(",").forEach((v, partition) => {
+      if (/^\d+$/.test(v.trim())) out.set(partitionKey(r.resourceName, partition), BigInt(v.trim()));
+    });
+  }
+  return out;
+}
