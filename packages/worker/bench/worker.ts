@@ -44,6 +44,8 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 5_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const OBSERVE_INTERVAL_MS = 5_000;
+/** BENCH_ONLY=observe skips the convergence and reconcile figures (topics are created directly). */
+const ONLY = process.env.BENCH_ONLY ?? "";
 const SASL_ADMIN = { user: "kappa-admin", password: "bench-admin-secret" };
 const BROKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../broker");
 
@@ -52,6 +54,7 @@ const taskMs = new Map<string, number[]>();
 const profiler = {
   ...silentLogger,
   info: (message: string, fields?: Record<string, unknown>) => {
+    if (message === "batch done" && typeof fields?.ms === "number") taskMs.set("batch (all kinds)", [...(taskMs.get("batch (all kinds)") ?? []), fields.ms]);
     if (message === "task done" && typeof fields?.kind === "string" && typeof fields.ms === "number") {
       taskMs.set(fields.kind, [...(taskMs.get(fields.kind) ?? []), fields.ms]);
     }
@@ -152,29 +155,40 @@ async function main() {
       line("     one lease query on the seeded queue", `${Date.now() - t} ms (${leased.length} tasks)`);
       await db.provisioningTask.updateMany({ where: { leasedBy: "probe" }, data: { status: "PENDING", leasedBy: null, leaseUntil: null, attempts: 0 } });
     }
-    const t1 = Date.now();
-    await worker.runner.drain();
-    const converge = Date.now() - t1;
-    const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
-    line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + "   (target ≤ 5 min)");
-    for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
-    for (const [kind, ms] of taskMs) line(`     ${kind} mean task time`, `${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms (n=${ms.length})`);
-    const failed = await db.provisioningTask.findFirst({ where: { status: "FAILED" }, select: { kind: true, lastError: true } });
-    if (failed) line("     first failure", `${failed.kind}: ${failed.lastError?.slice(0, 120)}`);
-    line("     topics on the broker", String((await cluster.listTopics()).length));
-    line("     ACL bindings on the broker", String((await cluster.describeAcls()).length));
-    const accounts = await db.serviceAccount.findMany({ select: { name: true } });
-    const users = await cluster.describeScramUsers(accounts.map((a) => a.name));
-    line(`     SCRAM-SHA-512 users on the broker (of ${accounts.length} accounts)`, String([...users.values()].filter((m) => m.includes("SCRAM-SHA-512")).length));
-    line("     products ACTIVE / subscriptions ACTIVE", `${await db.dataProduct.count({ where: { status: "ACTIVE" } })} / ${await db.subscription.count({ where: { status: "ACTIVE" } })}`);
-    line("     worker peak RSS / heap so far", `${mb(memory.rss)} / ${mb(memory.heap)}`);
+    if (ONLY === "observe") {
+      // Iterating on the observer: topics created directly, the catalog marked converged.
+      const t = Date.now();
+      const products = await db.dataProduct.findMany({ select: { topicName: true } });
+      for (let i = 0; i < products.length; i += 500) await cluster.createTopics(products.slice(i, i + 500).map((p) => ({ name: p.topicName, partitions: PARTITIONS, configs: {} })));
+      await db.provisioningTask.updateMany({ data: { status: "DONE" } });
+      await db.dataProduct.updateMany({ data: { status: "ACTIVE" } });
+      await db.subscription.updateMany({ data: { status: "ACTIVE" } });
+      line("   (BENCH_ONLY=observe: topics created directly, no convergence)", fmt(Date.now() - t));
+    } else {
+      const t1 = Date.now();
+      await worker.runner.drain();
+      const converge = Date.now() - t1;
+      const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
+      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + "   (target ≤ 5 min)");
+      for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
+      for (const [kind, ms] of taskMs) line(`     ${kind} mean task time`, `${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms (n=${ms.length})`);
+      const failed = await db.provisioningTask.findFirst({ where: { status: "FAILED" }, select: { kind: true, lastError: true } });
+      if (failed) line("     first failure", `${failed.kind}: ${failed.lastError?.slice(0, 120)}`);
+      line("     topics on the broker", String((await cluster.listTopics()).length));
+      line("     ACL bindings on the broker", String((await cluster.describeAcls()).length));
+      const accounts = await db.serviceAccount.findMany({ select: { name: true } });
+      const users = await cluster.describeScramUsers(accounts.map((a) => a.name));
+      line(`     SCRAM-SHA-512 users on the broker (of ${accounts.length} accounts)`, String([...users.values()].filter((m) => m.includes("SCRAM-SHA-512")).length));
+      line("     products ACTIVE / subscriptions ACTIVE", `${await db.dataProduct.count({ where: { status: "ACTIVE" } })} / ${await db.subscription.count({ where: { status: "ACTIVE" } })}`);
+      line("     worker peak RSS / heap so far", `${mb(memory.rss)} / ${mb(memory.heap)}`);
 
-    // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
-    await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
-    await fullReconcile(worker.ctx, "bench-warmup");
-    const t2 = Date.now();
-    const noop = await fullReconcile(worker.ctx, "bench");
-    line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"})`);
+      // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
+      await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
+      await fullReconcile(worker.ctx, "bench-warmup");
+      const t2 = Date.now();
+      const noop = await fullReconcile(worker.ctx, "bench");
+      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"})`);
+    }
 
     // ---- 3. observation
     // Simple (member-less) commits, as `kafka-consumer-groups --reset-offsets` makes: one OffsetCommit per group, every partition of its topic.
@@ -199,6 +213,7 @@ async function main() {
     line(`     (set up ${GROUPS} groups with committed offsets)`, fmt(Date.now() - groupStart));
 
     let now = Date.now();
+    let slowestRamp = 0;
     const cycle = async (label: string) => {
       now += OBSERVE_INTERVAL_MS;
       const t = Date.now();
@@ -207,7 +222,18 @@ async function main() {
       line(`${label}: ${s.partitions} partitions, ${s.groups} groups`, `${fmt(ms)}   (target ≤ 5 s)`);
       return { ms, s };
     };
-    await cycle("3. observation, first cycle (nothing known yet)");
+    const first = await cycle("3. observation, first cycle (nothing known yet)");
+    line("     rows written / left for the next cycles (per-cycle caps)", `${first.s.written.topics} topics, ${first.s.written.groups} groups / ${first.s.waiting.topics} topics, ${first.s.waiting.groups} groups`);
+    let ramp = 1;
+    let rampMs = first.ms;
+    for (let s = first.s; s.waiting.topics + s.waiting.groups > 0 && ramp < 50; ramp++) {
+      now += OBSERVE_INTERVAL_MS;
+      const t = Date.now();
+      s = await worker.observer.observeOnce(now);
+      rampMs += Date.now() - t;
+      if (Date.now() - t > slowestRamp) slowestRamp = Date.now() - t;
+    }
+    line(`   cycles until every topic and group was written once`, `${ramp} cycles, ${fmt(rampMs)} in all, slowest ${fmt(slowestRamp)}`);
     await cycle("   observation, steady cycle (nothing moved)");
 
     // Records reach 100 topics, then the next cycle.

@@ -150,7 +150,7 @@ describe("observation", () => {
     const old = new Date(Date.now() - 72 * 3600_000);
     await db.topicObservationSample.create({ data: { topic: "gone.topic.v1", bucket: old, endOffset: 1n, earliestOffset: 0n } });
     await db.consumerGroupObservation.create({ data: { groupId: "ghost.g", topic: "gone.topic.v1", state: "Stable", members: 1, totalLag: 5n, observedAt: old } });
-    running.worker.observer["lastPrune"] = 0;
+    running.worker.observer["lastSweep"] = 0;
     await running.worker.observer.observeOnce();
     expect(await db.topicObservationSample.count({ where: { topic: "gone.topic.v1" } })).toBe(0);
     expect(await db.consumerGroupObservation.count({ where: { groupId: "ghost.g" } })).toBe(0);

@@ -15,6 +15,9 @@ export const PRODUCER_CLUSTER_OPERATIONS: readonly AclOperation[] = ["IDEMPOTENT
 export const CONSUMER_TOPIC_OPERATIONS: readonly AclOperation[] = ["READ", "DESCRIBE"];
 export const CONSUMER_GROUP_OPERATIONS: readonly AclOperation[] = ["READ"];
 
+/** The topic configs the catalog sets (topicConfigs); every other key is the operator's. */
+export const OWNED_TOPIC_CONFIGS = ["retention.ms", "cleanup.policy", "remote.storage.enable", "local.retention.ms"];
+
 /** Kafka's name for the one CLUSTER resource. */
 export const CLUSTER_RESOURCE_NAME = "kafka-cluster";
 
