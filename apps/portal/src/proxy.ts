@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { PATH_HEADER } from "@/lib/request-path";
+import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 
 /**
  * Passes the requested path to server components, so the signed-in layout can
@@ -8,10 +8,13 @@ import { PATH_HEADER } from "@/lib/request-path";
  */
 export function proxy(request: NextRequest) {
   const headers = new Headers(request.headers);
+  // Always overwritten here, so a client cannot choose what the server reads.
   headers.set(PATH_HEADER, request.nextUrl.pathname + request.nextUrl.search);
+  headers.set(METHOD_HEADER, request.method);
   return NextResponse.next({ request: { headers } });
 }
 
 export const config = {
-  matcher: ["/((?!api/|_next/|favicon.ico|icon.svg).*)"],
+  // /api/v1 too: API-token requests are audited with their method and path.
+  matcher: ["/api/v1/:path*", "/((?!api/|_next/|favicon.ico|icon.svg).*)"],
 };

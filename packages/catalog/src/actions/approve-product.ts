@@ -2,8 +2,11 @@ import { inTransaction, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
+import { notify } from "../notifications/notify.ts";
 import { producerAccountName } from "../naming.ts";
+import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { hasGlobal } from "../permissions.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
 import { enqueueProductProvisioning } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
@@ -21,8 +24,13 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     if (product.submittedById === actor.id || product.createdById === actor.id) {
       throw new ForbiddenError("Four-eyes rule: you cannot approve a product you registered or submitted.");
     }
+    // A policy changed since submission still applies: nothing non-compliant reaches Kafka.
+    const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
+    const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null });
-    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "APPROVED" } });
+    // A product in review has only its first schema; a rejected one that came back unchanged is approved with it.
+    await tx.schemaVersion.updateMany({ where: { productId, status: { in: ["PENDING", "REJECTED"] } }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date(), decisionReason: null } });
+    await assignRegistryIds(tx, { productId });
     const domain = await tx.domain.findUniqueOrThrow({ where: { id: product.domainId } });
     const producer = await tx.serviceAccount.upsert({
       where: { name: producerAccountName(domain.slug) },
@@ -35,7 +43,18 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
       update: {},
     });
     await enqueueProductProvisioning(tx, updated, producer);
-    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName });
+    const evaluation = await policy.record();
+    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary });
+    await notify(tx, {
+      kind: "product.approved",
+      title: `${product.name} was approved`,
+      body: `Approved by ${actor.name}; the worker now creates ${product.topicName} and the producer's credentials.`,
+      link: `/products/${productId}`,
+      entityType: "DataProduct",
+      entityId: productId,
+      audience: { domainMembers: [product.domainId] },
+      exclude: [actor.id],
+    });
     return updated;
   });
 }
