@@ -14,7 +14,7 @@
  */
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls } from "./acls.ts";
-import type { AclBinding, GroupDescription, KafkaCluster, OffsetSpec, PerPartition, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
+import type { AclBinding, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
