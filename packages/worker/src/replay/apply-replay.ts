@@ -56,13 +56,16 @@ export async function applyReplay(ctx: { db: Db; cluster: KafkaCluster; log: Log
     return [];
   }
   const targets = (Array.isArray(replay.targets) ? replay.targets : []).flatMap((t) => (t && typeof t === "object" && !Array.isArray(t) && typeof t.partition === "number" && typeof t.offset === "string" ? [{ partition: t.partition, offset: BigInt(t.offset) }] : []));
-  const refs = targets.map((t) => ({ topic: replay.topic, partition: t.partition }));
-  const [earliest, latest] = await Promise.all([cluster.listOffsets(refs, "earliest"), cluster.listOffsets(refs, "latest")]);
-  const offsets = targets.map((t) => {
-    const lo = earliest.get(partitionKey(replay.topic, t.partition)) ?? 0n;
-    const hi = latest.get(partitionKey(replay.topic, t.partition)) ?? t.offset;
-    return { topic: replay.topic, partition: t.partition, offset: t.offset < lo ? lo : t.offset > hi ? hi : t.offset, asked: t.offset };
-  });
+  const count = (await cluster.partitionCounts([replay.topic])).get(replay.topic) ?? 0;
+  const spec = [{ topic: replay.topic, partitions: count }];
+  const [earliest, latest] = await Promise.all([cluster.listOffsets(spec, "earliest"), cluster.listOffsets(spec, "latest")]);
+  const offsets = targets
+    .filter((t) => t.partition < count)
+    .map((t) => {
+      const lo = earliest.get(replay.topic)?.[t.partition] ?? 0n;
+      const hi = latest.get(replay.topic)?.[t.partition] ?? t.offset;
+      return { topic: replay.topic, partition: t.partition, offset: t.offset < lo ? lo : t.offset > hi ? hi : t.offset, asked: t.offset };
+    });
   const errors = await cluster.commitGroupOffsets(replay.groupId, offsets);
   const codes = [...errors.values()];
   if (codes.some((c) => ACTIVE_GROUP_ERRORS.has(c))) {
@@ -71,7 +74,7 @@ export async function applyReplay(ctx: { db: Db; cluster: KafkaCluster; log: Log
   }
   const failed = [...errors].filter(([, c]) => c !== 0);
   if (failed.length > 0) throw new Error(`OffsetCommit for ${replay.groupId} failed: ${failed.map(([k, c]) => `${k.split("\u0000").join("-")}: error ${c}`).join(", ")}`);
-  const committed = (await cluster.committedOffsets([{ groupId: replay.groupId, topics: [replay.topic] }])).get(replay.groupId) ?? new Map<string, bigint>();
+  const committed = (await cluster.committedOffsets([{ groupId: replay.groupId, topics: new Set([replay.topic]) }])).get(replay.groupId) ?? new Map<string, bigint>();
   const result = offsets.map((o) => ({ partition: o.partition, asked: o.asked.toString(), committed: (committed.get(partitionKey(o.topic, o.partition)) ?? -1n).toString() }));
   await finish(db, replayId, "APPLIED", { result }, log);
   return [];
