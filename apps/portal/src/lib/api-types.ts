@@ -4,6 +4,7 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  recertificationQueue,
   lineageGraph,
   listClusterTopics,
   productDrift,
@@ -41,6 +42,7 @@ export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>
 export type ApiTokenList = Jsonish<Awaited<ReturnType<typeof listApiTokens>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type AuditEventRow = AuditPage["items"][number];
+export type RecertificationList = Jsonish<Awaited<ReturnType<typeof recertificationQueue>>>;
 export type LineageGraphData = Jsonish<Awaited<ReturnType<typeof lineageGraph>>>;
 export type ClusterTopicPage = Jsonish<Awaited<ReturnType<typeof listClusterTopics>>>;
 export type ClusterTopicRow = ClusterTopicPage["items"][number];
