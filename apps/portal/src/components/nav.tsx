@@ -31,6 +31,7 @@ export function Nav({ theme }: { theme: Theme }) {
     { href: "/review", label: "Review", show: perms.hasGlobal("product:review") || isOwner },
     { href: "/audit", label: "Audit log", show: perms.hasGlobal("audit:read") },
     { href: "/governance", label: "Governance", show: perms.hasGlobal("product:review") || perms.hasGlobal("platform:admin") },
+    { href: "/contracts", label: "Contracts", show: isOwner },
     { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
     { href: "/lineage", label: "Lineage", show: true },

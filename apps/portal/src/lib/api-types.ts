@@ -5,6 +5,8 @@
  */
 import type {
   recertificationQueue,
+  applyContracts,
+  planContracts,
   lineageGraph,
   listClusterTopics,
   productDrift,
@@ -40,6 +42,8 @@ export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
 export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>;
 export type ApiTokenList = Jsonish<Awaited<ReturnType<typeof listApiTokens>>>;
+export type ContractPlan = Jsonish<Awaited<ReturnType<typeof planContracts>>>;
+export type ContractApplyResult = Jsonish<Awaited<ReturnType<typeof applyContracts>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type AuditEventRow = AuditPage["items"][number];
 export type RecertificationList = Jsonish<Awaited<ReturnType<typeof recertificationQueue>>>;

@@ -10,6 +10,7 @@ import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-op
 import { ReasonAction } from "@/components/reason-form";
 import { RetirementCard } from "@/components/retirement-card";
 import { SnippetTabs } from "@/components/snippets";
+import { ContractCard } from "@/components/contract-card";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
@@ -163,6 +164,7 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
         </div>
 
         <div className="space-y-6">
+          <ContractCard product={product} />
           <Card title="Contact">
             <p className="text-sm">
               <a className="text-indigo-700 hover:underline" href={`mailto:${product.contactEmail}`}>{product.contactEmail}</a>
