@@ -45,7 +45,7 @@ export interface HealthReport {
   workerId: string;
   tasks: { inFlight: number; completed: number; failed: number; lastPollError: string | null };
   reconcile: { lastRunAt: string | null; lastDriftCount: number | null; lastError: string | null };
-  observe: { lastAt: string | null; lastDurationMs: number | null; unknown: string[]; lastError: string | null };
+  observe: { lastAt: string | null; lastDurationMs: number | null; unknown: string[]; lastError: string | null; stepErrors: Record<string, string> };
 }
 
 export class Worker {
@@ -177,6 +177,7 @@ export class Worker {
         lastDurationMs: this.observer.lastSummary?.durationMs ?? null,
         unknown: this.observer.lastSummary?.unknown ?? [],
         lastError: this.observer.lastError,
+        stepErrors: Object.fromEntries(this.observer.stepErrors),
       },
     };
   }
