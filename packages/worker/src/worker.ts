@@ -5,7 +5,7 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { Db } from "@kappa/catalog";
+import { sweepRecertification, type Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import { ClusterScanner } from "./observe/cluster-scan.ts";
@@ -23,6 +23,8 @@ export interface WorkerOptions extends RunnerOptions {
   observeIntervalMs: number;
   /** Cluster scan interval (observe/cluster-scan.ts); absent = same as observeIntervalMs × 6. */
   clusterScanIntervalMs?: number;
+  /** Recertification sweep interval (catalog sweepRecertification); absent = hourly. */
+  recertificationIntervalMs?: number;
   historyHours: number;
   retiredTopics: "delete" | "keep";
   secretsKey: Buffer;
@@ -99,6 +101,16 @@ export class Worker {
     this.timers.push(setInterval(() => this.observeNow(), this.options.observeIntervalMs));
     this.scanNow();
     this.timers.push(setInterval(() => this.scanNow(), this.options.clusterScanIntervalMs ?? this.options.observeIntervalMs * 6));
+    // Several workers may sweep: each subscription is decided under its row lock, and a revoked one is skipped.
+    this.timers.push(
+      setInterval(() => {
+        void sweepRecertification(this.db)
+          .then((r) => {
+            if (r.notified + r.revokedExpired + r.revokedOverdue > 0) this.log.info("recertification sweep", { ...r });
+          })
+          .catch((error: unknown) => this.log.warn("recertification sweep failed", { error: errorMessage(error) }));
+      }, this.options.recertificationIntervalMs ?? 3_600_000),
+    );
     this.timers.push(setInterval(() => void this.heartbeat(), 10_000));
     this.notifications?.start();
     this.sunset?.start();
