@@ -6,14 +6,12 @@ export const MAX_LAG_RECORDS = 1_000_000_000_000_000;
 export const MAX_LAG_SECONDS = 30 * 24 * 3600;
 
 const objective = (max: number, unit: string) =>
-  z.union([
-    z.null(),
-    z
-      .number({ message: `Enter a number of ${unit}, or leave it empty.` })
-      .int(`Enter a whole number of ${unit}.`)
-      .min(1, `The objective must be at least 1 ${unit.replace(/s$/, "")}.`)
-      .max(max, `The objective can be at most ${max.toLocaleString("en-US")} ${unit}.`),
-  ]);
+  z
+    .number({ message: `Enter a number of ${unit}, or leave it empty.` })
+    .int(`Enter a whole number of ${unit}.`)
+    .min(1, `The objective must be at least 1 ${unit.replace(/s$/, "")}.`)
+    .max(max, `The objective can be at most ${max.toLocaleString("en-US")} ${unit}.`)
+    .nullable();
 
 /** A subscriber's own objectives; null (or both null) removes one (all). */
 export const subscriptionObjectiveInput = z
