@@ -59,3 +59,4 @@ export { checkSchemaVersion } from "./queries/check-schema-version.ts";
 export { pendingSchemaVersions, productReview, schemaVersionReview } from "./queries/schema-review.ts";
 export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } from "./queries/schema-versions.ts";
 export { assignRegistryIds, registrySchemaId } from "./schema-registry/registry-ids.ts";
+export * from "./schema-registry/index.ts";

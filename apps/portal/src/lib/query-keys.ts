@@ -29,10 +29,18 @@ export const queryKeys = {
     detail: (id: string) => [...queryKeys.products.details(), id] as const,
     /** Live cluster figures of one product (polled), apart from its catalog detail. */
     observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
+    schemaVersions: (id: string) => [...queryKeys.products.all, "schema-versions", id] as const,
+    review: (id: string) => [...queryKeys.products.all, "review", id] as const,
+  },
+  schemaVersions: {
+    all: ["schema-versions"] as const,
+    review: (id: string) => [...queryKeys.schemaVersions.all, "review", id] as const,
   },
   subscriptions: {
     all: ["subscriptions"] as const,
     detail: (id: string) => [...queryKeys.subscriptions.all, "detail", id] as const,
+    successor: (id: string) => [...queryKeys.subscriptions.all, "successor", id] as const,
+    superseded: () => [...queryKeys.subscriptions.all, "superseded"] as const,
   },
   platform: ["platform"] as const,
   reviewQueue: ["review-queue"] as const,

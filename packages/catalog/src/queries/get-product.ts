@@ -18,6 +18,8 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
         include: { memberships: { where: { role: "OWNER" }, include: { user: { select: { name: true, email: true } } } } },
       },
       schemaVersions: { orderBy: { version: "desc" } },
+      predecessor: { select: { id: true, topicName: true, majorVersion: true, status: true } },
+      successor: { select: { id: true, topicName: true, majorVersion: true, status: true } },
     },
   });
   if (!product) throw new NotFoundError("Data product", productId);

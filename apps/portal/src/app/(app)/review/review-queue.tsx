@@ -4,11 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
-import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
+import { Badge, Button, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { ReviewQueue } from "@/lib/api-types";
 import { age, humanize } from "@/lib/format";
-import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
+import { useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
 export function ReviewQueueView() {
@@ -19,7 +19,7 @@ export function ReviewQueueView() {
   });
   if (queue.isPending) return <Loading label="Loading the queue…" />;
   if (queue.isError) return <ErrorAlert message={queue.error.message} />;
-  const { products, subscriptions } = queue.data;
+  const { products, subscriptions, schemaVersions } = queue.data;
   return (
     <div className="space-y-6">
       <Card title={`Data products (${products.length})`}>
@@ -33,6 +33,15 @@ export function ReviewQueueView() {
           </ul>
         )}
       </Card>
+      {schemaVersions.length > 0 && (
+        <Card title={`Schema versions (${schemaVersions.length})`}>
+          <ul className="divide-y divide-slate-200" aria-label="Schema versions waiting for review">
+            {schemaVersions.map((v) => (
+              <SchemaVersionRow key={v.id} version={v} />
+            ))}
+          </ul>
+        </Card>
+      )}
       <Card title={`Subscription requests (${subscriptions.length})`}>
         {subscriptions.length === 0 ? (
           <EmptyState title="No subscription requests waiting" />
@@ -49,13 +58,13 @@ export function ReviewQueueView() {
 }
 
 function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }) {
-  const action = useProductAction(p.id);
   return (
     <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-product">
       <div className="min-w-0">
         <div className="flex flex-wrap items-center gap-2">
           <Link href={`/products/${p.id}`} className="font-medium text-indigo-700 hover:underline">{p.name}</Link>
           <Badge value={p.classification} label={humanize(p.classification)} />
+          {p.majorVersion > 1 && <Badge value="IN_REVIEW" label={`new major v${p.majorVersion}`} />}
         </div>
         <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
         <p className="mt-1 text-sm text-slate-600">
@@ -63,16 +72,34 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
           {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
         </p>
         <PolicyDetails policy={p.policy} />
-        {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
       </div>
-      {p.mine ? (
-        <p className="text-sm text-slate-500">Your own submission (four-eyes rule)</p>
-      ) : (
-        <div className="flex flex-wrap items-start gap-2 md:max-w-sm md:justify-end">
-          <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve" })} aria-label={`Approve ${p.name}`}>Approve</Button>
-          <ReasonAction label="Reject" confirmLabel="Reject product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", reason })} />
-        </div>
-      )}
+      {/* Decisions are taken on the review page, below the change: nothing is approved unopened. */}
+      <div className="flex flex-wrap items-start gap-2 md:justify-end">
+        {p.mine && <p className="text-sm text-slate-500">Your own submission (four-eyes rule)</p>}
+        <ButtonLink variant={p.mine ? "secondary" : "primary"} href={`/review/products/${p.id}`} aria-label={`Review ${p.name}`}>Open review</ButtonLink>
+      </div>
+    </li>
+  );
+}
+
+function SchemaVersionRow({ version: v }: { version: ReviewQueue["schemaVersions"][number] }) {
+  const compatibility = v.compatibility as { mode?: string; checkedVersions?: number[] } | null;
+  return (
+    <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-schema-version">
+      <div className="min-w-0">
+        <p className="text-sm">
+          <Link href={`/products/${v.product.id}`} className="font-medium text-indigo-700 hover:underline">{v.product.name}</Link> · schema v{v.version}
+        </p>
+        <p className="font-mono text-xs text-slate-500">{v.product.topicName} · {v.product.compatibilityMode}</p>
+        <p className="mt-1 text-sm text-slate-600">
+          {v.product.domain.name} · proposed {age(v.createdAt)} ago{v.proposedBy ? ` by ${v.proposedBy.name}` : ""}
+          {compatibility?.mode ? ` · compatible under ${compatibility.mode} with ${(compatibility.checkedVersions ?? []).map((n) => `v${n}`).join(", ") || "—"}` : ""}
+        </p>
+      </div>
+      <div className="flex flex-wrap items-start gap-2 md:justify-end">
+        {v.mine && <p className="text-sm text-slate-500">Your own proposal (four-eyes rule)</p>}
+        <ButtonLink variant={v.mine ? "secondary" : "primary"} href={`/review/schema-versions/${v.id}`} aria-label={`Review v${v.version} of ${v.product.name}`}>Open review</ButtonLink>
+      </div>
     </li>
   );
 }
