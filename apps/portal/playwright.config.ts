@@ -83,8 +83,8 @@ export default defineConfig({
   projects: [
     { name: "setup", testMatch: /.*\.setup\.ts/ },
     withWorker
-      ? { name: "worker", testMatch: /worker-journey\.spec\.ts/, dependencies: ["setup"] }
-      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /worker-journey\.spec\.ts/, dependencies: ["setup"] },
+      ? { name: "worker", testMatch: /worker-.*\.spec\.ts/, dependencies: ["setup"] }
+      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /worker-.*\.spec\.ts/, dependencies: ["setup"] },
   ],
   webServer: {
     command: "npm start",
