@@ -129,6 +129,7 @@ export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
       </Card>
 
       <Card title="Decision">
+        {action.isSuccess && <div className="mb-3"><Notice>Decision recorded.</Notice></div>}
         {review.status !== "IN_REVIEW" ? (
           <p className="text-sm text-slate-700">This product is {humanize(review.status).toLowerCase()}.</p>
         ) : mine ? (
@@ -137,7 +138,6 @@ export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
           <p className="text-sm text-slate-600">Waiting for a governance reviewer.</p>
         ) : (
           <>
-            {action.isSuccess && <Notice>Decision recorded.</Notice>}
             <DecisionForm
               subject={review.name}
               pending={action.isPending}

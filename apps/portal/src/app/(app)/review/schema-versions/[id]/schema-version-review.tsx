@@ -120,6 +120,7 @@ export function SchemaVersionReviewView({ initial }: { initial: SchemaVersionRev
       </Card>
 
       <Card title="Decision">
+        {decide.isSuccess && <div className="mb-3"><Notice>Decision recorded.</Notice></div>}
         {review.status !== "PENDING" ? (
           <p className="text-sm text-slate-700" data-testid="decision">
             {humanize(review.status)}
@@ -134,7 +135,6 @@ export function SchemaVersionReviewView({ initial }: { initial: SchemaVersionRev
           <p className="text-sm text-slate-600">Waiting for a governance reviewer.</p>
         ) : (
           <>
-            {decide.isSuccess && <Notice>Decision recorded.</Notice>}
             <DecisionForm
               subject={subject}
               pending={decide.isPending}
