@@ -37,6 +37,18 @@ export interface BrokerConfig {
   "log.flush.on.acks.all": boolean;
   "message.max.bytes": number;
   "socket.request.max.bytes": number;
+  /** Largest request frame before SASL authentication completes (Kafka's name and default). */
+  "sasl.server.max.receive.size": number;
+  /** Connections with no bytes in either direction and nothing in flight for this long are closed; −1 = never. */
+  "connections.max.idle.ms": number;
+  /**
+   * Kappa-specific: a request frame must arrive within this long of its first
+   * byte, plus one second per MiB it declares; a slower one closes the
+   * connection (slowloris). Kafka has no such bound.
+   */
+  "socket.request.receive.timeout.ms": number;
+  /** Kappa-specific: largest decompressed records section of one produced batch (compression bombs). */
+  "message.decompressed.max.bytes": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
   /**
@@ -117,6 +129,10 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "log.flush.on.acks.all": true,
   "message.max.bytes": 1048588,
   "socket.request.max.bytes": 104857600,
+  "sasl.server.max.receive.size": 524288,
+  "connections.max.idle.ms": 600000,
+  "socket.request.receive.timeout.ms": 30000,
+  "message.decompressed.max.bytes": 128 * 1024 * 1024,
   "fetch.max.bytes": 57671680,
   "queued.max.requests.per.connection": 32,
   "delete.retention.ms": 86400000,
@@ -247,6 +263,10 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "log.flush.on.acks.all": bool(raw, "log.flush.on.acks.all"),
     "message.max.bytes": int(raw, "message.max.bytes", 0, 2 ** 31 - 1),
     "socket.request.max.bytes": int(raw, "socket.request.max.bytes", 1, 2 ** 31 - 1),
+    "sasl.server.max.receive.size": int(raw, "sasl.server.max.receive.size", 1, 2 ** 31 - 1),
+    "connections.max.idle.ms": int(raw, "connections.max.idle.ms", -1),
+    "socket.request.receive.timeout.ms": int(raw, "socket.request.receive.timeout.ms", 1, 2 ** 31 - 1),
+    "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),
     "delete.retention.ms": int(raw, "delete.retention.ms", 0),

@@ -156,6 +156,10 @@ export const deprecateProductInput = z.object({
   sunsetAt: z.coerce.date({ message: "Enter a sunset date." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
 });
 
+export const retireProductInput = z.object({
+  reason: reasonInput.shape.reason,
+});
+
 /** A new schema version's text; the format is the product's. */
 export const proposeSchemaVersionInput = z.object({
   definition: z.string({ message: "Paste or upload a schema." }),

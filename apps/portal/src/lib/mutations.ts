@@ -12,7 +12,7 @@ import { queryKeys } from "./query-keys";
  * the domains' subscription lists and the audit log.
  */
 
-type ProductAction = { kind: "submit" } | { kind: "approve"; comment?: string } | { kind: "reject"; reason: string } | { kind: "deprecate"; reason: string; sunsetAt: string };
+type ProductAction = { kind: "submit" } | { kind: "approve"; comment?: string } | { kind: "reject"; reason: string } | { kind: "deprecate"; reason: string; sunsetAt: string } | { kind: "retire"; reason: string };
 
 export function useProductAction(productId: string) {
   const client = useQueryClient();
@@ -25,6 +25,7 @@ export function useProductAction(productId: string) {
       Promise.all([
         client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
         client.invalidateQueries({ queryKey: queryKeys.products.review(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.products.retirement(productId) }),
         client.invalidateQueries({ queryKey: queryKeys.products.lists() }),
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
         client.invalidateQueries({ queryKey: queryKeys.myDomains }),
@@ -162,5 +163,14 @@ export function useCarryOverSubscription(subscriptionId: string) {
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
         client.invalidateQueries({ queryKey: queryKeys.products.details() }),
       ]),
+  });
+}
+
+/** Marks notifications read; the bell and the centre refresh. */
+export function useMarkNotificationsRead() {
+  const client = useQueryClient();
+  return useMutation<{ marked: number; unread: number }, ApiError, { ids: number[] } | { all: true }>({
+    mutationFn: (body) => api("/api/v1/notifications/read", { method: "POST", body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.notifications.all }),
   });
 }

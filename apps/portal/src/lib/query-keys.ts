@@ -29,6 +29,7 @@ export const queryKeys = {
     detail: (id: string) => [...queryKeys.products.details(), id] as const,
     /** Live cluster figures of one product (polled), apart from its catalog detail. */
     observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
+    retirement: (id: string) => [...queryKeys.products.all, "retirement", id] as const,
     schemaVersions: (id: string) => [...queryKeys.products.all, "schema-versions", id] as const,
     review: (id: string) => [...queryKeys.products.all, "review", id] as const,
   },
@@ -41,6 +42,15 @@ export const queryKeys = {
     detail: (id: string) => [...queryKeys.subscriptions.all, "detail", id] as const,
     successor: (id: string) => [...queryKeys.subscriptions.all, "successor", id] as const,
     superseded: () => [...queryKeys.subscriptions.all, "superseded"] as const,
+  },
+  notifications: {
+    all: ["notifications"] as const,
+    list: (filters: { unread?: boolean; limit?: number }) => [...queryKeys.notifications.all, filters] as const,
+  },
+  webhooks: {
+    all: ["webhooks"] as const,
+    domain: (domainId: string) => [...queryKeys.webhooks.all, "domain", domainId] as const,
+    deliveries: (webhookId: string) => [...queryKeys.webhooks.all, "deliveries", webhookId] as const,
   },
   platform: ["platform"] as const,
   reviewQueue: ["review-queue"] as const,

@@ -36,3 +36,9 @@ export function queryObject(request: Request): Record<string, string> {
 export function json(value: unknown, status = 200): Response {
   return Response.json(toJson(value), { status });
 }
+
+/** 503 for a feature this deployment has not configured (e.g. no KAPPA_SECRETS_KEY). */
+export function notConfigured(message: string): Response {
+  const body: ApiErrorBody = { error: { code: "NOT_CONFIGURED", message } };
+  return Response.json(body, { status: 503, headers: { "cache-control": "no-store" } });
+}

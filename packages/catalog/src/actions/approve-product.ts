@@ -2,6 +2,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
+import { notify } from "../notifications/notify.ts";
 import { producerAccountName } from "../naming.ts";
 import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { hasGlobal } from "../permissions.ts";
@@ -46,6 +47,16 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     await enqueueProductProvisioning(tx, updated, producer);
     const evaluation = await policy.record();
     await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary, ...(comment ? { comment } : {}) });
+    await notify(tx, {
+      kind: "product.approved",
+      title: `${product.name} was approved`,
+      body: `Approved by ${actor.name}; the worker now creates ${product.topicName} and the producer's credentials.`,
+      link: `/products/${productId}`,
+      entityType: "DataProduct",
+      entityId: productId,
+      audience: { domainMembers: [product.domainId] },
+      exclude: [actor.id],
+    });
     return updated;
   });
 }

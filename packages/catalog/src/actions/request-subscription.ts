@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { canInDomain } from "../permissions.ts";
+import { notify } from "../notifications/notify.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
@@ -70,6 +71,19 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         rule: "PUBLIC product; domain allows auto-approval",
       });
     }
+    await notify(tx, {
+      kind: autoApprove ? "subscription.approved" : "subscription.requested",
+      title: autoApprove ? `${account.name} may read ${product.name}` : `${account.name} asks to read ${product.name}`,
+      body: autoApprove ? "Approved automatically (PUBLIC product, domain setting)." : `Purpose: ${input.purpose}`,
+      link: `/subscriptions/${subscription.id}`,
+      entityType: "Subscription",
+      entityId: subscription.id,
+      // RESTRICTED products are decided by governance only; the owners hear of it all the same.
+      audience: autoApprove ? { domainMembers: [account.domainId] } : { domainOwners: [product.domainId], governance: product.classification === "RESTRICTED" },
+      webhookDomains: [product.domainId, account.domainId],
+      exclude: [actor.id],
+      data: { product: product.topicName, principal: `User:${account.name}` },
+    });
     return subscription;
   });
 }
