@@ -113,6 +113,11 @@ describe("schema versions", () => {
 
     const audit = await db.auditEvent.findMany({ where: { entityId: v2.id }, orderBy: { id: "asc" } });
     expect(audit.map((e) => e.action)).toEqual(["schemaVersion.proposed", "schemaVersion.approved"]);
+    const kinds = await db.notificationEvent.findMany({ where: { entityId: v2.id }, orderBy: { createdAt: "asc" }, select: { kind: true, link: true } });
+    expect(kinds).toEqual([
+      { kind: "schema.version-submitted", link: `/review/schema-versions/${v2.id}` },
+      { kind: "schema.version-approved", link: `/products/${product.id}/schema` },
+    ]);
 
     // An identical schema is not a new version.
     await expect(proposeSchemaVersion(db, ctx.as.ordersOwner, product.id, { definition: record([orderId, amountCents, note]) })).rejects.toMatchObject({ status: 409, code: "SCHEMA_UNCHANGED" });
@@ -217,6 +222,11 @@ describe("new major versions", () => {
     const old = await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } });
     expect(old).toMatchObject({ status: "DEPRECATED", sunsetAt, decisionReason: "Superseded by orders.major-orders.v2: Amounts carry their currency" });
     await expect(publishMajorVersion(db, ctx.as.ordersOwner, v1.id, { definition: breaking, sunsetAt })).rejects.toMatchObject({ status: 409, code: "SUCCESSOR_EXISTS" });
+    // The subscribing domain is told, and governance is asked to review v2.
+    const told = await db.notification.findMany({ where: { event: { entityId: v1.id, kind: "product.deprecated" } }, select: { userId: true } });
+    expect(told.map((n) => n.userId).sort()).toEqual([ctx.people.paymentsOwner.id, ctx.people.paymentsMember.id].sort());
+    const asked = await db.notification.findMany({ where: { event: { entityId: v2.id, kind: "product.review-requested" } }, select: { userId: true } });
+    expect(asked.map((n) => n.userId).sort()).toEqual([ctx.people.reviewer.id, ctx.people.reviewer2.id].sort());
 
     // The subscriber is told; the one-click request waits until v2 accepts subscriptions.
     const [notice] = await successorNotices(db, await actor("paymentsOwner"));
