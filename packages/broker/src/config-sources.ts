@@ -18,6 +18,7 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "auto.create.topics.enable": "bool",
   "num.partitions": "int",
   "default.replication.factor": "int",
+  "delete.topic.enable": "bool",
   "group.initial.rebalance.delay.ms": "int",
   "group.min.session.timeout.ms": "int",
   "group.max.session.timeout.ms": "int",

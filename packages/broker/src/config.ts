@@ -19,7 +19,10 @@ export interface BrokerConfig {
   "log.dirs": string;
   "auto.create.topics.enable": boolean;
   "num.partitions": number;
+  /** Accepted as Kafka does; any value above 1 makes topic creation that relies on it fail with INVALID_REPLICATION_FACTOR (one broker). */
   "default.replication.factor": number;
+  /** false: DeleteTopics answers TOPIC_DELETION_DISABLED (Kafka's name and default). */
+  "delete.topic.enable": boolean;
   "group.initial.rebalance.delay.ms": number;
   "group.min.session.timeout.ms": number;
   "group.max.session.timeout.ms": number;
@@ -114,6 +117,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "auto.create.topics.enable": true,
   "num.partitions": 1,
   "default.replication.factor": 1,
+  "delete.topic.enable": true,
   "group.initial.rebalance.delay.ms": 3000,
   "group.min.session.timeout.ms": 6000,
   "group.max.session.timeout.ms": 1800000,
@@ -230,9 +234,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
   if (!["delete", "compact", "compact,delete", "delete,compact"].includes(policy)) {
     throw new ConfigError(`log.cleanup.policy must be delete, compact or compact,delete, got "${policy}"`);
   }
-  // Replication does not exist on a single node; Kafka itself refuses a factor above the broker count.
-  const rf = int(raw, "default.replication.factor", -1, 32767);
-  if (rf !== 1 && rf !== -1) throw new ConfigError(`default.replication.factor must be 1 on a single-node broker, got ${rf}`);
+  // Kafka accepts any factor ≥ 1 at start-up and refuses topic creation that cannot reach it.
+  const rf = int(raw, "default.replication.factor", 1, 32767);
   const minSession = int(raw, "group.min.session.timeout.ms", 1);
   const advertisedHost = raw["advertised.host"];
   if (advertisedHost !== null && (typeof advertisedHost !== "string" || advertisedHost === "")) {
@@ -247,7 +250,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "log.dirs": str(raw, "log.dirs"),
     "auto.create.topics.enable": bool(raw, "auto.create.topics.enable"),
     "num.partitions": int(raw, "num.partitions", 1, 100000),
-    "default.replication.factor": 1,
+    "default.replication.factor": rf,
+    "delete.topic.enable": bool(raw, "delete.topic.enable"),
     "group.initial.rebalance.delay.ms": int(raw, "group.initial.rebalance.delay.ms", 0),
     "group.min.session.timeout.ms": minSession,
     "group.max.session.timeout.ms": int(raw, "group.max.session.timeout.ms", minSession),

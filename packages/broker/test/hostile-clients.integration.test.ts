@@ -224,6 +224,8 @@ describe("corrupt batches (LogValidator)", () => {
       expect({ name, code: r.body.responses[0]!.partitionResponses[0]!.errorCode }).toEqual({ name, code });
     }
     raw.close();
+    // Each refusal is logged at INFO with its reason.
+    expect(broker.logLines.filter((l) => new RegExp(`^INFO Produce to ${topic}-0 refused with (CORRUPT_MESSAGE|INVALID_RECORD)`).test(l))).toHaveLength(kinds.length);
 
     stop = true;
     await producing;

@@ -4,8 +4,10 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState } from "react";
+import type { Theme } from "@/lib/theme";
 import { useActor, usePermissions } from "./actor-context";
 import { NotificationBell } from "./notification-bell";
+import { ThemeToggle } from "./theme-toggle";
 import { cx } from "./ui";
 
 function roleLabel(me: ReturnType<typeof useActor>): string {
@@ -17,7 +19,7 @@ function roleLabel(me: ReturnType<typeof useActor>): string {
   return member.length > 0 ? `Member · ${member.join(", ")}` : "Reader";
 }
 
-export function Nav() {
+export function Nav({ theme }: { theme: Theme }) {
   const me = useActor();
   const perms = usePermissions();
   const pathname = usePathname();
@@ -78,6 +80,7 @@ export function Nav() {
               {me.email} · <span data-testid="current-role">{roleLabel(me)}</span>
             </div>
           </div>
+          <ThemeToggle initial={theme} />
           <button
             type="button"
             onClick={() => void signOut({ callbackUrl: "/signin" })}

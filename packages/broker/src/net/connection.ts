@@ -255,7 +255,34 @@ export class Connection {
     }
   }
 
+  /** A raw SASL token after SaslHandshake v0: answered with a size-prefixed challenge, in order; a failure closes. */
+  private dispatchRawSaslToken(frame: Buffer): void {
+    const slot = this.newSlot();
+    this.core.sasl.authenticate(this.session, frame).then(
+      (outcome) => {
+        if (this.closed) return;
+        if (outcome.errorCode !== ErrorCode.NONE) {
+          slot.closeInstead = true;
+          this.core.logger.info(`connection ${this.describe()}: raw SASL (SaslHandshake v0) authentication failed; closing`);
+        } else {
+          const prefix = Buffer.alloc(4);
+          prefix.writeInt32BE(outcome.authBytes.length, 0);
+          slot.response = Buffer.concat([prefix, outcome.authBytes]);
+          this.heldResponseBytes += slot.response.length;
+        }
+        if (this.session.state === "ready") this.session.rawSaslTokens = false;
+        slot.done = true;
+        this.flush();
+      },
+      (err: unknown) => {
+        this.core.logger.error(`raw SASL authentication failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        this.close("internal error in SASL authentication");
+      },
+    );
+  }
+
   private dispatch(frame: Buffer): void {
+    if (this.session.rawSaslTokens === true && this.session.state === "authenticating") return this.dispatchRawSaslToken(frame);
     let header: ReturnType<typeof decodeRequestHeader>;
     try {
       header = decodeRequestHeader(frame);
