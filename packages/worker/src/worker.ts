@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { errorMessage, type Logger } from "./log.ts";
+import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { Observer } from "./observe/observer.ts";
@@ -19,6 +20,8 @@ import { TaskRunner, type RunnerOptions } from "./tasks/runner.ts";
 export interface WorkerOptions extends RunnerOptions {
   reconcileIntervalMs: number;
   observeIntervalMs: number;
+  /** Cluster scan interval (observe/cluster-scan.ts); absent = same as observeIntervalMs × 6. */
+  clusterScanIntervalMs?: number;
   historyHours: number;
   retiredTopics: "delete" | "keep";
   secretsKey: Buffer;
@@ -46,6 +49,8 @@ export interface HealthReport {
 export class Worker {
   readonly runner: TaskRunner;
   readonly observer: Observer;
+  readonly scanner: ClusterScanner;
+  private scanning: Promise<unknown> | null = null;
   readonly ctx: ReconcileContext;
   readonly notifications: NotificationDispatcher | null;
   readonly sunset: SunsetScheduler | null;
@@ -68,6 +73,7 @@ export class Worker {
     this.ctx = { db, cluster, secretsKey: options.secretsKey, log, retiredTopics: options.retiredTopics };
     this.runner = new TaskRunner(this.ctx, options, log);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
+    this.scanner = new ClusterScanner(db, cluster, log);
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
     this.stateViews = options.stateView ? new StateMaterializer(db, cluster, { ...options.stateView, workerId: options.workerId }, log) : null;
@@ -86,6 +92,8 @@ export class Worker {
     this.observeNow();
     this.timers.push(setInterval(() => this.reconcileNow(), this.options.reconcileIntervalMs));
     this.timers.push(setInterval(() => this.observeNow(), this.options.observeIntervalMs));
+    this.scanNow();
+    this.timers.push(setInterval(() => this.scanNow(), this.options.clusterScanIntervalMs ?? this.options.observeIntervalMs * 6));
     this.timers.push(setInterval(() => void this.heartbeat(), 10_000));
     this.notifications?.start();
     this.sunset?.start();
@@ -111,6 +119,14 @@ export class Worker {
         this.reconciling = null;
       });
     return this.reconciling;
+  }
+
+  /** Starts a cluster scan unless one is running (topic browser, observed lineage). */
+  scanNow(): Promise<unknown> {
+    this.scanning ??= this.scanner.safeScan().finally(() => {
+      this.scanning = null;
+    });
+    return this.scanning;
   }
 
   observeNow(): Promise<unknown> {
@@ -187,7 +203,7 @@ export class Worker {
     await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop()]);
     // A reconcile stops between entities; a request in flight is cut short
     // when the caller closes the cluster connections after stop().
-    await Promise.race([Promise.allSettled([this.reconciling, this.observing]), new Promise((r) => setTimeout(r, graceMs))]);
+    await Promise.race([Promise.allSettled([this.reconciling, this.observing, this.scanning]), new Promise((r) => setTimeout(r, graceMs))]);
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     await this.db.workerInstance
       .update({ where: { workerId: this.options.workerId }, data: { lastSeenAt: new Date(), status: "stopped" } })

@@ -87,6 +87,10 @@ export interface KafkaCluster {
   /** Committed offsets per group for the given topics (keyed by partitionKey); partitions without a commit are absent. */
   committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>>;
 
+  /** Topic-level config overrides per topic (the cluster scan, for topics the catalog does not manage). */
+  topicOverrides(names: string[]): Promise<Map<string, Record<string, string>>>;
+  /** Every committed offset of each group, all topics (the cluster scan: who reads what). */
+  allCommittedOffsets(groupIds: string[]): Promise<Map<string, GroupCommits>>;
   /** Records by partition (no consumer group): Fetch from each partition's offset. */
   fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>>;
   /** First offset at or after a timestamp per partition (null: none, i.e. the end). */
@@ -97,5 +101,11 @@ export interface KafkaCluster {
   close(): Promise<void>;
 }
 
+export interface GroupCommits {
+  /** topic → partition → committed offset (only partitions with a commit). */
+  topics: Map<string, Map<number, bigint>>;
+  /** Non-zero when the group's offsets could not be read (e.g. GROUP_AUTHORIZATION_FAILED). */
+  errorCode: number;
+}
 import type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";
 export type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";

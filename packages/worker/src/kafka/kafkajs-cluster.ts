@@ -14,7 +14,8 @@
  */
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls } from "./acls.ts";
-import type { AclBinding, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, TopicDescription, TopicSpec } from "./cluster.ts";
+import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
+import type { AclBinding, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, TopicDescription, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
@@ -103,6 +104,14 @@ export class KafkaJsCluster implements KafkaCluster {
 
   committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>> {
     return committedOffsets(this.conns, requests);
+  }
+
+  topicOverrides(names: string[]): Promise<Map<string, Record<string, string>>> {
+    return topicOverrides(this.conns, names);
+  }
+
+  allCommittedOffsets(groupIds: string[]): Promise<Map<string, GroupCommits>> {
+    return allCommittedOffsets(this.conns, groupIds);
   }
 
   fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>> {

@@ -20,6 +20,21 @@ export const RETIRE_PRODUCT = TASK_KINDS.RETIRE_PRODUCT;
 
 const ensureAccountPayload = z.object({ serviceAccountId: z.string().min(1) });
 const producerAclPayload = z.object({ principal: z.string().startsWith("User:") });
+/** Only LITERAL bindings on exactly the claimed topic: a PREFIXED or `*` binding also covers other topics. */
+const claimedAclsPayload = z.object({
+  topic: z.string().min(1),
+  bindings: z.array(
+    z.object({
+      resourceType: z.literal("TOPIC"),
+      resourceName: z.string(),
+      patternType: z.literal("LITERAL"),
+      principal: z.string(),
+      host: z.string(),
+      operation: z.enum(["ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE"]),
+      permission: z.enum(["ALLOW", "DENY"]),
+    }),
+  ),
+});
 const rotatePayload = z.object({ serviceAccountId: z.string().min(1), requestedAt: z.iso.datetime() });
 
 function parse<T>(schema: z.ZodType<T>, task: LeasedTask): T {
@@ -63,6 +78,14 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       for (const id of accounts) changes.push(...(await reconcilePrincipalAcls(ctx, id)));
       changes.push(...(await reconcileProductTopic(ctx, task.entityId)));
       return changes;
+    }
+    case TASK_KINDS.REMOVE_CLAIMED_ACLS: {
+      const payload = parse(claimedAclsPayload, task);
+      const stray = payload.bindings.find((b) => b.resourceName !== payload.topic);
+      if (stray) throw new NonRetryableError(`binding on ${stray.resourceName} is not on the claimed topic ${payload.topic}`);
+      // Exact bindings, as found at claim time and chosen by the reviewer; one already gone is fine.
+      await ctx.cluster.deleteAcls(payload.bindings);
+      return payload.bindings.map((b): Change => ({ kind: "acl.deleted", entityType: "DataProduct", entityId: task.entityId, resource: `topic:${payload.topic}`, detail: { binding: b, reason: "claim review" } }));
     }
     case ROTATE_CREDENTIALS: {
       const payload = parse(rotatePayload, task);
