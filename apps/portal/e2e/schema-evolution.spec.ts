@@ -164,4 +164,26 @@ test.describe.serial("evolve a product's schema", () => {
     await expect(payments.getByText("Reconcile settled totals against captured payments.")).toBeVisible();
     await expect(payments.getByText(`${slug}.v2`).first()).toBeVisible();
   });
+
+  test("the compatibility mode changes only through review, with a reason", async ({ browser }) => {
+    const owner = await as(browser, "ordersOwner");
+    await owner.goto(`/products/${productId}/schema`);
+    const card = owner.getByTestId("mode-change");
+    await expect(card).toContainText("checked under BACKWARD");
+    await card.getByLabel("Change the mode to").selectOption("FULL_TRANSITIVE");
+    await card.getByLabel("Reason").fill("Consumers stay on old versions for months.");
+    await card.getByRole("button", { name: "Request the change" }).click();
+    await expect(card).toContainText("A change to FULL_TRANSITIVE waits for governance review");
+
+    const reviewer = await as(browser, "reviewer");
+    await reviewer.goto("/review");
+    const change = reviewer.getByTestId("review-change").filter({ hasText: productName });
+    await expect(change).toContainText("compatibility mode BACKWARD → FULL_TRANSITIVE");
+    await expect(change).toContainText("Consumers stay on old versions for months.");
+    await change.getByRole("button", { name: `Approve change to ${productName}` }).click();
+    await expect(change).toHaveCount(0);
+
+    await owner.reload();
+    await expect(owner.getByTestId("mode-change")).toContainText("checked under FULL_TRANSITIVE");
+  });
 });

@@ -103,6 +103,7 @@ export { proposeSchemaVersion } from "./actions/propose-schema-version.ts";
 export { publishMajorVersion } from "./actions/publish-major-version.ts";
 export { rejectSchemaVersion } from "./actions/reject-schema-version.ts";
 export { requestSuccessorAccess } from "./actions/request-successor-access.ts";
+export { compatibilityModeChangeInput, requestCompatibilityModeChange } from "./actions/request-compatibility-mode-change.ts";
 export { checkSchemaVersion } from "./queries/check-schema-version.ts";
 export { pendingSchemaVersions, productReview, schemaVersionReview } from "./queries/schema-review.ts";
 export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } from "./queries/schema-versions.ts";

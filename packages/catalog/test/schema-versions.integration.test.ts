@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approveChangeRequest,
   approveProduct,
+  requestCompatibilityModeChange,
   approveSchemaVersion,
   approveSubscription,
   checkSchemaVersion,
@@ -192,6 +194,27 @@ describe("schema versions", () => {
       [1, "APPROVED", null],
     ]);
     expect(inside.versions[1]?.decidedBy?.email).toBe("reviewer@gov.test");
+  });
+});
+
+describe("changing the compatibility mode", () => {
+  it("is a reviewed change with a reason; NONE then lets any change through", async () => {
+    const product = await activeProduct("Mode Orders", record([orderId, amountCents]));
+    await expect(requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "NONE", reason: "no" })).rejects.toMatchObject({ status: 400 });
+    await expect(requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "BACKWARD", reason: "Already the mode." })).rejects.toMatchObject({ status: 400 });
+    await expect(requestCompatibilityModeChange(db, ctx.as.paymentsOwner, product.id, { mode: "NONE", reason: "Not my product." })).rejects.toMatchObject({ status: 403 });
+    const request = await requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "NONE", reason: "Replaying a corrected history into this topic." });
+    expect(request).toMatchObject({ kind: "COMPATIBILITY_MODE", payload: { from: "BACKWARD", to: "NONE" }, status: "REQUESTED" });
+    await expect(requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "FULL", reason: "Second thoughts here." })).rejects.toMatchObject({ status: 409, code: "CHANGE_PENDING" });
+    const listed = await listSchemaVersions(db, await actor("ordersOwner"), product.id);
+    expect(listed.pendingModeChange).toMatchObject({ id: request.id, to: "NONE" });
+    // Until approved the old mode holds.
+    await expect(proposeSchemaVersion(db, ctx.as.ordersOwner, product.id, { definition: record([orderId, { name: "amountCents", type: "string" }]) })).rejects.toMatchObject({ code: "INCOMPATIBLE_SCHEMA" });
+    await expect(approveChangeRequest(db, ctx.as.ordersOwner, request.id)).rejects.toMatchObject({ status: 403 });
+    await approveChangeRequest(db, ctx.as.reviewer, request.id);
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).compatibilityMode).toBe("NONE");
+    const v2 = await proposeSchemaVersion(db, ctx.as.ordersOwner, product.id, { definition: record([orderId, { name: "amountCents", type: "string" }]) });
+    expect(v2.compatibility).toMatchObject({ mode: "NONE", checkedVersions: [], issues: [] });
   });
 });
 

@@ -209,3 +209,17 @@ export function useCarryOverSubscription(subscriptionId: string) {
       ]),
   });
 }
+
+/** A reviewed change of the product's compatibility mode (with a reason). */
+export function useRequestModeChange(productId: string) {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, { mode: string; reason: string }>({
+    mutationFn: (body) => api(`/api/v1/products/${productId}/compatibility-mode`, { method: "POST", body }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.schemaVersions(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}

@@ -9,6 +9,7 @@ import { api } from "@/lib/api-client";
 import type { SchemaVersionList } from "@/lib/api-types";
 import { formatDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
+import { ModeChange } from "./mode-change";
 import { ProposeSchemaVersion } from "./propose-schema-version";
 
 interface ProductRef {
@@ -136,6 +137,10 @@ export function SchemaVersionsView({ product, initial }: { product: ProductRef; 
           )}
         </Card>
       )}
+
+      <Card title="Compatibility mode">
+        <ModeChange productId={product.id} mode={data.compatibilityMode} pending={data.pendingModeChange} canRequest={data.canRequestModeChange} />
+      </Card>
 
       {data.canPropose && (
         <Card title="Propose a new version">
