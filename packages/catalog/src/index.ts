@@ -32,6 +32,12 @@ export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/en
 export { restrictToScopes } from "./tokens/scopes.ts";
 
 export { addDomainMember } from "./actions/add-domain-member.ts";
+export { recertifyInput, recertifySubscription } from "./actions/recertify-subscription.ts";
+export { setSubscriptionExpiry, subscriptionExpiryInput } from "./actions/set-subscription-expiry.ts";
+export { recertificationQueue } from "./recertification/queue.ts";
+export { scheduleFromPolicy } from "./recertification/policy-schedule.ts";
+export { DEFAULT_SCHEDULE, recertificationState, type RecertificationSchedule } from "./recertification/schedule.ts";
+export { RECERTIFICATION_ACTOR, sweepRecertification } from "./recertification/sweep.ts";
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";

@@ -5,7 +5,7 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { Db } from "@kappa/catalog";
+import { sweepRecertification, type Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import { ClusterScanner } from "./observe/cluster-scan.ts";
@@ -22,6 +22,8 @@ export interface WorkerOptions extends RunnerOptions {
   observeIntervalMs: number;
   /** Cluster scan interval (observe/cluster-scan.ts); absent = same as observeIntervalMs × 6. */
   clusterScanIntervalMs?: number;
+  /** Recertification sweep interval (catalog sweepRecertification); absent = hourly. */
+  recertificationIntervalMs?: number;
   historyHours: number;
   retiredTopics: "delete" | "keep";
   secretsKey: Buffer;
@@ -43,7 +45,7 @@ export interface HealthReport {
   workerId: string;
   tasks: { inFlight: number; completed: number; failed: number; lastPollError: string | null };
   reconcile: { lastRunAt: string | null; lastDriftCount: number | null; lastError: string | null };
-  observe: { lastAt: string | null; lastDurationMs: number | null; unknown: string[]; lastError: string | null };
+  observe: { lastAt: string | null; lastDurationMs: number | null; unknown: string[]; lastError: string | null; stepErrors: Record<string, string> };
 }
 
 export class Worker {
@@ -94,6 +96,16 @@ export class Worker {
     this.timers.push(setInterval(() => this.observeNow(), this.options.observeIntervalMs));
     this.scanNow();
     this.timers.push(setInterval(() => this.scanNow(), this.options.clusterScanIntervalMs ?? this.options.observeIntervalMs * 6));
+    // Several workers may sweep: each subscription is decided under its row lock, and a revoked one is skipped.
+    this.timers.push(
+      setInterval(() => {
+        void sweepRecertification(this.db)
+          .then((r) => {
+            if (r.notified + r.revokedExpired + r.revokedOverdue > 0) this.log.info("recertification sweep", { ...r });
+          })
+          .catch((error: unknown) => this.log.warn("recertification sweep failed", { error: errorMessage(error) }));
+      }, this.options.recertificationIntervalMs ?? 3_600_000),
+    );
     this.timers.push(setInterval(() => void this.heartbeat(), 10_000));
     this.notifications?.start();
     this.sunset?.start();
@@ -165,6 +177,7 @@ export class Worker {
         lastDurationMs: this.observer.lastSummary?.durationMs ?? null,
         unknown: this.observer.lastSummary?.unknown ?? [],
         lastError: this.observer.lastError,
+        stepErrors: Object.fromEntries(this.observer.stepErrors),
       },
     };
   }

@@ -4,6 +4,7 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  recertificationQueue,
   applyContracts,
   planContracts,
   lineageGraph,
@@ -59,6 +60,7 @@ export type ContractPlan = Jsonish<Awaited<ReturnType<typeof planContracts>>>;
 export type ContractApplyResult = Jsonish<Awaited<ReturnType<typeof applyContracts>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type AuditEventRow = AuditPage["items"][number];
+export type RecertificationList = Jsonish<Awaited<ReturnType<typeof recertificationQueue>>>;
 export type LineageGraphData = Jsonish<Awaited<ReturnType<typeof lineageGraph>>>;
 export type ClusterTopicPage = Jsonish<Awaited<ReturnType<typeof listClusterTopics>>>;
 export type ClusterTopicRow = ClusterTopicPage["items"][number];
