@@ -94,9 +94,21 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
           {ownSubmission ? (
             <p className="text-sm text-slate-600">You registered or submitted this product; another reviewer must decide (four-eyes rule).</p>
           ) : (
-            <div className="flex flex-wrap items-center gap-3">
-              <p className="text-sm text-slate-600">Decide on the review page: the whole schema, the topic configs and, for a new major version, what changes and who reads it.</p>
-              <ButtonLink href={`/review/products/${product.id}`}>Open the review</ButtonLink>
+            <div className="space-y-3">
+              {product.predecessor ? (
+                // A new major version is decided on the review page: only there is the change from its predecessor and who reads it now.
+                <div className="flex flex-wrap items-center gap-3">
+                  <p className="text-sm text-slate-600">This is v{product.majorVersion} of {product.predecessor.topicName}: decide on the review page, which shows what changes from v{product.predecessor.majorVersion} and who reads it.</p>
+                  <ButtonLink href={`/review/products/${product.id}`}>Open the review</ButtonLink>
+                </div>
+              ) : (
+                // A first version has no change to show: this page shows the product whole (schema, configs, claimed ACLs), so it may decide here too.
+                <div className="flex flex-wrap items-start gap-2">
+                  <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve" })}>Approve</Button>
+                  <ReasonAction label="Reject" confirmLabel="Reject product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", reason })} />
+                  <ButtonLink variant="secondary" href={`/review/products/${product.id}`}>Open the full review</ButtonLink>
+                </div>
+              )}
             </div>
           )}
         </Card>
