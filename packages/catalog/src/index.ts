@@ -20,7 +20,7 @@ export { notify, webhookPayload, type NotificationAudience, type NotificationInp
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret, signWebhook, verifyWebhookSignature } from "./notifications/signature.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
 export { browseMessages, type BrowseOptions } from "./records/browse.ts";
-export { BROWSE_LIMITS, browseMessagesInput, type BrowseMessagesInput } from "./records/inputs.ts";
+export { BROWSE_LIMITS, browseMessagesInput, browseStateInput, stateKeyInput, type BrowseMessagesInput } from "./records/inputs.ts";
 export type { PartitionBounds, ReadResult, RecordSource, SourceHeader, SourceRecord } from "./records/source.ts";
 export { consumeRateLimit } from "./rate-limit.ts";
 export { decodeValue, type DecodedValue, type SchemaChoice, type ValueContext } from "./records/decode-value.ts";
