@@ -23,7 +23,7 @@
  */
 import { consumerGroupPrefix, type Db } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
-import { partitionKey, type AclBinding, type KafkaCluster, type PartitionRef } from "../kafka/cluster.ts";
+import type { AclBinding, KafkaCluster, PerPartition, TopicPartitions } from "../kafka/cluster.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { LIVE_PRODUCT_STATUSES } from "../reconcile/diff.ts";
 
@@ -79,8 +79,7 @@ export class ClusterScanner {
     const productOf = new Map(products.map((p) => [p.topicName, p.id]));
     const unmanaged = topics.filter((t) => !productOf.has(t));
     const counts = await this.cluster.partitionCounts(topics);
-    const refs: PartitionRef[] = [];
-    for (const t of unmanaged) for (let partition = 0; partition < (counts.get(t) ?? 0); partition++) refs.push({ topic: t, partition });
+    const refs: TopicPartitions[] = unmanaged.map((topic) => ({ topic, partitions: counts.get(topic) ?? 0 }));
     const [overrides, latest, earliest, local, acls, groupIds] = await Promise.all([
       this.cluster.topicOverrides(unmanaged),
       this.cluster.listOffsets(refs, "latest"),
@@ -111,10 +110,11 @@ export class ClusterScanner {
       }
     }
 
-    const sum = (topic: string, m: Map<string, bigint | null>) => {
+    const sum = (topic: string, m: PerPartition<bigint | null> | PerPartition<bigint>) => {
+      const values = m.get(topic);
       let total = 0n;
       for (let p = 0; p < (counts.get(topic) ?? 0); p++) {
-        const v = m.get(partitionKey(topic, p));
+        const v = values?.[p];
         if (v === null || v === undefined) return null;
         total += v;
       }
