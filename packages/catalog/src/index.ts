@@ -95,7 +95,7 @@ export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";
 export { reviewQueue } from "./queries/review-queue.ts";
-export { catalogFacets, searchProducts } from "./queries/search-products.ts";
+export { catalogFacets, searchProducts, searchStatements } from "./queries/search-products.ts";
 
 // Schema governance: versions, reviews, major versions, registry ids.
 export { approveSchemaVersion } from "./actions/approve-schema-version.ts";

@@ -9,10 +9,9 @@ import { COMPATIBILITY_MODES } from "./schema/modes.ts";
  * their strings before validating, so the API and the UI see one contract.
  */
 
-export const CLASSIFICATIONS = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"] as const;
-export const CLEANUP_POLICIES = ["delete", "compact"] as const;
-export const SCHEMA_FORMATS = ["AVRO", "JSON_SCHEMA"] as const;
-export const PRODUCT_STATUSES = ["DRAFT", "IN_REVIEW", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED", "RETIRED", "REJECTED"] as const;
+import { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
+
+export { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
 
 const HOUR_MS = 3_600_000;
 /** Platform bounds (policy): enough for real products, small enough to catch typos. */
@@ -205,7 +204,8 @@ export const searchProductsInput = z.object({
   classification: z.enum(CLASSIFICATIONS).optional(),
   tag: z.string().trim().toLowerCase().optional(),
   status: z.enum(PRODUCT_STATUSES).optional(),
-  sort: z.enum(["name", "updated", "created"]).default("updated"),
+  /** relevance (the default with `q`), updated (the default without), created, name. */
+  sort: z.enum(SEARCH_SORTS).optional(),
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 });
