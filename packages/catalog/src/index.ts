@@ -5,8 +5,9 @@ export { clientAddressFrom, normaliseRequestContext, type RequestContext } from 
 export { CHANGE_KINDS } from "./changes/change-requests.ts";
 export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
-export { createPrismaClient, type Db, type Tx } from "./db.ts";
+export { createPrismaClient, type Db, type PoolOptions, type Tx } from "./db.ts";
 export * from "./errors.ts";
+export { asOverload, isOverload, OVERLOAD_RETRY_AFTER_SECONDS, OverloadedError } from "./overload.ts";
 export * from "./naming.ts";
 export { can, canInDomain, hasGlobal, PERMISSIONS, permissionSummary, type Permission } from "./permissions.ts";
 export { hashPassword, verifyPassword } from "./passwords.ts";
