@@ -61,6 +61,9 @@ const paymentSchema = JSON.stringify({
   ],
 });
 
+/** The demo products' schemas, also used by the demo traffic (scripts/demo-traffic.ts) to write valid records. */
+export const DEMO_SCHEMAS = { orderEvent: orderEventSchema, orderStatus: orderStatusSchema, payment: paymentSchema } as const;
+
 const SEEDED_ACTION = "demo.seeded";
 
 /**
@@ -110,7 +113,9 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     partitions: 6,
     contactEmail: DEMO_USERS.ordersOwner.email,
     tieredStorage: true,
-    localRetentionMs: 3_600_000,
+    // A short hot window, so the demo's traffic moves to the object store
+    // within minutes of the first start (the tiered-storage panel shows it).
+    localRetentionMs: 120_000,
     schema: { format: "AVRO", definition: orderEventSchema },
   });
   await submitForReview(db, owner, orderEvents.id);

@@ -19,7 +19,10 @@ export interface BrokerConfig {
   "log.dirs": string;
   "auto.create.topics.enable": boolean;
   "num.partitions": number;
+  /** Accepted as Kafka does; any value above 1 makes topic creation that relies on it fail with INVALID_REPLICATION_FACTOR (one broker). */
   "default.replication.factor": number;
+  /** false: DeleteTopics answers TOPIC_DELETION_DISABLED (Kafka's name and default). */
+  "delete.topic.enable": boolean;
   "group.initial.rebalance.delay.ms": number;
   "group.min.session.timeout.ms": number;
   "group.max.session.timeout.ms": number;
@@ -37,6 +40,18 @@ export interface BrokerConfig {
   "log.flush.on.acks.all": boolean;
   "message.max.bytes": number;
   "socket.request.max.bytes": number;
+  /** Largest request frame before SASL authentication completes (Kafka's name and default). */
+  "sasl.server.max.receive.size": number;
+  /** Connections with no bytes in either direction and nothing in flight for this long are closed; −1 = never. */
+  "connections.max.idle.ms": number;
+  /**
+   * Kappa-specific: a request frame must arrive within this long of its first
+   * byte, plus one second per MiB it declares; a slower one closes the
+   * connection (slowloris). Kafka has no such bound.
+   */
+  "socket.request.receive.timeout.ms": number;
+  /** Kappa-specific: largest decompressed records section of one produced batch (compression bombs). */
+  "message.decompressed.max.bytes": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
   /**
@@ -102,6 +117,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "auto.create.topics.enable": true,
   "num.partitions": 1,
   "default.replication.factor": 1,
+  "delete.topic.enable": true,
   "group.initial.rebalance.delay.ms": 3000,
   "group.min.session.timeout.ms": 6000,
   "group.max.session.timeout.ms": 1800000,
@@ -117,6 +133,10 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "log.flush.on.acks.all": true,
   "message.max.bytes": 1048588,
   "socket.request.max.bytes": 104857600,
+  "sasl.server.max.receive.size": 524288,
+  "connections.max.idle.ms": 600000,
+  "socket.request.receive.timeout.ms": 30000,
+  "message.decompressed.max.bytes": 128 * 1024 * 1024,
   "fetch.max.bytes": 57671680,
   "queued.max.requests.per.connection": 32,
   "delete.retention.ms": 86400000,
@@ -214,9 +234,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
   if (!["delete", "compact", "compact,delete", "delete,compact"].includes(policy)) {
     throw new ConfigError(`log.cleanup.policy must be delete, compact or compact,delete, got "${policy}"`);
   }
-  // Replication does not exist on a single node; Kafka itself refuses a factor above the broker count.
-  const rf = int(raw, "default.replication.factor", -1, 32767);
-  if (rf !== 1 && rf !== -1) throw new ConfigError(`default.replication.factor must be 1 on a single-node broker, got ${rf}`);
+  // Kafka accepts any factor ≥ 1 at start-up and refuses topic creation that cannot reach it.
+  const rf = int(raw, "default.replication.factor", 1, 32767);
   const minSession = int(raw, "group.min.session.timeout.ms", 1);
   const advertisedHost = raw["advertised.host"];
   if (advertisedHost !== null && (typeof advertisedHost !== "string" || advertisedHost === "")) {
@@ -231,7 +250,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "log.dirs": str(raw, "log.dirs"),
     "auto.create.topics.enable": bool(raw, "auto.create.topics.enable"),
     "num.partitions": int(raw, "num.partitions", 1, 100000),
-    "default.replication.factor": 1,
+    "default.replication.factor": rf,
+    "delete.topic.enable": bool(raw, "delete.topic.enable"),
     "group.initial.rebalance.delay.ms": int(raw, "group.initial.rebalance.delay.ms", 0),
     "group.min.session.timeout.ms": minSession,
     "group.max.session.timeout.ms": int(raw, "group.max.session.timeout.ms", minSession),
@@ -247,6 +267,10 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "log.flush.on.acks.all": bool(raw, "log.flush.on.acks.all"),
     "message.max.bytes": int(raw, "message.max.bytes", 0, 2 ** 31 - 1),
     "socket.request.max.bytes": int(raw, "socket.request.max.bytes", 1, 2 ** 31 - 1),
+    "sasl.server.max.receive.size": int(raw, "sasl.server.max.receive.size", 1, 2 ** 31 - 1),
+    "connections.max.idle.ms": int(raw, "connections.max.idle.ms", -1),
+    "socket.request.receive.timeout.ms": int(raw, "socket.request.receive.timeout.ms", 1, 2 ** 31 - 1),
+    "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),
     "delete.retention.ms": int(raw, "delete.retention.ms", 0),

@@ -209,10 +209,20 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   }, Math.min(config["log.retention.check.interval.ms"], 2 ** 31 - 1));
   maintenanceTimer.unref();
 
+  // One sweep enforces connections.max.idle.ms and socket.request.receive.timeout.ms on every connection.
+  const idleMs = config["connections.max.idle.ms"];
+  const sweepMs = Math.max(10, Math.min(1000, Math.floor(Math.min(idleMs >= 0 ? idleMs : Infinity, config["socket.request.receive.timeout.ms"]) / 4)));
+  const sweepTimer = setInterval(() => {
+    const now = Date.now();
+    for (const conn of [...core.connections]) conn.checkTimeouts(now);
+  }, sweepMs);
+  sweepTimer.unref();
+
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(maintenanceTimer);
+      clearInterval(sweepTimer);
       const closed = closeServers();
       for (const s of sockets) s.destroy();
       await closed;

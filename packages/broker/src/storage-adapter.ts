@@ -141,7 +141,10 @@ export class StorageLogs implements Logs {
   }
 
   static async open(config: BrokerConfig): Promise<StorageLogs> {
-    return new StorageLogs(await LogManager.open(config["log.dirs"], { remote: await remoteLogOptions(config) }), config);
+    return new StorageLogs(
+      await LogManager.open(config["log.dirs"], { remote: await remoteLogOptions(config), maxDecompressedBytes: config["message.decompressed.max.bytes"] }),
+      config,
+    );
   }
 
   topic(name: string): TopicMeta | undefined {

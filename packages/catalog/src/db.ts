@@ -25,6 +25,7 @@ export function createPrismaClient(databaseUrl: string) {
     omit: {
       user: { passwordHash: true },
       serviceAccount: { secretHash: true, secretCiphertext: true },
+      webhookEndpoint: { secretCiphertext: true },
       apiToken: { secretHash: true },
     },
   });

@@ -48,13 +48,46 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
   if (draft && !/draft-07|draft\/2019-09|draft\/2020-12/.test(draft)) {
     return `Unsupported JSON Schema draft "${draft}": use draft-07, 2019-09 or 2020-12.`;
   }
+  const ajv = draft.includes("2020-12") ? new Ajv2020(options) : draft.includes("2019-09") ? new Ajv2019(options) : new Ajv(options);
+  if (!ajv.validateSchema(parsed)) return `Invalid JSON Schema: ${metaSchemaProblems(ajv.errors ?? [])}`;
   try {
-    const ajv = draft.includes("2020-12") ? new Ajv2020(options) : draft.includes("2019-09") ? new Ajv2019(options) : new Ajv(options);
     ajv.compile(parsed);
   } catch (error) {
+    // What the meta-schema cannot see, e.g. a $ref to a definition that does not exist.
     return `Invalid JSON Schema: ${(error as Error).message}`;
   }
   return null;
+}
+
+interface MetaSchemaError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Ajv reports every branch the meta-schema tried ("must be array", "must be
+ * equal to one of the allowed values", "must match a schema in anyOf" for one
+ * bad `type`). A person needs one line per place: the path in the schema and
+ * the most specific message, with the allowed values when there are some.
+ */
+function metaSchemaProblems(errors: MetaSchemaError[]): string {
+  const byPath = new Map<string, MetaSchemaError>();
+  for (const e of errors) {
+    if (e.keyword === "anyOf" || e.keyword === "oneOf" || e.keyword === "if") continue;
+    const kept = byPath.get(e.instancePath);
+    // An enum with its allowed values says more than "must be array".
+    if (!kept || (e.keyword === "enum" && kept.keyword !== "enum")) byPath.set(e.instancePath, e);
+  }
+  if (byPath.size === 0 && errors[0]) byPath.set(errors[0].instancePath, errors[0]);
+  const lines = [...byPath.values()].slice(0, 5).map((e) => {
+    const at = e.instancePath === "" ? "the schema" : `\`${e.instancePath.slice(1).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")).join(".")}\``;
+    if (Array.isArray(e.params.allowedValues)) return `${at} must be one of ${(e.params.allowedValues as unknown[]).map(String).join(", ")}`;
+    return `${at} ${e.message ?? "is invalid"}`;
+  });
+  const more = byPath.size > 5 ? ` (and ${byPath.size - 5} more)` : "";
+  return `${lines.join("; ")}${more}.`;
 }
 
 /** Pretty-prints a stored schema for display; leaves unparsable text as is. */

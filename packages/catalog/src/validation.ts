@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SLUG_PATTERN, slugify } from "./naming.ts";
 import { schemaDefinitionProblem } from "./schema-definition.ts";
+import { COMPATIBILITY_MODES } from "./schema/modes.ts";
 
 /*
  * Input schemas shared by the portal's forms (client-side messages) and the
@@ -89,6 +90,7 @@ const productFields = {
     .int("Local hot window must be whole milliseconds.")
     .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
   contactEmail: z.string().trim().email("Enter a contact e-mail address."),
+  compatibilityMode: z.enum(COMPATIBILITY_MODES, { message: "Choose a compatibility mode." }),
   /** Top-level schema fields that form the record key, in order (compacted products need one). */
   keyFields: z
     .array(z.string().trim().regex(/^[A-Za-z_$][A-Za-z0-9_$-]{0,127}$/, "Key fields are top-level field names of the schema."))
@@ -123,6 +125,7 @@ export const registerProductInput = z
     cleanupPolicy: productFields.cleanupPolicy.default("delete"),
     tieredStorage: productFields.tieredStorage.default(false),
     localRetentionMs: productFields.localRetentionMs.default(-2),
+    compatibilityMode: productFields.compatibilityMode.default("BACKWARD"),
     keyFields: productFields.keyFields.default([]),
     schema: schemaInput,
   })
@@ -149,6 +152,27 @@ export const reasonInput = z.object({
 export const deprecateProductInput = z.object({
   reason: reasonInput.shape.reason,
   sunsetAt: z.coerce.date({ message: "Enter a sunset date." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
+});
+
+export const retireProductInput = z.object({
+  reason: reasonInput.shape.reason,
+});
+
+/** A new schema version's text; the format is the product's. */
+export const proposeSchemaVersionInput = z.object({
+  definition: z.string({ message: "Paste or upload a schema." }),
+});
+
+/** Approving takes an optional comment and the fingerprint of the version the reviewer looked at. */
+export const approveSchemaVersionInput = z.object({
+  comment: z.string().trim().max(2000, "Comment must be at most 2000 characters.").optional(),
+  fingerprint: z.string({ message: "Open the change before approving it." }).regex(/^[0-9a-f]{64}$/, "Open the change before approving it."),
+});
+
+export const publishMajorVersionInput = z.object({
+  definition: z.string({ message: "Paste or upload a schema." }),
+  sunsetAt: z.coerce.date({ message: "Choose a sunset date for the current version." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
+  reason: z.string().trim().max(2000, "Reason must be at most 2000 characters.").optional(),
 });
 
 export const ACCOUNT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{2,63}$/;

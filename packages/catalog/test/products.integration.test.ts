@@ -74,7 +74,7 @@ describe("review", () => {
     expect(tasks[0]?.payload).toEqual({
       topic: "orders.approve-me.v1",
       partitions: 6,
-      configs: { "retention.ms": "-1", "cleanup.policy": "delete", "remote.storage.enable": "true", "local.retention.ms": "600000" },
+      configs: { "retention.ms": "-1", "cleanup.policy": "delete", "remote.storage.enable": "true", "local.retention.ms": "600000", "segment.ms": "600000" },
     });
     expect(tasks[2]?.payload).toMatchObject({ principal: "User:orders-producer", operations: ["WRITE", "DESCRIBE"], cluster: ["IDEMPOTENT_WRITE"] });
     const producer = await db.serviceAccount.findUniqueOrThrow({ where: { name: "orders-producer" } });

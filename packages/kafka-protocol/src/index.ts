@@ -30,6 +30,8 @@ export type {
   RecordInput,
   TimestampTypeCode,
 } from "./record-batch.ts";
+export { decodeFetchedRecords } from "./fetched-records.ts";
+export type { AbortedTransaction, DecodedFetch, FetchedRecord } from "./fetched-records.ts";
 export {
   ControlRecordType,
   decodeControlRecordType,

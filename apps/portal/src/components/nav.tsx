@@ -4,7 +4,10 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState } from "react";
+import type { Theme } from "@/lib/theme";
 import { useActor, usePermissions } from "./actor-context";
+import { NotificationBell } from "./notification-bell";
+import { ThemeToggle } from "./theme-toggle";
 import { cx } from "./ui";
 
 function roleLabel(me: ReturnType<typeof useActor>): string {
@@ -16,7 +19,7 @@ function roleLabel(me: ReturnType<typeof useActor>): string {
   return member.length > 0 ? `Member · ${member.join(", ")}` : "Reader";
 }
 
-export function Nav() {
+export function Nav({ theme }: { theme: Theme }) {
   const me = useActor();
   const perms = usePermissions();
   const pathname = usePathname();
@@ -40,9 +43,12 @@ export function Nav() {
           <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-md bg-indigo-600 text-sm text-white">κ</span>
           Kappa Mesh
         </Link>
+        <div className="ml-auto sm:order-last">
+          <NotificationBell />
+        </div>
         <button
           type="button"
-          className="ml-auto rounded-md px-2 py-1 text-sm ring-1 ring-slate-300 sm:hidden"
+          className="rounded-md px-2 py-1 text-sm ring-1 ring-slate-300 sm:hidden"
           aria-expanded={open}
           aria-controls="main-nav"
           onClick={() => setOpen((v) => !v)}
@@ -74,6 +80,7 @@ export function Nav() {
               {me.email} · <span data-testid="current-role">{roleLabel(me)}</span>
             </div>
           </div>
+          <ThemeToggle initial={theme} />
           <button
             type="button"
             onClick={() => void signOut({ callbackUrl: "/signin" })}

@@ -18,6 +18,10 @@ import type {
   searchProducts,
   subscribableAccounts,
   Actor,
+  listNotifications,
+  domainWebhooks,
+  webhookDeliveries,
+  productRetirement,
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
@@ -42,3 +46,8 @@ export interface RevealedCredentials {
   mechanism: "SCRAM-SHA-512";
   issuedAt: string | null;
 }
+export type NotificationPage = Jsonish<Awaited<ReturnType<typeof listNotifications>>>;
+export type NotificationItem = NotificationPage["notifications"][number];
+export type DomainWebhook = Jsonish<Awaited<ReturnType<typeof domainWebhooks>>>[number];
+export type WebhookLog = Jsonish<Awaited<ReturnType<typeof webhookDeliveries>>>;
+export type ProductRetirement = Jsonish<Awaited<ReturnType<typeof productRetirement>>>;

@@ -3,7 +3,7 @@ import { CatalogError, toJson, ValidationError } from "@kappa/catalog";
 
 /** Every API error has this body; `fields` maps form fields to messages. */
 export interface ApiErrorBody {
-  error: { code: string; message: string; fields?: Record<string, string[]>; policy?: unknown };
+  error: { code: string; message: string; fields?: Record<string, string[]>; policy?: unknown; [detail: string]: unknown };
 }
 
 /** Maps a refusal from the catalog to its HTTP status; anything else is a 500 (logged with its cause). */
@@ -35,4 +35,10 @@ export function queryObject(request: Request): Record<string, string> {
 
 export function json(value: unknown, status = 200): Response {
   return Response.json(toJson(value), { status });
+}
+
+/** 503 for a feature this deployment has not configured (e.g. no KAPPA_SECRETS_KEY). */
+export function notConfigured(message: string): Response {
+  const body: ApiErrorBody = { error: { code: "NOT_CONFIGURED", message } };
+  return Response.json(body, { status: 503, headers: { "cache-control": "no-store" } });
 }

@@ -1,4 +1,6 @@
-// Fetch (key 1), advertised 0-11, served 4-11 (message format v2 only).
+// Fetch (key 1), advertised and served 4-11 (message format v2 only;
+// as Apache Kafka 4.0 after KIP-896, the versions that carry message format v0/v1
+// are not advertised).
 //
 // Request:  replica_id INT32, max_wait_ms INT32, min_bytes INT32, max_bytes INT32 (v3+),
 //           isolation_level INT8 (v4+), session_id INT32 (v7+), session_epoch INT32 (v7+),
@@ -117,7 +119,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest): Promise<{ respo
 export const fetchApi = defineApi<FetchRequest, FetchResponse>({
   apiKey: ApiKey.Fetch,
   name: "Fetch",
-  advertised: { min: 0, max: 11 },
+  advertised: { min: 4, max: 11 },
   implemented: { min: 4, max: 11 },
   async handle(ctx, req) {
     const b = ctx.broker;

@@ -20,6 +20,8 @@ import { offsetCommitApi } from "./offset-commit.ts";
 import { offsetFetchApi } from "./offset-fetch.ts";
 import { describeGroupsApi } from "./describe-groups.ts";
 import { listGroupsApi } from "./list-groups.ts";
+import { describeClusterApi } from "./describe-cluster.ts";
+import { offsetForLeaderEpochApi } from "./offset-for-leader-epoch.ts";
 import { deleteGroupsApi } from "./delete-groups.ts";
 import { deleteRecordsApi } from "./delete-records.ts";
 import { initProducerIdApi } from "./init-producer-id.ts";
@@ -53,6 +55,8 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   syncGroupApi,
   describeGroupsApi,
   listGroupsApi,
+  describeClusterApi,
+  offsetForLeaderEpochApi,
   apiVersionsApi,
   createTopicsApi,
   deleteTopicsApi,

@@ -1,4 +1,6 @@
-// Produce (key 0), advertised 0-8, served 3-8 (message format v2 only).
+// Produce (key 0), advertised and served 3-8 (message format v2 only;
+// as Apache Kafka 4.0 after KIP-896, the versions that carry message format v0/v1
+// are not advertised).
 //
 // Request:  transactional_id NULLABLE_STRING (v3+), acks INT16, timeout_ms INT32,
 //           topic_data [name STRING, partition_data [index INT32, records RECORDS]]
@@ -25,7 +27,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceResponse } from "@kappa/kafka-protocol";
 import { defineApi, type RequestContext } from "../registry.ts";
 import type { AppendResult, TopicMeta } from "../logs.ts";
-import { errorOf, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
+import { errorOf, logRefusal, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
 
 const ATTRIBUTES = 21;
 const PRODUCER_ID = 43;
@@ -65,6 +67,7 @@ function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requi
       result = await view.append(p.records, { requireDurable });
     } catch (err) {
       const e = errorOf(ctx, err, `appending to ${topic.name}-${p.index}`);
+      logRefusal(ctx, `Produce to ${topic.name}-${p.index}`, e.code, e.message);
       return partitionError(p.index, e.code, e.message);
     }
     b.appendWaiters.notify(topic.name, p.index);
@@ -83,7 +86,7 @@ function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requi
 export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
   apiKey: ApiKey.Produce,
   name: "Produce",
-  advertised: { min: 0, max: 8 },
+  advertised: { min: 3, max: 8 },
   implemented: { min: 3, max: 8 },
   async handle(ctx, req) {
     const b = ctx.broker;

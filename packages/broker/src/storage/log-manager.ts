@@ -57,6 +57,8 @@ export interface LogManagerOptions {
    * with remote.storage.enable=true are refused.
    */
   remote?: RemoteLogManagerOptions;
+  /** Bound on one produced batch's decompressed records (broker setting message.decompressed.max.bytes). */
+  maxDecompressedBytes?: number;
 }
 
 export interface CreateTopicOptions {
@@ -89,6 +91,7 @@ export class LogManager {
     recovered: boolean,
     /** Tiered storage, when the broker has it on. */
     readonly remote: RemoteLogManager | null,
+    private readonly maxDecompressedBytes: number | undefined,
   ) {
     this.groups = new GroupOffsetStore(meta);
     this.recoveredFromCrash = recovered;
@@ -127,7 +130,7 @@ export class LogManager {
           remote = await RemoteLogManager.open(join(dataDir, "meta"), ids, opts.remote, clock);
         }
         const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
-        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote);
+        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote, opts.maxDecompressedBytes);
         await mgr.openAllLogs(!clean);
         remote?.start(
           () => mgr.partitionsWithTopicIds(),
@@ -200,6 +203,7 @@ export class LogManager {
       recover,
       clock: this.clock,
       tier: this.remote?.tierFor(t.topicId, partition) ?? null,
+      maxDecompressedBytes: this.maxDecompressedBytes,
     });
   }
 

@@ -20,7 +20,7 @@
  */
 import { rm } from "node:fs/promises";
 import { encodeEndTxnMarkerBatch } from "@kappa/kafka-protocol";
-import { validateAppendBatches, type AppendOptions } from "./append-validation.ts";
+import { DEFAULT_MAX_DECOMPRESSED_BYTES, validateAppendBatches, type AppendOptions, type ValidationLimits } from "./append-validation.ts";
 import { writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend } from "./append-writer.ts";
 import { compactSegments } from "./compaction.ts";
 import type { LogConfig } from "./configs.ts";
@@ -75,6 +75,8 @@ export interface PartitionLogOptions {
    * from it; see tiered/remote-log-manager.ts.
    */
   tier?: PartitionTier | null;
+  /** Bound on one batch's decompressed records (default DEFAULT_MAX_DECOMPRESSED_BYTES). */
+  maxDecompressedBytes?: number;
 }
 
 export interface RecoveryInfo {
@@ -91,6 +93,7 @@ export class PartitionLog {
   private readonly clock: () => number;
   private readonly persistLso: (offset: number) => Promise<void>;
   private readonly tier: PartitionTier | null;
+  private readonly limits: ValidationLimits;
 
   private segments: Segment[] = [];
   private leo = 0;
@@ -122,6 +125,7 @@ export class PartitionLog {
     this.persistLso = opts.persistLogStartOffset;
     this.lso = opts.logStartOffset;
     this.tier = opts.tier ?? null;
+    this.limits = { maxDecompressedBytes: opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES };
     this.view = {
       topic: this.topic,
       partition: this.partition,
@@ -314,7 +318,7 @@ export class PartitionLog {
   append(data: Buffer, opts: AppendOptions = {}): Promise<AppendResult> {
     try {
       this.ensureUsable();
-      const batches = validateAppendBatches(data, this.config, opts);
+      const batches = validateAppendBatches(data, this.config, opts, this.limits);
       return new Promise<AppendResult>((resolve, reject) => {
         this.queue.push({ data, batches, durable: opts.requireDurable ?? true, resolve, reject });
         this.scheduleDrain();

@@ -2,7 +2,9 @@ import { inTransaction, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
+import { notify } from "../notifications/notify.ts";
 import { producerAccountName } from "../naming.ts";
+import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { hasGlobal } from "../permissions.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
@@ -26,7 +28,9 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
     const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null });
-    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "APPROVED" } });
+    // A product in review has only its first schema; a rejected one that came back unchanged is approved with it.
+    await tx.schemaVersion.updateMany({ where: { productId, status: { in: ["PENDING", "REJECTED"] } }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date(), decisionReason: null } });
+    await assignRegistryIds(tx, { productId });
     const domain = await tx.domain.findUniqueOrThrow({ where: { id: product.domainId } });
     const producer = await tx.serviceAccount.upsert({
       where: { name: producerAccountName(domain.slug) },
@@ -41,6 +45,16 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     await enqueueProductProvisioning(tx, updated, producer);
     const evaluation = await policy.record();
     await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary });
+    await notify(tx, {
+      kind: "product.approved",
+      title: `${product.name} was approved`,
+      body: `Approved by ${actor.name}; the worker now creates ${product.topicName} and the producer's credentials.`,
+      link: `/products/${productId}`,
+      entityType: "DataProduct",
+      entityId: productId,
+      audience: { domainMembers: [product.domainId] },
+      exclude: [actor.id],
+    });
     return updated;
   });
 }

@@ -4,6 +4,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { notify } from "../notifications/notify.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
 import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
@@ -53,6 +54,18 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
       product: subscription.product.topicName,
       principal: `User:${subscription.serviceAccount.name}`,
       policy: (await policy.record()).summary,
+    });
+    await notify(tx, {
+      kind: "subscription.approved",
+      title: `Access to ${subscription.product.name} approved`,
+      body: "Access is granted on the broker within seconds; pick up the credentials on the subscription page.",
+      link: `/subscriptions/${subscriptionId}`,
+      entityType: "Subscription",
+      entityId: subscriptionId,
+      audience: { domainMembers: [subscription.consumingDomainId] },
+      webhookDomains: [subscription.consumingDomainId, subscription.product.domainId],
+      exclude: [actor.id],
+      data: { product: subscription.product.topicName, principal: `User:${subscription.serviceAccount.name}` },
     });
     return updated;
   });

@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
+import { notify } from "../notifications/notify.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
 import { nextProductStatus } from "../transitions.ts";
 import { reasonInput } from "../validation.ts";
@@ -17,8 +18,19 @@ export async function rejectProduct(db: Db, acting: ActingUser, productId: strin
       throw new ForbiddenError("Four-eyes rule: you cannot decide on a product you registered or submitted.");
     }
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: reason });
-    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "REJECTED" } });
+    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "REJECTED", decidedById: actor.id, decidedAt: new Date(), decisionReason: reason } });
     await recordAudit(tx, actor, "product.rejected", "DataProduct", productId, { from: product.status, to, reason });
+    await notify(tx, {
+      kind: "product.rejected",
+      title: `${product.name} was rejected`,
+      body: `${actor.name}: ${reason}`,
+      link: `/products/${productId}`,
+      entityType: "DataProduct",
+      entityId: productId,
+      audience: { domainMembers: [product.domainId] },
+      exclude: [actor.id],
+      data: { reason },
+    });
     return updated;
   });
 }

@@ -1,6 +1,7 @@
 import { inTransaction, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
+import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
 import { nextProductStatus } from "../transitions.ts";
@@ -22,6 +23,17 @@ export async function submitForReview(db: Db, acting: ActingUser, productId: str
     });
     const evaluation = await policy.record();
     await recordAudit(tx, actor, "product.submitted", "DataProduct", productId, { from: product.status, to, policy: evaluation.summary });
+    await notify(tx, {
+      kind: "product.review-requested",
+      title: `${product.name} waits for review`,
+      body: `Submitted by ${actor.name}: ${product.classification} product ${product.topicName}.`,
+      link: `/products/${productId}`,
+      entityType: "DataProduct",
+      entityId: productId,
+      audience: { governance: true },
+      webhookDomains: [product.domainId],
+      exclude: [actor.id],
+    });
     return updated;
   });
 }

@@ -12,6 +12,13 @@ import { updateProductInput } from "../validation.ts";
 /** Fields that describe the product; they may change at any time before retirement. */
 const METADATA_FIELDS = new Set(["description", "tags", "freshnessSeconds", "availabilityPct", "contactEmail"]);
 
+/** Where a change that an edit cannot make goes instead. */
+function lockedFieldMessage(field: string, status: string): string {
+  if (field === "schema") return `Cannot change the schema of a ${status} product here; propose a new schema version (reviewed), or publish a new major version for a breaking change.`;
+  if (field === "compatibilityMode") return `Cannot change the compatibility mode of a ${status} product here; request a reviewed change with a reason.`;
+  return `Cannot change ${field} of a ${status} product; publish a new major version instead.`;
+}
+
 /**
  * Edits a product. Before approval everything may change (a REJECTED product
  * returns to DRAFT); once it exists on Kafka only descriptive metadata may, since
@@ -40,7 +47,7 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     const fullyEditable = FULLY_EDITABLE_STATUSES.includes(product.status);
     const locked = changed.filter((k) => !METADATA_FIELDS.has(k));
     if (!fullyEditable && locked.length > 0) {
-      const fields = Object.fromEntries(locked.map((k) => [k, [`Cannot change ${k} of a ${product.status} product; publish a new major version instead.`]]));
+      const fields = Object.fromEntries(locked.map((k) => [k, [lockedFieldMessage(k, product.status)]]));
       throw new ConflictError(`Only the description, tags, SLA and contact of a ${product.status} product can change.`, "FIELD_LOCKED", fields);
     }
     // Cross-field rules must hold for the merged result, not just the patch.
@@ -88,7 +95,7 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     if (schema) {
       // Before approval the draft's pending schema is replaced; versions count approved history.
       if (latestSchema && latestSchema.status !== "APPROVED") {
-        await tx.schemaVersion.update({ where: { id: latestSchema.id }, data: { format: schema.format, definition: schema.definition, status: "PENDING" } });
+        await tx.schemaVersion.update({ where: { id: latestSchema.id }, data: { format: schema.format, definition: schema.definition, status: "PENDING", decidedById: null, decidedAt: null, decisionReason: null } });
       } else {
         await tx.schemaVersion.create({ data: { productId, version: (latestSchema?.version ?? 0) + 1, format: schema.format, definition: schema.definition } });
       }

@@ -30,6 +30,8 @@ export interface AvroField {
   hasDefault: boolean;
   default?: unknown;
   doc?: string;
+  /** Tagged as personal data (`"pii": true`, see pii.ts). */
+  pii?: boolean;
   /** Index in the record's field list (Confluent reports `/fields/<index>`). */
   position: number;
 }
@@ -136,6 +138,7 @@ class AvroModelParser {
         hasDefault: Object.hasOwn(raw, "default"),
         ...(Object.hasOwn(raw, "default") ? { default: raw.default } : {}),
         ...(typeof raw.doc === "string" ? { doc: raw.doc } : {}),
+        ...(raw.pii === true ? { pii: true } : {}),
         position,
       });
     });
@@ -240,7 +243,7 @@ export function fieldsByName(record: AvroNode & { kind: "record" }): Map<string,
 export function describeAvro(node: AvroNode): string {
   switch (node.kind) {
     case "primitive":
-      return node.type;
+      return node.logicalType ? `${node.type} (${node.logicalType})` : node.type;
     case "record":
     case "enum":
     case "fixed":

@@ -20,6 +20,8 @@ export interface JsonMeta {
   hasDefault: boolean;
   /** The default as canonical JSON, for comparison. */
   default?: string;
+  /** Tagged as personal data (`"x-pii": true`, see pii.ts). */
+  pii?: boolean;
 }
 
 export type JsonNode =
@@ -102,6 +104,7 @@ function metaOf(raw: JsonObject): JsonMeta {
     ...(typeof raw.description === "string" ? { description: raw.description } : {}),
     hasDefault: Object.hasOwn(raw, "default"),
     ...(Object.hasOwn(raw, "default") ? { default: canonicalJson(raw.default) } : {}),
+    ...(raw["x-pii"] === true ? { pii: true } : {}),
   };
 }
 

@@ -7,11 +7,12 @@ import { ReasonAction } from "@/components/reason-form";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { ReviewQueue } from "@/lib/api-types";
-import { age, humanize } from "@/lib/format";
+import { ago, humanize } from "@/lib/format";
 import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
-export function ReviewQueueView() {
+/** `reviewsProducts`: governance decides products; owners only see their domains' subscription requests. */
+export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean }) {
   const queue = useQuery({
     queryKey: queryKeys.reviewQueue,
     queryFn: ({ signal }) => api<ReviewQueue>("/api/v1/review-queue", { signal }),
@@ -22,6 +23,7 @@ export function ReviewQueueView() {
   const { products, subscriptions } = queue.data;
   return (
     <div className="space-y-6">
+      {reviewsProducts && (
       <Card title={`Data products (${products.length})`}>
         {products.length === 0 ? (
           <EmptyState title="No products waiting for review" />
@@ -33,6 +35,7 @@ export function ReviewQueueView() {
           </ul>
         )}
       </Card>
+      )}
       <Card title={`Subscription requests (${subscriptions.length})`}>
         {subscriptions.length === 0 ? (
           <EmptyState title="No subscription requests waiting" />
@@ -59,7 +62,7 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
         </div>
         <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
         <p className="mt-1 text-sm text-slate-600">
-          {p.domain.name} · submitted {p.submittedAt ? `${age(p.submittedAt)} ago` : "—"}
+          {p.domain.name} · submitted {p.submittedAt ? ago(p.submittedAt) : "—"}
           {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
         </p>
         <PolicyDetails policy={p.policy} />
@@ -90,7 +93,7 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name} → {s.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{s.purpose}”</p>
         <p className="mt-1 text-xs text-slate-500">
-          requested {age(s.createdAt)} ago{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
+          requested {ago(s.createdAt)}{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
         </p>
         <PolicyDetails policy={s.policy} />
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}

@@ -1,0 +1,80 @@
+/*
+ * Lighthouse scores of the portal's main pages (`npm run bench -w apps/portal`,
+ * part of `npm run bench`): sign-in, catalog, product and subscription, each
+ * for performance, accessibility and best practices, with Lighthouse's default
+ * mobile emulation and throttling. Target: every score ≥ 95.
+ *
+ * By default it runs `npm start` on a fresh data folder (demo mode with live
+ * demo traffic, as a new user sees it) on its own ports; LIGHTHOUSE_URL
+ * measures a portal that is already running instead (demo accounts needed).
+ * Lighthouse 12.2.3 is pinned: 13 needs Node 22.
+ */
+import * as chromeLauncher from "chrome-launcher";
+import lighthouse from "lighthouse";
+import { demoIds, demoPortal, signIn } from "../scripts/demo-portal";
+
+const TARGET = 95;
+const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
+
+interface Page {
+  name: string;
+  path: string;
+  /** Sign in first (as the payments owner, who subscribes to Order Events). */
+  signedIn: boolean;
+}
+
+async function main() {
+  const portal = await demoPortal({
+    existing: process.env.LIGHTHOUSE_URL,
+    port: Number(process.env.BENCH_PORTAL_PORT ?? 3300),
+    pgPort: Number(process.env.BENCH_PG_PORT ?? 55600),
+    kafkaPort: Number(process.env.BENCH_KAFKA_PORT ?? 19300),
+    // Let the worker provision the demo and the demo traffic fill the charts.
+    settleMs: 20_000,
+    label: "lighthouse",
+  });
+  const base = portal.base;
+  const chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
+    chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  try {
+    const cookie = (await signIn(base, "owner@payments.example", "kappa-demo")).header;
+    const { productId, subscriptionId } = await demoIds(base, cookie);
+    const pages: Page[] = [
+      { name: "sign-in", path: "/signin", signedIn: false },
+      { name: "catalog", path: "/", signedIn: true },
+      { name: "product", path: `/products/${productId}`, signedIn: true },
+      { name: "subscription", path: `/subscriptions/${subscriptionId}`, signedIn: true },
+    ];
+    const rows: { page: string; scores: Record<string, number>; failing: string[] }[] = [];
+    for (const page of pages) {
+      const result = await lighthouse(
+        `${base}${page.path}`,
+        { port: chrome.port, output: "json", logLevel: "error", onlyCategories: [...CATEGORIES], ...(page.signedIn ? { extraHeaders: { Cookie: cookie } } : {}) },
+      );
+      if (!result) throw new Error(`no Lighthouse result for ${page.path}`);
+      const { lhr } = result;
+      const scores = Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((lhr.categories[c]?.score ?? 0) * 100)]));
+      // The audits that cost points, so a low score says where to look.
+      const failing = Object.values(lhr.audits)
+        .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "notApplicable" && a.scoreDisplayMode !== "manual")
+        .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ""}`);
+      rows.push({ page: page.name, scores, failing });
+      console.log(`lighthouse: ${page.name.padEnd(12)} ${CATEGORIES.map((c) => `${c} ${scores[c]}`).join(", ")}`);
+    }
+    console.log("\n| page | performance | accessibility | best practices |\n|---|---|---|---|");
+    for (const r of rows) console.log(`| ${r.page} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} |`);
+    const below = rows.filter((r) => CATEGORIES.some((c) => (r.scores[c] ?? 0) < TARGET));
+    for (const r of below) console.log(`\nbelow ${TARGET} on ${r.page}: ${r.failing.join(", ") || "(no single failing audit)"}`);
+    console.log(below.length === 0 ? `\nevery score ≥ ${TARGET}` : `\n${below.length} page(s) below the target of ${TARGET}`);
+  } finally {
+    await chrome.kill();
+    await portal.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
