@@ -26,6 +26,18 @@ const schema = z
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_NAME: z.string().min(1).default("Single sign-on"),
+    /** The claim that carries the user's groups (id token or userinfo), mapped to domains and roles on the admin page. */
+    OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+    /** Scopes asked for; add the provider's groups scope if it needs one (e.g. "openid email profile groups"). */
+    OIDC_SCOPE: z
+      .string()
+      .default("openid email profile")
+      .refine((v) => v.split(/\s+/).includes("openid"), "must include openid"),
+    /**
+     * How many reverse proxies stand in front of the portal and append to
+     * X-Forwarded-For; the audit log takes the client address from there.
+     */
+    KAPPA_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     KAPPA_DEMO_MODE: boolish,
     /** What the connection snippets show as the bootstrap address: where consumers reach Kafka, not where the worker does. */
     KAFKA_BOOTSTRAP_DISPLAY: z
