@@ -196,6 +196,10 @@ export const requestSubscriptionInput = z.object({
     .trim()
     .min(LIMITS.purposeMin, `State the purpose in at least ${LIMITS.purposeMin} characters.`)
     .max(2000, "Purpose must be at most 2000 characters."),
+  /** Optional end of access (ISO date or date-time, in the future); the recertification sweep revokes it then. */
+  expiresAt: z
+    .union([z.literal("").transform(() => null), z.null(), z.coerce.date({ message: "Enter a date." }).refine((d) => d.getTime() > Date.now(), "The expiry must be in the future.")])
+    .optional(),
 });
 export type RequestSubscriptionInput = z.input<typeof requestSubscriptionInput>;
 

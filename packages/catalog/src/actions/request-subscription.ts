@@ -57,6 +57,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         serviceAccountId: account.id,
         purpose: input.purpose,
         requestedById: actor.id,
+        expiresAt: input.expiresAt ?? null,
         ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
       },
@@ -65,6 +66,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       product: product.topicName,
       principal: `User:${account.name}`,
       purpose: input.purpose,
+      ...(subscription.expiresAt ? { expiresAt: subscription.expiresAt.toISOString() } : {}),
       policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { SnippetTabs } from "@/components/snippets";
+import { SubscriptionExpiry } from "@/components/subscription-expiry";
 import { Badge, Card, DefinitionList } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
@@ -88,6 +89,9 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
                 />
               </div>
             )}
+          </Card>
+          <Card title="Expiry">
+            <SubscriptionExpiry subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
           </Card>
           <Card title="Credentials">
             <Credentials account={sub.serviceAccount} domainName={sub.consumingDomain.name} credentials={sub.credentials} shownIn={queryKeys.subscriptions.detail(sub.id)} />
