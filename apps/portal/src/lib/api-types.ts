@@ -74,3 +74,18 @@ export type NotificationItem = NotificationPage["notifications"][number];
 export type DomainWebhook = Jsonish<Awaited<ReturnType<typeof domainWebhooks>>>[number];
 export type WebhookLog = Jsonish<Awaited<ReturnType<typeof webhookDeliveries>>>;
 export type ProductRetirement = Jsonish<Awaited<ReturnType<typeof productRetirement>>>;
+
+/** GET/POST /api/v1/cluster/topics/schema-inference: what the worker inferred from sample records (never the records). */
+export interface TopicSchemaInference {
+  topic: string;
+  status: "PENDING" | "DONE" | "FAILED";
+  requestedAt: string;
+  sampled: number;
+  inferred: boolean;
+  format: "AVRO" | "JSON_SCHEMA" | null;
+  definition: string | null;
+  registrySchemaId: number | null;
+  explanation: string;
+  lastError: string | null;
+  finishedAt: string | null;
+}
