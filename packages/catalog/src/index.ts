@@ -20,6 +20,10 @@ export { NOTIFICATION_KIND_NAMES, NOTIFICATION_KINDS, isNotificationKind, type N
 export { notify, webhookPayload, type NotificationAudience, type NotificationInput, type NotifyResult, type WebhookPayload } from "./notifications/notify.ts";
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret, signWebhook, verifyWebhookSignature } from "./notifications/signature.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
+export { browseMessages, type BrowseOptions } from "./records/browse.ts";
+export { BROWSE_LIMITS, browseMessagesInput, type BrowseMessagesInput } from "./records/inputs.ts";
+export type { PartitionBounds, ReadResult, RecordSource, SourceHeader, SourceRecord } from "./records/source.ts";
+export { consumeRateLimit } from "./rate-limit.ts";
 export { decodeValue, type DecodedValue, type SchemaChoice, type ValueContext } from "./records/decode-value.ts";
 export { MASKED } from "./records/mask.ts";
 export { READABLE_STATUSES, recordViewer, type RecordViewer } from "./records/viewer.ts";
@@ -61,10 +65,15 @@ export { partitionIncreaseInput, requestPartitionIncrease } from "./actions/requ
 export { restoreDomain } from "./actions/restore-domain.ts";
 export { setGlobalRole } from "./actions/set-global-role.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";
+export { approveSubscriptionPii } from "./actions/approve-subscription-pii.ts";
 export { createWebhook, WEBHOOKS_PER_DOMAIN } from "./actions/create-webhook.ts";
 export { deleteWebhook } from "./actions/delete-webhook.ts";
 export { markNotificationsRead } from "./actions/mark-notifications-read.ts";
 export { rebuildStateView } from "./actions/rebuild-state-view.ts";
+export { requestReplay } from "./actions/request-replay.ts";
+export { planReplay, type ReplayPlan } from "./replay/plan.ts";
+export { replayInput, replayTarget, type ReplayInput, type ReplayTarget } from "./replay/inputs.ts";
+export { consumptionRate, partitionReplayFigures, replayTotals, type PartitionReplayFigures, type ReplayTotals } from "./replay/figures.ts";
 export { retireDueProducts, retireProduct } from "./actions/retire-product.ts";
 export { sendTestWebhook } from "./actions/send-test-webhook.ts";
 export { updateWebhook } from "./actions/update-webhook.ts";
@@ -95,6 +104,7 @@ export { domainMembers, listDomains, listSsoGroupMappings, listUsers } from "./q
 export { AUDIT_EXPORT_FORMATS, csvField, exportAuditEvents, listAuditEvents, type AuditExportFormat } from "./queries/audit-log.ts";
 export { listNotifications } from "./queries/notifications.ts";
 export { productRetirement } from "./queries/product-retirement.ts";
+export { listReplays } from "./queries/replays.ts";
 export { browseStateKeys, lookupStateKey, stateViewStatus } from "./queries/state-view.ts";
 export { domainWebhooks, webhookDeliveries } from "./queries/webhooks.ts";
 export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/policy-overview.ts";

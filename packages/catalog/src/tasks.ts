@@ -20,6 +20,8 @@ export const TASK_KINDS = {
    * subscriber's) and delete the topic when WORKER_RETIRED_TOPICS=delete.
    */
   RETIRE_PRODUCT: "RETIRE_PRODUCT",
+  /** Move an inactive consumer group's offsets (governed replay; entity: the ReplayRequest). */
+  RESET_CONSUMER_GROUP_OFFSETS: "RESET_CONSUMER_GROUP_OFFSETS",
   /** A claimed topic's existing ACL bindings the reviewer chose to remove (exact bindings, payload.bindings). */
   REMOVE_CLAIMED_ACLS: "REMOVE_CLAIMED_ACLS",
   /** Read sample records of an unmanaged topic and infer its schema (TopicSchemaInference; entity: ClusterTopic <name>). */
@@ -36,6 +38,7 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   REVOKE_SUBSCRIPTION_ACL: "Remove READ on topic and consumer-group prefix",
   ROTATE_SERVICE_ACCOUNT_CREDENTIALS: "Issue new credentials (rotation)",
   RETIRE_PRODUCT: "Retire: remove grants, keep or delete the topic",
+  RESET_CONSUMER_GROUP_OFFSETS: "Reset the consumer group's offsets (replay)",
   REMOVE_CLAIMED_ACLS: "Remove the claimed topic's ACLs the reviewer did not keep",
   INFER_TOPIC_SCHEMA: "Read sample records and infer the topic's schema",
 };

@@ -83,6 +83,8 @@ export const workerEnvSchema = z
     WORKER_STATE_POLL_MS: positiveInt(1_000),
     /** Bytes read per partition per round by the latest-state views. */
     WORKER_STATE_FETCH_BYTES: positiveInt(4 * 1024 * 1024),
+    /** How often the message browser's principal is reconciled (new product topics become browsable within this). */
+    WORKER_MESSAGE_BROWSER_RECONCILE_MS: positiveInt(10_000),
     /** How often deprecated products past their sunset are retired. */
     WORKER_SUNSET_CHECK_MS: positiveInt(60_000),
   })

@@ -49,6 +49,7 @@ async function main(): Promise<void> {
       healthPort: env.WORKER_HEALTH_PORT,
       readyFile: env.WORKER_READY_FILE,
       sunsetCheckMs: env.WORKER_SUNSET_CHECK_MS,
+      messageBrowserReconcileMs: env.WORKER_MESSAGE_BROWSER_RECONCILE_MS,
       stateView: { pollMs: env.WORKER_STATE_POLL_MS, partitionFetchBytes: env.WORKER_STATE_FETCH_BYTES },
       notifications: {
         pollMs: env.WORKER_NOTIFY_POLL_MS,

@@ -12,6 +12,7 @@ import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { Observer } from "./observe/observer.ts";
+import { MessageBrowserPrincipal } from "./reconcile/platform-reader.ts";
 import { StateMaterializer, type StateViewOptions } from "./state/materializer.ts";
 import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import type { ReconcileContext } from "./reconcile/entities.ts";
@@ -38,6 +39,8 @@ export interface WorkerOptions extends RunnerOptions {
   sunsetCheckMs?: number;
   /** Latest-state views of compacted products; absent: this instance keeps none. */
   stateView?: Omit<StateViewOptions, "workerId">;
+  /** How often the message browser's principal (credentials, READ/DESCRIBE on product topics) is reconciled; absent: not by this instance. */
+  messageBrowserReconcileMs?: number;
 }
 
 export interface HealthReport {
@@ -57,6 +60,7 @@ export class Worker {
   readonly notifications: NotificationDispatcher | null;
   readonly sunset: SunsetScheduler | null;
   readonly stateViews: StateMaterializer | null;
+  readonly messageBrowser: MessageBrowserPrincipal | null;
   private timers: NodeJS.Timeout[] = [];
   private server: Server | null = null;
   private state: HealthReport["status"] = "starting";
@@ -78,6 +82,7 @@ export class Worker {
     this.scanner = new ClusterScanner(db, cluster, log);
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
+    this.messageBrowser = options.messageBrowserReconcileMs ? new MessageBrowserPrincipal(db, cluster, options.secretsKey, options.messageBrowserReconcileMs, log) : null;
     this.stateViews = options.stateView ? new StateMaterializer(db, cluster, { ...options.stateView, workerId: options.workerId }, log) : null;
   }
 
@@ -110,6 +115,7 @@ export class Worker {
     this.notifications?.start();
     this.sunset?.start();
     this.stateViews?.start();
+    this.messageBrowser?.start();
     this.state = "ready";
     await this.heartbeat();
     if (this.options.readyFile) writeFileSync(this.options.readyFile, JSON.stringify({ workerId: this.options.workerId, healthPort: this.healthPort, pid: process.pid }) + "\n");
@@ -213,7 +219,7 @@ export class Worker {
     if (this.options.readyFile) rmSync(this.options.readyFile, { force: true });
     const graceMs = this.options.shutdownGraceMs ?? 10_000;
     await this.runner.stop(graceMs);
-    await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop()]);
+    await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop(), this.messageBrowser?.stop()]);
     // A reconcile stops between entities; a request in flight is cut short
     // when the caller closes the cluster connections after stop().
     await Promise.race([Promise.allSettled([this.reconciling, this.observing, this.scanning]), new Promise((r) => setTimeout(r, graceMs))]);

@@ -32,6 +32,12 @@ import type {
   domainWebhooks,
   webhookDeliveries,
   productRetirement,
+  browseMessages,
+  stateViewStatus,
+  lookupStateKey,
+  browseStateKeys,
+  requestReplay,
+  listReplays,
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
@@ -74,6 +80,14 @@ export type NotificationItem = NotificationPage["notifications"][number];
 export type DomainWebhook = Jsonish<Awaited<ReturnType<typeof domainWebhooks>>>[number];
 export type WebhookLog = Jsonish<Awaited<ReturnType<typeof webhookDeliveries>>>;
 export type ProductRetirement = Jsonish<Awaited<ReturnType<typeof productRetirement>>>;
+export type MessagePage = Jsonish<Awaited<ReturnType<typeof browseMessages>>>;
+export type BrowsedRecord = MessagePage["records"][number];
+export type DecodedValueJson = BrowsedRecord["value"];
+export type StateViewStatus = Jsonish<Awaited<ReturnType<typeof stateViewStatus>>>;
+export type StateEntryJson = Jsonish<Awaited<ReturnType<typeof lookupStateKey>>>;
+export type StateKeysPage = Jsonish<Awaited<ReturnType<typeof browseStateKeys>>>;
+export type ReplayAnswer = Jsonish<Awaited<ReturnType<typeof requestReplay>>>;
+export type ReplayItem = Jsonish<Awaited<ReturnType<typeof listReplays>>>[number];
 
 /** GET/POST /api/v1/cluster/topics/schema-inference: what the worker inferred from sample records (never the records). */
 export interface TopicSchemaInference {

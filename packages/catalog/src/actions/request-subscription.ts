@@ -56,6 +56,8 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         consumingDomainId: account.domainId,
         serviceAccountId: account.id,
         purpose: input.purpose,
+        piiRequested: input.piiNeeded,
+        piiJustification: input.piiNeeded ? (input.piiJustification ?? null) : null,
         requestedById: actor.id,
         expiresAt: input.expiresAt ?? null,
         ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
@@ -67,6 +69,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       principal: `User:${account.name}`,
       purpose: input.purpose,
       ...(subscription.expiresAt ? { expiresAt: subscription.expiresAt.toISOString() } : {}),
+      piiNeeded: input.piiNeeded,
       policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {

@@ -33,6 +33,8 @@ export function SubscribeForm({
   const [purpose, setPurpose] = useState("");
   /** YYYY-MM-DD from the date input; access ends at the end of that day (UTC). */
   const [expiresOn, setExpiresOn] = useState("");
+  const [piiNeeded, setPiiNeeded] = useState(false);
+  const [piiJustification, setPiiJustification] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const chosen = options.find((o) => o.id === (serviceAccountId || options[0]?.id));
   // The subscription rules, evaluated as the user types and picks (the server evaluates again).
@@ -43,7 +45,7 @@ export function SubscribeForm({
   const [creating, setCreating] = useState(false);
   const selected = serviceAccountId || options[0]?.id || "";
 
-  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; expiresAt?: string }>({
+  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string; expiresAt?: string }>({
     mutationFn: (body) => api("/api/v1/subscriptions", { method: "POST", body }),
     onSuccess: async () => {
       await Promise.all([
@@ -58,7 +60,7 @@ export function SubscribeForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const body = { productId, serviceAccountId: selected, purpose, ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59.000Z` } : {}) };
+    const body = { productId, serviceAccountId: selected, purpose, piiNeeded, ...(piiNeeded ? { piiJustification } : {}), ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59.000Z` } : {}) };
     const parsed = requestSubscriptionInput.safeParse(body);
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));
@@ -94,6 +96,20 @@ export function SubscribeForm({
           <Field id="expiresAt" label="Access ends (optional)" errors={errors.expiresAt} hint="For temporary needs: access is revoked at the end of this day (UTC). Leave empty to keep it until revoked; owners recertify it on the policy's schedule either way.">
             {(a) => <input {...a} type="date" min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} value={expiresOn} onChange={(e) => setExpiresOn(e.target.value)} className={inputClass} />}
           </Field>
+          <fieldset className="space-y-2">
+            <legend className="sr-only">Personal data</legend>
+            <label className="flex items-start gap-2 text-sm">
+              <input type="checkbox" className="mt-1" checked={piiNeeded} onChange={(e) => setPiiNeeded(e.target.checked)} />
+              <span>
+                <span className="font-medium">PII needed</span> — show this domain the fields tagged as personal data unmasked in the message browser and the latest-state view. Governance decides this separately; until then PII stays masked.
+              </span>
+            </label>
+            {piiNeeded && (
+              <Field id="piiJustification" label="Why you need the personal data" errors={errors.piiJustification} hint={`At least ${LIMITS.purposeMin} characters; governance reads it.`}>
+                {(a) => <textarea {...a} rows={2} value={piiJustification} onChange={(e) => setPiiJustification(e.target.value)} className={inputClass} />}
+              </Field>
+            )}
+          </fieldset>
           {(classification === "CONFIDENTIAL" || classification === "RESTRICTED") && (
             <p className="text-sm text-slate-600">This product is {classification.toLowerCase()}: {classification === "RESTRICTED" ? "governance" : "its owners or governance"} must approve the request.</p>
           )}
