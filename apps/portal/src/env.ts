@@ -26,6 +26,18 @@ const schema = z
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_NAME: z.string().min(1).default("Single sign-on"),
+    /** The claim that carries the user's groups (id token or userinfo), mapped to domains and roles on the admin page. */
+    OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+    /** Scopes asked for; add the provider's groups scope if it needs one (e.g. "openid email profile groups"). */
+    OIDC_SCOPE: z
+      .string()
+      .default("openid email profile")
+      .refine((v) => v.split(/\s+/).includes("openid"), "must include openid"),
+    /**
+     * How many reverse proxies stand in front of the portal and append to
+     * X-Forwarded-For; the audit log takes the client address from there.
+     */
+    KAPPA_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     KAPPA_DEMO_MODE: boolish,
     /** What the connection snippets show as the bootstrap address: where consumers reach Kafka, not where the worker does. */
     KAFKA_BOOTSTRAP_DISPLAY: z
@@ -37,6 +49,22 @@ const schema = z
      * portal needs it only to decrypt a password at its one-time pickup; unset,
      * "Reveal password" answers that credentials cannot be shown here.
      */
+    /**
+     * Where the portal's server reads records for the message browser (its own
+     * least-privilege principal, `kappa-message-browser`, issued by the worker).
+     * Default: KAFKA_BOOTSTRAP_DISPLAY.
+     */
+    KAFKA_READER_BROKERS: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || v.split(",").every((b) => /^[^\s:,]+:\d{1,5}$/.test(b.trim()) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(b.trim())), "must be host:port[,host:port…]"),
+    KAFKA_READER_SASL_MECHANISM: z.enum(["scram-sha-512", "scram-sha-256", "none"], { message: "must be scram-sha-512, scram-sha-256 or none" }).default("scram-sha-512"),
+    KAFKA_READER_SSL: boolish,
+    KAFKA_READER_SSL_CA_FILE: z.string().min(1).optional(),
+    /** Wall-clock budget for one message-browser page. */
+    KAPPA_BROWSE_BUDGET_MS: z.coerce.number({ message: "must be a number" }).int().min(100).max(60_000).default(5_000),
+    /** Message-browser pages per user per minute. */
+    KAPPA_BROWSE_PAGES_PER_MINUTE: z.coerce.number({ message: "must be a number" }).int().min(1).max(10_000).default(60),
     KAPPA_SECRETS_KEY: z
       .string()
       .optional()

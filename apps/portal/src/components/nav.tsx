@@ -31,8 +31,13 @@ export function Nav({ theme }: { theme: Theme }) {
     { href: "/review", label: "Review", show: perms.hasGlobal("product:review") || isOwner },
     { href: "/audit", label: "Audit log", show: perms.hasGlobal("audit:read") },
     { href: "/governance", label: "Governance", show: perms.hasGlobal("product:review") || perms.hasGlobal("platform:admin") },
+    { href: "/contracts", label: "Contracts", show: isOwner },
     { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
+    { href: "/lineage", label: "Lineage", show: true },
+    { href: "/recertification", label: "Recertify", show: perms.hasGlobal("product:review") || isOwner },
+    { href: "/cluster", label: "Cluster", show: perms.hasGlobal("platform:admin") || isOwner },
+    { href: "/admin", label: "Admin", show: perms.hasGlobal("domain:manage") },
   ].filter((l) => l.show);
   const active = (href: string) => (href === "/" ? pathname === "/" || pathname.startsWith("/products") : pathname.startsWith(href));
 

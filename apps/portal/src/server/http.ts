@@ -10,7 +10,8 @@ export interface ApiErrorBody {
 export function errorResponse(error: unknown): Response {
   if (error instanceof CatalogError) {
     const body: ApiErrorBody = { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}) } };
-    return Response.json(body, { status: error.status });
+    const retryAfter = error.status === 429 ? error.details?.retryAfterSeconds : undefined;
+    return Response.json(body, { status: error.status, headers: typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : undefined });
   }
   console.error("[api] unexpected error", error);
   const body: ApiErrorBody = { error: { code: "INTERNAL", message: "Something went wrong on our side; try again." } };

@@ -28,6 +28,8 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     if (!canInDomain(actor, "subscription:request", account.domainId)) {
       throw new ForbiddenError("You can only request access for service accounts of a domain you belong to.");
     }
+    const consuming = await tx.domain.findUniqueOrThrow({ where: { id: account.domainId }, select: { name: true, archivedAt: true } });
+    if (consuming.archivedAt) throw new ConflictError(`The ${consuming.name} domain is archived and cannot subscribe.`, "DOMAIN_ARCHIVED");
     if (account.isProducer) {
       throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Producer accounts cannot subscribe; create a consumer account."] });
     }
@@ -54,6 +56,8 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         consumingDomainId: account.domainId,
         serviceAccountId: account.id,
         purpose: input.purpose,
+        piiRequested: input.piiNeeded,
+        piiJustification: input.piiNeeded ? (input.piiJustification ?? null) : null,
         requestedById: actor.id,
         ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
@@ -63,6 +67,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       product: product.topicName,
       principal: `User:${account.name}`,
       purpose: input.purpose,
+      piiNeeded: input.piiNeeded,
       policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {
