@@ -12,19 +12,18 @@ export const metadata: Metadata = { title: "Subscription" };
 export default async function SubscriptionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/subscriptions/${id}`);
-  try {
-    const detail = toJson(await subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY));
-    return <SubscriptionView initial={detail} />;
-  } catch (error) {
+  const detail = await subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY).catch((error: unknown) => {
     if (error instanceof NotFoundError) notFound();
-    if (error instanceof ForbiddenError) {
-      return (
-        <>
-          <PageHeader title="Subscription" />
-          <EmptyState title="Not available">{error.message}</EmptyState>
-        </>
-      );
-    }
+    if (error instanceof ForbiddenError) return error;
     throw error;
+  });
+  if (detail instanceof ForbiddenError) {
+    return (
+      <>
+        <PageHeader title="Subscription" />
+        <EmptyState title="Not available">{detail.message}</EmptyState>
+      </>
+    );
   }
+  return <SubscriptionView initial={toJson(detail)} />;
 }
