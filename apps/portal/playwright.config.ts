@@ -87,8 +87,8 @@ export default defineConfig({
   projects: [
     { name: "setup", testMatch: /.*\.setup\.ts/ },
     withWorker
-      ? { name: "worker", testMatch: /(worker-journey|cli)\.spec\.ts/, dependencies: ["setup"] }
-      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-journey|cli)\.spec\.ts/, dependencies: ["setup"] },
+      ? { name: "worker", testMatch: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] }
+      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] },
   ],
   webServer: {
     command: "npm start",

@@ -3,6 +3,8 @@ import { SLUG_PATTERN, slugify } from "./naming.ts";
 import { schemaDefinitionProblem } from "./schema-definition.ts";
 import { COMPATIBILITY_MODES } from "./schema/modes.ts";
 
+export { COMPATIBILITY_MODES };
+
 /*
  * Input schemas shared by the portal's forms (client-side messages) and the
  * server (the check that counts). Numbers arrive as numbers: forms convert
@@ -161,6 +163,11 @@ export const retireProductInput = z.object({
 /** A new schema version's text; the format is the product's. */
 export const proposeSchemaVersionInput = z.object({
   definition: z.string({ message: "Paste or upload a schema." }),
+});
+
+/** An approval's optional comment (rejections need a reason: `reasonInput`). */
+export const approvalCommentInput = z.object({
+  comment: z.string().trim().max(2000, "Comment must be at most 2000 characters.").optional(),
 });
 
 /** Approving takes an optional comment and the fingerprint of the version the reviewer looked at. */

@@ -1,6 +1,7 @@
 import { getProduct, NotFoundError, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { ProductView } from "./product-view";
@@ -14,5 +15,5 @@ export default async function ProductPage({ params }: { params: Promise<{ id: st
     if (error instanceof NotFoundError) notFound();
     throw error;
   });
-  return <ProductView initial={toJson(product)} />;
+  return <ProductView initial={toJson(product)} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />;
 }

@@ -1,10 +1,11 @@
-import { ForbiddenError, NotFoundError, subscriptionDetail, toJson } from "@kappa/catalog";
+import { ForbiddenError, NotFoundError, subscriptionDetail, subscriptionSuccessorNotice, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { SubscriptionSuccessorNotice } from "@/components/successor-notice";
 import { SubscriptionView } from "./subscription-view";
 
 export const metadata: Metadata = { title: "Subscription" };
@@ -12,18 +13,24 @@ export const metadata: Metadata = { title: "Subscription" };
 export default async function SubscriptionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/subscriptions/${id}`);
-  const detail = await subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY).catch((error: unknown) => {
+  const loaded = await Promise.all([subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY), subscriptionSuccessorNotice(db(), actor, id)]).catch((error: unknown) => {
     if (error instanceof NotFoundError) notFound();
     if (error instanceof ForbiddenError) return error;
     throw error;
   });
-  if (detail instanceof ForbiddenError) {
+  if (loaded instanceof ForbiddenError) {
     return (
       <>
         <PageHeader title="Subscription" />
-        <EmptyState title="Not available">{detail.message}</EmptyState>
+        <EmptyState title="Not available">{loaded.message}</EmptyState>
       </>
     );
   }
-  return <SubscriptionView initial={toJson(detail)} />;
+  const [detail, successor] = loaded;
+  return (
+    <div className="space-y-6">
+      {successor && <SubscriptionSuccessorNotice subscriptionId={id} initial={toJson(successor)} />}
+      <SubscriptionView initial={toJson(detail)} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />
+    </div>
+  );
 }
