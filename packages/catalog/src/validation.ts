@@ -206,6 +206,10 @@ export const requestSubscriptionInput = z.object({
   /** The subscriber needs PII fields unmasked (message browser, state view); governance must approve that separately. */
   piiNeeded: z.boolean().default(false),
   piiJustification: z.string().trim().max(2000, "Justification must be at most 2000 characters.").optional(),
+  /** Optional end of access (ISO date or date-time, in the future); the recertification sweep revokes it then. */
+  expiresAt: z
+    .union([z.literal("").transform(() => null), z.null(), z.coerce.date({ message: "Enter a date." }).refine((d) => d.getTime() > Date.now(), "The expiry must be in the future.")])
+    .optional(),
 }).superRefine((v, ctx) => {
   if (v.piiNeeded && (v.piiJustification ?? "").length < LIMITS.purposeMin) {
     ctx.addIssue({ code: "custom", path: ["piiJustification"], message: `Say why you need the personal data unmasked (at least ${LIMITS.purposeMin} characters).` });
