@@ -105,7 +105,7 @@ class AvroModelParser {
   }
 
   private names(schema: JsonObject, enclosing: string | undefined): AvroNamed & { namespace: string | undefined } {
-    const raw = String(schema.name ?? "");
+    const raw = schema.name === undefined || schema.name === null ? "" : typeof schema.name === "string" ? schema.name : JSON.stringify(schema.name);
     const ownNamespace = typeof schema.namespace === "string" && schema.namespace !== "" ? schema.namespace : undefined;
     const fullName = raw.includes(".") ? raw : qualify(raw, ownNamespace ?? enclosing);
     const lastDot = fullName.lastIndexOf(".");
