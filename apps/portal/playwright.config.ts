@@ -94,7 +94,9 @@ export default defineConfig({
     command: "npm start",
     cwd: REPO_ROOT,
     url: `${baseURL}/signin`,
-    timeout: 180_000,
+    // The first start builds the portal: about a minute on a quiet 2-core machine,
+    // several under load. The wait ends as soon as the sign-in page answers.
+    timeout: 600_000,
     reuseExistingServer: false,
     // SIGTERM (not Playwright's default SIGKILL) lets `npm start` stop PostgreSQL cleanly.
     gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },

@@ -13,7 +13,8 @@ export type EntityType =
   | "ApiToken"
   | "Policy"
   | "SsoGroupMapping"
-  | "ProductChangeRequest";
+  | "ProductChangeRequest"
+  | "ClusterTopic";
 
 /** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */
 export async function recordAudit(

@@ -1,5 +1,5 @@
 import "server-only";
-import { CatalogError, toJson, ValidationError } from "@kappa/catalog";
+import { asOverload, CatalogError, toJson, ValidationError } from "@kappa/catalog";
 
 /** Every API error has this body; `fields` maps form fields to messages. */
 export interface ApiErrorBody {
@@ -7,10 +7,12 @@ export interface ApiErrorBody {
 }
 
 /** Maps a refusal from the catalog to its HTTP status; anything else is a 500 (logged with its cause). */
-export function errorResponse(error: unknown): Response {
+export function errorResponse(thrown: unknown): Response {
+  // A saturated database pool is a 503 with Retry-After, never a 500.
+  const error = asOverload(thrown);
   if (error instanceof CatalogError) {
     const body: ApiErrorBody = { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}) } };
-    const retryAfter = error.status === 429 ? error.details?.retryAfterSeconds : undefined;
+    const retryAfter = error.status === 429 || error.status === 503 ? error.details?.retryAfterSeconds : undefined;
     return Response.json(body, { status: error.status, headers: typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : undefined });
   }
   console.error("[api] unexpected error", error);
