@@ -91,7 +91,7 @@ function lastAssignment(k: Kcat, topic: string): { memberId: string; partitions:
 
 function produceTo(topic: string, partition: number, value: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = execFile("kcat", ["-b", broker.bootstrap, "-P", "-t", topic, "-p", String(partition)], (err) => (err ? reject(err) : resolve()));
+    const p = execFile("kcat", ["-b", broker.bootstrap, "-P", "-t", topic, "-p", String(partition)], (err: Error | null) => (err ? reject(err) : resolve()));
     p.stdin?.end(`${value}\n`);
   });
 }

@@ -116,12 +116,13 @@ export class Worker {
     if (this.options.healthPort > 0 || this.options.healthPort === -1) await this.listen();
     this.runner.start();
     // First reconcile and observation right away, then on their intervals.
-    this.reconcileNow();
-    this.observeNow();
-    this.timers.push(setInterval(() => this.reconcileNow(), this.options.reconcileIntervalMs));
-    this.timers.push(setInterval(() => this.observeNow(), this.options.observeIntervalMs));
-    this.scanNow();
-    this.timers.push(setInterval(() => this.scanNow(), this.options.clusterScanIntervalMs ?? this.options.observeIntervalMs * 6));
+    // Each records and logs its own failure (see below), so nothing awaits them here.
+    void this.reconcileNow();
+    void this.observeNow();
+    this.timers.push(setInterval(() => void this.reconcileNow(), this.options.reconcileIntervalMs));
+    this.timers.push(setInterval(() => void this.observeNow(), this.options.observeIntervalMs));
+    void this.scanNow();
+    this.timers.push(setInterval(() => void this.scanNow(), this.options.clusterScanIntervalMs ?? this.options.observeIntervalMs * 6));
     // Several workers may sweep: each subscription is decided under its row lock, and a revoked one is skipped.
     this.timers.push(
       setInterval(() => {

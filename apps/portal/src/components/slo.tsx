@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
@@ -74,7 +75,7 @@ function ObjectiveForm({ subscriptionId, objective }: { subscriptionId: string; 
     setSaved(false);
     const f = new FormData(event.currentTarget);
     const num = (name: string) => {
-      const raw = String(f.get(name) ?? "").trim().replace(/[,_\s]/g, "");
+      const raw = formText(f, name).trim().replace(/[,_\s]/g, "");
       return raw === "" ? null : Number(raw);
     };
     save.mutate({ maxLagRecords: num("maxLagRecords"), maxLagSeconds: num("maxLagSeconds") });

@@ -72,7 +72,7 @@ export const txnOffsetCommitApi = defineApi<TxnOffsetCommitRequest, TxnOffsetCom
       });
       topics.push({ name: t.name, partitions });
     }
-    let code: number = ErrorCode.NONE;
+    let code: number;
     try {
       code = await b.transactions.txnOffsetCommit(req.transactionalId, Number(req.producerId), req.producerEpoch, req.groupId, pending);
     } catch (err) {

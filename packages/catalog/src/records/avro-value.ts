@@ -113,7 +113,7 @@ function walk(s: AvroSchema, node: Schema, value: unknown, path: string, namespa
     if (!isObj(value)) return primitive(value);
     const first: [string, unknown] | undefined = Object.entries(value)[0];
     const [key, inner] = first ?? ["", null];
-    const branch = node.find((b) => branchName(s, b, namespace) === key);
+    const branch = (node as Schema[]).find((b) => branchName(s, b, namespace) === key);
     return branch === undefined ? primitive(inner) : walk(s, branch, inner, path, namespace, ctx, depth + 1);
   }
   if (!isObj(node)) return primitive(value);

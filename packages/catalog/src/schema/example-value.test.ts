@@ -5,6 +5,7 @@ import { exampleValueSource } from "./example-value.ts";
 
 /** Evaluates the snippet's source as a producer would run it. */
 function evaluate(source: string): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the test runs the generated snippet, as a user pasting it would
   return new Function("Buffer", "crypto", `return (${source});`)(Buffer, globalThis.crypto);
 }
 

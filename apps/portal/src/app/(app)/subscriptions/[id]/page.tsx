@@ -1,10 +1,10 @@
-import { ForbiddenError, NotFoundError, subscriptionDetail, subscriptionSuccessorNotice, toJson } from "@kappa/catalog";
+import { ForbiddenError, subscriptionDetail, subscriptionSuccessorNotice, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { loadPageData } from "@/server/page-data";
 import { SubscriptionSuccessorNotice } from "@/components/successor-notice";
 import { SubscriptionView } from "./subscription-view";
 
@@ -13,11 +13,7 @@ export const metadata: Metadata = { title: "Subscription" };
 export default async function SubscriptionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/subscriptions/${id}`);
-  const loaded = await Promise.all([subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY), subscriptionSuccessorNotice(db(), actor, id)]).catch((error: unknown) => {
-    if (error instanceof NotFoundError) notFound();
-    if (error instanceof ForbiddenError) return error;
-    throw error;
-  });
+  const loaded = await loadPageData(Promise.all([subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY), subscriptionSuccessorNotice(db(), actor, id)]));
   if (loaded instanceof ForbiddenError) {
     return (
       <>

@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ChangeEvent, type FormEvent } from "react";
@@ -125,8 +126,8 @@ function PublishMajorVersion({ productId, definition, offer }: { productId: stri
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const date = String(form.get("sunsetAt") ?? "");
-    const reason = String(form.get("reason") ?? "").trim();
+    const date = formText(form, "sunsetAt");
+    const reason = formText(form, "reason").trim();
     publish.mutate(
       { definition, sunsetAt: date ? new Date(`${date}T00:00:00Z`).toISOString() : "", ...(reason ? { reason } : {}) },
       { onSuccess: (next) => router.push(`/products/${next.id}`) },

@@ -33,7 +33,7 @@ export function SchemaVersionsView({ product, initial }: { product: ProductRef; 
     initialData: initial,
   });
   const versions = data.versions;
-  const format = (versions[0]?.format ?? "AVRO") as "AVRO" | "JSON_SCHEMA";
+  const format = versions[0]?.format ?? "AVRO";
   const [left, setLeft] = useState<number>(versions[1]?.version ?? versions[0]?.version ?? 1);
   const [right, setRight] = useState<number>(versions[0]?.version ?? 1);
   const older = versions.find((v) => v.version === left);

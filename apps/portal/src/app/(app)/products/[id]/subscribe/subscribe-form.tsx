@@ -33,6 +33,8 @@ export function SubscribeForm({
   const [purpose, setPurpose] = useState("");
   /** YYYY-MM-DD from the date input; access ends at the end of that day (UTC). */
   const [expiresOn, setExpiresOn] = useState("");
+  // The earliest end of access is tomorrow (UTC), fixed when the form opens.
+  const [tomorrow] = useState(() => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10));
   const [piiNeeded, setPiiNeeded] = useState(false);
   const [piiJustification, setPiiJustification] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -94,7 +96,7 @@ export function SubscribeForm({
             {(a) => <textarea {...a} rows={4} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
           </Field>
           <Field id="expiresAt" label="Access ends (optional)" errors={errors.expiresAt} hint="For temporary needs: access is revoked at the end of this day (UTC). Leave empty to keep it until revoked; owners recertify it on the policy's schedule either way.">
-            {(a) => <input {...a} type="date" min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} value={expiresOn} onChange={(e) => setExpiresOn(e.target.value)} className={inputClass} />}
+            {(a) => <input {...a} type="date" min={tomorrow} value={expiresOn} onChange={(e) => setExpiresOn(e.target.value)} className={inputClass} />}
           </Field>
           <fieldset className="space-y-2">
             <legend className="sr-only">Personal data</legend>
