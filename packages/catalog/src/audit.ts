@@ -2,7 +2,7 @@ import type { Prisma } from "@prisma/client";
 import type { Actor } from "./actor.ts";
 import type { Tx } from "./db.ts";
 
-export type EntityType = "DataProduct" | "Subscription" | "ServiceAccount" | "Domain" | "User" | "SchemaVersion";
+export type EntityType = "DataProduct" | "Subscription" | "ServiceAccount" | "Domain" | "User" | "SchemaVersion" | "ReservedPrincipal";
 
 /** Appends one audit event in the caller's transaction. */
 export async function recordAudit(

@@ -46,6 +46,8 @@ async function main(): Promise<void> {
       secretsKey: parseSecretsKey(env.KAPPA_SECRETS_KEY),
       healthPort: env.WORKER_HEALTH_PORT,
       readyFile: env.WORKER_READY_FILE,
+      adminUser: mechanism === "none" ? null : env.KAFKA_ADMIN_USER,
+      superUsers: env.KAFKA_SUPER_USERS,
     },
     log,
   );

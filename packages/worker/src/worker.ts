@@ -5,12 +5,13 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { Db } from "@kappa/catalog";
+import { recordWorkerPrincipals, type Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import { Observer } from "./observe/observer.ts";
 import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import type { ReconcileContext } from "./reconcile/entities.ts";
+import { platformPrincipals } from "./reconcile/principal-guard.ts";
 import { TaskRunner, type RunnerOptions } from "./tasks/runner.ts";
 
 export interface WorkerOptions extends RunnerOptions {
@@ -24,6 +25,10 @@ export interface WorkerOptions extends RunnerOptions {
   readyFile?: string;
   /** How long shutdown waits for running tasks before releasing their leases. */
   shutdownGraceMs?: number;
+  /** The worker's own Kafka principal (KAFKA_ADMIN_USER); null without SASL. */
+  adminUser?: string | null;
+  /** super.users from the configuration (KAFKA_SUPER_USERS); the cluster's own list is read too. */
+  superUsers?: readonly string[];
 }
 
 export interface HealthReport {
@@ -53,7 +58,14 @@ export class Worker {
     readonly options: WorkerOptions,
     readonly log: Logger,
   ) {
-    this.ctx = { db, cluster, secretsKey: options.secretsKey, log, retiredTopics: options.retiredTopics };
+    this.ctx = {
+      db,
+      cluster,
+      secretsKey: options.secretsKey,
+      log,
+      retiredTopics: options.retiredTopics,
+      platformPrincipals: platformPrincipals(options.adminUser ?? null, options.superUsers ?? []),
+    };
     this.runner = new TaskRunner(this.ctx, options, log);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
   }
@@ -64,6 +76,9 @@ export class Worker {
       create: { workerId: this.options.workerId, status: "starting" },
       update: { startedAt: new Date(), lastSeenAt: new Date(), status: "starting" },
     });
+    // The portal holds no Kafka credentials: it learns which principals are
+    // the platform's from the catalog, where the worker records them.
+    await recordWorkerPrincipals(this.db, { adminUser: this.options.adminUser ?? null, superUsers: this.options.superUsers ?? [] });
     if (this.options.healthPort > 0 || this.options.healthPort === -1) await this.listen();
     this.runner.start();
     // First reconcile and observation right away, then on their intervals.
@@ -78,9 +93,27 @@ export class Worker {
     this.log.info("worker ready", { workerId: this.options.workerId, healthPort: this.healthPort || undefined });
   }
 
+  /**
+   * Reads the cluster's super.users (best effort: a cluster that will not say
+   * keeps the configured list) and records them before reconciling, so a super
+   * user is reserved in the catalog and never altered here.
+   */
+  private async refreshSuperUsers(): Promise<void> {
+    const fromCluster = await this.cluster.superUsers().catch((error: unknown) => {
+      this.log.debug("could not read super.users from the cluster", { error: errorMessage(error) });
+      return null;
+    });
+    if (!fromCluster) return;
+    const all = [...new Set([...(this.options.superUsers ?? []), ...fromCluster])];
+    this.ctx.platformPrincipals = platformPrincipals(this.options.adminUser ?? null, all);
+    await recordWorkerPrincipals(this.db, { adminUser: this.options.adminUser ?? null, superUsers: all });
+  }
+
   /** Starts a full reconcile unless one is running; resolves with its result. */
   reconcileNow(): Promise<unknown> {
-    this.reconciling ??= fullReconcile(this.ctx, this.options.workerId, { stopping: () => this.state === "stopping" })
+    this.reconciling ??= this.refreshSuperUsers()
+      .catch((error: unknown) => this.log.warn("could not record the cluster's super users", { error: errorMessage(error) }))
+      .then(() => fullReconcile(this.ctx, this.options.workerId, { stopping: () => this.state === "stopping" }))
       .then((result) => {
         this.lastReconcile = { at: new Date(), result, error: result.errors[0]?.message ?? null };
         return result;

@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { canInDomain } from "../permissions.ts";
+import { assertAccountUsable } from "../principals.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
 import { requestSubscriptionInput } from "../validation.ts";
@@ -25,6 +26,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     if (!canInDomain(actor, "subscription:request", account.domainId)) {
       throw new ForbiddenError("You can only request access for service accounts of a domain you belong to.");
     }
+    await assertAccountUsable(tx, account);
     if (account.isProducer) {
       throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Producer accounts cannot subscribe; create a consumer account."] });
     }

@@ -3,6 +3,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
+import { withEditor } from "../four-eyes.ts";
 import { slugify, topicNameFor } from "../naming.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { FULLY_EDITABLE_STATUSES, METADATA_EDITABLE_STATUSES } from "../transitions.ts";
@@ -53,7 +54,8 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
 
     const patch = Object.fromEntries(changed.map((k) => [k, input[k as keyof typeof input]])) as typeof input;
     const { schema, name, retentionMs, localRetentionMs, availabilityPct, ...rest } = patch;
-    const data: Prisma.DataProductUpdateInput = { ...rest };
+    // Four eyes: whoever changes a product may not be the one who approves it.
+    const data: Prisma.DataProductUpdateInput = { ...rest, editorIds: withEditor(product.editorIds, actor.id) };
     if (retentionMs !== undefined) data.retentionMs = BigInt(retentionMs);
     if (localRetentionMs !== undefined) data.localRetentionMs = BigInt(localRetentionMs);
     if (availabilityPct !== undefined) data.availabilityPct = new Prisma.Decimal(availabilityPct);

@@ -14,6 +14,7 @@
  */
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls } from "./acls.ts";
+import { superUsers } from "./broker-configs.ts";
 import type { AclBinding, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, TopicDescription, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
@@ -30,6 +31,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   constructor(settings: KafkaConnectionSettings, log: Logger) {
     this.conns = new ClusterConnections(settings, log);
+  }
+
+  superUsers(): Promise<string[] | null> {
+    return superUsers(this.conns);
   }
 
   listTopics(): Promise<string[]> {

@@ -26,6 +26,7 @@ import {
   type Ownership,
 } from "./diff.ts";
 import { auditAsWorker, CREDENTIAL_MECHANISM, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
+import { loadPrincipalGuard } from "./principal-guard.ts";
 
 export interface FullReconcileResult {
   /** null: skipped because another worker's run is in progress. */
@@ -70,7 +71,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
   };
 
   try {
-    const [products, accounts, subscriptions, openTasks] = await Promise.all([
+    const [products, allAccounts, subscriptions, openTasks] = await Promise.all([
       ctx.db.dataProduct.findMany({
         where: { status: { notIn: ["DRAFT", "IN_REVIEW", "REJECTED"] } },
         select: { id: true, domainId: true, status: true, topicName: true, partitions: true, retentionMs: true, cleanupPolicy: true, tieredStorage: true, localRetentionMs: true },
@@ -82,6 +83,14 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
       }),
       ctx.db.provisioningTask.findMany({ where: { status: { not: "DONE" } }, select: { entityType: true, entityId: true } }),
     ]);
+    // Principals the worker does not own are left alone entirely (no ACL
+    // diff, no credentials), and each run says so.
+    const guard = await loadPrincipalGuard(ctx.db, ctx.platformPrincipals ?? []);
+    const accounts = allAccounts.filter((a) => {
+      const problem = guard(a);
+      if (problem) errors.push({ resource: `principal:User:${a.name}`, message: `not managed: ${problem}` });
+      return problem === null;
+    });
     const accountsWithHash = new Set(
       (await ctx.db.serviceAccount.findMany({ where: { secretHash: { not: null } }, select: { id: true } })).map((a) => a.id),
     );
