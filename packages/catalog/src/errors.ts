@@ -7,7 +7,7 @@ export type FieldErrors = Record<string, string[]>;
 export class CatalogError extends Error {
   constructor(
     readonly code: string,
-    readonly status: 400 | 401 | 403 | 404 | 409,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 429,
     message: string,
     readonly fields?: FieldErrors,
     options?: ErrorOptions,

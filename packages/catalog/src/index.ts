@@ -9,6 +9,7 @@ export { can, canInDomain, hasGlobal, PERMISSIONS, permissionSummary, type Permi
 export { hashPassword, verifyPassword } from "./passwords.ts";
 export { accountProblem, assertAccountNameAllowed, assertAccountUsable, assertDomainSlugAvailable, loadReservedPrincipals, recordWorkerPrincipals } from "./principals.ts";
 export { prettySchema, schemaDefinitionProblem } from "./schema-definition.ts";
+export { authenticateWithThrottle, blockDelayMs, SIGN_IN_THROTTLE, SignInThrottledError } from "./sign-in-throttle.ts";
 export { AVRO_PII_ATTRIBUTE, JSON_SCHEMA_PII_KEYWORD, piiFieldPaths } from "./schema/pii.ts";
 export { decryptSecret, encryptSecret, generatePassword, parseSecretsKey } from "./secrets.ts";
 export { toJson, type Jsonish } from "./serialize.ts";

@@ -2,6 +2,12 @@ import { z } from "zod";
 import { ACCOUNT_NAME_MAX_LENGTH, SLUG_PATTERN, slugify } from "./naming.ts";
 import { schemaDefinitionProblem } from "./schema-definition.ts";
 
+// These schemas also run in the portal's browser bundle, under a CSP without
+// 'unsafe-eval': zod's JIT (and its `new Function` probe, which Chromium
+// reports as a CSP violation even when caught) stays off. Must run before any
+// object schema below is built.
+z.config({ jitless: true });
+
 /*
  * Input schemas shared by the portal's forms (client-side messages) and the
  * server (the check that counts). Numbers arrive as numbers: forms convert

@@ -47,6 +47,9 @@ export const workerEnvSchema = z
     WORKER_MAX_ATTEMPTS: positiveInt(10),
     WORKER_BACKOFF_BASE_MS: positiveInt(1_000),
     WORKER_BACKOFF_MAX_MS: positiveInt(60_000),
+    /** While PostgreSQL or Kafka is unreachable: the first wait and the cap of the (jittered, doubling) backoff. */
+    WORKER_OUTAGE_BACKOFF_BASE_MS: positiveInt(500),
+    WORKER_OUTAGE_BACKOFF_MAX_MS: positiveInt(30_000),
     WORKER_RECONCILE_INTERVAL_MS: positiveInt(60_000),
     WORKER_OBSERVE_INTERVAL_MS: positiveInt(5_000),
     /** How long the minute-bucketed observation history is kept. */

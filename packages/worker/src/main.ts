@@ -48,6 +48,8 @@ async function main(): Promise<void> {
       readyFile: env.WORKER_READY_FILE,
       adminUser: mechanism === "none" ? null : env.KAFKA_ADMIN_USER,
       superUsers: env.KAFKA_SUPER_USERS,
+      outageBackoffBaseMs: env.WORKER_OUTAGE_BACKOFF_BASE_MS,
+      outageBackoffMaxMs: env.WORKER_OUTAGE_BACKOFF_MAX_MS,
     },
     log,
   );

@@ -1,10 +1,24 @@
 import "server-only";
-import { authenticateLocalUser, upsertSsoUser } from "@kappa/catalog";
+import { authenticateWithThrottle, SignInThrottledError, upsertSsoUser } from "@kappa/catalog";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import { env, oidcEnabled } from "@/env";
+import { clientAddress } from "./client-address";
 import { db } from "./db";
+
+/*
+ * next-auth puts the message of an error thrown while signing in into the
+ * redirect URL (`/signin?error=<message>`). Only these codes may reach it:
+ * the cause of anything else (a database outage's driver text) is logged
+ * under an id and never shown.
+ */
+export const SIGN_IN_ERRORS = { throttled: "Throttled", unavailable: "SignInUnavailable" } as const;
+
+function unavailable(where: string, error: unknown): Error {
+  console.error(`[auth] sign-in ${crypto.randomUUID()}: ${where} failed`, error);
+  return new Error(SIGN_IN_ERRORS.unavailable);
+}
 
 declare module "next-auth" {
   interface Session {
@@ -52,10 +66,16 @@ export function authOptions(): NextAuthOptions {
         id: "credentials",
         name: "E-mail and password",
         credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           if (!credentials?.email || !credentials.password) return null;
-          const user = await authenticateLocalUser(db(), credentials.email, credentials.password);
-          return user ? { id: user.id, email: user.email, name: user.name } : null;
+          try {
+            const user = await authenticateWithThrottle(db(), credentials.email, credentials.password, clientAddress(req?.headers));
+            return user ? { id: user.id, email: user.email, name: user.name } : null;
+          } catch (error) {
+            // "Throttled-<seconds>": the form tells the user how long to wait.
+            if (error instanceof SignInThrottledError) throw new Error(`${SIGN_IN_ERRORS.throttled}-${error.retryAfterSeconds}`);
+            throw unavailable("password check", error);
+          }
         },
       }),
       ...oidcProvider(),
@@ -69,8 +89,12 @@ export function authOptions(): NextAuthOptions {
       async jwt({ token, account, user }) {
         if (account?.provider === "oidc" && user.email) {
           // The token's subject becomes our user id, not the provider's.
-          const local = await upsertSsoUser(db(), user.email, user.name ?? user.email);
-          token.sub = local.id;
+          try {
+            const local = await upsertSsoUser(db(), user.email, user.name ?? user.email);
+            token.sub = local.id;
+          } catch (error) {
+            throw unavailable("single sign-on user lookup", error);
+          }
         }
         return token;
       },

@@ -66,6 +66,8 @@ export class Observer {
   private lastPrune = 0;
   lastSummary: ObservationSummary | null = null;
   lastError: string | null = null;
+  /** The error of the last failed cycle (which dependency failed: health/outages.ts). */
+  lastFailure: unknown = null;
 
   constructor(
     private readonly db: Db,
@@ -301,6 +303,7 @@ export class Observer {
       return await this.observeOnce();
     } catch (error) {
       this.lastError = errorMessage(error);
+      this.lastFailure = error;
       this.log.warn("observation cycle failed", { error: this.lastError });
       return null;
     }

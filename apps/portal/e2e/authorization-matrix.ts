@@ -1,0 +1,160 @@
+import type { APIRequestContext } from "@playwright/test";
+
+/*
+ * The authorization matrix (issue 8): every route under src/app/api, for every
+ * method it exports, called as each kind of caller, with the status each must
+ * get. e2e/authorization.spec.ts runs it against the real portal;
+ * src/authorization-matrix.test.ts fails when a route or method exists that
+ * has no entry here (or an entry names a route that is gone).
+ *
+ * Adding a route: add one entry `"<METHOD> <route path as in the folder tree>"`
+ * with a `request` that builds the call (fresh fixtures for calls that change
+ * state, so each caller meets the same starting point) and the six statuses.
+ * The callers, all demo accounts: `anonymous` (no session), `otherDomain`
+ * (owner@payments.example, owner of another domain), `member`
+ * (member@orders.example, a member but not an owner of orders), `owner`
+ * (owner@orders.example), `reviewer` (governance) and `admin` (platform).
+ * Resources belong to the orders domain unless the entry says otherwise.
+ */
+
+export const CALLERS = ["anonymous", "otherDomain", "member", "owner", "reviewer", "admin"] as const;
+export type Caller = (typeof CALLERS)[number];
+
+export interface Fixtures {
+  /** A request context per caller with a session (not for `anonymous`). */
+  as(caller: Exclude<Caller, "anonymous">): APIRequestContext;
+  /** Ids of seeded demo rows. */
+  ids: { orders: string; payments: string; orderEvents: string; subscribable: string };
+  /** A fresh DRAFT product of orders. */
+  draftProduct(): Promise<string>;
+  /** A fresh IN_REVIEW product of orders (registered and submitted by its owner). */
+  inReviewProduct(): Promise<string>;
+  /** A fresh ACTIVE product of orders (approved; the test stands in for the worker's activation). */
+  activeProduct(): Promise<string>;
+  /** A fresh consumer account of payments. */
+  paymentsAccount(): Promise<string>;
+  /** A fresh consumer account of orders (no credentials issued yet). */
+  ordersAccount(): Promise<string>;
+  /** A fresh REQUESTED subscription of a payments account to an ACTIVE orders product of the matrix's own (ids.subscribable). */
+  requestedSubscription(): Promise<string>;
+  /** A fresh APPROVED subscription, as above. */
+  approvedSubscription(): Promise<string>;
+  /** A FAILED provisioning task of a fresh orders product (written as the worker would). */
+  failedTask(): Promise<string>;
+  unique(): string;
+}
+
+export interface MatrixCall {
+  path: string;
+  body?: unknown;
+  /** Sent as a form (next-auth's own endpoints), not JSON. */
+  form?: Record<string, string>;
+}
+
+export interface MatrixEntry {
+  request(f: Fixtures, caller: Caller): Promise<MatrixCall> | MatrixCall;
+  expect: Record<Caller, number>;
+}
+
+const statuses = (anonymous: number, otherDomain: number, member: number, owner: number, reviewer: number, admin: number): Record<Caller, number> => ({
+  anonymous,
+  otherDomain,
+  member,
+  owner,
+  reviewer,
+  admin,
+});
+
+const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
+
+function productBody(f: Fixtures) {
+  return {
+    domainId: f.ids.orders,
+    name: `Matrix Product ${f.unique()}`,
+    description: "A product the authorization matrix registers.",
+    classification: "INTERNAL",
+    tags: ["matrix"],
+    freshnessSeconds: 60,
+    availabilityPct: 99.9,
+    partitions: 1,
+    contactEmail: "owner@orders.example",
+    schema: { format: "AVRO", definition: JSON.stringify({ type: "record", name: "Matrix", fields: [{ name: "id", type: "string" }] }) },
+  };
+}
+
+export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
+  // next-auth's own routes: public by design; a credentials post without its CSRF token is sent back to sign-in.
+  "GET /api/auth/[...nextauth]": { request: () => ({ path: "/api/auth/session" }), expect: statuses(200, 200, 200, 200, 200, 200) },
+  "POST /api/auth/[...nextauth]": {
+    request: () => ({ path: "/api/auth/callback/credentials", form: { email: "owner@orders.example", password: "wrong" } }),
+    expect: statuses(302, 302, 302, 302, 302, 302),
+  },
+
+  "GET /api/v1/audit-events": { request: () => ({ path: "/api/v1/audit-events" }), expect: statuses(401, 403, 403, 403, 200, 200) },
+  "GET /api/v1/me": { request: () => ({ path: "/api/v1/me" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/v1/my-domains": { request: () => ({ path: "/api/v1/my-domains" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/v1/platform": { request: () => ({ path: "/api/v1/platform" }), expect: statuses(401, 403, 403, 403, 403, 200) },
+
+  "GET /api/v1/products": { request: () => ({ path: "/api/v1/products?q=order" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/v1/products": { request: (f) => ({ path: "/api/v1/products", body: productBody(f) }), expect: statuses(401, 403, 403, 201, 403, 403) },
+  // A DRAFT is visible to its domain and to governance only; others get the same 404 as for a missing id.
+  "GET /api/v1/products/[id]": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}` }), expect: statuses(401, 404, 200, 200, 200, 404) },
+  "PATCH /api/v1/products/[id]": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}`, body: { description: `Changed by the matrix ${f.unique()}.` } }),
+    expect: statuses(401, 403, 403, 200, 403, 403),
+  },
+  "POST /api/v1/products/[id]/approve": { request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/approve` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/products/[id]/reject": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/reject`, body: { reason: "Not for the matrix." } }),
+    expect: statuses(401, 403, 403, 403, 200, 403),
+  },
+  "POST /api/v1/products/[id]/submit": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/submit` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "POST /api/v1/products/[id]/deprecate": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/deprecate`, body: { reason: "Replaced by v2.", sunsetAt: inAWeek() } }),
+    expect: statuses(401, 403, 403, 200, 403, 403),
+  },
+  "GET /api/v1/products/[id]/observations": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/observations` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+
+  "POST /api/v1/provisioning-tasks/[id]/retry": {
+    request: async (f) => ({ path: `/api/v1/provisioning-tasks/${await f.failedTask()}/retry` }),
+    expect: statuses(401, 403, 403, 200, 200, 200),
+  },
+  // Governance and owners of any domain have a queue (theirs); a member has none.
+  "GET /api/v1/review-queue": { request: () => ({ path: "/api/v1/review-queue" }), expect: statuses(401, 200, 403, 200, 200, 403) },
+
+  "GET /api/v1/service-accounts": { request: () => ({ path: "/api/v1/service-accounts" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/v1/service-accounts": {
+    request: (f) => ({ path: "/api/v1/service-accounts", body: { domainId: f.ids.orders, name: `orders-matrix-${f.unique()}` } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  // Allowed for the owner, who then learns that nothing was issued yet (409); nobody else gets that far.
+  "POST /api/v1/service-accounts/[id]/credentials/reveal": {
+    request: async (f) => ({ path: `/api/v1/service-accounts/${await f.ordersAccount()}/credentials/reveal` }),
+    expect: statuses(401, 403, 403, 409, 403, 403),
+  },
+  "POST /api/v1/service-accounts/[id]/credentials/rotate": {
+    request: async (f) => ({ path: `/api/v1/service-accounts/${await f.ordersAccount()}/credentials/rotate` }),
+    expect: statuses(401, 403, 403, 202, 403, 403),
+  },
+
+  // Subscriptions: payments (otherDomain) consumes an orders product.
+  "POST /api/v1/subscriptions": {
+    request: async (f) => ({ path: "/api/v1/subscriptions", body: { productId: f.ids.subscribable, serviceAccountId: await f.paymentsAccount(), purpose: "Reconcile payments with orders." } }),
+    expect: statuses(401, 201, 403, 403, 403, 403),
+  },
+  "GET /api/v1/subscriptions/[id]": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.requestedSubscription()}` }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  // The requesting side never decides on its own request (four eyes).
+  "POST /api/v1/subscriptions/[id]/approve": {
+    request: async (f) => ({ path: `/api/v1/subscriptions/${await f.requestedSubscription()}/approve` }),
+    expect: statuses(401, 403, 403, 200, 200, 403),
+  },
+  "POST /api/v1/subscriptions/[id]/reject": {
+    request: async (f) => ({ path: `/api/v1/subscriptions/${await f.requestedSubscription()}/reject`, body: { reason: "Not for the matrix." } }),
+    expect: statuses(401, 403, 403, 200, 200, 403),
+  },
+  // The consuming domain may give up its own access; the product's owners and governance may take it away.
+  "POST /api/v1/subscriptions/[id]/revoke": {
+    request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/revoke`, body: { reason: "Access no longer needed." } }),
+    expect: statuses(401, 200, 403, 200, 200, 403),
+  },
+};
