@@ -62,6 +62,9 @@ const paymentSchema = JSON.stringify({
   ],
 });
 
+/** The demo products' schemas, also used by the demo traffic (scripts/demo-traffic.ts) to write valid records. */
+export const DEMO_SCHEMAS = { orderEvent: orderEventSchema, orderStatus: orderStatusSchema, payment: paymentSchema } as const;
+
 const SEEDED_ACTION = "demo.seeded";
 
 /**
@@ -113,7 +116,9 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     partitions: 6,
     contactEmail: DEMO_USERS.ordersOwner.email,
     tieredStorage: true,
-    localRetentionMs: 3_600_000,
+    // A short hot window, so the demo's traffic moves to the object store
+    // within minutes of the first start (the tiered-storage panel shows it).
+    localRetentionMs: 120_000,
     schema: { format: "AVRO", definition: orderEventSchema },
   });
   await submitForReview(db, owner, orderEvents.id);
@@ -128,6 +133,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     ...sla,
     partitions: 3,
     cleanupPolicy: "compact",
+    keyFields: ["orderId"],
     contactEmail: DEMO_USERS.ordersOwner.email,
     schema: { format: "JSON_SCHEMA", definition: orderStatusSchema },
   });
@@ -184,6 +190,8 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     tags: ["payments"],
     ...sla,
     partitions: 1,
+    // RESTRICTED data is never kept forever (policy rule topic.retention).
+    retentionMs: 90 * 24 * 3_600_000,
     contactEmail: DEMO_USERS.paymentsOwner.email,
     schema: { format: "AVRO", definition: paymentSchema },
   });

@@ -42,6 +42,10 @@ const schema = z
     KAFKA_SSL_CA_FILE: z.string().optional(),
     KAFKA_BOOTSTRAP_DISPLAY: z.string().optional(),
     KAPPA_SECRETS_KEY: z.string().optional(),
+    // Demo mode: a producer and a lagging consumer on the demo products (0 turns them off).
+    KAPPA_DEMO_TRAFFIC: z.enum(["0", "1", "false", "true"], { message: "must be 0 or 1" }).default("1"),
+    // debug: stream every service's log to the console (as `npm start -- --verbose`).
+    KAPPA_LOG: z.enum(["info", "debug"], { message: "must be info or debug" }).default("info"),
     // Tests of the portal alone turn the broker and the worker off.
     KAPPA_START_WORKER: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
   })
@@ -55,6 +59,7 @@ const schema = z
     startWorker: env.KAPPA_START_WORKER === "true",
     // Demo mode has well-known passwords: loopback only unless HOSTNAME says otherwise.
     portalHostname: env.HOSTNAME ?? ((env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined) ? "127.0.0.1" : undefined),
+    demoTraffic: env.KAPPA_DEMO_TRAFFIC === "1" || env.KAPPA_DEMO_TRAFFIC === "true",
   }))
   .superRefine((env, ctx) => {
     if (env.startWorker && !env.demoMode && env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {

@@ -5,5 +5,5 @@
 import { spawnSync } from "node:child_process";
 
 const env = { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? "postgresql://generate@localhost/unused" };
-const result = spawnSync("npx", ["prisma", "generate"], { stdio: "inherit", env });
+const result = spawnSync("npx", ["prisma", "generate", "--no-hints"], { stdio: "inherit", env });
 process.exit(result.status ?? 1);

@@ -10,20 +10,25 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { CatalogError, createPrismaClient } from "@kappa/catalog";
+import { CatalogError, createPrismaClient, ensureDefaultPolicy } from "@kappa/catalog";
 import { applyGrants, provisionDatabaseRoles, roleOfUrl } from "@kappa/catalog/database-roles";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
+import { startDemoTraffic } from "./demo-traffic.ts";
+import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
 
 const dev = process.argv.includes("--dev");
+const verboseFlag = process.argv.includes("--verbose");
 const PORTAL_DIR = path.join(REPO_ROOT, "apps", "portal");
 const bootedAt = Date.now();
 const log = (message: string) => console.log(`[kappa +${((Date.now() - bootedAt) / 1000).toFixed(1)}s] ${message}`);
 
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
+/** Set once the configuration is read: the services' log files (and the console for what matters). */
+let logs: ServiceLogs | null = null;
 
 async function shutdown(code: number): Promise<never> {
   if (!stopping) {
@@ -100,11 +105,38 @@ function needsBuild(): boolean {
   return newestMtime(sources) > statSync(buildId).mtimeMs;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<void> {
+/**
+ * Builds the portal with its output in the build log, printing the build's
+ * milestones as progress lines (a first build takes a minute on two cores).
+ */
+function buildPortal(nextBin: string, env: NodeJS.ProcessEnv, sink: ServiceLogs): Promise<void> {
+  const milestones: [RegExp, string][] = [
+    [/Creating an optimized production build/, "building the portal: compiling…"],
+    [/Compiled successfully in (\S+)/, "building the portal: compiled in $1, type-checking…"],
+    [/Finished TypeScript in (\S+)/, "building the portal: type-checked in $1, rendering pages…"],
+    [/Generating static pages .*\((\d+)\/\1\)/, "building the portal: pages done, finalising…"],
+  ];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: "inherit" });
+    const child = spawn(process.execPath, [nextBin, "build"], { cwd: PORTAL_DIR, env, stdio: ["ignore", "pipe", "pipe"] });
+    sink.pipe("portal-build", child);
+    const seen = new Set<RegExp>();
+    const watch = (chunk: Buffer) => {
+      for (const [pattern, message] of milestones) {
+        const match = pattern.exec(chunk.toString());
+        if (match && !seen.has(pattern)) {
+          seen.add(pattern);
+          log(message.replace("$1", match[1] ?? ""));
+        }
+      }
+    };
+    child.stdout.on("data", watch);
+    child.stderr.on("data", watch);
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`))));
+    child.on("close", (code) => {
+      if (code === 0) return resolve();
+      if (!sink.verbose) for (const line of sink.tail("portal-build", 30)) console.error(`[portal-build] ${line}`);
+      reject(new Error(`next build exited with ${code} (full output in ${path.join(sink.dir, "portal-build.log")})`));
+    });
   });
 }
 
@@ -136,7 +168,10 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string) {
     ]),
     { name: config.KAFKA_ADMIN_USER, password: adminPassword },
   );
-  const broker = await startBroker({ ...brokerConfig, saslUsers: [{ name: config.KAFKA_ADMIN_USER, password: adminPassword }] });
+  const line = (level: "DEBUG" | "INFO" | "WARN" | "ERROR", message: string) =>
+    logs?.line("kafka", `${new Date().toISOString()} kappa-broker ${level} ${message}`, level === "DEBUG" ? "debug" : level === "INFO" ? "info" : level === "WARN" ? "warn" : "error");
+  const logger = { debug: (m: string) => line("DEBUG", m), info: (m: string) => line("INFO", m), warn: (m: string) => line("WARN", m), error: (m: string) => line("ERROR", m) };
+  const broker = await startBroker({ ...brokerConfig, logger, saslUsers: [{ name: config.KAFKA_ADMIN_USER, password: adminPassword }] });
   stops.push(() => broker.stop());
   return broker.bootstrap;
 }
@@ -147,8 +182,9 @@ async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
   const worker = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "packages", "worker", "src", "main.ts")], {
     cwd: REPO_ROOT,
     env: { ...env, WORKER_READY_FILE: readyFile },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  if (logs) logs.pipe("worker", worker);
   stops.push(
     () =>
       new Promise<void>((resolve) => {
@@ -159,7 +195,7 @@ async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
   );
   worker.on("exit", (code) => {
     if (!stopping) {
-      console.error(`[kappa] the worker exited unexpectedly (code ${code})`);
+      console.error(`[kappa] the worker exited unexpectedly (code ${code}); its log: ${logs ? path.join(logs.dir, "worker.log") : "(none)"}`);
       void shutdown(1);
     }
   });
@@ -180,8 +216,9 @@ async function startPostgresSupervisor(dataDir: string, port: number): Promise<s
     cwd: REPO_ROOT,
     detached: true,
     env: { ...process.env, KAPPA_PG_DATA_DIR: dataDir, KAPPA_PG_PORT: String(port) },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  if (logs) logs.pipe("postgres", child);
   stops.push(
     () =>
       new Promise<void>((resolve) => {
@@ -225,10 +262,42 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) 
   throw new Error(`the portal did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
 
+/** The block a person starting the product reads: where everything is and how to sign in. */
+function printSummary(config: StartConfig, facts: { bootstrap: string; databaseUrl: string; verbose: boolean; logsDir: string; roles: string }): void {
+  const rows: [string, string][] = [["Portal", `${config.portalUrl}  (port ${config.PORT})`]];
+  // Demo mode has public passwords: loopback only unless HOSTNAME says otherwise.
+  rows.push([
+    "Listening on",
+    config.portalHostname === "127.0.0.1" && !config.HOSTNAME
+      ? "127.0.0.1 only (demo mode: the demo passwords are public; HOSTNAME=0.0.0.0 listens on every interface)"
+      : `${config.portalHostname ?? "every interface"}${config.HOSTNAME ? " (HOSTNAME)" : ""}`,
+  ]);
+  if (config.startWorker) {
+    rows.push(["Kafka bootstrap", `${facts.bootstrap}${config.embeddedKafka ? "  (embedded broker: SASL SCRAM-SHA-512/256 and PLAIN, ACLs on, tiered storage)" : ""}`]);
+    if (config.embeddedKafka) {
+      const password = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
+      rows.push(["Kafka admin", `user "${config.KAFKA_ADMIN_USER}", ${password}`]);
+    }
+  } else {
+    rows.push(["Kafka", "not started (KAPPA_START_WORKER=false): provisioning tasks stay queued"]);
+  }
+  const db = new URL(facts.databaseUrl);
+  rows.push(["PostgreSQL", `${db.hostname}:${db.port || 5432}${config.DATABASE_URL ? "" : `  (embedded, data in ${path.join(config.dataDir, "postgres")})`}`]);
+  rows.push(["Database roles", facts.roles]);
+  if (config.demoMode) rows.push(["Demo accounts", `password "${DEMO_PASSWORD}": ${Object.values(DEMO_USERS).map((u) => u.email).join(", ")}`]);
+  rows.push(["Logs", `${facts.logsDir}/<service>.log${facts.verbose ? "" : "  (npm start -- --verbose streams them)"}`]);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`);
+}
+
 async function main() {
   const started = Date.now();
   const config = parseStartConfig(process.env);
   mkdirSync(config.dataDir, { recursive: true });
+  const verbose = verboseFlag || config.KAPPA_LOG === "debug";
+  logs = serviceLogs(config.dataDir, verbose || dev);
+  const sink = logs;
+  stops.unshift(async () => sink.close());
 
   // Three roles (finding 9 of issue 8): the owner runs migrations and owns
   // every table; the portal and the worker get their own least-privilege
@@ -251,20 +320,24 @@ async function main() {
     portalDatabaseUrl = roles.portalUrl;
     workerDatabaseUrl = roles.workerUrl;
   }
-  log("applying migrations");
-  await migrateDatabase(databaseUrl, log);
+  const applied = await migrateDatabase(databaseUrl, (line) => sink.line("migrate", line));
+  log(applied.length > 0 ? `applied ${applied.length} database migration(s)` : "database schema up to date");
+  let roles: string;
   if (portalDatabaseUrl && workerDatabaseUrl) {
     const owner = roleOfUrl(databaseUrl);
     await applyGrants(databaseUrl, { owner, portal: roleOfUrl(portalDatabaseUrl), worker: roleOfUrl(workerDatabaseUrl) });
-    log(`database roles: migrations as ${owner}, portal as ${roleOfUrl(portalDatabaseUrl)}, worker as ${roleOfUrl(workerDatabaseUrl)}`);
+    roles = `migrations as ${owner}, portal as ${roleOfUrl(portalDatabaseUrl)}, worker as ${roleOfUrl(workerDatabaseUrl)}`;
   } else {
-    log("warning: PORTAL_DATABASE_URL / WORKER_DATABASE_URL unset: the portal and the worker connect with DATABASE_URL's role, which runs migrations (see README, Database roles)");
+    roles = "one role for everything (PORTAL_DATABASE_URL / WORKER_DATABASE_URL unset; see README, Database roles)";
+    log(`warning: the portal and the worker connect with DATABASE_URL's role, which runs migrations (see README, Database roles)`);
   }
 
-  if (config.demoMode) {
+  {
     const db = createPrismaClient(databaseUrl);
     try {
-      if (await seedDemoData(db)) log("seeded demo data");
+      // The committed policy document becomes version 1 of an empty catalog.
+      await ensureDefaultPolicy(db);
+      if (config.demoMode && (await seedDemoData(db))) log("seeded demo data");
     } finally {
       await db.$disconnect();
     }
@@ -292,9 +365,18 @@ async function main() {
       KAFKA_ADMIN_USER: config.KAFKA_ADMIN_USER,
       KAFKA_ADMIN_PASSWORD: adminPassword,
       KAPPA_SECRETS_KEY: secretsKey,
+      KAPPA_PORTAL_URL: config.portalUrl,
+      // Demo webhooks usually point at a receiver on this machine; production keeps the SSRF guard.
+      WORKER_WEBHOOK_ALLOW_PRIVATE: process.env.WORKER_WEBHOOK_ALLOW_PRIVATE ?? String(config.demoMode),
+      ...(verbose ? { LOG_LEVEL: "debug" } : {}),
     },
     path.join(config.dataDir, "worker.ready"),
     );
+    if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
+      const traffic = await startDemoTraffic({ brokers: [bootstrap], username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
+      stops.push(() => traffic.stop());
+      log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
+    }
   } else {
     log("KAPPA_START_WORKER=false: no broker and no worker; provisioning tasks stay queued");
   }
@@ -315,16 +397,20 @@ async function main() {
   };
   const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
   if (!dev && needsBuild()) {
-    log("building the portal (first start or sources changed)…");
-    await run(process.execPath, [nextBin, "build"], { ...portalEnv, NODE_ENV: "production" }, PORTAL_DIR);
+    log("building the portal (first start or sources changed; about a minute)…");
+    const buildStarted = Date.now();
+    await buildPortal(nextBin, { ...portalEnv, NODE_ENV: "production" }, sink);
+    log(`built the portal in ${((Date.now() - buildStarted) / 1000).toFixed(0)} s`);
   }
+  log("starting the portal");
   // peer-address.cjs records each request's TCP peer for per-address sign-in throttling.
   const listen = ["--port", String(config.PORT), ...(config.portalHostname ? ["--hostname", config.portalHostname] : [])];
   const portal = spawn(process.execPath, ["--require", path.join(PORTAL_DIR, "peer-address.cjs"), nextBin, dev ? "dev" : "start", ...listen], {
     cwd: PORTAL_DIR,
     env: { ...portalEnv, NODE_ENV: dev ? "development" : "production" },
-    stdio: "inherit",
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  sink.pipe("portal", portal);
   stops.push(
     () =>
       new Promise<void>((resolve) => {
@@ -335,7 +421,7 @@ async function main() {
   );
   portal.on("exit", (code) => {
     if (!stopping) {
-      console.error(`[kappa] the portal exited unexpectedly (code ${code})`);
+      console.error(`[kappa] the portal exited unexpectedly (code ${code}); its log: ${path.join(sink.dir, "portal.log")}`);
       void shutdown(1);
     }
   });
@@ -343,22 +429,8 @@ async function main() {
   const probeHost = !h || h === "0.0.0.0" || h === "::" ? "127.0.0.1" : h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
   await waitForHttp(`http://${probeHost}:${config.PORT}/signin`, portal, 120_000);
 
-  log(`Kappa Mesh portal ready at http://localhost:${config.PORT} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  if (config.portalHostname === "127.0.0.1" && !config.HOSTNAME) {
-    log("the portal listens on 127.0.0.1 only (demo mode: the demo passwords are public); set HOSTNAME=0.0.0.0 to listen on every interface");
-  } else {
-    log(`the portal listens on ${config.portalHostname ?? "every interface"}${config.HOSTNAME ? " (HOSTNAME)" : ""}`);
-  }
-  if (config.startWorker) {
-    log(`Kafka bootstrap ${bootstrap}${config.embeddedKafka ? " (embedded broker, SASL SCRAM-SHA-512/256 and PLAIN)" : ""}`);
-  }
-  if (config.embeddedKafka && config.startWorker) {
-    const shown = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
-    log(`Kafka admin login: user "${config.KAFKA_ADMIN_USER}", ${shown}`);
-  }
-  if (config.demoMode) {
-    log(`demo accounts (password "${DEMO_PASSWORD}"): ${Object.values(DEMO_USERS).map((u) => u.email).join(", ")}`);
-  }
+  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  printSummary(config, { bootstrap, databaseUrl, verbose, logsDir: sink.dir, roles });
 }
 
 main().catch((error: unknown) => {

@@ -106,6 +106,9 @@ export default defineConfig({
       KAPPA_SECRETS_KEY: process.env.KAPPA_SECRETS_KEY ?? "",
       // For scripts/start.ts once it runs the worker (see the portal README).
       KAPPA_START_WORKER: withWorker ? "true" : "false",
+      // The demo's live traffic would only add load and noise to the journeys
+      // (scripts/demo-traffic.test.ts tests it against the broker).
+      KAPPA_DEMO_TRAFFIC: "0",
       // Its own Kafka port too.
       KAFKA_PORT: process.env.KAPPA_E2E_KAFKA_PORT,
     },

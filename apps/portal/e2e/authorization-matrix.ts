@@ -41,6 +41,14 @@ export interface Fixtures {
   approvedSubscription(): Promise<string>;
   /** A FAILED provisioning task of a fresh orders product (written as the worker would). */
   failedTask(): Promise<string>;
+  /** A fresh DEPRECATED product of orders, nobody subscribed. */
+  deprecatedProduct(): Promise<string>;
+  /** A fresh webhook endpoint of orders. */
+  ordersWebhook(): Promise<string>;
+  /** A fresh personal API token of the orders owner. */
+  ownerToken(): Promise<string>;
+  /** The source of the policy in force. */
+  policySource(): Promise<string>;
   unique(): string;
 }
 
@@ -156,5 +164,43 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "POST /api/v1/subscriptions/[id]/revoke": {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/revoke`, body: { reason: "Access no longer needed." } }),
     expect: statuses(401, 200, 403, 200, 200, 403),
+  },
+  // API tokens: everyone signed in holds their own; a token of someone else is "not found" (no probing of ids).
+  "GET /api/v1/tokens": { request: () => ({ path: "/api/v1/tokens" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/v1/tokens": {
+    request: (f) => ({ path: "/api/v1/tokens", body: { name: `matrix ${f.unique()}`, scopes: ["read"], expiresInDays: 1 } }),
+    expect: statuses(401, 201, 201, 201, 201, 201),
+  },
+  "POST /api/v1/tokens/[id]/revoke": { request: async (f) => ({ path: `/api/v1/tokens/${await f.ownerToken()}/revoke` }), expect: statuses(401, 404, 404, 200, 404, 200) },
+
+  // Policies: the one in force is public to signed-in users; history for governance and admins; changes for admins.
+  "GET /api/v1/policies": { request: () => ({ path: "/api/v1/policies" }), expect: statuses(401, 403, 403, 403, 200, 200) },
+  "POST /api/v1/policies": {
+    request: async (f) => ({ path: "/api/v1/policies", body: { source: `${await f.policySource()}\n# republished by the authorization matrix ${f.unique()}\n`, reason: "Authorization matrix check." } }),
+    expect: statuses(401, 403, 403, 403, 403, 201),
+  },
+  "GET /api/v1/policies/current": { request: () => ({ path: "/api/v1/policies/current" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/v1/policies/versions/[version]": { request: () => ({ path: "/api/v1/policies/versions/1" }), expect: statuses(401, 403, 403, 403, 200, 200) },
+
+  // Notifications are each user's own.
+  "GET /api/v1/notifications": { request: () => ({ path: "/api/v1/notifications" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/v1/notifications/read": { request: () => ({ path: "/api/v1/notifications/read", body: { all: true } }), expect: statuses(401, 200, 200, 200, 200, 200) },
+
+  // Webhooks: owners of the domain only.
+  "GET /api/v1/domains/[id]/webhooks": { request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/webhooks` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "POST /api/v1/domains/[id]/webhooks": {
+    request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/webhooks`, body: { url: `https://hooks.example.com/matrix/${f.unique()}`, description: "matrix", kinds: [] } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  "PATCH /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}`, body: { description: "changed by the matrix" } }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "DELETE /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "POST /api/v1/webhooks/[id]/test": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/test` }), expect: statuses(401, 403, 403, 202, 403, 403) },
+  "GET /api/v1/webhooks/[id]/deliveries": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/deliveries` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+
+  // Retirement: a deprecated product's plan is readable by everyone signed in; its owners retire it.
+  "GET /api/v1/products/[id]/retirement": { request: async (f) => ({ path: `/api/v1/products/${await f.deprecatedProduct()}/retirement` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/v1/products/[id]/retire": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.deprecatedProduct()}/retire`, body: { reason: "Replaced by the matrix's v2." } }),
+    expect: statuses(401, 403, 403, 200, 403, 403),
   },
 };

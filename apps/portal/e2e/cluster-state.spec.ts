@@ -11,7 +11,7 @@ const BOOTSTRAP = `127.0.0.1:${process.env.KAPPA_E2E_KAFKA_PORT}`;
  * worker: where a test needs the worker to have done something (a task
  * failed, a topic observed, a password issued) it writes that row itself,
  * marked "stand-in for the worker". The seeded demo data supplies the rest:
- * "Order Events" (APPROVED, tiered storage with a 1 hour hot window, subscribed
+ * "Order Events" (APPROVED, tiered storage with a 2 minute hot window, subscribed
  * by payments-reconciliation), "Order Status" and "Payments Captured"
  * (APPROVED), each with its provisioning steps still PENDING.
  */
@@ -76,7 +76,7 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
     await owner.goto(`/products/${productId}`);
     const panel = owner.getByTestId("tiered-storage");
     await expect(panel.getByTestId("tiered-enabled")).toHaveText("on");
-    await expect(panel).toContainText("1 hour");
+    await expect(panel).toContainText("2 minutes");
     await expect(panel.getByTestId("local-bytes")).toHaveText("not observed yet");
     await expect(panel.getByTestId("remote-bytes")).toHaveText("not observed yet");
     await expect(panel.getByTestId("replay-window")).toContainText("Not observed yet");

@@ -81,6 +81,8 @@ test.describe.serial("publish, review, subscribe", () => {
     await owner.goto("/review");
     const request = owner.getByTestId("review-subscription").filter({ hasText: productName });
     await expect(request).toContainText("payments-reconciliation");
+    // Owners decide subscriptions, never products: no product section they could not act on.
+    await expect(owner.getByRole("heading", { name: /^Data products/ })).toHaveCount(0);
     await request.getByRole("button", { name: /^Approve access/ }).click();
     await expect(request).toHaveCount(0);
 

@@ -72,7 +72,17 @@ test.beforeAll(async ({ playwright, baseURL }) => {
   const subscribable = await activeProduct();
   const requestedSubscription = async () =>
     created(await as("otherDomain").post("/api/v1/subscriptions", { data: { productId: subscribable, serviceAccountId: await paymentsAccount(), purpose: "A fixture of the authorization matrix." } }), "subscription");
+  const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
   fixtures = {
+    deprecatedProduct: async () => {
+      const id = await activeProduct();
+      await created(await as("owner").post(`/api/v1/products/${id}/deprecate`, { data: { reason: "Replaced by v2.", sunsetAt: inAWeek() } }), "deprecate");
+      return id;
+    },
+    ordersWebhook: async () =>
+      created(await as("owner").post(`/api/v1/domains/${ids.orders}/webhooks`, { data: { url: `https://hooks.example.com/fixture/${unique()}`, description: "fixture", kinds: [] } }), "webhook"),
+    ownerToken: async () => created(await as("owner").post("/api/v1/tokens", { data: { name: `fixture ${unique()}`, scopes: ["read"], expiresInDays: 1 } }), "token"),
+    policySource: async () => ((await (await as("owner").get("/api/v1/policies/current")).json()) as { source: string }).source,
     as,
     ids: { ...ids, subscribable },
     unique,

@@ -1,13 +1,8 @@
 /**
- * Runs once when the server starts: a bad configuration stops it right away,
- * naming the variables, instead of failing on the first request.
+ * Runs once when the server starts. The check lives in a Node-only module:
+ * Next also compiles this file for the Edge runtime, where neither the
+ * configuration parser's dependencies nor process.exit exist.
  */
 export async function register(): Promise<void> {
-  const { env } = await import("./env");
-  try {
-    env();
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  }
+  if (process.env.NEXT_RUNTIME === "nodejs") await import("./instrumentation-node");
 }

@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/env";
 import { REQUEST_ID_HEADER } from "@/lib/request-id";
 import { allowedOriginsFor, guardRequest, type Refusal } from "@/lib/request-guard";
-import { PATH_HEADER } from "@/lib/request-path";
+import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 
 /*
@@ -36,7 +36,10 @@ export function proxy(request: NextRequest) {
   if (refusal) return withSecurityHeaders(refusalResponse(refusal, requestId, isApi), { csp: API_CSP, https, requestId });
 
   const headers = new Headers(request.headers);
+  // Always overwritten here, so a client cannot choose what the server reads
+  // (API-token requests are audited with their method and path).
   headers.set(PATH_HEADER, url.pathname + url.search);
+  headers.set(METHOD_HEADER, request.method);
   headers.set(REQUEST_ID_HEADER, requestId);
   let csp = API_CSP;
   if (!isApi) {

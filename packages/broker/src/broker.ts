@@ -9,6 +9,7 @@ import type { Connection } from "./net/connection.ts";
 import { aclAuthorizerFromConfig, type StandardAuthorizer } from "./security/acl/from-config.ts";
 import type { SaslService } from "./security/sasl/authenticator.ts";
 import type { ListenerEndpoint } from "./net/listeners.ts";
+import type { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
 
 export interface Logger {
   debug(msg: string): void;
@@ -98,6 +99,8 @@ export class BrokerCore {
     readonly logger: Logger,
     /** SASL exchanges and the SCRAM credential store (src/security). */
     readonly sasl: SaslService,
+    /** The transaction coordinator (src/transactions): FindCoordinator key type 1 answers with this node. */
+    readonly transactions: TransactionCoordinator,
   ) {
     this.acls = aclAuthorizerFromConfig(config);
     if (this.acls) this.authorizer = this.acls;

@@ -1,7 +1,8 @@
 // `npm run broker -- --port 9092 --data-dir .data/kafka`: runs the broker in the
 // foreground, logs one line when ready and stops cleanly on SIGINT/SIGTERM.
 import { resolve } from "node:path";
-import { ConfigError, configFromArgs, CLI_USAGE } from "./config.ts";
+import { ConfigError } from "./config.ts";
+import { configFromArgs, CLI_USAGE } from "./config-sources.ts";
 import { startBroker } from "./server.ts";
 import { applySaslAdmin, extractSaslFlags, type SaslFlags } from "./security/sasl/cli-flags.ts";
 import { BootstrapUserError } from "./security/sasl/bootstrap.ts";

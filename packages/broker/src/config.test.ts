@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_CONFIG, configFromArgs, parseProperties, resolveConfig } from "./config.ts";
+import { configFromArgs, parseProperties } from "./config-sources.ts";
+import { ConfigError, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
 
 describe("broker settings", () => {
   it("uses Kafka's names and defaults", () => {
@@ -18,11 +19,16 @@ describe("broker settings", () => {
     ).toEqual({ "broker.id": "3", listeners: "PLAINTEXT://0.0.0.0:9093", "advertised.listeners": "PLAINTEXT://kafka.local:19093", "log.dirs": "/data/kafka" });
   });
 
+  it("accepts the broker settings Kafka accepts even where one node cannot honour them", () => {
+    const c = configFromArgs(["--default.replication.factor=3", "--delete.topic.enable=false", "--connections.max.idle.ms=-1"]);
+    expect([c["default.replication.factor"], c["delete.topic.enable"], c["connections.max.idle.ms"]]).toEqual([3, false, -1]);
+  });
+
   it("refuses unknown settings and bad values with a message naming the setting", () => {
     expect(() => configFromArgs(["--no.such.setting=1"])).toThrow(/unknown broker setting "no.such.setting"/);
     expect(() => configFromArgs(["--port", "http"])).toThrow(/port must be an integer/);
     expect(() => configFromArgs(["--num.partitions=0"])).toThrow(/num.partitions must be an integer in \[1,/);
-    expect(() => configFromArgs(["--default.replication.factor=3"])).toThrow(ConfigError);
+    expect(() => configFromArgs(["--default.replication.factor=0"])).toThrow(ConfigError);
     expect(() => configFromArgs(["--auto.create.topics.enable=yes"])).toThrow(/true or false/);
     expect(() => configFromArgs(["--bogus"])).toThrow(/unknown argument "--bogus"/);
     expect(() => resolveConfig({ "log.segment.bytes": 5 })).toThrow(/log.segment.bytes/);

@@ -1,8 +1,8 @@
 // Broker settings, with Apache Kafka's property names and defaults wherever Kafka
-// has the setting. Parsed once at start-up (from CLI flags, a Java-properties file
-// or a programmatic object) and validated by hand so that every failure names the
-// setting that is wrong.
-import { readFileSync } from "node:fs";
+// has the setting: the typed model, the defaults and the validation of every
+// value. Read once at start-up from CLI flags or a Java-properties file
+// (config-sources.ts) or from a programmatic object (resolveConfig), and
+// validated by hand so that every failure names the setting that is wrong.
 import { DEFAULT_PROTOCOL_MAP, ListenerConfigError, parseListeners, parseProtocolMap, usesTls } from "./net/listeners.ts";
 import { SUPPORTED_SASL_MECHANISMS } from "./security/sasl/mechanisms.ts";
 
@@ -19,7 +19,10 @@ export interface BrokerConfig {
   "log.dirs": string;
   "auto.create.topics.enable": boolean;
   "num.partitions": number;
+  /** Accepted as Kafka does; any value above 1 makes topic creation that relies on it fail with INVALID_REPLICATION_FACTOR (one broker). */
   "default.replication.factor": number;
+  /** false: DeleteTopics answers TOPIC_DELETION_DISABLED (Kafka's name and default). */
+  "delete.topic.enable": boolean;
   "group.initial.rebalance.delay.ms": number;
   "group.min.session.timeout.ms": number;
   "group.max.session.timeout.ms": number;
@@ -37,6 +40,18 @@ export interface BrokerConfig {
   "log.flush.on.acks.all": boolean;
   "message.max.bytes": number;
   "socket.request.max.bytes": number;
+  /** Largest request frame before SASL authentication completes (Kafka's name and default). */
+  "sasl.server.max.receive.size": number;
+  /** Connections with no bytes in either direction and nothing in flight for this long are closed; −1 = never. */
+  "connections.max.idle.ms": number;
+  /**
+   * Kappa-specific: a request frame must arrive within this long of its first
+   * byte, plus one second per MiB it declares; a slower one closes the
+   * connection (slowloris). Kafka has no such bound.
+   */
+  "socket.request.receive.timeout.ms": number;
+  /** Kappa-specific: largest decompressed records section of one produced batch (compression bombs). */
+  "message.decompressed.max.bytes": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
   /**
@@ -78,6 +93,17 @@ export interface BrokerConfig {
   /** Kappa-specific (librdkafka's names): certificate chain and unencrypted key as two PEM files. */
   "ssl.certificate.location": string | null;
   "ssl.key.location": string | null;
+
+  // Transactions (src/transactions). Kafka's names and defaults.
+  /** Largest transaction.timeout.ms a producer may ask for (INVALID_TRANSACTION_TIMEOUT above it). */
+  "transaction.max.timeout.ms": number;
+  /** How often transactions older than their timeout are aborted. */
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": number;
+  /** A transactional id without a transaction for this long is forgotten. */
+  "transactional.id.expiration.ms": number;
+  "transaction.remove.expired.transaction.cleanup.interval.ms": number;
+  /** KIP-890 part 1: a transactional write is accepted only for a partition added to the producer's ongoing transaction. */
+  "transaction.partition.verification.enable": boolean;
 }
 
 /** Kafka's defaults, except where noted in a comment. */
@@ -91,6 +117,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "auto.create.topics.enable": true,
   "num.partitions": 1,
   "default.replication.factor": 1,
+  "delete.topic.enable": true,
   "group.initial.rebalance.delay.ms": 3000,
   "group.min.session.timeout.ms": 6000,
   "group.max.session.timeout.ms": 1800000,
@@ -106,6 +133,10 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "log.flush.on.acks.all": true,
   "message.max.bytes": 1048588,
   "socket.request.max.bytes": 104857600,
+  "sasl.server.max.receive.size": 524288,
+  "connections.max.idle.ms": 600000,
+  "socket.request.receive.timeout.ms": 30000,
+  "message.decompressed.max.bytes": 128 * 1024 * 1024,
   "fetch.max.bytes": 57671680,
   "queued.max.requests.per.connection": 32,
   "delete.retention.ms": 86400000,
@@ -123,132 +154,24 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "ssl.keystore.location": null,
   "ssl.certificate.location": null,
   "ssl.key.location": null,
+  "transaction.max.timeout.ms": 900000,
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": 10000,
+  "transactional.id.expiration.ms": 604800000,
+  "transaction.remove.expired.transaction.cleanup.interval.ms": 3600000,
+  "transaction.partition.verification.enable": true,
 };
 
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-type Kind = "int" | "bool" | "string" | "nullableInt" | "nullableString";
-
-const KINDS: { [K in keyof BrokerConfig]: Kind } = {
-  "node.id": "int",
-  host: "string",
-  port: "int",
-  "advertised.host": "nullableString",
-  "advertised.port": "nullableInt",
-  "log.dirs": "string",
-  "auto.create.topics.enable": "bool",
-  "num.partitions": "int",
-  "default.replication.factor": "int",
-  "group.initial.rebalance.delay.ms": "int",
-  "group.min.session.timeout.ms": "int",
-  "group.max.session.timeout.ms": "int",
-  "log.segment.bytes": "int",
-  "log.roll.ms": "int",
-  "log.retention.ms": "int",
-  "log.retention.bytes": "int",
-  "log.retention.check.interval.ms": "int",
-  "log.cleanup.policy": "string",
-  "log.flush.interval.messages": "int",
-  "log.flush.interval.ms": "nullableInt",
-  "log.flush.scheduler.interval.ms": "int",
-  "log.flush.on.acks.all": "bool",
-  "message.max.bytes": "int",
-  "socket.request.max.bytes": "int",
-  "fetch.max.bytes": "int",
-  "queued.max.requests.per.connection": "int",
-  "delete.retention.ms": "int",
-  "remote.log.storage.system.enable": "bool",
-  "remote.log.storage.dir": "nullableString",
-  "remote.log.manager.task.interval.ms": "int",
-  "remote.log.reader.cache.bytes": "int",
-  "authorizer.class.name": "nullableString",
-  "super.users": "nullableString",
-  "allow.everyone.if.no.acl.found": "bool",
-  listeners: "nullableString",
-  "advertised.listeners": "nullableString",
-  "listener.security.protocol.map": "string",
-  "sasl.enabled.mechanisms": "string",
-  "ssl.keystore.location": "nullableString",
-  "ssl.certificate.location": "nullableString",
-  "ssl.key.location": "nullableString",
-};
-
-/** Kafka names that map onto another setting here (Kafka derives them too). */
-const ALIASES: Record<string, keyof BrokerConfig> = {
-  "broker.id": "node.id",
-  "log.dir": "log.dirs",
-};
+/** Settings before validation (any names, any values). */
+export type RawSettings = Record<string, unknown>;
+type Raw = RawSettings;
 
 function isKey(name: string): name is keyof BrokerConfig {
-  return Object.prototype.hasOwnProperty.call(KINDS, name);
+  return Object.prototype.hasOwnProperty.call(DEFAULT_CONFIG, name);
 }
-
-function parseValue(name: string, kind: Kind, raw: string): BrokerConfig[keyof BrokerConfig] {
-  const text = raw.trim();
-  switch (kind) {
-    case "string":
-      if (text === "") throw new ConfigError(`${name} must not be empty`);
-      return text;
-    case "nullableString":
-      return text === "" ? null : text;
-    case "bool":
-      if (text === "true") return true;
-      if (text === "false") return false;
-      throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-    case "int":
-    case "nullableInt": {
-      if (kind === "nullableInt" && text === "") return null;
-      if (!/^-?\d+$/.test(text)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
-      const n = Number(text);
-      // Kafka uses Long.MAX_VALUE as "never"; clamp instead of losing precision.
-      return Number.isSafeInteger(n) ? n : n > 0 ? Number.MAX_SAFE_INTEGER : Number.MIN_SAFE_INTEGER;
-    }
-  }
-}
-
-/** Parse `key=value` settings (already split) on top of `base`. Unknown names are refused. */
-export function applySettings(base: BrokerConfig, settings: Record<string, string>): BrokerConfig {
-  const out: Raw = { ...base };
-  for (const [rawName, value] of Object.entries(settings)) {
-    let name = ALIASES[rawName] ?? rawName;
-    if (rawName === "listeners") {
-      const m = /^(?:[A-Z_]+:\/\/)?\[?([^\]]*)\]?:(\d+)$/.exec(value.trim().split(",")[0] ?? "");
-      if (!m) throw new ConfigError(`listeners must look like PLAINTEXT://host:port, got "${value}"`);
-      out.host = m[1] === "" ? "0.0.0.0" : (m[1] ?? "0.0.0.0");
-      out.port = Number(m[2]);
-      // The full list (every listener and its protocol) is validated in listenerSettings.
-      out.listeners = value.trim();
-      continue;
-    }
-    if (rawName === "advertised.listeners") {
-      const m = /^(?:[A-Z_]+:\/\/)?\[?([^\]]*)\]?:(\d+)$/.exec(value.trim().split(",")[0] ?? "");
-      if (!m || !m[1]) throw new ConfigError(`advertised.listeners must look like PLAINTEXT://host:port, got "${value}"`);
-      out["advertised.host"] = m[1];
-      out["advertised.port"] = Number(m[2]);
-      out["advertised.listeners"] = value.trim();
-      continue;
-    }
-    if (rawName === "log.retention.hours" || rawName === "log.retention.minutes") {
-      const v = parseValue(rawName, "int", value);
-      if (typeof v !== "number") throw new ConfigError(`${rawName} must be an integer`);
-      out["log.retention.ms"] = v < 0 ? -1 : v * (rawName === "log.retention.hours" ? 3600000 : 60000);
-      continue;
-    }
-    if (rawName === "log.roll.hours") {
-      const v = parseValue(rawName, "int", value);
-      if (typeof v !== "number") throw new ConfigError(`${rawName} must be an integer`);
-      out["log.roll.ms"] = v * 3600000;
-      continue;
-    }
-    if (!isKey(name)) throw new ConfigError(`unknown broker setting "${rawName}"`);
-    out[name] = parseValue(name, KINDS[name], value);
-  }
-  return validateConfig(out);
-}
-
-type Raw = Record<string, unknown>;
 
 function int(raw: Raw, name: keyof BrokerConfig, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const v = raw[name];
@@ -311,9 +234,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
   if (!["delete", "compact", "compact,delete", "delete,compact"].includes(policy)) {
     throw new ConfigError(`log.cleanup.policy must be delete, compact or compact,delete, got "${policy}"`);
   }
-  // Replication does not exist on a single node; Kafka itself refuses a factor above the broker count.
-  const rf = int(raw, "default.replication.factor", -1, 32767);
-  if (rf !== 1 && rf !== -1) throw new ConfigError(`default.replication.factor must be 1 on a single-node broker, got ${rf}`);
+  // Kafka accepts any factor ≥ 1 at start-up and refuses topic creation that cannot reach it.
+  const rf = int(raw, "default.replication.factor", 1, 32767);
   const minSession = int(raw, "group.min.session.timeout.ms", 1);
   const advertisedHost = raw["advertised.host"];
   if (advertisedHost !== null && (typeof advertisedHost !== "string" || advertisedHost === "")) {
@@ -328,7 +250,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "log.dirs": str(raw, "log.dirs"),
     "auto.create.topics.enable": bool(raw, "auto.create.topics.enable"),
     "num.partitions": int(raw, "num.partitions", 1, 100000),
-    "default.replication.factor": 1,
+    "default.replication.factor": rf,
+    "delete.topic.enable": bool(raw, "delete.topic.enable"),
     "group.initial.rebalance.delay.ms": int(raw, "group.initial.rebalance.delay.ms", 0),
     "group.min.session.timeout.ms": minSession,
     "group.max.session.timeout.ms": int(raw, "group.max.session.timeout.ms", minSession),
@@ -344,6 +267,10 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "log.flush.on.acks.all": bool(raw, "log.flush.on.acks.all"),
     "message.max.bytes": int(raw, "message.max.bytes", 0, 2 ** 31 - 1),
     "socket.request.max.bytes": int(raw, "socket.request.max.bytes", 1, 2 ** 31 - 1),
+    "sasl.server.max.receive.size": int(raw, "sasl.server.max.receive.size", 1, 2 ** 31 - 1),
+    "connections.max.idle.ms": int(raw, "connections.max.idle.ms", -1),
+    "socket.request.receive.timeout.ms": int(raw, "socket.request.receive.timeout.ms", 1, 2 ** 31 - 1),
+    "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),
     "delete.retention.ms": int(raw, "delete.retention.ms", 0),
@@ -354,6 +281,11 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "authorizer.class.name": authorizerClass(raw),
     "super.users": superUsers(raw),
     "allow.everyone.if.no.acl.found": bool(raw, "allow.everyone.if.no.acl.found"),
+    "transaction.max.timeout.ms": int(raw, "transaction.max.timeout.ms", 1, 2 ** 31 - 1),
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": int(raw, "transaction.abort.timed.out.transaction.cleanup.interval.ms", 1, 2 ** 31 - 1),
+    "transactional.id.expiration.ms": int(raw, "transactional.id.expiration.ms", 1, 2 ** 31 - 1),
+    "transaction.remove.expired.transaction.cleanup.interval.ms": int(raw, "transaction.remove.expired.transaction.cleanup.interval.ms", 1, 2 ** 31 - 1),
+    "transaction.partition.verification.enable": bool(raw, "transaction.partition.verification.enable"),
     ...listenerSettings(raw),
   };
 }
@@ -408,86 +340,6 @@ function listenerSettings(raw: Raw): ListenerSettings {
 /** Mechanisms of sasl.enabled.mechanisms, in order. */
 export function enabledSaslMechanisms(config: Pick<BrokerConfig, "sasl.enabled.mechanisms">): string[] {
   return config["sasl.enabled.mechanisms"].split(",").map((m) => m.trim()).filter((m) => m !== "");
-}
-
-/** Java-properties subset: `key=value` or `key: value`, `#`/`!` comments, `\` line continuations. */
-export function parseProperties(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    let line = (lines[i] ?? "").trim();
-    if (line === "" || line.startsWith("#") || line.startsWith("!")) continue;
-    while (line.endsWith("\\") && i + 1 < lines.length) {
-      line = line.slice(0, -1) + (lines[++i] ?? "").trim();
-    }
-    const m = /^([^=:\s]+)\s*[=:\s]\s*(.*)$/.exec(line);
-    if (!m || m[1] === undefined) throw new ConfigError(`config file line ${i + 1}: expected key=value, got "${line}"`);
-    out[m[1]] = m[2] ?? "";
-  }
-  return out;
-}
-
-const FLAG_TO_SETTING: Record<string, string> = {
-  "--port": "port",
-  "--host": "host",
-  "--data-dir": "log.dirs",
-  "--node-id": "node.id",
-  "--advertised-host": "advertised.host",
-  "--advertised-port": "advertised.port",
-};
-
-export const CLI_USAGE = `usage: kappa-broker [--port <port>] [--host <host>] [--data-dir <dir>] [--node-id <id>]
-                    [--advertised-host <host>] [--advertised-port <port>] [--remote-dir <dir>]
-                    [--config <server.properties>] [--override <name>=<value>]...
-                    [--sasl-admin <user>:<password>] [--sasl-user <user>:<password>]...
---sasl-admin turns on a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and the ACL
-authorizer with that user as super user; --sasl-user adds ordinary users at start-up.
-Any Kafka broker setting can be given as --override name=value or as --name=value (e.g. --num.partitions=3).`;
-
-/**
- * CLI flags → config. Precedence: defaults < --config file < flags (in order given).
- * The standalone CLI keeps Kafka's default auto.create.topics.enable=true.
- */
-export function configFromArgs(argv: readonly string[], base: BrokerConfig = DEFAULT_CONFIG): BrokerConfig {
-  const settings: Array<[string, string]> = [];
-  let fileSettings: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    const next = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new ConfigError(`${arg} needs a value`);
-      return v;
-    };
-    const eq = arg.indexOf("=");
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    if (flag === "--config") {
-      const path = inline ?? next();
-      try {
-        fileSettings = parseProperties(readFileSync(path, "utf8"));
-      } catch (err) {
-        if (err instanceof ConfigError) throw err;
-        throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
-      }
-    } else if (flag === "--override") {
-      const kv = inline ?? next();
-      const k = kv.indexOf("=");
-      if (k <= 0) throw new ConfigError(`--override expects name=value, got "${kv}"`);
-      settings.push([kv.slice(0, k), kv.slice(k + 1)]);
-    } else if (flag === "--remote-dir") {
-      // Tiered storage with the folder store: both the folder and the broker switch.
-      settings.push(["remote.log.storage.dir", inline ?? next()], ["remote.log.storage.system.enable", "true"]);
-    } else if (FLAG_TO_SETTING[flag] !== undefined) {
-      settings.push([FLAG_TO_SETTING[flag], inline ?? next()]);
-    } else if (flag.startsWith("--") && flag.includes(".")) {
-      settings.push([flag.slice(2), inline ?? next()]);
-    } else {
-      throw new ConfigError(`unknown argument "${arg}"\n${CLI_USAGE}`);
-    }
-  }
-  const merged: Record<string, string> = { ...fileSettings };
-  for (const [k, v] of settings) merged[k] = v;
-  return applySettings(base, merged);
 }
 
 /** Programmatic options: any subset of settings, validated like the CLI's. */

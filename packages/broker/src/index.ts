@@ -1,5 +1,6 @@
 export { startBroker, type BrokerOptions, type RunningBroker } from "./server.ts";
-export { DEFAULT_CONFIG, ConfigError, configFromArgs, parseProperties, resolveConfig, applySettings, CLI_USAGE, type BrokerConfig } from "./config.ts";
+export { DEFAULT_CONFIG, ConfigError, resolveConfig, type BrokerConfig } from "./config.ts";
+export { configFromArgs, parseProperties, applySettings, CLI_USAGE } from "./config-sources.ts";
 export { Control, type ControlAction, type ControlRequest, type ControlRule } from "./control.ts";
 export { ApiRegistry, defineApi, type ApiDefinition, type RegisteredApi, type RequestContext, type VersionRange } from "./registry.ts";
 export { CORE_APIS } from "./apis/index.ts";

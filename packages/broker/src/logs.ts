@@ -34,13 +34,38 @@ export interface ReadResult {
   records: Buffer;
 }
 
+/** A transaction marker the coordinator writes (Kafka's WriteTxnMarkers entry for one partition). */
+export interface TxnMarkerInput {
+  producerId: number;
+  producerEpoch: number;
+  commit: boolean;
+  coordinatorEpoch: number;
+}
+
+/** Fetch's aborted_transactions entry. */
+export interface AbortedTransactionView {
+  producerId: bigint;
+  firstOffset: bigint;
+}
+
+/** DescribeProducers' ProducerState (KIP-664). */
+export interface ProducerView {
+  producerId: bigint;
+  producerEpoch: number;
+  lastSequence: number;
+  lastTimestamp: bigint;
+  coordinatorEpoch: number;
+  /** −1 when the producer has no open transaction in this partition. */
+  currentTxnStartOffset: bigint;
+}
+
 export interface PartitionView {
   readonly topic: string;
   readonly partition: number;
   logStartOffset(): bigint;
   /** High watermark = log end offset on a single node. */
   highWatermark(): bigint;
-  /** No transactions are supported, so the last stable offset equals the high watermark. */
+  /** The first offset of an open transaction, or the high watermark when none is open: READ_COMMITTED reads stop here. */
   lastStableOffset(): bigint;
   /** One produce request's records for this partition (one batch, validated by the engine). */
   append(records: Buffer, opts: { requireDurable: boolean }): Promise<AppendResult>;
@@ -56,6 +81,12 @@ export interface PartitionView {
   maxTimestamp(): Promise<{ offset: bigint; timestamp: bigint } | null>;
   /** Advances the log start offset; returns the new low watermark. */
   deleteRecordsBefore(offset: bigint): Promise<bigint>;
+  /** Appends a transaction marker (control batch) and resolves once it is durable. */
+  appendTxnMarker(marker: TxnMarkerInput): Promise<void>;
+  /** Aborted transactions overlapping [fetchOffset, upperBound), by first offset (READ_COMMITTED fetches). */
+  abortedTransactions(fetchOffset: bigint, upperBound: bigint): Promise<AbortedTransactionView[]>;
+  /** Producers with state in this partition (DescribeProducers). */
+  activeProducers(): ProducerView[];
 }
 
 export interface ConfigEntryView {

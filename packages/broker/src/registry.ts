@@ -1,15 +1,15 @@
 // The handler registry. Every API lives in one file under src/apis/ and registers
-// itself here with two version ranges:
-//  - `advertised`: what ApiVersions tells clients. BROKER-SPEC §1: advertise min
-//    version 0 for every API (librdkafka 2.0.2 only enables features whose window
-//    the broker's range overlaps, e.g. JoinGroup must include 0) and a max that
-//    both kafkajs 2.2.4 and librdkafka 2.0.2 accept.
-//  - `implemented`: the versions the handler really serves. Both clients always
-//    pick the top of the common range, so the old versions below `implemented.min`
-//    are never sent by them; a request in that gap closes the connection, as the
-//    spec recommends (answering it with data in a format it cannot carry would be
-//    worse).
-// ApiVersions is computed from this registry, never from a hand-kept list.
+// itself here with its version range:
+//  - `implemented`: the versions the handler really serves;
+//  - `advertised`: what ApiVersions tells clients, which must equal `implemented`
+//    (issue 15: every advertised version is served; checked here and by a test
+//    that sends every api key × version). librdkafka 2.0.2 only enables features
+//    whose window the range overlaps (BROKER-SPEC §1: JoinGroup, FindCoordinator,
+//    SaslHandshake … must include 0), so those old versions are served; Produce < 3
+//    and Fetch < 4 (message format v0/v1) are neither served nor advertised, as in
+//    Apache Kafka 4.0 (KIP-896).
+// A version outside the range closes the connection. ApiVersions is computed from
+// this registry, never from a hand-kept list.
 import type { DeepPartial } from "@kappa/kafka-protocol";
 import type { Session } from "./session.ts";
 import type { BrokerCore } from "./broker.ts";
@@ -57,8 +57,8 @@ export interface RegisteredApi {
  * only passes bodies that the protocol codec decoded for this handler's api key.
  */
 export function defineApi<Req, Res>(def: ApiDefinition<Req, Res>): RegisteredApi {
-  if (def.implemented.min < def.advertised.min || def.implemented.max > def.advertised.max) {
-    throw new Error(`${def.name}: implemented range must lie within the advertised range`);
+  if (def.implemented.min !== def.advertised.min || def.implemented.max !== def.advertised.max) {
+    throw new Error(`${def.name}: advertises ${def.advertised.min}-${def.advertised.max} but serves ${def.implemented.min}-${def.implemented.max}`);
   }
   return {
     apiKey: def.apiKey,

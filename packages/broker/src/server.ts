@@ -18,6 +18,8 @@ import { SaslService } from "./security/sasl/authenticator.ts";
 import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
 import { isSupportedMechanism } from "./security/sasl/mechanisms.ts";
 import { enabledSaslMechanisms } from "./config.ts";
+import { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
+import { brokerParticipants } from "./transactions/participants.ts";
 
 export interface BrokerOptions extends Partial<BrokerConfig> {
   /** Defaults to one line per event on stderr. */
@@ -128,6 +130,9 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   const specs = listenerSpecs(config);
   let sasl: SaslService;
   let tls: TlsOptions | null = null;
+  let transactions: TransactionCoordinator;
+  // The coordinator's markers wake parked fetches through the core, which is built once the coordinator is open.
+  let core: BrokerCore | null = null;
   try {
     if (specs.some((l) => usesTls(l.securityProtocol))) tls = await tlsOptions(config);
     const credentials = await ScramCredentialStore.open(config["log.dirs"]);
@@ -135,11 +140,19 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     // User names only: the passwords went into PBKDF2 and nowhere else.
     if (changed.length > 0) logger.info(`SCRAM credentials created or updated at start-up for: ${changed.join(", ")}`);
     sasl = new SaslService(credentials, enabledSaslMechanisms(config).filter(isSupportedMechanism), logger);
+    transactions = await TransactionCoordinator.open(config["log.dirs"], brokerParticipants(logs, (t, p) => core?.appendWaiters.notify(t, p), logger), {
+      maxTimeoutMs: config["transaction.max.timeout.ms"],
+      abortTimedOutIntervalMs: config["transaction.abort.timed.out.transaction.cleanup.interval.ms"],
+      idExpirationMs: config["transactional.id.expiration.ms"],
+      removeExpiredIntervalMs: config["transaction.remove.expired.transaction.cleanup.interval.ms"],
+    });
   } catch (err) {
     await logs.close();
     throw err;
   }
-  const core = new BrokerCore(config, logs, clusterId, logger, sasl);
+  core = new BrokerCore(config, logs, clusterId, logger, sasl, transactions);
+  // Decided transactions left by a crash get their markers now, before any client is served.
+  transactions.start();
   core.gate = sasl.gate;
   for (const api of CORE_APIS) core.registry.register(api);
 
@@ -165,6 +178,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     }
   } catch (err) {
     await closeServers();
+    await transactions.stop();
     await logs.close();
     throw err;
   }
@@ -195,14 +209,26 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   }, Math.min(config["log.retention.check.interval.ms"], 2 ** 31 - 1));
   maintenanceTimer.unref();
 
+  // One sweep enforces connections.max.idle.ms and socket.request.receive.timeout.ms on every connection.
+  const idleMs = config["connections.max.idle.ms"];
+  const sweepMs = Math.max(10, Math.min(1000, Math.floor(Math.min(idleMs >= 0 ? idleMs : Infinity, config["socket.request.receive.timeout.ms"]) / 4)));
+  const sweepTimer = setInterval(() => {
+    const now = Date.now();
+    for (const conn of [...core.connections]) conn.checkTimeouts(now);
+  }, sweepMs);
+  sweepTimer.unref();
+
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(maintenanceTimer);
+      clearInterval(sweepTimer);
       const closed = closeServers();
       for (const s of sockets) s.destroy();
       await closed;
       core.groups.shutdown();
+      // After the connections: no new transitions; the ones in flight finish (markers included) before the logs close.
+      await transactions.stop();
       await logs.close();
       logger.info(`stopped (data dir ${config["log.dirs"]})`);
     })();

@@ -26,6 +26,11 @@ export interface Session {
   state: SessionState;
   /** SASL mechanism chosen by SaslHandshake, for part 2. */
   saslMechanism: string | null;
+  /**
+   * SaslHandshake v0 was accepted: until authentication completes, frames are
+   * raw SASL tokens (size-prefixed, no Kafka header) answered the same way.
+   */
+  rawSaslTokens?: boolean;
 }
 
 export type AclOperation =

@@ -7,10 +7,20 @@
 // started with a different log.* setting, new topics get it as an explicit
 // override, so the setting takes effect; it then shows up as a topic config in
 // DescribeConfigs (Kafka would show it as a broker default instead).
-import { LogManager, StorageError, topicIdToBytes, type PartitionLog, type TopicInfo } from "./storage/index.ts";
+import { LogManager, StorageError, batchesBelow, topicIdToBytes, type PartitionLog, type TopicInfo } from "./storage/index.ts";
 import type { BrokerConfig } from "./config.ts";
 import { DEFAULT_CONFIG } from "./config.ts";
-import { KafkaError, type ConfigEntryView, type ConfigProblem, type Logs, type PartitionView, type TopicMeta } from "./logs.ts";
+import {
+  KafkaError,
+  type AbortedTransactionView,
+  type ConfigEntryView,
+  type ConfigProblem,
+  type Logs,
+  type PartitionView,
+  type ProducerView,
+  type TopicMeta,
+  type TxnMarkerInput,
+} from "./logs.ts";
 import type { CommittedOffset, OffsetStore } from "./groups/coordinator.ts";
 import { validateTopicConfigs } from "./storage/index.ts";
 import { remoteLogOptions } from "./storage/tiered/broker-options.ts";
@@ -76,11 +86,9 @@ class PartitionAdapter implements PartitionView {
     }));
   }
   async read(fetchOffset: bigint, maxBytes: number, maxOffset: bigint) {
-    // The engine reads up to the high watermark, which is also the LSO (no
-    // transactions), so `maxOffset` never cuts a read short here.
-    void maxOffset;
     const r = await mapped(this.log.read(fetchOffset, maxBytes));
-    return { records: r.records };
+    // maxOffset is the LSO for READ_COMMITTED; it is always a batch boundary.
+    return { records: batchesBelow(r.records, Number(maxOffset)) };
   }
   offsetForTimestamp(ts: bigint) {
     return mapped(this.log.offsetForTimestamp(ts));
@@ -90,6 +98,23 @@ class PartitionAdapter implements PartitionView {
   }
   deleteRecordsBefore(offset: bigint) {
     return mapped(this.log.deleteRecordsBefore(offset));
+  }
+  async appendTxnMarker(marker: TxnMarkerInput): Promise<void> {
+    await mapped(this.log.appendTxnMarker(marker));
+  }
+  async abortedTransactions(fetchOffset: bigint, upperBound: bigint): Promise<AbortedTransactionView[]> {
+    const list = await mapped(this.log.abortedTransactions(fetchOffset, upperBound));
+    return list.map((t) => ({ producerId: BigInt(t.producerId), firstOffset: BigInt(t.firstOffset) }));
+  }
+  activeProducers(): ProducerView[] {
+    return this.log.activeProducers().map((p) => ({
+      producerId: BigInt(p.producerId),
+      producerEpoch: p.epoch,
+      lastSequence: p.lastSequence,
+      lastTimestamp: BigInt(p.lastTimestamp),
+      coordinatorEpoch: p.coordinatorEpoch,
+      currentTxnStartOffset: BigInt(p.currentTxnStartOffset),
+    }));
   }
 }
 
@@ -116,7 +141,10 @@ export class StorageLogs implements Logs {
   }
 
   static async open(config: BrokerConfig): Promise<StorageLogs> {
-    return new StorageLogs(await LogManager.open(config["log.dirs"], { remote: await remoteLogOptions(config) }), config);
+    return new StorageLogs(
+      await LogManager.open(config["log.dirs"], { remote: await remoteLogOptions(config), maxDecompressedBytes: config["message.decompressed.max.bytes"] }),
+      config,
+    );
   }
 
   topic(name: string): TopicMeta | undefined {

@@ -91,8 +91,68 @@ describe("authorization of every request kind", () => {
     expect(await init2()).toBe(0);
     expect(await init("tx-1")).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     await grant("idem", RT.TRANSACTIONAL_ID, "tx-1", OP.WRITE);
-    // Authorized, but this broker has no transaction coordinator.
-    expect(await init("tx-1")).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    expect(await init("tx-1")).toBe(0);
+  });
+
+  it("transactions: WRITE on TRANSACTIONAL_ID (53) for every transactional request, then WRITE/READ on topics (29) and READ on the group (30)", async () => {
+    const t = await topic();
+    const g = rand("g");
+    const txId = rand("tx");
+    const c = await as("txn");
+    // The transactional id is initialized by the admin, so the refusals below come from authorization, not from state.
+    const init = await admin.call(ApiKey.InitProducerId, 1, { transactionalId: txId, transactionTimeoutMs: 60000 });
+    expect(init.errorCode).toBe(0);
+    const ids = { transactionalId: txId, producerId: init.producerId, producerEpoch: init.producerEpoch };
+    const addPartitions = async () =>
+      (await c.call(ApiKey.AddPartitionsToTxn, 1, { v3AndBelowTransactionalId: txId, v3AndBelowProducerId: ids.producerId, v3AndBelowProducerEpoch: ids.producerEpoch, v3AndBelowTopics: [{ name: t, partitions: [0] }] }))
+        .resultsByTopicV3AndBelow[0]?.resultsByPartition[0]?.partitionErrorCode;
+    const addOffsets = async () => (await c.call(ApiKey.AddOffsetsToTxn, 1, { ...ids, groupId: g })).errorCode;
+    const txnCommit = async () =>
+      (await c.call(ApiKey.TxnOffsetCommit, 2, { ...ids, groupId: g, topics: [{ name: t, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: "" }] }] })).topics[0]?.partitions[0]?.errorCode;
+    const endTxn = async () => (await c.call(ApiKey.EndTxn, 1, { ...ids, committed: true })).errorCode;
+    const txnBatch = () => encodeRecordBatch({ baseTimestamp: BigInt(Date.now()), producerId: ids.producerId, producerEpoch: ids.producerEpoch, baseSequence: 0, isTransactional: true, records: [{ value: "v" }] });
+    const produce = async () =>
+      (await c.call(ApiKey.Produce, 8, { transactionalId: txId, acks: -1, timeoutMs: 5000, topicData: [{ name: t, partitionData: [{ index: 0, records: txnBatch() }] }] })).responses[0]?.partitionResponses[0]?.errorCode;
+    expect(await addPartitions()).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    expect(await addOffsets()).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    expect(await txnCommit()).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    expect(await endTxn()).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    await grant("txn", RT.TOPIC, t, OP.WRITE);
+    // Transactional records need WRITE on the request's transactional id even with WRITE on the topic.
+    expect(await produce()).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    await grant("txn", RT.TRANSACTIONAL_ID, txId, OP.WRITE);
+    expect(await addOffsets()).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    expect(await addPartitions()).toBe(0);
+    expect(await produce()).toBe(0);
+    await grant("txn", RT.GROUP, g, OP.READ);
+    expect(await addOffsets()).toBe(0);
+    // TxnOffsetCommit needs READ on the topic whose offsets it commits.
+    expect(await txnCommit()).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    await grant("txn", RT.TOPIC, t, OP.READ);
+    expect(await txnCommit()).toBe(0);
+    expect(await endTxn()).toBe(0);
+  });
+
+  it("transaction admin: DESCRIBE on TRANSACTIONAL_ID (53, and listings leave ids out), READ on TOPIC for DescribeProducers (29)", async () => {
+    const t = await topic();
+    const txId = rand("tx");
+    const init = await admin.call(ApiKey.InitProducerId, 1, { transactionalId: txId, transactionTimeoutMs: 60000 });
+    const add = await admin.call(ApiKey.AddPartitionsToTxn, 1, { v3AndBelowTransactionalId: txId, v3AndBelowProducerId: init.producerId, v3AndBelowProducerEpoch: init.producerEpoch, v3AndBelowTopics: [{ name: t, partitions: [0] }] });
+    expect(add.resultsByTopicV3AndBelow[0]?.resultsByPartition[0]?.partitionErrorCode).toBe(0);
+    const c = await as("txadmin");
+    const describe = async () => (await c.call(ApiKey.DescribeTransactions, 0, { transactionalIds: [txId] })).transactionStates[0]!;
+    const listed = async () => (await c.call(ApiKey.ListTransactions, 0, { stateFilters: [], producerIdFilters: [] })).transactionStates.map((s) => s.transactionalId);
+    const producers = async () => (await c.call(ApiKey.DescribeProducers, 0, { topics: [{ name: t, partitionIndexes: [0] }] })).topics[0]!.partitions[0]!.errorCode;
+    expect((await describe()).errorCode).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    expect(await listed()).not.toContain(txId);
+    expect(await producers()).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    await grant("txadmin", RT.TRANSACTIONAL_ID, txId, OP.DESCRIBE);
+    // Without DESCRIBE on the topic, the transaction's partitions are left out.
+    expect(await describe()).toMatchObject({ errorCode: 0, transactionState: "Ongoing", topics: [] });
+    expect(await listed()).toContain(txId);
+    await grant("txadmin", RT.TOPIC, t, OP.READ);
+    expect(await describe()).toMatchObject({ errorCode: 0, topics: [{ topic: t, partitions: [0] }] });
+    expect(await producers()).toBe(0);
   });
 
   it("Fetch: READ on TOPIC (29)", async () => {
@@ -168,6 +228,8 @@ describe("authorization of every request kind", () => {
     await grant("coord", RT.GROUP, g, OP.DESCRIBE);
     expect(await find(g, 0)).toBe(0);
     expect(await find("tx", 1)).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    await grant("coord", RT.TRANSACTIONAL_ID, "tx", OP.DESCRIBE);
+    expect(await find("tx", 1)).toBe(0);
   });
 
   it("JoinGroup, SyncGroup, Heartbeat, LeaveGroup: READ on GROUP (30)", async () => {

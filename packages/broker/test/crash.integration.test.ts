@@ -4,10 +4,12 @@
 // and the whole log reads back with valid CRCs.
 import type { ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ApiKey, ErrorCode, decodeRecordBatch, iterateBatches } from "@kappa/kafka-protocol";
-import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, type ChildBroker } from "./helpers.ts";
+import { ApiKey, ErrorCode, decodeRecordBatch, encodeRecordBatch, iterateBatches } from "@kappa/kafka-protocol";
+import { processState } from "../src/storage/data-dir-lock.ts";
+import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, waitFor, type ChildBroker } from "./helpers.ts";
 
 const children: ChildProcess[] = [];
 
@@ -111,4 +113,37 @@ describe("crash safety", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("restarts at once after kill -9 while the killed broker is still an unreaped zombie", async () => {
+    const dataDir = await newDataDir();
+    try {
+      // The broker's parent is a `sleep` that never calls wait(): after SIGKILL the broker stays in state Z.
+      const first = await startChildBroker(["--port", "0", "--data-dir", dataDir], children, { parentNeverReaps: true });
+      const c = await RawClient.connect(first.port);
+      await c.request(ApiKey.CreateTopics, 4, { topics: [{ name: "z", numPartitions: 1, replicationFactor: 1 }], timeoutMs: 5000 });
+      const produced = await c.request(ApiKey.Produce, 8, {
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: "z", partitionData: [{ index: 0, records: encodeRecordBatch({ baseTimestamp: BigInt(Date.now()), records: [{ value: "kept" }] }) }] }],
+      });
+      expect(produced.body.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
+      c.close();
+      const pid = Number((await readFile(join(dataDir, ".lock"), "utf8")).trim());
+      expect(pid).toBeGreaterThan(0);
+      process.kill(pid, "SIGKILL");
+      await waitFor(() => processState(pid) === "Z", 10_000, `broker ${pid} to be a zombie`);
+
+      // Right away, with the zombie still holding its pid: the lock is recognised as stale.
+      const second = await startChildBroker(["--port", "0", "--data-dir", dataDir], children);
+      expect(processState(pid)).toBe("Z");
+      expect(second.stderr()).not.toMatch(/in use by process/);
+      const values = await readAll(second.port, "z");
+      expect(values).toEqual(["kept"]);
+      second.proc.kill("SIGTERM");
+      await new Promise((r) => second.proc.once("exit", r));
+      first.proc.kill("SIGKILL"); // the sleep; the zombie is then reaped by init
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -179,8 +179,11 @@ export class RawClient {
 
 /** A broker running `src/cli.ts` in its own node process, for tests that kill it. */
 export interface ChildBroker {
+  /** The broker process, or with `parentNeverReaps` the `sleep` that is its parent. */
   proc: ChildProcess;
   port: number;
+  /** Bound port of each listener by name (from the ready line). */
+  listeners: Record<string, number>;
   stderr: () => string;
 }
 
@@ -191,19 +194,29 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
  * so SIGKILL hits the broker itself), records it in `children` for cleanup,
  * and resolves with the port from its ready line.
  */
-export async function startChildBroker(cliArgs: string[], children: ChildProcess[]): Promise<ChildBroker> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...cliArgs], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] });
+export async function startChildBroker(cliArgs: string[], children: ChildProcess[], opts: { parentNeverReaps?: boolean } = {}): Promise<ChildBroker> {
+  const args = ["--import", "tsx", "src/cli.ts", ...cliArgs];
+  // parentNeverReaps: the broker runs under `sleep` (sh forks it, then execs sleep), which never calls wait(),
+  // so after a SIGKILL the broker stays a zombie (state Z) until the sleep is killed.
+  const proc = opts.parentNeverReaps
+    ? spawn("sh", ["-c", '"$@" & exec sleep 600', "sh", process.execPath, ...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(process.execPath, args, { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] });
   children.push(proc);
   let out = "";
   let err = "";
   proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const listeners: Record<string, number> = {};
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`broker did not become ready:\n${err}`)), 20_000);
     proc.stdout?.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /kappa-broker ready on 127\.0\.0\.1:(\d+)/.exec(out);
+      const m = /kappa-broker ready on 127\.0\.0\.1:(\d+) \(listening on ([^)]*?), node/.exec(out);
       if (m) {
         clearTimeout(timer);
+        for (const l of (m[2] ?? "").split(", ")) {
+          const lm = /^([A-Z_]+):\/\/.*:(\d+)$/.exec(l);
+          if (lm) listeners[lm[1]!] = Number(lm[2]);
+        }
         resolve(Number(m[1]));
       }
     });
@@ -212,7 +225,7 @@ export async function startChildBroker(cliArgs: string[], children: ChildProcess
       reject(new Error(`broker exited with ${code} before becoming ready:\n${err}`));
     });
   });
-  return { proc, port, stderr: () => err };
+  return { proc, port, listeners, stderr: () => err };
 }
 
 /** SIGKILL, resolved once the process is gone (at once if it already is). */

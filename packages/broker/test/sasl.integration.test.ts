@@ -154,6 +154,30 @@ describe("wire rules before and during authentication", () => {
     expect(await e.nextFrame()).toBeNull();
   });
 
+  it("SaslHandshake v0: raw size-prefixed tokens authenticate (pre-1.0 clients); a wrong one closes without an answer", async () => {
+    const raw = (token: string): Buffer => {
+      const t = Buffer.from(token);
+      const prefix = Buffer.alloc(4);
+      prefix.writeInt32BE(t.length, 0);
+      return Buffer.concat([prefix, t]);
+    };
+    const c = await RawClient.connect(saslPort);
+    expect((await c.request(ApiKey.SaslHandshake, 0, { mechanism: "PLAIN" })).body.errorCode).toBe(ErrorCode.NONE);
+    c.write(raw(`\u0000${ALICE.name}\u0000${ALICE.password}`));
+    const answer = await c.nextFrame();
+    expect(answer?.length).toBe(0); // PLAIN's (empty) server message, size-prefixed
+    // Now authenticated: ordinary Kafka requests are served.
+    const md = await c.request(ApiKey.Metadata, 8, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    expect(md.body.brokers.length).toBe(1);
+    c.close();
+
+    const d = await RawClient.connect(saslPort);
+    await d.request(ApiKey.SaslHandshake, 0, { mechanism: "PLAIN" });
+    d.write(raw(`\u0000${ALICE.name}\u0000wrong-password`));
+    expect(await d.nextFrame()).toBeNull();
+    expect(d.closed).toBe(true);
+  });
+
   it("an unknown mechanism gets UNSUPPORTED_SASL_MECHANISM with the enabled list, then the connection closes", async () => {
     const c = await RawClient.connect(saslPort);
     const hs = await c.request(ApiKey.SaslHandshake, 1, { mechanism: "GSSAPI" });

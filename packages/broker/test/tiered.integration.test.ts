@@ -338,8 +338,17 @@ describe("tiered storage (in-process broker)", () => {
       resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [...Object.entries(TIERED_CONFIGS), ["retention.bytes", String(10 * SEGMENT_BYTES)]].map(([name, value]) => ({ name: name!, value: value! })) }],
     });
     await admin.disconnect();
-    await waitFor(async () => (await listOffset(broker.port, topic, -2n)).offset > 0n, 20_000, "earliest offset to advance");
-    await sleep(200);
+    // A retention pass moves the log start offset first, then deletes the segments below it one by one:
+    // wait until a pass has finished (the oldest remote object starts at the earliest offset), not a fixed time.
+    await waitFor(
+      async () => {
+        const e = (await listOffset(broker.port, topic, -2n)).offset;
+        const { logBases } = await remoteObjects(remoteDir, topic);
+        return e > 0n && logBases.length > 0 && BigInt(logBases[0]!) === e;
+      },
+      20_000,
+      "remote retention to delete the segments below the new earliest offset",
+    );
     const earliest = (await listOffset(broker.port, topic, -2n)).offset;
     const usage = await remoteUsage(kafka, topic);
     expect(usage.segments[0]).toBeLessThan(usageBefore.segments[0]!);

@@ -2,11 +2,28 @@ import type { z } from "zod";
 import { loadActor, type Actor } from "./actor.ts";
 import type { Db, Tx } from "./db.ts";
 import { ValidationError } from "./errors.ts";
+import { PolicyViolationError, recordRefusal } from "./policies/enforce.ts";
+import { restrictToScopes } from "./tokens/scopes.ts";
 import { fieldErrors } from "./validation.ts";
 
-/** Who is acting: the signed-in user's id (the session holds nothing else we trust). */
+/**
+ * Who is acting: the signed-in user's id (the session holds nothing else we
+ * trust) and, for API-token requests, the token whose scopes narrow the roles.
+ */
 export interface ActingUser {
   userId: string;
+  token?: { id: string; name: string; scopes: string[] };
+}
+
+/** The ActingUser of an actor the portal authenticated (session or token). */
+export function actingUser(actor: Pick<Actor, "id" | "token">): ActingUser {
+  return actor.token ? { userId: actor.id, token: actor.token } : { userId: actor.id };
+}
+
+/** The acting user's actor, narrowed by the API token's scopes when there is one. */
+export async function loadActingActor(db: Db | Tx, acting: ActingUser): Promise<Actor> {
+  const actor = await loadActor(db, acting.userId);
+  return acting.token ? restrictToScopes(actor, acting.token) : actor;
 }
 
 /**
@@ -15,14 +32,56 @@ export interface ActingUser {
  * tasks commit together or not at all.
  */
 export async function inTransaction<T>(db: Db, acting: ActingUser, work: (tx: Tx, actor: Actor) => Promise<T>): Promise<T> {
-  return db.$transaction(async (tx) => work(tx, await loadActor(tx, acting.userId)), {
-    isolationLevel: "ReadCommitted",
-    timeout: 15_000,
-  });
+  try {
+    return await db.$transaction(
+      async (tx) => work(tx, await loadActingActor(tx, acting)),
+      { isolationLevel: "ReadCommitted", timeout: 15_000 },
+    );
+  } catch (error) {
+    // A policy refusal rolled the change back; its evaluation is still history.
+    if (error instanceof PolicyViolationError) await recordRefusal(db, error);
+    throw error;
+  }
+}
+
+/** Deeper than any input the catalog takes: a bound on what a hostile client makes us walk. */
+const MAX_INPUT_DEPTH = 32;
+
+/**
+ * Every string anywhere in the raw input is NUL-free (PostgreSQL text cannot
+ * hold NUL: a 500 otherwise) and the input is not absurdly deep — checked
+ * here, before any schema, so every action's input gets it, including fields
+ * a schema forgot to bound. Field-level schemas add their own length limits.
+ */
+export function rawInputProblems(input: unknown): Record<string, string[]> {
+  const problems: Record<string, string[]> = {};
+  const walk = (value: unknown, path: string[], depth: number): void => {
+    if (Object.keys(problems).length >= 20) return;
+    const key = path.length > 0 ? path.join(".") : "_";
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) problems[key] = [`${key} must not contain NUL (\\u0000) characters.`];
+      return;
+    }
+    if (typeof value !== "object" || value === null) return;
+    if (depth >= MAX_INPUT_DEPTH) {
+      problems[key] = [`${key} is nested more than ${MAX_INPUT_DEPTH} levels deep.`];
+      return;
+    }
+    if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...path, String(i)], depth + 1));
+    else
+      for (const [k, v] of Object.entries(value)) {
+        if (k.includes("\u0000")) problems[key] = [`A field name in ${key} contains NUL.`];
+        else walk(v, [...path, k], depth + 1);
+      }
+  };
+  walk(input, [], 0);
+  return problems;
 }
 
 /** Parses input with a zod schema; refuses with every field's message. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const raw = rawInputProblems(input);
+  if (Object.keys(raw).length > 0) throw new ValidationError("Some fields need attention.", raw);
   const result = schema.safeParse(input);
   if (!result.success) {
     throw new ValidationError("Some fields need attention.", fieldErrors(result.error));

@@ -9,6 +9,8 @@ export interface Actor {
   name: string;
   globalRole: GlobalRole;
   memberships: { domainId: string; domainSlug: string; role: MembershipRole }[];
+  /** Set when the request was authenticated with an API token (see tokens/): its id and scopes. */
+  token?: { id: string; name: string; scopes: string[] };
 }
 
 /**

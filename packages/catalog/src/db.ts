@@ -27,6 +27,8 @@ export function createPrismaClient(databaseUrl: string) {
     omit: {
       user: { passwordHash: true },
       serviceAccount: { secretHash: true, secretCiphertext: true },
+      webhookEndpoint: { secretCiphertext: true },
+      apiToken: { secretHash: true },
     },
   });
 }

@@ -7,10 +7,12 @@ export type FieldErrors = Record<string, string[]>;
 export class CatalogError extends Error {
   constructor(
     readonly code: string,
-    readonly status: 400 | 401 | 403 | 404 | 409 | 429,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429,
     message: string,
     readonly fields?: FieldErrors,
     options?: ErrorOptions,
+    /** Extra machine-readable detail the API returns beside code and message (e.g. `policy`). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message, options);
     this.name = "CatalogError";

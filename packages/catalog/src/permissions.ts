@@ -12,11 +12,19 @@ export const PERMISSIONS = [
   "product:update",
   "product:submit",
   "product:deprecate",
+  "product:retire",
   "product:review",
+  /** Read a product's records (message browser, latest-state view): its domain, or an active subscriber's. */
+  "product:browse",
+  /** Rebuild a compacted product's latest-state view from offset 0. */
+  "stateView:rebuild",
+  "webhook:manage",
   "serviceAccount:create",
   "subscription:request",
   "subscription:decide",
   "subscription:revoke",
+  /** Reset one of the subscription's consumer groups (governed replay) and set its lag objectives. */
+  "subscription:replay",
   "audit:read",
   "platform:admin",
 ] as const;
@@ -28,12 +36,17 @@ const DOMAIN_ROLE_PERMISSIONS: Record<"OWNER" | "MEMBER", readonly Permission[]>
     "product:update",
     "product:submit",
     "product:deprecate",
+    "product:retire",
+    "product:browse",
+    "stateView:rebuild",
+    "webhook:manage",
     "serviceAccount:create",
     "subscription:request",
     "subscription:decide",
     "subscription:revoke",
+    "subscription:replay",
   ],
-  MEMBER: ["subscription:request"],
+  MEMBER: ["subscription:request", "product:browse"],
 };
 
 const GLOBAL_ROLE_PERMISSIONS: Record<"USER" | "GOVERNANCE" | "ADMIN", readonly Permission[]> = {

@@ -1,10 +1,10 @@
-/// <reference path="./avsc-types.d.ts" />
 import { Ajv } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
-// avsc's type system alone: its package entry also pulls in file and stream
-// support (node:fs), which the browser bundle of the portal's forms cannot load.
-import avroTypes from "avsc/lib/types.js";
+// avsc's type system alone (its package entry also pulls in node:fs, which the
+// browser bundle of the portal's forms cannot load), parsed once per text: the
+// compatibility check that follows validation reuses the parsed type.
+import { avscType } from "./schema/avro-resolver.ts";
 
 export type SchemaFormatName = "AVRO" | "JSON_SCHEMA";
 
@@ -44,7 +44,7 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
       return null;
     }
     try {
-      const type = avroTypes.Type.forSchema(parsed);
+      const type = avscType(definition);
       if (type.typeName !== "record") return `An Avro schema for a data product must be a record, not ${type.typeName}.`;
     } catch (error) {
       return `Invalid Avro schema: ${(error as Error).message}`;
@@ -63,13 +63,46 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
     return `Unsupported JSON Schema draft "${draft}": use draft-07, 2019-09 or 2020-12.`;
   }
   if (IN_BROWSER) return null;
+  const ajv = draft.includes("2020-12") ? new Ajv2020(options) : draft.includes("2019-09") ? new Ajv2019(options) : new Ajv(options);
+  if (!ajv.validateSchema(parsed)) return `Invalid JSON Schema: ${metaSchemaProblems(ajv.errors ?? [])}`;
   try {
-    const ajv = draft.includes("2020-12") ? new Ajv2020(options) : draft.includes("2019-09") ? new Ajv2019(options) : new Ajv(options);
     ajv.compile(parsed);
   } catch (error) {
+    // What the meta-schema cannot see, e.g. a $ref to a definition that does not exist.
     return `Invalid JSON Schema: ${(error as Error).message}`;
   }
   return null;
+}
+
+interface MetaSchemaError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Ajv reports every branch the meta-schema tried ("must be array", "must be
+ * equal to one of the allowed values", "must match a schema in anyOf" for one
+ * bad `type`). A person needs one line per place: the path in the schema and
+ * the most specific message, with the allowed values when there are some.
+ */
+function metaSchemaProblems(errors: MetaSchemaError[]): string {
+  const byPath = new Map<string, MetaSchemaError>();
+  for (const e of errors) {
+    if (e.keyword === "anyOf" || e.keyword === "oneOf" || e.keyword === "if") continue;
+    const kept = byPath.get(e.instancePath);
+    // An enum with its allowed values says more than "must be array".
+    if (!kept || (e.keyword === "enum" && kept.keyword !== "enum")) byPath.set(e.instancePath, e);
+  }
+  if (byPath.size === 0 && errors[0]) byPath.set(errors[0].instancePath, errors[0]);
+  const lines = [...byPath.values()].slice(0, 5).map((e) => {
+    const at = e.instancePath === "" ? "the schema" : `\`${e.instancePath.slice(1).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")).join(".")}\``;
+    if (Array.isArray(e.params.allowedValues)) return `${at} must be one of ${(e.params.allowedValues as unknown[]).map(String).join(", ")}`;
+    return `${at} ${e.message ?? "is invalid"}`;
+  });
+  const more = byPath.size > 5 ? ` (and ${byPath.size - 5} more)` : "";
+  return `${lines.join("; ")}${more}.`;
 }
 
 /** Pretty-prints a stored schema for display; leaves unparsable text as is. */

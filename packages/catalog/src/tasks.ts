@@ -39,6 +39,9 @@ export function taskLabel(kind: string): string {
   return kind in TASK_LABELS ? TASK_LABELS[kind as TaskKind] : kind;
 }
 
+/** Kafka's default segment.ms (7 days). */
+const SEGMENT_MS_DEFAULT = 604_800_000n;
+
 /** Kafka topic configs for a product, with Kafka's names. */
 export function topicConfigs(product: Pick<DataProduct, "retentionMs" | "cleanupPolicy" | "tieredStorage" | "localRetentionMs">): Record<string, string> {
   const configs: Record<string, string> = {
@@ -48,6 +51,11 @@ export function topicConfigs(product: Pick<DataProduct, "retentionMs" | "cleanup
   if (product.tieredStorage) {
     configs["remote.storage.enable"] = "true";
     configs["local.retention.ms"] = product.localRetentionMs.toString();
+    // Only closed segments move to the object store. Kafka closes a segment at
+    // segment.bytes (1 GiB) or segment.ms (7 days): a quiet topic would keep a
+    // week locally whatever its hot window says, so segments roll within the
+    // window itself.
+    if (product.localRetentionMs > 0n && product.localRetentionMs < SEGMENT_MS_DEFAULT) configs["segment.ms"] = product.localRetentionMs.toString();
   }
   return configs;
 }

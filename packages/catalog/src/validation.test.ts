@@ -52,7 +52,13 @@ describe("product input", () => {
     expect(errorsOf({ ...valid, schema: { format: "AVRO", definition: '{"type":"record","name":"E","fields":[{"name":"a","type":"strng"}]}' } })["schema.definition"]?.[0]).toMatch(/Invalid Avro schema/);
     expect(errorsOf({ ...valid, schema: { format: "AVRO", definition: '"string"' } })["schema.definition"]?.[0]).toMatch(/must be a record/);
     expect(errorsOf({ ...valid, schema: { format: "JSON_SCHEMA", definition: '{"type":"object"}' } })).toEqual({});
-    expect(errorsOf({ ...valid, schema: { format: "JSON_SCHEMA", definition: '{"type":"objekt"}' } })["schema.definition"]?.[0]).toMatch(/Invalid JSON Schema/);
+    expect(errorsOf({ ...valid, schema: { format: "JSON_SCHEMA", definition: '{"type":"objekt"}' } })["schema.definition"]?.[0]).toBe(
+      "Invalid JSON Schema: `type` must be one of array, boolean, integer, null, number, object, string.",
+    );
+    // One line per place in the schema, not every branch the meta-schema tried.
+    expect(
+      errorsOf({ ...valid, schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", required: "id", properties: { id: { type: "string", minLength: -1 } } }) } })["schema.definition"]?.[0],
+    ).toBe("Invalid JSON Schema: `required` must be array; `properties.id.minLength` must be >= 0.");
     expect(errorsOf({ ...valid, schema: { format: "JSON_SCHEMA", definition: "  " } })["schema.definition"]?.[0]).toBe("Paste or upload a schema.");
   });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACCOUNT_NAME_MAX_LENGTH, SLUG_PATTERN, slugify } from "./naming.ts";
 import { schemaDefinitionProblem } from "./schema-definition.ts";
+import { COMPATIBILITY_MODES } from "./schema/modes.ts";
 
 // These schemas also run in the portal's browser bundle, under a CSP without
 // 'unsafe-eval': zod's JIT (and its `new Function` probe, which Chromium
@@ -124,6 +125,12 @@ const productFields = {
     .int("Local hot window must be whole milliseconds.")
     .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
   contactEmail: text("The contact e-mail", LIMITS.emailMax).pipe(z.email("Enter a contact e-mail address.")),
+  compatibilityMode: z.enum(COMPATIBILITY_MODES, { message: "Choose a compatibility mode." }),
+  /** Top-level schema fields that form the record key, in order (compacted products need one). */
+  keyFields: z
+    .array(z.string().trim().regex(/^[A-Za-z_$][A-Za-z0-9_$-]{0,127}$/, "Key fields are top-level field names of the schema."))
+    .max(8, "At most 8 key fields.")
+    .refine((keys) => new Set(keys).size === keys.length, "Key fields must be unique."),
 };
 
 /** Rules that span fields; Kafka itself refuses these combinations. */
@@ -153,6 +160,8 @@ export const registerProductInput = z
     cleanupPolicy: productFields.cleanupPolicy.default("delete"),
     tieredStorage: productFields.tieredStorage.default(false),
     localRetentionMs: productFields.localRetentionMs.default(-2),
+    compatibilityMode: productFields.compatibilityMode.default("BACKWARD"),
+    keyFields: productFields.keyFields.default([]),
     schema: schemaInput,
   })
   .superRefine(refineProduct);
@@ -176,6 +185,34 @@ export const reasonInput = z.object({
 export const deprecateProductInput = z.object({
   reason: reasonInput.shape.reason,
   sunsetAt: z.coerce.date({ message: "Enter a sunset date." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
+});
+
+export const retireProductInput = z.object({
+  reason: reasonInput.shape.reason,
+});
+
+/** A schema text: bounded and NUL-free like every other string (the format is the product's). */
+const schemaText = (message: string) =>
+  z
+    .string({ message })
+    .max(LIMITS.schemaDefinitionMax, `The schema definition must be at most ${LIMITS.schemaDefinitionMax} characters.`)
+    .regex(NO_NUL, `The schema definition ${NUL_MESSAGE}`);
+
+/** A new schema version's text; the format is the product's. */
+export const proposeSchemaVersionInput = z.object({
+  definition: schemaText("Paste or upload a schema."),
+});
+
+/** Approving takes an optional comment and the fingerprint of the version the reviewer looked at. */
+export const approveSchemaVersionInput = z.object({
+  comment: text("The comment", 4000).max(2000, "Comment must be at most 2000 characters.").optional(),
+  fingerprint: z.string({ message: "Open the change before approving it." }).regex(/^[0-9a-f]{64}$/, "Open the change before approving it."),
+});
+
+export const publishMajorVersionInput = z.object({
+  definition: schemaText("Paste or upload a schema."),
+  sunsetAt: z.coerce.date({ message: "Choose a sunset date for the current version." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
+  reason: text("The reason", 4000).max(2000, "Reason must be at most 2000 characters.").optional(),
 });
 
 /** The full name `<domain-slug>-<name>`; the namespace and reserved names are checked against the database (principals.ts). */

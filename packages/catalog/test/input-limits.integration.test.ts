@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServiceAccount, listAuditEvents, loadActor, registerProduct, requestSubscription, searchProducts, type Db } from "../src/index.ts";
+import { rawInputProblems } from "../src/action.ts";
+import { createServiceAccount, createWebhook, listAuditEvents, loadActor, registerProduct, requestSubscription, searchProducts, type Db } from "../src/index.ts";
 import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
 
 /* Issue 8, finding 8: NUL bytes and over-long strings are refused with a 400 naming the field, never a 500 from PostgreSQL. */
@@ -40,6 +41,17 @@ describe("input limits", () => {
     await expect(searchProducts(db, actor, { q: "ord\u0000er" })).rejects.toMatchObject({ status: 400, fields: { q: expect.any(Array) } });
     await expect(listAuditEvents(db, actor, { entityId: "\u0000" })).rejects.toMatchObject({ status: 400, fields: { entityId: expect.any(Array) } });
     expect(await db.dataProduct.count()).toBe(0);
+  });
+
+  it("refuses NUL anywhere in any action's input, also in fields a schema does not bound, and absurd nesting", async () => {
+    expect(rawInputProblems({ a: [{ b: "x\u0000" }], ok: "fine" })).toEqual({ "a.0.b": [expect.stringContaining("NUL")] });
+    let deep: unknown = "x";
+    for (let i = 0; i < 40; i++) deep = [deep];
+    expect(Object.values(rawInputProblems({ deep }))[0]?.[0]).toContain("nested more than 32 levels");
+    await expect(createWebhook(db, Buffer.alloc(32), ctx.as.ordersOwner, { domainId: ctx.orders.id, url: "https://hooks.example.com/x", description: "hook\u0000" })).rejects.toMatchObject({
+      status: 400,
+      fields: { description: [expect.stringContaining("NUL")] },
+    });
   });
 
   it("bounds every string: a 1 MB contact e-mail is a 400, not a stored megabyte", async () => {

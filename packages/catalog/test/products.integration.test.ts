@@ -74,7 +74,7 @@ describe("review", () => {
     expect(tasks[0]?.payload).toEqual({
       topic: "orders.approve-me.v1",
       partitions: 6,
-      configs: { "retention.ms": "-1", "cleanup.policy": "delete", "remote.storage.enable": "true", "local.retention.ms": "600000" },
+      configs: { "retention.ms": "-1", "cleanup.policy": "delete", "remote.storage.enable": "true", "local.retention.ms": "600000", "segment.ms": "600000" },
     });
     expect(tasks[2]?.payload).toMatchObject({ principal: "User:orders-producer", operations: ["WRITE", "DESCRIBE"], cluster: ["IDEMPOTENT_WRITE"] });
     const producer = await db.serviceAccount.findUniqueOrThrow({ where: { name: "orders-producer" } });
@@ -163,9 +163,9 @@ describe("updateProduct and deprecateProduct", () => {
     expect(error).toMatchObject({ status: 409, code: "FIELD_LOCKED", fields: { partitions: [expect.stringMatching(/new major version/)] } });
     expect((await db.dataProduct.findUniqueOrThrow({ where: { id: p.id } })).partitions).toBe(6);
     // Sending the whole form back with locked fields unchanged is fine.
-    const resent = await updateProduct(db, ctx.as.ordersOwner, p.id, { ...productInput(ctx.orders.id, { name: "Locked Shape", tags: ["orders", "v1"] }), domainId: undefined, description: "Third wording." });
-    expect(resent.description).toBe("Third wording.");
-    expect((await db.auditEvent.findFirstOrThrow({ where: { entityId: p.id }, orderBy: { id: "desc" } })).data).toEqual({ fields: ["description"] });
+    const resent = await updateProduct(db, ctx.as.ordersOwner, p.id, { ...productInput(ctx.orders.id, { name: "Locked Shape", tags: ["orders", "v1"] }), domainId: undefined, description: "A third wording of the stream." });
+    expect(resent.description).toBe("A third wording of the stream.");
+    expect((await db.auditEvent.findFirstOrThrow({ where: { entityId: p.id }, orderBy: { id: "desc" } })).data).toMatchObject({ fields: ["description"] });
   });
 
   it("refuses edits from another domain's owner (403) and keeps the row", async () => {

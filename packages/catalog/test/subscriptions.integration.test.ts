@@ -120,7 +120,7 @@ describe("subscriptions", () => {
   });
 
   it("enforces who decides: not the requester, not other domains; RESTRICTED only governance", async () => {
-    const product = await approvedProduct("Restricted Data", { classification: "RESTRICTED" });
+    const product = await approvedProduct("Restricted Data", { classification: "RESTRICTED", retentionMs: 30 * 86_400_000 });
     const account = await newAccount();
     const sub = await requestSubscription(db, ctx.as.paymentsOwner, { productId: product.id, serviceAccountId: account.id, purpose: "Fraud screening of payments." });
     await expect(approveSubscription(db, ctx.as.paymentsOwner, sub.id)).rejects.toMatchObject({ status: 403 });

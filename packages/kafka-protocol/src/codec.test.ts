@@ -11,7 +11,8 @@ import type { FieldDefinition, MessageDefinition } from "./definition-types.ts";
 import { inRange, parseVersions, propertyName } from "./definition-types.ts";
 import { ProtocolError } from "./errors.ts";
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse, type ApiKeyWithBody } from "./frames.ts";
-import { Reader, ZERO_UUID } from "./primitives.ts";
+import { Reader } from "./reader.ts";
+import { ZERO_UUID } from "./uuid.ts";
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;

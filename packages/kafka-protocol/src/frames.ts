@@ -10,7 +10,8 @@
 import { decodeBody, encodeBody, requestHeaderVersion, responseHeaderVersion } from "./codec.ts";
 import { ProtocolError } from "./errors.ts";
 import type { RequestBodies, ResponseBodies } from "./generated/messages.ts";
-import { Reader, Writer } from "./primitives.ts";
+import { Reader } from "./reader.ts";
+import { Writer } from "./writer.ts";
 
 export type ApiKeyWithBody = keyof RequestBodies & keyof ResponseBodies;
 

@@ -1,5 +1,7 @@
 export { ProtocolError, UnsupportedCompressionError } from "./errors.ts";
-export { Reader, Writer, ZERO_UUID, uuidFromBytes, uuidToBytes } from "./primitives.ts";
+export { Reader } from "./reader.ts";
+export { Writer } from "./writer.ts";
+export { ZERO_UUID, uuidFromBytes, uuidToBytes } from "./uuid.ts";
 export { crc32c } from "./crc32c.ts";
 export {
   BATCH_HEADER_SIZE,
@@ -28,6 +30,16 @@ export type {
   RecordInput,
   TimestampTypeCode,
 } from "./record-batch.ts";
+export { decodeFetchedRecords } from "./fetched-records.ts";
+export type { AbortedTransaction, DecodedFetch, FetchedRecord } from "./fetched-records.ts";
+export {
+  ControlRecordType,
+  decodeControlRecordType,
+  decodeEndTxnMarkerValue,
+  encodeEndTxnMarkerBatch,
+  encodeEndTxnMarkerRecord,
+} from "./control-records.ts";
+export type { EndTxnMarkerBatchOptions } from "./control-records.ts";
 export { ApiKey } from "./generated/api-keys.ts";
 export type { ApiKeyCode, ApiKeyName } from "./generated/api-keys.ts";
 export { ErrorCode } from "./generated/error-codes.ts";

@@ -159,6 +159,22 @@ describe("kafkajs requests decode here", () => {
     const authBytes = await plain({ authorizationIdentity: "", username: "alice", password: "s3cret" }).encode();
     expect((await fromKafkajs("saslAuthenticate/v1", { authBytes })).body).toMatchObject({ authBytes: Buffer.from("\0alice\0s3cret") });
   });
+
+  it("transactions: InitProducerId v1, AddPartitionsToTxn v1, AddOffsetsToTxn v1, TxnOffsetCommit v1, EndTxn v1", async () => {
+    const ids = { transactionalId: "tx-1", producerId: Long.fromValue("4001"), producerEpoch: 3 };
+    expect((await fromKafkajs("initProducerId/v1", { transactionalId: "tx-1", transactionTimeout: 30000 })).body).toMatchObject({
+      transactionalId: "tx-1",
+      transactionTimeoutMs: 30000,
+    });
+    const add = await fromKafkajs("addPartitionsToTxn/v1", { ...ids, topics: [{ topic: "t", partitions: [0, 2] }] });
+    expect(add.header).toMatchObject({ apiKey: ApiKey.AddPartitionsToTxn, apiVersion: 1 });
+    expect(add.body).toMatchObject({ v3AndBelowTransactionalId: "tx-1", v3AndBelowProducerId: 4001n, v3AndBelowProducerEpoch: 3, v3AndBelowTopics: [{ name: "t", partitions: [0, 2] }] });
+    expect((await fromKafkajs("addOffsetsToTxn/v1", { ...ids, groupId: "g" })).body).toMatchObject({ transactionalId: "tx-1", producerId: 4001n, producerEpoch: 3, groupId: "g" });
+    expect(
+      (await fromKafkajs("txnOffsetCommit/v1", { ...ids, groupId: "g", topics: [{ topic: "t", partitions: [{ partition: 1, offset: Long.fromValue("99"), metadata: null }] }] })).body,
+    ).toMatchObject({ transactionalId: "tx-1", groupId: "g", producerId: 4001n, producerEpoch: 3, topics: [{ name: "t", partitions: [{ partitionIndex: 1, committedOffset: 99n, committedMetadata: null }] }] });
+    expect((await fromKafkajs("endTxn/v1", { ...ids, transactionResult: true })).body).toMatchObject({ transactionalId: "tx-1", producerId: 4001n, producerEpoch: 3, committed: true });
+  });
 });
 
 describe("responses encoded here decode in kafkajs", () => {
@@ -242,5 +258,22 @@ describe("responses encoded here decode in kafkajs", () => {
       }),
     ).toMatchObject({ errorCode: 0, generationId: 1, groupProtocol: "RoundRobinAssigner", leaderId: "m1", memberId: "m1", members: [{ memberId: "m1", memberMetadata: Buffer.from([9]) }] });
     expect(await toKafkajs("heartbeat/v3", ApiKey.Heartbeat, 3, { errorCode: 0 })).toMatchObject({ errorCode: 0 });
+  });
+  it("transactions: InitProducerId v1, AddPartitionsToTxn v1, AddOffsetsToTxn v1, TxnOffsetCommit v1, EndTxn v1", async () => {
+    expect(await toKafkajs("initProducerId/v1", ApiKey.InitProducerId, 1, { errorCode: 0, producerId: 4001n, producerEpoch: 3 })).toMatchObject({
+      errorCode: 0,
+      producerId: "4001",
+      producerEpoch: 3,
+    });
+    expect(
+      await toKafkajs("addPartitionsToTxn/v1", ApiKey.AddPartitionsToTxn, 1, {
+        resultsByTopicV3AndBelow: [{ name: "t", resultsByPartition: [{ partitionIndex: 0, partitionErrorCode: 0 }, { partitionIndex: 2, partitionErrorCode: 3 }] }],
+      }),
+    ).toMatchObject({ errors: [{ topic: "t", partitionErrors: [{ partition: 0, errorCode: 0 }, { partition: 2, errorCode: 3 }] }] });
+    expect(await toKafkajs("addOffsetsToTxn/v1", ApiKey.AddOffsetsToTxn, 1, { errorCode: 0 })).toMatchObject({ errorCode: 0 });
+    expect(
+      await toKafkajs("txnOffsetCommit/v1", ApiKey.TxnOffsetCommit, 1, { topics: [{ name: "t", partitions: [{ partitionIndex: 1, errorCode: 0 }] }] }),
+    ).toMatchObject({ topics: [{ topic: "t", partitions: [{ partition: 1, errorCode: 0 }] }] });
+    expect(await toKafkajs("endTxn/v1", ApiKey.EndTxn, 1, { errorCode: 0 })).toMatchObject({ errorCode: 0 });
   });
 });

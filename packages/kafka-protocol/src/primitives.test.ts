@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ProtocolError } from "./errors.ts";
-import { Reader, Writer, ZERO_UUID, uuidFromBytes, uuidToBytes } from "./primitives.ts";
+import { Reader } from "./reader.ts";
+import { ZERO_UUID, uuidFromBytes, uuidToBytes } from "./uuid.ts";
+import { Writer } from "./writer.ts";
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ""), "hex");
 const written = (f: (w: Writer) => void) => {

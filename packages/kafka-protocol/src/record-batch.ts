@@ -1,7 +1,8 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { crc32c } from "./crc32c.ts";
 import { ProtocolError, UnsupportedCompressionError } from "./errors.ts";
-import { Reader, Writer } from "./primitives.ts";
+import { Reader } from "./reader.ts";
+import { Writer } from "./writer.ts";
 
 /**
  * RecordBatch v2 (magic 2), Kafka's DefaultRecordBatch.java:

@@ -69,6 +69,31 @@ export const workerEnvSchema = z
       }
     }),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    /** The portal's public URL: links in e-mails and webhook payloads. */
+    KAPPA_PORTAL_URL: z.string().url("must be the portal's public URL, e.g. https://kappa.example.com").default("http://localhost:3000"),
+    /** smtp://user:pass@host:587 or smtps://…; unset: no e-mail (the in-app centre and webhooks still work). */
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+      .refine((v) => URL.canParse(v), "must be an smtp:// or smtps:// URL")
+      .optional(),
+    SMTP_FROM: z.string().min(3).default("Kappa Mesh <no-reply@kappa.invalid>"),
+    /** Notifications older than this are not e-mailed any more (e.g. after SMTP was configured late). */
+    WORKER_EMAIL_MAX_AGE_HOURS: positiveInt(24),
+    /** How often the e-mail and webhook outboxes are polled. */
+    WORKER_NOTIFY_POLL_MS: positiveInt(1_000),
+    WORKER_WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+    WORKER_WEBHOOK_MAX_ATTEMPTS: positiveInt(8),
+    WORKER_WEBHOOK_BACKOFF_BASE_MS: positiveInt(10_000),
+    WORKER_WEBHOOK_BACKOFF_MAX_MS: positiveInt(3_600_000),
+    /** Webhooks to loopback, private and link-local addresses are refused unless true (SSRF guard; demo mode allows them). */
+    WORKER_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+    /** How often latest-state views look for new records once caught up. */
+    WORKER_STATE_POLL_MS: positiveInt(1_000),
+    /** Bytes read per partition per round by the latest-state views. */
+    WORKER_STATE_FETCH_BYTES: positiveInt(4 * 1024 * 1024),
+    /** How often deprecated products past their sunset are retired. */
+    WORKER_SUNSET_CHECK_MS: positiveInt(60_000),
   })
   .superRefine((env, ctx) => {
     if (env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {

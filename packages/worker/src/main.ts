@@ -50,6 +50,21 @@ async function main(): Promise<void> {
       superUsers: env.KAFKA_SUPER_USERS,
       outageBackoffBaseMs: env.WORKER_OUTAGE_BACKOFF_BASE_MS,
       outageBackoffMaxMs: env.WORKER_OUTAGE_BACKOFF_MAX_MS,
+      sunsetCheckMs: env.WORKER_SUNSET_CHECK_MS,
+      stateView: { pollMs: env.WORKER_STATE_POLL_MS, partitionFetchBytes: env.WORKER_STATE_FETCH_BYTES },
+      notifications: {
+        pollMs: env.WORKER_NOTIFY_POLL_MS,
+        webhooks: {
+          secretsKey: parseSecretsKey(env.KAPPA_SECRETS_KEY),
+          portalUrl: env.KAPPA_PORTAL_URL,
+          timeoutMs: env.WORKER_WEBHOOK_TIMEOUT_MS,
+          maxAttempts: env.WORKER_WEBHOOK_MAX_ATTEMPTS,
+          backoffBaseMs: env.WORKER_WEBHOOK_BACKOFF_BASE_MS,
+          backoffMaxMs: env.WORKER_WEBHOOK_BACKOFF_MAX_MS,
+          allowPrivateTargets: env.WORKER_WEBHOOK_ALLOW_PRIVATE,
+        },
+        email: env.SMTP_URL ? { smtpUrl: env.SMTP_URL, from: env.SMTP_FROM, portalUrl: env.KAPPA_PORTAL_URL, maxAgeHours: env.WORKER_EMAIL_MAX_AGE_HOURS } : undefined,
+      },
     },
     log,
   );

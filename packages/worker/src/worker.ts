@@ -9,7 +9,10 @@ import { recordWorkerPrincipals, type Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import { errorMessage, type Logger } from "./log.ts";
+import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
+import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { Observer } from "./observe/observer.ts";
+import { StateMaterializer, type StateViewOptions } from "./state/materializer.ts";
 import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import type { ReconcileContext } from "./reconcile/entities.ts";
 import { platformPrincipals } from "./reconcile/principal-guard.ts";
@@ -33,6 +36,12 @@ export interface WorkerOptions extends RunnerOptions {
   /** Backoff while PostgreSQL or Kafka is unreachable: first delay and cap (capped exponential, jittered). */
   outageBackoffBaseMs?: number;
   outageBackoffMaxMs?: number;
+  /** Webhook and e-mail delivery; absent: not sent by this instance. */
+  notifications?: NotificationOptions;
+  /** Sunset scheduler interval; absent: this instance retires nothing by itself. */
+  sunsetCheckMs?: number;
+  /** Latest-state views of compacted products; absent: this instance keeps none. */
+  stateView?: Omit<StateViewOptions, "workerId">;
 }
 
 export interface HealthReport {
@@ -52,6 +61,9 @@ export class Worker {
   readonly observer: Observer;
   readonly ctx: ReconcileContext;
   readonly outages: OutageTracker;
+  readonly notifications: NotificationDispatcher | null;
+  readonly sunset: SunsetScheduler | null;
+  readonly stateViews: StateMaterializer | null;
   private timers: NodeJS.Timeout[] = [];
   private server: Server | null = null;
   private state: HealthReport["status"] = "starting";
@@ -78,6 +90,9 @@ export class Worker {
     this.outages = new OutageTracker(options.outageBackoffBaseMs ?? 500, options.outageBackoffMaxMs ?? 30_000);
     this.runner = new TaskRunner(this.ctx, options, log, this.outages);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
+    this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
+    this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
+    this.stateViews = options.stateView ? new StateMaterializer(db, cluster, { ...options.stateView, workerId: options.workerId }, log) : null;
   }
 
   async start(): Promise<void> {
@@ -97,6 +112,9 @@ export class Worker {
     this.timers.push(setInterval(() => this.reconcileNow(), this.options.reconcileIntervalMs));
     this.timers.push(setInterval(() => this.observeNow(), this.options.observeIntervalMs));
     this.timers.push(setInterval(() => void this.heartbeat(), 10_000));
+    this.notifications?.start();
+    this.sunset?.start();
+    this.stateViews?.start();
     this.state = "ready";
     await this.heartbeat();
     if (this.options.readyFile) writeFileSync(this.options.readyFile, JSON.stringify({ workerId: this.options.workerId, healthPort: this.healthPort, pid: process.pid }) + "\n");
@@ -254,6 +272,7 @@ export class Worker {
     if (this.options.readyFile) rmSync(this.options.readyFile, { force: true });
     const graceMs = this.options.shutdownGraceMs ?? 10_000;
     await this.runner.stop(graceMs);
+    await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop()]);
     // A reconcile stops between entities; a request in flight is cut short
     // when the caller closes the cluster connections after stop().
     await Promise.race([Promise.allSettled([this.reconciling, this.observing]), new Promise((r) => setTimeout(r, graceMs))]);

@@ -135,7 +135,7 @@ export async function approvedProduct(db: Db, people: Awaited<ReturnType<typeof 
   const product = await registerProduct(db, people.as.ordersOwner, {
     domainId: people.orders.id,
     name,
-    description: "Test events.",
+    description: "Test events for the worker integration tests.",
     classification: "INTERNAL",
     tags: ["test"],
     freshnessSeconds: 60,

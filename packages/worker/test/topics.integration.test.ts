@@ -88,19 +88,20 @@ describe("product topics", () => {
   });
 
   it("a compacted product with infinite retention gets cleanup.policy=compact and retention.ms=-1", async () => {
-    const product = await approvedProduct(db, people, { partitions: 2, cleanupPolicy: "compact" });
+    const product = await approvedProduct(db, people, { partitions: 2, cleanupPolicy: "compact", keyFields: ["id"] });
     await waitFor(() => topicExists(product.topicName), 5_000, `topic ${product.topicName}`);
     const configs = await topicConfigs(product.topicName);
     expect(configs["cleanup.policy"]).toBe("compact");
     expect(configs["retention.ms"]).toBe("-1");
   });
 
-  it("a tiered product gets remote.storage.enable and its local hot window", async () => {
+  it("a tiered product gets remote.storage.enable, its local hot window, and segments that roll within it", async () => {
     const product = await approvedProduct(db, people, { partitions: 1, retentionMs: 30 * 24 * 3600_000, tieredStorage: true, localRetentionMs: 3600_000 });
     await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } })) !== null, 5_000, "CREATE_TOPIC done");
     const configs = await topicConfigs(product.topicName);
     expect(configs["remote.storage.enable"]).toBe("true");
     expect(configs["local.retention.ms"]).toBe("3600000");
+    expect(configs["segment.ms"]).toBe("3600000");
     expect(configs["retention.ms"]).toBe(String(30 * 24 * 3600_000));
   });
 

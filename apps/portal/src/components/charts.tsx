@@ -1,6 +1,6 @@
 "use client";
 
-import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Label, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatClock, formatCount, formatRate, type LagSeries } from "@/lib/observations";
 
 /*
@@ -20,17 +20,25 @@ function tooltipLabel(label: unknown): string {
   return typeof label === "number" ? `${formatClock(label)} UTC` : String(label);
 }
 
+/**
+ * One bar per minute: the rate the worker measured over that minute (end
+ * offsets a minute apart), not a curve through the points — a smoothed line
+ * would draw traffic between samples that nobody measured. A minute without a
+ * measurement has no bar.
+ */
 export function ThroughputChart({ points, label }: { points: { t: number; rate: number | null }[]; label: string }) {
   return (
-    <div role="img" aria-label={label} className="h-36 w-full" data-testid="throughput-chart">
+    <div role="img" aria-label={label} className="h-40 w-full" data-testid="throughput-chart">
       <ResponsiveContainer width="100%" height="100%">
-        <AreaChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+        <BarChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: 8 }} barCategoryGap={1}>
           <CartesianGrid stroke="#e2e8f0" vertical={false} />
           {timeAxis()}
-          <YAxis tick={AXIS} width={48} allowDecimals tickFormatter={(v: number) => formatCount(v)} />
-          <Tooltip labelFormatter={tooltipLabel} formatter={(v) => [formatRate(typeof v === "number" ? v : null), "throughput"]} />
-          <Area type="monotone" dataKey="rate" stroke="#4f46e5" fill="#e0e7ff" strokeWidth={2} connectNulls={false} isAnimationActive={false} />
-        </AreaChart>
+          <YAxis tick={AXIS} width={56} allowDecimals tickFormatter={(v: number) => formatCount(v)}>
+            <Label value="msg/s" angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "#64748b" }} />
+          </YAxis>
+          <Tooltip labelFormatter={(l) => `minute from ${tooltipLabel(l)}`} formatter={(v) => [formatRate(typeof v === "number" ? v : null), "average over the minute"]} />
+          <Bar dataKey="rate" fill="#6366f1" isAnimationActive={false} />
+        </BarChart>
       </ResponsiveContainer>
     </div>
   );

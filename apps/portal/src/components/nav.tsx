@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 import { useActor, usePermissions } from "./actor-context";
+import { NotificationBell } from "./notification-bell";
 import { cx } from "./ui";
 
 function roleLabel(me: ReturnType<typeof useActor>): string {
@@ -27,6 +28,8 @@ export function Nav() {
     { href: "/my-domain", label: "My domain", show: me.memberships.length > 0 },
     { href: "/review", label: "Review", show: perms.hasGlobal("product:review") || isOwner },
     { href: "/audit", label: "Audit log", show: perms.hasGlobal("audit:read") },
+    { href: "/governance", label: "Governance", show: perms.hasGlobal("product:review") || perms.hasGlobal("platform:admin") },
+    { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
   ].filter((l) => l.show);
   const active = (href: string) => (href === "/" ? pathname === "/" || pathname.startsWith("/products") : pathname.startsWith(href));
@@ -38,9 +41,12 @@ export function Nav() {
           <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-md bg-indigo-600 text-sm text-white">κ</span>
           Kappa Mesh
         </Link>
+        <div className="ml-auto sm:order-last">
+          <NotificationBell />
+        </div>
         <button
           type="button"
-          className="ml-auto rounded-md px-2 py-1 text-sm ring-1 ring-slate-300 sm:hidden"
+          className="rounded-md px-2 py-1 text-sm ring-1 ring-slate-300 sm:hidden"
           aria-expanded={open}
           aria-controls="main-nav"
           onClick={() => setOpen((v) => !v)}

@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import type { ConsumerLag, ProductObservations } from "@/lib/api-types";
-import { age, formatDateTime, formatDurationMs } from "@/lib/format";
+import { ago, formatDateTime, formatDurationMs } from "@/lib/format";
 import {
   describeRange,
   formatBytes,
@@ -80,7 +80,7 @@ export function ProvisioningSteps({
               <div className="min-w-0">
                 <p className="text-sm font-medium">{s.step}. {s.label}</p>
                 <p className="text-xs text-slate-500">
-                  {s.kind} · attempts {s.attempts} · updated {age(s.updatedAt)} ago
+                  {s.kind} · attempts {s.attempts} · updated {ago(s.updatedAt)}
                 </p>
               </div>
               <Badge value={s.status} />
@@ -175,7 +175,7 @@ export function TieredStoragePanel({ data }: { data: ProductObservations }) {
                 }
                 testId="replay-remote"
               />
-              <Stat label="Observed" value={`${age(topic.observedAt)} ago`} hint={`${topic.partitions} partitions`} />
+              <Stat label="Observed" value={ago(topic.observedAt)} hint={`${topic.partitions} partitions`} />
             </dl>
             <details className="mt-3">
               <summary className="cursor-pointer text-sm font-medium text-indigo-700">Offsets per partition</summary>
@@ -221,9 +221,9 @@ export function ThroughputPanel({ data }: { data: ProductObservations }) {
       </p>
       {data.topic && data.topic.messagesPerSecond === null && <p className="text-xs text-slate-500">The rate needs two observations; it appears after the next one.</p>}
       {known.length >= 2 ? (
-        <ThroughputChart points={points} label={`Messages per second, one point per minute over the last ${points.length} minutes; now ${formatRate(data.topic?.messagesPerSecond ?? null)}.`} />
+        <ThroughputChart points={points} label={`Messages per second, one bar per minute over the last ${points.length} minutes; now ${formatRate(data.topic?.messagesPerSecond ?? null)}.`} />
       ) : (
-        <p className="text-xs text-slate-500">The chart fills in as the worker records one point per minute.</p>
+        <p className="text-xs text-slate-500">The chart fills in as the worker records one bar per minute.</p>
       )}
     </div>
   );
@@ -260,7 +260,7 @@ export function ConsumerLagList({ consumers, samples, empty, showSubscriber }: {
             <dl className="mt-2 grid grid-cols-3 gap-3">
               <Stat label="Lag" value={`${formatCount(c.totalLag)} messages`} testId="group-lag" />
               <Stat label="Behind by" value={formatLagTime(c.timeLagMs)} />
-              <Stat label="Members" value={c.members} hint={`observed ${age(c.observedAt)} ago`} />
+              <Stat label="Members" value={c.members} hint={`observed ${ago(c.observedAt)}`} />
             </dl>
             <details className="mt-2">
               <summary className="cursor-pointer text-sm font-medium text-indigo-700">Lag per partition</summary>

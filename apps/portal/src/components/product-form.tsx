@@ -1,9 +1,10 @@
 "use client";
 
+import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
 import { CLASSIFICATIONS, LIMITS } from "@kappa/catalog/validation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
+import { useMemo, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import { humanize } from "@/lib/format";
 import {
@@ -11,6 +12,7 @@ import {
   formToInput,
   LOCAL_RETENTION_PRESETS,
   METADATA_FIELDS,
+  policyFactsFromValues,
   RETENTION_PRESETS,
   validateRegister,
   validateUpdate,
@@ -20,6 +22,7 @@ import {
   type ProductFormValues,
 } from "@/lib/product-form";
 import { queryKeys } from "@/lib/query-keys";
+import { PolicyNotes, PolicyResultList, PolicySummary } from "./policy-results";
 import { Button, ButtonLink, Card, ErrorAlert, Field, inputClass } from "./ui";
 
 type Mode = { kind: "create"; domains: { id: string; name: string; slug: string }[] } | { kind: "edit"; productId: string; status: string; initial: ProductFormValues };
@@ -36,7 +39,7 @@ const CLASSIFICATION_HINTS: Record<string, string> = {
  * before sending; the server validates again and its field messages land next
  * to the same fields. Nothing is sent while the form has errors.
  */
-export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductFormValues }) {
+export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: ProductFormValues; policy: { version: number; document: PolicyDocument } }) {
   const router = useRouter();
   const client = useQueryClient();
   const [values, setValues] = useState<ProductFormValues>(defaults);
@@ -44,6 +47,13 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
   const [formError, setFormError] = useState<string | null>(null);
   const fullyEditable = mode.kind === "create" || mode.status === "DRAFT" || mode.status === "REJECTED";
   const locked = (field: string) => !fullyEditable && !METADATA_FIELDS.includes(field);
+  // The same evaluator the server runs, on every keystroke: pass / warn / fail with the rule id.
+  const evaluation = useMemo(
+    () => evaluatePolicy(policy.document, mode.kind === "create" ? "product.register" : "product.update", { product: policyFactsFromValues(values) }),
+    [policy.document, mode.kind, values],
+  );
+  const byField = resultsByField(evaluation.results);
+  const notes = (field: string, id = field) => (byField[field] ? <PolicyNotes id={`${id}-notes`} results={byField[field]} /> : undefined);
 
   const save = useMutation<{ id: string }, ApiError, unknown>({
     mutationFn: (body) =>
@@ -86,6 +96,12 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
       }
       problems = validateUpdate(patch);
       body = patch;
+    }
+    if (!problems && mode.kind === "create" && evaluation.blocked) {
+      setErrors({});
+      setFormError(`The policy refuses this product: ${evaluation.results.filter((r) => r.outcome === "fail").map((r) => r.ruleId).join(", ")}. Nothing was saved.`);
+      requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-outcome=fail]")?.scrollIntoView({ block: "center" }));
+      return;
     }
     if (problems) {
       setErrors(problems);
@@ -130,13 +146,13 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
               )}
             </Field>
           )}
-          <Field id="name" label="Name" errors={e("name")} hint={locked("name") ? lockHint : "Becomes part of the topic name."}>
+          <Field id="name" label="Name" errors={e("name")} notes={notes("name")} hint={locked("name") ? lockHint : "Becomes part of the topic name."}>
             {(a) => <input {...a} value={values.name} onChange={(ev) => set("name", ev.target.value)} disabled={locked("name")} maxLength={LIMITS.nameMax + 20} className={inputClass} />}
           </Field>
-          <Field id="description" label="Description" errors={e("description")} className="sm:col-span-2" hint="What is in the stream, when records are produced, keys and ordering.">
+          <Field id="description" label="Description" errors={e("description")} notes={notes("description")} className="sm:col-span-2" hint="What is in the stream, when records are produced, keys and ordering.">
             {(a) => <textarea {...a} rows={4} value={values.description} onChange={(ev) => set("description", ev.target.value)} className={inputClass} />}
           </Field>
-          <Field id="classification" label="Classification" errors={e("classification")} hint={locked("classification") ? lockHint : CLASSIFICATION_HINTS[values.classification]}>
+          <Field id="classification" label="Classification" errors={e("classification")} notes={notes("classification")} hint={locked("classification") ? lockHint : CLASSIFICATION_HINTS[values.classification]}>
             {(a) => (
               <select {...a} value={values.classification} onChange={(ev) => set("classification", ev.target.value)} disabled={locked("classification")} className={inputClass}>
                 {CLASSIFICATIONS.map((c) => (
@@ -148,7 +164,7 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
           <Field id="tags" label="Tags" errors={e("tags") ?? firstIndexed(errors, "tags")} hint="Comma-separated, lower-case, e.g. orders, events">
             {(a) => <input {...a} value={values.tags} onChange={(ev) => set("tags", ev.target.value)} className={inputClass} />}
           </Field>
-          <Field id="contactEmail" label="Contact e-mail" errors={e("contactEmail")}>
+          <Field id="contactEmail" label="Contact e-mail" errors={e("contactEmail")} notes={notes("contactEmail")}>
             {(a) => <input {...a} type="email" value={values.contactEmail} onChange={(ev) => set("contactEmail", ev.target.value)} className={inputClass} />}
           </Field>
         </div>
@@ -167,7 +183,7 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
 
       <Card title="Topic">
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field id="partitions" label="Partitions" errors={e("partitions")} hint={locked("partitions") ? lockHint : `1–${LIMITS.partitionsMax}; the unit of consumer parallelism.`}>
+          <Field id="partitions" label="Partitions" errors={e("partitions")} notes={notes("partitions")} hint={locked("partitions") ? lockHint : `1–${LIMITS.partitionsMax}; the unit of consumer parallelism.`}>
             {(a) => <input {...a} inputMode="numeric" value={values.partitions} onChange={(ev) => set("partitions", ev.target.value)} disabled={locked("partitions")} className={inputClass} />}
           </Field>
           <Field id="cleanupPolicy" label="Cleanup policy" errors={e("cleanupPolicy")} hint={locked("cleanupPolicy") ? lockHint : "compact keeps the latest record per key (latest-state products)."}>
@@ -178,7 +194,10 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
               </select>
             )}
           </Field>
-          <DurationField id="retention" label="Retention" value={values.retention} presets={RETENTION_PRESETS} disabled={locked("retentionMs")} errors={e("retentionMs")} onChange={(v) => set("retention", v)} hint={locked("retentionMs") ? lockHint : "Forever by default: every consumer can replay from the start."} />
+          <Field id="keyFields" label="Key fields" errors={e("keyFields") ?? firstIndexed(errors, "keyFields")} notes={notes("keyFields")} hint={locked("keyFields") ? lockHint : "Comma-separated top-level schema fields that form the record key (compacted products need one)."}>
+            {(a) => <input {...a} value={values.keyFields} onChange={(ev) => set("keyFields", ev.target.value)} disabled={locked("keyFields")} className={inputClass} />}
+          </Field>
+          <DurationField id="retention" label="Retention" value={values.retention} presets={RETENTION_PRESETS} disabled={locked("retentionMs")} errors={e("retentionMs")} notes={notes("retentionMs", "retention")} onChange={(v) => set("retention", v)} hint={locked("retentionMs") ? lockHint : "Forever by default: every consumer can replay from the start."} />
           <fieldset className="space-y-3">
             <legend className="text-sm font-medium text-slate-800">Tiered storage</legend>
             <label className="flex items-center gap-2 text-sm">
@@ -193,6 +212,7 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
               Move cold segments to object storage
             </label>
             {e("tieredStorage") && <p id="tieredStorage-error" className="text-sm text-rose-700" data-field-error>{e("tieredStorage")?.join(" ")}</p>}
+            {notes("tieredStorage")}
             {values.tieredStorage && (
               <DurationField id="localRetention" label="Local hot window" value={values.localRetention} presets={LOCAL_RETENTION_PRESETS} disabled={locked("localRetentionMs")} errors={e("localRetentionMs")} onChange={(v) => set("localRetention", v)} hint={locked("localRetentionMs") ? lockHint : "How much stays on broker disks; older data is served from object storage."} />
             )}
@@ -214,13 +234,19 @@ export function ProductForm({ mode, defaults }: { mode: Mode; defaults: ProductF
             </div>
             {e("schema.format") && <p className="mt-1 text-sm text-rose-700" data-field-error>{e("schema.format")?.join(" ")}</p>}
           </fieldset>
-          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} hint={locked("schema") ? "The approved schema; schema evolution comes with versioned schemas." : "Paste the schema, or upload a .avsc / .json file."}>
+          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? "The approved schema; schema evolution comes with versioned schemas." : "Paste the schema, or upload a .avsc / .json file."}>
             {(a) => <textarea {...a} rows={12} spellCheck={false} readOnly={locked("schema")} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
           </Field>
           {!locked("schema") && <div>
             <label htmlFor="schemaFile" className="text-sm font-medium text-slate-800">Upload a schema file</label>
             <input id="schemaFile" type="file" accept=".avsc,.json,application/json" onChange={(ev) => void onUpload(ev)} className="mt-1 block text-sm file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:text-sm file:font-medium hover:file:bg-slate-200" />
           </div>}
+        </div>
+      </Card>
+
+      <Card title={`Policy checks (policy v${policy.version})`} actions={<PolicySummary results={evaluation.results} />}>
+        <div role="status" aria-live="polite" aria-atomic="false" data-testid="policy-checks">
+          <PolicyResultList results={evaluation.results} />
         </div>
       </Card>
 
@@ -251,9 +277,11 @@ function DurationField({
   errors,
   disabled,
   hint,
+  notes,
 }: {
   id: string;
   label: string;
+  notes?: ReactNode;
   value: DurationValue;
   presets: { ms: number; label: string }[];
   onChange: (v: DurationValue) => void;
@@ -262,7 +290,7 @@ function DurationField({
   hint?: ReactNode;
 }) {
   return (
-    <Field id={id} label={label} errors={errors} hint={hint}>
+    <Field id={id} label={label} errors={errors} hint={hint} notes={notes}>
       {(a) => (
         <div className="space-y-2">
           <select {...a} value={value.choice} disabled={disabled} onChange={(ev) => onChange({ ...value, choice: ev.target.value })} className={inputClass}>

@@ -140,17 +140,21 @@ export function Field({
   errors,
   children,
   className,
+  notes,
 }: {
   id: string;
   label: ReactNode;
   hint?: ReactNode;
   errors?: string[] | undefined;
+  /** Extra lines under the field (policy verdicts); must carry the id `${id}-notes`. */
+  notes?: ReactNode;
   children: (props: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean }) => ReactNode;
   className?: string;
 }) {
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = errors?.length ? `${id}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  const notesId = notes ? `${id}-notes` : undefined;
+  const describedBy = [hintId, errorId, notesId].filter(Boolean).join(" ") || undefined;
   return (
     <div className={className}>
       <label htmlFor={id} className="block text-sm font-medium text-slate-800">
@@ -167,6 +171,7 @@ export function Field({
           {errors?.join(" ")}
         </p>
       )}
+      {notes}
     </div>
   );
 }

@@ -6,9 +6,11 @@
 import type {
   getProduct,
   Jsonish,
+  listApiTokens,
   listAuditEvents,
   myDomains,
   platformOverview,
+  policyOverview,
   productObservations,
   subscriptionDetail,
   permissionSummary,
@@ -16,6 +18,10 @@ import type {
   searchProducts,
   subscribableAccounts,
   Actor,
+  listNotifications,
+  domainWebhooks,
+  webhookDeliveries,
+  productRetirement,
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
@@ -24,6 +30,8 @@ export type ProductListItem = ProductSearchResult["items"][number];
 export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>>;
 export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
+export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>;
+export type ApiTokenList = Jsonish<Awaited<ReturnType<typeof listApiTokens>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type PermissionSummary = ReturnType<typeof permissionSummary>;
 export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };
@@ -38,3 +46,8 @@ export interface RevealedCredentials {
   mechanism: "SCRAM-SHA-512";
   issuedAt: string | null;
 }
+export type NotificationPage = Jsonish<Awaited<ReturnType<typeof listNotifications>>>;
+export type NotificationItem = NotificationPage["notifications"][number];
+export type DomainWebhook = Jsonish<Awaited<ReturnType<typeof domainWebhooks>>>[number];
+export type WebhookLog = Jsonish<Awaited<ReturnType<typeof webhookDeliveries>>>;
+export type ProductRetirement = Jsonish<Awaited<ReturnType<typeof productRetirement>>>;

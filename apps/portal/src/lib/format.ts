@@ -25,7 +25,7 @@ export function formatSeconds(seconds: number): string {
   return formatDurationMs(seconds * 1000);
 }
 
-/** How long ago, coarse: "3 minutes", "2 days". */
+/** A coarse duration since `iso`: "3 minutes", "2 days", "under a second" (for "waiting …", "not seen for …"). */
 export function age(iso: string, now: number = Date.now()): string {
   const ms = Math.max(0, now - new Date(iso).getTime());
   for (const [size, name] of UNITS) {
@@ -34,7 +34,27 @@ export function age(iso: string, now: number = Date.now()): string {
       return `${n} ${name}${n === 1 ? "" : "s"}`;
     }
   }
-  return "just now";
+  return "under a second";
+}
+
+/** "just now", "1 minute ago", "3 days ago": when something happened. */
+export function ago(iso: string, now: number = Date.now()): string {
+  const ms = now - new Date(iso).getTime();
+  if (ms < 1000) return "just now";
+  return `${age(iso, now)} ago`;
+}
+
+/** "in 3 days", "in 1 hour", "now": time left until `iso` (a sunset). */
+export function until(iso: string, now: number = Date.now()): string {
+  const ms = new Date(iso).getTime() - now;
+  if (ms < 1000) return "now";
+  for (const [size, name] of UNITS) {
+    if (ms >= size) {
+      const n = Math.floor(ms / size);
+      return `in ${n} ${name}${n === 1 ? "" : "s"}`;
+    }
+  }
+  return "now";
 }
 
 export function formatDateTime(iso: string | null | undefined): string {

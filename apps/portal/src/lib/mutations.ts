@@ -12,7 +12,7 @@ import { queryKeys } from "./query-keys";
  * the domains' subscription lists and the audit log.
  */
 
-type ProductAction = { kind: "submit" } | { kind: "approve" } | { kind: "reject"; reason: string } | { kind: "deprecate"; reason: string; sunsetAt: string };
+type ProductAction = { kind: "submit" } | { kind: "approve" } | { kind: "reject"; reason: string } | { kind: "deprecate"; reason: string; sunsetAt: string } | { kind: "retire"; reason: string };
 
 export function useProductAction(productId: string) {
   const client = useQueryClient();
@@ -24,6 +24,7 @@ export function useProductAction(productId: string) {
     onSuccess: () =>
       Promise.all([
         client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.products.retirement(productId) }),
         client.invalidateQueries({ queryKey: queryKeys.products.lists() }),
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
         client.invalidateQueries({ queryKey: queryKeys.myDomains }),
@@ -95,5 +96,14 @@ export function useRotateCredentials(shownIn: QueryKey) {
         client.invalidateQueries({ queryKey: queryKeys.platform }),
         client.invalidateQueries({ queryKey: queryKeys.audit.all }),
       ]),
+  });
+}
+
+/** Marks notifications read; the bell and the centre refresh. */
+export function useMarkNotificationsRead() {
+  const client = useQueryClient();
+  return useMutation<{ marked: number; unread: number }, ApiError, { ids: number[] } | { all: true }>({
+    mutationFn: (body) => api("/api/v1/notifications/read", { method: "POST", body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.notifications.all }),
   });
 }

@@ -7,6 +7,7 @@ import {
   formToInput,
   LOCAL_RETENTION_PRESETS,
   parseTags,
+  policyFactsFromValues,
   RETENTION_PRESETS,
   validateRegister,
   validateUpdate,
@@ -43,8 +44,17 @@ describe("formToInput", () => {
       tieredStorage: false,
       localRetentionMs: -2,
       contactEmail: "owner@orders.example",
+      keyFields: [],
       schema: { format: "AVRO", definition: avro },
     });
+  });
+
+  it("splits key fields and gives the policy evaluator the form as typed", () => {
+    expect(formToInput(filled({ keyFields: " orderId, lineNo ,," })).keyFields).toEqual(["orderId", "lineNo"]);
+    const facts = policyFactsFromValues(filled({ cleanupPolicy: "compact", keyFields: "orderId", partitions: "x" }));
+    expect(facts).toMatchObject({ cleanupPolicy: "compact", keyFields: ["orderId"], retentionMs: -1, schema: { format: "AVRO" } });
+    expect(Number.isNaN(facts.partitions)).toBe(true);
+    expect(policyFactsFromValues(filled({ schemaDefinition: "  " })).schema).toBeNull();
   });
 
   it("keeps the hot window only when tiered storage is on", () => {

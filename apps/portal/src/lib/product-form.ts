@@ -1,3 +1,4 @@
+import type { ProductFacts } from "@kappa/catalog/policy";
 import { registerProductInput, updateProductInput, fieldErrors, type RegisterProductInput, type UpdateProductInput } from "@kappa/catalog/validation";
 
 /*
@@ -47,12 +48,21 @@ export interface ProductFormValues {
   tieredStorage: boolean;
   localRetention: DurationValue;
   contactEmail: string;
+  /** Comma-separated top-level field names forming the record key. */
+  keyFields: string;
   schemaFormat: string;
   schemaDefinition: string;
 }
 
 /** Fields that stay editable after approval (the server enforces the same list). */
 export const METADATA_FIELDS: readonly string[] = ["description", "tags", "freshnessSeconds", "availabilityPct", "contactEmail"];
+
+export function parseKeyFields(raw: string): string[] {
+  return raw
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k.length > 0);
+}
 
 /** Picker value for a stored number of milliseconds: a preset when one matches, else custom in the largest whole unit. */
 export function durationFromMs(ms: number, presets: { ms: number }[]): DurationValue {
@@ -95,6 +105,7 @@ export function emptyFormValues(domainId: string, contactEmail: string): Product
     tieredStorage: false,
     localRetention: { choice: "-2", amount: "", unit: "days" },
     contactEmail,
+    keyFields: "",
     schemaFormat: "AVRO",
     schemaDefinition: "",
   };
@@ -117,6 +128,7 @@ export function formToInput(values: ProductFormValues): RegisterProductInput {
     // Without tiered storage the hot window means nothing; keep Kafka's default.
     localRetentionMs: values.tieredStorage ? durationToMs(values.localRetention) : -2,
     contactEmail: values.contactEmail,
+    keyFields: parseKeyFields(values.keyFields),
     schema: { format: values.schemaFormat as "AVRO" | "JSON_SCHEMA", definition: values.schemaDefinition },
   };
 }
@@ -164,6 +176,7 @@ export interface StoredProduct {
   tieredStorage: boolean;
   localRetentionMs: number;
   contactEmail: string;
+  keyFields?: string[];
   schemaVersions: { format: string; definition: string }[];
 }
 
@@ -183,6 +196,7 @@ export function valuesFromProduct(p: StoredProduct): ProductFormValues {
     tieredStorage: p.tieredStorage,
     localRetention: durationFromMs(p.localRetentionMs, LOCAL_RETENTION_PRESETS),
     contactEmail: p.contactEmail,
+    keyFields: (p.keyFields ?? []).join(", "),
     schemaFormat: schema?.format ?? "AVRO",
     schemaDefinition: schema ? prettyJson(schema.definition) : "",
   };
@@ -195,4 +209,21 @@ function prettyJson(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** What the policy rules look at, from the form as typed (numbers that are not numbers stay NaN: no verdict). */
+export function policyFactsFromValues(values: ProductFormValues): ProductFacts {
+  const input = formToInput(values);
+  return {
+    name: input.name,
+    description: input.description,
+    contactEmail: input.contactEmail,
+    classification: input.classification,
+    partitions: input.partitions,
+    retentionMs: input.retentionMs ?? -1,
+    cleanupPolicy: input.cleanupPolicy ?? "delete",
+    tieredStorage: input.tieredStorage ?? false,
+    keyFields: input.keyFields ?? [],
+    schema: values.schemaDefinition.trim() ? input.schema : null,
+  };
 }

@@ -29,14 +29,25 @@ export const queryKeys = {
     detail: (id: string) => [...queryKeys.products.details(), id] as const,
     /** Live cluster figures of one product (polled), apart from its catalog detail. */
     observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
+    retirement: (id: string) => [...queryKeys.products.all, "retirement", id] as const,
   },
   subscriptions: {
     all: ["subscriptions"] as const,
     detail: (id: string) => [...queryKeys.subscriptions.all, "detail", id] as const,
   },
+  notifications: {
+    all: ["notifications"] as const,
+    list: (filters: { unread?: boolean; limit?: number }) => [...queryKeys.notifications.all, filters] as const,
+  },
+  webhooks: {
+    all: ["webhooks"] as const,
+    domain: (domainId: string) => [...queryKeys.webhooks.all, "domain", domainId] as const,
+    deliveries: (webhookId: string) => [...queryKeys.webhooks.all, "deliveries", webhookId] as const,
+  },
   platform: ["platform"] as const,
   reviewQueue: ["review-queue"] as const,
   myDomains: ["my-domains"] as const,
+  tokens: ["tokens"] as const,
   serviceAccounts: ["service-accounts"] as const,
   audit: {
     all: ["audit-events"] as const,

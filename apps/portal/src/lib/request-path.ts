@@ -1,5 +1,7 @@
 /** Header through which the proxy tells server components the requested path. */
 export const PATH_HEADER = "x-kappa-path";
+/** Header through which the proxy passes the request method (token-use audit events name it). */
+export const METHOD_HEADER = "x-kappa-method";
 
 const PROBE_ORIGIN = "http://kappa.invalid";
 

@@ -6,7 +6,7 @@ import { MAX_BODY_BYTES, tooLarge } from "@/lib/request-guard";
 
 /** Every API error has this body; `fields` maps form fields to messages; `requestId` is what to quote to an operator. */
 export interface ApiErrorBody {
-  error: { code: string; message: string; fields?: Record<string, string[]>; requestId?: string };
+  error: { code: string; message: string; fields?: Record<string, string[]>; requestId?: string; policy?: unknown; [detail: string]: unknown };
 }
 
 /** A refusal made by the portal itself (not the catalog): body too large, wrong media type. */
@@ -39,7 +39,8 @@ export async function errorResponse(error: unknown): Promise<Response> {
   const id = await requestId();
   const reply = (body: ApiErrorBody, status: number) => Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id } });
   if (error instanceof CatalogError) {
-    return reply({ error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), requestId: id } }, error.status);
+    // `details`: structured refusals (policy rules, schema incompatibilities) spread into the body.
+    return reply({ error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}), requestId: id } }, error.status);
   }
   if (error instanceof HttpError) return reply({ error: { code: error.code, message: error.message, requestId: id } }, error.status);
   console.error(`[api] request ${id}: unexpected error`, error);
@@ -88,4 +89,10 @@ export function queryObject(request: Request): Record<string, string> {
 
 export function json(value: unknown, status = 200): Response {
   return Response.json(toJson(value), { status });
+}
+
+/** 503 for a feature this deployment has not configured (e.g. no KAPPA_SECRETS_KEY). */
+export function notConfigured(message: string): Response {
+  const body: ApiErrorBody = { error: { code: "NOT_CONFIGURED", message } };
+  return Response.json(body, { status: 503, headers: { "cache-control": "no-store" } });
 }

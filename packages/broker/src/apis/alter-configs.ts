@@ -11,6 +11,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type AlterConfigsRequest, type AlterConfigsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
+import { logRefusal } from "./common.ts";
 import { applyTopicOverrides, brokerResourceProblem, ResourceType } from "./configs-common.ts";
 
 type Result = DeepPartial<AlterConfigsResponse["responses"][number]>;
@@ -26,6 +27,7 @@ export const alterConfigsApi = defineApi<AlterConfigsRequest, AlterConfigsRespon
     for (const r of req.resources) {
       const base = { resourceType: r.resourceType, resourceName: r.resourceName };
       const done = (errorCode: number, errorMessage: string | null): void => {
+        logRefusal(ctx, `AlterConfigs of ${base.resourceName}`, errorCode, errorMessage);
         responses.push({ ...base, errorCode, errorMessage });
       };
       if (r.resourceType === ResourceType.TOPIC) {

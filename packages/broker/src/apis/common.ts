@@ -1,5 +1,5 @@
 // Helpers shared by the API handlers.
-import { ErrorCode } from "@kappa/kafka-protocol";
+import { ErrorCode, errorName } from "@kappa/kafka-protocol";
 import { KafkaError, type TopicMeta } from "../logs.ts";
 import { StorageError } from "../storage/index.ts";
 import type { RequestContext } from "../registry.ts";
@@ -18,6 +18,19 @@ export function topicNameProblem(name: string): string | null {
 }
 
 /** Maps a failure to the error code and message that go into a response; unexpected errors are logged. */
+/**
+ * Logs a request the broker refused (INVALID_CONFIG, INVALID_REPLICATION_FACTOR,
+ * CORRUPT_MESSAGE, …) at INFO with the reason, as Kafka's request handlers log
+ * their ApiException reasons, so an operator can see why a client failed.
+ * Authorization refusals are not logged here (they would name what a principal
+ * probes for; the authorizer's own decisions are the record of those).
+ */
+export function logRefusal(ctx: RequestContext, what: string, code: number, message: string | null): void {
+  if (code === ErrorCode.NONE || code === ErrorCode.TOPIC_AUTHORIZATION_FAILED || code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED) return;
+  const s = ctx.session;
+  ctx.broker.logger.info(`${what} refused with ${errorName(code)} (${code}): ${message ?? "no message"} (client_id "${s.clientId}", ${s.principal} from ${s.clientAddress})`);
+}
+
 export function errorOf(ctx: RequestContext, err: unknown, what: string): { code: number; message: string } {
   if (err instanceof KafkaError || err instanceof StorageError) return { code: err.code, message: err.message };
   ctx.broker.logger.error(`${what}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -36,6 +49,11 @@ export async function topicOrAutoCreate(ctx: RequestContext, name: string, allow
   if (existing) return existing;
   if (!allowAutoCreate || !ctx.broker.config["auto.create.topics.enable"]) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   if (topicNameProblem(name) !== null) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
+  // Auto-creation uses default.replication.factor; above the one broker there is, Kafka cannot create the topic.
+  if (ctx.broker.config["default.replication.factor"] > 1) {
+    ctx.broker.logger.info(`auto-creating topic ${name} refused: default.replication.factor ${ctx.broker.config["default.replication.factor"]} exceeds the 1 broker registered`);
+    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR };
+  }
   let creating = ctx.broker.autoCreating.get(name);
   if (!creating) {
     creating = ctx.broker.logs

@@ -6,7 +6,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type CreatePartitionsRequest, type CreatePartitionsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
-import { errorOf } from "./common.ts";
+import { errorOf, logRefusal } from "./common.ts";
 
 export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePartitionsResponse>({
   apiKey: ApiKey.CreatePartitions,
@@ -22,6 +22,7 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
     const clusterAlter = b.authorizer.authorize(ctx.session, "ALTER", CLUSTER_RESOURCE);
     for (const t of req.topics) {
       const fail = (errorCode: number, errorMessage: string | null): void => {
+        logRefusal(ctx, `CreatePartitions of ${t.name}`, errorCode, errorMessage);
         results.push({ name: t.name, errorCode, errorMessage });
       };
       if ((counts.get(t.name) ?? 0) > 1) {

@@ -1,4 +1,4 @@
-// CreateTopics (key 19), advertised 0-4, served 1-4.
+// CreateTopics (key 19), advertised and served 0-4.
 //
 // Request:  topics [name STRING, num_partitions INT32, replication_factor INT16,
 //                   assignments [partition_index INT32, broker_ids [INT32]],
@@ -11,7 +11,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type CreateTopicsRequest, type CreateTopicsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
-import { errorOf, topicNameProblem } from "./common.ts";
+import { errorOf, logRefusal, topicNameProblem } from "./common.ts";
 
 type Result = DeepPartial<CreateTopicsResponse["topics"][number]>;
 
@@ -19,7 +19,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
   apiKey: ApiKey.CreateTopics,
   name: "CreateTopics",
   advertised: { min: 0, max: 4 },
-  implemented: { min: 1, max: 4 },
+  implemented: { min: 0, max: 4 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const counts = new Map<string, number>();
@@ -29,6 +29,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
     const clusterCreate = b.authorizer.authorize(ctx.session, "CREATE", CLUSTER_RESOURCE);
     for (const t of req.topics) {
       const fail = (errorCode: number, errorMessage: string): void => {
+        logRefusal(ctx, `CreateTopics of ${t.name}`, errorCode, errorMessage);
         results.push({ name: t.name, errorCode, errorMessage });
       };
       if ((counts.get(t.name) ?? 0) > 1) {
@@ -68,13 +69,10 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         fail(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.");
         continue;
       }
-      if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
-        fail(
-          ErrorCode.INVALID_REPLICATION_FACTOR,
-          t.replicationFactor <= 0
-            ? "Replication factor must be larger than 0."
-            : `Unable to replicate the partition ${t.replicationFactor} time(s): The target replication factor of ${t.replicationFactor} cannot be reached because only 1 broker(s) are registered.`,
-        );
+      // -1 takes default.replication.factor (KIP-464), which may be set above the one broker there is.
+      const factor = t.replicationFactor === -1 && (t.assignments ?? []).length === 0 ? b.config["default.replication.factor"] : t.replicationFactor;
+      if (factor !== -1 && factor !== 1) {
+        fail(ErrorCode.INVALID_REPLICATION_FACTOR, replicationFactorMessage(factor));
         continue;
       }
       const configs: Record<string, string> = {};
@@ -108,3 +106,10 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
     return { throttleTimeMs: 0, topics: results };
   },
 });
+
+/** Kafka's messages for a replication factor one broker cannot satisfy. */
+export function replicationFactorMessage(factor: number): string {
+  return factor <= 0
+    ? "Replication factor must be larger than 0."
+    : `Unable to replicate the partition ${factor} time(s): The target replication factor of ${factor} cannot be reached because only 1 broker(s) are registered.`;
+}

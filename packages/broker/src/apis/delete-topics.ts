@@ -21,6 +21,11 @@ export const deleteTopicsApi = defineApi<DeleteTopicsRequest, DeleteTopicsRespon
     const clusterDelete = b.authorizer.authorize(ctx.session, "DELETE", CLUSTER_RESOURCE);
     for (const name of req.topicNames ?? []) {
       const resource = { type: "TOPIC", name } as const;
+      if (!b.config["delete.topic.enable"]) {
+        b.logger.info(`DeleteTopics of ${name} refused: delete.topic.enable is false`);
+        responses.push({ name, errorCode: ErrorCode.TOPIC_DELETION_DISABLED });
+        continue;
+      }
       if (!clusterDelete && !b.authorizer.authorize(ctx.session, "DESCRIBE", resource)) {
         responses.push({ name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
         continue;

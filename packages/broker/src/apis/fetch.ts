@@ -1,4 +1,6 @@
-// Fetch (key 1), advertised 0-11, served 4-11 (message format v2 only).
+// Fetch (key 1), advertised and served 4-11 (message format v2 only;
+// as Apache Kafka 4.0 after KIP-896, the versions that carry message format v0/v1
+// are not advertised).
 //
 // Request:  replica_id INT32, max_wait_ms INT32, min_bytes INT32, max_bytes INT32 (v3+),
 //           isolation_level INT8 (v4+), session_id INT32 (v7+), session_epoch INT32 (v7+),
@@ -17,9 +19,12 @@
 //    consumer is never stuck re-fetching a partial batch (kafkajs#1072).
 //  - Long poll: while fewer than min_bytes are available the request is parked and
 //    woken by appends to any partition it asked for, until max_wait_ms.
-//  - READ_COMMITTED reads up to the last stable offset, which equals the high
-//    watermark because transactions are not supported; aborted_transactions is []
-//    for READ_COMMITTED and null for READ_UNCOMMITTED.
+//  - READ_COMMITTED reads up to the last stable offset (the first offset of an
+//    open transaction, else the high watermark) and lists the aborted
+//    transactions overlapping the returned batches (producer id, first offset,
+//    by first offset), so the client drops their records; markers are returned
+//    as the control batches they are. READ_UNCOMMITTED reads to the high
+//    watermark with aborted_transactions null.
 //  - Fetch sessions (KIP-227) are declined by always answering session_id 0, so
 //    clients keep sending full fetch requests.
 import { ApiKey, type DeepPartial, ErrorCode, type FetchRequest, type FetchResponse } from "@kappa/kafka-protocol";
@@ -31,6 +36,17 @@ type TopicOut = DeepPartial<FetchResponse["responses"][number]>;
 
 const EMPTY = Buffer.alloc(0);
 const READ_COMMITTED = 1;
+
+/** The offset after the last batch of whole batches (their next offset). */
+function endOffsetOf(records: Buffer): bigint {
+  let pos = 0;
+  let end = 0n;
+  while (pos + 61 <= records.length) {
+    end = records.readBigInt64BE(pos) + BigInt(records.readInt32BE(pos + 23)) + 1n;
+    pos += records.readInt32BE(pos + 8) + 12;
+  }
+  return end;
+}
 
 async function readOnce(ctx: RequestContext, req: FetchRequest): Promise<{ responses: TopicOut[]; bytes: number; hasError: boolean }> {
   const b = ctx.broker;
@@ -86,6 +102,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest): Promise<{ respo
       try {
         const { records } = await view.read(p.fetchOffset, bytes > 0 ? limit : Math.max(1, limit), upTo);
         out.records = records;
+        if (readCommitted && records.length > 0) out.abortedTransactions = await view.abortedTransactions(p.fetchOffset, endOffsetOf(records));
         bytes += records.length;
         budget -= records.length;
       } catch (err) {
@@ -102,7 +119,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest): Promise<{ respo
 export const fetchApi = defineApi<FetchRequest, FetchResponse>({
   apiKey: ApiKey.Fetch,
   name: "Fetch",
-  advertised: { min: 0, max: 11 },
+  advertised: { min: 4, max: 11 },
   implemented: { min: 4, max: 11 },
   async handle(ctx, req) {
     const b = ctx.broker;

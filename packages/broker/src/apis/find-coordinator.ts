@@ -4,8 +4,9 @@
 // Response: throttle_time_ms INT32 (v1+), error_code INT16, error_message NULLABLE_STRING (v1+),
 //           node_id INT32, host STRING, port INT32
 //
-// Every group is coordinated by this node. Transactions are not supported, so a
-// transaction coordinator is never available.
+// This node coordinates every group and every transactional id (the
+// transaction coordinator of src/transactions/), so both key types answer with
+// its address on the listener the client connected to.
 import { ApiKey, ErrorCode, type FindCoordinatorRequest, type FindCoordinatorResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 
@@ -23,10 +24,9 @@ export const findCoordinatorApi = defineApi<FindCoordinatorRequest, FindCoordina
       if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "TRANSACTIONAL_ID", name: key })) {
         return { ...none, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, errorMessage: null };
       }
-      return { ...none, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: "Transactions are not supported by this broker" };
-    }
-    if ((req.keyType ?? 0) !== 0) return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown key type ${req.keyType}` };
-    if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "GROUP", name: key })) {
+    } else if ((req.keyType ?? 0) !== 0) {
+      return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown key type ${req.keyType}` };
+    } else if (!b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "GROUP", name: key })) {
       return { ...none, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null };
     }
     // The coordinator's address on the listener this client uses (Kafka answers per listener).

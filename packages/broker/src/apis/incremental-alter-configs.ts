@@ -12,6 +12,7 @@
 import { ApiKey, type DeepPartial, ErrorCode, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
+import { logRefusal } from "./common.ts";
 import { applyTopicOverrides, brokerResourceProblem, ResourceType } from "./configs-common.ts";
 
 type Result = DeepPartial<IncrementalAlterConfigsResponse["responses"][number]>;
@@ -30,6 +31,7 @@ export const incrementalAlterConfigsApi = defineApi<IncrementalAlterConfigsReque
     resources: for (const r of req.resources) {
       const base = { resourceType: r.resourceType, resourceName: r.resourceName };
       const done = (errorCode: number, errorMessage: string | null): void => {
+        logRefusal(ctx, `IncrementalAlterConfigs of ${base.resourceName}`, errorCode, errorMessage);
         responses.push({ ...base, errorCode, errorMessage });
       };
       if (r.resourceType === ResourceType.BROKER) {

@@ -20,6 +20,8 @@ import { offsetCommitApi } from "./offset-commit.ts";
 import { offsetFetchApi } from "./offset-fetch.ts";
 import { describeGroupsApi } from "./describe-groups.ts";
 import { listGroupsApi } from "./list-groups.ts";
+import { describeClusterApi } from "./describe-cluster.ts";
+import { offsetForLeaderEpochApi } from "./offset-for-leader-epoch.ts";
 import { deleteGroupsApi } from "./delete-groups.ts";
 import { deleteRecordsApi } from "./delete-records.ts";
 import { initProducerIdApi } from "./init-producer-id.ts";
@@ -31,6 +33,13 @@ import { alterUserScramCredentialsApi } from "./alter-user-scram-credentials.ts"
 import { createAclsApi } from "./create-acls.ts";
 import { describeAclsApi } from "./describe-acls.ts";
 import { deleteAclsApi } from "./delete-acls.ts";
+import { addPartitionsToTxnApi } from "./add-partitions-to-txn.ts";
+import { addOffsetsToTxnApi } from "./add-offsets-to-txn.ts";
+import { endTxnApi } from "./end-txn.ts";
+import { txnOffsetCommitApi } from "./txn-offset-commit.ts";
+import { describeTransactionsApi } from "./describe-transactions.ts";
+import { listTransactionsApi } from "./list-transactions.ts";
+import { describeProducersApi } from "./describe-producers.ts";
 
 export const CORE_APIS: readonly RegisteredApi[] = [
   produceApi,
@@ -46,6 +55,8 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   syncGroupApi,
   describeGroupsApi,
   listGroupsApi,
+  describeClusterApi,
+  offsetForLeaderEpochApi,
   apiVersionsApi,
   createTopicsApi,
   deleteTopicsApi,
@@ -64,4 +75,11 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   describeAclsApi,
   createAclsApi,
   deleteAclsApi,
+  addPartitionsToTxnApi,
+  addOffsetsToTxnApi,
+  endTxnApi,
+  txnOffsetCommitApi,
+  describeTransactionsApi,
+  listTransactionsApi,
+  describeProducersApi,
 ];

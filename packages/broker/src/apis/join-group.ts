@@ -1,4 +1,4 @@
-// JoinGroup (key 11), advertised 0-5, served 1-5.
+// JoinGroup (key 11), advertised and served 0-5.
 //
 // Request:  group_id STRING, session_timeout_ms INT32, rebalance_timeout_ms INT32 (v1+), member_id STRING,
 //           group_instance_id NULLABLE_STRING (v5+), protocol_type STRING,
@@ -30,7 +30,7 @@ export const joinGroupApi = defineApi<JoinGroupRequest, JoinGroupResponse>({
   apiKey: ApiKey.JoinGroup,
   name: "JoinGroup",
   advertised: { min: 0, max: 5 },
-  implemented: { min: 1, max: 5 },
+  implemented: { min: 0, max: 5 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const fail = (errorCode: number): DeepPartial<JoinGroupResponse> =>

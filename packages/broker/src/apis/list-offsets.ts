@@ -1,4 +1,4 @@
-// ListOffsets (key 2), advertised 0-9, served 1-9.
+// ListOffsets (key 2), advertised and served 0-9.
 //
 // Request:  replica_id INT32, isolation_level INT8 (v2+),
 //           topics [name STRING, partitions [partition_index INT32, current_leader_epoch INT32 (v4+), timestamp INT64]]
@@ -13,6 +13,12 @@
 // storage is off for the topic). Any other negative value, or one below its minimum version,
 // gets UNSUPPORTED_VERSION for that partition. No match for a timestamp search is
 // offset -1, timestamp -1, error 0.
+//
+// v0 (old_style_offsets, max_num_offsets): Kafka answered with up to
+// max_num_offsets segment base offsets at or before the timestamp; this broker
+// answers with the one offset v1+ would give (none when there is no match, or
+// when max_num_offsets is 0), which is what every v0 client asks for (-1/-2
+// with max_num_offsets 1).
 import { ApiKey, type DeepPartial, ErrorCode, type ListOffsetsRequest, type ListOffsetsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { errorOf } from "./common.ts";
@@ -26,7 +32,7 @@ export const listOffsetsApi = defineApi<ListOffsetsRequest, ListOffsetsResponse>
   apiKey: ApiKey.ListOffsets,
   name: "ListOffsets",
   advertised: { min: 0, max: 9 },
-  implemented: { min: 1, max: 9 },
+  implemented: { min: 0, max: 9 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const readCommitted = (req.isolationLevel ?? 0) === 1;
@@ -36,7 +42,8 @@ export const listOffsetsApi = defineApi<ListOffsetsRequest, ListOffsetsResponse>
       const allowed = b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "TOPIC", name: t.name });
       for (const p of t.partitions) {
         const out = (errorCode: number, offset = -1n, timestamp = -1n, leaderEpoch = -1): void => {
-          partitions.push({ partitionIndex: p.partitionIndex, errorCode, timestamp, offset, leaderEpoch });
+          const oldStyleOffsets = ctx.apiVersion === 0 && offset >= 0n && p.maxNumOffsets > 0 ? [offset] : [];
+          partitions.push({ partitionIndex: p.partitionIndex, errorCode, timestamp, offset, leaderEpoch, oldStyleOffsets });
         };
         if (!allowed) {
           out(ErrorCode.TOPIC_AUTHORIZATION_FAILED);

@@ -1,4 +1,4 @@
-// Metadata (key 3), advertised 0-8, served 1-8.
+// Metadata (key 3), advertised and served 0-8.
 //
 // Request:  topics [name STRING] (nullable v1+: null = all topics), allow_auto_topic_creation BOOL (v4+),
 //           include_cluster_authorized_operations BOOL (v8), include_topic_authorized_operations BOOL (v8+)
@@ -13,7 +13,7 @@
 // BROKER-SPEC §7.1: kafkajs throws on any topic/partition error in a listing it asked
 // for, needs controller_id to be a listed broker and a non-null cluster_id, and every
 // partition must name this node as leader, replica and ISR.
-// Metadata v0 (empty list = all topics) is not served; both clients use v4+.
+// Metadata v0: an empty topic list means all topics (v1+ uses null for that).
 import { ApiKey, type DeepPartial, ErrorCode, type MetadataRequest, type MetadataResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import type { TopicMeta } from "../logs.ts";
@@ -26,7 +26,7 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponse>({
   apiKey: ApiKey.Metadata,
   name: "Metadata",
   advertised: { min: 0, max: 8 },
-  implemented: { min: 1, max: 8 },
+  implemented: { min: 0, max: 8 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const node = b.nodeId;
@@ -46,7 +46,7 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponse>({
       topicAuthorizedOperations: req.includeTopicAuthorizedOperations ? authorizedOperations(ctx, "TOPIC", t.name) : AUTHORIZED_OPERATIONS_OMITTED,
     });
     let topics: TopicOut[];
-    if (req.topics === null || req.topics === undefined) {
+    if (req.topics === null || req.topics === undefined || (ctx.apiVersion === 0 && req.topics.length === 0)) {
       topics = b.logs
         .topics()
         .filter((t) => b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "TOPIC", name: t.name }))

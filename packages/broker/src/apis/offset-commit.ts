@@ -1,4 +1,4 @@
-// OffsetCommit (key 8), advertised 0-7, served 2-7.
+// OffsetCommit (key 8), advertised and served 0-7.
 //
 // Request:  group_id STRING, generation_id_or_member_epoch INT32, member_id STRING,
 //           group_instance_id NULLABLE_STRING (v7+), retention_time_ms INT64 (v2-4),
@@ -19,7 +19,7 @@ export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitRespon
   apiKey: ApiKey.OffsetCommit,
   name: "OffsetCommit",
   advertised: { min: 0, max: 7 },
-  implemented: { min: 2, max: 7 },
+  implemented: { min: 0, max: 7 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const all = (errorCode: number): DeepPartial<OffsetCommitResponse> => ({

@@ -1,4 +1,4 @@
-// OffsetFetch (key 9), advertised 0-5, served 1-5.
+// OffsetFetch (key 9), advertised and served 0-5.
 //
 // Request:  group_id STRING, topics [name STRING, partition_indexes [INT32]] (nullable v2+: null = all topics)
 // Response: throttle_time_ms INT32 (v3+), topics [name STRING, partitions [partition_index INT32,
@@ -15,7 +15,7 @@ export const offsetFetchApi = defineApi<OffsetFetchRequest, OffsetFetchResponse>
   apiKey: ApiKey.OffsetFetch,
   name: "OffsetFetch",
   advertised: { min: 0, max: 5 },
-  implemented: { min: 1, max: 5 },
+  implemented: { min: 0, max: 5 },
   handle(ctx, req) {
     const b = ctx.broker;
     const groupId = req.groupId ?? "";

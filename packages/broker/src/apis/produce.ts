@@ -1,4 +1,6 @@
-// Produce (key 0), advertised 0-8, served 3-8 (message format v2 only).
+// Produce (key 0), advertised and served 3-8 (message format v2 only;
+// as Apache Kafka 4.0 after KIP-896, the versions that carry message format v0/v1
+// are not advertised).
 //
 // Request:  transactional_id NULLABLE_STRING (v3+), acks INT16, timeout_ms INT32,
 //           topic_data [name STRING, partition_data [index INT32, records RECORDS]]
@@ -14,10 +16,34 @@
 // Order: for topics that already exist, every partition's append is started
 // synchronously, before the handler's first await, so pipelined produce requests
 // on one connection append in arrival order.
+//
+// Transactions (KIP-98): a request carrying transactional batches needs WRITE on
+// its transactional_id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole
+// request, as KafkaApis answers). With transaction.partition.verification.enable
+// (KIP-890 part 1) each transactional batch is checked against the coordinator
+// — the partition must be in the producer's ongoing transaction at its current
+// epoch — in the same synchronous step that enqueues the append, so no marker
+// can slip between the check and the write.
 import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceResponse } from "@kappa/kafka-protocol";
 import { defineApi, type RequestContext } from "../registry.ts";
 import type { AppendResult, TopicMeta } from "../logs.ts";
-import { errorOf, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
+import { errorOf, logRefusal, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
+
+const ATTRIBUTES = 21;
+const PRODUCER_ID = 43;
+const PRODUCER_EPOCH = 51;
+const TRANSACTIONAL = 0x10;
+const BATCH_HEADER = 61;
+
+function isTransactional(records: Buffer | null | undefined): records is Buffer {
+  return !!records && records.length >= BATCH_HEADER && (records.readInt16BE(ATTRIBUTES) & TRANSACTIONAL) !== 0;
+}
+
+const VERIFICATION_MESSAGES: Record<string, string> = {
+  INVALID_TXN_STATE: "Partition was not added to the transaction",
+  INVALID_PRODUCER_EPOCH: "Producer's epoch is not the transaction's current epoch (fenced)",
+  INVALID_PRODUCER_ID_MAPPING: "The producer id is not the one of this transactional id",
+};
 
 type PartitionOut = DeepPartial<ProduceResponse["responses"][number]["partitionResponses"][number]>;
 type TopicIn = ProduceRequest["topicData"][number];
@@ -26,17 +52,22 @@ function partitionError(index: number, errorCode: number, errorMessage: string |
   return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage };
 }
 
-function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requireDurable: boolean): Array<Promise<PartitionOut>> {
+function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requireDurable: boolean, transactionalId: string | null): Array<Promise<PartitionOut>> {
   const b = ctx.broker;
   return data.partitionData.map(async (p): Promise<PartitionOut> => {
     const view = b.logs.partition(topic.name, p.index);
     if (!view) return partitionError(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     if (!p.records || p.records.length === 0) return partitionError(p.index, ErrorCode.INVALID_RECORD, "Produce request carries no records");
+    if (transactionalId !== null && isTransactional(p.records) && b.config["transaction.partition.verification.enable"]) {
+      const verdict = b.transactions.verifyProduce(transactionalId, Number(p.records.readBigInt64BE(PRODUCER_ID)), p.records.readInt16BE(PRODUCER_EPOCH), topic.name, p.index);
+      if (verdict !== "ok") return partitionError(p.index, ErrorCode[verdict], VERIFICATION_MESSAGES[verdict] ?? null);
+    }
     let result: AppendResult;
     try {
       result = await view.append(p.records, { requireDurable });
     } catch (err) {
       const e = errorOf(ctx, err, `appending to ${topic.name}-${p.index}`);
+      logRefusal(ctx, `Produce to ${topic.name}-${p.index}`, e.code, e.message);
       return partitionError(p.index, e.code, e.message);
     }
     b.appendWaiters.notify(topic.name, p.index);
@@ -55,13 +86,16 @@ function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requi
 export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
   apiKey: ApiKey.Produce,
   name: "Produce",
-  advertised: { min: 0, max: 8 },
+  advertised: { min: 3, max: 8 },
   implemented: { min: 3, max: 8 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const acks = req.acks;
     const requireDurable = acks === -1 && b.config["log.flush.on.acks.all"];
+    const transactionalId = req.transactionalId ?? null;
     const pending: Array<{ name: string; parts: Promise<PartitionOut[]> }> = [];
+    const transactional = req.topicData.some((t) => t.partitionData.some((p) => isTransactional(p.records)));
+    const txnAuthorized = !transactional || (transactionalId !== null && b.authorizer.authorize(ctx.session, "WRITE", { type: "TRANSACTIONAL_ID", name: transactionalId }));
     for (const t of req.topicData) {
       const reject = (code: number, message: string | null = null): void => {
         pending.push({ name: t.name, parts: Promise.resolve(t.partitionData.map((p) => partitionError(p.index, code, message))) });
@@ -70,8 +104,8 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
         reject(ErrorCode.INVALID_REQUIRED_ACKS);
         continue;
       }
-      if (req.transactionalId !== null && req.transactionalId !== undefined) {
-        reject(ErrorCode.INVALID_REQUEST, "Transactions are not supported by this broker");
+      if (!txnAuthorized) {
+        reject(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
         continue;
       }
       if (!b.authorizer.authorize(ctx.session, "WRITE", { type: "TOPIC", name: t.name })) {
@@ -80,14 +114,14 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
       }
       const existing = b.logs.topic(t.name);
       if (existing) {
-        pending.push({ name: t.name, parts: Promise.all(appendTopic(ctx, existing, t, requireDurable)) });
+        pending.push({ name: t.name, parts: Promise.all(appendTopic(ctx, existing, t, requireDurable, transactionalId)) });
         continue;
       }
       pending.push({
         name: t.name,
         // Without CREATE the topic is simply unknown, as on Kafka (which never creates on Produce).
         parts: topicOrAutoCreate(ctx, t.name, mayAutoCreate(ctx, t.name)).then((topic) =>
-          "errorCode" in topic ? t.partitionData.map((p) => partitionError(p.index, topic.errorCode)) : Promise.all(appendTopic(ctx, topic, t, requireDurable)),
+          "errorCode" in topic ? t.partitionData.map((p) => partitionError(p.index, topic.errorCode)) : Promise.all(appendTopic(ctx, topic, t, requireDurable, transactionalId)),
         ),
       });
     }

@@ -16,10 +16,26 @@
 //  - Socket reads pause while the FIFO holds more than QUEUED_REQUEST_BYTES_LIMIT
 //    bytes, so the kernel pushes back on that client over TCP; other connections
 //    (producers, other consumers) are unaffected.
-//  - A single frame is bounded by socket.request.max.bytes (see FrameReader).
+//  - A single frame is bounded by sasl.server.max.receive.size while a SASL
+//    connection is not yet authenticated and by socket.request.max.bytes after
+//    (see FrameReader); nothing is allocated for a declared size.
+//
+// Timeouts (checked by one sweep over all connections, `checkTimeouts`, so an
+// idle connection costs no timer):
+//  - connections.max.idle.ms: no bytes in either direction and nothing in
+//    flight for that long closes the connection, as Kafka's Selector does.
+//  - socket.request.receive.timeout.ms (Kappa): a frame must be complete within
+//    that long of its first byte, plus 1 s per MiB it declares. Kafka counts a
+//    trickle of bytes as activity, so a slowloris client would hold its
+//    connection and partial frame forever; this bound ends it.
+//
+// Bad input (an impossible size prefix, an unknown api key or version, an
+// undecodable request, a request the SASL state does not allow) stops reading
+// at once, but the requests received before it are still answered, in order;
+// the connection closes after the last of those answers is written.
 import type { Socket } from "node:net";
 import { decodeRequestHeader, decodeRequest, encodeResponse, ApiKey, ErrorCode, type ApiKeyWithBody, type ResponseInput } from "@kappa/kafka-protocol";
-import { FrameError, FramePool, FrameReader } from "./frame-reader.ts";
+import { FramePool, FrameReader } from "./frame-reader.ts";
 import type { BrokerCore } from "../broker.ts";
 import type { RequestContext } from "../registry.ts";
 import { ANONYMOUS, type Session } from "../session.ts";
@@ -30,6 +46,10 @@ const WRITE_HIGH_WATER = 8 * 1024 * 1024;
 const QUEUED_REQUEST_BYTES_LIMIT = 16 * 1024 * 1024;
 /** Idle frame buffers kept for reuse per connection (see FramePool). */
 const FRAME_POOL_BYTES = 16 * 1024 * 1024;
+/** A frame may take this much longer per MiB it declares (socket.request.receive.timeout.ms). */
+const RECEIVE_MS_PER_MIB = 1000;
+/** After bad input, answers already due get this long to drain before the socket is destroyed. */
+const DRAIN_BEFORE_CLOSE_MS = 5000;
 
 interface Slot {
   done: boolean;
@@ -54,6 +74,10 @@ export class Connection {
   private readonly abort = new AbortController();
   /** Responses after which the connection closes (a failed SASL exchange). */
   private readonly closeAfterSlots = new WeakSet<Slot>();
+  /** Set by bad input: nothing more is read; the connection closes once the answers due are written. */
+  private inputError: string | null = null;
+  /** Last time bytes were read or written (connections.max.idle.ms). */
+  private lastActivity = Date.now();
 
   constructor(
     private readonly socket: Socket,
@@ -69,7 +93,15 @@ export class Connection {
       state: "ready",
       saslMechanism: null,
     };
-    this.reader = new FrameReader(core.config["socket.request.max.bytes"], this.framePool);
+    const cfg = core.config;
+    // Kafka reads SASL-phase requests with sasl.server.max.receive.size (SaslServerAuthenticator), everything else with socket.request.max.bytes.
+    this.reader = new FrameReader(
+      () =>
+        this.session.state === "authenticating"
+          ? { bytes: cfg["sasl.server.max.receive.size"], setting: "sasl.server.max.receive.size (before authentication)" }
+          : { bytes: cfg["socket.request.max.bytes"], setting: "socket.request.max.bytes" },
+      this.framePool,
+    );
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.pump());
@@ -131,19 +163,65 @@ export class Connection {
   }
 
   private onData(chunk: Buffer): void {
-    if (this.closed) return;
-    let frames: Buffer[];
-    try {
-      frames = this.reader.push(chunk);
-    } catch (err) {
-      if (err instanceof FrameError) return this.close(err.message);
-      throw err;
-    }
+    if (this.closed || this.inputError !== null) return;
+    this.lastActivity = Date.now();
+    const frames = this.reader.push(chunk);
     for (const frame of frames) {
       this.incoming.push(frame);
       this.incomingBytes += frame.length;
     }
+    // The frames before an impossible prefix are still answered.
+    if (this.reader.error) this.failInput(this.reader.error.message, false);
     this.pump();
+  }
+
+  /**
+   * Bad input: stop reading and drop what came after it (with `dropQueued`,
+   * the frames queued behind the bad one), answer what came before, then close.
+   */
+  private failInput(reason: string, dropQueued: boolean): void {
+    if (this.closed || this.inputError !== null) return;
+    this.inputError = reason;
+    this.socket.pause();
+    this.readPaused = true;
+    if (dropQueued) {
+      this.incoming.length = 0;
+      this.incomingBytes = 0;
+    }
+    this.closeIfAnswered();
+  }
+
+  private closeIfAnswered(): void {
+    if (this.closed || this.inputError === null || this.incoming.length > 0 || this.pending.length > 0) return;
+    this.core.logger.warn(`closing connection ${this.describe()} (client_id "${this.session.clientId}"): ${this.inputError}`);
+    this.closed = true;
+    // end() lets the answers already written reach the client; destroy() if it does not read them.
+    const timer = setTimeout(() => this.socket.destroy(), DRAIN_BEFORE_CLOSE_MS);
+    timer.unref();
+    this.socket.end(() => {
+      clearTimeout(timer);
+      this.socket.destroy();
+    });
+    this.onClosed();
+  }
+
+  /** Idle and slow-frame limits; called periodically for every connection (one sweep, no per-connection timers). */
+  checkTimeouts(now: number): void {
+    if (this.closed) return;
+    const cfg = this.core.config;
+    const idleMs = cfg["connections.max.idle.ms"];
+    if (idleMs >= 0 && this.pending.length === 0 && this.incoming.length === 0 && this.reader.bufferedBytes === 0 && now - this.lastActivity > idleMs) {
+      return this.close(`idle for more than connections.max.idle.ms ${idleMs}`, "info");
+    }
+    const frame = this.reader.pendingFrame();
+    // While reads are paused for backpressure the frame cannot progress: that wait is ours, not the client's.
+    if (frame && !this.readPaused) {
+      const allowed = cfg["socket.request.receive.timeout.ms"] + Math.ceil((Math.max(0, frame.size) / (1024 * 1024)) * RECEIVE_MS_PER_MIB);
+      if (now - frame.startedAt > allowed) {
+        const size = frame.size < 0 ? "a request whose size prefix" : `a request of ${frame.size} bytes`;
+        this.close(`${size} did not arrive within ${allowed} ms (socket.request.receive.timeout.ms ${cfg["socket.request.receive.timeout.ms"]} + 1 s per MiB); ${this.reader.bufferedBytes} bytes received`);
+      }
+    }
   }
 
   /** Dispatches queued frames in arrival order while the connection has capacity. */
@@ -155,6 +233,7 @@ export class Connection {
       this.dispatch(frame);
     }
     this.updateFlowControl();
+    this.closeIfAnswered();
   }
 
   private hasCapacity(): boolean {
@@ -165,7 +244,7 @@ export class Connection {
   }
 
   private updateFlowControl(): void {
-    if (this.closed) return;
+    if (this.closed || this.inputError !== null) return;
     const busy = this.incomingBytes >= QUEUED_REQUEST_BYTES_LIMIT;
     if (busy && !this.readPaused) {
       this.readPaused = true;
@@ -176,22 +255,49 @@ export class Connection {
     }
   }
 
+  /** A raw SASL token after SaslHandshake v0: answered with a size-prefixed challenge, in order; a failure closes. */
+  private dispatchRawSaslToken(frame: Buffer): void {
+    const slot = this.newSlot();
+    this.core.sasl.authenticate(this.session, frame).then(
+      (outcome) => {
+        if (this.closed) return;
+        if (outcome.errorCode !== ErrorCode.NONE) {
+          slot.closeInstead = true;
+          this.core.logger.info(`connection ${this.describe()}: raw SASL (SaslHandshake v0) authentication failed; closing`);
+        } else {
+          const prefix = Buffer.alloc(4);
+          prefix.writeInt32BE(outcome.authBytes.length, 0);
+          slot.response = Buffer.concat([prefix, outcome.authBytes]);
+          this.heldResponseBytes += slot.response.length;
+        }
+        if (this.session.state === "ready") this.session.rawSaslTokens = false;
+        slot.done = true;
+        this.flush();
+      },
+      (err: unknown) => {
+        this.core.logger.error(`raw SASL authentication failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        this.close("internal error in SASL authentication");
+      },
+    );
+  }
+
   private dispatch(frame: Buffer): void {
+    if (this.session.rawSaslTokens === true && this.session.state === "authenticating") return this.dispatchRawSaslToken(frame);
     let header: ReturnType<typeof decodeRequestHeader>;
     try {
       header = decodeRequestHeader(frame);
     } catch (err) {
-      return this.close(`malformed request header: ${(err as Error).message}`);
+      return this.failInput(`malformed request header: ${(err as Error).message}`, true);
     }
     const { apiKey, apiVersion, correlationId } = header;
     this.session.clientId = header.clientId ?? "";
     if (this.core.gate(this.session, apiKey) === "close") {
-      return this.close(`api key ${apiKey} not allowed in connection state ${this.session.state}`);
+      return this.failInput(`api key ${apiKey} not allowed in connection state ${this.session.state}`, true);
     }
     const api = this.core.registry.get(apiKey);
     if (!api) {
       // Kafka fails to parse the header of an unknown api key and closes the connection.
-      return this.close(`unknown api key ${apiKey} (version ${apiVersion}, correlation id ${correlationId})`);
+      return this.failInput(`unknown api key ${apiKey} (version ${apiVersion}, correlation id ${correlationId})`, true);
     }
     if (apiKey === ApiKey.ApiVersions && apiVersion > api.advertised.max) {
       // BROKER-SPEC §2: answer an ApiVersions version we do not know with a v0 body
@@ -207,15 +313,16 @@ export class Connection {
       return;
     }
     if (apiVersion < api.implemented.min || apiVersion > api.implemented.max) {
-      return this.close(
+      return this.failInput(
         `unsupported ${api.name} version ${apiVersion} (serving ${api.implemented.min}-${api.implemented.max}, advertising ${api.advertised.min}-${api.advertised.max})`,
+        true,
       );
     }
     let body: unknown;
     try {
       body = decodeRequest(frame).body;
     } catch (err) {
-      return this.close(`malformed ${api.name} v${apiVersion} request: ${(err as Error).message}`);
+      return this.failInput(`malformed ${api.name} v${apiVersion} request: ${(err as Error).message}`, true);
     }
     const ctx: RequestContext = {
       broker: this.core,
@@ -273,7 +380,10 @@ export class Connection {
       this.pending.shift();
       if (head.response) this.heldResponseBytes -= head.response.length;
       if (head.closeInstead) return this.close("control: dropping response", "info");
-      if (head.response) this.socket.write(head.response);
+      if (head.response) {
+        this.socket.write(head.response);
+        this.lastActivity = Date.now();
+      }
       if (this.closeAfterSlots.has(head)) return this.endAfterWrite("closed by the broker after its response (authentication failed or SASL protocol error)");
     }
     this.pump();

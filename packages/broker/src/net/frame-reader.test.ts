@@ -19,16 +19,54 @@ describe("FrameReader", () => {
     expect(r.bufferedBytes).toBe(0);
   });
 
-  it("rejects a size prefix above the limit before buffering the body", () => {
+  it("rejects a size prefix above the limit before buffering the body, keeping the frames before it", () => {
     const r = new FrameReader(100);
-    expect(() => r.push(Buffer.from([0, 0, 0, 101]))).toThrow(FrameError);
+    expect(r.push(Buffer.concat([frame(Buffer.alloc(12, 3)), Buffer.from([0, 0, 0, 101]), Buffer.alloc(50)]))).toEqual([Buffer.alloc(12, 3)]);
+    expect(r.error).toBeInstanceOf(FrameError);
+    expect(r.bufferedBytes).toBe(0);
+    expect(r.push(frame(Buffer.alloc(12)))).toEqual([]);
     const r2 = new FrameReader(104857600);
-    expect(() => r2.push(Buffer.from([0x7f, 0xff, 0xff, 0xff, 1, 2]))).toThrow(/exceeds socket.request.max.bytes/);
+    r2.push(Buffer.from([0x7f, 0xff, 0xff, 0xff, 1, 2]));
+    expect(r2.error?.message).toMatch(/exceeds socket.request.max.bytes/);
+  });
+
+  it("applies the limit in force when a prefix arrives (sasl.server.max.receive.size before authentication)", () => {
+    let limit = { bytes: 524288, setting: "sasl.server.max.receive.size" };
+    const r = new FrameReader(() => limit);
+    expect(r.push(frame(Buffer.alloc(20)))).toHaveLength(1);
+    limit = { bytes: 104857600, setting: "socket.request.max.bytes" };
+    expect(r.push(Buffer.from([0, 0x10, 0, 0]))).toEqual([]); // 1 MiB declared: allowed now
+    expect(r.error).toBeNull();
+    const pre = new FrameReader(() => ({ bytes: 524288, setting: "sasl.server.max.receive.size" }));
+    pre.push(Buffer.from([0, 0x10, 0, 0]));
+    expect(pre.error?.message).toBe("request size 1048576 exceeds sasl.server.max.receive.size 524288");
   });
 
   it("rejects negative sizes and sizes too small for a request header", () => {
-    expect(() => new FrameReader(100).push(Buffer.from([0xff, 0xff, 0xff, 0xfb]))).toThrow(/invalid request size -5/);
-    expect(() => new FrameReader(100).push(Buffer.from([0, 0, 0, 9]))).toThrow(/smaller than a request header/);
+    const a = new FrameReader(100);
+    a.push(Buffer.from([0xff, 0xff, 0xff, 0xfb]));
+    expect(a.error?.message).toMatch(/invalid request size -5/);
+    const b = new FrameReader(100);
+    b.push(Buffer.from([0, 0, 0, 9]));
+    expect(b.error?.message).toMatch(/smaller than a request header/);
+  });
+
+  it("reports when the frame still arriving started, and allocates nothing for its declared size", () => {
+    let now = 1000;
+    const r = new FrameReader(104857600, null, () => now);
+    expect(r.pendingFrame()).toBeNull();
+    r.push(Buffer.from([0x06, 0x40, 0, 0, 1, 2, 3])); // declares 100 MiB, sends 3 bytes
+    expect(r.pendingFrame()).toEqual({ startedAt: 1000, size: 104857600 });
+    expect(r.bufferedBytes).toBe(3);
+    now = 5000;
+    r.push(Buffer.from([4]));
+    expect(r.pendingFrame()?.startedAt).toBe(1000);
+    const small = new FrameReader(1000, null, () => now);
+    small.push(Buffer.concat([frame(Buffer.alloc(12)), Buffer.from([0, 0])]));
+    expect(small.pendingFrame()).toEqual({ startedAt: 5000, size: -1 });
+    now = 6000;
+    small.push(Buffer.from([0, 12, ...Buffer.alloc(12)]));
+    expect(small.pendingFrame()).toBeNull();
   });
 
   it("holds only the bytes of the incomplete frame", () => {

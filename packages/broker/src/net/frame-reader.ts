@@ -1,8 +1,13 @@
 // Splits a TCP byte stream into Kafka request frames (int32 size prefix, then
 // `size` bytes). Memory is bounded by the largest frame the broker accepts: a
-// size prefix above `maxFrameBytes` (socket.request.max.bytes) or below the
-// smallest possible request header is reported as an error before any of the
-// frame body is buffered, so an absurd prefix cannot make the broker allocate.
+// size prefix above the current limit (sasl.server.max.receive.size before
+// authentication, socket.request.max.bytes after) or below the smallest
+// possible request header is reported as an error before any of the frame body
+// is buffered, so an absurd prefix cannot make the broker allocate. Nothing is
+// allocated for a declared size either: the body is held as the chunks that
+// actually arrived and assembled only once complete, so a client that declares
+// 100 MiB and sends nothing costs nothing (see also `pendingFrame`, which the
+// connection uses to bound how long a frame may take to arrive).
 
 /** Smallest request header: api_key int16, api_version int16, correlation_id int32, client_id length int16. */
 export const MIN_REQUEST_FRAME_BYTES = 10;
@@ -59,39 +64,68 @@ export class FramePool {
   }
 }
 
+/** The largest frame accepted now, and the setting that says so (for the error message). */
+export interface FrameLimit {
+  bytes: number;
+  setting: string;
+}
+
 export class FrameReader {
   private chunks: Buffer[] = [];
   private buffered = 0;
   /** Size of the frame being assembled, or -1 while the prefix is still incomplete. */
   private expected = -1;
+  /** When the first byte of the frame being assembled arrived (ms), or -1 when none is. */
+  private startedAt = -1;
+  private failure: FrameError | null = null;
+  private readonly limit: () => FrameLimit;
 
   constructor(
-    private readonly maxFrameBytes: number,
+    limit: number | (() => FrameLimit),
     private readonly pool: FramePool | null = null,
-  ) {}
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.limit = typeof limit === "number" ? () => ({ bytes: limit, setting: "socket.request.max.bytes" }) : limit;
+  }
 
   /** Bytes held for a partial frame (tests assert this stays bounded). */
   get bufferedBytes(): number {
     return this.buffered;
   }
 
+  /** The impossible size prefix that stopped this reader, if any; it then ignores further input. */
+  get error(): FrameError | null {
+    return this.failure;
+  }
+
+  /** The frame still arriving: when its first byte came and its declared size (−1 while the prefix is incomplete). */
+  pendingFrame(): { startedAt: number; size: number } | null {
+    return this.startedAt < 0 ? null : { startedAt: this.startedAt, size: this.expected };
+  }
+
   /**
-   * Feed bytes; returns every complete frame (without the size prefix) in order.
-   * Throws FrameError on an impossible size prefix; the caller closes the connection.
+   * Feed bytes; returns every complete frame (without the size prefix) in
+   * order. On an impossible size prefix it returns the frames before it and
+   * sets `error` (the caller answers those, then closes the connection).
    */
   push(data: Buffer): Buffer[] {
+    const frames: Buffer[] = [];
+    if (this.failure) return frames;
+    if (this.buffered === 0 && data.length > 0) this.startedAt = this.clock();
     this.chunks.push(data);
     this.buffered += data.length;
-    const frames: Buffer[] = [];
     for (;;) {
       if (this.expected < 0) {
         if (this.buffered < 4) break;
         const size = this.peekInt32();
+        const limit = this.limit();
         if (size < MIN_REQUEST_FRAME_BYTES) {
-          throw new FrameError(`invalid request size ${size} (smaller than a request header)`);
+          this.fail(`invalid request size ${size} (smaller than a request header)`);
+          break;
         }
-        if (size > this.maxFrameBytes) {
-          throw new FrameError(`request size ${size} exceeds socket.request.max.bytes ${this.maxFrameBytes}`);
+        if (size > limit.bytes) {
+          this.fail(`request size ${size} exceeds ${limit.setting} ${limit.bytes}`);
+          break;
         }
         this.consume(4);
         this.expected = size;
@@ -99,8 +133,17 @@ export class FrameReader {
       if (this.buffered < this.expected) break;
       frames.push(this.consume(this.expected));
       this.expected = -1;
+      // Bytes already here belong to the next frame, which starts now.
+      this.startedAt = this.buffered > 0 ? this.clock() : -1;
     }
     return frames;
+  }
+
+  private fail(message: string): void {
+    this.failure = new FrameError(message);
+    this.chunks = [];
+    this.buffered = 0;
+    this.startedAt = -1;
   }
 
   private peekInt32(): number {

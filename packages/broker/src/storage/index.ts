@@ -3,18 +3,9 @@
  * disk, record-batch logs with Kafka's segment layout, committed consumer
  * offsets and topic configs. See README.md in this directory.
  */
-export {
-  LogManager,
-  GroupOffsetStore,
-  topicIdToBytes,
-  topicIdFromBytes,
-  type TopicInfo,
-  type LogManagerOptions,
-  type CreateTopicOptions,
-  type AlterConfigOp,
-  type OffsetCommitEntry,
-  type CommittedOffset,
-} from "./log-manager.ts";
+export { LogManager, type TopicInfo, type LogManagerOptions, type CreateTopicOptions, type AlterConfigOp } from "./log-manager.ts";
+export { GroupOffsetStore, type OffsetCommitEntry, type CommittedOffset } from "./group-offset-store.ts";
+export { topicIdToBytes, topicIdFromBytes } from "./topic-id.ts";
 export {
   PartitionLog,
   type AppendOptions,
@@ -23,7 +14,11 @@ export {
   type ReadResult,
   type TimestampAndOffset,
   type PartitionLogOptions,
+  type TxnMarker,
+  type ProducerSummary,
+  type AbortedTxn,
 } from "./partition-log.ts";
+export { batchesBelow } from "./partition-reads.ts";
 export {
   validateTopicConfigs,
   describeTopicConfigs,

@@ -1,7 +1,8 @@
 /**
  * The storage engine's entry point: opens a data directory, owns the
  * metadata store and one PartitionLog per topic-partition, and implements
- * the topic admin operations and the consumer-group offset store.
+ * the topic admin operations (committed group offsets: group-offset-store.ts;
+ * the directory lock: data-dir-lock.ts).
  *
  * Layout of the data directory:
  *   .lock                        pid of the process that has it open
@@ -12,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   ConfigTypeCode,
   REMOTE_LOG_SEGMENT_COUNT_CONFIG,
@@ -26,12 +27,13 @@ import {
 import { StorageError } from "./errors.ts";
 import { FileHandleCache, fsyncDir, writeFileAtomic } from "./files.ts";
 import { SerialQueue } from "./locks.ts";
+import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
+import { GroupOffsetStore } from "./group-offset-store.ts";
 import { MetadataStore, type TopicRecord } from "./metadata.ts";
 import { PartitionLog } from "./partition-log.ts";
 import { RemoteLogManager, type RemoteLogManagerOptions } from "./tiered/remote-log-manager.ts";
 
 const CLEAN_SHUTDOWN = ".kappa_clean_shutdown";
-const LOCK = ".lock";
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 const PRODUCER_ID_BLOCK = 1000n;
 
@@ -55,6 +57,8 @@ export interface LogManagerOptions {
    * with remote.storage.enable=true are refused.
    */
   remote?: RemoteLogManagerOptions;
+  /** Bound on one produced batch's decompressed records (broker setting message.decompressed.max.bytes). */
+  maxDecompressedBytes?: number;
 }
 
 export interface CreateTopicOptions {
@@ -68,125 +72,6 @@ export type AlterConfigOp =
   | { name: string; op: "SET"; value: string }
   | { name: string; op: "DELETE" }
   | { name: string; op: "APPEND" | "SUBTRACT"; value: string };
-
-export interface OffsetCommitEntry {
-  topic: string;
-  partition: number;
-  offset: bigint;
-  leaderEpoch?: number;
-  metadata?: string | null;
-  commitTimestamp?: bigint;
-}
-
-export interface CommittedOffset {
-  topic: string;
-  partition: number;
-  offset: bigint;
-  leaderEpoch: number;
-  metadata: string;
-  commitTimestamp: bigint;
-}
-
-/** UUID string → the 16 bytes the wire protocol carries. */
-export function topicIdToBytes(topicId: string): Buffer {
-  return Buffer.from(topicId.replace(/-/g, ""), "hex");
-}
-
-/** 16 bytes → UUID string. */
-export function topicIdFromBytes(bytes: Buffer): string {
-  const h = bytes.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-function isPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-const openDirs = new Set<string>();
-
-/**
- * Committed consumer-group offsets. Each commit call is one journal entry,
- * so all partitions of an OffsetCommit request become durable together.
- */
-export class GroupOffsetStore {
-  constructor(private readonly meta: MetadataStore) {}
-
-  async commit(groupId: string, offsets: readonly OffsetCommitEntry[], now = Date.now()): Promise<void> {
-    if (offsets.length === 0) return;
-    await this.meta.commit({
-      op: "commitOffsets",
-      group: groupId,
-      offsets: offsets.map((o) => ({
-        topic: o.topic,
-        partition: o.partition,
-        offset: String(o.offset),
-        leaderEpoch: o.leaderEpoch ?? -1,
-        metadata: o.metadata ?? "",
-        commitTimestamp: String(o.commitTimestamp ?? BigInt(now)),
-      })),
-    });
-  }
-
-  /**
-   * Committed offsets of a group. `topics` null/undefined = every topic with
-   * commits; a topic without `partitions` = all its committed partitions.
-   * Partitions without a commit are simply absent (OffsetFetch answers −1).
-   */
-  fetch(groupId: string, topics?: ReadonlyArray<{ topic: string; partitions?: readonly number[] }> | null): CommittedOffset[] {
-    const g = this.meta.state.groups[groupId];
-    if (!g) return [];
-    const wanted = topics ?? Object.keys(g).map((topic) => ({ topic, partitions: undefined }));
-    const out: CommittedOffset[] = [];
-    for (const { topic, partitions } of wanted) {
-      const t = g[topic];
-      if (!t) continue;
-      const keys = partitions ? partitions.map(String) : Object.keys(t).sort((a, b) => Number(a) - Number(b));
-      for (const k of keys) {
-        const o = t[k];
-        if (!o) continue;
-        out.push({
-          topic,
-          partition: Number(k),
-          offset: BigInt(o.offset),
-          leaderEpoch: o.leaderEpoch,
-          metadata: o.metadata,
-          commitTimestamp: BigInt(o.commitTimestamp),
-        });
-      }
-    }
-    return out;
-  }
-
-  get(groupId: string, topic: string, partition: number): CommittedOffset | undefined {
-    return this.fetch(groupId, [{ topic, partitions: [partition] }])[0];
-  }
-
-  hasGroup(groupId: string): boolean {
-    return this.meta.state.groups[groupId] !== undefined;
-  }
-
-  /** Groups that have committed offsets. */
-  listGroups(): string[] {
-    return Object.keys(this.meta.state.groups).sort();
-  }
-
-  /** Removes a group's offsets; false when it had none. */
-  async deleteGroup(groupId: string): Promise<boolean> {
-    if (!this.hasGroup(groupId)) return false;
-    await this.meta.commit({ op: "deleteGroup", group: groupId });
-    return true;
-  }
-
-  /** OffsetDelete: removes some partitions' offsets of a group. */
-  async deleteOffsets(groupId: string, topic: string, partitions: readonly number[]): Promise<void> {
-    await this.meta.commit({ op: "deleteOffsets", group: groupId, topic, partitions: [...partitions] });
-  }
-}
 
 export class LogManager {
   readonly groups: GroupOffsetStore;
@@ -206,6 +91,7 @@ export class LogManager {
     recovered: boolean,
     /** Tiered storage, when the broker has it on. */
     readonly remote: RemoteLogManager | null,
+    private readonly maxDecompressedBytes: number | undefined,
   ) {
     this.groups = new GroupOffsetStore(meta);
     this.recoveredFromCrash = recovered;
@@ -214,7 +100,7 @@ export class LogManager {
 
   static async open(dataDir: string, opts: LogManagerOptions = {}): Promise<LogManager> {
     await mkdir(join(dataDir, "logs"), { recursive: true });
-    await LogManager.lock(dataDir);
+    await lockDataDir(dataDir);
     try {
       const cleanMarker = join(dataDir, CLEAN_SHUTDOWN);
       const clean = await stat(cleanMarker).then(
@@ -244,7 +130,7 @@ export class LogManager {
           remote = await RemoteLogManager.open(join(dataDir, "meta"), ids, opts.remote, clock);
         }
         const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
-        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote);
+        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote, opts.maxDecompressedBytes);
         await mgr.openAllLogs(!clean);
         remote?.start(
           () => mgr.partitionsWithTopicIds(),
@@ -257,32 +143,9 @@ export class LogManager {
         throw err;
       }
     } catch (err) {
-      await LogManager.unlock(dataDir);
+      await unlockDataDir(dataDir);
       throw err;
     }
-  }
-
-  private static async lock(dataDir: string): Promise<void> {
-    const key = resolve(dataDir);
-    if (openDirs.has(key)) throw new Error(`data directory ${dataDir} is already open in this process`);
-    const path = join(dataDir, LOCK);
-    const holder = await readFile(path, "utf8").then(
-      (s) => Number(s.trim()),
-      (err: NodeJS.ErrnoException) => {
-        if (err.code === "ENOENT") return 0;
-        throw err;
-      },
-    );
-    if (holder > 0 && holder !== process.pid && isPidAlive(holder)) {
-      throw new Error(`data directory ${dataDir} is in use by process ${holder}`);
-    }
-    await writeFile(path, String(process.pid));
-    openDirs.add(key);
-  }
-
-  private static async unlock(dataDir: string): Promise<void> {
-    openDirs.delete(resolve(dataDir));
-    await rm(join(dataDir, LOCK), { force: true });
   }
 
   private partitionDir(topic: string, partition: number): string {
@@ -340,6 +203,7 @@ export class LogManager {
       recover,
       clock: this.clock,
       tier: this.remote?.tierFor(t.topicId, partition) ?? null,
+      maxDecompressedBytes: this.maxDecompressedBytes,
     });
   }
 
@@ -616,7 +480,7 @@ export class LogManager {
       await writeFile(join(this.dataDir, CLEAN_SHUTDOWN), "");
       await fsyncDir(this.dataDir);
     }
-    await LogManager.unlock(this.dataDir);
+    await unlockDataDir(this.dataDir);
     if (firstError !== null) throw firstError;
   }
 }

@@ -5,14 +5,20 @@
  * `<base>.timeindex` (int64 max timestamp so far, int32 relative offset) —
  * Kafka's formats. Base offsets are zero-padded to 20 digits.
  *
+ * `<base>.txnindex` holds the aborted transactions whose marker is in the
+ * segment (txn-index.ts; absent when there are none).
+ *
  * Indexes live in memory while the segment is active and are written to disk
  * when it is rolled or the log is closed; after a crash they are rebuilt by
- * scanning the log, which is also how the log's tail is validated.
+ * scanning the log, which is also how the log's tail is validated (the
+ * transaction index by the producer-state replay, producer-snapshot.ts).
  */
-import { readFile, rm, stat } from "node:fs/promises";
+import { readFile, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { HEADER_SIZE, LOG_OVERHEAD, batchCrcValid, readHeader, type BatchHeader } from "./batch.ts";
+import { StorageError } from "./errors.ts";
 import { readFully, writeEmpty, writeFileAtomic, type FileHandleCache } from "./files.ts";
+import { TxnIndex } from "./txn-index.ts";
 
 export function segmentName(baseOffset: number): string {
   return String(baseOffset).padStart(20, "0");
@@ -37,6 +43,8 @@ export class Segment {
   /** Max timestamp of the first batch (Kafka's rollingBasedTimestamp), -1 if none. */
   firstBatchTimestamp = -1;
   createdMs: number;
+  /** Aborted transactions whose ABORT marker is in this segment. */
+  txnIndex = TxnIndex.empty();
 
   private idxOffsets: number[] = [];
   private idxPositions: number[] = [];
@@ -63,6 +71,9 @@ export class Segment {
   }
   get timeIndexPath(): string {
     return join(this.dir, `${segmentName(this.baseOffset)}.timeindex`);
+  }
+  get txnIndexPath(): string {
+    return join(this.dir, `${segmentName(this.baseOffset)}.txnindex`);
   }
 
   static async create(
@@ -107,6 +118,7 @@ export class Segment {
       if (res.clean) {
         seg.size = fileSize;
         await seg.recomputeFirstTimestamp();
+        await seg.loadTxnIndex();
         return { segment: seg, truncatedBytes };
       }
       // Inconsistent tail: fall through to a full recovery scan.
@@ -125,7 +137,14 @@ export class Segment {
       }
     }
     await seg.recomputeFirstTimestamp();
+    await seg.loadTxnIndex();
     return { segment: seg, truncatedBytes };
+  }
+
+  /** Entries past a truncated tail are dropped: their markers are gone. */
+  private async loadTxnIndex(): Promise<void> {
+    this.txnIndex = await TxnIndex.load(this.txnIndexPath);
+    this.txnIndex.truncateTo(this.nextOffset);
   }
 
   private resetIndexes(): void {
@@ -306,11 +325,13 @@ export class Segment {
     return this.idxOffsets.length;
   }
 
-  /** Writes both index files (atomically) — on roll and on clean close. */
+  /** Writes the index files (atomically) — on roll and on clean close. A segment without aborted transactions has no `.txnindex`. */
   async writeIndexes(): Promise<void> {
     const { index, timeIndex } = this.indexBytes();
     await writeFileAtomic(this.indexPath, index);
     await writeFileAtomic(this.timeIndexPath, timeIndex);
+    if (this.txnIndex.size > 0) await this.txnIndex.write(this.txnIndexPath);
+    else await rm(this.txnIndexPath, { force: true });
   }
 
   /**
@@ -330,6 +351,62 @@ export class Segment {
       tidx.writeInt32BE(this.timeOffsets[i]! - this.baseOffset, i * 12 + 8);
     }
     return { index: idx, timeIndex: tidx };
+  }
+
+  /**
+   * Whole batches from the one containing `offset`: at most `maxBytes`
+   * unless the first batch alone is larger (KIP-74: always make progress);
+   * null when the segment holds nothing at or after `offset`. Reads only the
+   * file region needed (positioned reads from the offset index's entry).
+   */
+  async readBatches(offset: number, maxBytes: number): Promise<Buffer | null> {
+    const end = this.size;
+    let pos = this.lookup(offset);
+    if (pos >= end) return null;
+    const lease = await this.files.acquire(this.logPath);
+    try {
+      let winStart = pos;
+      let win = await readAt(lease.handle, pos, Math.min(end - pos, maxBytes + 16 * 1024));
+      // Find the first batch whose last offset is ≥ the fetch offset.
+      for (;;) {
+        if (pos >= end) return null;
+        let rel = pos - winStart;
+        if (rel + HEADER_SIZE > win.length) {
+          winStart = pos;
+          rel = 0;
+          win = await readAt(lease.handle, pos, Math.min(end - pos, maxBytes + 16 * 1024));
+        }
+        const size = win.readInt32BE(rel + 8) + LOG_OVERHEAD;
+        if (size < HEADER_SIZE || pos + size > end) {
+          // Only possible if a closed segment was damaged on disk; never loop on it.
+          throw new StorageError("KAFKA_STORAGE_ERROR", `corrupt batch length at ${this.logPath}:${pos}`);
+        }
+        const last = Number(win.readBigInt64BE(rel)) + win.readInt32BE(rel + 23);
+        if (last >= offset) break;
+        pos += size;
+      }
+      // Take whole batches up to maxBytes, at least one.
+      let rel = pos - winStart;
+      const firstSize = win.readInt32BE(rel + 8) + LOG_OVERHEAD;
+      const want = Math.min(end - pos, Math.max(firstSize, maxBytes));
+      if (win.length - rel < want) {
+        winStart = pos;
+        rel = 0;
+        win = await readAt(lease.handle, pos, want);
+      }
+      let take = firstSize;
+      for (;;) {
+        const next = rel + take;
+        if (next + LOG_OVERHEAD > win.length) break;
+        const s = win.readInt32BE(next + 8) + LOG_OVERHEAD;
+        if (take + s > maxBytes || next + s > win.length) break;
+        take += s;
+      }
+      if (rel + take > win.length) throw new StorageError("UNKNOWN_SERVER_ERROR", `short read in ${this.logPath}`);
+      return win.subarray(rel, rel + take);
+    } finally {
+      lease.release();
+    }
   }
 
   /**
@@ -358,6 +435,7 @@ export class Segment {
       rm(this.logPath, { force: true }),
       rm(this.indexPath, { force: true }),
       rm(this.timeIndexPath, { force: true }),
+      rm(this.txnIndexPath, { force: true }),
     ]);
   }
 
@@ -365,4 +443,10 @@ export class Segment {
   rollingBaseTimestamp(): number {
     return this.firstBatchTimestamp >= 0 ? this.firstBatchTimestamp : this.createdMs;
   }
+}
+
+async function readAt(h: FileHandle, pos: number, len: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(len);
+  const n = await readFully(h, buf, pos);
+  return n === len ? buf : buf.subarray(0, n);
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeRecordBatch } from "@kappa/kafka-protocol";
-import { HEADER_SIZE, LOG_OVERHEAD, decodeRecords, readHeader, type BatchHeader } from "./batch.ts";
+import { HEADER_SIZE, LOG_OVERHEAD, crc32c, decodeRecords, readHeader, type BatchHeader } from "./batch.ts";
 
 export async function tempDir(prefix = "kappa-storage-"): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
@@ -53,6 +53,8 @@ export interface BuildBatchOptions {
   producerEpoch?: number;
   baseSequence?: number;
   compression?: "none" | "gzip";
+  /** A batch of a transactional producer (attribute bit 4). */
+  transactional?: boolean;
   records: Array<{ key: Buffer | string | null; value: Buffer | string | null; timestamp?: number }>;
 }
 
@@ -69,10 +71,50 @@ export function buildBatch(opts: BuildBatchOptions): Buffer {
     producerEpoch: opts.producerEpoch ?? -1,
     baseSequence: opts.baseSequence ?? -1,
     compression: opts.compression ?? "none",
+    isTransactional: opts.transactional ?? false,
     records: opts.records.map((r) => ({
       key: r.key,
       value: r.value,
       timestampDelta: (r.timestamp ?? baseTimestamp) - baseTimestamp,
     })),
   });
+}
+
+/**
+ * A copy of `batch` whose records section is `payload` under compression
+ * codec `codec` (attribute bits 0–2), with a valid CRC: what a client with a
+ * broken (or hostile) compressor sends. Header fields stay as they were.
+ */
+export function withRecordsSection(batch: Buffer, codec: number, payload: Buffer): Buffer {
+  const out = Buffer.concat([batch.subarray(0, HEADER_SIZE), payload]);
+  out.writeInt32BE(out.length - LOG_OVERHEAD, 8);
+  out.writeInt16BE((out.readInt16BE(21) & ~0x07) | codec, 21);
+  out.writeUInt32BE(crc32c(out, 21, out.length), 17);
+  return out;
+}
+
+/** The records section of an uncompressed batch (what a codec would compress). */
+export function recordsSection(batch: Buffer): Buffer {
+  return batch.subarray(HEADER_SIZE);
+}
+
+/** A zstd frame of raw and RLE blocks (no entropy coding), decodable by any zstd decoder. */
+export function zstdFrame(blocks: Array<{ raw: Buffer } | { rle: number; size: number }>, contentSize?: number): Buffer {
+  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd])];
+  if (contentSize === undefined) {
+    // No content size, not single-segment: a 128 KiB window (exponent 7), the block maximum.
+    parts.push(Buffer.from([0x00, 7 << 3]));
+  } else {
+    const fcs = Buffer.alloc(8);
+    fcs.writeBigUInt64LE(BigInt(contentSize));
+    parts.push(Buffer.from([0xc0 | 0x20]), fcs); // FCS 8 bytes, single segment
+  }
+  blocks.forEach((b, i) => {
+    const last = i === blocks.length - 1 ? 1 : 0;
+    const h = Buffer.alloc(3);
+    const word = "raw" in b ? (b.raw.length << 3) | last : (b.size << 3) | (1 << 1) | last;
+    h.writeUIntLE(word, 0, 3);
+    parts.push(h, "raw" in b ? b.raw : Buffer.from([b.rle]));
+  });
+  return Buffer.concat(parts);
 }

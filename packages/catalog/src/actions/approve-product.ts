@@ -3,9 +3,12 @@ import { recordAudit } from "../audit.ts";
 import type { Db, Tx } from "../db.ts";
 import { ConflictError, ForbiddenError } from "../errors.ts";
 import { assertFourEyes } from "../four-eyes.ts";
+import { notify } from "../notifications/notify.ts";
 import { producerAccountName } from "../naming.ts";
+import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { hasGlobal } from "../permissions.ts";
 import { assertAccountUsable } from "../principals.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
 import { enqueueProductProvisioning } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
@@ -47,11 +50,27 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     const product = await lockProduct(tx, productId);
     const to = nextProductStatus(product.status, "approve");
     assertFourEyes(actor, product, "this product");
+    // A policy changed since submission still applies: nothing non-compliant reaches Kafka.
+    const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
+    const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });
     const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null, editorIds: [] });
-    await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "APPROVED" } });
+    // A product in review has only its first schema; a rejected one that came back unchanged is approved with it.
+    await tx.schemaVersion.updateMany({ where: { productId, status: { in: ["PENDING", "REJECTED"] } }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date(), decisionReason: null } });
+    await assignRegistryIds(tx, { productId });
     const producer = await ensureProducerAccount(tx, product.domainId);
     await enqueueProductProvisioning(tx, updated, producer);
-    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName });
+    const evaluation = await policy.record();
+    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary });
+    await notify(tx, {
+      kind: "product.approved",
+      title: `${product.name} was approved`,
+      body: `Approved by ${actor.name}; the worker now creates ${product.topicName} and the producer's credentials.`,
+      link: `/products/${productId}`,
+      entityType: "DataProduct",
+      entityId: productId,
+      audience: { domainMembers: [product.domainId] },
+      exclude: [actor.id],
+    });
     return updated;
   });
 }

@@ -6,6 +6,8 @@ import { ForbiddenError } from "../errors.ts";
 import { assertFourEyes } from "../four-eyes.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { assertAccountUsable } from "../principals.ts";
+import { notify } from "../notifications/notify.ts";
+import { enforcePolicy } from "../policies/enforce.ts";
 import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { nextSubscriptionStatus } from "../transitions.ts";
@@ -36,6 +38,15 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
     assertMayDecideSubscription(actor, subscription);
     const to = nextSubscriptionStatus(subscription.status, "approve");
     await assertAccountUsable(tx, subscription.serviceAccount);
+    const policy = await enforcePolicy(tx, actor, {
+      event: "subscription.approve",
+      entityType: "Subscription",
+      entityId: subscriptionId,
+      facts: {
+        subscription: { purpose: subscription.purpose, accountName: subscription.serviceAccount.name, openSubscriptionsOfAccount: 0, productClassification: subscription.product.classification },
+        decider: { isGovernance: hasGlobal(actor, "subscription:decide") },
+      },
+    });
     const updated = await moveSubscriptionStatus(tx, subscription, to, { decidedById: actor.id, decidedAt: new Date(), reason: null, editorIds: [] });
     await enqueueSubscriptionGrant(tx, updated, subscription.product.topicName, subscription.serviceAccount);
     await recordAudit(tx, actor, "subscription.approved", "Subscription", subscriptionId, {
@@ -43,6 +54,19 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
       to,
       product: subscription.product.topicName,
       principal: `User:${subscription.serviceAccount.name}`,
+      policy: (await policy.record()).summary,
+    });
+    await notify(tx, {
+      kind: "subscription.approved",
+      title: `Access to ${subscription.product.name} approved`,
+      body: "Access is granted on the broker within seconds; pick up the credentials on the subscription page.",
+      link: `/subscriptions/${subscriptionId}`,
+      entityType: "Subscription",
+      entityId: subscriptionId,
+      audience: { domainMembers: [subscription.consumingDomainId] },
+      webhookDomains: [subscription.consumingDomainId, subscription.product.domainId],
+      exclude: [actor.id],
+      data: { product: subscription.product.topicName, principal: `User:${subscription.serviceAccount.name}` },
     });
     return updated;
   });

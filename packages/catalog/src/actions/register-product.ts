@@ -5,6 +5,7 @@ import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError } from "../errors.ts";
 import { slugify, topicNameFor, topicNameProblem } from "../naming.ts";
 import { canInDomain } from "../permissions.ts";
+import { enforcePolicy } from "../policies/enforce.ts";
 import { registerProductInput } from "../validation.ts";
 
 /** Creates a DRAFT product with schema version 1 in one of the actor's domains. */
@@ -23,6 +24,12 @@ export async function registerProduct(db: Db, acting: ActingUser, rawInput: unkn
     if (problem) throw new ConflictError(problem, "INVALID_TOPIC_NAME", { name: [problem] });
     const topicName = topicNameFor(domain.slug, slug, majorVersion);
     const { schema, domainId: _domainId, ...fields } = input;
+    const policy = await enforcePolicy(tx, actor, {
+      event: "product.register",
+      entityType: "DataProduct",
+      entityId: null,
+      facts: { product: { ...fields, schema } },
+    });
     try {
       const product = await tx.dataProduct.create({
         data: {
@@ -38,11 +45,13 @@ export async function registerProduct(db: Db, acting: ActingUser, rawInput: unkn
           schemaVersions: { create: { version: 1, format: schema.format, definition: schema.definition } },
         },
       });
+      const evaluation = await policy.record(product.id);
       await recordAudit(tx, actor, "product.registered", "DataProduct", product.id, {
         name: product.name,
         domain: domain.slug,
         topic: topicName,
         classification: product.classification,
+        policy: evaluation.summary,
       });
       return product;
     } catch (error) {

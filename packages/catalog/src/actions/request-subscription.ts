@@ -4,16 +4,19 @@ import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { canInDomain } from "../permissions.ts";
 import { assertAccountUsable } from "../principals.ts";
+import { notify } from "../notifications/notify.ts";
+import { enforcePolicy } from "../policies/enforce.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
 import { requestSubscriptionInput } from "../validation.ts";
+import { assertCarriedOver } from "../major-versions.ts";
 
 /**
  * A member of a consuming domain asks for read access for one of that domain's
  * service accounts. PUBLIC products of a domain that opted in are approved at
  * once; everything else waits for an explicit decision.
  */
-export async function requestSubscription(db: Db, acting: ActingUser, rawInput: unknown) {
+export async function requestSubscription(db: Db, acting: ActingUser, rawInput: unknown, carried?: { fromSubscriptionId: string }) {
   const input = parseInput(requestSubscriptionInput, rawInput);
   return inTransaction(db, acting, async (tx, actor) => {
     const product = await tx.dataProduct.findUnique({ where: { id: input.productId }, include: { domain: true } });
@@ -37,7 +40,15 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       where: { productId: product.id, serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } },
     });
     if (open) throw new ConflictError(`${account.name} already has a ${open.status} subscription to "${product.name}".`, "DUPLICATE_SUBSCRIPTION");
+    if (carried) await assertCarriedOver(tx, carried.fromSubscriptionId, product.id, account.id);
 
+    const openOfAccount = await tx.subscription.count({ where: { serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } } });
+    const policy = await enforcePolicy(tx, actor, {
+      event: "subscription.request",
+      entityType: "Subscription",
+      entityId: null,
+      facts: { subscription: { purpose: input.purpose, accountName: account.name, openSubscriptionsOfAccount: openOfAccount, productClassification: product.classification } },
+    });
     const autoApprove = product.classification === "PUBLIC" && product.domain.autoApprovePublicSubscriptions;
     const subscription = await tx.subscription.create({
       data: {
@@ -46,6 +57,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         serviceAccountId: account.id,
         purpose: input.purpose,
         requestedById: actor.id,
+        ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
       },
     });
@@ -53,6 +65,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       product: product.topicName,
       principal: `User:${account.name}`,
       purpose: input.purpose,
+      policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {
       await enqueueSubscriptionGrant(tx, subscription, product.topicName, account);
@@ -60,6 +73,19 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         rule: "PUBLIC product; domain allows auto-approval",
       });
     }
+    await notify(tx, {
+      kind: autoApprove ? "subscription.approved" : "subscription.requested",
+      title: autoApprove ? `${account.name} may read ${product.name}` : `${account.name} asks to read ${product.name}`,
+      body: autoApprove ? "Approved automatically (PUBLIC product, domain setting)." : `Purpose: ${input.purpose}`,
+      link: `/subscriptions/${subscription.id}`,
+      entityType: "Subscription",
+      entityId: subscription.id,
+      // RESTRICTED products are decided by governance only; the owners hear of it all the same.
+      audience: autoApprove ? { domainMembers: [account.domainId] } : { domainOwners: [product.domainId], governance: product.classification === "RESTRICTED" },
+      webhookDomains: [product.domainId, account.domainId],
+      exclude: [actor.id],
+      data: { product: product.topicName, principal: `User:${account.name}` },
+    });
     return subscription;
   });
 }

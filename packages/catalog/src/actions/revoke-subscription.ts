@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { notify } from "../notifications/notify.ts";
 import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
 import { enqueueSubscriptionRevoke } from "../tasks.ts";
 import { nextSubscriptionStatus } from "../transitions.ts";
@@ -25,6 +26,18 @@ export async function revokeSubscription(db: Db, acting: ActingUser, subscriptio
     const updated = await moveSubscriptionStatus(tx, subscription, to, { decidedById: actor.id, decidedAt: new Date(), reason });
     await enqueueSubscriptionRevoke(tx, updated, subscription.product.topicName, subscription.serviceAccount);
     await recordAudit(tx, actor, "subscription.revoked", "Subscription", subscriptionId, { from: subscription.status, to, reason });
+    await notify(tx, {
+      kind: "subscription.revoked",
+      title: `Access to ${subscription.product.name} revoked`,
+      body: `${actor.name}: ${reason}`,
+      link: `/subscriptions/${subscriptionId}`,
+      entityType: "Subscription",
+      entityId: subscriptionId,
+      audience: { domainMembers: [subscription.consumingDomainId], domainOwners: [subscription.product.domainId] },
+      webhookDomains: [subscription.consumingDomainId, subscription.product.domainId],
+      exclude: [actor.id],
+      data: { product: subscription.product.topicName, principal: `User:${subscription.serviceAccount.name}`, reason },
+    });
     return updated;
   });
 }

@@ -5,12 +5,20 @@ import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
 import { withEditor } from "../four-eyes.ts";
 import { slugify, topicNameFor } from "../naming.ts";
+import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { FULLY_EDITABLE_STATUSES, METADATA_EDITABLE_STATUSES } from "../transitions.ts";
 import { updateProductInput } from "../validation.ts";
 
 /** Fields that describe the product; they may change at any time before retirement. */
 const METADATA_FIELDS = new Set(["description", "tags", "freshnessSeconds", "availabilityPct", "contactEmail"]);
+
+/** Where a change that an edit cannot make goes instead. */
+function lockedFieldMessage(field: string, status: string): string {
+  if (field === "schema") return `Cannot change the schema of a ${status} product here; propose a new schema version (reviewed), or publish a new major version for a breaking change.`;
+  if (field === "compatibilityMode") return `Cannot change the compatibility mode of a ${status} product here; request a reviewed change with a reason.`;
+  return `Cannot change ${field} of a ${status} product; publish a new major version instead.`;
+}
 
 /**
  * Edits a product. Before approval everything may change (a REJECTED product
@@ -40,7 +48,7 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     const fullyEditable = FULLY_EDITABLE_STATUSES.includes(product.status);
     const locked = changed.filter((k) => !METADATA_FIELDS.has(k));
     if (!fullyEditable && locked.length > 0) {
-      const fields = Object.fromEntries(locked.map((k) => [k, [`Cannot change ${k} of a ${product.status} product; publish a new major version instead.`]]));
+      const fields = Object.fromEntries(locked.map((k) => [k, [lockedFieldMessage(k, product.status)]]));
       throw new ConflictError(`Only the description, tags, SLA and contact of a ${product.status} product can change.`, "FIELD_LOCKED", fields);
     }
     // Cross-field rules must hold for the merged result, not just the patch.
@@ -51,6 +59,26 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
       localRetentionMs: input.localRetentionMs ?? Number(product.localRetentionMs),
     };
     parseInput(updateProductInput, merged);
+    const before = productFacts(product, latestSchema);
+    const after = {
+      name: input.name ?? before.name,
+      description: input.description ?? before.description,
+      contactEmail: input.contactEmail ?? before.contactEmail,
+      classification: input.classification ?? before.classification,
+      partitions: input.partitions ?? before.partitions,
+      retentionMs: merged.retentionMs,
+      cleanupPolicy: merged.cleanupPolicy,
+      tieredStorage: merged.tieredStorage,
+      keyFields: input.keyFields ?? before.keyFields,
+      schema: input.schema ?? before.schema,
+    };
+    const policy = await enforcePolicy(tx, actor, {
+      event: "product.update",
+      entityType: "DataProduct",
+      entityId: productId,
+      facts: { product: after },
+      baseline: { product: before },
+    });
 
     const patch = Object.fromEntries(changed.map((k) => [k, input[k as keyof typeof input]])) as typeof input;
     const { schema, name, retentionMs, localRetentionMs, availabilityPct, ...rest } = patch;
@@ -69,14 +97,15 @@ export async function updateProduct(db: Db, acting: ActingUser, productId: strin
     if (schema) {
       // Before approval the draft's pending schema is replaced; versions count approved history.
       if (latestSchema && latestSchema.status !== "APPROVED") {
-        await tx.schemaVersion.update({ where: { id: latestSchema.id }, data: { format: schema.format, definition: schema.definition, status: "PENDING" } });
+        await tx.schemaVersion.update({ where: { id: latestSchema.id }, data: { format: schema.format, definition: schema.definition, status: "PENDING", decidedById: null, decidedAt: null, decisionReason: null } });
       } else {
         await tx.schemaVersion.create({ data: { productId, version: (latestSchema?.version ?? 0) + 1, format: schema.format, definition: schema.definition } });
       }
     }
     try {
       const updated = await tx.dataProduct.update({ where: { id: productId }, data });
-      await recordAudit(tx, actor, "product.updated", "DataProduct", productId, { fields: changed });
+      const evaluation = await policy.record();
+      await recordAudit(tx, actor, "product.updated", "DataProduct", productId, { fields: changed, policy: evaluation.summary });
       return updated;
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {

@@ -37,7 +37,8 @@ export async function myDomains(db: Db, actor: Actor) {
 export async function subscribableAccounts(db: Db, actor: Actor) {
   return db.serviceAccount.findMany({
     where: { domainId: { in: actor.memberships.map((m) => m.domainId) }, isProducer: false },
-    include: { domain: { select: { slug: true, name: true } } },
+    // Open subscriptions per account: the form shows the per-account policy limit as you pick.
+    include: { domain: { select: { slug: true, name: true } }, _count: { select: { subscriptions: { where: { status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } } } } } },
     orderBy: { name: "asc" },
   });
 }

@@ -2,6 +2,9 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
+import { productFacts } from "../policies/enforce.ts";
+import { evaluatePolicy } from "../policies/evaluate.ts";
+import { activePolicy } from "../policies/store.ts";
 
 /**
  * Pending decisions for the actor: governance sees every product in review and
@@ -33,8 +36,21 @@ export async function reviewQueue(db: Db, actor: Actor) {
   const requesterIds = [...new Set([...products.map((p) => p.submittedById), ...subscriptions.map((s) => s.requestedById)].filter((x): x is string => !!x))];
   const requesters = await db.user.findMany({ where: { id: { in: requesterIds } }, select: { id: true, name: true, email: true } });
   const who = (id: string | null) => requesters.find((u) => u.id === id) ?? null;
+  // Beside each change: the policy in force, evaluated now, as approving would evaluate it.
+  const policy = await activePolicy(db);
+  const productPolicy = (p: (typeof products)[number]) => ({
+    version: policy.version,
+    results: evaluatePolicy(policy.document, "product.register", { product: productFacts(p, p.schemaVersions[0] ?? null) }).results,
+  });
+  const subscriptionPolicy = (s: (typeof subscriptions)[number]) => ({
+    version: policy.version,
+    results: evaluatePolicy(policy.document, "subscription.approve", {
+      subscription: { purpose: s.purpose, accountName: s.serviceAccount.name, openSubscriptionsOfAccount: 0, productClassification: s.product.classification },
+      decider: { isGovernance: governance },
+    }).results,
+  });
   return {
-    products: products.map((p) => ({ ...p, submittedBy: who(p.submittedById), mine: p.submittedById === actor.id || p.createdById === actor.id })),
-    subscriptions: subscriptions.map((s) => ({ ...s, requestedBy: who(s.requestedById), mine: s.requestedById === actor.id })),
+    products: products.map((p) => ({ ...p, submittedBy: who(p.submittedById), mine: p.submittedById === actor.id || p.createdById === actor.id, policy: productPolicy(p) })),
+    subscriptions: subscriptions.map((s) => ({ ...s, requestedBy: who(s.requestedById), mine: s.requestedById === actor.id, policy: subscriptionPolicy(s) })),
   };
 }

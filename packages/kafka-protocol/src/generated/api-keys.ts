@@ -41,6 +41,9 @@ export const ApiKey = {
   DescribeUserScramCredentials: 50,
   AlterUserScramCredentials: 51,
   DescribeCluster: 60,
+  DescribeProducers: 61,
+  DescribeTransactions: 65,
+  ListTransactions: 66,
 } as const;
 
 export type ApiKeyName = keyof typeof ApiKey;

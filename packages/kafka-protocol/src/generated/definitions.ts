@@ -2001,6 +2001,225 @@ export const definitions: readonly MessageDefinition[] = [
     ]
   },
   {
+    "apiKey": 61,
+    "type": "request",
+    "listeners": [
+      "zkBroker",
+      "broker"
+    ],
+    "name": "DescribeProducersRequest",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "Topics",
+        "type": "[]TopicRequest",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "Name",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "topicName"
+          },
+          {
+            "name": "PartitionIndexes",
+            "type": "[]int32",
+            "versions": "0+"
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "apiKey": 61,
+    "type": "response",
+    "name": "DescribeProducersResponse",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "Topics",
+        "type": "[]TopicResponse",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "Name",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "topicName"
+          },
+          {
+            "name": "Partitions",
+            "type": "[]PartitionResponse",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "PartitionIndex",
+                "type": "int32",
+                "versions": "0+"
+              },
+              {
+                "name": "ErrorCode",
+                "type": "int16",
+                "versions": "0+"
+              },
+              {
+                "name": "ErrorMessage",
+                "type": "string",
+                "versions": "0+",
+                "nullableVersions": "0+",
+                "default": "null"
+              },
+              {
+                "name": "ActiveProducers",
+                "type": "[]ProducerState",
+                "versions": "0+",
+                "fields": [
+                  {
+                    "name": "ProducerId",
+                    "type": "int64",
+                    "versions": "0+",
+                    "entityType": "producerId"
+                  },
+                  {
+                    "name": "ProducerEpoch",
+                    "type": "int32",
+                    "versions": "0+"
+                  },
+                  {
+                    "name": "LastSequence",
+                    "type": "int32",
+                    "versions": "0+",
+                    "default": "-1"
+                  },
+                  {
+                    "name": "LastTimestamp",
+                    "type": "int64",
+                    "versions": "0+",
+                    "default": "-1"
+                  },
+                  {
+                    "name": "CoordinatorEpoch",
+                    "type": "int32",
+                    "versions": "0+"
+                  },
+                  {
+                    "name": "CurrentTxnStartOffset",
+                    "type": "int64",
+                    "versions": "0+",
+                    "default": "-1"
+                  }
+                ]
+              }
+            ]
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "apiKey": 65,
+    "type": "request",
+    "listeners": [
+      "zkBroker",
+      "broker"
+    ],
+    "name": "DescribeTransactionsRequest",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "TransactionalIds",
+        "entityType": "transactionalId",
+        "type": "[]string",
+        "versions": "0+"
+      }
+    ]
+  },
+  {
+    "apiKey": 65,
+    "type": "response",
+    "name": "DescribeTransactionsResponse",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "TransactionStates",
+        "type": "[]TransactionState",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "ErrorCode",
+            "type": "int16",
+            "versions": "0+"
+          },
+          {
+            "name": "TransactionalId",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "transactionalId"
+          },
+          {
+            "name": "TransactionState",
+            "type": "string",
+            "versions": "0+"
+          },
+          {
+            "name": "TransactionTimeoutMs",
+            "type": "int32",
+            "versions": "0+"
+          },
+          {
+            "name": "TransactionStartTimeMs",
+            "type": "int64",
+            "versions": "0+"
+          },
+          {
+            "name": "ProducerId",
+            "type": "int64",
+            "versions": "0+",
+            "entityType": "producerId"
+          },
+          {
+            "name": "ProducerEpoch",
+            "type": "int16",
+            "versions": "0+"
+          },
+          {
+            "name": "Topics",
+            "type": "[]TopicData",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "Topic",
+                "type": "string",
+                "versions": "0+",
+                "entityType": "topicName",
+                "mapKey": true
+              },
+              {
+                "name": "Partitions",
+                "type": "[]int32",
+                "versions": "0+"
+              }
+            ]
+          }
+        ]
+      }
+    ]
+  },
+  {
     "apiKey": 50,
     "type": "request",
     "listeners": [
@@ -3382,6 +3601,84 @@ export const definitions: readonly MessageDefinition[] = [
                 "default": "-1"
               }
             ]
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "apiKey": 66,
+    "type": "request",
+    "listeners": [
+      "zkBroker",
+      "broker"
+    ],
+    "name": "ListTransactionsRequest",
+    "validVersions": "0-1",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "StateFilters",
+        "type": "[]string",
+        "versions": "0+"
+      },
+      {
+        "name": "ProducerIdFilters",
+        "type": "[]int64",
+        "versions": "0+",
+        "entityType": "producerId"
+      },
+      {
+        "name": "DurationFilter",
+        "type": "int64",
+        "versions": "1+",
+        "default": -1
+      }
+    ]
+  },
+  {
+    "apiKey": 66,
+    "type": "response",
+    "name": "ListTransactionsResponse",
+    "validVersions": "0-1",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "ErrorCode",
+        "type": "int16",
+        "versions": "0+"
+      },
+      {
+        "name": "UnknownStateFilters",
+        "type": "[]string",
+        "versions": "0+"
+      },
+      {
+        "name": "TransactionStates",
+        "type": "[]TransactionState",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "TransactionalId",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "transactionalId"
+          },
+          {
+            "name": "ProducerId",
+            "type": "int64",
+            "versions": "0+",
+            "entityType": "producerId"
+          },
+          {
+            "name": "TransactionState",
+            "type": "string",
+            "versions": "0+"
           }
         ]
       }

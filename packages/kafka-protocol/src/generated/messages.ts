@@ -859,6 +859,106 @@ export interface DescribeLogDirsResponseResult {
   usableBytes: bigint;
 }
 
+/** DescribeProducersRequest (API key 61), valid versions 0, flexible 0+. */
+export interface DescribeProducersRequest {
+  /** Versions 0+. */
+  topics: DescribeProducersRequestTopicRequest[];
+}
+
+/** DescribeProducersRequest TopicRequest. */
+export interface DescribeProducersRequestTopicRequest {
+  /** The topic name. Versions 0+. */
+  name: string;
+  /** The indexes of the partitions to list producers for. Versions 0+. */
+  partitionIndexes: number[];
+}
+
+/** DescribeProducersResponse (API key 61), valid versions 0, flexible 0+. */
+export interface DescribeProducersResponse {
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+. */
+  throttleTimeMs: number;
+  /** Each topic in the response. Versions 0+. */
+  topics: DescribeProducersResponseTopicResponse[];
+}
+
+/** DescribeProducersResponse ProducerState. */
+export interface DescribeProducersResponseProducerState {
+  /** Versions 0+. */
+  producerId: bigint;
+  /** Versions 0+. */
+  producerEpoch: number;
+  /** Versions 0+, default "-1". */
+  lastSequence: number;
+  /** Versions 0+, default "-1". */
+  lastTimestamp: bigint;
+  /** Versions 0+. */
+  coordinatorEpoch: number;
+  /** Versions 0+, default "-1". */
+  currentTxnStartOffset: bigint;
+}
+
+/** DescribeProducersResponse PartitionResponse. */
+export interface DescribeProducersResponsePartitionResponse {
+  /** The partition index. Versions 0+. */
+  partitionIndex: number;
+  /** The partition error code, or 0 if there was no error. Versions 0+. */
+  errorCode: number;
+  /** The partition error message, which may be null if no additional details are available Versions 0+, nullable 0+, default "null". */
+  errorMessage: string | null;
+  /** Versions 0+. */
+  activeProducers: DescribeProducersResponseProducerState[];
+}
+
+/** DescribeProducersResponse TopicResponse. */
+export interface DescribeProducersResponseTopicResponse {
+  /** The topic name Versions 0+. */
+  name: string;
+  /** Each partition in the response. Versions 0+. */
+  partitions: DescribeProducersResponsePartitionResponse[];
+}
+
+/** DescribeTransactionsRequest (API key 65), valid versions 0, flexible 0+. */
+export interface DescribeTransactionsRequest {
+  /** Array of transactionalIds to include in describe results. If empty, then no results will be returned. Versions 0+. */
+  transactionalIds: string[];
+}
+
+/** DescribeTransactionsResponse (API key 65), valid versions 0, flexible 0+. */
+export interface DescribeTransactionsResponse {
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+. */
+  throttleTimeMs: number;
+  /** Versions 0+. */
+  transactionStates: DescribeTransactionsResponseTransactionState[];
+}
+
+/** DescribeTransactionsResponse TopicData. */
+export interface DescribeTransactionsResponseTopicData {
+  /** Versions 0+. */
+  topic: string;
+  /** Versions 0+. */
+  partitions: number[];
+}
+
+/** DescribeTransactionsResponse TransactionState. */
+export interface DescribeTransactionsResponseTransactionState {
+  /** Versions 0+. */
+  errorCode: number;
+  /** Versions 0+. */
+  transactionalId: string;
+  /** Versions 0+. */
+  transactionState: string;
+  /** Versions 0+. */
+  transactionTimeoutMs: number;
+  /** Versions 0+. */
+  transactionStartTimeMs: bigint;
+  /** Versions 0+. */
+  producerId: bigint;
+  /** Versions 0+. */
+  producerEpoch: number;
+  /** The set of partitions included in the current transaction (if active). When a transaction is preparing to commit or abort, this will include only partitions which do not have markers. Versions 0+. */
+  topics: DescribeTransactionsResponseTopicData[];
+}
+
 /** DescribeUserScramCredentialsRequest (API key 50), valid versions 0, flexible 0+. */
 export interface DescribeUserScramCredentialsRequest {
   /** The users to describe, or null/empty to describe all users. Versions 0+, nullable 0+. */
@@ -1423,6 +1523,38 @@ export interface ListOffsetsResponseTopicResponse {
   name: string;
   /** Each partition in the response. Versions 0+. */
   partitions: ListOffsetsResponsePartitionResponse[];
+}
+
+/** ListTransactionsRequest (API key 66), valid versions 0-1, flexible 0+. */
+export interface ListTransactionsRequest {
+  /** The transaction states to filter by: if empty, all transactions are returned; if non-empty, then only transactions matching one of the filtered states will be returned Versions 0+. */
+  stateFilters: string[];
+  /** The producerIds to filter by: if empty, all transactions will be returned; if non-empty, only transactions which match one of the filtered producerIds will be returned Versions 0+. */
+  producerIdFilters: bigint[];
+  /** Duration (in millis) to filter by: if < 0, all transactions will be returned; otherwise, only transactions running longer than this duration will be returned Versions 1+, default -1. */
+  durationFilter: bigint;
+}
+
+/** ListTransactionsResponse (API key 66), valid versions 0-1, flexible 0+. */
+export interface ListTransactionsResponse {
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+. */
+  throttleTimeMs: number;
+  /** Versions 0+. */
+  errorCode: number;
+  /** Set of state filters provided in the request which were unknown to the transaction coordinator Versions 0+. */
+  unknownStateFilters: string[];
+  /** Versions 0+. */
+  transactionStates: ListTransactionsResponseTransactionState[];
+}
+
+/** ListTransactionsResponse TransactionState. */
+export interface ListTransactionsResponseTransactionState {
+  /** Versions 0+. */
+  transactionalId: string;
+  /** Versions 0+. */
+  producerId: bigint;
+  /** The current transaction state of the producer Versions 0+. */
+  transactionState: string;
 }
 
 /** MetadataRequest (API key 3), valid versions 0-12, flexible 9+. */
@@ -2047,6 +2179,9 @@ export interface RequestBodies {
   50: DescribeUserScramCredentialsRequest;
   51: AlterUserScramCredentialsRequest;
   60: DescribeClusterRequest;
+  61: DescribeProducersRequest;
+  65: DescribeTransactionsRequest;
+  66: ListTransactionsRequest;
 }
 
 /** Response body type by API key. */
@@ -2089,4 +2224,7 @@ export interface ResponseBodies {
   50: DescribeUserScramCredentialsResponse;
   51: AlterUserScramCredentialsResponse;
   60: DescribeClusterResponse;
+  61: DescribeProducersResponse;
+  65: DescribeTransactionsResponse;
+  66: ListTransactionsResponse;
 }

@@ -90,5 +90,15 @@ export interface KafkaCluster {
   /** Committed offsets per group for the given topics (keyed by partitionKey); partitions without a commit are absent. */
   committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>>;
 
+  /** Records by partition (no consumer group): Fetch from each partition's offset. */
+  fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>>;
+  /** First offset at or after a timestamp per partition (null: none, i.e. the end). */
+  offsetsForTimestamp(partitions: PartitionRef[], timestampMs: bigint): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>>;
+  /** Moves an inactive group's committed offsets (admin; refused while the group has members). Error code per partition. */
+  commitGroupOffsets(groupId: string, offsets: { topic: string; partition: number; offset: bigint }[]): Promise<Map<string, number>>;
+
   close(): Promise<void>;
 }
+
+import type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";
+export type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";

@@ -19,6 +19,7 @@ import type { AclBinding, GroupDescription, KafkaCluster, OffsetSpec, PartitionR
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
+import { commitGroupOffsets, fetchRecords, offsetsForTimestamp, type FetchedPartition, type FetchOptions, type FetchRequestPart } from "./records.ts";
 import { describeScramUsers, upsertScramUser } from "./scram-users.ts";
 import { localBytes, remoteBytes } from "./storage-figures.ts";
 import { createPartitions, createTopics, deleteTopics, describeTopics, listTopics, partitionCounts, setTopicConfigs } from "./topics.ts";
@@ -107,6 +108,18 @@ export class KafkaJsCluster implements KafkaCluster {
 
   committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>> {
     return committedOffsets(this.conns, requests);
+  }
+
+  fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>> {
+    return fetchRecords(this.conns, parts, options);
+  }
+
+  offsetsForTimestamp(partitions: PartitionRef[], timestampMs: bigint): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>> {
+    return offsetsForTimestamp(this.conns, partitions, timestampMs);
+  }
+
+  commitGroupOffsets(groupId: string, offsets: { topic: string; partition: number; offset: bigint }[]): Promise<Map<string, number>> {
+    return commitGroupOffsets(this.conns, groupId, offsets);
   }
 
   close(): Promise<void> {

@@ -9,9 +9,9 @@ describe("config mapping", () => {
     expect(topicSpecFor(product)).toEqual({ name: "orders.placed.v1", partitions: 6, configs: { "retention.ms": "-1", "cleanup.policy": "delete" } });
   });
 
-  it("adds remote.storage.enable and local.retention.ms only for tiered products", () => {
+  it("adds remote.storage.enable, local.retention.ms and a segment.ms within the window only for tiered products", () => {
     const spec = topicSpecFor({ ...product, retentionMs: 604800000n, tieredStorage: true, localRetentionMs: 3600000n });
-    expect(spec.configs).toEqual({ "retention.ms": "604800000", "cleanup.policy": "delete", "remote.storage.enable": "true", "local.retention.ms": "3600000" });
+    expect(spec.configs).toEqual({ "retention.ms": "604800000", "cleanup.policy": "delete", "remote.storage.enable": "true", "local.retention.ms": "3600000", "segment.ms": "3600000" });
   });
 
   it("keeps compact as the cleanup policy", () => {

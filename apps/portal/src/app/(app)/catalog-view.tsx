@@ -8,7 +8,7 @@ import { useEffect, useState } from "react";
 import { Badge, Button, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { ProductSearchResult } from "@/lib/api-types";
-import { age, formatDurationMs, humanize } from "@/lib/format";
+import { ago, formatDurationMs, humanize } from "@/lib/format";
 import { queryKeys, type ProductFilters } from "@/lib/query-keys";
 
 const PAGE_SIZE = 12;
@@ -113,7 +113,7 @@ export function CatalogView({ domains, tags }: { domains: { slug: string; name: 
                   ))}
                 </div>
                 <p className="mt-auto pt-3 text-xs text-slate-500">
-                  {p.domain.name} · retention {formatDurationMs(p.retentionMs)} · {p._count.subscriptions} active subscriber{p._count.subscriptions === 1 ? "" : "s"} · updated {age(p.updatedAt)} ago
+                  {p.domain.name} · retention {formatDurationMs(p.retentionMs)} · {p._count.subscriptions} active subscriber{p._count.subscriptions === 1 ? "" : "s"} · updated {ago(p.updatedAt)}
                 </p>
               </li>
             ))}

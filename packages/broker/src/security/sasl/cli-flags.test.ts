@@ -1,7 +1,8 @@
 // Command-line users and the listener settings they turn on; bad values are
 // refused with a message that names the setting and never echoes a password.
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_CONFIG, applySettings, configFromArgs } from "../../config.ts";
+import { applySettings, configFromArgs } from "../../config-sources.ts";
+import { ConfigError, DEFAULT_CONFIG } from "../../config.ts";
 import { applySaslAdmin, extractSaslFlags } from "./cli-flags.ts";
 
 describe("--sasl-admin / --sasl-user", () => {

@@ -1,7 +1,8 @@
 // `--sasl-admin <user>:<password>` and `--sasl-user <user>:<password>` (repeatable).
 // They are taken out of argv before the settings are parsed, so the passwords never
 // enter BrokerConfig (which DescribeConfigs exposes) or any log line.
-import { applySettings, type BrokerConfig } from "../../config.ts";
+import { applySettings } from "../../config-sources.ts";
+import type { BrokerConfig } from "../../config.ts";
 import { BootstrapUserError, parseUserPassword, type BootstrapUser } from "./bootstrap.ts";
 
 export interface SaslFlags {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LogManager } from "../log-manager.ts";
 import { buildBatch, recordsOf, tempDir } from "../test-helpers.ts";
 import { RemoteLogMetadataStore } from "./remote-log-metadata.ts";
-import { remoteObjectKey } from "./remote-log-manager.ts";
+import { remoteObjectKey } from "./remote-object-keys.ts";
 import { FolderRemoteStorage, RemoteObjectNotFoundError } from "./remote-storage.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -149,5 +149,38 @@ describe("RemoteLogManager", () => {
     await mgr.createTopic("t", { partitions: 1, configs: { "remote.storage.enable": "true" } });
     await mgr.close();
     await expect(LogManager.open(data)).rejects.toThrow(/before disabling tiered storage cluster-wide/);
+  });
+
+  it("copies only decided segments, carries their transaction index, and answers aborted transactions from the store", async () => {
+    const { data, remote } = await dirs();
+    let now = 1_000_000;
+    const clock = () => now;
+    const mgr = await openManager(data, remote, clock);
+    cleanups.push(() => mgr.close());
+    await mgr.createTopic("t", { partitions: 1, configs: { "remote.storage.enable": "true", "segment.bytes": "300", "local.retention.ms": "1000" } });
+    const log = mgr.getPartition("t", 0);
+    const txn = (pid: number, v: string) => buildBatch({ baseTimestamp: now, producerId: pid, producerEpoch: 0, baseSequence: 0, transactional: true, records: [{ key: null, value: v }] });
+    const plain = (v: string) => buildBatch({ baseTimestamp: now, records: [{ key: null, value: v }] });
+    await log.append(txn(7, "a".repeat(120))); // offset 0: an aborted transaction, segment 0
+    await log.appendTxnMarker({ producerId: 7, producerEpoch: 0, commit: false, coordinatorEpoch: 0 }); // offset 1
+    await log.append(plain("p".repeat(200))); // offset 2, segment 1
+    await log.append(txn(8, "o".repeat(200))); // offset 3, segment 2: still open
+    await log.append(plain("q".repeat(200))); // offset 4, segment 3
+    await log.append(plain("r".repeat(200))); // offset 5, segment 4 (active)
+    expect(log.lastStableOffset).toBe(3n);
+    await mgr.runRemoteLogTasks(now);
+    // Segments 0 and 1 are below the LSO; segment 2 holds the open transaction, so nothing from it on is copied.
+    expect(log.highestTieredOffset).toBe(2n);
+    const keys = await (await FolderRemoteStorage.open(remote)).list("");
+    expect(keys.filter((k) => k.endsWith(".txnindex"))).toHaveLength(1);
+    now += 5000;
+    await mgr.runRemoteLogTasks(now);
+    expect(log.localLogStartOffset).toBe(3n);
+    // Offset 0 now lives only in the store; its abort is still reported.
+    expect(await log.abortedTransactions(0n, 1n)).toEqual([{ producerId: 7, firstOffset: 0, lastOffset: 1, lastStableOffset: 2 }]);
+    await log.appendTxnMarker({ producerId: 8, producerEpoch: 0, commit: true, coordinatorEpoch: 0 });
+    await log.forceRoll();
+    await mgr.runRemoteLogTasks(now);
+    expect(log.highestTieredOffset).toBe(6n);
   });
 });

@@ -40,6 +40,8 @@ export interface RemoteSegmentMetadata {
   offsetOfMaxTimestamp: number;
   /** Bytes of the `.log` object. */
   size: number;
+  /** True when a `.txnindex` object (aborted transactions) was uploaded; absent in records from before transactions. */
+  txnIndex?: boolean;
   state: RemoteSegmentState;
   /** Wall-clock ms of the last state change. */
   eventTimestamp: number;

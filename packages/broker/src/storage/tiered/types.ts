@@ -2,6 +2,8 @@
  * What a PartitionLog needs from tiered storage. Kept as an interface so the
  * partition log does not depend on the copier, the object store or the cache.
  */
+import type { TxnIndex } from "../txn-index.ts";
+
 export interface RemoteTimestampAndOffset {
   offset: number;
   timestamp: number;
@@ -18,4 +20,6 @@ export interface PartitionTier {
   offsetForTimestamp(ts: number, minOffset: number): Promise<RemoteTimestampAndOffset | null>;
   /** The record with the largest timestamp among remote segments ending at or after `minOffset`. */
   maxTimestamp(minOffset: number): Promise<RemoteTimestampAndOffset | null>;
+  /** Transaction indexes of the remote segments from the one holding `offset` on, oldest first (READ_COMMITTED fetches). */
+  txnIndexesFrom(offset: number): Promise<TxnIndex[]>;
 }

@@ -6,7 +6,7 @@ import { ServiceAccountForm } from "@/components/service-account-form";
 import { Badge, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { MyDomain } from "@/lib/api-types";
-import { age, formatDateTime } from "@/lib/format";
+import { ago, formatDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
 
 export function MyDomainView() {
@@ -32,7 +32,12 @@ function DomainSection({ domain: d }: { domain: MyDomain }) {
           <h2 id={`domain-${d.id}`} className="text-xl font-semibold">{d.name} <span className="font-mono text-sm text-slate-500">({d.slug})</span></h2>
           <p className="text-sm text-slate-600">{d.description} · you are {owner ? "an owner" : "a member"}</p>
         </div>
-        {owner && <ButtonLink href="/products/new">Register a product</ButtonLink>}
+        {owner && (
+          <div className="flex flex-wrap gap-2">
+            <ButtonLink variant="secondary" href={`/domains/${d.id}/webhooks`}>Webhooks</ButtonLink>
+            <ButtonLink href="/products/new">Register a product</ButtonLink>
+          </div>
+        )}
       </div>
 
       <Card title={`Products (${d.products.length})`}>
@@ -51,7 +56,7 @@ function DomainSection({ domain: d }: { domain: MyDomain }) {
                     <td className="py-2 pr-4 font-mono text-xs">{p.topicName}</td>
                     <td className="py-2 pr-4"><Badge value={p.status} /></td>
                     <td className="py-2 pr-4">{p._count.subscriptions}</td>
-                    <td className="py-2 text-slate-500">{age(p.updatedAt)} ago</td>
+                    <td className="py-2 text-slate-500">{ago(p.updatedAt)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -107,7 +112,7 @@ function SubscriptionList({ items, empty }: { items: { id: string; productId: st
               <Link href={`/products/${s.productId}`} className="text-slate-600 hover:underline">Product page</Link>
             </p>
             {s.note && <p className="text-xs text-slate-600">{s.note}</p>}
-            <p className="text-xs text-slate-400">{age(s.at)} ago</p>
+            <p className="text-xs text-slate-400">{ago(s.at)}</p>
           </div>
           <Badge value={s.status} />
         </li>

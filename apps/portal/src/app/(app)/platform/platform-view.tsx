@@ -6,7 +6,7 @@ import type { ReactNode } from "react";
 import { Badge, Button, Card, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { PlatformOverview, PlatformTask } from "@/lib/api-types";
-import { age, formatDateTime } from "@/lib/format";
+import { age, ago, formatDateTime } from "@/lib/format";
 import { useRetryTask } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -73,7 +73,7 @@ export function PlatformView() {
                   <li key={w.workerId} className="flex items-start justify-between gap-3 py-2">
                     <div className="min-w-0">
                       <p className="font-mono text-xs">{w.workerId}</p>
-                      <p className="text-xs text-slate-500">started {formatDateTime(w.startedAt)} · last seen {age(w.lastSeenAt)} ago</p>
+                      <p className="text-xs text-slate-500">started {formatDateTime(w.startedAt)} · last seen {ago(w.lastSeenAt)}</p>
                       {stale && <p className="text-xs text-rose-700">Not seen for {age(w.lastSeenAt)}: probably gone without shutting down.</p>}
                     </div>
                     <Badge value={stale ? "FAILED" : w.status === "ready" ? "ACTIVE" : w.status === "stopped" ? "RETIRED" : "IN_REVIEW"} label={stale ? "unresponsive" : w.status} />

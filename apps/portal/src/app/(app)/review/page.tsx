@@ -15,7 +15,7 @@ export default async function ReviewPage() {
         title="Review queue"
         description={governance ? "Products waiting for governance and every pending subscription, oldest first." : "Subscription requests for your domains' products, oldest first."}
       />
-      {governance || owner ? <ReviewQueueView /> : <EmptyState title="Nothing to review">Only governance reviewers and domain owners have a review queue.</EmptyState>}
+      {governance || owner ? <ReviewQueueView reviewsProducts={governance} /> : <EmptyState title="Nothing to review">Only governance reviewers and domain owners have a review queue.</EmptyState>}
     </>
   );
 }

@@ -2,15 +2,17 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { ReviewQueue } from "@/lib/api-types";
-import { age, humanize } from "@/lib/format";
+import { ago, humanize } from "@/lib/format";
 import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
-export function ReviewQueueView() {
+/** `reviewsProducts`: governance decides products; owners only see their domains' subscription requests. */
+export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean }) {
   const queue = useQuery({
     queryKey: queryKeys.reviewQueue,
     queryFn: ({ signal }) => api<ReviewQueue>("/api/v1/review-queue", { signal }),
@@ -21,6 +23,7 @@ export function ReviewQueueView() {
   const { products, subscriptions } = queue.data;
   return (
     <div className="space-y-6">
+      {reviewsProducts && (
       <Card title={`Data products (${products.length})`}>
         {products.length === 0 ? (
           <EmptyState title="No products waiting for review" />
@@ -32,6 +35,7 @@ export function ReviewQueueView() {
           </ul>
         )}
       </Card>
+      )}
       <Card title={`Subscription requests (${subscriptions.length})`}>
         {subscriptions.length === 0 ? (
           <EmptyState title="No subscription requests waiting" />
@@ -58,9 +62,10 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
         </div>
         <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
         <p className="mt-1 text-sm text-slate-600">
-          {p.domain.name} · submitted {p.submittedAt ? `${age(p.submittedAt)} ago` : "—"}
+          {p.domain.name} · submitted {p.submittedAt ? ago(p.submittedAt) : "—"}
           {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
         </p>
+        <PolicyDetails policy={p.policy} />
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
       </div>
       {p.mine ? (
@@ -88,8 +93,9 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name} → {s.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{s.purpose}”</p>
         <p className="mt-1 text-xs text-slate-500">
-          requested {age(s.createdAt)} ago{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
+          requested {ago(s.createdAt)}{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
         </p>
+        <PolicyDetails policy={s.policy} />
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
       </div>
       {s.mine ? (
@@ -103,5 +109,20 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         </div>
       )}
     </li>
+  );
+}
+
+/** The policy verdict beside the change; failures are open by default. */
+function PolicyDetails({ policy }: { policy: ReviewQueue["products"][number]["policy"] }) {
+  const failing = policy.results.some((r) => r.outcome === "fail");
+  return (
+    <details className="mt-2 rounded-md bg-slate-50 px-3 py-2 ring-1 ring-slate-200" open={failing} data-testid="review-policy">
+      <summary className="cursor-pointer text-sm">
+        Policy v{policy.version}: <PolicySummary results={policy.results} />
+      </summary>
+      <div className="mt-2">
+        <PolicyResultList results={policy.results} />
+      </div>
+    </details>
   );
 }

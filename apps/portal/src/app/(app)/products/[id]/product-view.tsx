@@ -6,12 +6,13 @@ import { useActor, usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { ReasonAction } from "@/components/reason-form";
+import { RetirementCard } from "@/components/retirement-card";
 import { SnippetTabs } from "@/components/snippets";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
 import { kafkajsProducerSnippet, kcatProduceCommand } from "@/lib/connection-snippets";
-import { age, formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
+import { formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -105,6 +106,7 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
 
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
+          {(product.status === "DEPRECATED" || product.status === "RETIRED") && <RetirementCard productId={product.id} status={product.status} />}
           <Card title="About">
             <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{product.description}</p>
             <DefinitionList

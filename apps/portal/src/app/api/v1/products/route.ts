@@ -1,4 +1,4 @@
-import { registerProduct, searchProducts } from "@kappa/catalog";
+import { actingUser, registerProduct, searchProducts } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, queryObject, readJson } from "@/server/http";
@@ -15,7 +15,7 @@ export async function GET(request: Request) {
 export async function POST(request: Request) {
   try {
     const actor = await currentActor();
-    return json(await registerProduct(db(), { userId: actor.id }, await readJson(request)), 201);
+    return json(await registerProduct(db(), actingUser(actor), await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

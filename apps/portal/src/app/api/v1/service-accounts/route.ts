@@ -1,4 +1,4 @@
-import { createServiceAccount, subscribableAccounts } from "@kappa/catalog";
+import { actingUser, createServiceAccount, subscribableAccounts } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -16,7 +16,7 @@ export async function GET() {
 export async function POST(request: Request) {
   try {
     const actor = await currentActor();
-    return json(await createServiceAccount(db(), { userId: actor.id }, await readJson(request)), 201);
+    return json(await createServiceAccount(db(), actingUser(actor), await readJson(request)), 201);
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,4 +1,4 @@
-import { canInDomain, getProduct, NotFoundError, toJson } from "@kappa/catalog";
+import { activePolicy, canInDomain, getProduct, NotFoundError, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ProductForm } from "@/components/product-form";
@@ -28,6 +28,7 @@ export default async function EditProductPage({ params }: { params: Promise<{ id
     );
   }
   const values = valuesFromProduct(product);
+  const policy = await activePolicy(db());
   return (
     <>
       <PageHeader
@@ -38,7 +39,7 @@ export default async function EditProductPage({ params }: { params: Promise<{ id
             : `The product is ${product.status.toLowerCase().replace("_", " ")}: only its description, tags, SLA and contact can change.`
         }
       />
-      <ProductForm mode={{ kind: "edit", productId: product.id, status: product.status, initial: values }} defaults={values} />
+      <ProductForm mode={{ kind: "edit", productId: product.id, status: product.status, initial: values }} defaults={values} policy={policy} />
     </>
   );
 }

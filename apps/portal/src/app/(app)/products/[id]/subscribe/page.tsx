@@ -1,4 +1,4 @@
-import { getProduct, NotFoundError } from "@kappa/catalog";
+import { activePolicy, getProduct, NotFoundError } from "@kappa/catalog";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -19,6 +19,7 @@ export default async function SubscribePage({ params }: { params: Promise<{ id: 
     if (error instanceof NotFoundError) notFound();
     throw error;
   }
+  const policy = await activePolicy(db());
   const domains = actor.memberships.filter((m) => m.domainId !== product.domainId);
   const ownerDomains = domains.filter((m) => m.role === "OWNER").map((m) => ({ id: m.domainId, slug: m.domainSlug }));
   return (
@@ -35,7 +36,7 @@ export default async function SubscribePage({ params }: { params: Promise<{ id: 
       {domains.length === 0 ? (
         <EmptyState title="No domain to subscribe for">You can request access only for a domain you belong to, other than the product&apos;s own.</EmptyState>
       ) : (
-        <SubscribeForm productId={product.id} productDomainId={product.domainId} classification={product.classification} ownerDomains={ownerDomains} />
+        <SubscribeForm productId={product.id} productDomainId={product.domainId} classification={product.classification} ownerDomains={ownerDomains} policy={policy} />
       )}
     </>
   );

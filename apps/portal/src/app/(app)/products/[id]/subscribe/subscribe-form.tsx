@@ -1,5 +1,7 @@
 "use client";
 
+import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
+import { PolicyNotes, PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { LIMITS, requestSubscriptionInput, fieldErrors } from "@kappa/catalog/validation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
@@ -15,11 +17,13 @@ export function SubscribeForm({
   productDomainId,
   classification,
   ownerDomains,
+  policy,
 }: {
   productId: string;
   productDomainId: string;
   classification: string;
   ownerDomains: { id: string; slug: string }[];
+  policy: { version: number; document: PolicyDocument };
 }) {
   const router = useRouter();
   const client = useQueryClient();
@@ -28,6 +32,12 @@ export function SubscribeForm({
   const [serviceAccountId, setServiceAccountId] = useState("");
   const [purpose, setPurpose] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const chosen = options.find((o) => o.id === (serviceAccountId || options[0]?.id));
+  // The subscription rules, evaluated as the user types and picks (the server evaluates again).
+  const evaluation = evaluatePolicy(policy.document, "subscription.request", {
+    subscription: { purpose, accountName: chosen?.name ?? "", openSubscriptionsOfAccount: chosen?._count.subscriptions ?? 0, productClassification: classification },
+  });
+  const byField = resultsByField(evaluation.results);
   const [creating, setCreating] = useState(false);
   const selected = serviceAccountId || options[0]?.id || "";
 
@@ -64,7 +74,7 @@ export function SubscribeForm({
       <Card>
         <form onSubmit={submit} className="space-y-4" noValidate>
           {options.length > 0 ? (
-            <Field id="serviceAccountId" label="Service account" errors={errors.serviceAccountId} hint="The Kafka user that will read; consumer groups must start with its name and a dot.">
+            <Field id="serviceAccountId" label="Service account" errors={errors.serviceAccountId} notes={purpose && byField.serviceAccountId ? <PolicyNotes id="serviceAccountId-notes" results={byField.serviceAccountId} /> : undefined} hint="The Kafka user that will read; consumer groups must start with its name and a dot.">
               {(a) => (
                 <select {...a} value={selected} onChange={(e) => setServiceAccountId(e.target.value)} className={inputClass}>
                   {options.map((o) => (
@@ -76,12 +86,16 @@ export function SubscribeForm({
           ) : (
             <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">Your domain has no consumer service account yet; create one first.</p>
           )}
-          <Field id="purpose" label="Purpose" errors={errors.purpose} hint={`Why you need the data (at least ${LIMITS.purposeMin} characters); reviewers see it.`}>
+          <Field id="purpose" label="Purpose" errors={errors.purpose} notes={purpose && byField.purpose ? <PolicyNotes id="purpose-notes" results={byField.purpose} /> : undefined} hint={`Why you need the data (at least ${LIMITS.purposeMin} characters); reviewers see it.`}>
             {(a) => <textarea {...a} rows={4} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
           </Field>
           {(classification === "CONFIDENTIAL" || classification === "RESTRICTED") && (
             <p className="text-sm text-slate-600">This product is {classification.toLowerCase()}: {classification === "RESTRICTED" ? "governance" : "its owners or governance"} must approve the request.</p>
           )}
+          <details className="rounded-md bg-slate-50 px-3 py-2 text-sm ring-1 ring-slate-200" data-testid="policy-checks">
+            <summary className="cursor-pointer">Policy checks (v{policy.version}): <PolicySummary results={evaluation.results} /></summary>
+            <div className="mt-2"><PolicyResultList results={evaluation.results} /></div>
+          </details>
           <ErrorAlert message={request.isError ? request.error.message : null}>{errors.productId && <p>{errors.productId.join(" ")}</p>}</ErrorAlert>
           <Button type="submit" disabled={request.isPending || options.length === 0}>
             {request.isPending ? "Sending…" : "Request subscription"}

@@ -1,4 +1,4 @@
-import { getProduct, updateProduct } from "@kappa/catalog";
+import { actingUser, getProduct, updateProduct } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -17,7 +17,7 @@ export async function GET(_request: Request, { params }: Context) {
 export async function PATCH(request: Request, { params }: Context) {
   try {
     const actor = await currentActor();
-    return json(await updateProduct(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+    return json(await updateProduct(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

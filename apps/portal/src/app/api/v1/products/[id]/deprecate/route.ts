@@ -1,4 +1,4 @@
-import { deprecateProduct } from "@kappa/catalog";
+import { actingUser, deprecateProduct } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -6,7 +6,7 @@ import { errorResponse, json, readJson } from "@/server/http";
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await deprecateProduct(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+    return json(await deprecateProduct(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

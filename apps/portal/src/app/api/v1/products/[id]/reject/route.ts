@@ -1,4 +1,4 @@
-import { rejectProduct } from "@kappa/catalog";
+import { actingUser, rejectProduct } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -6,7 +6,7 @@ import { errorResponse, json, readJson } from "@/server/http";
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await rejectProduct(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+    return json(await rejectProduct(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

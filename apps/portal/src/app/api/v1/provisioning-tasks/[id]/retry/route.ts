@@ -1,4 +1,4 @@
-import { retryTask } from "@kappa/catalog";
+import { actingUser, retryTask } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
@@ -7,7 +7,7 @@ import { errorResponse, json } from "@/server/http";
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await retryTask(db(), { userId: actor.id }, (await params).id));
+    return json(await retryTask(db(), actingUser(actor), (await params).id));
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,4 +1,4 @@
-import { revokeSubscription } from "@kappa/catalog";
+import { actingUser, revokeSubscription } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
@@ -6,7 +6,7 @@ import { errorResponse, json, readJson } from "@/server/http";
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await revokeSubscription(db(), { userId: actor.id }, (await params).id, await readJson(request)));
+    return json(await revokeSubscription(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

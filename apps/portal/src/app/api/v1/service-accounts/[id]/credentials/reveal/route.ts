@@ -1,4 +1,4 @@
-import { parseSecretsKey, revealCredentialOnce } from "@kappa/catalog";
+import { actingUser, parseSecretsKey, revealCredentialOnce } from "@kappa/catalog";
 import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
@@ -17,7 +17,7 @@ export async function POST(_request: Request, { params }: { params: Promise<{ id
       const body: ApiErrorBody = { error: { code: "NOT_CONFIGURED", message: "This portal has no KAPPA_SECRETS_KEY, so it cannot show issued passwords. Ask a platform admin to configure it." } };
       return Response.json(body, { status: 503, headers: NO_STORE });
     }
-    const revealed = await revealCredentialOnce(db(), parseSecretsKey(key), { userId: actor.id }, (await params).id);
+    const revealed = await revealCredentialOnce(db(), parseSecretsKey(key), actingUser(actor), (await params).id);
     return Response.json(
       { username: revealed.username, password: revealed.password, mechanism: revealed.mechanism, issuedAt: revealed.issuedAt?.toISOString() ?? null },
       { headers: NO_STORE },

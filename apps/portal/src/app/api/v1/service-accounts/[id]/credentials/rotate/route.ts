@@ -1,4 +1,4 @@
-import { requestCredentialRotation } from "@kappa/catalog";
+import { actingUser, requestCredentialRotation } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
@@ -7,7 +7,7 @@ import { errorResponse, json } from "@/server/http";
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await requestCredentialRotation(db(), { userId: actor.id }, (await params).id), 202);
+    return json(await requestCredentialRotation(db(), actingUser(actor), (await params).id), 202);
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { PageHeader } from "@/components/ui";
+import { requireActor } from "@/server/actor";
+import { TokensView } from "./tokens-view";
+
+export const metadata: Metadata = { title: "API tokens" };
+
+export default async function TokensPage() {
+  await requireActor("/tokens");
+  return (
+    <>
+      <PageHeader
+        title="API tokens"
+        description={<>For scripts, CI and the <code>kappa</code> CLI: send <code>Authorization: Bearer &lt;token&gt;</code> to any <code>/api/v1</code> route. A token acts as you, limited to its scopes; the secret is shown once and stored only as a hash.</>}
+      />
+      <TokensView />
+    </>
+  );
+}

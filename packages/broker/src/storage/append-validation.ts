@@ -1,0 +1,118 @@
+/**
+ * Validation of the record batches of one Produce partition before they are
+ * queued for the writer (Kafka's LogValidator / LogSegment append checks):
+ * magic 2, sizes against max.message.bytes and segment.bytes, CRC-32C,
+ * record count against lastOffsetDelta, no client control batches (only
+ * the transaction coordinator writes markers), transactional batches only
+ * with a producer id and sequence, Produce v3+'s one batch per partition, a
+ * known compression codec (0–4, else CORRUPT_MESSAGE), and the records
+ * themselves (record-check.ts): compressed batches are decompressed first,
+ * bounded by `maxDecompressedBytes` (decompression.ts), so a batch that
+ * consumers could not read is refused instead of stored.
+ *
+ * Runs on the request's own buffer without copying; nothing is written until
+ * every batch of the partition passed, so a bad batch never leaves half an
+ * append behind.
+ */
+import {
+  ATTR_COMPRESSION_MASK,
+  ATTR_CONTROL,
+  ATTR_TRANSACTIONAL,
+  HEADER_SIZE,
+  LOG_OVERHEAD,
+  batchCrcValid,
+  readHeader,
+  type BatchHeader,
+} from "./batch.ts";
+import type { LogConfig } from "./configs.ts";
+import { DecompressedTooLargeError, DecompressionError, decompress } from "./decompression.ts";
+import { StorageError } from "./errors.ts";
+import { checkRecords } from "./record-check.ts";
+
+/** Default bound on one batch's decompressed records (broker setting message.decompressed.max.bytes). */
+export const DEFAULT_MAX_DECOMPRESSED_BYTES = 128 * 1024 * 1024;
+
+export interface AppendOptions {
+  /** acks=all: resolve only after the batch is fsynced. */
+  requireDurable?: boolean;
+  /** Produce v3+ allows exactly one batch per partition (INVALID_RECORD otherwise). */
+  singleBatch?: boolean;
+}
+
+export interface ValidationLimits {
+  /** Largest decompressed records section of one batch (a compression bomb costs at most this). */
+  maxDecompressedBytes: number;
+}
+
+/** A batch that passed validation: its position in the request buffer and its header. */
+export interface ValidatedBatch {
+  pos: number;
+  header: BatchHeader;
+}
+
+/** Checks every batch in `data`; throws a StorageError with Kafka's error code for the first bad one. */
+export function validateAppendBatches(data: Buffer, config: LogConfig, opts: AppendOptions, limits: ValidationLimits): ValidatedBatch[] {
+  const out: ValidatedBatch[] = [];
+  let pos = 0;
+  while (pos < data.length) {
+    if (data.length - pos < HEADER_SIZE) {
+      throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos} is truncated`);
+    }
+    const size = data.readInt32BE(pos + 8) + LOG_OVERHEAD;
+    if (size < HEADER_SIZE || pos + size > data.length) {
+      throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos} has invalid length ${size - LOG_OVERHEAD}`);
+    }
+    const h = readHeader(data, pos);
+    if (h.magic !== 2) throw new StorageError("CORRUPT_MESSAGE", `unsupported record batch magic ${h.magic}`);
+    if (size > config.maxMessageBytes || size > config.segmentBytes) {
+      throw new StorageError(
+        "MESSAGE_TOO_LARGE",
+        `record batch of ${size} bytes exceeds max.message.bytes ${config.maxMessageBytes}`,
+      );
+    }
+    if (!batchCrcValid(data, pos, size)) {
+      throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos} fails its CRC-32C check`);
+    }
+    if (h.recordCount <= 0 || h.lastOffsetDelta + 1 !== h.recordCount) {
+      throw new StorageError(
+        "INVALID_RECORD",
+        `record batch has ${h.recordCount} records but lastOffsetDelta ${h.lastOffsetDelta}`,
+      );
+    }
+    if ((h.attributes & ATTR_CONTROL) !== 0) throw new StorageError("INVALID_RECORD", "clients may not write control batches");
+    if ((h.attributes & ATTR_TRANSACTIONAL) !== 0 && (h.producerId < 0 || h.baseSequence < 0)) {
+      throw new StorageError("INVALID_RECORD", "a transactional record batch needs a producer id and a base sequence");
+    }
+    checkBatchRecords(data, pos, size, h, limits);
+    out.push({ pos, header: h });
+    pos += size;
+  }
+  if (out.length === 0) throw new StorageError("INVALID_RECORD", "no record batch in produce data");
+  if (out.length > 1 && (opts.singleBatch || out.some((b) => b.header.producerId >= 0))) {
+    throw new StorageError("INVALID_RECORD", "exactly one record batch per partition is allowed");
+  }
+  return out;
+}
+
+/** The records of one batch, decompressed when needed, checked structurally. */
+function checkBatchRecords(data: Buffer, pos: number, size: number, h: BatchHeader, limits: ValidationLimits): void {
+  const codec = h.attributes & ATTR_COMPRESSION_MASK;
+  if (codec > 4) throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos} uses unknown compression codec ${codec}`);
+  const start = pos + HEADER_SIZE;
+  const end = pos + size;
+  if (codec === 0) {
+    checkRecords(data, start, end, h.recordCount);
+    return;
+  }
+  let records: Buffer;
+  try {
+    records = decompress(codec, data.subarray(start, end), limits.maxDecompressedBytes);
+  } catch (err) {
+    if (err instanceof DecompressedTooLargeError) {
+      throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos}: ${err.message} (message.decompressed.max.bytes)`);
+    }
+    if (err instanceof DecompressionError) throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos}: ${err.message}`);
+    throw err;
+  }
+  checkRecords(records, 0, records.length, h.recordCount);
+}

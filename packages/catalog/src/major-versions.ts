@@ -1,0 +1,23 @@
+import type { Tx } from "./db.ts";
+import { ConflictError, NotFoundError } from "./errors.ts";
+
+/*
+ * Major versions: `<domain>.<product>.v<N+1>` is a new product whose
+ * `predecessorId` names v<N>. Subscribers of v<N> carry their access over
+ * with one request that keeps their service account and purpose.
+ */
+
+/** Subscriptions that still read a product: their domains are told when it is superseded. */
+export const READING_STATUSES = ["APPROVED", "ACTIVE"] as const;
+
+/**
+ * A request that says it carries `fromSubscriptionId` over must come from the
+ * same service account and target that subscription's product's successor.
+ */
+export async function assertCarriedOver(tx: Tx, fromSubscriptionId: string, productId: string, serviceAccountId: string): Promise<void> {
+  const from = await tx.subscription.findUnique({ where: { id: fromSubscriptionId }, include: { product: { select: { successor: { select: { id: true } } } } } });
+  if (!from) throw new NotFoundError("Subscription", fromSubscriptionId);
+  if (from.serviceAccountId !== serviceAccountId || from.product.successor?.id !== productId) {
+    throw new ConflictError("That subscription is not to the previous major version of this product for this service account.", "NOT_A_PREDECESSOR");
+  }
+}

@@ -1,0 +1,32 @@
+/*
+ * Every kind of notification the platform emits, with the words a person
+ * reads in the centre and the filter a webhook subscribes to. Other areas add
+ * their kinds here (schema versions, recertification) and call notify().
+ */
+export const NOTIFICATION_KINDS = {
+  "product.review-requested": "A data product waits for review",
+  "product.approved": "Data product approved",
+  "product.rejected": "Data product rejected",
+  "product.deprecated": "Data product deprecated",
+  "product.retired": "Data product retired",
+  "schema.version-submitted": "New schema version submitted",
+  "schema.version-approved": "New schema version",
+  "subscription.requested": "Subscription requested",
+  "subscription.approved": "Subscription approved",
+  "subscription.rejected": "Subscription rejected",
+  "subscription.revoked": "Subscription revoked",
+  "replay.applied": "Replay applied",
+  "replay.refused": "Replay refused",
+  "alert.fired": "Alert fired",
+  "alert.resolved": "Alert resolved",
+  "access.recertification": "Access recertification due",
+  "webhook.test": "Webhook test",
+} as const;
+
+export type NotificationKind = keyof typeof NOTIFICATION_KINDS;
+
+export const NOTIFICATION_KIND_NAMES = Object.keys(NOTIFICATION_KINDS) as NotificationKind[];
+
+export function isNotificationKind(kind: string): kind is NotificationKind {
+  return kind in NOTIFICATION_KINDS;
+}

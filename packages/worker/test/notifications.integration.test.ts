@@ -1,0 +1,183 @@
+// Webhooks and e-mail end to end: real PostgreSQL, a real HTTP receiver on
+// loopback that verifies the signature, and a real SMTP server (smtp-server).
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SMTPServer } from "smtp-server";
+import { createWebhook, loadActor, notify, SIGNATURE_HEADER, verifyWebhookSignature, webhookDeliveries, type Db } from "@kappa/catalog";
+import { NotificationDispatcher } from "../src/notifications/dispatcher.ts";
+import { openTestDatabase, SECRETS_KEY, seedPeople, testLogger, waitFor } from "./helpers.ts";
+
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let db: Db;
+let people: Awaited<ReturnType<typeof seedPeople>>;
+
+interface Received {
+  body: string;
+  headers: IncomingMessage["headers"];
+}
+let http: Server;
+let httpPort = 0;
+const received: Received[] = [];
+/** Status codes the receiver answers with, in turn; 204 once they run out. */
+const answers: number[] = [];
+
+let smtp: SMTPServer;
+let smtpPort = 0;
+const mails: { from: string; to: string[]; raw: string }[] = [];
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  db = database.db;
+  people = await seedPeople(db);
+  http = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+    req.on("end", () => {
+      received.push({ body, headers: req.headers });
+      res.writeHead(answers.shift() ?? 204).end();
+    });
+  });
+  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+  httpPort = (http.address() as AddressInfo).port;
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = "";
+      stream.on("data", (c: Buffer) => (raw += c.toString("utf8")));
+      stream.on("end", () => {
+        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((r) => smtp.listen(0, "127.0.0.1", () => r()));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await new Promise<void>((r) => http?.close(() => r()));
+  await new Promise<void>((r) => smtp?.close(() => r()));
+  await database?.dispose();
+});
+
+function dispatcher(overrides: { allowPrivateTargets?: boolean; maxAttempts?: number; smtp?: boolean } = {}) {
+  return new NotificationDispatcher(
+    db,
+    {
+      pollMs: 3_600_000,
+      webhooks: {
+        secretsKey: SECRETS_KEY,
+        portalUrl: "https://kappa.example.test",
+        timeoutMs: 2_000,
+        maxAttempts: overrides.maxAttempts ?? 3,
+        // Short backoff from configuration (no sleeps): retries become due within ~100 ms.
+        backoffBaseMs: 50,
+        backoffMaxMs: 100,
+        allowPrivateTargets: overrides.allowPrivateTargets ?? true,
+      },
+      email: overrides.smtp ? { smtpUrl: `smtp://127.0.0.1:${smtpPort}`, from: "Kappa Mesh <kappa@test.invalid>", portalUrl: "https://kappa.example.test", maxAgeHours: 24 } : undefined,
+    },
+    testLogger,
+  );
+}
+
+async function announce(kind: "subscription.approved" | "alert.fired", title: string) {
+  return db.$transaction((tx) =>
+    notify(tx, {
+      kind,
+      title,
+      body: "Details of the event.",
+      link: "/subscriptions/s1",
+      entityType: "Subscription",
+      entityId: "s1",
+      audience: { domainMembers: [people.payments.id] },
+      data: { lag: 42 },
+    }),
+  );
+}
+
+describe("webhooks", () => {
+  it("signs the JSON with the endpoint's secret, retries after failures and logs every attempt with its status code", async () => {
+    const { webhook, secret } = await createWebhook(db, SECRETS_KEY, people.as.paymentsOwner, { domainId: people.payments.id, url: `http://127.0.0.1:${httpPort}/hooks/kappa` });
+    answers.push(500, 503);
+    const event = await announce("subscription.approved", "Access approved");
+    const d = dispatcher();
+    await waitFor(async () => {
+      await d.runNow();
+      return (await db.webhookDelivery.findFirst({ where: { endpointId: webhook.id, status: "DELIVERED" } })) ?? null;
+    }, 15_000, "the delivery after two failures");
+    await d.stop();
+
+    expect(received).toHaveLength(3);
+    for (const r of received) {
+      expect(r.headers["content-type"]).toBe("application/json");
+      expect(verifyWebhookSignature(secret, String(r.headers[SIGNATURE_HEADER]), r.body)).toBe(true);
+      expect(verifyWebhookSignature("whsec_other", String(r.headers[SIGNATURE_HEADER]), r.body)).toBe(false);
+      expect(r.headers["x-kappa-event"]).toBe("subscription.approved");
+    }
+    const payload = JSON.parse(received[2]!.body) as Record<string, unknown>;
+    expect(payload).toMatchObject({ id: event.eventId, kind: "subscription.approved", title: "Access approved", link: "https://kappa.example.test/subscriptions/s1", data: { lag: 42 } });
+    // The same delivery id on every retry, so receivers can deduplicate.
+    expect(new Set(received.map((r) => r.headers["x-kappa-delivery"])).size).toBe(1);
+
+    const log = await webhookDeliveries(db, await loadActor(db, people.as.paymentsOwner.userId), webhook.id);
+    expect(log.deliveries[0]).toMatchObject({ status: "DELIVERED", attempts: 3, lastStatusCode: 204 });
+    expect(log.deliveries[0]?.log.map((a) => a.statusCode)).toEqual([500, 503, 204]);
+    expect(log.deliveries[0]?.log[0]?.error).toBe("HTTP 500");
+    received.length = 0;
+  });
+
+  it("gives up after the last attempt, and refuses private targets unless allowed (SSRF guard)", async () => {
+    await db.webhookEndpoint.deleteMany({});
+    const { webhook } = await createWebhook(db, SECRETS_KEY, people.as.paymentsOwner, { domainId: people.payments.id, url: `http://127.0.0.1:${httpPort}/down` });
+    answers.push(500, 500, 500, 500);
+    await announce("alert.fired", "Lag above objective");
+    const d = dispatcher({ maxAttempts: 2 });
+    await waitFor(async () => {
+      await d.runNow();
+      return (await db.webhookDelivery.findFirst({ where: { endpointId: webhook.id, status: "FAILED" } })) ?? null;
+    }, 15_000, "the delivery to fail for good");
+    await d.stop();
+    expect(received).toHaveLength(2);
+    answers.length = 0;
+    received.length = 0;
+
+    await db.webhookEndpoint.deleteMany({});
+    const { webhook: guarded } = await createWebhook(db, SECRETS_KEY, people.as.paymentsOwner, { domainId: people.payments.id, url: `http://127.0.0.1:${httpPort}/internal` });
+    await announce("alert.fired", "Lag above objective");
+    const strict = dispatcher({ allowPrivateTargets: false, maxAttempts: 1 });
+    await strict.runNow();
+    await strict.stop();
+    const refused = await db.webhookDelivery.findFirstOrThrow({ where: { endpointId: guarded.id } });
+    expect(refused).toMatchObject({ status: "FAILED", lastStatusCode: null });
+    expect(refused.lastError).toMatch(/private or loopback/);
+    expect(received).toHaveLength(0);
+  });
+});
+
+describe("e-mail", () => {
+  it("sends each recipient's notification to the SMTP server once, with the portal link", async () => {
+    await db.webhookEndpoint.deleteMany({});
+    const before = await db.notification.count({ where: { emailStatus: "PENDING" } });
+    expect(before).toBeGreaterThan(0);
+    await announce("alert.fired", "Lag of payments-app above 1000 records");
+    const d = dispatcher({ smtp: true });
+    await waitFor(async () => {
+      await d.runNow();
+      return (await db.notification.count({ where: { emailStatus: "PENDING" } })) === 0;
+    }, 15_000, "every e-mail sent");
+    await d.runNow();
+    await d.stop();
+    const recipients = (await db.membership.findMany({ where: { domainId: people.payments.id }, include: { user: true } })).map((m) => m.user.email);
+    const latest = mails.filter((m) => m.raw.includes("Lag of payments-app above 1000 records"));
+    expect(latest.map((m) => m.to[0]).sort()).toEqual(recipients.sort());
+    expect(latest[0]?.from).toBe("kappa@test.invalid");
+    expect(latest[0]?.raw).toContain("Subject: [Kappa Mesh] Lag of payments-app above 1000 records");
+    expect(latest[0]?.raw).toContain("https://kappa.example.test/subscriptions/s1");
+    // Sent once: a later pass sends nothing again.
+    expect(mails.length).toBe(await db.notification.count({ where: { emailStatus: "SENT" } }));
+  });
+});
