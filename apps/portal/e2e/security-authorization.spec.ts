@@ -18,7 +18,11 @@ const run = Date.now().toString(36);
 
 async function created(response: Awaited<ReturnType<APIRequestContext["post"]>>, what: string): Promise<string> {
   if (!response.ok()) throw new Error(`fixture ${what}: ${response.status()} ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
+  // Most answers are the row; a webhook's is { webhook, secret }.
+  const body = (await response.json()) as { id?: string; webhook?: { id: string } };
+  const id = body.id ?? body.webhook?.id;
+  if (!id) throw new Error(`fixture ${what}: no id in the answer`);
+  return id;
 }
 
 test.beforeAll(async ({ playwright, baseURL }) => {

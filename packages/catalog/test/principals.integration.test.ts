@@ -130,6 +130,19 @@ describe("approval never reuses a foreign account as producer", () => {
   });
 });
 
+describe("concurrent duplicates", () => {
+  it("twenty identical subscription requests at once make one subscription", async () => {
+    const product = await db.dataProduct.findFirstOrThrow({ where: { name: "Squatted Events" } });
+    const account = await create("paymentsOwner", ctx.payments.id, "payments-burst");
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => requestSubscription(db, ctx.as.paymentsOwner, { productId: product.id, serviceAccountId: account.id, purpose: "Reconcile payments with orders, in a burst." })),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason?.code === "DUPLICATE_SUBSCRIPTION")).toBe(true);
+    expect(await db.subscription.count({ where: { serviceAccountId: account.id } })).toBe(1);
+  });
+});
+
 describe("credential rotation", () => {
   it("queues one task for twenty concurrent requests", async () => {
     const account = await create("paymentsOwner", ctx.payments.id, "payments-rotating");

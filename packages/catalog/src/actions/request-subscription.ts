@@ -24,6 +24,9 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     if (!SUBSCRIBABLE_STATUSES.includes(product.status)) {
       throw new ConflictError(`"${product.name}" is ${product.status} and does not accept subscriptions.`, "NOT_SUBSCRIBABLE");
     }
+    // The account row is locked so two identical requests at once serialise
+    // and the second sees the first in the duplicate check below.
+    await tx.$queryRaw`SELECT id FROM "ServiceAccount" WHERE id = ${input.serviceAccountId} FOR UPDATE`;
     const account = await tx.serviceAccount.findUnique({ where: { id: input.serviceAccountId } });
     if (!account) throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Choose one of your domain's service accounts."] });
     if (!canInDomain(actor, "subscription:request", account.domainId)) {
