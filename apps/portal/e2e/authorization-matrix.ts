@@ -43,8 +43,10 @@ export interface Fixtures {
   failedTask(): Promise<string>;
   /** A fresh DEPRECATED product of orders, nobody subscribed. */
   deprecatedProduct(): Promise<string>;
-  /** A fresh webhook endpoint of orders. */
+  /** A webhook endpoint of orders (one per run; a domain may have 10). */
   ordersWebhook(): Promise<string>;
+  /** A webhook endpoint of orders to delete (the previous one is removed first). */
+  disposableWebhook(): Promise<string>;
   /** A fresh personal API token of the orders owner. */
   ownerToken(): Promise<string>;
   /** The source of the policy in force. */
@@ -193,7 +195,7 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
   "PATCH /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}`, body: { description: "changed by the matrix" } }), expect: statuses(401, 403, 403, 200, 403, 403) },
-  "DELETE /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "DELETE /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.disposableWebhook()}` }), expect: statuses(401, 403, 403, 200, 403, 403) },
   "POST /api/v1/webhooks/[id]/test": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/test` }), expect: statuses(401, 403, 403, 202, 403, 403) },
   "GET /api/v1/webhooks/[id]/deliveries": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/deliveries` }), expect: statuses(401, 403, 403, 200, 403, 403) },
 

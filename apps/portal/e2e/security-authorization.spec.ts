@@ -76,6 +76,9 @@ test.beforeAll(async ({ playwright, baseURL }) => {
   const subscribable = await activeProduct();
   const requestedSubscription = async () =>
     created(await as("otherDomain").post("/api/v1/subscriptions", { data: { productId: subscribable, serviceAccountId: await paymentsAccount(), purpose: "A fixture of the authorization matrix." } }), "subscription");
+  const newWebhook = async (description: string) =>
+    created(await as("owner").post(`/api/v1/domains/${ids.orders}/webhooks`, { data: { url: `https://hooks.example.com/fixture/${unique()}`, description, kinds: [] } }), "webhook");
+  let sharedWebhook: Promise<string> | undefined;
   const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
   fixtures = {
     deprecatedProduct: async () => {
@@ -83,8 +86,11 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       await created(await as("owner").post(`/api/v1/products/${id}/deprecate`, { data: { reason: "Replaced by v2.", sunsetAt: inAWeek() } }), "deprecate");
       return id;
     },
-    ordersWebhook: async () =>
-      created(await as("owner").post(`/api/v1/domains/${ids.orders}/webhooks`, { data: { url: `https://hooks.example.com/fixture/${unique()}`, description: "fixture", kinds: [] } }), "webhook"),
+    ordersWebhook: async () => (sharedWebhook ??= newWebhook("matrix fixture")),
+    disposableWebhook: async () => {
+      await withDb((c) => c.query(`DELETE FROM "WebhookEndpoint" WHERE description = 'matrix disposable'`));
+      return newWebhook("matrix disposable");
+    },
     ownerToken: async () => created(await as("owner").post("/api/v1/tokens", { data: { name: `fixture ${unique()}`, scopes: ["read"], expiresInDays: 1 } }), "token"),
     policySource: async () => ((await (await as("owner").get("/api/v1/policies/current")).json()) as { source: string }).source,
     as,

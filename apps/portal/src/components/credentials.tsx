@@ -1,7 +1,7 @@
 "use client";
 
 import type { QueryKey } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { formatDateTime } from "@/lib/format";
 import { useRevealCredentials, useRotateCredentials } from "@/lib/mutations";
 import { Button, ErrorAlert, Notice } from "./ui";
@@ -93,6 +93,9 @@ function RotationConfirmation({
   onCancel: () => void;
 }) {
   const headingId = useId();
+  const cancel = useRef<HTMLButtonElement>(null);
+  // Keyboard users land in the confirmation, on the safe choice.
+  useEffect(() => cancel.current?.focus(), []);
   const nothing = cutOff !== null && cutOff !== undefined && cutOff.writes.length === 0 && cutOff.reads.length === 0 && cutOff.activeGroups.length === 0;
   return (
     <section role="alertdialog" aria-labelledby={headingId} className="space-y-2 rounded-md bg-amber-50 p-3 ring-1 ring-amber-200" data-testid="rotation-confirmation">
@@ -124,7 +127,7 @@ function RotationConfirmation({
         <Button variant="danger" disabled={pending} onClick={onConfirm}>
           {pending ? "Requesting…" : "Rotate now"}
         </Button>
-        <Button variant="secondary" disabled={pending} onClick={onCancel}>
+        <Button ref={cancel} variant="secondary" disabled={pending} onClick={onCancel}>
           Cancel
         </Button>
       </div>
