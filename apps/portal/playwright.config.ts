@@ -13,6 +13,8 @@ const PORT = Number(process.env.KAPPA_E2E_PORT ?? 3100);
 // The embedded broker's port in e2e runs (not 9092, so a developer's `npm start`
 // can keep running); set here so the tests, in worker processes, see it too.
 process.env.KAPPA_E2E_KAFKA_PORT ??= "19092";
+// The test identity provider of the SSO journey (e2e/oidc-provider.ts): next to the portal's port.
+process.env.KAPPA_E2E_OIDC_PORT ??= String(PORT + 1);
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 const DATA_PREFIX = "kappa-e2e-";
 
@@ -43,6 +45,8 @@ if (!process.env.KAPPA_E2E_DATA_DIR) {
   // One key per run, shared by the portal, the worker and the tests that stand
   // in for the worker when they seal an issued password.
   process.env.KAPPA_SECRETS_KEY ??= randomBytes(32).toString("hex");
+  // The SSO client's secret, shared by the portal and the test's provider.
+  process.env.KAPPA_E2E_OIDC_SECRET ??= randomBytes(24).toString("hex");
 }
 /*
  * KAPPA_E2E_WORKER=1 runs the full journey with the real worker and broker
@@ -83,8 +87,8 @@ export default defineConfig({
   projects: [
     { name: "setup", testMatch: /.*\.setup\.ts/ },
     withWorker
-      ? { name: "worker", testMatch: /worker-journey\.spec\.ts/, dependencies: ["setup"] }
-      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /worker-journey\.spec\.ts/, dependencies: ["setup"] },
+      ? { name: "worker", testMatch: /(worker-journey|cli)\.spec\.ts/, dependencies: ["setup"] }
+      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-journey|cli)\.spec\.ts/, dependencies: ["setup"] },
   ],
   webServer: {
     command: "npm start",
@@ -114,6 +118,14 @@ export default defineConfig({
       KAPPA_DEMO_TRAFFIC: "0",
       // Its own Kafka port too.
       KAFKA_PORT: process.env.KAPPA_E2E_KAFKA_PORT,
+      // Single sign-on against the provider the SSO journey starts (e2e/sso.spec.ts);
+      // next-auth reads its discovery document only when someone signs in with it.
+      OIDC_ISSUER: `http://127.0.0.1:${process.env.KAPPA_E2E_OIDC_PORT}`,
+      OIDC_CLIENT_ID: "kappa-portal-e2e",
+      OIDC_CLIENT_SECRET: process.env.KAPPA_E2E_OIDC_SECRET ?? "",
+      OIDC_NAME: "Kappa Test IdP",
+      // The test provider releases the groups claim for its `groups` scope, as many directories do.
+      OIDC_SCOPE: "openid email profile groups",
     },
   },
 });

@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["./test/global-setup.ts"],
-    testTimeout: 60_000,
+    testTimeout: 180_000,
     hookTimeout: 60_000,
     // Each integration file starts its own broker and database; two cores.
     fileParallelism: true,

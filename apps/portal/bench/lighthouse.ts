@@ -9,14 +9,10 @@
  * measures a portal that is already running instead (demo accounts needed).
  * Lighthouse 12.2.3 is pinned: 13 needs Node 22.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
+import { demoIds, demoPortal, signIn } from "../scripts/demo-portal";
 
-const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 const TARGET = 95;
 const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
 
@@ -27,89 +23,29 @@ interface Page {
   signedIn: boolean;
 }
 
-async function waitFor(url: string, child: ChildProcess | null, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url, { redirect: "manual" })).status < 500) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-}
-
-/** next-auth's CSRF + credentials flow, as a script signs in; returns the Cookie header. */
-async function signIn(base: string, email: string, password: string): Promise<string> {
-  const csrf = await fetch(`${base}/api/auth/csrf`);
-  const jar = new Map<string, string>();
-  const keep = (res: Response) => {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(";");
-      const i = pair!.indexOf("=");
-      jar.set(pair!.slice(0, i), pair!.slice(i + 1));
-    }
-  };
-  keep(csrf);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  const res = await fetch(`${base}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookie(), origin: base },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${base}/`, json: "true" }),
-  });
-  keep(res);
-  if (![...jar.keys()].some((k) => k.includes("session-token"))) throw new Error(`sign-in as ${email} failed (HTTP ${res.status})`);
-  return cookie();
-}
-
 async function main() {
-  let base = process.env.LIGHTHOUSE_URL?.replace(/\/$/, "");
-  let server: ChildProcess | null = null;
-  let dataDir: string | null = null;
-  if (!base) {
-    const port = Number(process.env.BENCH_PORTAL_PORT ?? 3300);
-    dataDir = mkdtempSync(path.join(os.tmpdir(), "kappa-lighthouse-"));
-    base = `http://localhost:${port}`;
-    console.log(`lighthouse: starting npm start on ${base} (data in ${dataDir})…`);
-    server = spawn("npm", ["start"], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        KAPPA_DATA_DIR: dataDir,
-        PORT: String(port),
-        KAPPA_PG_PORT: process.env.BENCH_PG_PORT ?? "55600",
-        KAFKA_PORT: process.env.BENCH_KAFKA_PORT ?? "19300",
-        NEXTAUTH_URL: base,
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-      detached: true,
-    });
-    await waitFor(`${base}/signin`, server, 300_000);
+  const portal = await demoPortal({
+    existing: process.env.LIGHTHOUSE_URL,
+    port: Number(process.env.BENCH_PORTAL_PORT ?? 3300),
+    pgPort: Number(process.env.BENCH_PG_PORT ?? 55600),
+    kafkaPort: Number(process.env.BENCH_KAFKA_PORT ?? 19300),
     // Let the worker provision the demo and the demo traffic fill the charts.
-    await new Promise((r) => setTimeout(r, 20_000));
-  }
+    settleMs: 20_000,
+    label: "lighthouse",
+  });
+  const base = portal.base;
   const chrome = await chromeLauncher.launch({
     chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
     chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   try {
-    const cookie = await signIn(base, "owner@payments.example", "kappa-demo");
-    const api = async <T>(p: string): Promise<T> => (await (await fetch(`${base}${p}`, { headers: { cookie } })).json()) as T;
-    const found = await api<{ items: { id: string; name: string }[] }>(`/api/v1/products?q=${encodeURIComponent("Order Events")}`);
-    const product = found.items.find((p) => p.name === "Order Events");
-    if (!product) throw new Error("the demo product Order Events is not in the catalog");
-    const detail = await api<{ subscriptions: { id: string }[] }>(`/api/v1/products/${product.id}`);
-    const subscription = detail.subscriptions[0];
-    if (!subscription) throw new Error("the demo subscription to Order Events is missing");
+    const cookie = (await signIn(base, "owner@payments.example", "kappa-demo")).header;
+    const { productId, subscriptionId } = await demoIds(base, cookie);
     const pages: Page[] = [
       { name: "sign-in", path: "/signin", signedIn: false },
       { name: "catalog", path: "/", signedIn: true },
-      { name: "product", path: `/products/${product.id}`, signedIn: true },
-      { name: "subscription", path: `/subscriptions/${subscription.id}`, signedIn: true },
+      { name: "product", path: `/products/${productId}`, signedIn: true },
+      { name: "subscription", path: `/subscriptions/${subscriptionId}`, signedIn: true },
     ];
     const rows: { page: string; scores: Record<string, number>; failing: string[] }[] = [];
     for (const page of pages) {
@@ -134,11 +70,7 @@ async function main() {
     console.log(below.length === 0 ? `\nevery score ≥ ${TARGET}` : `\n${below.length} page(s) below the target of ${TARGET}`);
   } finally {
     await chrome.kill();
-    if (server?.pid) {
-      process.kill(-server.pid, "SIGTERM");
-      await new Promise((r) => server!.once("exit", r));
-    }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await portal.stop();
   }
 }
 

@@ -7,7 +7,7 @@ for (const role of Object.keys(ROLES) as Role[]) {
     await page.goto("/signin");
     await page.getByLabel("E-mail").fill(ROLES[role]);
     await page.getByLabel("Password").fill(DEMO_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByTestId("current-user")).toContainText(ROLES[role]);
     await page.context().storageState({ path: storageFor(role) });
   });

@@ -142,3 +142,19 @@ test("governance: an admin publishes a policy version with a reason; the history
   await expect(reviewer.getByTestId("policy-diff")).toContainText("minDays: 31");
   await expect(reviewer.getByLabel(/Policy document \(YAML\)/)).toHaveCount(0);
 });
+
+test("the API reference renders the OpenAPI document from the portal itself, fetching nothing from elsewhere", async ({ page, baseURL }) => {
+  const foreign: string[] = [];
+  page.on("request", (r) => {
+    if (!r.url().startsWith(baseURL ?? "") && !r.url().startsWith("data:")) foreign.push(r.url());
+  });
+  const doc = await page.request.get("/api/v1/openapi.json");
+  expect(doc.status()).toBe(200);
+  expect(((await doc.json()) as { openapi: string }).openapi).toBe("3.1.0");
+  await page.goto("/api-docs");
+  const reference = page.getByTestId("api-reference");
+  await expect(reference.getByText("Kappa Mesh API", { exact: false }).first()).toBeVisible();
+  await expect(reference.getByText("/contracts/plan").first()).toBeVisible();
+  await expect(reference.getByText("/tokens").first()).toBeVisible();
+  expect(foreign).toEqual([]);
+});

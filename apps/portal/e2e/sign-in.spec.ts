@@ -5,7 +5,7 @@ test("a wrong password shows an error and no session is created", async ({ page 
   await page.goto("/signin");
   await page.getByLabel("E-mail").fill(ROLES.ordersOwner);
   await page.getByLabel("Password").fill("not-the-password");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("Wrong e-mail or password.");
   const me = await page.request.get("/api/v1/me");
   expect(me.status()).toBe(401);

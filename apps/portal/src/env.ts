@@ -26,11 +26,19 @@ const schema = z
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_NAME: z.string().min(1).default("Single sign-on"),
+    /** The claim that carries the user's groups (id token or userinfo), mapped to domains and roles on the admin page. */
+    OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+    /** Scopes asked for; add the provider's groups scope if it needs one (e.g. "openid email profile groups"). */
+    OIDC_SCOPE: z
+      .string()
+      .default("openid email profile")
+      .refine((v) => v.split(/\s+/).includes("openid"), "must include openid"),
     KAPPA_DEMO_MODE: boolish,
     /**
      * Reverse proxies in front of the portal that append the client's address
      * to X-Forwarded-For (0: none, the TCP peer is the client). Only those
-     * entries are trusted; a client can write anything before them.
+     * entries are trusted; a client can write anything before them. Used
+     * for sign-in throttling and the audit log's client address.
      */
     KAPPA_TRUSTED_PROXY_HOPS: z.coerce.number({ message: "must be a whole number" }).int("must be a whole number").min(0).max(10).default(0),
     /**

@@ -1,5 +1,6 @@
 // Shared broker state handed to every request handler through RequestContext.
 import type { BrokerConfig } from "./config.ts";
+import { FetchSessionCache } from "./fetch-sessions.ts";
 import type { Logs } from "./logs.ts";
 import { ApiRegistry } from "./registry.ts";
 import { Control } from "./control.ts";
@@ -76,6 +77,8 @@ export class BrokerCore {
   readonly registry = new ApiRegistry();
   readonly control = new Control();
   readonly appendWaiters = new AppendWaiters();
+  /** Incremental fetch sessions (KIP-227). */
+  readonly fetchSessions: FetchSessionCache;
   readonly groups: GroupCoordinator;
   authorizer: Authorizer = allowAllAuthorizer;
   /** The ACL authorizer when `authorizer.class.name` is set (also `authorizer` then); null = none, ACL APIs answer SECURITY_DISABLED. */
@@ -102,6 +105,7 @@ export class BrokerCore {
     /** The transaction coordinator (src/transactions): FindCoordinator key type 1 answers with this node. */
     readonly transactions: TransactionCoordinator,
   ) {
+    this.fetchSessions = new FetchSessionCache(config["max.incremental.fetch.session.cache.slots"]);
     this.acls = aclAuthorizerFromConfig(config);
     if (this.acls) this.authorizer = this.acls;
     this.groups = new GroupCoordinator(logs.groupOffsets, {

@@ -39,6 +39,7 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "socket.request.receive.timeout.ms": "int",
   "message.decompressed.max.bytes": "int",
   "fetch.max.bytes": "int",
+  "max.incremental.fetch.session.cache.slots": "int",
   "queued.max.requests.per.connection": "int",
   "delete.retention.ms": "int",
   "remote.log.storage.system.enable": "bool",

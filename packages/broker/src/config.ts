@@ -54,6 +54,8 @@ export interface BrokerConfig {
   "message.decompressed.max.bytes": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
+  /** Fetch sessions (KIP-227) the broker keeps at once (Kafka's name and default). */
+  "max.incremental.fetch.session.cache.slots": number;
   /**
    * Kappa-specific: requests of one connection handled concurrently (pipelining).
    * Further requests wait in arrival order; together with the write high-water mark
@@ -138,6 +140,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "socket.request.receive.timeout.ms": 30000,
   "message.decompressed.max.bytes": 128 * 1024 * 1024,
   "fetch.max.bytes": 57671680,
+  "max.incremental.fetch.session.cache.slots": 1000,
   "queued.max.requests.per.connection": 32,
   "delete.retention.ms": 86400000,
   "remote.log.storage.system.enable": false,
@@ -272,6 +275,7 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "socket.request.receive.timeout.ms": int(raw, "socket.request.receive.timeout.ms", 1, 2 ** 31 - 1),
     "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
+    "max.incremental.fetch.session.cache.slots": int(raw, "max.incremental.fetch.session.cache.slots", 0, 2 ** 31 - 1),
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),
     "delete.retention.ms": int(raw, "delete.retention.ms", 0),
     "remote.log.storage.system.enable": bool(raw, "remote.log.storage.system.enable"),

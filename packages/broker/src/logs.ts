@@ -100,6 +100,8 @@ export interface ConfigEntryView {
   /** DescribeConfigs v3 config_type. */
   configType: number;
   documentation: string | null;
+  /** DescribeConfigs v1+ synonyms, highest precedence first. */
+  synonyms: Array<{ name: string; value: string | null; source: number }>;
 }
 
 export interface ConfigProblem {

@@ -199,6 +199,7 @@ export class StorageLogs implements Logs {
       isSensitive: r.isSensitive,
       configType: r.typeCode,
       documentation: includeDocumentation ? r.documentation : null,
+      synonyms: r.synonyms,
     }));
   }
   nextProducerId(): Promise<bigint> {

@@ -49,9 +49,10 @@ describe("topic admin", () => {
       expect(entries.get("segment.bytes")).toMatchObject({ configValue: "1073741824", isDefault: true });
 
       const brokerConfigs = await admin.describeConfigs({ resources: [{ type: 4, name: "1", configNames: ["num.partitions", "auto.create.topics.enable"] }], includeSynonyms: false });
+      // Named configs come back in the order asked for, as Kafka answers them.
       expect(brokerConfigs.resources[0]!.configEntries.map((e) => [e.configName, e.configValue])).toEqual([
-        ["auto.create.topics.enable", "true"],
         ["num.partitions", "1"],
+        ["auto.create.topics.enable", "true"],
       ]);
 
       // Legacy AlterConfigs replaces all overrides: cleanup.policy goes back to its default.

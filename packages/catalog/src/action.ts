@@ -2,28 +2,33 @@ import type { z } from "zod";
 import { loadActor, type Actor } from "./actor.ts";
 import type { Db, Tx } from "./db.ts";
 import { ValidationError } from "./errors.ts";
+import { normaliseRequestContext, type RequestContext } from "./request-context.ts";
 import { PolicyViolationError, recordRefusal } from "./policies/enforce.ts";
 import { restrictToScopes } from "./tokens/scopes.ts";
 import { fieldErrors } from "./validation.ts";
 
 /**
  * Who is acting: the signed-in user's id (the session holds nothing else we
- * trust) and, for API-token requests, the token whose scopes narrow the roles.
+ * trust), for API-token requests the token whose scopes narrow the roles, and,
+ * from the portal, where the request came from (for the audit log).
  */
 export interface ActingUser {
   userId: string;
   token?: { id: string; name: string; scopes: string[] };
+  request?: Partial<RequestContext>;
 }
 
-/** The ActingUser of an actor the portal authenticated (session or token). */
-export function actingUser(actor: Pick<Actor, "id" | "token">): ActingUser {
-  return actor.token ? { userId: actor.id, token: actor.token } : { userId: actor.id };
+/** The ActingUser of an actor the portal authenticated (session or token), with its request context. */
+export function actingUser(actor: Pick<Actor, "id" | "token" | "request">): ActingUser {
+  return { userId: actor.id, ...(actor.token ? { token: actor.token } : {}), ...(actor.request ? { request: actor.request } : {}) };
 }
 
-/** The acting user's actor, narrowed by the API token's scopes when there is one. */
+/** The acting user's actor, narrowed by the API token's scopes when there is one, carrying the request context. */
 export async function loadActingActor(db: Db | Tx, acting: ActingUser): Promise<Actor> {
-  const actor = await loadActor(db, acting.userId);
-  return acting.token ? restrictToScopes(actor, acting.token) : actor;
+  const loaded = await loadActor(db, acting.userId);
+  const actor = acting.token ? restrictToScopes(loaded, acting.token) : loaded;
+  const request = normaliseRequestContext(acting.request);
+  return request ? { ...actor, request } : actor;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { GlobalRole, MembershipRole } from "@prisma/client";
 import type { Db, Tx } from "./db.ts";
 import { UnauthenticatedError } from "./errors.ts";
+import type { RequestContext } from "./request-context.ts";
 
 /** The signed-in user as every action sees it: identity plus roles. */
 export interface Actor {
@@ -11,6 +12,8 @@ export interface Actor {
   memberships: { domainId: string; domainSlug: string; role: MembershipRole }[];
   /** Set when the request was authenticated with an API token (see tokens/): its id and scopes. */
   token?: { id: string; name: string; scopes: string[] };
+  /** The request this actor is acting through, when known; the audit log records it. */
+  request?: RequestContext;
 }
 
 /**

@@ -1,20 +1,41 @@
 import type { Prisma } from "@prisma/client";
 import type { Actor } from "./actor.ts";
 import type { Tx } from "./db.ts";
+import type { RequestContext } from "./request-context.ts";
 
-export type EntityType = "DataProduct" | "Subscription" | "ServiceAccount" | "Domain" | "User" | "SchemaVersion" | "ApiToken" | "Policy" | "ReservedPrincipal";
+export type EntityType =
+  | "DataProduct"
+  | "Subscription"
+  | "ServiceAccount"
+  | "Domain"
+  | "User"
+  | "SchemaVersion"
+  | "ApiToken"
+  | "Policy"
+  | "SsoGroupMapping"
+  | "ProductChangeRequest"
+  | "ReservedPrincipal";
 
-/** Appends one audit event in the caller's transaction. */
+/** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */
 export async function recordAudit(
   tx: Tx,
-  actor: { id: string | null; email: Actor["email"]; token?: Actor["token"] },
+  actor: { id: string | null; email: Actor["email"]; token?: Actor["token"]; request?: RequestContext },
   action: string,
   entityType: EntityType,
   entityId: string,
   data: Prisma.InputJsonObject = {},
 ): Promise<void> {
   await tx.auditEvent.create({
-    // Changes made with an API token name it, so every use is traceable to the token.
-    data: { actorId: actor.id, actorEmail: actor.email, action, entityType, entityId, data: actor.token ? { ...data, tokenId: actor.token.id } : data },
+    data: {
+      actorId: actor.id,
+      actorEmail: actor.email,
+      action,
+      entityType,
+      entityId,
+      // Changes made with an API token name it, so every use is traceable to the token.
+      data: actor.token ? { ...data, tokenId: actor.token.id } : data,
+      clientAddress: actor.request?.clientAddress ?? null,
+      userAgent: actor.request?.userAgent ?? null,
+    },
   });
 }

@@ -27,6 +27,12 @@ export const PERMISSIONS = [
   "subscription:replay",
   "audit:read",
   "platform:admin",
+  /** Create, rename, archive and restore domains. */
+  "domain:manage",
+  /** Add and remove a domain's members and change their role (owners: in their own domain). */
+  "member:manage",
+  /** Global roles and the single-sign-on group mapping. */
+  "user:manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -44,6 +50,7 @@ const DOMAIN_ROLE_PERMISSIONS: Record<"OWNER" | "MEMBER", readonly Permission[]>
     "subscription:request",
     "subscription:decide",
     "subscription:revoke",
+    "member:manage",
     "subscription:replay",
   ],
   MEMBER: ["subscription:request", "product:browse"],
@@ -52,7 +59,7 @@ const DOMAIN_ROLE_PERMISSIONS: Record<"OWNER" | "MEMBER", readonly Permission[]>
 const GLOBAL_ROLE_PERMISSIONS: Record<"USER" | "GOVERNANCE" | "ADMIN", readonly Permission[]> = {
   USER: [],
   GOVERNANCE: ["product:review", "subscription:decide", "subscription:revoke", "audit:read"],
-  ADMIN: ["audit:read", "platform:admin"],
+  ADMIN: ["audit:read", "platform:admin", "domain:manage", "member:manage", "user:manage"],
 };
 
 /** Whether the actor holds `permission`, in `domainId` when one is given. */

@@ -20,6 +20,8 @@ export const TASK_KINDS = {
    * subscriber's) and delete the topic when WORKER_RETIRED_TOPICS=delete.
    */
   RETIRE_PRODUCT: "RETIRE_PRODUCT",
+  /** A claimed topic's existing ACL bindings the reviewer chose to remove (exact bindings, payload.bindings). */
+  REMOVE_CLAIMED_ACLS: "REMOVE_CLAIMED_ACLS",
 } as const;
 export type TaskKind = (typeof TASK_KINDS)[keyof typeof TASK_KINDS];
 
@@ -32,6 +34,7 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   REVOKE_SUBSCRIPTION_ACL: "Remove READ on topic and consumer-group prefix",
   ROTATE_SERVICE_ACCOUNT_CREDENTIALS: "Issue new credentials (rotation)",
   RETIRE_PRODUCT: "Retire: remove grants, keep or delete the topic",
+  REMOVE_CLAIMED_ACLS: "Remove the claimed topic's ACLs the reviewer did not keep",
 };
 
 /** The label of a stored task kind; a kind this build does not know reads as itself. */
@@ -76,6 +79,11 @@ export async function enqueueProductProvisioning(tx: Tx, product: DataProduct, p
       payload: { principal, topic: product.topicName, operations: ["WRITE", "DESCRIBE"], cluster: ["IDEMPOTENT_WRITE"] },
     },
   ];
+  // A claimed topic: after its adoption, the existing grants the reviewer chose to remove.
+  const claim = await tx.topicClaim.findUnique({ where: { productId: product.id }, select: { removeAcls: true } });
+  if (claim && Array.isArray(claim.removeAcls) && claim.removeAcls.length > 0) {
+    steps.push({ kind: TASK_KINDS.REMOVE_CLAIMED_ACLS, payload: { topic: product.topicName, bindings: claim.removeAcls } });
+  }
   await tx.provisioningTask.createMany({
     data: steps.map((s, i) => ({ ...s, entityType: "DataProduct", entityId: product.id, step: i + 1 })),
   });

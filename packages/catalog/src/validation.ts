@@ -244,13 +244,36 @@ export const searchProductsInput = z.object({
 });
 export type SearchProductsInput = z.input<typeof searchProductsInput>;
 
-export const auditQueryInput = z.object({
-  entityType: text("The entity type", 64).optional(),
-  entityId: text("The entity id", 200).optional(),
-  actor: text("The actor", LIMITS.emailMax).optional(),
-  page: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(1),
-  pageSize: z.coerce.number().int().min(1).max(200).default(50),
-});
+/** A date (`2026-12-01`, the whole day) or an ISO date-time. */
+const auditDate = (end: boolean) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, "Use a date like 2026-12-01 or an ISO date-time.")
+    .transform((v, ctx) => {
+      const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
+      // A bare day means that whole day (UTC): `to` includes it up to its end.
+      const d = new Date(dayOnly ? `${v}T00:00:00.000Z` : v);
+      if (Number.isNaN(d.getTime())) {
+        ctx.addIssue({ code: "custom", message: "Not a real date." });
+        return z.NEVER;
+      }
+      return dayOnly && end ? new Date(d.getTime() + 24 * 3600_000 - 1) : d;
+    });
+
+export const auditQueryInput = z
+  .object({
+    entityType: text("The entity type", 100).optional(),
+    entityId: text("The entity id", 200).optional(),
+    actor: text("The actor", LIMITS.emailMax).optional(),
+    /** Matches any action containing this text, e.g. `subscription.` or `revoked`. */
+    action: text("The action", 100).optional(),
+    from: auditDate(false).optional(),
+    to: auditDate(true).optional(),
+    page: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(1),
+    pageSize: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .refine((v) => !v.from || !v.to || v.from.getTime() <= v.to.getTime(), { path: ["to"], message: "The end of the range is before its start." });
 
 /** zod issues → `{ field: [messages] }`, the shape forms and the API share. */
 export function fieldErrors(error: z.ZodError): Record<string, string[]> {

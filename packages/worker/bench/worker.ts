@@ -1,67 +1,122 @@
 /*
  * `npm run bench -w packages/worker` (root: `npm run bench:worker`).
- * Real PostgreSQL (embedded) and the project's broker over TCP, both started here.
- *  1. From empty to converged: 1,000 approved products (20 domains) with 5
- *     approved subscriptions each (100 consumer accounts), drained by the task
+ * Real PostgreSQL (embedded) and the project's broker over TCP in a child
+ * process (so this process's memory is the worker's), as `npm start` runs it:
+ * SASL/SCRAM, the ACL authorizer, the admin as super user.
+ *  1. From empty to converged: 10,000 approved products (6 partitions each,
+ *     50 domains) with 5 approved subscriptions each, drained by the task
  *     runner: topics, SCRAM users, ACLs.
  *  2. A no-op full reconcile over the same state.
- *  3. One observation cycle over 1,000 partitions and 500 consumer groups.
+ *  3. Observation over 60,000 partitions and 5,000 consumer groups: the first
+ *     cycle (nothing known yet), a steady cycle (nothing moved), a cycle after
+ *     records reached 100 topics, and the slowest of the cycles of one whole
+ *     refresh round (every figure of every partition re-read once).
+ *  4. The worker's memory: peak RSS of this process over the run.
+ * BENCH_PRODUCTS, BENCH_PARTITIONS, BENCH_SUBSCRIPTIONS, BENCH_GROUPS change the shape.
  * Prints the figures; exits non-zero only on errors, not on missed targets.
  */
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import kafkajs from "kafkajs";
 import pg from "pg";
 import { ApiKey } from "@kappa/kafka-protocol";
-import { createPrismaClient, topicConfigs } from "@kappa/catalog";
-import { startTestPostgres } from "@kappa/catalog/testing";
-import { startBroker } from "@kappa/broker";
+import { createPrismaClient } from "@kappa/catalog";
+import { freePort, startTestPostgres } from "@kappa/catalog/testing";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { silentLogger } from "../src/log.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
 import { Worker } from "../src/worker.ts";
 import { leaseTasks } from "../src/tasks/runner.ts";
+import { seedWorkerBench } from "./seed.ts";
 
-const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 1000);
-const SUBS_PER_PRODUCT = 5;
-const DOMAINS = 20;
+const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 10_000);
+const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
+const SUBS_PER_PRODUCT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 5);
+const DOMAINS = 50;
 const CONSUMERS_PER_DOMAIN = 5;
-const GROUPS = Number(process.env.BENCH_GROUPS ?? 500);
+const GROUPS = Number(process.env.BENCH_GROUPS ?? 5_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
+const OBSERVE_INTERVAL_MS = 5_000;
+/** BENCH_ONLY=observe skips the convergence and reconcile figures (topics are created directly). */
+const ONLY = process.env.BENCH_ONLY ?? "";
 const SASL_ADMIN = { user: "kappa-admin", password: "bench-admin-secret" };
+const BROKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../broker");
 
 /** Collects per-kind task durations from the runner's "task done" log lines. */
 const taskMs = new Map<string, number[]>();
 const profiler = {
   ...silentLogger,
   info: (message: string, fields?: Record<string, unknown>) => {
+    if (message === "batch done" && typeof fields?.ms === "number") taskMs.set("batch (all kinds)", [...(taskMs.get("batch (all kinds)") ?? []), fields.ms]);
     if (message === "task done" && typeof fields?.kind === "string" && typeof fields.ms === "number") {
       taskMs.set(fields.kind, [...(taskMs.get(fields.kind) ?? []), fields.ms]);
-      if (typeof fields.handlerMs === "number") taskMs.set(`${fields.kind} (Kafka + reads)`, [...(taskMs.get(`${fields.kind} (Kafka + reads)`) ?? []), fields.handlerMs]);
     }
   },
 };
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
+const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
+const line = (label: string, value: string) => console.log(`${label.padEnd(64)} ${value}`);
+
+/** Peak RSS and heap of this process, sampled every 100 ms. */
+const memory = { rss: 0, heap: 0 };
+const sampler = setInterval(() => {
+  const m = process.memoryUsage();
+  memory.rss = Math.max(memory.rss, m.rss);
+  memory.heap = Math.max(memory.heap, m.heapUsed);
+}, 100);
+sampler.unref();
+
+async function startChildBroker(dataDir: string) {
+  const port = await freePort();
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/cli.ts", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--sasl-admin", `${SASL_ADMIN.user}:${SASL_ADMIN.password}`, "--override", "group.initial.rebalance.delay.ms=0", "--override", "auto.create.topics.enable=false"],
+    { cwd: BROKER_DIR, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let err = "";
+  proc.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  await new Promise<void>((resolve, reject) => {
+    let out = "";
+    proc.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("kappa-broker ready")) resolve();
+    });
+    proc.once("exit", (code) => reject(new Error(`broker exited with ${code}:\n${err}`)));
+  });
+  return {
+    bootstrap: `127.0.0.1:${port}`,
+    pid: proc.pid,
+    stop: () => new Promise<void>((resolve) => {
+      if (proc.exitCode !== null) return resolve();
+      proc.once("exit", () => resolve());
+      proc.kill("SIGTERM");
+    }),
+  };
+}
+
+/** RSS of another process (the broker), from /proc. */
+function rssOf(pid: number | undefined): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
 
 async function main() {
   const pgServer = await startTestPostgres();
   const dataDir = await mkdtemp(path.join(tmpdir(), "kappa-worker-bench-"));
-  // As `npm start` runs it: SASL/SCRAM, the ACL authorizer, the admin as super user.
-  const broker = await startBroker({
-    host: "127.0.0.1",
-    "log.dirs": dataDir,
-    listeners: "SASL_PLAINTEXT://127.0.0.1:0",
-    "authorizer.class.name": "standard",
-    "super.users": `User:${SASL_ADMIN.user}`,
-    saslUsers: [{ name: SASL_ADMIN.user, password: SASL_ADMIN.password }],
-    "group.initial.rebalance.delay.ms": 0,
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-  });
+  const broker = await startChildBroker(dataDir);
   const sasl = { mechanism: "SCRAM-SHA-512" as const, username: SASL_ADMIN.user, password: SASL_ADMIN.password };
   const admin = new pg.Client(pgServer.adminUrl);
   await admin.connect();
@@ -69,48 +124,21 @@ async function main() {
   await admin.end();
   const url = new URL(pgServer.adminUrl);
   url.pathname = "/bench";
+  const seedStart = Date.now();
+  const seeded = await seedWorkerBench(url.toString(), { products: PRODUCTS, partitions: PARTITIONS, subscriptionsPerProduct: SUBS_PER_PRODUCT, domains: DOMAINS, consumersPerDomain: CONSUMERS_PER_DOMAIN });
   url.searchParams.set("connection_limit", String(CONCURRENCY + 6));
   const db = createPrismaClient(url.toString());
-  const cluster = new KafkaJsCluster({ brokers: [broker.bootstrap], sasl, ssl: false, clientId: "kappa-worker-bench" }, silentLogger);
+  const cluster = new KafkaJsCluster({ brokers: [broker.bootstrap], sasl, ssl: false, clientId: "kappa-worker-bench", requestTimeoutMs: 60_000 }, silentLogger);
+  line(`seeded ${PRODUCTS} products × ${PARTITIONS} partitions, ${seeded.subscriptions} subscriptions, ${seeded.tasks} tasks`, fmt(Date.now() - seedStart));
 
   try {
-    // ---- seed the catalog as approvals would leave it
-    const seedStart = Date.now();
-    const reviewer = await db.user.create({ data: { email: "reviewer@bench", name: "r", globalRole: "GOVERNANCE" } });
-    const domains = await Promise.all(Array.from({ length: DOMAINS }, (_, d) => db.domain.create({ data: { slug: `d${d}`, name: `Domain ${d}` } })));
-    const producers = await Promise.all(domains.map((d) => db.serviceAccount.create({ data: { domainId: d.id, name: `${d.slug}-producer`, isProducer: true } })));
-    const consumers = (await Promise.all(domains.flatMap((d) => Array.from({ length: CONSUMERS_PER_DOMAIN }, (_, i) => db.serviceAccount.create({ data: { domainId: d.id, name: `${d.slug}-app${i}` } })))));
-    const products = Array.from({ length: PRODUCTS }, (_, i) => {
-      const domain = domains[i % DOMAINS]!;
-      return ({ id: `p${i}`, domainId: domain.id, name: `Product ${i}`, slug: `p${i}`, description: "bench", classification: "INTERNAL" as const, tags: [], freshnessSeconds: 60, availabilityPct: 99.9, partitions: 1, retentionMs: -1n, topicName: `${domain.slug}.p${i}.v1`, status: "APPROVED" as const, contactEmail: "x@bench", createdById: reviewer.id });
-    });
-    await db.dataProduct.createMany({ data: products });
-    const tasks: { kind: string; payload: object; entityType: string; entityId: string; step: number }[] = [];
-    const subscriptions: { id: string; productId: string; consumingDomainId: string; serviceAccountId: string; purpose: string; status: "APPROVED"; requestedById: string }[] = [];
-    products.forEach((p, i) => {
-      const producer = producers[i % DOMAINS]!;
-      tasks.push({ kind: "CREATE_TOPIC", payload: { topic: p.topicName, partitions: 1, configs: topicConfigs({ ...p, cleanupPolicy: "delete", tieredStorage: false, localRetentionMs: -2n }) }, entityType: "DataProduct", entityId: p.id, step: 1 });
-      tasks.push({ kind: "ENSURE_SERVICE_ACCOUNT", payload: { serviceAccountId: producer.id, username: producer.name, mechanism: "SCRAM-SHA-512" }, entityType: "DataProduct", entityId: p.id, step: 2 });
-      tasks.push({ kind: "GRANT_PRODUCER_ACL", payload: { principal: `User:${producer.name}`, topic: p.topicName, operations: ["WRITE", "DESCRIBE"], cluster: ["IDEMPOTENT_WRITE"] }, entityType: "DataProduct", entityId: p.id, step: 3 });
-      for (let s = 0; s < SUBS_PER_PRODUCT; s++) {
-        // Consumers from other domains, spread evenly.
-        const account = consumers[(i * SUBS_PER_PRODUCT + s + CONSUMERS_PER_DOMAIN) % consumers.length]!;
-        const id = `s${i}-${s}`;
-        subscriptions.push({ id, productId: p.id, consumingDomainId: account.domainId, serviceAccountId: account.id, purpose: "bench", status: "APPROVED", requestedById: reviewer.id });
-        tasks.push({ kind: "GRANT_SUBSCRIPTION_ACL", payload: { subscriptionId: id, principal: `User:${account.name}`, topic: p.topicName, topicOperations: ["READ", "DESCRIBE"], groupPrefix: `${account.name}.`, groupOperations: ["READ"] }, entityType: "Subscription", entityId: id, step: 1 });
-      }
-    });
-    await db.subscription.createMany({ data: subscriptions });
-    for (let i = 0; i < tasks.length; i += 2000) await db.provisioningTask.createMany({ data: tasks.slice(i, i + 2000) });
-    line(`seeded ${PRODUCTS} products, ${subscriptions.length} subscriptions, ${tasks.length} tasks`, fmt(Date.now() - seedStart));
-
     // ---- 1. empty → converged
     const worker = new Worker(db, cluster, {
       workerId: "bench",
       concurrency: CONCURRENCY,
       batchSize: BATCH,
       pollMs: 20,
-      leaseMs: 60_000,
+      leaseMs: 120_000,
       maxAttempts: 1,
       backoffBaseMs: 1000,
       backoffMaxMs: 1000,
@@ -127,52 +155,117 @@ async function main() {
       line("     one lease query on the seeded queue", `${Date.now() - t} ms (${leased.length} tasks)`);
       await db.provisioningTask.updateMany({ where: { leasedBy: "probe" }, data: { status: "PENDING", leasedBy: null, leaseUntil: null, attempts: 0 } });
     }
-    const t1 = Date.now();
-    await worker.runner.drain();
-    const converge = Date.now() - t1;
-    const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
-    line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + "   (target ≤ 30 s)");
-    for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
-    for (const [kind, ms] of taskMs) line(`     ${kind} mean task time`, `${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms (n=${ms.length})`);
-    const failed = await db.provisioningTask.findFirst({ where: { status: "FAILED" }, select: { kind: true, lastError: true } });
-    if (failed) line("     first failure", `${failed.kind}: ${failed.lastError?.slice(0, 120)}`);
-    const topics = (await cluster.listTopics()).length;
-    line("     topics on the broker", String(topics));
-    line("     ACL bindings on the broker", String((await cluster.describeAcls()).length));
-    const users = await cluster.describeScramUsers([...producers, ...consumers].map((a) => a.name));
-    line("     SCRAM-SHA-512 users on the broker (of 120 accounts)", String([...users.values()].filter((m) => m.includes("SCRAM-SHA-512")).length));
-    line("     products ACTIVE / subscriptions ACTIVE", `${await db.dataProduct.count({ where: { status: "ACTIVE" } })} / ${await db.subscription.count({ where: { status: "ACTIVE" } })}`);
+    if (ONLY === "observe") {
+      // Iterating on the observer: topics created directly, the catalog marked converged.
+      const t = Date.now();
+      const products = await db.dataProduct.findMany({ select: { topicName: true } });
+      for (let i = 0; i < products.length; i += 500) await cluster.createTopics(products.slice(i, i + 500).map((p) => ({ name: p.topicName, partitions: PARTITIONS, configs: {} })));
+      await db.provisioningTask.updateMany({ data: { status: "DONE" } });
+      await db.dataProduct.updateMany({ data: { status: "ACTIVE" } });
+      await db.subscription.updateMany({ data: { status: "ACTIVE" } });
+      line("   (BENCH_ONLY=observe: topics created directly, no convergence)", fmt(Date.now() - t));
+    } else {
+      const t1 = Date.now();
+      await worker.runner.drain();
+      const converge = Date.now() - t1;
+      const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
+      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + "   (target ≤ 5 min)");
+      for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
+      for (const [kind, ms] of taskMs) line(`     ${kind} mean task time`, `${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms (n=${ms.length})`);
+      const failed = await db.provisioningTask.findFirst({ where: { status: "FAILED" }, select: { kind: true, lastError: true } });
+      if (failed) line("     first failure", `${failed.kind}: ${failed.lastError?.slice(0, 120)}`);
+      line("     topics on the broker", String((await cluster.listTopics()).length));
+      line("     ACL bindings on the broker", String((await cluster.describeAcls()).length));
+      const accounts = await db.serviceAccount.findMany({ select: { name: true } });
+      const users = await cluster.describeScramUsers(accounts.map((a) => a.name));
+      line(`     SCRAM-SHA-512 users on the broker (of ${accounts.length} accounts)`, String([...users.values()].filter((m) => m.includes("SCRAM-SHA-512")).length));
+      line("     products ACTIVE / subscriptions ACTIVE", `${await db.dataProduct.count({ where: { status: "ACTIVE" } })} / ${await db.subscription.count({ where: { status: "ACTIVE" } })}`);
+      line("     worker peak RSS / heap so far", `${mb(memory.rss)} / ${mb(memory.heap)}`);
 
-    // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
-    await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
-    await fullReconcile(worker.ctx, "bench-warmup");
-    const t2 = Date.now();
-    const noop = await fullReconcile(worker.ctx, "bench");
-    line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 1 s; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"})`);
+      // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
+      await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
+      await fullReconcile(worker.ctx, "bench-warmup");
+      const t2 = Date.now();
+      const noop = await fullReconcile(worker.ctx, "bench");
+      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"})`);
+    }
 
-    // ---- 3. observation: 1,000 partitions, 500 groups with commits
-    // Simple (member-less) commits, as `kafka-consumer-groups --reset-offsets` makes: one OffsetCommit per group.
+    // ---- 3. observation
+    // Simple (member-less) commits, as `kafka-consumer-groups --reset-offsets` makes: one OffsetCommit per group, every partition of its topic.
     const [host, port] = broker.bootstrap.split(":");
-    const raw = await RawConnection.open({ host: host!, port: Number(port), clientId: "bench", sasl, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 15000 });
+    const raw = await RawConnection.open({ host: host!, port: Number(port), clientId: "bench", sasl, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 30000 });
     const groupStart = Date.now();
     const commitVersion = raw.pickVersion(ApiKey.OffsetCommit, 2, 8);
-    await Promise.all(
-      Array.from({ length: GROUPS }, async (_, g) => {
-        const sub = subscriptions[g * Math.floor(subscriptions.length / GROUPS)]!;
-        const account = consumers.find((c) => c.id === sub.serviceAccountId)!;
-        const topic = products.find((p) => p.id === sub.productId)!.topicName;
-        const res = await raw.request(ApiKey.OffsetCommit, { groupId: `${account.name}.g${g}`, generationIdOrMemberEpoch: -1, memberId: "", topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 0n }] }] }, commitVersion);
-        const code = res.topics[0]?.partitions[0]?.errorCode ?? -1;
-        if (code !== 0) throw new Error(`OffsetCommit for group ${g} failed with ${code}`);
-      }),
-    );
+    const subs = await db.subscription.findMany({ select: { serviceAccount: { select: { name: true } }, product: { select: { topicName: true } } }, orderBy: { id: "asc" } });
+    for (let g0 = 0; g0 < GROUPS; g0 += 200) {
+      await Promise.all(
+        Array.from({ length: Math.min(200, GROUPS - g0) }, async (_, j) => {
+          const g = g0 + j;
+          const sub = subs[(g * Math.floor(subs.length / GROUPS)) % subs.length]!;
+          const partitions = Array.from({ length: PARTITIONS }, (_, partitionIndex) => ({ partitionIndex, committedOffset: 0n }));
+          const res = await raw.request(ApiKey.OffsetCommit, { groupId: `${sub.serviceAccount.name}.g${g}`, generationIdOrMemberEpoch: -1, memberId: "", topics: [{ name: sub.product.topicName, partitions }] }, commitVersion);
+          const code = res.topics[0]?.partitions[0]?.errorCode ?? -1;
+          if (code !== 0) throw new Error(`OffsetCommit for group ${g} failed with ${code}`);
+        }),
+      );
+    }
     raw.close();
     line(`     (set up ${GROUPS} groups with committed offsets)`, fmt(Date.now() - groupStart));
-    await worker.observer.observeOnce();
-    const t3 = Date.now();
-    const summary = await worker.observer.observeOnce();
-    line(`3. observation cycle: ${summary.partitions} partitions, ${summary.groups} groups`, fmt(Date.now() - t3) + "   (target ≤ 2 s)");
-    line("     unknown figures", summary.unknown.join(", ") || "none");
+
+    let now = Date.now();
+    let slowestRamp = 0;
+    const cycle = async (label: string) => {
+      now += OBSERVE_INTERVAL_MS;
+      const t = Date.now();
+      const s = await worker.observer.observeOnce(now);
+      const ms = Date.now() - t;
+      line(`${label}: ${s.partitions} partitions, ${s.groups} groups`, `${fmt(ms)}   (target ≤ 5 s)`);
+      return { ms, s };
+    };
+    const first = await cycle("3. observation, first cycle (nothing known yet)");
+    line("     rows written / left for the next cycles (per-cycle caps)", `${first.s.written.topics} topics, ${first.s.written.groups} groups / ${first.s.waiting.topics} topics, ${first.s.waiting.groups} groups`);
+    let ramp = 1;
+    let rampMs = first.ms;
+    for (let s = first.s; s.waiting.topics + s.waiting.groups > 0 && ramp < 50; ramp++) {
+      now += OBSERVE_INTERVAL_MS;
+      const t = Date.now();
+      s = await worker.observer.observeOnce(now);
+      rampMs += Date.now() - t;
+      if (Date.now() - t > slowestRamp) slowestRamp = Date.now() - t;
+    }
+    line(`   cycles until every topic and group was written once`, `${ramp} cycles, ${fmt(rampMs)} in all, slowest ${fmt(slowestRamp)}`);
+    await cycle("   observation, steady cycle (nothing moved)");
+
+    // Records reach 100 topics, then the next cycle.
+    const kafka = new kafkajs.Kafka({ clientId: "bench-producer", brokers: [broker.bootstrap], sasl: { mechanism: "scram-sha-512", username: SASL_ADMIN.user, password: SASL_ADMIN.password }, logLevel: kafkajs.logLevel.NOTHING });
+    const producer = kafka.producer();
+    await producer.connect();
+    const products = await db.dataProduct.findMany({ select: { topicName: true }, orderBy: { id: "asc" }, take: 100 });
+    await producer.sendBatch({ topicMessages: products.map((p) => ({ topic: p.topicName, messages: Array.from({ length: 10 }, (_, i) => ({ key: String(i), value: "x" })) })) });
+    await producer.disconnect();
+    await cycle("   observation after records reached 100 topics");
+
+    // One whole refresh round: every figure of every partition re-read once.
+    const round = Math.ceil(worker.observer.refreshRoundMs / OBSERVE_INTERVAL_MS) + 1;
+    let slowest = 0;
+    let total = 0;
+    for (let i = 0; i < round; i++) {
+      now += OBSERVE_INTERVAL_MS;
+      const t = Date.now();
+      await worker.observer.observeOnce(now);
+      const ms = Date.now() - t;
+      slowest = Math.max(slowest, ms);
+      total += ms;
+    }
+    line(`   slowest of ${round} cycles (one refresh round of ${fmt(worker.observer.refreshRoundMs)})`, `${fmt(slowest)}   (mean ${fmt(total / round)}; target ≤ 5 s)`);
+    const rows = await db.topicObservation.count();
+    const groupRows = await db.consumerGroupObservation.count();
+    line("     TopicObservation / ConsumerGroupObservation rows", `${rows} / ${groupRows}`);
+
+    // ---- 4. memory
+    line("4. worker peak RSS (this process; broker in a child)", `${mb(memory.rss)}   (target ≤ 300 MB; peak heap ${mb(memory.heap)})`);
+    const brokerRss = rssOf(broker.pid);
+    if (brokerRss !== null) line("     broker RSS at the end (child process)", mb(brokerRss));
     await worker.stop();
   } finally {
     await cluster.close();

@@ -52,6 +52,8 @@ export const workerEnvSchema = z
     WORKER_OUTAGE_BACKOFF_MAX_MS: positiveInt(30_000),
     WORKER_RECONCILE_INTERVAL_MS: positiveInt(60_000),
     WORKER_OBSERVE_INTERVAL_MS: positiveInt(5_000),
+    /** Cluster scan: every topic (managed or not) and every group's commits — the topic browser and observed lineage. */
+    WORKER_CLUSTER_SCAN_MS: positiveInt(30_000),
     /** How long the minute-bucketed observation history is kept. */
     WORKER_HISTORY_HOURS: positiveInt(48),
     /** What happens to a RETIRED product's topic: deleted, or kept without any grants. */

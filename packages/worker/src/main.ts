@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       backoffMaxMs: env.WORKER_BACKOFF_MAX_MS,
       reconcileIntervalMs: env.WORKER_RECONCILE_INTERVAL_MS,
       observeIntervalMs: env.WORKER_OBSERVE_INTERVAL_MS,
+      clusterScanIntervalMs: env.WORKER_CLUSTER_SCAN_MS,
       historyHours: env.WORKER_HISTORY_HOURS,
       retiredTopics: env.WORKER_RETIRED_TOPICS,
       secretsKey: parseSecretsKey(env.KAPPA_SECRETS_KEY),

@@ -9,6 +9,7 @@ import { recordWorkerPrincipals, type Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import { errorMessage, type Logger } from "./log.ts";
+import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { Observer } from "./observe/observer.ts";
@@ -21,6 +22,8 @@ import { TaskRunner, type RunnerOptions } from "./tasks/runner.ts";
 export interface WorkerOptions extends RunnerOptions {
   reconcileIntervalMs: number;
   observeIntervalMs: number;
+  /** Cluster scan interval (observe/cluster-scan.ts); absent = same as observeIntervalMs × 6. */
+  clusterScanIntervalMs?: number;
   historyHours: number;
   retiredTopics: "delete" | "keep";
   secretsKey: Buffer;
@@ -53,12 +56,14 @@ export interface HealthReport {
   workerId: string;
   tasks: { inFlight: number; completed: number; failed: number; lastPollError: string | null };
   reconcile: { lastRunAt: string | null; lastDriftCount: number | null; lastError: string | null };
-  observe: { lastAt: string | null; lastDurationMs: number | null; unknown: string[]; lastError: string | null };
+  observe: { lastAt: string | null; lastDurationMs: number | null; unknown: string[]; lastError: string | null; stepErrors: Record<string, string> };
 }
 
 export class Worker {
   readonly runner: TaskRunner;
   readonly observer: Observer;
+  readonly scanner: ClusterScanner;
+  private scanning: Promise<unknown> | null = null;
   readonly ctx: ReconcileContext;
   readonly outages: OutageTracker;
   readonly notifications: NotificationDispatcher | null;
@@ -90,6 +95,7 @@ export class Worker {
     this.outages = new OutageTracker(options.outageBackoffBaseMs ?? 500, options.outageBackoffMaxMs ?? 30_000);
     this.runner = new TaskRunner(this.ctx, options, log, this.outages);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
+    this.scanner = new ClusterScanner(db, cluster, log);
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
     this.stateViews = options.stateView ? new StateMaterializer(db, cluster, { ...options.stateView, workerId: options.workerId }, log) : null;
@@ -111,6 +117,8 @@ export class Worker {
     this.observeNow();
     this.timers.push(setInterval(() => this.reconcileNow(), this.options.reconcileIntervalMs));
     this.timers.push(setInterval(() => this.observeNow(), this.options.observeIntervalMs));
+    this.scanNow();
+    this.timers.push(setInterval(() => this.scanNow(), this.options.clusterScanIntervalMs ?? this.options.observeIntervalMs * 6));
     this.timers.push(setInterval(() => void this.heartbeat(), 10_000));
     this.notifications?.start();
     this.sunset?.start();
@@ -182,6 +190,14 @@ export class Worker {
     return this.reconciling;
   }
 
+  /** Starts a cluster scan unless one is running (topic browser, observed lineage). */
+  scanNow(): Promise<unknown> {
+    this.scanning ??= this.scanner.safeScan().finally(() => {
+      this.scanning = null;
+    });
+    return this.scanning;
+  }
+
   observeNow(): Promise<unknown> {
     if (this.backingOff()) return this.observing ?? Promise.resolve(null);
     this.observing ??= this.observer
@@ -237,6 +253,7 @@ export class Worker {
         lastDurationMs: this.observer.lastSummary?.durationMs ?? null,
         unknown: this.observer.lastSummary?.unknown ?? [],
         lastError: this.observer.lastError,
+        stepErrors: Object.fromEntries(this.observer.stepErrors),
       },
     };
   }
@@ -275,7 +292,7 @@ export class Worker {
     await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop()]);
     // A reconcile stops between entities; a request in flight is cut short
     // when the caller closes the cluster connections after stop().
-    await Promise.race([Promise.allSettled([this.reconciling, this.observing]), new Promise((r) => setTimeout(r, graceMs))]);
+    await Promise.race([Promise.allSettled([this.reconciling, this.observing, this.scanning]), new Promise((r) => setTimeout(r, graceMs))]);
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     await this.db.workerInstance
       .update({ where: { workerId: this.options.workerId }, data: { lastSeenAt: new Date(), status: "stopped" } })

@@ -105,6 +105,8 @@ describe("observation", () => {
     // Kafka before 3.x: ListOffsets up to v7, no −4/−5.
     old.registry.replace({ ...listOffsets, advertised: { min: 0, max: 7 }, implemented: { min: 1, max: 7 } });
     const worker = startWorker(db, old.bootstrap);
+    // The file's worker (on the other broker) must not take this test's tasks.
+    await running.worker.runner.stop(2_000);
     try {
       const product = await approvedProduct(db, people, { partitions: 2 });
       await worker.worker.runner.drain();
@@ -117,12 +119,14 @@ describe("observation", () => {
     } finally {
       await worker.stop();
       await old.cleanup();
+      running.worker.runner.start();
     }
   });
 
   it("shows bytes moving to the remote tier on a tiered product: remote bytes, latest tiered offset", async () => {
     const tiered = await startTestBroker({ "remote.log.storage.system.enable": true, "remote.log.manager.task.interval.ms": 200 });
     const worker = startWorker(db, tiered.bootstrap);
+    await running.worker.runner.stop(2_000);
     try {
       const product = await approvedProduct(db, people, { partitions: 1, retentionMs: 7 * 24 * 3600_000, tieredStorage: true, localRetentionMs: 60_000 });
       await worker.worker.runner.drain();
@@ -143,6 +147,7 @@ describe("observation", () => {
     } finally {
       await worker.stop();
       await tiered.cleanup();
+      running.worker.runner.start();
     }
   });
 
@@ -150,7 +155,7 @@ describe("observation", () => {
     const old = new Date(Date.now() - 72 * 3600_000);
     await db.topicObservationSample.create({ data: { topic: "gone.topic.v1", bucket: old, endOffset: 1n, earliestOffset: 0n } });
     await db.consumerGroupObservation.create({ data: { groupId: "ghost.g", topic: "gone.topic.v1", state: "Stable", members: 1, totalLag: 5n, observedAt: old } });
-    running.worker.observer["lastPrune"] = 0;
+    running.worker.observer["lastSweep"] = 0;
     await running.worker.observer.observeOnce();
     expect(await db.topicObservationSample.count({ where: { topic: "gone.topic.v1" } })).toBe(0);
     expect(await db.consumerGroupObservation.count({ where: { groupId: "ghost.g" } })).toBe(0);

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
+import { cookies } from "next/headers";
 import type { ReactNode } from "react";
 import { Providers } from "@/components/providers";
+import { parseTheme, THEME_COOKIE } from "@/lib/theme";
 import "./globals.css";
 
 // Every HTML response carries a fresh CSP nonce (src/proxy.ts), which Next can
@@ -12,9 +14,11 @@ export const metadata: Metadata = {
   description: "Self-serve streaming data mesh: publish, review and subscribe to data products.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // A picked theme is a class the server renders; "system" leaves it to the CSS media query.
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   return (
-    <html lang="en">
+    <html lang="en" className={theme === "system" ? undefined : theme}>
       <body className="min-h-screen font-sans">
         <Providers>{children}</Providers>
       </body>

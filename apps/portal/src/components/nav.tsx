@@ -4,8 +4,10 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState } from "react";
+import type { Theme } from "@/lib/theme";
 import { useActor, usePermissions } from "./actor-context";
 import { NotificationBell } from "./notification-bell";
+import { ThemeToggle } from "./theme-toggle";
 import { cx } from "./ui";
 
 function roleLabel(me: ReturnType<typeof useActor>): string {
@@ -17,7 +19,7 @@ function roleLabel(me: ReturnType<typeof useActor>): string {
   return member.length > 0 ? `Member · ${member.join(", ")}` : "Reader";
 }
 
-export function Nav() {
+export function Nav({ theme }: { theme: Theme }) {
   const me = useActor();
   const perms = usePermissions();
   const pathname = usePathname();
@@ -29,8 +31,12 @@ export function Nav() {
     { href: "/review", label: "Review", show: perms.hasGlobal("product:review") || isOwner },
     { href: "/audit", label: "Audit log", show: perms.hasGlobal("audit:read") },
     { href: "/governance", label: "Governance", show: perms.hasGlobal("product:review") || perms.hasGlobal("platform:admin") },
+    { href: "/contracts", label: "Contracts", show: isOwner },
     { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
+    { href: "/lineage", label: "Lineage", show: true },
+    { href: "/cluster", label: "Cluster", show: perms.hasGlobal("platform:admin") || isOwner },
+    { href: "/admin", label: "Admin", show: perms.hasGlobal("domain:manage") },
   ].filter((l) => l.show);
   const active = (href: string) => (href === "/" ? pathname === "/" || pathname.startsWith("/products") : pathname.startsWith(href));
 
@@ -78,6 +84,7 @@ export function Nav() {
               {me.email} · <span data-testid="current-role">{roleLabel(me)}</span>
             </div>
           </div>
+          <ThemeToggle initial={theme} />
           <button
             type="button"
             onClick={() => void signOut({ callbackUrl: "/signin" })}

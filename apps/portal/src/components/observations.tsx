@@ -16,7 +16,7 @@ import {
   type LagSample,
   type TimeEstimate,
 } from "@/lib/observations";
-import { LagChart, ThroughputChart } from "./charts";
+import { LagChart, ThroughputChart } from "./lazy-charts";
 import { Badge, Button, ErrorAlert } from "./ui";
 
 /* Building blocks for the live figures the worker records: provisioning, tiered storage, throughput, lag. */

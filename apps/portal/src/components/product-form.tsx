@@ -25,7 +25,7 @@ import { queryKeys } from "@/lib/query-keys";
 import { PolicyNotes, PolicyResultList, PolicySummary } from "./policy-results";
 import { Button, ButtonLink, Card, ErrorAlert, Field, inputClass } from "./ui";
 
-type Mode = { kind: "create"; domains: { id: string; name: string; slug: string }[] } | { kind: "edit"; productId: string; status: string; initial: ProductFormValues };
+type Mode = { kind: "create"; domains: { id: string; name: string; slug: string }[]; claimTopic?: string } | { kind: "edit"; productId: string; status: string; initial: ProductFormValues };
 
 const CLASSIFICATION_HINTS: Record<string, string> = {
   PUBLIC: "Anyone in the company; owners may auto-approve access.",
@@ -58,7 +58,9 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
   const save = useMutation<{ id: string }, ApiError, unknown>({
     mutationFn: (body) =>
       mode.kind === "create"
-        ? api<{ id: string }>("/api/v1/products", { method: "POST", body })
+        ? mode.claimTopic
+          ? api<{ id: string }>("/api/v1/cluster/topics/claim", { method: "POST", body: Object.assign({}, body, { topic: mode.claimTopic }) })
+          : api<{ id: string }>("/api/v1/products", { method: "POST", body })
         : api<{ id: string }>(`/api/v1/products/${mode.productId}`, { method: "PATCH", body }),
     onSuccess: async (product) => {
       await Promise.all([
@@ -252,7 +254,7 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
 
       <div className="flex flex-wrap gap-2">
         <Button type="submit" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : mode.kind === "create" ? "Register product" : "Save changes"}
+          {save.isPending ? "Saving…" : mode.kind === "create" ? (mode.claimTopic ? "Claim topic" : "Register product") : "Save changes"}
         </Button>
         <ButtonLink variant="secondary" href={mode.kind === "create" ? "/" : `/products/${mode.productId}`}>
           Cancel

@@ -4,6 +4,15 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  applyContracts,
+  planContracts,
+  lineageGraph,
+  listClusterTopics,
+  productDrift,
+  domainMembers,
+  listDomains,
+  listSsoGroupMappings,
+  listUsers,
   getProduct,
   Jsonish,
   listApiTokens,
@@ -32,7 +41,19 @@ export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
 export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>;
 export type ApiTokenList = Jsonish<Awaited<ReturnType<typeof listApiTokens>>>;
+export type ContractPlan = Jsonish<Awaited<ReturnType<typeof planContracts>>>;
+export type ContractApplyResult = Jsonish<Awaited<ReturnType<typeof applyContracts>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
+export type AuditEventRow = AuditPage["items"][number];
+export type LineageGraphData = Jsonish<Awaited<ReturnType<typeof lineageGraph>>>;
+export type ClusterTopicPage = Jsonish<Awaited<ReturnType<typeof listClusterTopics>>>;
+export type ClusterTopicRow = ClusterTopicPage["items"][number];
+export type ProductDrift = Jsonish<Awaited<ReturnType<typeof productDrift>>>;
+export type AdminDomain = Jsonish<Awaited<ReturnType<typeof listDomains>>>[number];
+export type DomainMembers = Jsonish<Awaited<ReturnType<typeof domainMembers>>>;
+export type UserPage = Jsonish<Awaited<ReturnType<typeof listUsers>>>;
+export type AdminUser = UserPage["items"][number];
+export type SsoGroupMapping = Jsonish<Awaited<ReturnType<typeof listSsoGroupMappings>>>[number];
 export type PermissionSummary = ReturnType<typeof permissionSummary>;
 export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };
 export type ProductObservations = Jsonish<Awaited<ReturnType<typeof productObservations>>>;

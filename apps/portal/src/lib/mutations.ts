@@ -99,6 +99,41 @@ export function useRotateCredentials(shownIn: QueryKey) {
   });
 }
 
+/**
+ * Admin changes (domains, members, global roles, SSO mapping). Each touches
+ * the admin views, what the signed-in user may see elsewhere (domains and
+ * roles), and the audit log.
+ */
+export function useAdminMutation() {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }>({
+    mutationFn: ({ method, path, body }) => api(path, { method, body }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.admin.all }),
+        client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+/** An owner's request for more partitions, or governance's decision on it. */
+export function useChangeRequestAction(productId?: string) {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, { kind: "request"; partitions: number; reason: string } | { kind: "approve"; id: string } | { kind: "reject"; id: string; reason: string }>({
+    mutationFn: (action) =>
+      action.kind === "request"
+        ? api(`/api/v1/products/${productId}/partitions`, { method: "POST", body: { partitions: action.partitions, reason: action.reason } })
+        : api(`/api/v1/change-requests/${action.id}/${action.kind}`, { method: "POST", body: action.kind === "reject" ? { reason: action.reason } : undefined }),
+    onSuccess: () =>
+      Promise.all([
+        productId ? client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }) : client.invalidateQueries({ queryKey: queryKeys.products.details() }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
 /** Marks notifications read; the bell and the centre refresh. */
 export function useMarkNotificationsRead() {
   const client = useQueryClient();

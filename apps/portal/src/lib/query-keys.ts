@@ -17,6 +17,9 @@ export interface AuditFilters {
   entityType?: string;
   entityId?: string;
   actor?: string;
+  action?: string;
+  from?: string;
+  to?: string;
   page?: number;
 }
 
@@ -49,6 +52,13 @@ export const queryKeys = {
   myDomains: ["my-domains"] as const,
   tokens: ["tokens"] as const,
   serviceAccounts: ["service-accounts"] as const,
+  admin: {
+    all: ["admin"] as const,
+    domains: () => [...queryKeys.admin.all, "domains"] as const,
+    members: (domainId: string) => [...queryKeys.admin.all, "members", domainId] as const,
+    users: (filters: { q?: string; page?: number }) => [...queryKeys.admin.all, "users", filters] as const,
+    ssoMappings: () => [...queryKeys.admin.all, "sso-mappings"] as const,
+  },
   audit: {
     all: ["audit-events"] as const,
     list: (filters: AuditFilters) => [...queryKeys.audit.all, filters] as const,

@@ -1,11 +1,12 @@
 import "server-only";
-import { authenticateApiToken, loadActor, UnauthenticatedError, type Actor } from "@kappa/catalog";
+import { authenticateApiToken, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
 import { getServerSession } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { cache } from "react";
 import { authOptions } from "./auth";
+import { clientAddress } from "./client-address";
 import { db } from "./db";
 
 /**
@@ -22,11 +23,28 @@ export const currentActor = cache(async (): Promise<Actor> => {
   if (authorization !== null) {
     const bearer = /^Bearer[ ]+([^\s]+)$/i.exec(authorization.trim());
     if (!bearer?.[1]) throw new UnauthenticatedError("Send an API token as Authorization: Bearer <token>.");
-    return authenticateApiToken(db(), bearer[1], { method: h.get(METHOD_HEADER) ?? "unknown", path: h.get(PATH_HEADER) ?? "unknown" });
+    const tokenActor = await authenticateApiToken(db(), bearer[1], { method: h.get(METHOD_HEADER) ?? "unknown", path: h.get(PATH_HEADER) ?? "unknown" });
+    return { ...tokenActor, request: await requestContext() };
   }
   const session = await getServerSession(authOptions());
   if (!session?.userId) throw new UnauthenticatedError();
-  return loadActor(db(), session.userId);
+  // The request context rides along, so actingUser(actor) hands it to the action's audit event.
+  return { ...(await loadActor(db(), session.userId)), request: await requestContext() };
+});
+
+/**
+ * Where the current request came from, for the audit log (and anything else
+ * that needs the client address). The address is the TCP peer, or the
+ * X-Forwarded-For entry KAPPA_TRUSTED_PROXY_HOPS names (client-address.ts); the catalog bounds
+ * and checks both values before storing them.
+ */
+export const requestContext = cache(async (): Promise<RequestContext> => {
+  const h = await headers();
+  return {
+    // The TCP peer, or the trusted proxies' X-Forwarded-For entry — never an address the client alone chose.
+    clientAddress: clientAddress(h),
+    userAgent: h.get("user-agent"),
+  };
 });
 
 /** For pages: the actor, or a redirect to the sign-in page. */

@@ -1,9 +1,10 @@
 import "server-only";
-import { authenticateWithThrottle, SignInThrottledError, upsertSsoUser } from "@kappa/catalog";
+import { applySsoSignIn, authenticateWithThrottle, groupsFromClaim, SignInThrottledError } from "@kappa/catalog";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import { env, oidcEnabled } from "@/env";
+import { requestContext } from "./actor";
 import { clientAddress } from "./client-address";
 import { db } from "./db";
 
@@ -30,8 +31,19 @@ declare module "next-auth" {
 interface OidcProfile {
   sub: string;
   email?: string;
+  email_verified?: boolean;
   name?: string;
   preferred_username?: string;
+  [claim: string]: unknown;
+}
+
+/** The verified id token's claims (openid-client's TokenSet.claims(), checked by the callback before we get here). */
+function idTokenClaims(tokens: Record<string, unknown>): OidcProfile {
+  const claims = tokens.claims;
+  if (typeof claims !== "function") throw new Error("the provider returned no id token");
+  const value: unknown = claims.call(tokens);
+  if (typeof value !== "object" || value === null || !("sub" in value) || typeof value.sub !== "string") throw new Error("the id token has no subject");
+  return { ...value, sub: value.sub };
 }
 
 function oidcProvider(): OAuthConfig<OidcProfile>[] {
@@ -45,9 +57,23 @@ function oidcProvider(): OAuthConfig<OidcProfile>[] {
       wellKnown: `${e.OIDC_ISSUER.replace(/\/$/, "")}/.well-known/openid-configuration`,
       clientId: e.OIDC_CLIENT_ID,
       clientSecret: e.OIDC_CLIENT_SECRET,
-      authorization: { params: { scope: "openid email profile" } },
+      authorization: { params: { scope: e.OIDC_SCOPE } },
       idToken: true,
-      checks: ["pkce", "state"],
+      checks: ["pkce", "state", "nonce"],
+      // The id token is verified (signature, issuer, audience, nonce) by
+      // openid-client; providers differ in whether groups ride in it or only
+      // in userinfo, so the profile is both, the id token winning for identity.
+      userinfo: {
+        async request({ tokens, client }) {
+          const claims = idTokenClaims(tokens);
+          const accessToken = tokens.access_token;
+          if (typeof accessToken !== "string") return claims;
+          const info: Record<string, unknown> | null = await client.userinfo(accessToken).catch(() => null);
+          if (!info || info.sub !== claims.sub) return claims;
+          const claim = e.OIDC_GROUPS_CLAIM;
+          return { ...info, ...claims, [claim]: claims[claim] ?? info[claim] };
+        },
+      },
       profile: (p) => ({ id: p.sub, email: p.email ?? null, name: p.name ?? p.preferred_username ?? p.email ?? p.sub }),
     },
   ];
@@ -81,19 +107,25 @@ export function authOptions(): NextAuthOptions {
       ...oidcProvider(),
     ],
     callbacks: {
-      async signIn({ account, user }) {
-        // An SSO login without a verified e-mail cannot be matched to a catalog user.
-        if (account?.provider === "oidc") return typeof user.email === "string" && user.email.length > 0;
+      async signIn({ account, user, profile }) {
+        // An SSO login without an e-mail cannot be matched to a catalog user;
+        // one the provider says is unverified must not be (account takeover).
+        if (account?.provider === "oidc") {
+          const verified = (profile as OidcProfile | undefined)?.email_verified;
+          return typeof user.email === "string" && user.email.length > 0 && verified !== false;
+        }
         return true;
       },
-      async jwt({ token, account, user }) {
+      async jwt({ token, account, user, profile }) {
         if (account?.provider === "oidc" && user.email) {
-          // The token's subject becomes our user id, not the provider's.
+          // Each sign-in re-applies the group mapping; the token's subject
+          // becomes our user id, not the provider's.
           try {
-            const local = await upsertSsoUser(db(), user.email, user.name ?? user.email);
+            const groups = groupsFromClaim((profile as OidcProfile | undefined)?.[env().OIDC_GROUPS_CLAIM]);
+            const local = await applySsoSignIn(db(), { email: user.email, name: user.name ?? "", groups }, await requestContext());
             token.sub = local.id;
           } catch (error) {
-            throw unavailable("single sign-on user lookup", error);
+            throw unavailable("single sign-on sign-in", error);
           }
         }
         return token;

@@ -44,8 +44,15 @@ export function describeBrokerConfigs(config: BrokerConfig, keys: string[] | nul
       isSensitive: false,
       configType: configType(value),
       documentation: null,
+      // Kafka lists the static setting, then its default.
+      synonyms: [
+        ...(isDefault ? [] : [{ name, value: value === null ? null : String(value), source: ConfigSourceCode.STATIC_BROKER_CONFIG }]),
+        { name, value: def === null || def === undefined ? null : String(def), source: ConfigSourceCode.DEFAULT_CONFIG },
+      ],
     });
   }
+  // Named settings are answered in the order they were asked for.
+  if (keys !== null && keys.length > 0) rows.sort((a, b) => keys.indexOf(a.name) - keys.indexOf(b.name));
   return rows;
 }
 

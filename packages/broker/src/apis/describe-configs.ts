@@ -32,7 +32,7 @@ export const describeConfigsApi = defineApi<DescribeConfigsRequest, DescribeConf
         isDefault: e.isDefault,
         configSource: e.source,
         isSensitive: e.isSensitive,
-        synonyms: req.includeSynonyms ? [{ name: e.name, value: e.value, source: e.source }] : [],
+        synonyms: req.includeSynonyms ? e.synonyms : [],
         configType: e.configType,
         documentation: req.includeDocumentation ? e.documentation : null,
       }));

@@ -25,11 +25,14 @@
 //    by first offset), so the client drops their records; markers are returned
 //    as the control batches they are. READ_UNCOMMITTED reads to the high
 //    watermark with aborted_transactions null.
-//  - Fetch sessions (KIP-227) are declined by always answering session_id 0, so
-//    clients keep sending full fetch requests.
+//  - Fetch sessions (KIP-227, v7+): full and incremental fetches with session ids
+//    and epochs, kept in the broker's FetchSessionCache (src/fetch-sessions.ts,
+//    max.incremental.fetch.session.cache.slots). An incremental fetch reads every
+//    partition of its session and answers only those with news.
 import { ApiKey, type DeepPartial, ErrorCode, type FetchRequest, type FetchResponse } from "@kappa/kafka-protocol";
 import { defineApi, type RequestContext } from "../registry.ts";
 import { errorOf } from "./common.ts";
+import { FetchSessionCache, sessionPartitionKey, type FetchSession, type SessionPartition } from "../fetch-sessions.ts";
 
 type PartitionOut = DeepPartial<FetchResponse["responses"][number]["partitions"][number]>;
 type TopicOut = DeepPartial<FetchResponse["responses"][number]>;
@@ -121,19 +124,30 @@ export const fetchApi = defineApi<FetchRequest, FetchResponse>({
   name: "Fetch",
   advertised: { min: 4, max: 11 },
   implemented: { min: 4, max: 11 },
-  async handle(ctx, req) {
+  async handle(ctx, request) {
     const b = ctx.broker;
-    const base = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0 };
-    if ((req.sessionId ?? 0) !== 0) {
-      return { ...base, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, responses: [] };
+    let req = request;
+    let session: FetchSession | null = null;
+    let incremental = false;
+    if (ctx.apiVersion >= 7) {
+      const decision = b.fetchSessions.begin({ sessionId: req.sessionId, sessionEpoch: req.sessionEpoch, topics: req.topics, forgottenTopicsData: req.forgottenTopicsData });
+      if (decision.kind === "error") return { throttleTimeMs: 0, errorCode: ErrorCode[decision.errorCode], sessionId: 0, responses: [] };
+      session = decision.session;
+      incremental = decision.kind === "incremental";
+      if (incremental && session) req = { ...req, topics: sessionTopics(session) };
     }
+    const answer = (responses: TopicOut[]): DeepPartial<FetchResponse> => {
+      if (!session) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
+      if (!incremental) FetchSessionCache.started(session);
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: session.id, responses: newsOnly(session, responses, incremental) };
+    };
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     const minBytes = Math.max(0, req.minBytes);
     for (;;) {
       const result = await readOnce(ctx, req);
       const remaining = deadline - Date.now();
       if (result.bytes >= minBytes || result.hasError || remaining <= 0 || ctx.signal.aborted) {
-        return { ...base, responses: result.responses };
+        return answer(result.responses);
       }
       // Park until an append to one of our partitions, the deadline, or the connection closing.
       await new Promise<void>((resolve) => {
@@ -151,3 +165,53 @@ export const fetchApi = defineApi<FetchRequest, FetchResponse>({
     }
   },
 });
+
+/** The fetch an incremental request stands for: every partition of its session, grouped by topic in session order. */
+function sessionTopics(session: FetchSession): FetchRequest["topics"] {
+  const byTopic = new Map<string, FetchRequest["topics"][number]>();
+  for (const p of session.partitions.values()) {
+    let t = byTopic.get(p.topic);
+    if (!t) byTopic.set(p.topic, (t = { topic: p.topic, topicId: "AAAAAAAAAAAAAAAAAAAAAA", partitions: [] }));
+    t.partitions.push({
+      partition: p.partition,
+      currentLeaderEpoch: p.currentLeaderEpoch,
+      fetchOffset: p.fetchOffset,
+      lastFetchedEpoch: -1,
+      logStartOffset: p.logStartOffset,
+      partitionMaxBytes: p.partitionMaxBytes,
+      replicaDirectoryId: "AAAAAAAAAAAAAAAAAAAAAA",
+    });
+  }
+  return [...byTopic.values()];
+}
+
+/**
+ * Records what the answer tells the client about each session partition, and for
+ * an incremental answer keeps only partitions with news (records, an error, or a
+ * changed high watermark / last stable offset / log start offset), as KIP-227 asks.
+ */
+function newsOnly(session: FetchSession, responses: TopicOut[], incremental: boolean): TopicOut[] {
+  const out: TopicOut[] = [];
+  for (const t of responses) {
+    const kept: PartitionOut[] = [];
+    for (const p of t.partitions ?? []) {
+      const s: SessionPartition | undefined = session.partitions.get(sessionPartitionKey(t.topic ?? "", p.partitionIndex ?? -1));
+      const records = p.records as Buffer | undefined;
+      const changed =
+        !s ||
+        (records?.length ?? 0) > 0 ||
+        (p.errorCode ?? 0) !== ErrorCode.NONE ||
+        p.highWatermark !== s.lastHighWatermark ||
+        p.lastStableOffset !== s.lastStableOffset ||
+        p.logStartOffset !== s.lastLogStartOffset;
+      if (s) {
+        s.lastHighWatermark = p.highWatermark ?? -1n;
+        s.lastStableOffset = p.lastStableOffset ?? -1n;
+        s.lastLogStartOffset = p.logStartOffset ?? -1n;
+      }
+      if (!incremental || changed) kept.push(p);
+    }
+    if (!incremental || kept.length > 0) out.push({ ...t, partitions: kept });
+  }
+  return out;
+}

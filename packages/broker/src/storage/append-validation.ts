@@ -27,7 +27,7 @@ import {
 import type { LogConfig } from "./configs.ts";
 import { DecompressedTooLargeError, DecompressionError, decompress } from "./decompression.ts";
 import { StorageError } from "./errors.ts";
-import { checkRecords } from "./record-check.ts";
+import { checkRecords, type RecordStats } from "./record-check.ts";
 
 /** Default bound on one batch's decompressed records (broker setting message.decompressed.max.bytes). */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 128 * 1024 * 1024;
@@ -51,7 +51,7 @@ export interface ValidatedBatch {
 }
 
 /** Checks every batch in `data`; throws a StorageError with Kafka's error code for the first bad one. */
-export function validateAppendBatches(data: Buffer, config: LogConfig, opts: AppendOptions, limits: ValidationLimits): ValidatedBatch[] {
+export function validateAppendBatches(data: Buffer, config: LogConfig, opts: AppendOptions, limits: ValidationLimits, now = Date.now()): ValidatedBatch[] {
   const out: ValidatedBatch[] = [];
   let pos = 0;
   while (pos < data.length) {
@@ -83,7 +83,8 @@ export function validateAppendBatches(data: Buffer, config: LogConfig, opts: App
     if ((h.attributes & ATTR_TRANSACTIONAL) !== 0 && (h.producerId < 0 || h.baseSequence < 0)) {
       throw new StorageError("INVALID_RECORD", "a transactional record batch needs a producer id and a base sequence");
     }
-    checkBatchRecords(data, pos, size, h, limits);
+    const stats = checkBatchRecords(data, pos, size, h, limits);
+    if (!config.logAppendTime) checkTimestamps(h, stats, config, now);
     out.push({ pos, header: h });
     pos += size;
   }
@@ -94,16 +95,37 @@ export function validateAppendBatches(data: Buffer, config: LogConfig, opts: App
   return out;
 }
 
+/**
+ * message.timestamp.before.max.ms / after.max.ms on CreateTime topics (Kafka's
+ * LogValidator.validateTimestamp): every record's timestamp must lie within
+ * [now − before, now + after]; records without a timestamp (−1) are exempt.
+ * LogAppendTime topics overwrite timestamps, so nothing is checked there.
+ */
+function checkTimestamps(h: BatchHeader, stats: RecordStats, config: LogConfig, now: number): void {
+  if (stats.maxTimestampDelta < stats.minTimestampDelta) return; // no records
+  const oldest = h.baseTimestamp + stats.minTimestampDelta;
+  const newest = h.baseTimestamp + stats.maxTimestampDelta;
+  if (oldest !== -1 && now - oldest > config.timestampBeforeMaxMs) {
+    throw new StorageError(
+      "INVALID_TIMESTAMP",
+      `Timestamp ${oldest} of message with offset ${h.baseOffset} is out of range. The timestamp should be within [${now - config.timestampBeforeMaxMs}, ${now + Math.min(config.timestampAfterMaxMs, 8.64e15)}]`,
+    );
+  }
+  if (newest !== -1 && newest - now > config.timestampAfterMaxMs) {
+    throw new StorageError(
+      "INVALID_TIMESTAMP",
+      `Timestamp ${newest} of message with offset ${h.baseOffset} is out of range. The timestamp should be within [${now - Math.min(config.timestampBeforeMaxMs, 8.64e15)}, ${now + config.timestampAfterMaxMs}]`,
+    );
+  }
+}
+
 /** The records of one batch, decompressed when needed, checked structurally. */
-function checkBatchRecords(data: Buffer, pos: number, size: number, h: BatchHeader, limits: ValidationLimits): void {
+function checkBatchRecords(data: Buffer, pos: number, size: number, h: BatchHeader, limits: ValidationLimits): RecordStats {
   const codec = h.attributes & ATTR_COMPRESSION_MASK;
   if (codec > 4) throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos} uses unknown compression codec ${codec}`);
   const start = pos + HEADER_SIZE;
   const end = pos + size;
-  if (codec === 0) {
-    checkRecords(data, start, end, h.recordCount);
-    return;
-  }
+  if (codec === 0) return checkRecords(data, start, end, h.recordCount);
   let records: Buffer;
   try {
     records = decompress(codec, data.subarray(start, end), limits.maxDecompressedBytes);
@@ -114,5 +136,5 @@ function checkBatchRecords(data: Buffer, pos: number, size: number, h: BatchHead
     if (err instanceof DecompressionError) throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos}: ${err.message}`);
     throw err;
   }
-  checkRecords(records, 0, records.length, h.recordCount);
+  return checkRecords(records, 0, records.length, h.recordCount);
 }

@@ -9,10 +9,10 @@
  * default later changes every topic that did not override it.
  */
 
-export type ConfigType = "BOOLEAN" | "STRING" | "INT" | "LONG" | "LIST";
+export type ConfigType = "BOOLEAN" | "STRING" | "INT" | "LONG" | "DOUBLE" | "LIST";
 
 /** DescribeConfigs v3+ `config_type` codes (ConfigEntry.ConfigType). */
-export const ConfigTypeCode: Record<ConfigType, number> = { BOOLEAN: 1, STRING: 2, INT: 3, LONG: 5, LIST: 7 };
+export const ConfigTypeCode: Record<ConfigType, number> = { BOOLEAN: 1, STRING: 2, INT: 3, LONG: 5, DOUBLE: 6, LIST: 7 };
 
 /** DescribeConfigs `config_source` codes (DescribeConfigsResponse.ConfigSource). */
 export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, DEFAULT_CONFIG: 5 } as const;
@@ -28,27 +28,60 @@ interface ConfigDef {
   default: string;
   doc: string;
   min?: bigint;
+  max?: bigint;
+  /** DOUBLE range. */
+  minDouble?: number;
+  maxDouble?: number;
   validStrings?: readonly string[];
   validList?: readonly string[];
+  /** LIST of free-form items (the replication-throttle lists): no item check beyond syntax. */
+  freeList?: RegExp;
+  /** The broker setting Kafka reports as this config's DEFAULT_CONFIG synonym, and its default value there. */
+  synonym?: [string, string];
 }
 
+// Every topic config of Apache Kafka 3.9 (TopicConfig / LogConfig), with Kafka's
+// defaults, ranges and DEFAULT_CONFIG synonyms, except remote.log.copy.disable and
+// remote.log.delete.on.disable (not implemented: they are refused as unknown).
+// What each one does on this single node is in packages/broker/README.md
+// ("Topic configs"): enforced, or stored and reported only.
+const LONG_MAX_S = String(LONG_MAX);
+const THROTTLED_REPLICAS = /^(\*|\d+:\d+)$/;
 const DEFS: readonly ConfigDef[] = [
-  { name: "cleanup.policy", type: "LIST", default: "delete", validList: ["compact", "delete"], doc: "delete and/or compact old segments" },
-  { name: "delete.retention.ms", type: "LONG", default: "86400000", min: 0n, doc: "how long tombstones are kept on compacted topics" },
-  { name: "flush.messages", type: "LONG", default: String(LONG_MAX), min: 1n, doc: "fsync after this many messages (acks=all produce always fsyncs)" },
-  { name: "flush.ms", type: "LONG", default: String(LONG_MAX), min: 0n, doc: "fsync at least this often" },
-  { name: "index.interval.bytes", type: "INT", default: "4096", min: 0n, doc: "bytes between offset index entries" },
-  { name: "local.retention.bytes", type: "LONG", default: "-2", min: -2n, doc: "local retention for tiered topics; -2 = same as retention.bytes" },
-  { name: "local.retention.ms", type: "LONG", default: "-2", min: -2n, doc: "local retention for tiered topics; -2 = same as retention.ms" },
-  { name: "max.message.bytes", type: "INT", default: "1048588", min: 0n, doc: "largest record batch size allowed" },
-  { name: "message.timestamp.type", type: "STRING", default: "CreateTime", validStrings: ["CreateTime", "LogAppendTime"], doc: "CreateTime or LogAppendTime" },
-  { name: "min.insync.replicas", type: "INT", default: "1", min: 1n, doc: "accepted for compatibility; a single node is always in sync" },
+  { name: "cleanup.policy", type: "LIST", default: "delete", validList: ["compact", "delete"], doc: "delete and/or compact old segments", synonym: ["log.cleanup.policy", "delete"] },
+  { name: "compression.gzip.level", type: "INT", default: "-1", min: -1n, max: 9n, doc: "gzip level when compression.type is gzip (-1 = the codec's default)", synonym: ["compression.gzip.level", "-1"] },
+  { name: "compression.lz4.level", type: "INT", default: "9", min: 1n, max: 17n, doc: "lz4 level when compression.type is lz4 (stored and reported)", synonym: ["compression.lz4.level", "9"] },
+  { name: "compression.type", type: "STRING", default: "producer", validStrings: ["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"], doc: "producer keeps the producer's codec; a named codec recompresses batches that use another", synonym: ["compression.type", "producer"] },
+  { name: "compression.zstd.level", type: "INT", default: "3", min: -131072n, max: 22n, doc: "zstd level when compression.type is zstd (stored and reported)", synonym: ["compression.zstd.level", "3"] },
+  { name: "delete.retention.ms", type: "LONG", default: "86400000", min: 0n, doc: "how long tombstones are kept on compacted topics", synonym: ["log.cleaner.delete.retention.ms", "86400000"] },
+  { name: "file.delete.delay.ms", type: "LONG", default: "60000", min: 0n, doc: "stored and reported; segments are deleted at once here", synonym: ["log.segment.delete.delay.ms", "60000"] },
+  { name: "flush.messages", type: "LONG", default: LONG_MAX_S, min: 1n, doc: "fsync after this many messages (acks=all produce always fsyncs)", synonym: ["log.flush.interval.messages", LONG_MAX_S] },
+  { name: "flush.ms", type: "LONG", default: LONG_MAX_S, min: 0n, doc: "fsync at least this often", synonym: ["log.flush.interval.ms", LONG_MAX_S] },
+  { name: "follower.replication.throttled.replicas", type: "LIST", default: "", freeList: THROTTLED_REPLICAS, doc: "stored and reported; there are no followers" },
+  { name: "index.interval.bytes", type: "INT", default: "4096", min: 0n, doc: "bytes between offset index entries", synonym: ["log.index.interval.bytes", "4096"] },
+  { name: "leader.replication.throttled.replicas", type: "LIST", default: "", freeList: THROTTLED_REPLICAS, doc: "stored and reported; there are no followers" },
+  { name: "local.retention.bytes", type: "LONG", default: "-2", min: -2n, doc: "local retention for tiered topics; -2 = same as retention.bytes", synonym: ["log.local.retention.bytes", "-2"] },
+  { name: "local.retention.ms", type: "LONG", default: "-2", min: -2n, doc: "local retention for tiered topics; -2 = same as retention.ms", synonym: ["log.local.retention.ms", "-2"] },
+  { name: "max.compaction.lag.ms", type: "LONG", default: LONG_MAX_S, min: 1n, doc: "stored and reported; compaction runs on every retention pass", synonym: ["log.cleaner.max.compaction.lag.ms", LONG_MAX_S] },
+  { name: "max.message.bytes", type: "INT", default: "1048588", min: 0n, doc: "largest record batch size allowed", synonym: ["message.max.bytes", "1048588"] },
+  { name: "message.downconversion.enable", type: "BOOLEAN", default: "true", doc: "stored and reported; message format v0/v1 fetches are not served", synonym: ["log.message.downconversion.enable", "true"] },
+  { name: "message.timestamp.after.max.ms", type: "LONG", default: LONG_MAX_S, min: 0n, doc: "CreateTime records may be at most this far in the future (INVALID_TIMESTAMP)", synonym: ["log.message.timestamp.after.max.ms", LONG_MAX_S] },
+  { name: "message.timestamp.before.max.ms", type: "LONG", default: LONG_MAX_S, min: 0n, doc: "CreateTime records may be at most this far in the past (INVALID_TIMESTAMP)", synonym: ["log.message.timestamp.before.max.ms", LONG_MAX_S] },
+  { name: "message.timestamp.difference.max.ms", type: "LONG", default: LONG_MAX_S, min: 0n, doc: "deprecated: CreateTime records may differ from the broker time by at most this (INVALID_TIMESTAMP)", synonym: ["log.message.timestamp.difference.max.ms", LONG_MAX_S] },
+  { name: "message.timestamp.type", type: "STRING", default: "CreateTime", validStrings: ["CreateTime", "LogAppendTime"], doc: "CreateTime or LogAppendTime", synonym: ["log.message.timestamp.type", "CreateTime"] },
+  { name: "min.cleanable.dirty.ratio", type: "DOUBLE", default: "0.5", minDouble: 0, maxDouble: 1, doc: "stored and reported; compaction runs on every retention pass", synonym: ["log.cleaner.min.cleanable.ratio", "0.5"] },
+  { name: "min.compaction.lag.ms", type: "LONG", default: "0", min: 0n, doc: "stored and reported; compaction runs on every retention pass", synonym: ["log.cleaner.min.compaction.lag.ms", "0"] },
+  { name: "min.insync.replicas", type: "INT", default: "1", min: 1n, doc: "stored and reported; a single node is always in sync (acks=all succeeds)", synonym: ["min.insync.replicas", "1"] },
+  { name: "preallocate", type: "BOOLEAN", default: "false", doc: "stored and reported; segment files grow as written", synonym: ["log.preallocate", "false"] },
   { name: "remote.storage.enable", type: "BOOLEAN", default: "false", doc: "copy closed segments to remote storage and serve old offsets from there (needs remote.log.storage.system.enable on the broker)" },
-  { name: "retention.bytes", type: "LONG", default: "-1", doc: "maximum partition size before old segments are deleted; -1 = unlimited" },
-  { name: "retention.ms", type: "LONG", default: "604800000", min: -1n, doc: "maximum age of a segment's newest record before it is deleted; -1 = forever" },
+  { name: "retention.bytes", type: "LONG", default: "-1", doc: "maximum partition size before old segments are deleted; -1 = unlimited", synonym: ["log.retention.bytes", "-1"] },
+  { name: "retention.ms", type: "LONG", default: "604800000", min: -1n, doc: "maximum age of a segment's newest record before it is deleted; -1 = forever", synonym: ["log.retention.hours", "168"] },
   // Kafka's minimum is LegacyRecord.RECORD_OVERHEAD_V0 (14) in 3.x.
-  { name: "segment.bytes", type: "INT", default: "1073741824", min: 14n, doc: "segment file size before rolling" },
-  { name: "segment.ms", type: "LONG", default: "604800000", min: 1n, doc: "segment age before rolling" },
+  { name: "segment.bytes", type: "INT", default: "1073741824", min: 14n, doc: "segment file size before rolling", synonym: ["log.segment.bytes", "1073741824"] },
+  { name: "segment.index.bytes", type: "INT", default: "10485760", min: 4n, doc: "stored and reported; indexes are sized by their entries", synonym: ["log.index.size.max.bytes", "10485760"] },
+  { name: "segment.jitter.ms", type: "LONG", default: "0", min: 0n, doc: "stored and reported; segment.ms rolls without jitter", synonym: ["log.roll.jitter.hours", "0"] },
+  { name: "segment.ms", type: "LONG", default: "604800000", min: 1n, doc: "segment age before rolling", synonym: ["log.roll.hours", "168"] },
+  { name: "unclean.leader.election.enable", type: "BOOLEAN", default: "false", doc: "stored and reported; the only replica is always the leader", synonym: ["unclean.leader.election.enable", "false"] },
 ];
 
 const DEF_BY_NAME = new Map(DEFS.map((d) => [d.name, d]));
@@ -88,6 +121,7 @@ function parseInteger(def: ConfigDef, raw: string): { value?: bigint; error?: st
   const v = BigInt(s);
   if (v < lo || v > hi) return { error: `Not a number of type ${def.type}` };
   if (def.min !== undefined && v < def.min) return { error: `Value must be at least ${def.min}` };
+  if (def.max !== undefined && v > def.max) return { error: `Value must be no more than ${def.max}` };
   return { value: v };
 }
 
@@ -96,6 +130,14 @@ function validateOne(def: ConfigDef, raw: string): string | undefined {
     case "INT":
     case "LONG":
       return parseInteger(def, raw).error;
+    case "DOUBLE": {
+      const s = raw.trim();
+      const n = Number(s);
+      if (s === "" || !Number.isFinite(n)) return "Not a number of type DOUBLE";
+      if (def.minDouble !== undefined && n < def.minDouble) return `Value must be at least ${def.minDouble}`;
+      if (def.maxDouble !== undefined && n > def.maxDouble) return `Value must be no more than ${def.maxDouble}`;
+      return undefined;
+    }
     case "BOOLEAN": {
       const s = raw.trim().toLowerCase();
       return s === "true" || s === "false" ? undefined : "Expected value to be either true or false";
@@ -106,6 +148,10 @@ function validateOne(def: ConfigDef, raw: string): string | undefined {
         : undefined;
     case "LIST": {
       const items = raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+      if (def.freeList) {
+        const bad = items.find((i) => !def.freeList!.test(i));
+        return bad !== undefined ? `Invalid value ${bad}: must be * or a list of partition:broker pairs` : undefined;
+      }
       if (items.length === 0) return `List must contain at least one of: ${def.validList?.join(", ")}`;
       const bad = items.find((i) => !def.validList?.includes(i));
       return bad !== undefined ? `Invalid value ${bad}: must be one of ${def.validList?.join(", ")}` : undefined;
@@ -209,6 +255,17 @@ export interface LogConfig {
   localRetentionMs: number;
   /** local.retention.bytes with −2 resolved to retention.bytes. */
   localRetentionBytes: number;
+  /** compression.type: "producer" keeps each batch's codec; otherwise the codec batches are stored with. */
+  compressionType: "producer" | "uncompressed" | "gzip" | "snappy" | "lz4" | "zstd";
+  /** compression.gzip.level (−1 = zlib's default). */
+  gzipLevel: number;
+  /**
+   * message.timestamp.before.max.ms / after.max.ms (KIP-937), each falling back
+   * to the deprecated message.timestamp.difference.max.ms when only that is set,
+   * as Kafka 3.6+ does. Number.MAX_VALUE-like values mean "no bound".
+   */
+  timestampBeforeMaxMs: number;
+  timestampAfterMaxMs: number;
 }
 
 export function effectiveLogConfig(overrides: Readonly<Record<string, string>>): LogConfig {
@@ -232,6 +289,10 @@ export function effectiveLogConfig(overrides: Readonly<Record<string, string>>):
     remoteStorageEnable: get("remote.storage.enable").toLowerCase() === "true",
     localRetentionMs: num("local.retention.ms") === -2 ? num("retention.ms") : num("local.retention.ms"),
     localRetentionBytes: num("local.retention.bytes") === -2 ? num("retention.bytes") : num("local.retention.bytes"),
+    compressionType: get("compression.type") as LogConfig["compressionType"],
+    gzipLevel: num("compression.gzip.level"),
+    timestampBeforeMaxMs: overrides["message.timestamp.before.max.ms"] === undefined && overrides["message.timestamp.difference.max.ms"] !== undefined ? num("message.timestamp.difference.max.ms") : num("message.timestamp.before.max.ms"),
+    timestampAfterMaxMs: overrides["message.timestamp.after.max.ms"] === undefined && overrides["message.timestamp.difference.max.ms"] !== undefined ? num("message.timestamp.difference.max.ms") : num("message.timestamp.after.max.ms"),
   };
 }
 
@@ -247,14 +308,20 @@ export interface DescribedConfig {
   /** DescribeConfigs v3+ config_type code. */
   typeCode: number;
   documentation: string;
+  /** DescribeConfigs v1+ synonyms, highest precedence first: the topic override, then the broker default. */
+  synonyms: Array<{ name: string; value: string; source: number }>;
 }
 
-/** DescribeConfigs rows for a topic; `keys` null/undefined = all known keys. */
+/**
+ * DescribeConfigs rows for a topic; `keys` null/undefined = all known keys, in
+ * Kafka's (alphabetical) order; named keys are answered in the order asked,
+ * unknown names left out, as Kafka does.
+ */
 export function describeTopicConfigs(
   overrides: Readonly<Record<string, string>>,
   keys?: readonly string[] | null,
 ): DescribedConfig[] {
-  const names = keys && keys.length > 0 ? keys.filter((k) => DEF_BY_NAME.has(k)) : KNOWN_TOPIC_CONFIGS;
+  const names = keys && keys.length > 0 ? [...new Set(keys)].filter((k) => DEF_BY_NAME.has(k)) : KNOWN_TOPIC_CONFIGS;
   return names.map((name) => {
     const def = DEF_BY_NAME.get(name)!;
     const override = overrides[name];
@@ -268,6 +335,11 @@ export function describeTopicConfigs(
       type: def.type,
       typeCode: ConfigTypeCode[def.type],
       documentation: def.doc,
+      // As Kafka's ConfigHelper lists them: the topic override (DYNAMIC_TOPIC_CONFIG), then the broker-level default.
+      synonyms: [
+        ...(override === undefined ? [] : [{ name, value: override, source: ConfigSource.DYNAMIC_TOPIC_CONFIG }]),
+        ...(def.synonym ? [{ name: def.synonym[0], value: def.synonym[1], source: ConfigSource.DEFAULT_CONFIG }] : []),
+      ],
     };
   });
 }

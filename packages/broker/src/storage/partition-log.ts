@@ -22,6 +22,7 @@ import { rm } from "node:fs/promises";
 import { encodeEndTxnMarkerBatch } from "@kappa/kafka-protocol";
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, validateAppendBatches, type AppendOptions, type ValidationLimits } from "./append-validation.ts";
 import { writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend } from "./append-writer.ts";
+import { ATTR_COMPRESSION_MASK, readHeader } from "./batch.ts";
 import { compactSegments } from "./compaction.ts";
 import type { LogConfig } from "./configs.ts";
 import { StorageError } from "./errors.ts";
@@ -39,11 +40,11 @@ import {
   type TimestampAndOffset,
 } from "./partition-reads.ts";
 import { ProducerStateTable, type ProducerSummary } from "./producer-state.ts";
-import { readHeader } from "./batch.ts";
 import { collectAbortedTransactions, type AbortedTxn } from "./txn-index.ts";
 import { expiredAfter, segmentsDueForLocalRetention, segmentsDueForRetention } from "./retention.ts";
 import { Segment } from "./segment.ts";
 import { loadSegments } from "./segment-loader.ts";
+import { recompressBatch, targetCodec } from "./recompression.ts";
 import type { PartitionTier } from "./tiered/types.ts";
 
 export type { AppendOptions, AppendResult, ReadOptions, ReadResult, TimestampAndOffset, ProducerSummary, AbortedTxn };
@@ -318,9 +319,16 @@ export class PartitionLog {
   append(data: Buffer, opts: AppendOptions = {}): Promise<AppendResult> {
     try {
       this.ensureUsable();
-      const batches = validateAppendBatches(data, this.config, opts, this.limits);
+      let batches = validateAppendBatches(data, this.config, opts, this.limits, this.clock());
+      // compression.type other than "producer": batches with another codec are rebuilt with the topic's (recompression.ts).
+      const codec = targetCodec(this.config);
+      if (codec !== null && batches.some((b) => (b.header.attributes & ATTR_COMPRESSION_MASK) !== codec)) {
+        data = Buffer.concat(batches.map((b) => recompressBatch(data.subarray(b.pos, b.pos + b.header.size), codec, this.config, this.limits.maxDecompressedBytes)));
+        batches = validateAppendBatches(data, this.config, opts, this.limits, this.clock());
+      }
+      const records = data;
       return new Promise<AppendResult>((resolve, reject) => {
-        this.queue.push({ data, batches, durable: opts.requireDurable ?? true, resolve, reject });
+        this.queue.push({ data: records, batches, durable: opts.requireDurable ?? true, resolve, reject });
         this.scheduleDrain();
       });
     } catch (err) {

@@ -19,6 +19,8 @@ export async function createServiceAccount(db: Db, acting: ActingUser, rawInput:
     if (!canInDomain(actor, "serviceAccount:create", input.domainId)) {
       throw new ForbiddenError("Only owners of a domain can create its service accounts.");
     }
+    const domain = await tx.domain.findUniqueOrThrow({ where: { id: input.domainId }, select: { name: true, archivedAt: true } });
+    if (domain.archivedAt) throw new ConflictError(`The ${domain.name} domain is archived and takes no new service accounts.`, "DOMAIN_ARCHIVED");
     await assertAccountNameAllowed(tx, input.name, input.domainId);
     try {
       const account = await tx.serviceAccount.create({ data: { domainId: input.domainId, name: input.name, description: input.description } });

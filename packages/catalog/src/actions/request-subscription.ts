@@ -33,6 +33,8 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       throw new ForbiddenError("You can only request access for service accounts of a domain you belong to.");
     }
     await assertAccountUsable(tx, account);
+    const consuming = await tx.domain.findUniqueOrThrow({ where: { id: account.domainId }, select: { name: true, archivedAt: true } });
+    if (consuming.archivedAt) throw new ConflictError(`The ${consuming.name} domain is archived and cannot subscribe.`, "DOMAIN_ARCHIVED");
     if (account.isProducer) {
       throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Producer accounts cannot subscribe; create a consumer account."] });
     }

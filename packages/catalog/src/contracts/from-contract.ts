@@ -35,7 +35,8 @@ export interface DesiredProduct {
   contactEmail: string;
   keyFields: string[];
   schema: { format: "AVRO" | "JSON_SCHEMA"; definition: string };
-  compatibilityMode: string | null;
+  /** BACKWARD when the file names none (the platform default). */
+  compatibilityMode: "BACKWARD" | "BACKWARD_TRANSITIVE" | "FORWARD" | "FORWARD_TRANSITIVE" | "FULL" | "FULL_TRANSITIVE" | "NONE";
   /** The major version the file names in `version` (informational; the plan decides). */
   requestedMajor: number | null;
 }
@@ -158,6 +159,7 @@ export function contractToDesired(value: unknown): ParsedContract {
     localRetentionMs: custom(contract.customProperties, KAPPA_PROPERTIES.localRetentionMs) ?? -2,
     contactEmail: contactFrom(contract),
     keyFields: schema.keyFields,
+    compatibilityMode: custom(contract.customProperties, KAPPA_PROPERTIES.compatibilityMode) ?? "BACKWARD",
     schema: { format: schema.format, definition: schema.definition },
   };
   const parsed = registerProductInput.safeParse(mapped);
@@ -178,6 +180,7 @@ export function contractToDesired(value: unknown): ParsedContract {
     keyFields: "schema[0].properties.primaryKey",
     "schema.definition": "schema[0].customProperties.schema",
     "schema.format": "schema[0].customProperties.schemaFormat",
+    compatibilityMode: "customProperties.compatibilityMode",
   };
   if (!parsed.success) {
     // A value the mapping already explained (NaN from a bad unit) needs no second message.
@@ -193,7 +196,6 @@ export function contractToDesired(value: unknown): ParsedContract {
     throw new ValidationError(`The contract cannot become a product${first ? `: ${first[0]}: ${first[1].join(" ")}` : "."}`, problems);
   }
   const data = parsed.data;
-  const compatibility = custom(contract.customProperties, KAPPA_PROPERTIES.compatibilityMode);
   return {
     contract,
     desired: {
@@ -214,7 +216,7 @@ export function contractToDesired(value: unknown): ParsedContract {
       contactEmail: data.contactEmail,
       keyFields: data.keyFields,
       schema: data.schema,
-      compatibilityMode: typeof compatibility === "string" ? compatibility : null,
+      compatibilityMode: data.compatibilityMode,
       requestedMajor: major ? Number(major) : null,
     },
   };

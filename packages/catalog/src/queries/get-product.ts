@@ -18,6 +18,10 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
         include: { memberships: { where: { role: "OWNER" }, include: { user: { select: { name: true, email: true } } } } },
       },
       schemaVersions: { orderBy: { version: "desc" } },
+      changeRequests: { orderBy: { createdAt: "desc" }, take: 20 },
+      claim: true,
+      inputs: { include: { input: { select: { id: true, name: true, topicName: true, status: true } } } },
+      outputs: { include: { product: { select: { id: true, name: true, topicName: true, status: true } } } },
     },
   });
   if (!product) throw new NotFoundError("Data product", productId);
@@ -42,8 +46,16 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
   ]);
   const nameOf = (id: string | null) => (id ? (users.find((u) => u.id === id) ?? null) : null);
   const { memberships, ...domain } = product.domain;
+  const { changeRequests, claim, inputs, outputs, ...rest } = product;
   return {
-    ...product,
+    ...rest,
+    // Declared inputs (this product is derived from them) and the products derived from it.
+    inputProducts: inputs.map((i) => i.input),
+    derivedProducts: outputs.map((o) => o.product),
+    // A claimed topic's ACLs found at claim time and the reviewer's decision: for the product's people and governance.
+    claim: claim && seesAll ? claim : null,
+    // Reviewed changes (e.g. added partitions): their requester and decision are for the product's people and governance.
+    changeRequests: seesAll ? changeRequests : [],
     domain,
     owners: memberships.map((m) => m.user),
     createdBy: nameOf(product.createdById),
@@ -54,7 +66,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       id: t.id,
       step: t.step,
       kind: t.kind,
-      label: taskLabel(t.kind),
+      label: topicStepLabel(t) ?? taskLabel(t.kind),
       status: t.status,
       attempts: t.attempts,
       lastError: t.lastError,
@@ -67,4 +79,11 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       canSubscribe: actor.memberships.some((m) => m.domainId !== product.domainId),
     },
   };
+}
+
+/** A later topic step (after an approved change) grows the topic rather than creating it. */
+function topicStepLabel(task: { kind: string; step: number; payload: unknown }): string | null {
+  if (task.kind !== "CREATE_TOPIC" || task.step === 1) return null;
+  const partitions = typeof task.payload === "object" && task.payload !== null && "partitions" in task.payload ? task.payload.partitions : null;
+  return typeof partitions === "number" ? `Grow topic to ${partitions} partitions and reconcile its configs` : "Reconcile topic configs and partitions";
 }

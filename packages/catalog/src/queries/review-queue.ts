@@ -15,7 +15,7 @@ export async function reviewQueue(db: Db, actor: Actor) {
   const governance = hasGlobal(actor, "product:review");
   const ownedDomainIds = actor.memberships.filter((m) => m.role === "OWNER").map((m) => m.domainId);
   if (!governance && ownedDomainIds.length === 0) throw new ForbiddenError("Only governance reviewers and domain owners have a review queue.");
-  const [products, subscriptions] = await Promise.all([
+  const [products, subscriptions, changes] = await Promise.all([
     governance
       ? db.dataProduct.findMany({
           where: { status: "IN_REVIEW" },
@@ -32,8 +32,18 @@ export async function reviewQueue(db: Db, actor: Actor) {
         serviceAccount: { select: { name: true } },
       },
     }),
+    // Changes to live products (e.g. more partitions) are governance's to decide.
+    governance
+      ? db.productChangeRequest.findMany({
+          where: { status: "REQUESTED" },
+          orderBy: { createdAt: "asc" },
+          include: { product: { select: { id: true, name: true, topicName: true, partitions: true, cleanupPolicy: true, domain: { select: { slug: true, name: true } } } } },
+        })
+      : Promise.resolve([]),
   ]);
-  const requesterIds = [...new Set([...products.map((p) => p.submittedById), ...subscriptions.map((s) => s.requestedById)].filter((x): x is string => !!x))];
+  const requesterIds = [
+    ...new Set([...products.map((p) => p.submittedById), ...subscriptions.map((s) => s.requestedById), ...changes.map((c) => c.requestedById)].filter((x): x is string => !!x)),
+  ];
   const requesters = await db.user.findMany({ where: { id: { in: requesterIds } }, select: { id: true, name: true, email: true } });
   const who = (id: string | null) => requesters.find((u) => u.id === id) ?? null;
   // Beside each change: the policy in force, evaluated now, as approving would evaluate it.
@@ -50,7 +60,9 @@ export async function reviewQueue(db: Db, actor: Actor) {
     }).results,
   });
   return {
+    governance,
     products: products.map((p) => ({ ...p, submittedBy: who(p.submittedById), mine: p.submittedById === actor.id || p.createdById === actor.id, policy: productPolicy(p) })),
     subscriptions: subscriptions.map((s) => ({ ...s, requestedBy: who(s.requestedById), mine: s.requestedById === actor.id, policy: subscriptionPolicy(s) })),
+    changes: changes.map((c) => ({ ...c, requestedBy: who(c.requestedById), mine: c.requestedById === actor.id })),
   };
 }

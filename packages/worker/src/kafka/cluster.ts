@@ -46,6 +46,20 @@ export interface GroupDescription {
   protocolType: string;
 }
 
+/** A whole topic: partitions 0 … partitions − 1. */
+export interface TopicPartitions {
+  topic: string;
+  partitions: number;
+}
+
+/** Per topic, one value per partition (index = partition number). No per-partition keys: at 60,000 partitions they were most of the observer's garbage. */
+export type PerPartition<T> = Map<string, T[]>;
+
+/** Which topics a caller wants: any set or map of topic names (a consumer account may hold hundreds). */
+export interface TopicFilter {
+  has(topic: string): boolean;
+}
+
 /** Key of a partition in result maps (NUL cannot occur in a topic name). */
 export function partitionKey(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
@@ -54,8 +68,8 @@ export function partitionKey(topic: string, partition: number): string {
 export interface KafkaCluster {
   /** Names of every topic the admin principal may describe (internal ones excluded). */
   listTopics(): Promise<string[]>;
-  /** Partition counts and effective configs; topics that do not exist are absent from the map. */
-  describeTopics(names: string[]): Promise<Map<string, TopicDescription>>;
+  /** Partition counts and effective configs (only `configNames` when given); topics that do not exist are absent from the map. */
+  describeTopics(names: string[], configNames?: string[]): Promise<Map<string, TopicDescription>>;
   /** Creates topics; one that already exists is not an error (another worker may have won). */
   createTopics(specs: TopicSpec[]): Promise<void>;
   /** Grows a topic to `count` partitions (Kafka cannot shrink). */
@@ -80,16 +94,20 @@ export interface KafkaCluster {
   /** Partition counts (metadata only). */
   partitionCounts(topics: string[]): Promise<Map<string, number>>;
   /** Offsets per partition; null where the cluster cannot say (API or version missing, UNSUPPORTED_VERSION). */
-  listOffsets(partitions: PartitionRef[], spec: OffsetSpec): Promise<Map<string, bigint | null>>;
+  listOffsets(topics: TopicPartitions[], spec: OffsetSpec): Promise<PerPartition<bigint | null>>;
   /** Local bytes per partition summed over log dirs (DescribeLogDirs); null when the cluster does not offer it. */
-  localBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null>;
+  localBytes(topics: TopicPartitions[]): Promise<PerPartition<bigint> | null>;
   /** Bytes in remote (tiered) storage per partition; null when the cluster does not expose it. */
-  remoteBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null>;
+  remoteBytes(topics: TopicPartitions[]): Promise<PerPartition<bigint> | null>;
   listGroups(): Promise<string[]>;
   describeGroups(groupIds: string[]): Promise<GroupDescription[]>;
-  /** Committed offsets per group for the given topics (keyed by partitionKey); partitions without a commit are absent. */
-  committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>>;
+  /** Committed offsets per group for the topics the filter accepts (keyed by partitionKey); partitions without a commit are absent. */
+  committedOffsets(requests: { groupId: string; topics: TopicFilter }[]): Promise<Map<string, Map<string, bigint>>>;
 
+  /** Topic-level config overrides per topic (the cluster scan, for topics the catalog does not manage). */
+  topicOverrides(names: string[]): Promise<Map<string, Record<string, string>>>;
+  /** Every committed offset of each group, all topics (the cluster scan: who reads what). */
+  allCommittedOffsets(groupIds: string[]): Promise<Map<string, GroupCommits>>;
   /** Records by partition (no consumer group): Fetch from each partition's offset. */
   fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>>;
   /** First offset at or after a timestamp per partition (null: none, i.e. the end). */
@@ -100,5 +118,11 @@ export interface KafkaCluster {
   close(): Promise<void>;
 }
 
+export interface GroupCommits {
+  /** topic → partition → committed offset (only partitions with a commit). */
+  topics: Map<string, Map<number, bigint>>;
+  /** Non-zero when the group's offsets could not be read (e.g. GROUP_AUTHORIZATION_FAILED). */
+  errorCode: number;
+}
 import type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";
 export type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";

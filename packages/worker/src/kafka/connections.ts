@@ -31,7 +31,21 @@ export interface ClusterMetadata {
   topics: Map<string, { internal: boolean; partitions: { partitionId: number; leader: number }[] }>;
 }
 
+/** How long cached leaders, broker addresses and group coordinators are trusted before metadata is read again. */
+const CACHE_MS = 60_000;
+
 export class ClusterConnections {
+  /*
+   * Caches for the observer's every-5-s requests at scale: without them each
+   * ListOffsets round re-read the metadata of every topic (tens of thousands
+   * of partitions) and each group needed a FindCoordinator. A cached leader
+   * or coordinator that moved is detected by the error the broker answers
+   * (NOT_LEADER_OR_FOLLOWER, NOT_COORDINATOR, ...): callers invalidate it and
+   * retry once.
+   */
+  private readonly leaderCache = new Map<string, { at: number; leaders: number[] }>();
+  private brokerCache: { at: number; brokers: Map<number, string> } | null = null;
+  private readonly coordinatorCache = new Map<string, { at: number; address: string }>();
   private readonly adminClient: Admin;
   private adminConnected: Promise<void> | null = null;
   private readonly pool = new Map<string, Promise<RawConnection>>();
@@ -137,22 +151,88 @@ export class ClusterConnections {
       if (t.errorCode !== 0 && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) throw new KafkaProtocolError(t.errorCode, `metadata of topic ${t.name}`);
       out.set(t.name, { internal: t.isInternal, partitions: t.partitions.map((p) => ({ partitionId: p.partitionIndex, leader: p.leaderId })).sort((a, b) => a.partitionId - b.partitionId) });
     }
+    const at = Date.now();
+    this.brokerCache = { at, brokers };
+    for (const [name, t] of out) this.leaderCache.set(name, { at, leaders: t.partitions.map((p) => p.leader) });
     return { brokers, controller: res.controllerId, topics: out };
   }
 
   async brokerAddresses(): Promise<Map<number, string>> {
+    if (this.brokerCache && Date.now() - this.brokerCache.at < CACHE_MS) return this.brokerCache.brokers;
     return (await this.metadata([])).brokers;
+  }
+
+  /**
+   * Leader of every partition of these topics (per topic, index = partition),
+   * from the cache where it is fresh, else from metadata (in requests of at
+   * most 2,000 topics). Topics that do not exist are absent.
+   */
+  async partitionLeaders(topics: string[]): Promise<{ leaders: Map<string, readonly number[]>; brokers: Map<number, string> }> {
+    const now = Date.now();
+    const stale = topics.filter((t) => {
+      const c = this.leaderCache.get(t);
+      return !c || now - c.at >= CACHE_MS;
+    });
+    const unique = [...new Set(stale)];
+    for (let i = 0; i < unique.length; i += 2_000) {
+      const asked = unique.slice(i, i + 2_000);
+      const meta = await this.metadata(asked);
+      for (const t of asked) if (!meta.topics.has(t)) this.leaderCache.delete(t);
+    }
+    const leaders = new Map<string, readonly number[]>();
+    for (const t of topics) {
+      const c = this.leaderCache.get(t);
+      if (c) leaders.set(t, c.leaders);
+    }
+    return { leaders, brokers: await this.brokerAddresses() };
+  }
+
+  /** Forget cached leaders (a broker answered that it no longer leads them). */
+  invalidateLeaders(topics: Iterable<string>): void {
+    for (const t of topics) this.leaderCache.delete(t);
+  }
+
+  /** Forget cached coordinators (NOT_COORDINATOR and friends). */
+  invalidateCoordinators(groupIds: Iterable<string>): void {
+    for (const g of groupIds) this.coordinatorCache.delete(g);
   }
 
   /** Metadata of the topics that exist; missing ones are simply absent. */
   async topicMetadata(topics: string[]): Promise<{ name: string; partitions: { partitionId: number; leader: number }[] }[]> {
-    if (topics.length === 0) return [];
-    const meta = await this.metadata([...new Set(topics)]);
-    return [...meta.topics].map(([name, t]) => ({ name, partitions: t.partitions }));
+    const unique = [...new Set(topics)];
+    const out: { name: string; partitions: { partitionId: number; leader: number }[] }[] = [];
+    // At most 2,000 topics per Metadata request: bounded frames at 10,000+ topics.
+    for (let i = 0; i < unique.length; i += 2_000) {
+      const meta = await this.metadata(unique.slice(i, i + 2_000));
+      for (const [name, t] of meta.topics) out.push({ name, partitions: t.partitions });
+    }
+    return out;
   }
 
-  /** Group id → coordinator address. */
+  /** Group id → coordinator address (cached; see invalidateCoordinators). */
   async groupCoordinators(groupIds: string[]): Promise<Map<string, string>> {
+    const now = Date.now();
+    const out = new Map<string, string>();
+    const missing: string[] = [];
+    // Groups come and go: drop expired entries so the cache stays the size of the live set.
+    if (this.coordinatorCache.size > 2 * groupIds.length + 1_000) {
+      for (const [g, c] of this.coordinatorCache) if (now - c.at >= CACHE_MS) this.coordinatorCache.delete(g);
+    }
+    for (const g of groupIds) {
+      const c = this.coordinatorCache.get(g);
+      if (c && now - c.at < CACHE_MS) out.set(g, c.address);
+      else missing.push(g);
+    }
+    if (missing.length > 0) {
+      for (const [g, address] of await this.findCoordinators(missing)) {
+        out.set(g, address);
+        this.coordinatorCache.set(g, { at: now, address });
+      }
+    }
+    return out;
+  }
+
+  private async findCoordinators(groupIds: string[]): Promise<Map<string, string>> {
     const conn = await this.any();
     const out = new Map<string, string>();
     const address = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;

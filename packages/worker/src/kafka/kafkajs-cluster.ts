@@ -15,7 +15,8 @@
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls } from "./acls.ts";
 import { superUsers } from "./broker-configs.ts";
-import type { AclBinding, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, TopicDescription, TopicSpec } from "./cluster.ts";
+import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
+import type { AclBinding, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
@@ -46,8 +47,8 @@ export class KafkaJsCluster implements KafkaCluster {
     return partitionCounts(this.conns, topics);
   }
 
-  describeTopics(names: string[]): Promise<Map<string, TopicDescription>> {
-    return describeTopics(this.conns, names);
+  describeTopics(names: string[], configNames?: string[]): Promise<Map<string, TopicDescription>> {
+    return describeTopics(this.conns, names, configNames);
   }
 
   createTopics(specs: TopicSpec[]): Promise<void> {
@@ -86,16 +87,16 @@ export class KafkaJsCluster implements KafkaCluster {
     return upsertScramUser(this.conns, user, mechanism, password);
   }
 
-  listOffsets(partitions: PartitionRef[], spec: OffsetSpec): Promise<Map<string, bigint | null>> {
-    return listOffsets(this.conns, partitions, spec);
+  listOffsets(topics: TopicPartitions[], spec: OffsetSpec): Promise<PerPartition<bigint | null>> {
+    return listOffsets(this.conns, topics, spec);
   }
 
-  localBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
-    return localBytes(this.conns, partitions);
+  localBytes(topics: TopicPartitions[]): Promise<PerPartition<bigint> | null> {
+    return localBytes(this.conns, topics);
   }
 
-  remoteBytes(partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
-    return remoteBytes(this.conns, partitions);
+  remoteBytes(topics: TopicPartitions[]): Promise<PerPartition<bigint> | null> {
+    return remoteBytes(this.conns, topics);
   }
 
   listGroups(): Promise<string[]> {
@@ -106,8 +107,16 @@ export class KafkaJsCluster implements KafkaCluster {
     return describeGroups(this.conns, groupIds);
   }
 
-  committedOffsets(requests: { groupId: string; topics: string[] }[]): Promise<Map<string, Map<string, bigint>>> {
+  committedOffsets(requests: { groupId: string; topics: TopicFilter }[]): Promise<Map<string, Map<string, bigint>>> {
     return committedOffsets(this.conns, requests);
+  }
+
+  topicOverrides(names: string[]): Promise<Map<string, Record<string, string>>> {
+    return topicOverrides(this.conns, names);
+  }
+
+  allCommittedOffsets(groupIds: string[]): Promise<Map<string, GroupCommits>> {
+    return allCommittedOffsets(this.conns, groupIds);
   }
 
   fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>> {

@@ -4,7 +4,7 @@
  */
 import kafkajs from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { partitionKey, type PartitionRef } from "./cluster.ts";
+import type { PerPartition, TopicPartitions } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 import { KafkaProtocolError, UnsupportedApiError } from "./raw-connection.ts";
 
@@ -18,12 +18,15 @@ function isUnsupported(error: unknown): boolean {
   return error instanceof UnsupportedApiError || (error instanceof KafkaProtocolError && (error.code === ErrorCode.UNSUPPORTED_VERSION || error.code === ErrorCode.SECURITY_DISABLED));
 }
 
-export async function localBytes(conns: ClusterConnections, partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
-  if (partitions.length === 0) return new Map();
+/** Per topic, 0 for every partition until a broker reports it (a partition with no replica on any disk holds 0 bytes). */
+function zeros(topics: TopicPartitions[]): PerPartition<bigint> {
+  return new Map(topics.map((t) => [t.topic, new Array<bigint>(t.partitions).fill(0n)]));
+}
+
+export async function localBytes(conns: ClusterConnections, wanted: TopicPartitions[]): Promise<PerPartition<bigint> | null> {
+  if (wanted.length === 0) return new Map();
   const addresses = await conns.brokerAddresses();
-  const topics = new Map<string, number[]>();
-  for (const r of partitions) topics.set(r.topic, [...(topics.get(r.topic) ?? []), r.partition]);
-  const out = new Map<string, bigint>();
+  const out = zeros(wanted);
   try {
     // Every broker reports only its own replicas; the leader's size is what
     // a consumer reads from, so with replication we keep the largest replica.
@@ -31,16 +34,16 @@ export async function localBytes(conns: ClusterConnections, partitions: Partitio
       [...addresses.values()].map(async (address) => {
         const conn = await conns.raw(address);
         const version = conn.pickVersion(ApiKey.DescribeLogDirs, 1, 4);
-        const res = await conn.request(ApiKey.DescribeLogDirs, { topics: [...topics].map(([topic, ps]) => ({ topic, partitions: ps })) }, version);
+        const res = await conn.request(ApiKey.DescribeLogDirs, { topics: wanted.map((t) => ({ topic: t.topic, partitions: Array.from({ length: t.partitions }, (_, p) => p) })) }, version);
         if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, "DescribeLogDirs failed");
         for (const dir of res.results) {
           if (dir.errorCode !== 0) continue; // an offline log dir holds nothing readable
           for (const t of dir.topics) {
             for (const p of t.partitions) {
               if (p.isFutureKey) continue;
-              const key = partitionKey(t.name, p.partitionIndex);
-              const prev = out.get(key);
-              if (prev === undefined || p.partitionSize > prev) out.set(key, p.partitionSize);
+              const values = out.get(t.name);
+              if (!values || p.partitionIndex >= values.length) continue;
+              if (p.partitionSize > (values[p.partitionIndex] ?? 0n)) values[p.partitionIndex] = p.partitionSize;
             }
           }
         }
@@ -60,22 +63,26 @@ export async function localBytes(conns: ClusterConnections, partitions: Partitio
  * `kappa.remote.log.size.bytes` (one value per partition, comma-separated),
  * which we read when present.
  */
-export async function remoteBytes(conns: ClusterConnections, partitions: PartitionRef[]): Promise<Map<string, bigint> | null> {
-  if (partitions.length === 0) return new Map();
-  const topics = [...new Set(partitions.map((p) => p.topic))];
+export async function remoteBytes(conns: ClusterConnections, wanted: TopicPartitions[]): Promise<PerPartition<bigint> | null> {
+  if (wanted.length === 0) return new Map();
+  const topics = wanted.map((t) => t.topic);
   const admin = await conns.admin();
-  const res = await admin.describeConfigs({
-    resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [REMOTE_LOG_SIZE_CONFIG] })),
-    includeSynonyms: false,
-  });
-  const out = new Map<string, bigint>();
-  for (const r of res.resources) {
-    if (r.errorCode !== 0) return null;
-    const entry = r.configEntries.find((e) => e.configName === REMOTE_LOG_SIZE_CONFIG);
-    if (!entry || entry.configValue === null) return null;
-    entry.configValue.split(",").forEach((v, partition) => {
-      if (/^\d+$/.test(v.trim())) out.set(partitionKey(r.resourceName, partition), BigInt(v.trim()));
+  const out = zeros(wanted);
+  // 500 topics per DescribeConfigs request, one config key each.
+  for (let i = 0; i < topics.length; i += 500) {
+    const res = await admin.describeConfigs({
+      resources: topics.slice(i, i + 500).map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [REMOTE_LOG_SIZE_CONFIG] })),
+      includeSynonyms: false,
     });
+    for (const r of res.resources) {
+      if (r.errorCode !== 0) return null;
+      const entry = r.configEntries.find((e) => e.configName === REMOTE_LOG_SIZE_CONFIG);
+      if (!entry || entry.configValue === null) return null;
+      const values = out.get(r.resourceName);
+      entry.configValue.split(",").forEach((v, partition) => {
+        if (values && partition < values.length && /^\d+$/.test(v.trim())) values[partition] = BigInt(v.trim());
+      });
+    }
   }
   return out;
 }

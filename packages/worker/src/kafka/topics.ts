@@ -23,22 +23,33 @@ export async function partitionCounts(conns: ClusterConnections, topics: string[
   return out;
 }
 
-export async function describeTopics(conns: ClusterConnections, names: string[]): Promise<Map<string, TopicDescription>> {
+/** Topics per DescribeConfigs request: bounded responses at 10,000 topics. */
+const TOPICS_PER_DESCRIBE = 500;
+
+/**
+ * Partition counts and configs of the topics that exist. With `configNames`
+ * only those keys are asked for (the reconcile needs the four the catalog
+ * owns, not the ~40 Kafka reports per topic), in requests of 500 topics.
+ */
+export async function describeTopics(conns: ClusterConnections, names: string[], configNames?: string[]): Promise<Map<string, TopicDescription>> {
   const out = new Map<string, TopicDescription>();
   const meta = await conns.topicMetadata(names);
   if (meta.length === 0) return out;
   const admin = await conns.admin();
-  const configs = await admin.describeConfigs({
-    resources: meta.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.name })),
-    includeSynonyms: false,
-  });
-  const byName = new Map(configs.resources.map((r) => [r.resourceName, r]));
-  for (const t of meta) {
-    const resource = byName.get(t.name);
-    if (resource && resource.errorCode !== 0) throw new KafkaProtocolError(resource.errorCode, resource.errorMessage || `describing configs of ${t.name}`);
-    const entries: Record<string, string> = {};
-    for (const e of resource?.configEntries ?? []) entries[e.configName] = e.configValue;
-    out.set(t.name, { name: t.name, partitions: t.partitions.length, configs: entries });
+  for (let i = 0; i < meta.length; i += TOPICS_PER_DESCRIBE) {
+    const page = meta.slice(i, i + TOPICS_PER_DESCRIBE);
+    const configs = await admin.describeConfigs({
+      resources: page.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.name, ...(configNames ? { configNames } : {}) })),
+      includeSynonyms: false,
+    });
+    const byName = new Map(configs.resources.map((r) => [r.resourceName, r]));
+    for (const t of page) {
+      const resource = byName.get(t.name);
+      if (resource && resource.errorCode !== 0) throw new KafkaProtocolError(resource.errorCode, resource.errorMessage || `describing configs of ${t.name}`);
+      const entries: Record<string, string> = {};
+      for (const e of resource?.configEntries ?? []) entries[e.configName] = e.configValue;
+      out.set(t.name, { name: t.name, partitions: t.partitions.length, configs: entries });
+    }
   }
   return out;
 }

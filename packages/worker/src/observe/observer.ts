@@ -1,40 +1,87 @@
 /*
  * One observation cycle: what the cluster says about every product topic and
  * every subscriber's consumer groups, written to the catalog as the latest
- * values plus a one-minute-bucket history. Every cluster figure is fetched in
- * bulk (four ListOffsets rounds, one DescribeLogDirs per broker, one
- * ListGroups, one DescribeGroups) so a cycle costs the same few requests for
- * ten topics or a thousand. A figure the cluster cannot give is stored as
- * NULL ("unknown"), never as 0.
+ * values plus a one-minute-bucket history. A figure the cluster cannot give is
+ * stored as NULL ("unknown"), never as 0.
+ *
+ * The cycle stays bounded at 100,000 products (60,000 partitions, thousands of
+ * groups) because it works incrementally:
+ *  - the catalog is read incrementally (CatalogView: rows whose updatedAt moved);
+ *  - metadata is fetched for new topics, and for all of them once per
+ *    metadata interval (partition counts change rarely);
+ *  - end offsets of every partition are read every cycle (one ListOffsets per
+ *    leader) — that is how a cycle learns which partitions moved;
+ *  - the other figures (log start, local start, tiered offset, local and
+ *    remote bytes) are read, and rows written, only for topics that moved,
+ *    topics never seen, and the topics whose last refresh is older than the
+ *    refresh round — at most `maxTopicsPerCycle`; the rest wait a cycle;
+ *  - group rows are written when their figures changed, while they lag, and
+ *    once per refresh round.
+ *
+ * Per-cycle work of other features hooks in with `observer.use(step)`: a step
+ * runs after the cycle's writes, sees what the cycle observed, and its errors
+ * are logged and reported without stopping the cycle or the other steps.
  */
-import { consumerGroupPrefix, type Db } from "@kappa/catalog";
-import { Prisma } from "@prisma/client";
-import { partitionKey, type KafkaCluster, type PartitionRef } from "../kafka/cluster.ts";
+import type { Db } from "@kappa/catalog";
+import type { KafkaCluster } from "../kafka/cluster.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
-import { GRANTED_SUBSCRIPTION_STATUSES, LIVE_PRODUCT_STATUSES } from "../reconcile/diff.ts";
-import { estimateTimeLagMs, OffsetHistory, ratePerSecond } from "./history.ts";
+import { CatalogView } from "./catalog-view.ts";
+import { GroupStates, type GroupRow } from "./groups.ts";
+import { TopicStates, type TopicState } from "./topic-state.ts";
+import { sweep, writeCycle, type TopicRow } from "./write.ts";
 
 export interface ObserverOptions {
   historyHours: number;
+  /** Every topic and group row is refreshed at least this often (default 60 s: a sample per minute bucket), as far as the per-cycle caps allow. */
+  refreshRoundMs?: number;
+  /** Cap on topics fully refreshed and written per cycle (default 1,000). */
+  maxTopicsPerCycle?: number;
+  /** Cap on group rows written per cycle (default 2,500). */
+  maxGroupsPerCycle?: number;
+  /** Partition counts of all topics are re-read this often (default 60 s); new topics at once. */
+  metadataRefreshMs?: number;
+  /** The catalog is re-read in full this often (default 5 min); incrementally in between. */
+  catalogReloadMs?: number;
 }
 
 export interface ObservationSummary {
+  /** Live product topics that exist on the cluster. */
   topics: number;
+  /** Partitions whose end offsets were read. */
   partitions: number;
+  /** Subscriber groups found on the cluster. */
   groups: number;
+  /** Rows written this cycle. */
+  written: { topics: number; groups: number };
+  /** Rows due but left for the next cycle (the per-cycle caps). */
+  waiting: { topics: number; groups: number };
   durationMs: number;
+  /** Where the cycle's time went (ms): catalog sync, metadata, end offsets, full refresh, groups, writes, housekeeping, steps. */
+  phases: Record<string, number>;
   unknown: string[];
 }
 
-interface PartitionFigures {
-  partition: number;
-  endOffset: bigint | null;
-  earliestOffset: bigint | null;
-  earliestLocalOffset: bigint | null;
-  latestTieredOffset: bigint | null;
-  localBytes: bigint | null;
-  remoteBytes: bigint | null;
+/** What a step sees of the cycle that just ran. */
+export interface ObservationCycle {
+  now: number;
+  db: Db;
+  cluster: KafkaCluster;
+  log: Logger;
+  summary: ObservationSummary;
+  /** Topic rows written this cycle (moved, new, or due for refresh). */
+  topics: readonly TopicRow[];
+  /** Group rows written this cycle. */
+  groups: readonly GroupRow[];
+  /** Every observed topic with its latest figures per partition (read-only). */
+  states: ReadonlyMap<string, Readonly<TopicState>>;
+}
+
+export interface ObservationStep {
+  name: string;
+  /** Run at most this often (default: every cycle). */
+  everyMs?: number;
+  run(cycle: ObservationCycle): Promise<void>;
 }
 
 const MINUTE = 60_000;
@@ -62,238 +109,214 @@ function tieredTotal(values: (bigint | null)[]): bigint | null {
 const str = (v: bigint | null) => (v === null ? null : v.toString());
 
 export class Observer {
-  readonly history = new OffsetHistory();
-  private lastPrune = 0;
+  readonly refreshRoundMs: number;
+  private readonly maxTopics: number;
+  private readonly maxGroups: number;
+  private readonly metadataRefreshMs: number;
+  private readonly catalog: CatalogView;
+  private readonly states = new TopicStates();
+  private readonly groups = new GroupStates();
+  private readonly steps: { step: ObservationStep; lastAt: number }[] = [];
+  private lastMetadataAt = 0;
+  private lastSweep = 0;
+  private unknown = new Set<string>();
   lastSummary: ObservationSummary | null = null;
   lastError: string | null = null;
   /** The error of the last failed cycle (which dependency failed: health/outages.ts). */
   lastFailure: unknown = null;
+  /** Last error per step (absent: the step's last run succeeded). */
+  readonly stepErrors = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
     private readonly cluster: KafkaCluster,
     private readonly options: ObserverOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.refreshRoundMs = options.refreshRoundMs ?? 60_000;
+    this.maxTopics = options.maxTopicsPerCycle ?? 1_000;
+    this.maxGroups = options.maxGroupsPerCycle ?? 2_500;
+    this.metadataRefreshMs = options.metadataRefreshMs ?? 60_000;
+    this.catalog = new CatalogView(options.catalogReloadMs ?? 300_000);
+  }
+
+  /** Adds per-cycle work (alerts, lineage, ...): runs after each cycle's writes, in the order added. */
+  use(step: ObservationStep): void {
+    this.steps.push({ step, lastAt: 0 });
+  }
 
   async observeOnce(now = Date.now()): Promise<ObservationSummary> {
     const started = Date.now();
-    const unknown = new Set<string>();
-    const products = await this.db.dataProduct.findMany({
-      where: { status: { in: [...LIVE_PRODUCT_STATUSES] } },
-      select: { id: true, topicName: true },
-    });
-    const counts = await this.cluster.partitionCounts(products.map((p) => p.topicName));
-    const refs: PartitionRef[] = [];
-    for (const [topic, n] of counts) for (let partition = 0; partition < n; partition++) refs.push({ topic, partition });
+    const phases: Record<string, number> = {};
+    let mark = started;
+    const phase = (name: string) => {
+      const t = Date.now();
+      phases[name] = t - mark;
+      mark = t;
+    };
+    const changes = await this.catalog.sync(this.db, now);
+    phase("catalog");
+    const removedTopics = new Set(changes.removed);
+    for (const t of removedTopics) this.states.delete(t);
 
-    const [latest, earliest, earliestLocal, latestTiered, local, remote] = await Promise.all([
-      this.cluster.listOffsets(refs, "latest"),
+    // Metadata: new topics now, every topic once per interval.
+    const allDue = now - this.lastMetadataAt >= this.metadataRefreshMs;
+    const ask = allDue ? [...this.catalog.topics.keys()] : [...this.catalog.topics.keys()].filter((t) => !this.states.get(t));
+    if (ask.length > 0) {
+      const counts = await this.cluster.partitionCounts(ask);
+      for (const topic of ask) {
+        const n = counts.get(topic);
+        const productId = this.catalog.topics.get(topic);
+        if (n === undefined || productId === undefined) {
+          // Not on the cluster (not created yet, or deleted by hand): nothing to observe, and no stale row.
+          if (this.states.get(topic)) removedTopics.add(topic);
+          this.states.delete(topic);
+        } else this.states.ensure(topic, productId, n);
+      }
+      if (allDue) this.lastMetadataAt = now;
+    }
+    phase("metadata");
+
+    // End offsets of every partition: what moved.
+    const all = [...this.states.byTopic.values()].map((s) => ({ topic: s.topic, partitions: s.partitions.length }));
+    let partitionCount = 0;
+    const latest = await this.cluster.listOffsets(all, "latest");
+    for (const s of this.states.byTopic.values()) {
+      const values = latest.get(s.topic);
+      for (let p = 0; p < s.partitions.length; p++) this.states.recordLatest(s, p, values?.[p] ?? null, now);
+      partitionCount += s.partitions.length;
+    }
+    phase("endOffsets");
+
+    const due = this.states.due(now, this.refreshRoundMs, this.maxTopics);
+    const topicRows = await this.refresh(due.topics, now);
+    phase("refresh");
+    const groupCycle = await this.groups.observe(this.cluster, this.catalog, this.states, now, this.refreshRoundMs, this.maxGroups);
+    const goneGroups = this.groups.gone(groupCycle.current);
+    phase("groups");
+
+    await writeCycle(
+      this.db,
+      {
+        topics: topicRows,
+        groups: groupCycle.rows,
+        removedTopics: [...removedTopics],
+        removedGroups: goneGroups.map((k) => {
+          const [groupId = "", topic = ""] = k.split("\u0000");
+          return { groupId, topic };
+        }),
+      },
+      now,
+    );
+    for (const s of due.topics) {
+      s.refreshedAt = now;
+      s.moved = false;
+    }
+    groupCycle.markWritten();
+    this.groups.forget(goneGroups);
+    phase("write");
+
+    if (now - this.lastSweep >= MINUTE) {
+      this.lastSweep = now;
+      const swept = await sweep(
+        this.db,
+        {
+          topics: [...this.states.byTopic.keys()],
+          groups: [...groupCycle.current].map((k) => {
+            const [groupId = "", topic = ""] = k.split("\u0000");
+            return { groupId, topic };
+          }),
+        },
+        new Date(now - this.options.historyHours * 3600_000),
+      );
+      if (swept.topics + swept.groups + swept.topicSamples + swept.groupSamples > 0) this.log.debug("observation housekeeping", swept);
+    }
+    phase("housekeeping");
+
+    const summary: ObservationSummary = {
+      topics: this.states.size,
+      partitions: partitionCount,
+      groups: groupCycle.groups,
+      written: { topics: topicRows.length, groups: groupCycle.rows.length },
+      waiting: { topics: due.waiting, groups: groupCycle.waiting },
+      durationMs: Date.now() - started,
+      phases,
+      unknown: [...this.unknown].sort(),
+    };
+    await this.runSteps({ now, db: this.db, cluster: this.cluster, log: this.log, summary, topics: topicRows, groups: groupCycle.rows, states: this.states.byTopic });
+    phase("steps");
+    summary.durationMs = Date.now() - started;
+    this.lastSummary = summary;
+    this.lastError = null;
+    return summary;
+  }
+
+  /** Reads the full figures of these topics and builds their rows. */
+  private async refresh(topics: TopicState[], now: number): Promise<TopicRow[]> {
+    if (topics.length === 0) return [];
+    const refs = topics.map((s) => ({ topic: s.topic, partitions: s.partitions.length }));
+    const [earliest, earliestLocal, latestTiered, local, remote] = await Promise.all([
       this.cluster.listOffsets(refs, "earliest"),
       this.cluster.listOffsets(refs, "earliestLocal"),
       this.cluster.listOffsets(refs, "latestTiered"),
       this.cluster.localBytes(refs),
       this.cluster.remoteBytes(refs),
     ]);
+    const unknown = new Set<string>();
     if (local === null) unknown.add("localBytes");
     if (remote === null) unknown.add("remoteBytes");
-
-    const figures = new Map<string, PartitionFigures[]>();
-    const seen = new Set<string>();
-    for (const r of refs) {
-      const key = partitionKey(r.topic, r.partition);
-      const f: PartitionFigures = {
-        partition: r.partition,
-        endOffset: latest.get(key) ?? null,
-        earliestOffset: earliest.get(key) ?? null,
-        earliestLocalOffset: earliestLocal.get(key) ?? null,
-        latestTieredOffset: latestTiered.get(key) ?? null,
-        localBytes: local?.get(key) ?? (local ? 0n : null),
-        remoteBytes: remote?.get(key) ?? (remote ? 0n : null),
-      };
-      if (f.earliestLocalOffset === null) unknown.add("earliestLocalOffset");
-      if (f.latestTieredOffset === null) unknown.add("latestTieredOffset");
-      if (f.endOffset !== null) {
-        this.history.add(key, now, f.endOffset);
-        seen.add(key);
-      }
-      figures.set(r.topic, [...(figures.get(r.topic) ?? []), f]);
-    }
-    this.history.retain(seen);
-
-    const productOfTopic = new Map(products.map((p) => [p.topicName, p.id]));
-    const topicRows = [...figures].map(([topic, parts]) => {
-      const rates = parts.map((p) => ratePerSecond(this.history.get(partitionKey(topic, p.partition)), now));
-      const rate = rates.some((r) => r === null) ? null : rates.reduce<number>((a, b) => a + (b ?? 0), 0);
-      return {
-        topic,
-        productId: productOfTopic.get(topic) ?? null,
+    const rows: TopicRow[] = [];
+    for (const s of topics) {
+      const [e, el, lt, lb, rb] = [earliest.get(s.topic), earliestLocal.get(s.topic), latestTiered.get(s.topic), local?.get(s.topic), remote?.get(s.topic)];
+      s.partitions.forEach((p, partition) => {
+        p.earliest = e?.[partition] ?? null;
+        p.earliestLocal = el?.[partition] ?? null;
+        p.latestTiered = lt?.[partition] ?? null;
+        p.localBytes = local ? (lb?.[partition] ?? 0n) : null;
+        p.remoteBytes = remote ? (rb?.[partition] ?? 0n) : null;
+        if (p.earliestLocal === null) unknown.add("earliestLocalOffset");
+        if (p.latestTiered === null) unknown.add("latestTieredOffset");
+      });
+      const parts = s.partitions;
+      const rate = this.states.rate(s, now);
+      s.lastRate = rate;
+      rows.push({
+        topic: s.topic,
+        productId: s.productId,
         partitions: parts.length,
-        endOffset: sumOrNull(parts.map((p) => p.endOffset)) ?? 0n,
-        earliestOffset: sumOrNull(parts.map((p) => p.earliestOffset)) ?? 0n,
-        earliestLocalOffset: sumOrNull(parts.map((p) => p.earliestLocalOffset)),
-        latestTieredOffset: tieredTotal(parts.map((p) => p.latestTieredOffset)),
+        endOffset: sumOrNull(parts.map((p) => p.latest)) ?? 0n,
+        earliestOffset: sumOrNull(parts.map((p) => p.earliest)) ?? 0n,
+        earliestLocalOffset: sumOrNull(parts.map((p) => p.earliestLocal)),
+        latestTieredOffset: tieredTotal(parts.map((p) => p.latestTiered)),
         localBytes: sumOrNull(parts.map((p) => p.localBytes)),
         remoteBytes: sumOrNull(parts.map((p) => p.remoteBytes)),
         messagesPerSecond: rate,
-        detail: parts.map((p) => ({
-          partition: p.partition,
-          endOffset: str(p.endOffset),
-          earliestOffset: str(p.earliestOffset),
-          earliestLocalOffset: str(p.earliestLocalOffset),
-          latestTieredOffset: str(p.latestTieredOffset),
+        detail: parts.map((p, partition) => ({
+          partition,
+          endOffset: str(p.latest),
+          earliestOffset: str(p.earliest),
+          earliestLocalOffset: str(p.earliestLocal),
+          latestTieredOffset: str(p.latestTiered),
           localBytes: str(p.localBytes),
           remoteBytes: str(p.remoteBytes),
         })),
-      };
-    });
-
-    const groupRows = await this.observeGroups(latest, earliest, now);
-    await this.write(topicRows, groupRows, now);
-    const summary: ObservationSummary = { topics: topicRows.length, partitions: refs.length, groups: new Set(groupRows.map((g) => g.groupId)).size, durationMs: Date.now() - started, unknown: [...unknown].sort() };
-    this.lastSummary = summary;
-    this.lastError = null;
-    return summary;
-  }
-
-  private async observeGroups(latest: Map<string, bigint | null>, earliest: Map<string, bigint | null>, now: number) {
-    const subs = await this.db.subscription.findMany({
-      where: { status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
-      select: { id: true, serviceAccountId: true, serviceAccount: { select: { name: true } }, product: { select: { topicName: true } } },
-    });
-    if (subs.length === 0) return [];
-    const byPrefix = new Map<string, { accountId: string; topics: Map<string, string> }>();
-    for (const s of subs) {
-      const prefix = consumerGroupPrefix(s.serviceAccount.name);
-      const entry = byPrefix.get(prefix) ?? { accountId: s.serviceAccountId, topics: new Map<string, string>() };
-      entry.topics.set(s.product.topicName, s.id);
-      byPrefix.set(prefix, entry);
+      });
     }
-    const prefixes = [...byPrefix.keys()];
-    const partitionsOf = new Map<string, number[]>();
-    for (const key of latest.keys()) {
-      const [t, p] = key.split("\u0000");
-      if (t !== undefined && p !== undefined) partitionsOf.set(t, [...(partitionsOf.get(t) ?? []), Number(p)]);
-    }
-    const groupIds = (await this.cluster.listGroups()).filter((g) => prefixes.some((p) => g.startsWith(p)));
-    const descriptions = new Map((await this.cluster.describeGroups(groupIds)).map((d) => [d.groupId, d]));
-    const rows: {
-      groupId: string;
-      topic: string;
-      subscriptionId: string;
-      serviceAccountId: string;
-      state: string;
-      members: number;
-      totalLag: bigint;
-      timeLagMs: number | null;
-      detail: { partition: number; committedOffset: string | null; endOffset: string | null; lag: string | null }[];
-    }[] = [];
-    // The longest matching prefix: `a.` and `a.b.` may both be accounts.
-    const entryOf = new Map<string, { accountId: string; topics: Map<string, string> }>();
-    for (const groupId of groupIds) {
-      const prefix = prefixes.filter((p) => groupId.startsWith(p)).sort((a, b) => b.length - a.length)[0];
-      const entry = prefix ? byPrefix.get(prefix) : undefined;
-      if (entry) entryOf.set(groupId, entry);
-    }
-    const allCommitted = await this.cluster.committedOffsets([...entryOf].map(([groupId, e]) => ({ groupId, topics: [...e.topics.keys()] })));
-    for (const [groupId, entry] of entryOf) {
-      const committed = allCommitted.get(groupId) ?? new Map<string, bigint>();
-      const description = descriptions.get(groupId);
-      for (const [topic, subscriptionId] of entry.topics) {
-        const partitions = [...(partitionsOf.get(topic) ?? [])].sort((a, b) => a - b);
-        if (!partitions.some((p) => committed.has(partitionKey(topic, p)))) continue; // this group does not consume that topic
-        let totalLag = 0n;
-        let timeLag: number | null = 0;
-        const detail = partitions.map((p) => {
-          const key = partitionKey(topic, p);
-          const end = latest.get(key) ?? null;
-          // No commit yet: a new consumer (auto.offset.reset=earliest) starts at the log start.
-          const c = committed.get(key) ?? null;
-          const from = c ?? earliest.get(key) ?? null;
-          const lag = end !== null && from !== null ? (end > from ? end - from : 0n) : null;
-          if (lag !== null) totalLag += lag;
-          if (end !== null && from !== null) {
-            const t = estimateTimeLagMs(this.history.get(key), from, end, now);
-            timeLag = t === null || timeLag === null ? null : Math.max(timeLag, t);
-          }
-          return { partition: p, committedOffset: str(c), endOffset: str(end), lag: str(lag) };
-        });
-        rows.push({
-          groupId,
-          topic,
-          subscriptionId,
-          serviceAccountId: entry.accountId,
-          state: description?.state ?? "Unknown",
-          members: description?.members ?? 0,
-          totalLag,
-          timeLagMs: timeLag,
-          detail,
-        });
-      }
-    }
+    this.unknown = unknown;
     return rows;
   }
 
-  private async write(
-    topics: TopicRow[],
-    groups: GroupRow[],
-    now: number,
-  ): Promise<void> {
-    const at = new Date(now);
-    const bucket = new Date(Math.floor(now / MINUTE) * MINUTE);
-    const chunk = <T>(xs: T[], n = 400) => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
-    await this.db.$transaction(
-      async (tx) => {
-        for (const part of chunk(topics)) {
-          await tx.$executeRaw`
-            INSERT INTO "TopicObservation" (topic, "productId", partitions, "endOffset", "earliestOffset", "earliestLocalOffset", "latestTieredOffset", "localBytes", "remoteBytes", "messagesPerSecond", "partitionDetail", "observedAt")
-            VALUES ${Prisma.join(
-              part.map(
-                (r) =>
-                  Prisma.sql`(${r.topic}, ${r.productId}, ${r.partitions}, ${r.endOffset}, ${r.earliestOffset}, ${r.earliestLocalOffset}, ${r.latestTieredOffset}, ${r.localBytes}, ${r.remoteBytes}, ${r.messagesPerSecond}, ${JSON.stringify(r.detail)}::jsonb, ${at})`,
-              ),
-            )}
-            ON CONFLICT (topic) DO UPDATE SET "productId" = EXCLUDED."productId", partitions = EXCLUDED.partitions, "endOffset" = EXCLUDED."endOffset",
-              "earliestOffset" = EXCLUDED."earliestOffset", "earliestLocalOffset" = EXCLUDED."earliestLocalOffset", "latestTieredOffset" = EXCLUDED."latestTieredOffset",
-              "localBytes" = EXCLUDED."localBytes", "remoteBytes" = EXCLUDED."remoteBytes", "messagesPerSecond" = EXCLUDED."messagesPerSecond",
-              "partitionDetail" = EXCLUDED."partitionDetail", "observedAt" = EXCLUDED."observedAt"`;
-          await tx.$executeRaw`
-            INSERT INTO "TopicObservationSample" (topic, bucket, "endOffset", "earliestOffset", "localBytes", "remoteBytes", "messagesPerSecond")
-            VALUES ${Prisma.join(part.map((r) => Prisma.sql`(${r.topic}, ${bucket}, ${r.endOffset}, ${r.earliestOffset}, ${r.localBytes}, ${r.remoteBytes}, ${r.messagesPerSecond})`))}
-            ON CONFLICT (topic, bucket) DO UPDATE SET "endOffset" = EXCLUDED."endOffset", "earliestOffset" = EXCLUDED."earliestOffset",
-              "localBytes" = EXCLUDED."localBytes", "remoteBytes" = EXCLUDED."remoteBytes", "messagesPerSecond" = EXCLUDED."messagesPerSecond"`;
-        }
-        for (const part of chunk(groups)) {
-          await tx.$executeRaw`
-            INSERT INTO "ConsumerGroupObservation" ("groupId", topic, "subscriptionId", "serviceAccountId", state, members, "totalLag", "timeLagMs", "partitionDetail", "observedAt")
-            VALUES ${Prisma.join(
-              part.map(
-                (g) =>
-                  Prisma.sql`(${g.groupId}, ${g.topic}, ${g.subscriptionId}, ${g.serviceAccountId}, ${g.state}, ${g.members}, ${g.totalLag}, ${g.timeLagMs === null ? null : BigInt(g.timeLagMs)}, ${JSON.stringify(g.detail)}::jsonb, ${at})`,
-              ),
-            )}
-            ON CONFLICT ("groupId", topic) DO UPDATE SET "subscriptionId" = EXCLUDED."subscriptionId", "serviceAccountId" = EXCLUDED."serviceAccountId",
-              state = EXCLUDED.state, members = EXCLUDED.members, "totalLag" = EXCLUDED."totalLag", "timeLagMs" = EXCLUDED."timeLagMs",
-              "partitionDetail" = EXCLUDED."partitionDetail", "observedAt" = EXCLUDED."observedAt"`;
-          await tx.$executeRaw`
-            INSERT INTO "ConsumerGroupObservationSample" ("groupId", topic, bucket, "totalLag", "timeLagMs")
-            VALUES ${Prisma.join(part.map((g) => Prisma.sql`(${g.groupId}, ${g.topic}, ${bucket}, ${g.totalLag}, ${g.timeLagMs === null ? null : BigInt(g.timeLagMs)})`))}
-            ON CONFLICT ("groupId", topic, bucket) DO UPDATE SET "totalLag" = EXCLUDED."totalLag", "timeLagMs" = EXCLUDED."timeLagMs"`;
-        }
-        // Groups and topics that disappeared (deleted group, revoked subscription, retired product) stop showing stale figures.
-        await tx.consumerGroupObservation.deleteMany({ where: { observedAt: { lt: at } } });
-        await tx.topicObservation.deleteMany({ where: { observedAt: { lt: at } } });
-      },
-      { timeout: 30_000 },
-    );
-    if (now - this.lastPrune >= MINUTE) {
-      this.lastPrune = now;
-      const cutoff = new Date(now - this.options.historyHours * 3600_000);
-      const [t, g] = await Promise.all([
-        this.db.topicObservationSample.deleteMany({ where: { bucket: { lt: cutoff } } }),
-        this.db.consumerGroupObservationSample.deleteMany({ where: { bucket: { lt: cutoff } } }),
-      ]);
-      if (t.count + g.count > 0) this.log.debug("pruned observation history", { topicSamples: t.count, groupSamples: g.count });
+  private async runSteps(cycle: ObservationCycle): Promise<void> {
+    for (const entry of this.steps) {
+      if (entry.step.everyMs !== undefined && cycle.now - entry.lastAt < entry.step.everyMs) continue;
+      entry.lastAt = cycle.now;
+      try {
+        await entry.step.run(cycle);
+        this.stepErrors.delete(entry.step.name);
+      } catch (error) {
+        this.stepErrors.set(entry.step.name, errorMessage(error));
+        this.log.warn("observation step failed", { step: entry.step.name, error: errorMessage(error) });
+      }
     }
   }
 
@@ -308,30 +331,4 @@ export class Observer {
       return null;
     }
   }
-}
-
-interface TopicRow {
-  topic: string;
-  productId: string | null;
-  partitions: number;
-  endOffset: bigint;
-  earliestOffset: bigint;
-  earliestLocalOffset: bigint | null;
-  latestTieredOffset: bigint | null;
-  localBytes: bigint | null;
-  remoteBytes: bigint | null;
-  messagesPerSecond: number | null;
-  detail: unknown[];
-}
-
-interface GroupRow {
-  groupId: string;
-  topic: string;
-  subscriptionId: string;
-  serviceAccountId: string;
-  state: string;
-  members: number;
-  totalLag: bigint;
-  timeLagMs: number | null;
-  detail: unknown[];
 }

@@ -20,8 +20,19 @@ import {
   topicSpecFor,
   type Ownership,
 } from "./diff.ts";
-import { CREDENTIAL_MECHANISM, ensureCredentials, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
+import { catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard, refusal } from "./principal-guard.ts";
+
+/** key → values, in one pass (the batch holds thousands of subscriptions). */
+function groupBy<T>(rows: readonly T[], key: (row: T) => string, value: (row: T) => string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = out.get(key(r));
+    if (list) list.push(value(r));
+    else out.set(key(r), [value(r)]);
+  }
+  return out;
+}
 
 const LIVE = LIVE_PRODUCT_STATUSES as readonly string[];
 
@@ -81,28 +92,30 @@ export async function reconcilePrincipalsAcls(ctx: ReconcileContext, accountIds:
         if (problem) throw refusal(a, problem);
       }
       const producerDomains = accounts.filter((a) => a.isProducer).map((a) => a.domainId);
-      const [produced, subscribed, catalogTopics] = await Promise.all([
-        tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true }, orderBy: { topicName: "asc" } }),
+      const [produced, subscribed] = await Promise.all([
+        tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } }),
         tx.subscription.findMany({
           where: { serviceAccountId: { in: ids }, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
           select: { serviceAccountId: true, product: { select: { topicName: true } } },
         }),
-        tx.dataProduct.findMany({ where: { status: { notIn: ["DRAFT", "IN_REVIEW", "REJECTED"] } }, select: { topicName: true } }),
       ]);
+      const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => p.topicName);
+      const topicsOfAccount = groupBy(subscribed, (s) => s.serviceAccountId, (s) => s.product.topicName);
       const desired: AclBinding[] = [];
       for (const a of accounts) {
         const principal = `User:${a.name}`;
-        if (a.isProducer) desired.push(...producerBindings(principal, produced.filter((p) => p.domainId === a.domainId).map((p) => p.topicName)));
-        const topics = [...new Set(subscribed.filter((s) => s.serviceAccountId === a.id).map((s) => s.product.topicName))].sort();
+        if (a.isProducer) desired.push(...producerBindings(principal, (topicsOfDomain.get(a.domainId) ?? []).sort()));
+        const topics = [...new Set(topicsOfAccount.get(a.id) ?? [])].sort();
         desired.push(...consumerBindings(principal, consumerGroupPrefix(a.name), topics));
       }
       const principals = accounts.map((a) => `User:${a.name}`);
+      const actual = await ctx.cluster.describeAcls(principals);
       const own: Ownership = {
         principals: new Set(principals),
-        topics: new Set(catalogTopics.map((t) => t.topicName)),
+        topics: await catalogTopicsAmong(tx, actual.filter((b) => b.resourceType === "TOPIC").map((b) => b.resourceName)),
         groupPrefixOf: new Map(accounts.map((a) => [`User:${a.name}`, consumerGroupPrefix(a.name)])),
       };
-      const diff = diffAcls(desired, await ctx.cluster.describeAcls(principals), own);
+      const diff = diffAcls(desired, actual, own);
       // Remove before adding: a revoke must never leave a window with both.
       await ctx.cluster.deleteAcls(diff.delete);
       await ctx.cluster.createAcls(diff.create);

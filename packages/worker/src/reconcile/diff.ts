@@ -15,6 +15,9 @@ export const PRODUCER_CLUSTER_OPERATIONS: readonly AclOperation[] = ["IDEMPOTENT
 export const CONSUMER_TOPIC_OPERATIONS: readonly AclOperation[] = ["READ", "DESCRIBE"];
 export const CONSUMER_GROUP_OPERATIONS: readonly AclOperation[] = ["READ"];
 
+/** The topic configs the catalog sets (topicConfigs); every other key is the operator's. */
+export const OWNED_TOPIC_CONFIGS = ["retention.ms", "cleanup.policy", "remote.storage.enable", "local.retention.ms"];
+
 /** Kafka's name for the one CLUSTER resource. */
 export const CLUSTER_RESOURCE_NAME = "kafka-cluster";
 
@@ -84,22 +87,33 @@ function allow(principal: string, resourceType: AclBinding["resourceType"], patt
   return { principal, resourceType, patternType, resourceName, operation, permission: "ALLOW", host: "*" };
 }
 
+/** LITERAL ALLOW bindings of `operations` on each topic. */
+export function topicBindings(principal: string, topics: readonly string[], operations: readonly AclOperation[]): AclBinding[] {
+  const out: AclBinding[] = [];
+  for (const topic of topics) for (const op of operations) out.push(allow(principal, "TOPIC", "LITERAL", topic, op));
+  return out;
+}
+
+/** A producer's IDEMPOTENT_WRITE on the cluster. */
+export function producerClusterBindings(principal: string): AclBinding[] {
+  return PRODUCER_CLUSTER_OPERATIONS.map((op) => allow(principal, "CLUSTER", "LITERAL", CLUSTER_RESOURCE_NAME, op));
+}
+
+/** A subscriber's READ on its PREFIXED group namespace. */
+export function consumerGroupBindings(principal: string, groupPrefix: string): AclBinding[] {
+  return CONSUMER_GROUP_OPERATIONS.map((op) => allow(principal, "GROUP", "PREFIXED", groupPrefix, op));
+}
+
 /** A producer account: WRITE and DESCRIBE on each live topic of its domain, IDEMPOTENT_WRITE on the cluster while it has any. */
 export function producerBindings(principal: string, topics: readonly string[]): AclBinding[] {
   if (topics.length === 0) return [];
-  const out: AclBinding[] = [];
-  for (const topic of topics) for (const op of PRODUCER_TOPIC_OPERATIONS) out.push(allow(principal, "TOPIC", "LITERAL", topic, op));
-  for (const op of PRODUCER_CLUSTER_OPERATIONS) out.push(allow(principal, "CLUSTER", "LITERAL", CLUSTER_RESOURCE_NAME, op));
-  return out;
+  return [...topicBindings(principal, topics, PRODUCER_TOPIC_OPERATIONS), ...producerClusterBindings(principal)];
 }
 
 /** A subscriber account: READ and DESCRIBE on each subscribed topic, READ on its PREFIXED group namespace while it has any. */
 export function consumerBindings(principal: string, groupPrefix: string, topics: readonly string[]): AclBinding[] {
   if (topics.length === 0) return [];
-  const out: AclBinding[] = [];
-  for (const topic of topics) for (const op of CONSUMER_TOPIC_OPERATIONS) out.push(allow(principal, "TOPIC", "LITERAL", topic, op));
-  for (const op of CONSUMER_GROUP_OPERATIONS) out.push(allow(principal, "GROUP", "PREFIXED", groupPrefix, op));
-  return out;
+  return [...topicBindings(principal, topics, CONSUMER_TOPIC_OPERATIONS), ...consumerGroupBindings(principal, groupPrefix)];
 }
 
 /**

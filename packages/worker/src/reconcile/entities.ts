@@ -195,12 +195,26 @@ export async function desiredBindingsFor(tx: Db | Tx, account: { id: string; nam
   return out;
 }
 
+/**
+ * Which of these topic names are catalog topics (products that ever reached
+ * the cluster). Asked for the topics of a principal's actual bindings only:
+ * reading every product's topic per reconcile made each grant O(catalog).
+ */
+export async function catalogTopicsAmong(tx: Db | Tx, names: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(names)];
+  const out = new Set<string>();
+  for (let i = 0; i < unique.length; i += 5_000) {
+    const rows = await tx.dataProduct.findMany({ where: { topicName: { in: unique.slice(i, i + 5_000) }, status: { notIn: ["DRAFT", "IN_REVIEW", "REJECTED"] } }, select: { topicName: true } });
+    for (const r of rows) out.add(r.topicName);
+  }
+  return out;
+}
+
 /** The catalog's claim over one principal's bindings (see isOwned). */
-async function ownershipFor(tx: Db | Tx, account: { name: string }): Promise<Ownership> {
-  const topics = await tx.dataProduct.findMany({ where: { status: { notIn: ["DRAFT", "IN_REVIEW", "REJECTED"] } }, select: { topicName: true } });
+async function ownershipFor(tx: Db | Tx, account: { name: string }, actual: readonly AclBinding[]): Promise<Ownership> {
   return {
     principals: new Set([`User:${account.name}`]),
-    topics: new Set(topics.map((t) => t.topicName)),
+    topics: await catalogTopicsAmong(tx, actual.filter((b) => b.resourceType === "TOPIC").map((b) => b.resourceName)),
     groupPrefixOf: new Map([[`User:${account.name}`, consumerGroupPrefix(account.name)]]),
   };
 }
@@ -213,7 +227,7 @@ export async function reconcilePrincipalAcls(ctx: ReconcileContext, serviceAccou
     const principal = `User:${account.name}`;
     const desired = await desiredBindingsFor(tx, account);
     const actual = await ctx.cluster.describeAcls([principal]);
-    const diff = diffAcls(desired, actual, await ownershipFor(tx, account));
+    const diff = diffAcls(desired, actual, await ownershipFor(tx, account, actual));
     // Remove before adding: a revoke must never leave a window with both.
     await ctx.cluster.deleteAcls(diff.delete);
     await ctx.cluster.createAcls(diff.create);

@@ -1,7 +1,9 @@
 /*
  * The periodic full reconcile: compares the whole catalog with the whole
- * cluster in a handful of requests (one topic listing, one DescribeConfigs,
- * one DescribeAcls, one DescribeUserScramCredentials), and only for the
+ * cluster a page at a time — 1,000 products per Metadata + DescribeConfigs
+ * (only the four config keys the catalog owns), 100 accounts per round of
+ * DescribeAcls and DescribeUserScramCredentials — so neither the worker's
+ * memory nor any single request grows with the catalog, and only for the
  * entities that differ calls the same locked per-entity functions the tasks
  * use. Whatever it changes is drift — someone changed the cluster behind the
  * catalog's back — and is recorded in the audit log and the ReconcileRun row.
@@ -20,12 +22,13 @@ import {
   diffTopic,
   GRANTED_SUBSCRIPTION_STATUSES,
   LIVE_PRODUCT_STATUSES,
+  OWNED_TOPIC_CONFIGS,
   producerBindings,
   topicDiffIsEmpty,
   topicSpecFor,
   type Ownership,
 } from "./diff.ts";
-import { auditAsWorker, CREDENTIAL_MECHANISM, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
+import { auditAsWorker, catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard } from "./principal-guard.ts";
 
 export interface FullReconcileResult {
@@ -39,11 +42,12 @@ export interface FullReconcileResult {
   durationMs: number;
 }
 
-const LIVE = LIVE_PRODUCT_STATUSES as readonly string[];
+/** Products per page of the topic section; accounts per page of the ACL section (an account can hold hundreds of bindings). */
+const PAGE = 1_000;
+const ACCOUNT_PAGE = 100;
 /** Arbitrary constant naming the advisory lock of the full reconcile. */
 const RECONCILE_LOCK_KEY = 4_242_001;
 const RUN_STALE_MS = 10 * 60_000;
-const GRANTED = GRANTED_SUBSCRIPTION_STATUSES as readonly string[];
 
 export async function fullReconcile(ctx: ReconcileContext, workerId: string, options: { stopping?: () => boolean } = {}): Promise<FullReconcileResult> {
   const started = Date.now();
@@ -71,45 +75,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
   };
 
   try {
-    const [products, allAccounts, subscriptions, openTasks] = await Promise.all([
-      ctx.db.dataProduct.findMany({
-        where: { status: { notIn: ["DRAFT", "IN_REVIEW", "REJECTED"] } },
-        select: { id: true, domainId: true, status: true, topicName: true, partitions: true, retentionMs: true, cleanupPolicy: true, tieredStorage: true, localRetentionMs: true },
-      }),
-      ctx.db.serviceAccount.findMany({ select: { id: true, name: true, domainId: true, isProducer: true } }),
-      ctx.db.subscription.findMany({
-        where: { status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] } },
-        select: { id: true, serviceAccountId: true, productId: true },
-      }),
-      ctx.db.provisioningTask.findMany({ where: { status: { not: "DONE" } }, select: { entityType: true, entityId: true } }),
-    ]);
-    // Principals the worker does not own are left alone entirely (no ACL
-    // diff, no credentials), and each run says so.
-    const guard = await loadPrincipalGuard(ctx.db, ctx.platformPrincipals ?? []);
-    const accounts = allAccounts.filter((a) => {
-      const problem = guard(a);
-      if (problem) errors.push({ resource: `principal:User:${a.name}`, message: `not managed: ${problem}` });
-      return problem === null;
-    });
-    const accountsWithHash = new Set(
-      (await ctx.db.serviceAccount.findMany({ where: { secretHash: { not: null } }, select: { id: true } })).map((a) => a.id),
-    );
-
-    const productById = new Map(products.map((p) => [p.id, p]));
-    const busyProducts = new Set(openTasks.filter((t) => t.entityType === "DataProduct").map((t) => t.entityId));
-    const busySubscriptions = new Set(openTasks.filter((t) => t.entityType === "Subscription").map((t) => t.entityId));
-    const producerOfDomain = new Map(accounts.filter((a) => a.isProducer).map((a) => [a.domainId, a]));
-    const busyAccounts = new Set<string>();
-    for (const id of busyProducts) {
-      const p = productById.get(id);
-      const producer = p ? producerOfDomain.get(p.domainId) : undefined;
-      if (producer) busyAccounts.add(producer.id);
-    }
-    if (busySubscriptions.size > 0) {
-      const subs = await ctx.db.subscription.findMany({ where: { id: { in: [...busySubscriptions] } }, select: { serviceAccountId: true } });
-      for (const s of subs) busyAccounts.add(s.serviceAccountId);
-    }
-
+    const busy = await busyEntities(ctx);
     const section = async (name: string, work: () => Promise<void>) => {
       try {
         await work();
@@ -118,81 +84,85 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
         ctx.log.warn("reconcile section failed", { section: name, error: errorMessage(error) });
       }
     };
-
-    // --- topics
-    const live = products.filter((p) => LIVE.includes(p.status));
-    await section("topics", async () => {
-    const existing = new Set(await ctx.cluster.listTopics());
-    const described = await ctx.cluster.describeTopics(live.map((p) => p.topicName).filter((t) => existing.has(t)));
-    for (const p of live) {
-      const diff = diffTopic(topicSpecFor(p), described.get(p.topicName));
-      if (topicDiffIsEmpty(diff)) continue;
-      if (busyProducts.has(p.id)) {
-        skipped++;
-        continue;
-      }
-      await attempt(`topic:${p.topicName}`, () => reconcileProductTopic(ctx, p.id));
-    }
-    if (ctx.retiredTopics === "delete") {
-      for (const p of products.filter((x) => x.status === "RETIRED" && existing.has(x.topicName))) {
-        await attempt(`topic:${p.topicName}`, () => reconcileProductTopic(ctx, p.id));
-      }
-    }
-    });
-
-    // --- ACLs, all principals at once
-    const liveTopicsOfDomain = new Map<string, string[]>();
-    for (const p of live) liveTopicsOfDomain.set(p.domainId, [...(liveTopicsOfDomain.get(p.domainId) ?? []), p.topicName]);
-    const subscribedTopics = new Map<string, Set<string>>();
-    for (const s of subscriptions) {
-      const p = productById.get(s.productId);
-      if (!p || !LIVE.includes(p.status)) continue;
-      const set = subscribedTopics.get(s.serviceAccountId) ?? new Set<string>();
-      set.add(p.topicName);
-      subscribedTopics.set(s.serviceAccountId, set);
-    }
-    const desired: AclBinding[] = [];
-    const needsCredentials: typeof accounts = [];
-    for (const a of accounts) {
-      const principal = `User:${a.name}`;
-      const produces = a.isProducer ? (liveTopicsOfDomain.get(a.domainId) ?? []) : [];
-      const consumes = [...(subscribedTopics.get(a.id) ?? [])];
-      desired.push(...producerBindings(principal, produces), ...consumerBindings(principal, consumerGroupPrefix(a.name), consumes));
-      if (produces.length > 0 || consumes.length > 0) needsCredentials.push(a);
-    }
-    const ownership: Ownership = {
-      principals: new Set(accounts.map((a) => `User:${a.name}`)),
-      topics: new Set(products.map((p) => p.topicName)),
-      groupPrefixOf: new Map(accounts.map((a) => [`User:${a.name}`, consumerGroupPrefix(a.name)])),
+    const skip = () => {
+      skipped++;
     };
-    await section("acls", async () => {
-    const diff = diffAcls(desired, await ctx.cluster.describeAcls(), ownership);
-    const accountByPrincipal = new Map(accounts.map((a) => [`User:${a.name}`, a]));
-    const principalsToFix = new Set([...diff.create, ...diff.delete].map((b) => b.principal));
-    for (const principal of principalsToFix) {
-      const account = accountByPrincipal.get(principal);
-      if (!account) continue;
-      if (busyAccounts.has(account.id)) {
-        skipped++;
-        continue;
+
+    // --- topics, a page of products at a time (only the config keys the catalog owns)
+    await section("topics", async () => {
+      for await (const page of pages(PAGE, (after, take) =>
+        ctx.db.dataProduct.findMany({
+          where: { status: { in: [...LIVE_PRODUCT_STATUSES] }, ...(after ? { id: { gt: after } } : {}) },
+          select: { id: true, domainId: true, topicName: true, partitions: true, retentionMs: true, cleanupPolicy: true, tieredStorage: true, localRetentionMs: true },
+          orderBy: { id: "asc" },
+          take,
+        }),
+      )) {
+        const described = await ctx.cluster.describeTopics(page.map((p) => p.topicName), OWNED_TOPIC_CONFIGS);
+        for (const p of page) {
+          if (topicDiffIsEmpty(diffTopic(topicSpecFor(p), described.get(p.topicName)))) continue;
+          if (busy.products.has(p.id)) skip();
+          else await attempt(`topic:${p.topicName}`, () => reconcileProductTopic(ctx, p.id));
+        }
       }
-      await attempt(`acl:${principal}`, () => reconcilePrincipalAcls(ctx, account.id));
-    }
+      if (ctx.retiredTopics === "delete") {
+        for await (const page of pages(PAGE, (after, take) =>
+          ctx.db.dataProduct.findMany({ where: { status: "RETIRED", ...(after ? { id: { gt: after } } : {}) }, select: { id: true, topicName: true }, orderBy: { id: "asc" }, take }),
+        )) {
+          const existing = await ctx.cluster.partitionCounts(page.map((p) => p.topicName));
+          for (const p of page) if (existing.has(p.topicName)) await attempt(`topic:${p.topicName}`, () => reconcileProductTopic(ctx, p.id));
+        }
+      }
     });
 
-    // --- SCRAM users
-    if (needsCredentials.length > 0) await section("users", async () => {
-      const users = await ctx.cluster.describeScramUsers(needsCredentials.map((a) => a.name));
-      for (const a of needsCredentials) {
-        const ok = accountsWithHash.has(a.id) && (users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false);
-        if (ok) continue;
-        if (busyAccounts.has(a.id)) {
-          skipped++;
-          continue;
+    // --- ACLs and SCRAM users, a page of accounts at a time. Principals the
+    // worker does not own (principal-guard.ts) are left alone entirely — no
+    // ACL diff, no credentials — and each run lists them in its errors.
+    const guard = await loadPrincipalGuard(ctx.db, ctx.platformPrincipals ?? []);
+    for await (const page of pages(ACCOUNT_PAGE, (after, take) =>
+      ctx.db.serviceAccount.findMany({ where: after ? { id: { gt: after } } : {}, select: { id: true, name: true, domainId: true, isProducer: true }, orderBy: { id: "asc" }, take }),
+    )) {
+      if (options.stopping?.()) break;
+      const accounts = page.filter((a) => {
+        const problem = guard(a);
+        if (problem) errors.push({ resource: `principal:User:${a.name}`, message: `not managed: ${problem}` });
+        return problem === null;
+      });
+      if (accounts.length === 0) continue;
+      const desired = await desiredBindingsOf(ctx, accounts);
+      const busyAccount = (id: string) => busy.accounts.has(id);
+      await section("acls", async () => {
+        const principals = accounts.map((a) => `User:${a.name}`);
+        const actual = await ctx.cluster.describeAcls(principals);
+        const ownership: Ownership = {
+          principals: new Set(principals),
+          topics: await catalogTopicsAmong(ctx.db, actual.filter((b) => b.resourceType === "TOPIC").map((b) => b.resourceName)),
+          groupPrefixOf: new Map(accounts.map((a) => [`User:${a.name}`, consumerGroupPrefix(a.name)])),
+        };
+        const diff = diffAcls(desired.bindings, actual, ownership);
+        const accountByPrincipal = new Map(accounts.map((a) => [`User:${a.name}`, a]));
+        for (const principal of new Set([...diff.create, ...diff.delete].map((b) => b.principal))) {
+          const account = accountByPrincipal.get(principal);
+          if (!account) continue;
+          if (busyAccount(account.id)) skip();
+          else await attempt(`acl:${principal}`, () => reconcilePrincipalAcls(ctx, account.id));
         }
-        await attempt(`user:${a.name}`, () => ensureCredentials(ctx, a.id));
+      });
+      const needsCredentials = accounts.filter((a) => desired.granted.has(a.id));
+      if (needsCredentials.length > 0) {
+        await section("users", async () => {
+          const users = await ctx.cluster.describeScramUsers(needsCredentials.map((a) => a.name));
+          // Whether a hash exists, without reading the column itself.
+          const hashed = new Set((await ctx.db.serviceAccount.findMany({ where: { id: { in: needsCredentials.map((a) => a.id) }, secretHash: { not: null } }, select: { id: true } })).map((a) => a.id));
+          for (const a of needsCredentials) {
+            const ok = hashed.has(a.id) && (users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false);
+            if (ok) continue;
+            if (busyAccount(a.id)) skip();
+            else await attempt(`user:${a.name}`, () => ensureCredentials(ctx, a.id));
+          }
+        });
       }
-    });
+    }
   } catch (error) {
     errors.push({ resource: "cluster", message: errorMessage(error) });
   }
@@ -212,6 +182,74 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
   });
   if (changes.length > 0) ctx.log.warn("full reconcile repaired drift", { changes: changes.length, kinds: [...new Set(changes.map((c) => c.kind))] });
   return { runId: run.id, changes, skipped, errors, durationMs: Date.now() - started };
+}
+
+/** Products and accounts with an open provisioning task (PENDING, RUNNING, FAILED): their difference is the task's to settle. */
+async function busyEntities(ctx: ReconcileContext): Promise<{ products: Set<string>; accounts: Set<string> }> {
+  const rows = await ctx.db.$queryRaw<{ entityType: string; entityId: string }[]>`
+    SELECT DISTINCT "entityType", "entityId" FROM "ProvisioningTask" WHERE status <> 'DONE'`;
+  const products = new Set(rows.filter((t) => t.entityType === "DataProduct").map((t) => t.entityId));
+  const subscriptions = rows.filter((t) => t.entityType === "Subscription").map((t) => t.entityId);
+  const accounts = new Set(rows.filter((t) => t.entityType === "ServiceAccount").map((t) => t.entityId));
+  // A busy product's producer account and a busy subscription's account are busy too.
+  for (let i = 0; i < subscriptions.length; i += 5_000) {
+    for (const s of await ctx.db.subscription.findMany({ where: { id: { in: subscriptions.slice(i, i + 5_000) } }, select: { serviceAccountId: true } })) accounts.add(s.serviceAccountId);
+  }
+  const productIds = [...products];
+  for (let i = 0; i < productIds.length; i += 5_000) {
+    const domains = await ctx.db.dataProduct.findMany({ where: { id: { in: productIds.slice(i, i + 5_000) } }, select: { domainId: true }, distinct: ["domainId"] });
+    const producers = await ctx.db.serviceAccount.findMany({ where: { isProducer: true, domainId: { in: domains.map((d) => d.domainId) } }, select: { id: true } });
+    for (const a of producers) accounts.add(a.id);
+  }
+  return { products, accounts };
+}
+
+/** Keyset pages of rows ordered by id (`fetch` takes `size` rows after an id), so no read holds the whole catalog. */
+async function* pages<T extends { id: string }>(size: number, fetch: (after: string | null, size: number) => Promise<T[]>): AsyncGenerator<T[]> {
+  let after: string | null = null;
+  for (;;) {
+    const page = await fetch(after, size);
+    if (page.length > 0) yield page;
+    const last = page[page.length - 1];
+    if (!last || page.length < size) return;
+    after = last.id;
+  }
+}
+
+/** What the catalog grants a page of accounts, and which of them hold any grant (and so need credentials). */
+async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; name: string; domainId: string; isProducer: boolean }[]) {
+  const producerDomains = accounts.filter((a) => a.isProducer).map((a) => a.domainId);
+  const [produced, subscribed] = await Promise.all([
+    producerDomains.length > 0
+      ? ctx.db.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } })
+      : [],
+    ctx.db.subscription.findMany({
+      where: { serviceAccountId: { in: accounts.map((a) => a.id) }, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
+      select: { serviceAccountId: true, product: { select: { topicName: true } } },
+    }),
+  ]);
+  const topicsOfDomain = new Map<string, string[]>();
+  for (const p of produced) {
+    const list = topicsOfDomain.get(p.domainId);
+    if (list) list.push(p.topicName);
+    else topicsOfDomain.set(p.domainId, [p.topicName]);
+  }
+  const topicsOfAccount = new Map<string, Set<string>>();
+  for (const s of subscribed) {
+    const set = topicsOfAccount.get(s.serviceAccountId);
+    if (set) set.add(s.product.topicName);
+    else topicsOfAccount.set(s.serviceAccountId, new Set([s.product.topicName]));
+  }
+  const bindings: AclBinding[] = [];
+  const granted = new Set<string>();
+  for (const a of accounts) {
+    const principal = `User:${a.name}`;
+    const produces = a.isProducer ? (topicsOfDomain.get(a.domainId) ?? []) : [];
+    const consumes = [...(topicsOfAccount.get(a.id) ?? [])];
+    bindings.push(...producerBindings(principal, produces), ...consumerBindings(principal, consumerGroupPrefix(a.name), consumes));
+    if (produces.length > 0 || consumes.length > 0) granted.add(a.id);
+  }
+  return { bindings, granted };
 }
 
 /** For tests and the bench: the set of ACL keys a list holds. */

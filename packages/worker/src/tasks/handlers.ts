@@ -9,6 +9,7 @@ import { z } from "zod";
 import { NonRetryableError } from "../errors.ts";
 import type { LeasedTask } from "./runner.ts";
 import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "../reconcile/entities.ts";
+import { reconcileGrants } from "../reconcile/grants.ts";
 
 export { NonRetryableError } from "../errors.ts";
 
@@ -18,6 +19,21 @@ export const RETIRE_PRODUCT = TASK_KINDS.RETIRE_PRODUCT;
 
 const ensureAccountPayload = z.object({ serviceAccountId: z.string().min(1) });
 const producerAclPayload = z.object({ principal: z.string().startsWith("User:") });
+/** Only LITERAL bindings on exactly the claimed topic: a PREFIXED or `*` binding also covers other topics. */
+const claimedAclsPayload = z.object({
+  topic: z.string().min(1),
+  bindings: z.array(
+    z.object({
+      resourceType: z.literal("TOPIC"),
+      resourceName: z.string(),
+      patternType: z.literal("LITERAL"),
+      principal: z.string(),
+      host: z.string(),
+      operation: z.enum(["ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE"]),
+      permission: z.enum(["ALLOW", "DENY"]),
+    }),
+  ),
+});
 const rotatePayload = z.object({ serviceAccountId: z.string().min(1), requestedAt: z.iso.datetime() });
 
 function parse<T>(schema: z.ZodType<T>, task: LeasedTask): T {
@@ -27,9 +43,24 @@ function parse<T>(schema: z.ZodType<T>, task: LeasedTask): T {
 }
 
 async function subscriptionAccount(ctx: ReconcileContext, subscriptionId: string): Promise<string> {
-  const sub = await ctx.db.subscription.findUnique({ where: { id: subscriptionId }, select: { serviceAccountId: true } });
+  return (await subscriptionGrant(ctx, subscriptionId)).accountId;
+}
+
+async function subscriptionGrant(ctx: ReconcileContext, subscriptionId: string): Promise<{ accountId: string; topic: string }> {
+  const sub = await ctx.db.subscription.findUnique({ where: { id: subscriptionId }, select: { serviceAccountId: true, product: { select: { topicName: true } } } });
   if (!sub) throw new NonRetryableError(`subscription ${subscriptionId} does not exist`);
-  return sub.serviceAccountId;
+  return { accountId: sub.serviceAccountId, topic: sub.product.topicName };
+}
+
+async function productTopic(ctx: ReconcileContext, productId: string): Promise<string> {
+  const product = await ctx.db.dataProduct.findUnique({ where: { id: productId }, select: { topicName: true } });
+  if (!product) throw new NonRetryableError(`product ${productId} does not exist`);
+  return product.topicName;
+}
+
+/** One account's grant on one topic (see reconcile/grants.ts). */
+async function grant(ctx: ReconcileContext, accountId: string, topic: string): Promise<Change[]> {
+  return (await reconcileGrants(ctx, new Map([[accountId, new Set([topic])]]))).get(accountId) ?? [];
 }
 
 /**
@@ -57,13 +88,13 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
     case "ENSURE_SERVICE_ACCOUNT":
       return ensureCredentials(ctx, await assertProducerOfProduct(ctx, task, parse(ensureAccountPayload, task).serviceAccountId));
     case "GRANT_PRODUCER_ACL":
-      return reconcilePrincipalAcls(ctx, await assertProducerOfProduct(ctx, task, await accountIdForPrincipal(ctx.db, parse(producerAclPayload, task).principal)));
+      return grant(ctx, await assertProducerOfProduct(ctx, task, await accountIdForPrincipal(ctx.db, parse(producerAclPayload, task).principal)), await productTopic(ctx, task.entityId));
     case "GRANT_SUBSCRIPTION_ACL": {
-      const accountId = await subscriptionAccount(ctx, task.entityId);
+      const { accountId, topic } = await subscriptionGrant(ctx, task.entityId);
       // The catalog queues no separate step for a subscriber's credentials:
       // the grant is useless without them, so it issues them first.
       const issued = await ensureCredentials(ctx, accountId);
-      return [...issued, ...(await reconcilePrincipalAcls(ctx, accountId))];
+      return [...issued, ...(await grant(ctx, accountId, topic))];
     }
     case "REVOKE_SUBSCRIPTION_ACL":
       return reconcilePrincipalAcls(ctx, await subscriptionAccount(ctx, task.entityId));
@@ -80,6 +111,14 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       changes.push(...(await reconcileProductTopic(ctx, task.entityId)));
       return changes;
     }
+    case TASK_KINDS.REMOVE_CLAIMED_ACLS: {
+      const payload = parse(claimedAclsPayload, task);
+      const stray = payload.bindings.find((b) => b.resourceName !== payload.topic);
+      if (stray) throw new NonRetryableError(`binding on ${stray.resourceName} is not on the claimed topic ${payload.topic}`);
+      // Exact bindings, as found at claim time and chosen by the reviewer; one already gone is fine.
+      await ctx.cluster.deleteAcls(payload.bindings);
+      return payload.bindings.map((b): Change => ({ kind: "acl.deleted", entityType: "DataProduct", entityId: task.entityId, resource: `topic:${payload.topic}`, detail: { binding: b, reason: "claim review" } }));
+    }
     case ROTATE_CREDENTIALS: {
       const payload = parse(rotatePayload, task);
       return ensureCredentials(ctx, payload.serviceAccountId, { rotateIssuedBefore: new Date(payload.requestedAt) });
@@ -92,16 +131,21 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
 export interface BatchPlan {
   topics: LeasedTask[];
   credentials: LeasedTask[];
+  /** Grant tasks: the account's bindings on the task's topic (reconcile/grants.ts). */
+  grants: LeasedTask[];
+  /** Revokes: all of the principal's bindings. */
   acls: LeasedTask[];
   /** Task id → service account id, for credential and ACL tasks. */
   accountOf: Map<string, string>;
+  /** Task id → topic, for grant tasks. */
+  topicOf: Map<string, string>;
   /** Tasks that run through runTaskHandler one by one (rotations, unknown kinds, unresolvable payloads). */
   single: LeasedTask[];
 }
 
 /** Groups a batch by what it reconciles, resolving subscriptions and principals to accounts in two queries. */
 export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Promise<BatchPlan> {
-  const plan: BatchPlan = { topics: [], credentials: [], acls: [], accountOf: new Map(), single: [] };
+  const plan: BatchPlan = { topics: [], credentials: [], grants: [], acls: [], accountOf: new Map(), topicOf: new Map(), single: [] };
   const subscriptionIds = tasks.filter((t) => t.kind === "GRANT_SUBSCRIPTION_ACL" || t.kind === "REVOKE_SUBSCRIPTION_ACL").map((t) => t.entityId);
   const principalNames = tasks
     .filter((t) => t.kind === "GRANT_PRODUCER_ACL")
@@ -113,13 +157,15 @@ export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Pro
     .flatMap((r) => (r.success ? [r.data.serviceAccountId] : []));
   const productIds = tasks.filter((t) => t.entityType === "DataProduct").map((t) => t.entityId);
   const [subs, accounts, products] = await Promise.all([
-    subscriptionIds.length > 0 ? ctx.db.subscription.findMany({ where: { id: { in: subscriptionIds } }, select: { id: true, serviceAccountId: true } }) : [],
+    subscriptionIds.length > 0 ? ctx.db.subscription.findMany({ where: { id: { in: subscriptionIds } }, select: { id: true, serviceAccountId: true, product: { select: { topicName: true } } } }) : [],
     principalNames.length > 0 || ensureIds.length > 0
       ? ctx.db.serviceAccount.findMany({ where: { OR: [{ name: { in: principalNames } }, { id: { in: ensureIds } }] }, select: { id: true, name: true, domainId: true, isProducer: true } })
       : [],
-    productIds.length > 0 ? ctx.db.dataProduct.findMany({ where: { id: { in: productIds } }, select: { id: true, domainId: true } }) : [],
+    productIds.length > 0 ? ctx.db.dataProduct.findMany({ where: { id: { in: productIds } }, select: { id: true, domainId: true, topicName: true } }) : [],
   ]);
   const accountOfSubscription = new Map(subs.map((s) => [s.id, s.serviceAccountId]));
+  const topicOfSubscription = new Map(subs.map((s) => [s.id, s.product.topicName]));
+  const topicOfProduct = new Map(products.map((p) => [p.id, p.topicName]));
   const accountByName = new Map(accounts.map((a) => [a.name, a.id]));
   const accountById = new Map(accounts.map((a) => [a.id, a]));
   const domainOfProduct = new Map(products.map((p) => [p.id, p.domainId]));
@@ -146,21 +192,27 @@ export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Pro
       case "GRANT_PRODUCER_ACL": {
         const p = producerAclPayload.safeParse(t.payload);
         const id = p.success ? accountByName.get(p.data.principal.slice("User:".length)) : undefined;
-        if (!id || !producerOfTask(t, id)) plan.single.push(t);
+        const topic = topicOfProduct.get(t.entityId);
+        if (!id || !topic || !producerOfTask(t, id)) plan.single.push(t);
         else {
           plan.accountOf.set(t.id, id);
-          plan.acls.push(t);
+          plan.topicOf.set(t.id, topic);
+          plan.grants.push(t);
         }
         break;
       }
       case "GRANT_SUBSCRIPTION_ACL":
       case "REVOKE_SUBSCRIPTION_ACL": {
         const id = accountOfSubscription.get(t.entityId);
-        if (!id) plan.single.push(t);
+        const topic = topicOfSubscription.get(t.entityId);
+        if (!id || !topic) plan.single.push(t);
         else {
           plan.accountOf.set(t.id, id);
-          if (t.kind === "GRANT_SUBSCRIPTION_ACL") plan.credentials.push(t);
-          plan.acls.push(t);
+          if (t.kind === "GRANT_SUBSCRIPTION_ACL") {
+            plan.credentials.push(t);
+            plan.topicOf.set(t.id, topic);
+            plan.grants.push(t);
+          } else plan.acls.push(t);
         }
         break;
       }

@@ -21,6 +21,7 @@ import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
 import { ensureCredentialsMany, reconcilePrincipalsAcls, reconcileProductTopics } from "../reconcile/batch.ts";
+import { reconcileGrants } from "../reconcile/grants.ts";
 import { auditAsWorker, WORKER_ACTOR, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { NonRetryableError, planBatch, runTaskHandler } from "./handlers.ts";
 
@@ -266,6 +267,14 @@ export class TaskRunner {
       await phase(plan.topics, (t) => t.entityId, (targets) => reconcileProductTopics(this.ctx, targets));
       await phase(plan.credentials, (t) => plan.accountOf.get(t.id) ?? "", (targets) => ensureCredentialsMany(this.ctx, targets));
       await phase(plan.acls, (t) => plan.accountOf.get(t.id) ?? "", (targets) => reconcilePrincipalsAcls(this.ctx, targets));
+      const scopes = new Map<string, Set<string>>();
+      for (const t of plan.grants) {
+        const account = plan.accountOf.get(t.id) ?? "";
+        const topics = scopes.get(account) ?? new Set<string>();
+        topics.add(plan.topicOf.get(t.id) ?? "");
+        scopes.set(account, topics);
+      }
+      await phase(plan.grants, (t) => plan.accountOf.get(t.id) ?? "", () => reconcileGrants(this.ctx, scopes));
       const done = tasks.filter((t) => !fallback.has(t));
       await this.completeMany(done, changesOf);
       this.completed += done.length;

@@ -1,9 +1,10 @@
 import { permissionSummary } from "@kappa/catalog";
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import type { ReactNode } from "react";
 import { ActorProvider } from "@/components/actor-context";
 import { Nav } from "@/components/nav";
 import { PATH_HEADER } from "@/lib/request-path";
+import { parseTheme, THEME_COOKIE } from "@/lib/theme";
 import { requireActor } from "@/server/actor";
 
 // Every page here reads the session and the database per request.
@@ -17,7 +18,7 @@ export default async function SignedInLayout({ children }: { children: ReactNode
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
-      <Nav />
+      <Nav theme={parseTheme((await cookies()).get(THEME_COOKIE)?.value)} />
       <main id="main" className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 lg:py-8">
         {children}
       </main>

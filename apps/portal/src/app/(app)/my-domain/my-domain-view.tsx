@@ -34,6 +34,7 @@ function DomainSection({ domain: d }: { domain: MyDomain }) {
         </div>
         {owner && (
           <div className="flex flex-wrap gap-2">
+            <ButtonLink variant="secondary" href={`/admin/domains/${d.id}`}>Manage members</ButtonLink>
             <ButtonLink variant="secondary" href={`/domains/${d.id}/webhooks`}>Webhooks</ButtonLink>
             <ButtonLink href="/products/new">Register a product</ButtonLink>
           </div>

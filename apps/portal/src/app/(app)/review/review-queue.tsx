@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { ChangeRequestsCard } from "@/components/change-requests";
 import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
@@ -20,7 +21,7 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
   });
   if (queue.isPending) return <Loading label="Loading the queue…" />;
   if (queue.isError) return <ErrorAlert message={queue.error.message} />;
-  const { products, subscriptions } = queue.data;
+  const { products, subscriptions, changes } = queue.data;
   return (
     <div className="space-y-6">
       {reviewsProducts && (
@@ -36,6 +37,7 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
         )}
       </Card>
       )}
+      {queue.data.governance && <ChangeRequestsCard changes={changes} />}
       <Card title={`Subscription requests (${subscriptions.length})`}>
         {subscriptions.length === 0 ? (
           <EmptyState title="No subscription requests waiting" />

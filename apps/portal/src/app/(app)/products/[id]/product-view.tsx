@@ -5,9 +5,12 @@ import Link from "next/link";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
+import { PartitionsPanel } from "@/components/partitions-panel";
+import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
 import { ReasonAction } from "@/components/reason-form";
 import { RetirementCard } from "@/components/retirement-card";
 import { SnippetTabs } from "@/components/snippets";
+import { ContractCard } from "@/components/contract-card";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
@@ -127,6 +130,11 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
             />
           </Card>
 
+          <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
+          <PartitionsPanel product={product} isOwner={isOwner} />
+          <InputsPanel product={product} isOwner={isOwner} />
+          {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} />}
+
           {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
             <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
               <ProvisioningSteps
@@ -156,6 +164,7 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
         </div>
 
         <div className="space-y-6">
+          <ContractCard product={product} />
           <Card title="Contact">
             <p className="text-sm">
               <a className="text-indigo-700 hover:underline" href={`mailto:${product.contactEmail}`}>{product.contactEmail}</a>

@@ -1,0 +1,171 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { withDb } from "./db";
+import { storageFor, type Role } from "./roles";
+
+/*
+ * Issue 13's admin journeys: domains, members and roles, global roles — each
+ * change in the audit log with the client's address and browser — the audit
+ * log's filters (applied as you type) and exports, and an owner adding
+ * partitions to an ACTIVE product through review.
+ */
+const run = Date.now().toString(36);
+
+async function as(browser: Browser, role: Role): Promise<Page> {
+  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
+}
+
+test.describe.serial("admin management", () => {
+  const slug = `fleet-${run}`;
+  const newcomer = `newcomer.${run}@kappa.example`;
+
+  test("an admin creates, renames, archives and restores a domain and manages its members", async ({ browser }) => {
+    const admin = await as(browser, "admin");
+    await admin.goto("/");
+    await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
+    await expect(admin).toHaveURL(/\/admin\/domains$/);
+
+    await admin.getByLabel("Name", { exact: true }).fill(`Fleet ${run}`);
+    await admin.getByLabel("Slug").fill(slug);
+    await admin.getByRole("button", { name: "Create domain" }).click();
+    const row = admin.locator(`[data-testid="domain-row"][data-slug="${slug}"]`);
+    await expect(row).toContainText(`Fleet ${run}`);
+
+    // A bad slug is refused with the reason, and nothing is created.
+    await admin.getByLabel("Name", { exact: true }).fill("Kappa Internal");
+    await admin.getByLabel("Slug").fill("kappa-internal");
+    await admin.getByRole("button", { name: "Create domain" }).click();
+    await expect(admin.getByText('Slugs starting with "kappa" are reserved for the platform.')).toBeVisible();
+
+    await row.getByRole("button", { name: `Rename Fleet ${run}` }).click();
+    await row.getByLabel(`New name for Fleet ${run}`).fill(`Fleet & Depots ${run}`);
+    await row.getByRole("button", { name: "Save" }).click();
+    await expect(row).toContainText(`Fleet & Depots ${run}`);
+
+    await row.getByRole("link", { name: /Members/ }).click();
+    await expect(admin.getByTestId("domain-name")).toHaveText(`Fleet & Depots ${run}`);
+    await admin.getByLabel("E-mail").fill(newcomer);
+    await admin.getByLabel("Role", { exact: true }).selectOption("OWNER");
+    await admin.getByRole("button", { name: "Add member" }).click();
+    const member = admin.locator(`[data-testid="member-row"][data-email="${newcomer}"]`);
+    await expect(member).toContainText("manual");
+    // The last owner cannot be demoted: the refusal says why.
+    await member.getByLabel(`Role of ${newcomer}`).selectOption("MEMBER");
+    await expect(member.getByRole("alert")).toContainText("would have no owner left");
+
+    await admin.goto("/admin/domains");
+    await row.getByRole("button", { name: /Archive/ }).click();
+    await expect(row).toContainText("archived");
+    await row.getByRole("button", { name: /Restore/ }).click();
+    await expect(row).toContainText("active");
+  });
+
+  test("an admin changes another person's global role but not their own", async ({ browser }) => {
+    const admin = await as(browser, "admin");
+    await admin.goto("/admin/users");
+    await admin.getByLabel("Find people").fill(newcomer);
+    const row = admin.locator(`[data-testid="user-row"][data-email="${newcomer}"]`);
+    await expect(row).toBeVisible();
+    await expect(admin.getByTestId("user-row")).toHaveCount(1);
+    await row.getByLabel(`Global role of ${newcomer}`).selectOption("GOVERNANCE");
+    await expect(row.getByLabel(`Global role of ${newcomer}`)).toHaveValue("GOVERNANCE");
+    await admin.getByLabel("Find people").fill("admin@kappa.example");
+    await expect(admin.getByLabel("Global role of admin@kappa.example")).toBeDisabled();
+  });
+
+  test("every admin change is in the audit log with the client address and browser; filters apply as you type; exports download", async ({ browser }) => {
+    const reviewer = await as(browser, "reviewer");
+    await reviewer.goto("/audit");
+    await reviewer.getByLabel("Action").fill("domain.");
+    await reviewer.getByLabel("Actor e-mail").fill("admin@kappa");
+    // No button pressed: the table follows the typing.
+    const rows = reviewer.getByTestId("audit-row").filter({ hasText: slug });
+    await expect(rows).toHaveCount(4); // created, renamed, archived, restored
+    await expect(reviewer).toHaveURL(/action=domain\./);
+    const renamed = reviewer.getByTestId("audit-row").filter({ hasText: "domain.renamed" }).filter({ hasText: `Fleet & Depots ${run}` });
+    await expect(renamed.getByTestId("audit-details")).toContainText(`from: Fleet ${run}`);
+    await expect(renamed.getByTestId("audit-client")).toContainText(/(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1) · (Headless)?Chrome \d+ on \w+/);
+    // The details column is wide enough to read: words, not letters, per line.
+    const box = await renamed.getByTestId("audit-details").boundingBox();
+    expect(box?.width ?? 0).toBeGreaterThan(200);
+
+    await reviewer.getByLabel("Action").fill("member.");
+    await expect(reviewer.getByTestId("audit-row").filter({ hasText: newcomer })).toHaveCount(1);
+    await reviewer.getByLabel("Action").fill("globalRoleChanged");
+    await reviewer.getByLabel("Actor e-mail").fill("");
+    await expect(reviewer.getByTestId("audit-row").filter({ hasText: newcomer })).toContainText("to: GOVERNANCE");
+
+    // Date range: nothing today is "before yesterday".
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await reviewer.getByLabel("Action").fill("domain.");
+    await reviewer.getByLabel("To", { exact: true }).fill(yesterday);
+    await expect(reviewer.getByText("No audit events match")).toBeVisible();
+    await reviewer.getByLabel("To", { exact: true }).fill("");
+
+    const download = reviewer.waitForEvent("download");
+    await reviewer.getByRole("link", { name: "Export CSV" }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^kappa-audit-.*\.csv$/);
+    const csv = await reviewer.request.get(`/api/v1/audit-events/export?format=csv&action=domain.&entityType=Domain`);
+    expect(csv.headers()["content-type"]).toContain("text/csv");
+    const text = await csv.text();
+    expect(text.split("\r\n")[0]).toBe("id,at,actorEmail,action,entityType,entityId,clientAddress,userAgent,data");
+    expect(text).toContain(`"domain.renamed"`);
+    const json = (await (await reviewer.request.get(`/api/v1/audit-events/export?format=json&action=domain.created`)).json()) as { action: string; data: { slug?: string }; userAgent: string | null }[];
+    const created = json.find((e) => e.data.slug === slug);
+    expect(created).toMatchObject({ action: "domain.created" });
+    expect(created?.userAgent).toContain("Chrome");
+
+    // Owners cannot export the whole log.
+    const owner = await as(browser, "ordersOwner");
+    expect((await owner.request.get("/api/v1/audit-events/export?format=csv")).status()).toBe(403);
+  });
+});
+
+test("an owner adds partitions to an ACTIVE product: the page warns about keyed ordering, governance reviews, the worker's step is queued", async ({ browser }) => {
+  const name = `Partitioned Events ${run}`;
+  const owner = await as(browser, "ordersOwner");
+  await owner.goto("/products/new");
+  await owner.getByLabel("Name").fill(name);
+  await owner.getByLabel("Description").fill("Events to test adding partitions to a live product.");
+  await owner.getByLabel("Partitions").fill("3");
+  await owner.getByLabel("Definition").fill(JSON.stringify({ type: "record", name: "P", fields: [{ name: "id", type: "string" }] }));
+  await owner.getByRole("button", { name: "Register product" }).click();
+  await owner.waitForURL((url) => /^\/products\/[a-z0-9]+$/.test(url.pathname) && url.pathname !== "/products/new");
+  const productId = new URL(owner.url()).pathname.split("/").pop() ?? "";
+  await owner.getByRole("button", { name: "Submit for review" }).click();
+  await expect(owner.getByTestId("product-status")).toHaveText("IN REVIEW");
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto(`/products/${productId}`);
+  await reviewer.getByRole("button", { name: "Approve" }).click();
+  await expect(reviewer.getByTestId("product-status")).toHaveText("APPROVED");
+  // Standing in for the worker (this project runs without it): the plan is done, the product live.
+  await withDb(async (db) => {
+    await db.query(`UPDATE "ProvisioningTask" SET status = 'DONE', "completedAt" = now() WHERE "entityId" = $1`, [productId]);
+    await db.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [productId]);
+  });
+
+  await owner.reload();
+  await expect(owner.getByTestId("product-status")).toHaveText("ACTIVE");
+  await expect(owner.getByTestId("partition-count")).toHaveText("3");
+  await expect(owner.getByTestId("partition-warning")).toContainText("Keyed ordering changes for new records");
+  await owner.getByLabel("New partition count").fill("2");
+  await owner.getByLabel("Why more partitions?").fill("Peak season needs more consumers");
+  await owner.getByRole("button", { name: "Request more partitions" }).click();
+  await expect(owner.getByText("The product has 3 partitions; ask for more")).toBeVisible();
+  await owner.getByLabel("New partition count").fill("8");
+  await owner.getByRole("button", { name: "Request more partitions" }).click();
+  await expect(owner.getByTestId("partition-change")).toContainText("REQUESTED");
+  await expect(owner.getByTestId("partition-change")).toContainText("3 → 8 partitions");
+
+  await reviewer.goto("/review");
+  const change = reviewer.getByTestId("review-change").filter({ hasText: name });
+  await expect(change).toContainText("partitions 3 → 8");
+  await expect(change).toContainText("per-key order holds only within old and within new records");
+  await change.getByRole("button", { name: `Approve change to ${name}` }).click();
+  await expect(change).toHaveCount(0);
+
+  await owner.reload();
+  await expect(owner.getByTestId("partition-count")).toHaveText("8");
+  await expect(owner.getByTestId("partition-change")).toContainText("APPROVED");
+  await expect(owner.getByTestId("provisioning-steps").getByRole("listitem").last()).toContainText("Grow topic to 8 partitions");
+});

@@ -1,0 +1,83 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { withDb } from "./db";
+import { storageFor, type Role } from "./roles";
+
+/*
+ * Operating the mesh in the browser: the cluster topic browser, claiming an
+ * unmanaged topic (prefilled form, normal review, the reviewer's ACL
+ * decision) and the lineage page. This project runs without the worker, so the
+ * test writes what the worker's cluster scan would (marked below); the real
+ * scan and adoption against the broker are packages/worker/test/{cluster-scan,claim}.integration.test.ts.
+ */
+const run = Date.now().toString(36);
+const topic = `legacy.clicks-${run}`;
+
+async function as(browser: Browser, role: Role): Promise<Page> {
+  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
+}
+
+const acl = (principal: string, patternType: "LITERAL" | "PREFIXED", resourceName: string) => ({ resourceType: "TOPIC", resourceName, patternType, principal, host: "*", operation: "READ", permission: "ALLOW" });
+
+test.beforeAll(async () => {
+  // Standing in for the worker's cluster scan: an unmanaged topic with data, overrides, grants and a consumer group.
+  await withDb((db) =>
+    db.query(
+      `INSERT INTO "ClusterTopic" (name, "productId", partitions, configs, "endOffset", "earliestOffset", "sizeBytes", acls, groups, "observedAt")
+       VALUES ($1, NULL, 2, $2::jsonb, 1200, 200, 65536, $3::jsonb, $4::jsonb, now())`,
+      [
+        topic,
+        JSON.stringify({ "retention.ms": "604800000", "cleanup.policy": "delete" }),
+        JSON.stringify([acl("User:old-report", "LITERAL", topic), acl("User:bi-team", "PREFIXED", "legacy.")]),
+        JSON.stringify([{ groupId: "bi-dashboard", state: "Stable", members: 1, committedPartitions: 2 }]),
+      ],
+    ),
+  );
+});
+
+test("an owner claims an unmanaged topic; the reviewer keeps one grant and removes another; lineage shows the graph", async ({ browser }) => {
+  const owner = await as(browser, "ordersOwner");
+  await owner.goto("/");
+  await owner.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Cluster" }).click();
+  const row = owner.locator(`[data-testid="cluster-topic"][data-topic="${topic}"]`);
+  await expect(row).toContainText("unmanaged");
+  await expect(row.getByTestId("topic-records")).toHaveText("1000");
+  await row.getByText("Configs, consumer groups and ACLs").click();
+  await expect(row).toContainText("retention.ms=604800000");
+  await expect(row).toContainText("bi-dashboard");
+  await expect(row.getByTestId("topic-acls")).toContainText("User:old-report");
+
+  await row.getByRole("link", { name: `Claim ${topic} as data product` }).click();
+  await expect(owner.getByRole("heading", { level: 1 })).toContainText(topic);
+  await expect(owner.getByLabel("Partitions")).toHaveValue("2");
+  await owner.getByLabel("Description").fill("Every page click from the legacy tracker, now a governed product.");
+  await owner.getByLabel("Definition").fill(JSON.stringify({ type: "record", name: "Click", fields: [{ name: "page", type: "string" }] }));
+  await owner.getByRole("button", { name: "Claim topic" }).click();
+  await owner.waitForURL((url) => /^\/products\/[a-z0-9]+$/.test(url.pathname));
+  const productId = new URL(owner.url()).pathname.split("/").pop() ?? "";
+  await expect(owner.getByText(topic, { exact: true }).first()).toBeVisible();
+  await owner.getByRole("button", { name: "Submit for review" }).click();
+  await expect(owner.getByTestId("product-status")).toHaveText("IN REVIEW");
+
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto(`/products/${productId}`);
+  const acls = reviewer.getByTestId("claim-acls");
+  await expect(acls).toContainText("User:old-report");
+  // A prefixed grant covers other topics too: it is kept and cannot be removed here.
+  await expect(reviewer.getByLabel("Remove User:bi-team READ")).toBeDisabled();
+  await reviewer.getByLabel("Remove User:old-report READ").check();
+  await reviewer.getByRole("button", { name: "Save ACL decision" }).click();
+  await expect(acls).toContainText("to be removed");
+  await reviewer.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(reviewer.getByTestId("product-status")).toHaveText("APPROVED");
+  const steps = reviewer.getByTestId("provisioning-steps").getByRole("listitem");
+  await expect(steps.last()).toContainText("Remove the claimed topic's ACLs the reviewer did not keep");
+
+  await reviewer.goto(`/lineage?product=${productId}`);
+  await expect(reviewer.getByTestId("lineage-graph")).toBeVisible();
+  await expect(reviewer.getByTestId("lineage-graph").getByText(/^Clicks/)).toBeVisible();
+  const api = await reviewer.request.get(`/api/v1/lineage?productId=${productId}`);
+  expect(api.status()).toBe(200);
+  expect((await api.json()).nodes).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "product", productId })]));
+  const topics = await (await owner.request.get(`/api/v1/cluster/topics?managed=false&q=${encodeURIComponent(topic)}`)).json();
+  expect(topics.items[0]).toMatchObject({ name: topic, managed: false, productId: null });
+});

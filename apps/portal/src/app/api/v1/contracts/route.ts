@@ -1,0 +1,18 @@
+import { actingUser, applyContracts } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { errorResponse, json, readJson } from "@/server/http";
+
+/**
+ * Registers or updates products from ODCS contracts `{ contracts: [{ content, source? }] }`
+ * through the same validation, policies, review and provisioning as the form.
+ * Each file's outcome is in `items` (a refused file does not stop the others).
+ */
+export async function POST(request: Request) {
+  try {
+    const actor = await currentActor();
+    return json(await applyContracts(db(), actingUser(actor), await readJson(request)));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

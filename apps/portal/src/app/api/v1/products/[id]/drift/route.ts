@@ -1,0 +1,13 @@
+import { productDrift } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { errorResponse, json } from "@/server/http";
+
+/** What the worker last found different from the catalog for this product, and what it did. */
+export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+  try {
+    return json(await productDrift(db(), await currentActor(), (await params).id));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

@@ -1,0 +1,155 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { Badge, Button, Card, ErrorAlert, Notice } from "@/components/ui";
+import { api, type ApiError } from "@/lib/api-client";
+import type { ProductDetail, ProductDrift, ProductSearchResult } from "@/lib/api-types";
+import { age, formatDateTime } from "@/lib/format";
+import { queryKeys } from "@/lib/query-keys";
+
+/*
+ * The operating panels of a product page: declared inputs (lineage), the
+ * claimed topic's existing ACLs for the reviewer, and the drift the worker
+ * found and repaired.
+ */
+
+export function InputsPanel({ product, isOwner }: { product: ProductDetail; isOwner: boolean }) {
+  const client = useQueryClient();
+  const [editing, setEditing] = useState(false);
+  const [chosen, setChosen] = useState<string[]>(product.inputProducts.map((p) => p.id));
+  const candidates = useQuery({
+    queryKey: queryKeys.products.list({ status: "ACTIVE", sort: "name" }),
+    queryFn: ({ signal }) => api<ProductSearchResult>("/api/v1/products?status=ACTIVE&sort=name&pageSize=100", { signal }),
+    enabled: editing,
+  });
+  const save = useMutation<unknown, ApiError, string[]>({
+    mutationFn: (ids) => api(`/api/v1/products/${product.id}/inputs`, { method: "PUT", body: { inputProductIds: ids } }),
+    onSuccess: async () => {
+      setEditing(false);
+      await client.invalidateQueries({ queryKey: queryKeys.products.detail(product.id) });
+    },
+  });
+  if (!isOwner && product.inputProducts.length === 0 && product.derivedProducts.length === 0) return null;
+  return (
+    <Card title="Lineage" actions={<Link href={`/lineage?product=${product.id}`} className="text-sm font-medium text-indigo-700 hover:underline">Open lineage graph</Link>}>
+      <div className="grid gap-4 sm:grid-cols-2 text-sm">
+        <div>
+          <h3 className="text-xs font-semibold uppercase text-slate-500">Made from (declared inputs)</h3>
+          {product.inputProducts.length === 0 ? <p className="text-slate-600">No inputs declared.</p> : (
+            <ul data-testid="product-inputs">{product.inputProducts.map((p) => <li key={p.id}><Link className="text-indigo-700 hover:underline" href={`/products/${p.id}`}>{p.name}</Link> <span className="font-mono text-xs text-slate-500">{p.topicName}</span></li>)}</ul>
+          )}
+        </div>
+        <div>
+          <h3 className="text-xs font-semibold uppercase text-slate-500">Derived products</h3>
+          {product.derivedProducts.length === 0 ? <p className="text-slate-600">None declares this product as an input.</p> : (
+            <ul>{product.derivedProducts.map((p) => <li key={p.id}><Link className="text-indigo-700 hover:underline" href={`/products/${p.id}`}>{p.name}</Link></li>)}</ul>
+          )}
+        </div>
+      </div>
+      {isOwner && !editing && <Button variant="secondary" className="mt-3" onClick={() => setEditing(true)}>Declare inputs</Button>}
+      {editing && (
+        <fieldset className="mt-3">
+          <legend className="text-sm font-medium">Input products (ACTIVE products)</legend>
+          {candidates.isPending && <p className="text-sm text-slate-500">Loading products…</p>}
+          <div className="mt-1 max-h-56 space-y-1 overflow-y-auto">
+            {candidates.data?.items.filter((p) => p.id !== product.id).map((p) => (
+              <label key={p.id} className="flex items-center gap-2 text-sm">
+                <input type="checkbox" checked={chosen.includes(p.id)} onChange={(e) => setChosen(e.target.checked ? [...chosen, p.id] : chosen.filter((id) => id !== p.id))} />
+                {p.name} <span className="font-mono text-xs text-slate-500">{p.topicName}</span>
+              </label>
+            ))}
+          </div>
+          <div className="mt-2 flex gap-2">
+            <Button disabled={save.isPending} onClick={() => save.mutate(chosen)}>Save inputs</Button>
+            <Button variant="ghost" onClick={() => setEditing(false)}>Cancel</Button>
+          </div>
+          {save.isError && <ErrorAlert message={save.error.fields?.inputProductIds?.join(" ") ?? save.error.message} />}
+        </fieldset>
+      )}
+    </Card>
+  );
+}
+
+interface Binding { principal: string; operation: string; permission: string; patternType: string; resourceName: string; host: string }
+const bindingsOf = (v: unknown): Binding[] => (Array.isArray(v) ? (v as Binding[]) : []);
+const same = (a: Binding, b: Binding) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The reviewer keeps or removes each ACL found on a claimed topic; only bindings on exactly this topic can be removed here. */
+export function ClaimAclsPanel({ product, canDecide }: { product: ProductDetail; canDecide: boolean }) {
+  const client = useQueryClient();
+  const found = bindingsOf(product.claim?.foundAcls);
+  const decided = bindingsOf(product.claim?.removeAcls);
+  const [remove, setRemove] = useState<number[]>(found.flatMap((b, i) => (decided.some((d) => same(d, b)) ? [i] : [])));
+  const save = useMutation<unknown, ApiError, number[]>({
+    mutationFn: (ids) => api(`/api/v1/products/${product.id}/claim-acls`, { method: "POST", body: { remove: ids } }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.products.detail(product.id) }),
+  });
+  if (!product.claim) return null;
+  const editable = canDecide && product.status === "IN_REVIEW";
+  return (
+    <Card title="Claimed topic: existing ACLs">
+      <p className="text-sm text-slate-700">
+        This product adopts the existing topic <span className="font-mono">{product.claim.topic}</span> without recreating it: its records stay, its configs are set to the approved ones on approval.
+        {found.length === 0 ? " No ACLs were found on it." : " These grants were on the topic when it was claimed:"}
+      </p>
+      {found.length > 0 && (
+        <ul className="mt-2 space-y-1 text-sm" data-testid="claim-acls">
+          {found.map((b, i) => {
+            const literal = b.patternType === "LITERAL" && b.resourceName === product.claim?.topic;
+            return (
+              <li key={i} className="flex flex-wrap items-center gap-2">
+                <label className="flex items-center gap-2">
+                  <input type="checkbox" disabled={!editable || !literal} checked={remove.includes(i)} onChange={(e) => setRemove(e.target.checked ? [...remove, i] : remove.filter((x) => x !== i))} aria-label={`Remove ${b.principal} ${b.operation}`} />
+                  <span className="font-mono text-xs">{b.principal}</span> {b.permission} {b.operation}
+                </label>
+                {!literal && <span className="text-xs text-slate-500">({b.patternType === "PREFIXED" ? `prefix ${b.resourceName}` : "all topics"}: also covers other topics, kept)</span>}
+                {decided.some((d) => same(d, b)) && <Badge value="REVOKED" label="to be removed" />}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {editable && found.length > 0 && (
+        <div className="mt-3 flex flex-wrap items-center gap-3">
+          <Button variant="secondary" disabled={save.isPending} onClick={() => save.mutate(remove)}>Save ACL decision</Button>
+          <span className="text-xs text-slate-500">Checked bindings are removed when you approve; the rest stay.</span>
+          {save.isSuccess && <Notice>Saved.</Notice>}
+          {save.isError && <ErrorAlert message={save.error.message} />}
+        </div>
+      )}
+    </Card>
+  );
+}
+
+export function DriftPanel({ productId }: { productId: string }) {
+  const drift = useQuery({ queryKey: [...queryKeys.products.detail(productId), "drift"], queryFn: ({ signal }) => api<ProductDrift>(`/api/v1/products/${productId}/drift`, { signal }) });
+  if (drift.isPending || drift.isError) return null;
+  const d = drift.data;
+  return (
+    <Card title="Drift">
+      <p className="text-sm text-slate-600" data-testid="drift-checked">
+        {d.lastCheckedAt ? <>The worker last compared the cluster with the catalog {age(d.lastCheckedAt)} ago.</> : <>The worker has not finished a full reconcile yet.</>}
+        {d.lastCheckError && <span className="text-rose-700"> Last check had an error: {d.lastCheckError}</span>}
+      </p>
+      {d.events.length === 0 ? (
+        <p className="mt-2 text-sm text-slate-600">No drift found: the topic and its grants are as the catalog says.</p>
+      ) : (
+        <ul className="mt-2 space-y-1 text-sm" data-testid="drift-events">
+          {d.events.map((e) => {
+            const data = (e.data ?? {}) as { kind?: string; resource?: string; set?: Record<string, string>; was?: Record<string, string>; acl?: string; to?: number };
+            return (
+              <li key={e.id}>
+                <span className="text-slate-500">{formatDateTime(e.at)}</span> · <span className="font-medium">{data.kind ?? "drift"}</span>
+                {data.set && <> · set {Object.entries(data.set).map(([k, v]) => `${k}=${v}${data.was?.[k] !== undefined ? ` (was ${data.was[k]})` : ""}`).join(", ")}</>}
+                {data.acl && <> · {data.acl}</>}
+                {data.to !== undefined && <> · partitions → {data.to}</>}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Card>
+  );
+}

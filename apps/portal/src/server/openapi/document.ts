@@ -1,0 +1,284 @@
+import {
+  auditQueryInput,
+  contractFilesInput,
+  createApiTokenInput,
+  createServiceAccountInput,
+  createWebhookInput,
+  listNotificationsInput,
+  markNotificationsReadInput,
+  retireProductInput,
+  updateWebhookInput,
+  deprecateProductInput,
+  reasonInput,
+  registerProductInput,
+  requestSubscriptionInput,
+  searchProductsInput,
+  updatePolicyInput,
+  updateProductInput,
+} from "@kappa/catalog";
+import { z } from "zod";
+
+/*
+ * The OpenAPI 3.1 description of /api/v1, generated from the same zod schemas
+ * the catalog actions parse their input with (`z.toJSONSchema`, zod 4's own
+ * JSON Schema output: OpenAPI 3.1 uses JSON Schema 2020-12, so no converter
+ * library and no second copy of the rules). Responses are described with the
+ * small zod schemas below. Every route under src/app/api/v1 must have an entry
+ * here: the completeness test fails otherwise.
+ */
+
+type Method = "get" | "post" | "patch" | "put" | "delete";
+
+export interface RouteDoc {
+  method: Method;
+  /** OpenAPI path: `/products/{id}` (relative to /api/v1). */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Scope a token needs for this call (reads: any token). */
+  scope?: string;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  response?: z.ZodType;
+  /** Status of a success (default 200). */
+  status?: number;
+  /** Content types of the success besides JSON. */
+  alsoYaml?: boolean;
+  public?: boolean;
+}
+
+// ---- responses ---------------------------------------------------------------
+
+const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: "Stable error code: VALIDATION_FAILED, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT, POLICY_VIOLATION, ..." }),
+      message: z.string(),
+      fields: z.record(z.string(), z.array(z.string())).optional().meta({ description: "Messages per input field (`name`, `schema.definition`, ...)." }),
+      policy: z
+        .object({ version: z.number().int(), event: z.string(), rules: z.array(z.string()), results: z.array(z.looseObject({})) })
+        .optional()
+        .meta({ description: "On POLICY_VIOLATION: the policy version and the ids of the rules that refused the change." }),
+    }),
+  })
+  .meta({ id: "Error" });
+
+const ruleResult = z
+  .object({ ruleId: z.string(), description: z.string(), severity: z.enum(["error", "warn"]), outcome: z.enum(["pass", "warn", "fail"]), message: z.string(), field: z.string().optional() })
+  .meta({ id: "RuleResult" });
+
+const product = z
+  .looseObject({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    topicName: z.string(),
+    status: z.enum(["DRAFT", "IN_REVIEW", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED", "RETIRED", "REJECTED"]),
+    classification: z.enum(["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"]),
+    majorVersion: z.number().int(),
+    partitions: z.number().int(),
+    retentionMs: z.number().int(),
+    keyFields: z.array(z.string()),
+    contractSource: z.string().nullable(),
+  })
+  .meta({ id: "Product", description: "A data product (more fields are present than listed)." });
+
+const page = (item: z.ZodType) => z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), pageSize: z.number().int(), pageCount: z.number().int() });
+
+const planItem = z
+  .looseObject({
+    source: z.string().nullable(),
+    contractId: z.string().nullable(),
+    action: z.enum(["create", "update", "new-schema-version", "new-major-version", "no-change", "error"]),
+    productId: z.string().nullable(),
+    topic: z.string().nullable(),
+    targetTopic: z.string().nullable(),
+    status: z.string().nullable(),
+    changes: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
+    schema: z.object({ change: z.string(), mode: z.string().nullable(), compatible: z.boolean().nullable(), issues: z.array(z.object({ path: z.string(), rule: z.string(), message: z.string() })) }),
+    policy: z.object({ version: z.number().int(), results: z.array(ruleResult), blocked: z.boolean() }),
+    errors: z.array(z.string()),
+    notes: z.array(z.string()),
+    applied: z.boolean().optional(),
+    refusal: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+  })
+  .meta({ id: "PlanItem" });
+
+const token = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: z.enum(["PERSONAL", "SERVICE"]),
+    scopes: z.array(z.string()),
+    prefix: z.string(),
+    expiresAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "ApiToken" });
+
+const odcsContract = z
+  .looseObject({ apiVersion: z.literal("v3.1.0"), kind: z.literal("DataContract"), id: z.string(), version: z.string(), status: z.string() })
+  .meta({ id: "OdcsContract", description: "An Open Data Contract Standard v3.1.0 document (full schema: https://github.com/bitol-io/open-data-contract-standard)." });
+
+const anyObject = (description: string) => z.looseObject({}).meta({ description });
+const anyArray = (description: string) => z.array(z.looseObject({})).meta({ description });
+
+const idParam = (name = "id") => ({ name, in: "path", required: true, schema: { type: "string" } });
+
+// ---- routes ----------------------------------------------------------------------
+
+export const ROUTES: RouteDoc[] = [
+  { method: "get", path: "/me", tag: "Users", summary: "The caller: user, roles, memberships and permissions.", response: anyObject("The signed-in user or the token's user.") },
+  { method: "get", path: "/products", tag: "Products", summary: "Search the catalog.", query: searchProductsInput, response: page(product) },
+  { method: "post", path: "/products", tag: "Products", summary: "Register a product (DRAFT).", scope: "write:<domain>", body: registerProductInput, response: product, status: 201 },
+  { method: "get", path: "/products/{id}", tag: "Products", summary: "A product: metadata, schema versions, subscriptions you may see, provisioning steps.", response: product },
+  { method: "patch", path: "/products/{id}", tag: "Products", summary: "Edit a product (only metadata once approved).", scope: "write:<domain>", body: updateProductInput, response: product },
+  { method: "post", path: "/products/{id}/submit", tag: "Products", summary: "Submit a draft for review.", scope: "write:<domain>", response: product },
+  { method: "post", path: "/products/{id}/approve", tag: "Review", summary: "Approve a product in review (governance, four eyes); queues provisioning.", scope: "review", response: product },
+  { method: "post", path: "/products/{id}/reject", tag: "Review", summary: "Reject a product in review with a reason.", scope: "review", body: reasonInput, response: product },
+  { method: "post", path: "/products/{id}/deprecate", tag: "Products", summary: "Deprecate an ACTIVE product with a sunset date.", scope: "write:<domain>", body: deprecateProductInput, response: product },
+  { method: "get", path: "/products/{id}/observations", tag: "Observations", summary: "What the worker observed: offsets, throughput, tiered storage, consumer lag.", response: anyObject("Observations; figures the cluster cannot tell are null.") },
+  { method: "get", path: "/products/{id}/contract", tag: "Contracts", summary: "The product version's ODCS v3 contract (YAML with Accept: application/yaml; `?schemaVersion=N`, `?download`).", response: odcsContract, alsoYaml: true },
+  { method: "post", path: "/contracts/plan", tag: "Contracts", summary: "Plan contract files: create / update / new schema version / new major version / no change, with policy verdicts.", body: contractFilesInput, response: z.object({ items: z.array(planItem) }) },
+  { method: "post", path: "/contracts", tag: "Contracts", summary: "Apply contract files through validation, policies, review and provisioning (idempotent).", scope: "write:<domain>", body: contractFilesInput, response: z.object({ items: z.array(planItem) }) },
+  { method: "get", path: "/service-accounts", tag: "Service accounts", summary: "Your domains' consumer service accounts.", response: anyArray("Service accounts.") },
+  { method: "post", path: "/service-accounts", tag: "Service accounts", summary: "Create a service account (a Kafka principal) for one of your domains.", scope: "write:<domain>", body: createServiceAccountInput, response: anyObject("The account."), status: 201 },
+  { method: "post", path: "/service-accounts/{id}/credentials/reveal", tag: "Service accounts", summary: "Show the account's issued password once (a second call is 409 SECRET_NOT_AVAILABLE).", scope: "write:<domain>", response: z.object({ username: z.string(), password: z.string(), mechanism: z.literal("SCRAM-SHA-512"), issuedAt: z.string().nullable() }) },
+  { method: "post", path: "/service-accounts/{id}/credentials/rotate", tag: "Service accounts", summary: "Queue new credentials for the account.", scope: "write:<domain>", response: anyObject("The queued task."), status: 202 },
+  { method: "post", path: "/subscriptions", tag: "Subscriptions", summary: "Request read access for a service account.", scope: "write:<domain>", body: requestSubscriptionInput, response: anyObject("The subscription."), status: 201 },
+  { method: "get", path: "/subscriptions/{id}", tag: "Subscriptions", summary: "A subscription with its grant steps and lag.", response: anyObject("The subscription.") },
+  { method: "post", path: "/subscriptions/{id}/approve", tag: "Review", summary: "Approve a subscription request (owners or governance; RESTRICTED: governance).", scope: "write:<domain> or review", response: anyObject("The subscription.") },
+  { method: "post", path: "/subscriptions/{id}/reject", tag: "Review", summary: "Reject a subscription request with a reason.", scope: "write:<domain> or review", body: reasonInput, response: anyObject("The subscription.") },
+  { method: "post", path: "/subscriptions/{id}/revoke", tag: "Subscriptions", summary: "Revoke access with a reason.", scope: "write:<domain> or review", body: reasonInput, response: anyObject("The subscription.") },
+  { method: "get", path: "/review-queue", tag: "Review", summary: "Pending products and subscription requests, with the policy verdict beside each.", response: anyObject("Products and subscriptions waiting.") },
+  { method: "get", path: "/my-domains", tag: "Users", summary: "Your domains: products, service accounts, subscriptions both ways.", response: anyArray("Domains.") },
+  { method: "get", path: "/audit-events", tag: "Audit", summary: "The audit log (governance, admins; owners for their products).", query: auditQueryInput, response: page(z.looseObject({ id: z.number(), action: z.string(), actorEmail: z.string(), entityType: z.string(), entityId: z.string(), data: z.looseObject({}), at: z.string() })) },
+  { method: "get", path: "/platform", tag: "Platform", summary: "Task queue, worker instances and reconciles (admins).", scope: "admin", response: anyObject("Platform overview.") },
+  { method: "post", path: "/provisioning-tasks/{id}/retry", tag: "Platform", summary: "Re-queue a FAILED provisioning task.", scope: "write:<domain> or review or admin", response: anyObject("The task.") },
+  { method: "get", path: "/tokens", tag: "Tokens", summary: "Your API tokens and your domains' service tokens (never a secret).", response: z.object({ items: z.array(token), grantableScopes: z.array(z.string()), ownedDomains: z.array(z.object({ id: z.string(), slug: z.string() })) }) },
+  { method: "post", path: "/tokens", tag: "Tokens", summary: "Create an API token (signed-in session only); the answer carries `token` once.", body: createApiTokenInput, response: token.extend({ token: z.string().meta({ description: "The secret: shown once, stored only as a SHA-256 hash." }) }), status: 201 },
+  { method: "post", path: "/tokens/{id}/revoke", tag: "Tokens", summary: "Revoke a token at once.", response: token },
+  { method: "get", path: "/policies/current", tag: "Policies", summary: "The policy in force: YAML source and parsed rules.", response: z.looseObject({ version: z.number().int(), source: z.string(), document: z.looseObject({}) }) },
+  { method: "get", path: "/policies", tag: "Policies", summary: "Policy versions and the products in violation of the policy in force (governance, admins).", response: anyObject("Overview.") },
+  { method: "post", path: "/policies", tag: "Policies", summary: "Publish a new policy version (admins); answers with the products now in violation.", scope: "admin", body: updatePolicyInput, response: z.object({ version: z.number().int(), violations: anyArray("Products in violation.") }), status: 201 },
+  { method: "get", path: "/policies/versions/{version}", tag: "Policies", summary: "One policy version's YAML and the one before it.", response: anyObject("The version.") },
+  { method: "post", path: "/products/{id}/retire", tag: "Products", summary: "Retire a DEPRECATED product: grants removed, topic deleted or kept per policy.", scope: "write:<domain>", body: retireProductInput, response: product },
+  { method: "get", path: "/products/{id}/retirement", tag: "Products", summary: "What retiring the product would do and who still reads it.", response: anyObject("Retirement preview.") },
+  { method: "get", path: "/notifications", tag: "Notifications", summary: "Your in-app notifications.", query: listNotificationsInput, response: anyObject("Notifications and unread count.") },
+  { method: "post", path: "/notifications/read", tag: "Notifications", summary: "Mark notifications read.", body: markNotificationsReadInput, response: anyObject("How many were marked.") },
+  { method: "get", path: "/domains/{id}/webhooks", tag: "Webhooks", summary: "A domain's webhooks (owners).", response: anyArray("Webhooks.") },
+  { method: "post", path: "/domains/{id}/webhooks", tag: "Webhooks", summary: "Add a webhook to a domain; its signing secret is in this answer once.", scope: "write:<domain>", body: createWebhookInput, response: anyObject("The webhook and its secret."), status: 201 },
+  { method: "patch", path: "/webhooks/{id}", tag: "Webhooks", summary: "Change a webhook.", scope: "write:<domain>", body: updateWebhookInput, response: anyObject("The webhook.") },
+  { method: "delete", path: "/webhooks/{id}", tag: "Webhooks", summary: "Delete a webhook.", scope: "write:<domain>", response: anyObject("The deleted webhook.") },
+  { method: "post", path: "/webhooks/{id}/test", tag: "Webhooks", summary: "Send a signed test delivery.", scope: "write:<domain>", response: anyObject("The queued delivery."), status: 202 },
+  { method: "get", path: "/webhooks/{id}/deliveries", tag: "Webhooks", summary: "A webhook's recent deliveries.", response: anyArray("Deliveries.") },
+  { method: "delete", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Remove a member from a domain (admins).", scope: "admin", response: anyObject("The result.") },
+  { method: "delete", path: "/sso/group-mappings/{id}", tag: "Admin", summary: "Delete an SSO group mapping (admins).", scope: "admin", response: anyObject("The result.") },
+  { method: "get", path: "/audit-events/export", tag: "Audit", summary: "Export the audit log (governance, admins).", response: anyObject("The result.") },
+  { method: "get", path: "/cluster/topics", tag: "Cluster", summary: "Every topic on the cluster, managed or not, with configs, offsets and ACLs.", response: anyObject("The result.") },
+  { method: "get", path: "/domains", tag: "Admin", summary: "Domains.", response: anyObject("The result.") },
+  { method: "get", path: "/domains/{id}/members", tag: "Admin", summary: "A domain's members.", response: anyObject("The result.") },
+  { method: "get", path: "/lineage", tag: "Lineage", summary: "The lineage graph: granted and observed edges.", response: anyObject("The result.") },
+  { method: "get", path: "/products/{id}/drift", tag: "Products", summary: "Differences between the catalog and the cluster for a product.", response: anyObject("The result.") },
+  { method: "get", path: "/sso/group-mappings", tag: "Admin", summary: "SSO group → role mappings (admins).", response: anyObject("The result.") },
+  { method: "get", path: "/users", tag: "Admin", summary: "Users and their global roles (admins).", response: anyObject("The result.") },
+  { method: "patch", path: "/domains/{id}", tag: "Admin", summary: "Change a domain (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "patch", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Change a member's role in a domain (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "patch", path: "/users/{id}", tag: "Admin", summary: "Change a user's global role (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "post", path: "/change-requests/{id}/approve", tag: "Review", summary: "Approve a reviewed change to a live product (governance, four eyes).", scope: "review", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "post", path: "/change-requests/{id}/reject", tag: "Review", summary: "Reject a reviewed change with a reason.", scope: "review", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "post", path: "/cluster/topics/claim", tag: "Cluster", summary: "Claim an unmanaged topic as a data product.", scope: "write:<domain>", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") , status: 201 },
+  { method: "post", path: "/domains", tag: "Admin", summary: "Create a domain (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") , status: 201 },
+  { method: "post", path: "/domains/{id}/archive", tag: "Admin", summary: "Archive a domain (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "post", path: "/domains/{id}/members", tag: "Admin", summary: "Add a member to a domain (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") , status: 201 },
+  { method: "post", path: "/domains/{id}/restore", tag: "Admin", summary: "Restore an archived domain (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "post", path: "/products/{id}/claim-acls", tag: "Products", summary: "Decide on the existing ACLs of a claimed topic (reviewers).", scope: "review", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "post", path: "/products/{id}/partitions", tag: "Products", summary: "Request more partitions for a live product (a reviewed change).", scope: "write:<domain>", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") , status: 201 },
+  { method: "post", path: "/sso/group-mappings", tag: "Admin", summary: "Add an SSO group mapping (admins).", scope: "admin", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") , status: 201 },
+  { method: "put", path: "/products/{id}/inputs", tag: "Lineage", summary: "Declare the products a product is derived from (no cycles).", scope: "write:<domain>", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "get", path: "/openapi.json", tag: "Meta", summary: "This document.", response: anyObject("OpenAPI 3.1."), public: true },
+];
+
+/** Named schemas (`.meta({ id })`) collected while building: they become components/schemas. */
+let components: Record<string, unknown> = {};
+
+function schemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, {
+    io,
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    // Dates travel as ISO 8601 strings.
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === "date") Object.assign(ctx.jsonSchema, { type: "string", format: "date-time" });
+    },
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  // zod puts named schemas in a local $defs; in OpenAPI they live in components.
+  const defs = (json.$defs ?? {}) as Record<string, unknown>;
+  delete json.$defs;
+  const relink = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
+  for (const [id, def] of Object.entries(defs)) components[id] = relink(def);
+  return relink(json);
+}
+
+/** Named response schemas (`.meta({ id })`) become components; they are inlined per use otherwise. */
+function responseSchema(schema: z.ZodType): Record<string, unknown> {
+  return schemaOf(schema, "output");
+}
+
+export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unknown> {
+  components = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => idParam(m[1]));
+    const query = route.query
+      ? Object.entries((schemaOf(route.query, "input").properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: "query", required: false, schema }))
+      : [];
+    const status = String(route.status ?? 200);
+    const content: Record<string, unknown> = { "application/json": { schema: route.response ? responseSchema(route.response) : { type: "object" } } };
+    if (route.alsoYaml) content["application/yaml"] = { schema: { type: "string", description: "The same document as YAML." } };
+    const operation: Record<string, unknown> = {
+      operationId: `${route.method}${route.path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase())}`,
+      summary: route.summary,
+      tags: [route.tag],
+      ...(route.public ? { security: [] } : {}),
+      ...(route.scope ? { description: `API tokens need the scope \`${route.scope}\` (and the user the matching role).` } : {}),
+      ...(params.length + query.length > 0 ? { parameters: [...params, ...query] } : {}),
+      ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } } } : {}),
+      responses: {
+        [status]: { description: "Success", content },
+        "400": { $ref: "#/components/responses/Error" },
+        "401": { $ref: "#/components/responses/Error" },
+        "403": { $ref: "#/components/responses/Error" },
+        "404": { $ref: "#/components/responses/Error" },
+        "409": { $ref: "#/components/responses/Error" },
+        "422": { $ref: "#/components/responses/Error" },
+      },
+    };
+    (paths[route.path] ??= {})[route.method] = operation;
+  }
+  const errorResponse = { description: "A refusal: `{ error: { code, message, fields?, policy? } }`.", content: { "application/json": { schema: schemaOf(errorBody, "output") } } };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Kappa Mesh API",
+      version: "1.0.0",
+      description:
+        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens).",
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }, { session: [] }],
+    tags: [...new Set(ROUTES.map((r) => r.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "kappa_<43 characters>", description: "An API token; scopes read, write:<domain>, review, admin." },
+        session: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "The portal's sign-in session." },
+      },
+      responses: { Error: errorResponse },
+      schemas: components,
+    },
+  };
+}

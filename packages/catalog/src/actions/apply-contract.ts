@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import type { Actor } from "../actor.ts";
+import type { Db, Tx } from "../db.ts";
+import { CatalogError, ConflictError, ValidationError } from "../errors.ts";
+import { planContract, type PlanItem } from "../contracts/plan.ts";
+import { MAX_CONTRACT_LENGTH } from "../contracts/from-contract.ts";
+import { proposeSchemaVersion } from "./propose-schema-version.ts";
+import { publishMajorVersion } from "./publish-major-version.ts";
+import { registerProductInTx } from "./register-product.ts";
+import { submitForReviewInTx } from "./submit-for-review.ts";
+import { updateProductInTx } from "./update-product.ts";
+
+export const contractFilesInput = z.object({
+  contracts: z
+    .array(
+      z.object({
+        /** The file's text: ODCS v3 as YAML or JSON. */
+        content: z.string().min(1, "The contract is empty.").max(MAX_CONTRACT_LENGTH, `A contract may be at most ${MAX_CONTRACT_LENGTH} characters.`),
+        /** Where it came from, shown on the product page ("contracts/orders.yaml @ git@host:org/repo abc123"). */
+        source: z.string().trim().max(500, "The source may be at most 500 characters.").optional(),
+      }),
+    )
+    .min(1, "Send at least one contract.")
+    .max(100, "At most 100 contracts per request."),
+  /** When a file needs a new major version: the sunset of the current one (default: in 30 days). */
+  sunsetAt: z.coerce.date({ message: "sunsetAt is a date." }).optional(),
+});
+export type ContractFilesInput = z.input<typeof contractFilesInput>;
+
+export interface AppliedItem extends PlanItem {
+  applied: boolean;
+  /** Set when applying failed: the refusal's code and message (policy refusals carry their rule ids). */
+  refusal?: { code: string; message: string; fields?: Record<string, string[]>; details?: Record<string, unknown> };
+}
+
+/** Plans every contract (read-only): what `kappa plan` shows. */
+export async function planContracts(db: Db, acting: ActingUser, rawInput: unknown): Promise<{ items: PlanItem[] }> {
+  const input = parseInput(contractFilesInput, rawInput);
+  const items: PlanItem[] = [];
+  for (const file of input.contracts) {
+    items.push(await inTransaction(db, acting, (tx, actor) => planContract(tx, actor, file.content, file.source ?? null)));
+  }
+  return { items };
+}
+
+const METADATA = ["description", "tags", "freshnessSeconds", "availabilityPct", "contactEmail"] as const;
+
+/**
+ * `kappa apply` / `POST /api/v1/contracts`: each contract is planned and
+ * carried out in its own transaction, through the same actions as the form
+ * (validation, policies, review, provisioning). Applying twice is a no-op:
+ * the second plan finds nothing to change.
+ */
+export async function applyContracts(db: Db, acting: ActingUser, rawInput: unknown): Promise<{ items: AppliedItem[] }> {
+  const input = parseInput(contractFilesInput, rawInput);
+  const items: AppliedItem[] = [];
+  for (const file of input.contracts) {
+    const source = file.source ?? "contract";
+    try {
+      const plan = await inTransaction(db, acting, (tx, actor) => planContract(tx, actor, file.content, source));
+      if (plan.action === "new-schema-version" || plan.action === "new-major-version") {
+        items.push(await applyEvolution(db, acting, plan, input.sunsetAt));
+      } else {
+        items.push(await inTransaction(db, acting, (tx, actor) => applyOne(tx, actor, file.content, source)));
+      }
+    } catch (error) {
+      // The plan again, outside the rolled-back transaction, so the answer still shows the diff.
+      const plan = await inTransaction(db, acting, (tx, actor) => planContract(tx, actor, file.content, file.source ?? null));
+      // A refusal (validation, policy, permission, state) is this file's result; anything else is ours.
+      if (!(error instanceof CatalogError)) throw error;
+      items.push({ ...plan, applied: false, refusal: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ? { details: error.details } : {}) } });
+    }
+  }
+  return { items };
+}
+
+const NOTICE_MS = 30 * 86_400_000;
+
+/**
+ * A schema change of a live product goes through schema governance's own
+ * actions: a compatible one is proposed for review, a breaking one becomes
+ * the next major version (the current one deprecated with a sunset). Metadata
+ * changes in the same file are applied as an edit.
+ */
+async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunsetAt: Date | undefined): Promise<AppliedItem> {
+  const d = plan.desired;
+  if (!d || !plan.productId) throw new ValidationError("The contract cannot be applied.");
+  const productId = plan.productId;
+  const metadata = Object.fromEntries(plan.changes.filter((c) => (METADATA as readonly string[]).includes(c.field)).map((c) => [c.field, c.to]));
+  if (plan.action === "new-schema-version") {
+    await proposeSchemaVersion(db, acting, productId, { definition: d.schema.definition });
+    if (Object.keys(metadata).length > 0) await inTransaction(db, acting, (tx, actor) => updateProductInTx(tx, actor, productId, metadata, { contractSource: plan.source ?? "contract" }));
+    return { ...plan, applied: true };
+  }
+  const locked = plan.changes.filter((c) => c.field !== "schema" && !(METADATA as readonly string[]).includes(c.field));
+  if (locked.length > 0) {
+    throw new ConflictError(
+      `${locked.map((c) => c.field).join(", ")} differ from ${plan.topic}: a new major version copies the current settings, so change them in the portal after publishing, or keep them in the file.`,
+      "NOT_AVAILABLE",
+    );
+  }
+  const next = await publishMajorVersion(db, acting, productId, { definition: d.schema.definition, sunsetAt: sunsetAt ?? new Date(Date.now() + NOTICE_MS), reason: `Contract ${plan.contractId}: breaking schema change` });
+  await db.dataProduct.update({ where: { id: next.id }, data: { contractSource: plan.source ?? "contract", contractAppliedAt: new Date() } });
+  return { ...plan, productId: next.id, topic: next.topicName, status: next.status, applied: true };
+}
+
+async function applyOne(tx: Tx, actor: Actor, content: string, source: string): Promise<AppliedItem> {
+  const plan = await planContract(tx, actor, content, source);
+  if (plan.errors.length > 0 || !plan.desired) throw new ValidationError(`The contract cannot be applied: ${plan.errors.join(" ")}`, { contract: plan.errors });
+  const d = plan.desired;
+  const domain = await tx.domain.findUniqueOrThrow({ where: { slug: d.domainSlug } });
+  const fields = {
+    name: d.name,
+    description: d.description,
+    classification: d.classification,
+    tags: d.tags,
+    freshnessSeconds: d.freshnessSeconds,
+    availabilityPct: d.availabilityPct,
+    partitions: d.partitions,
+    retentionMs: d.retentionMs,
+    cleanupPolicy: d.cleanupPolicy,
+    tieredStorage: d.tieredStorage,
+    localRetentionMs: d.localRetentionMs,
+    contactEmail: d.contactEmail,
+    keyFields: d.keyFields,
+    compatibilityMode: d.compatibilityMode,
+  };
+  switch (plan.action) {
+    case "create": {
+      const product = await registerProductInTx(tx, actor, { domainId: domain.id, ...fields, schema: d.schema }, { contractSource: source });
+      await submitForReviewInTx(tx, actor, product.id);
+      return { ...plan, productId: product.id, topic: product.topicName, status: "IN_REVIEW", applied: true };
+    }
+    case "update": {
+      const changed = new Set(plan.changes.map((c) => c.field));
+      const draft = plan.status === "DRAFT" || plan.status === "REJECTED";
+      const patch: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(fields)) if (changed.has(k) && (draft || (METADATA as readonly string[]).includes(k))) patch[k] = v;
+      if (changed.has("schema") && draft) patch.schema = d.schema;
+      await updateProductInTx(tx, actor, plan.productId ?? "", patch, { contractSource: source });
+      if (draft) await submitForReviewInTx(tx, actor, plan.productId ?? "");
+      await recordAudit(tx, actor, "contract.applied", "DataProduct", plan.productId ?? "", { source, action: plan.action, fields: [...changed] });
+      return { ...plan, status: draft ? "IN_REVIEW" : plan.status, applied: true };
+    }
+    case "no-change": {
+      if (plan.status === "DRAFT") {
+        // The file says the product should exist; a draft goes to review.
+        await submitForReviewInTx(tx, actor, plan.productId ?? "");
+        return { ...plan, status: "IN_REVIEW", applied: true };
+      }
+      // Adopting a product made in the portal: record where its contract lives, once.
+      const product = await tx.dataProduct.findUniqueOrThrow({ where: { id: plan.productId ?? "" } });
+      if (!product.contractSource) await tx.dataProduct.update({ where: { id: product.id }, data: { contractSource: source, contractAppliedAt: new Date() } });
+      return { ...plan, applied: false };
+    }
+    default:
+      throw new ValidationError(`The contract cannot be applied: ${plan.errors.join(" ")}`);
+  }
+}

@@ -1,0 +1,22 @@
+import { inTransaction, type ActingUser } from "../action.ts";
+import { recordAudit } from "../audit.ts";
+import { applyChange, lockChangeRequest } from "../changes/change-requests.ts";
+import type { Db } from "../db.ts";
+import { ConflictError, ForbiddenError } from "../errors.ts";
+import { hasGlobal } from "../permissions.ts";
+import { lockProduct } from "../product-access.ts";
+
+/** Governance approves a product change (four eyes): the change is applied and the worker's step queued in one transaction. */
+export async function approveChangeRequest(db: Db, acting: ActingUser, changeRequestId: string) {
+  return inTransaction(db, acting, async (tx, actor) => {
+    if (!hasGlobal(actor, "product:review")) throw new ForbiddenError("Only governance reviewers can approve product changes.");
+    const request = await lockChangeRequest(tx, changeRequestId);
+    if (request.status !== "REQUESTED") throw new ConflictError(`This change was ${request.status.toLowerCase()} already.`, "INVALID_TRANSITION");
+    if (request.requestedById === actor.id) throw new ForbiddenError("Four-eyes rule: you cannot approve a change you requested.");
+    const product = await lockProduct(tx, request.productId);
+    const applied = await applyChange(tx, { ...request, product });
+    const updated = await tx.productChangeRequest.update({ where: { id: changeRequestId }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date() } });
+    await recordAudit(tx, actor, "product.changeApproved", "DataProduct", request.productId, { kind: request.kind, changeRequestId, ...applied });
+    return updated;
+  });
+}

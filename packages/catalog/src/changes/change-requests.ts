@@ -1,0 +1,58 @@
+import type { DataProduct, ProductChangeRequest } from "@prisma/client";
+import { z } from "zod";
+import type { Tx } from "../db.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import { TASK_KINDS, topicConfigs } from "../tasks.ts";
+
+/**
+ * Reviewed changes to a live product that are not schema versions. Each kind
+ * has a payload schema and an `apply` that runs inside the approval's
+ * transaction (catalog change + the worker's step, together).
+ */
+export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS" } as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[keyof typeof CHANGE_KINDS];
+
+export const addPartitionsPayload = z.object({ from: z.number().int().min(1), to: z.number().int().min(2) });
+
+export async function lockChangeRequest(tx: Tx, id: string): Promise<ProductChangeRequest & { product: DataProduct }> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ProductChangeRequest" WHERE id = ${id} FOR UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Change request", id);
+  return tx.productChangeRequest.findUniqueOrThrow({ where: { id }, include: { product: true } });
+}
+
+/** Queues a reconcile step for the product's topic after its earlier steps (the worker grows partitions and sets configs; it never recreates). */
+export async function enqueueTopicReconcile(tx: Tx, product: DataProduct): Promise<void> {
+  const last = await tx.provisioningTask.aggregate({ where: { entityType: "DataProduct", entityId: product.id }, _max: { step: true } });
+  await tx.provisioningTask.create({
+    data: {
+      kind: TASK_KINDS.CREATE_TOPIC,
+      payload: { topic: product.topicName, partitions: product.partitions, configs: topicConfigs(product) },
+      entityType: "DataProduct",
+      entityId: product.id,
+      step: (last._max.step ?? 0) + 1,
+    },
+  });
+}
+
+/** Applies an approved change. The product row is locked by the caller. */
+export async function applyChange(tx: Tx, request: ProductChangeRequest & { product: DataProduct }): Promise<Record<string, string | number>> {
+  switch (request.kind) {
+    case CHANGE_KINDS.ADD_PARTITIONS: {
+      const payload = addPartitionsPayload.safeParse(request.payload);
+      if (!payload.success) throw new ValidationError("The change request's payload is malformed.");
+      const { to } = payload.data;
+      if (request.product.status !== "ACTIVE") {
+        throw new ConflictError(`Partitions can only be added to an ACTIVE product; this one is ${request.product.status}.`, "PRODUCT_NOT_ACTIVE");
+      }
+      // Another change may have raised the count meanwhile: Kafka only grows.
+      if (to <= request.product.partitions) {
+        throw new ConflictError(`The product has ${request.product.partitions} partitions already; ${to} would not add any.`, "NOTHING_TO_ADD");
+      }
+      const product = await tx.dataProduct.update({ where: { id: request.productId }, data: { partitions: to } });
+      await enqueueTopicReconcile(tx, product);
+      return { from: request.product.partitions, to };
+    }
+    default:
+      throw new ValidationError(`Unknown change kind ${request.kind}.`);
+  }
+}

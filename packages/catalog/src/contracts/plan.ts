@@ -1,0 +1,257 @@
+import type { DataProduct, SchemaVersion } from "@prisma/client";
+import type { Actor } from "../actor.ts";
+import type { Db, Tx } from "../db.ts";
+import { CatalogError } from "../errors.ts";
+import { canInDomain } from "../permissions.ts";
+import { productFacts } from "../policies/enforce.ts";
+import { evaluatePolicy, type RuleResult } from "../policies/evaluate.ts";
+import { activePolicy } from "../policies/store.ts";
+import { normalizedSchema } from "../schema/canonical.ts";
+import { checkCompatibility } from "../schema/check-compatibility.ts";
+import { DEFAULT_COMPATIBILITY_MODE, isCompatibilityMode, type CompatibilityMode } from "../schema/modes.ts";
+import { EVOLVABLE_STATUSES } from "../schema-versions.ts";
+import { FULLY_EDITABLE_STATUSES, METADATA_EDITABLE_STATUSES } from "../transitions.ts";
+import { parseContract, type DesiredProduct } from "./from-contract.ts";
+
+/*
+ * `kappa plan`: what applying a contract would do to the catalog, per
+ * product — create / update field by field / new schema version (with its
+ * compatibility verdict) / new major version / no change — with the policy
+ * evaluated as the action would evaluate it. Read-only.
+ */
+
+export type PlanAction = "create" | "update" | "new-schema-version" | "new-major-version" | "no-change" | "error";
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface PlanItem {
+  /** Where the contract came from (file path), as the client named it. */
+  source: string | null;
+  contractId: string | null;
+  action: PlanAction;
+  productId: string | null;
+  /** The product's topic now, and the one a create / new major version would use. */
+  topic: string | null;
+  targetTopic: string | null;
+  status: string | null;
+  changes: FieldChange[];
+  schema: {
+    change: "none" | "new" | "replace-draft" | "new-version";
+    mode: CompatibilityMode | null;
+    compatible: boolean | null;
+    issues: { path: string; rule: string; message: string }[];
+  };
+  policy: { version: number; results: RuleResult[]; blocked: boolean };
+  errors: string[];
+  notes: string[];
+  desired?: DesiredProduct;
+}
+
+/** Fields a contract sets, and whether an approved product may still change them (the rest need a new major version). */
+const COMPARED: { field: keyof DesiredProduct & keyof DataProduct; metadata: boolean }[] = [
+  { field: "name", metadata: false },
+  { field: "description", metadata: true },
+  { field: "classification", metadata: false },
+  { field: "tags", metadata: true },
+  { field: "freshnessSeconds", metadata: true },
+  { field: "availabilityPct", metadata: true },
+  { field: "contactEmail", metadata: true },
+  { field: "partitions", metadata: false },
+  { field: "retentionMs", metadata: false },
+  { field: "cleanupPolicy", metadata: false },
+  { field: "tieredStorage", metadata: false },
+  { field: "localRetentionMs", metadata: false },
+  { field: "keyFields", metadata: false },
+  { field: "compatibilityMode", metadata: false },
+];
+
+function storedValue(product: DataProduct, field: (typeof COMPARED)[number]["field"]): unknown {
+  const value = product[field];
+  if (typeof value === "bigint") return Number(value);
+  if (typeof value === "object" && value !== null && "toNumber" in value) return value.toNumber();
+  return value;
+}
+
+function sameSchema(a: { format: string; definition: string }, b: { format: string; definition: string }): boolean {
+  if (a.format !== b.format) return false;
+  try {
+    return normalizedSchema(a.definition) === normalizedSchema(b.definition);
+  } catch {
+    return a.definition === b.definition;
+  }
+}
+
+function emptyItem(source: string | null): PlanItem {
+  return {
+    source,
+    contractId: null,
+    action: "error",
+    productId: null,
+    topic: null,
+    targetTopic: null,
+    status: null,
+    changes: [],
+    schema: { change: "none", mode: null, compatible: null, issues: [] },
+    policy: { version: 0, results: [], blocked: false },
+    errors: [],
+    notes: [],
+  };
+}
+
+function errorLines(error: unknown): string[] {
+  if (error instanceof CatalogError) {
+    const fields = Object.entries(error.fields ?? {}).flatMap(([k, v]) => v.map((m) => (k === "_" ? m : `${k}: ${m}`)));
+    return fields.length > 0 ? fields : [error.message];
+  }
+  throw error;
+}
+
+/** The product line a contract id names: the highest major version that is not retired. */
+export async function currentProductFor(db: Db | Tx, desired: Pick<DesiredProduct, "domainSlug" | "slug">) {
+  return db.dataProduct.findFirst({
+    where: { domain: { slug: desired.domainSlug }, slug: desired.slug, status: { not: "RETIRED" } },
+    orderBy: { majorVersion: "desc" },
+    include: { schemaVersions: { orderBy: { version: "desc" } }, domain: { select: { id: true, slug: true } } },
+  });
+}
+
+/** Plans one contract text for the actor. Never throws for a bad contract: the item says why. */
+export async function planContract(db: Db | Tx, actor: Actor, text: string, source: string | null): Promise<PlanItem> {
+  const item = emptyItem(source);
+  let desired: DesiredProduct;
+  try {
+    desired = parseContract(text).desired;
+  } catch (error) {
+    item.errors = errorLines(error);
+    return item;
+  }
+  item.contractId = desired.contractId;
+  item.desired = desired;
+  const domain = await db.domain.findUnique({ where: { slug: desired.domainSlug } });
+  if (!domain || !canInDomain(actor, "product:create", domain.id)) {
+    item.errors = [`You cannot publish products of domain "${desired.domainSlug}" (owners only${actor.token ? `; this token needs write:${desired.domainSlug}` : ""}).`];
+    return item;
+  }
+  const policy = await activePolicy(db);
+  item.policy.version = policy.version;
+  const desiredFacts = {
+    name: desired.name,
+    description: desired.description,
+    contactEmail: desired.contactEmail,
+    classification: desired.classification,
+    partitions: desired.partitions,
+    retentionMs: desired.retentionMs,
+    cleanupPolicy: desired.cleanupPolicy,
+    tieredStorage: desired.tieredStorage,
+    keyFields: desired.keyFields,
+    schema: desired.schema,
+  };
+  const current = await currentProductFor(db, desired);
+  if (!current) {
+    item.action = "create";
+    item.targetTopic = `${desired.domainSlug}.${desired.slug}.v1`;
+    item.changes = COMPARED.map((c) => ({ field: c.field, from: null, to: desired[c.field] }));
+    item.schema.change = "new";
+    const evaluation = evaluatePolicy(policy.document, "product.register", { product: desiredFacts });
+    item.policy = { version: policy.version, results: evaluation.results, blocked: evaluation.blocked };
+    item.notes.push("Registers the product and submits it for review; governance approval provisions the topic.");
+    return item;
+  }
+
+  item.productId = current.id;
+  item.topic = current.topicName;
+  item.status = current.status;
+  item.changes = COMPARED.filter((c) => JSON.stringify(storedValue(current, c.field)) !== JSON.stringify(desired[c.field])).map((c) => ({
+    field: c.field,
+    from: storedValue(current, c.field),
+    to: desired[c.field],
+  }));
+  const latest: SchemaVersion | undefined = current.schemaVersions[0];
+  const schemaChanged = !latest || !sameSchema(latest, desired.schema);
+  const baseline = productFacts(current, latest ?? null);
+  const mode: CompatibilityMode = isCompatibilityMode(current.compatibilityMode) ? current.compatibilityMode : DEFAULT_COMPATIBILITY_MODE;
+
+  if (current.status === "IN_REVIEW") {
+    if (item.changes.length > 0 || schemaChanged) item.errors.push(`${current.topicName} is in review: wait for the decision before changing it.`);
+    else item.action = "no-change";
+    if (item.errors.length > 0) return item;
+  }
+
+  if (FULLY_EDITABLE_STATUSES.includes(current.status)) {
+    // Nothing exists on Kafka yet: every field, the schema included, is an edit.
+    if (schemaChanged) {
+      item.schema.change = "replace-draft";
+      item.changes.push({ field: "schema", from: latest ? `${latest.format} v${latest.version}` : null, to: desired.schema.format });
+    }
+    item.action = item.changes.length > 0 ? "update" : "no-change";
+    if (item.action === "update") item.notes.push(current.status === "REJECTED" ? "The rejected product returns to draft and is submitted again." : "The draft is updated and submitted for review.");
+    else if (current.status === "DRAFT") item.notes.push("No field changes; apply submits the draft for review.");
+    const evaluation = evaluatePolicy(policy.document, "product.register", { product: desiredFacts });
+    item.policy = { version: policy.version, results: evaluation.results, blocked: evaluation.blocked };
+    return item;
+  }
+
+  if (item.action === "no-change" && current.status === "IN_REVIEW") {
+    item.notes.push("Waiting for review.");
+    return item;
+  }
+
+  if (!METADATA_EDITABLE_STATUSES.includes(current.status)) {
+    item.errors.push(`${current.topicName} is ${current.status}; it cannot change.`);
+    return item;
+  }
+
+  // Approved and later: the topic exists. Its shape changes only through a new major version.
+  if (item.changes.some((c) => c.field === "compatibilityMode")) {
+    item.errors.push(`The compatibility mode of ${current.topicName} changes only through a reviewed change with a reason, in the portal; keep ${String(storedValue(current, "compatibilityMode"))} in the file.`);
+    return item;
+  }
+  const locked = item.changes.filter((c) => !COMPARED.find((x) => x.field === c.field)?.metadata);
+  let breaking = false;
+  if (schemaChanged && !(EVOLVABLE_STATUSES as readonly string[]).includes(current.status)) {
+    item.errors.push(`${current.topicName} is ${current.status}: its schema can evolve once it is ACTIVE.`);
+    return item;
+  }
+  if (schemaChanged && latest) {
+    const previous = current.schemaVersions.filter((v) => v.status === "APPROVED").map((v) => ({ version: v.version, definition: v.definition }));
+    if (desired.schema.format !== latest.format) {
+      breaking = true;
+      item.schema = { change: "new-version", mode, compatible: false, issues: [{ path: "", rule: "FORMAT_CHANGED", message: `The schema format changes from ${latest.format} to ${desired.schema.format}.` }] };
+    } else {
+      const verdict = checkCompatibility({ format: desired.schema.format, mode, candidate: { version: latest.version + 1, definition: desired.schema.definition }, previous });
+      breaking = !verdict.compatible;
+      item.schema = { change: "new-version", mode, compatible: verdict.compatible, issues: verdict.issues.map((i) => ({ path: i.path, rule: i.rule, message: i.message })) };
+    }
+    item.changes.push({ field: "schema", from: `${latest.format} v${latest.version}`, to: `${desired.schema.format} v${latest.version + 1}` });
+  }
+  if (breaking || locked.length > 0) {
+    item.action = "new-major-version";
+    item.targetTopic = `${desired.domainSlug}.${desired.slug}.v${current.majorVersion + 1}`;
+    item.notes.push(
+      breaking
+        ? `The schema is not ${mode}-compatible with ${current.topicName}: a new major version (new topic ${item.targetTopic}) instead of a silent break.`
+        : `${locked.map((c) => c.field).join(", ")} cannot change on an existing topic: a new major version (new topic ${item.targetTopic}).`,
+    );
+    const evaluation = evaluatePolicy(policy.document, "product.register", { product: desiredFacts });
+    item.policy = { version: policy.version, results: evaluation.results, blocked: evaluation.blocked };
+    return item;
+  }
+  if (schemaChanged) {
+    item.action = "new-schema-version";
+    item.notes.push(`A new schema version, compatible under ${mode}; it goes through review before producers may use it.`);
+    const evaluation = evaluatePolicy(policy.document, "schema.version", { product: desiredFacts });
+    item.policy = { version: policy.version, results: evaluation.results, blocked: evaluation.blocked };
+    return item;
+  }
+  item.action = item.changes.length > 0 ? "update" : "no-change";
+  // An edit is refused only for violations it introduces (as updateProduct decides).
+  const evaluation = evaluatePolicy(policy.document, "product.update", { product: desiredFacts });
+  const before = new Set(evaluatePolicy(policy.document, "product.update", { product: baseline }).results.filter((r) => r.outcome === "fail").map((r) => r.ruleId));
+  const blocked = evaluation.results.some((r) => r.outcome === "fail" && !before.has(r.ruleId));
+  item.policy = { version: policy.version, results: evaluation.results, blocked: item.action === "update" && blocked };
+  return item;
+}

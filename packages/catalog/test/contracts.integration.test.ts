@@ -1,0 +1,141 @@
+import { stringify } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  applyContracts,
+  approveProduct,
+  loadActor,
+  odcsProblems,
+  planContracts,
+  productContract,
+  registerProduct,
+  submitForReview,
+  type Db,
+  type OdcsContract,
+} from "../src/index.ts";
+import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+
+let db: Db;
+let dispose: () => Promise<void>;
+let ctx: Awaited<ReturnType<typeof seedPeople>>;
+
+beforeAll(async () => {
+  ({ db, dispose } = await openTestDatabase());
+  ctx = await seedPeople(db);
+});
+afterAll(async () => dispose());
+
+const BOOTSTRAP = { bootstrap: "127.0.0.1:9092" };
+const schemaV1 = { type: "record", name: "Shipment", fields: [{ name: "shipmentId", type: "string" }, { name: "carrier", type: "string" }] };
+
+async function exported(productId: string): Promise<OdcsContract> {
+  return productContract(db, await loadActor(db, ctx.people.ordersOwner.id), productId, BOOTSTRAP);
+}
+
+const files = (...contracts: OdcsContract[]) => ({ contracts: contracts.map((c, i) => ({ content: stringify(c), source: `contracts/file-${i}.yaml` })) });
+const setCustom = (c: OdcsContract, property: string, value: unknown): OdcsContract => ({ ...c, customProperties: c.customProperties?.map((p) => (p.property === property ? { ...p, value } : p)) });
+const setSchema = (c: OdcsContract, schema: object): OdcsContract => ({
+  ...c,
+  schema: c.schema?.map((o) => ({ ...o, properties: [], customProperties: o.customProperties?.map((p) => (p.property === "schema" ? { ...p, value: schema } : p)) })),
+});
+
+describe("contracts: plan and apply", () => {
+  let activeId = "";
+
+  it("an exported contract is valid ODCS and plans as no change (lossless through the catalog)", async () => {
+    const p = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Shipments", keyFields: [], schema: { format: "AVRO", definition: JSON.stringify(schemaV1) } }));
+    await submitForReview(db, ctx.as.ordersOwner, p.id);
+    await approveProduct(db, ctx.as.reviewer, p.id);
+    activeId = p.id;
+    const contract = await exported(p.id);
+    expect(odcsProblems(contract)).toEqual([]);
+    expect(contract.id).toBe("orders.shipments");
+    const { items } = await planContracts(db, ctx.as.ordersOwner, files(contract));
+    expect(items[0]).toMatchObject({ action: "no-change", productId: p.id, changes: [], errors: [] });
+  });
+
+  it("a new contract plans a create, applies into review with its source, and a second apply is a no-op", async () => {
+    const base = await exported(activeId);
+    const contract: OdcsContract = { ...base, id: "orders.returns-feed", name: "Returns Feed", dataProduct: "Returns Feed", customProperties: base.customProperties?.filter((p) => p.property !== "kappaStatus") };
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(contract))).items[0];
+    expect(plan).toMatchObject({ action: "create", targetTopic: "orders.returns-feed.v1", errors: [], policy: { blocked: false } });
+    expect(plan?.changes.find((c) => c.field === "partitions")).toEqual({ field: "partitions", from: null, to: 6 });
+
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(contract))).items[0];
+    expect(applied).toMatchObject({ action: "create", applied: true, status: "IN_REVIEW" });
+    const product = await db.dataProduct.findUniqueOrThrow({ where: { id: applied?.productId ?? "" } });
+    expect(product).toMatchObject({ status: "IN_REVIEW", contractSource: "contracts/file-0.yaml", topicName: "orders.returns-feed.v1" });
+
+    const again = (await applyContracts(db, ctx.as.ordersOwner, files(contract))).items[0];
+    expect(again).toMatchObject({ action: "no-change", applied: false });
+    expect(await db.dataProduct.count({ where: { slug: "returns-feed" } })).toBe(1);
+  });
+
+  it("metadata changes plan field by field and apply to an ACTIVE product", async () => {
+    const contract = await exported(activeId);
+    const changed: OdcsContract = { ...contract, description: { purpose: "Every shipment handed to a carrier, with its tracking id." }, tags: ["orders", "shipping"] };
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(changed))).items[0];
+    expect(plan?.action).toBe("update");
+    expect(plan?.changes).toEqual([
+      { field: "description", from: "Every order placed, as it happens.", to: "Every shipment handed to a carrier, with its tracking id." },
+      { field: "tags", from: ["orders"], to: ["orders", "shipping"] },
+    ]);
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(changed))).items[0];
+    expect(applied?.applied).toBe(true);
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: activeId } })).tags).toEqual(["orders", "shipping"]);
+    expect((await planContracts(db, ctx.as.ordersOwner, files(changed))).items[0]?.action).toBe("no-change");
+  });
+
+  it("a compatible schema is a new schema version; a breaking one or a locked field is a new major version", async () => {
+    // Stand-in for the worker: the topic exists, the product is ACTIVE.
+    await db.dataProduct.update({ where: { id: activeId }, data: { status: "ACTIVE" } });
+    const contract = await exported(activeId);
+    const compatible = setSchema(contract, { ...schemaV1, fields: [...schemaV1.fields, { name: "trackingId", type: ["null", "string"], default: null }] });
+    const minor = (await planContracts(db, ctx.as.ordersOwner, files(compatible))).items[0];
+    expect(minor).toMatchObject({ action: "new-schema-version", schema: { change: "new-version", mode: "BACKWARD", compatible: true, issues: [] } });
+
+    const breaking = setSchema(contract, { ...schemaV1, fields: [...schemaV1.fields, { name: "weightGrams", type: "long" }] });
+    const major = (await planContracts(db, ctx.as.ordersOwner, files(breaking))).items[0];
+    expect(major).toMatchObject({ action: "new-major-version", targetTopic: "orders.shipments.v2", schema: { compatible: false } });
+    expect(major?.schema.issues[0]).toMatchObject({ path: "weightGrams" });
+
+    const partitions = (await planContracts(db, ctx.as.ordersOwner, files(setCustom(contract, "partitions", 12)))).items[0];
+    expect(partitions).toMatchObject({ action: "new-major-version", changes: [{ field: "partitions", from: 6, to: 12 }] });
+    const mode = (await planContracts(db, ctx.as.ordersOwner, files(setCustom(contract, "compatibilityMode", "NONE")))).items[0];
+    expect(mode?.errors[0]).toMatch(/reviewed change/);
+
+    // Applying: the compatible version is proposed for review; applying it again is a no-op while it waits.
+    const proposed = (await applyContracts(db, ctx.as.ordersOwner, files(compatible))).items[0];
+    expect(proposed?.refusal).toBeUndefined();
+    expect(proposed).toMatchObject({ action: "new-schema-version", applied: true });
+    expect((await db.schemaVersion.findFirstOrThrow({ where: { productId: activeId }, orderBy: { version: "desc" } })).status).toBe("PENDING");
+    expect((await applyContracts(db, ctx.as.ordersOwner, files(compatible))).items[0]).toMatchObject({ action: "no-change", applied: false });
+    await db.schemaVersion.deleteMany({ where: { productId: activeId, status: "PENDING" } });
+
+    // The breaking one becomes v2 in review, v1 deprecated with a sunset.
+    const published = (await applyContracts(db, ctx.as.ordersOwner, files(breaking))).items[0];
+    expect(published).toMatchObject({ action: "new-major-version", applied: true, topic: "orders.shipments.v2", status: "IN_REVIEW" });
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: activeId } })).status).toBe("DEPRECATED");
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { topicName: "orders.shipments.v2" } })).contractSource).toBe("contracts/file-0.yaml");
+    expect((await planContracts(db, ctx.as.ordersOwner, files(breaking))).items[0]).toMatchObject({ action: "no-change", topic: "orders.shipments.v2" });
+  });
+
+  it("policies are evaluated in the plan and refuse on apply with the rule id; other domains cannot apply", async () => {
+    const base = { ...(await exported(activeId)), id: "orders.shipments" };
+    const pii = setSchema({ ...base, id: "orders.customer-list", name: "Customer List", dataProduct: "Customer List" }, { type: "record", name: "C", fields: [{ name: "email", type: "string", pii: true }] });
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(pii))).items[0];
+    expect(plan?.policy.blocked).toBe(true);
+    expect(plan?.policy.results.find((r) => r.outcome === "fail")?.ruleId).toBe("pii.classification");
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(pii))).items[0];
+    expect(applied).toMatchObject({ applied: false, refusal: { code: "POLICY_VIOLATION", details: { policy: { rules: ["pii.classification"] } } } });
+    expect(await db.dataProduct.count({ where: { slug: "customer-list" } })).toBe(0);
+
+    const foreign = (await planContracts(db, ctx.as.paymentsOwner, files(base))).items[0];
+    expect(foreign).toMatchObject({ action: "error", errors: [expect.stringMatching(/cannot publish products of domain "orders"/)] });
+  });
+
+  it("a broken file is an error item naming the place, not a failed request", async () => {
+    const { items } = await planContracts(db, ctx.as.ordersOwner, { contracts: [{ content: "apiVersion: v3.1.0\nkind: DataContract\nid: x\nversion: 1.0.0\nstatus: active\n" }] });
+    expect(items[0]?.action).toBe("error");
+    expect(items[0]?.errors.join(" ")).toMatch(/domain/);
+  });
+});

@@ -1,0 +1,62 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parse, stringify } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemoData } from "../../../prisma/seed.ts";
+import { loadActor, odcsProblems, planContracts, productContract, type Db } from "../src/index.ts";
+import { openTestDatabase } from "./fixtures.ts";
+
+/*
+ * examples/contracts/ holds the ODCS contract of every demo product, as the
+ * portal exports it. This test keeps them true: each file equals the export
+ * of the seeded product (KAPPA_UPDATE_EXAMPLES=1 rewrites them), is valid
+ * ODCS, and plans as "no change" against the demo catalog.
+ */
+
+const DIR = path.resolve(import.meta.dirname, "../../../examples/contracts");
+const BOOTSTRAP = { bootstrap: "127.0.0.1:9092" };
+
+let db: Db;
+let dispose: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ db, dispose } = await openTestDatabase());
+  await seedDemoData(db);
+});
+afterAll(async () => dispose());
+
+/** The export without what differs per run (the registration time). */
+async function exportedDemo(): Promise<Map<string, string>> {
+  const reviewer = await loadActor(db, (await db.user.findUniqueOrThrow({ where: { email: "reviewer@governance.example" } })).id);
+  const products = await db.dataProduct.findMany({ orderBy: { topicName: "asc" } });
+  const files = new Map<string, string>();
+  for (const p of products) {
+    const { contractCreatedTs: _ts, ...contract } = await productContract(db, reviewer, p.id, BOOTSTRAP);
+    files.set(`${contract.id}.odcs.yaml`, `# ODCS v3.1.0 contract of the demo product "${p.name}" (exported by Kappa Mesh).\n${stringify(contract, { lineWidth: 0 })}`);
+  }
+  return files;
+}
+
+describe("examples/contracts", () => {
+  it("holds the export of every demo product", async () => {
+    const files = await exportedDemo();
+    if (process.env.KAPPA_UPDATE_EXAMPLES === "1") {
+      mkdirSync(DIR, { recursive: true });
+      for (const [name, text] of files) writeFileSync(path.join(DIR, name), text);
+    }
+    expect(existsSync(DIR)).toBe(true);
+    expect(readdirSync(DIR).filter((f) => f.endsWith(".odcs.yaml")).sort()).toEqual([...files.keys()].sort());
+    for (const [name, text] of files) expect(readFileSync(path.join(DIR, name), "utf8"), name).toBe(text);
+  });
+
+  it("every example is valid ODCS and plans as no change for its owner", async () => {
+    for (const name of readdirSync(DIR).filter((f) => f.endsWith(".odcs.yaml"))) {
+      const text = readFileSync(path.join(DIR, name), "utf8");
+      expect(odcsProblems(parse(text)), name).toEqual([]);
+      const domain = (parse(text) as { domain: string }).domain;
+      const owner = await db.user.findUniqueOrThrow({ where: { email: `owner@${domain}.example` } });
+      const { items } = await planContracts(db, { userId: owner.id }, { contracts: [{ content: text, source: name }] });
+      expect({ name, action: items[0]?.action, errors: items[0]?.errors }).toEqual({ name, action: "no-change", errors: [] });
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import { mkdtempSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { configPath, loadConfig, normalizeUrl, saveConfig } from "./config.ts";
+import { contractFiles } from "./files.ts";
+import { main } from "./main.ts";
+import { planExitCode, renderPlanItem, table } from "./render.ts";
+import type { PlanItem } from "./types.ts";
+
+const item = (over: Partial<PlanItem>): PlanItem => ({
+  source: "contracts/x.yaml",
+  contractId: "orders.x",
+  action: "no-change",
+  productId: "p1",
+  topic: "orders.x.v1",
+  targetTopic: null,
+  status: "ACTIVE",
+  changes: [],
+  schema: { change: "none", mode: null, compatible: null, issues: [] },
+  policy: { version: 3, results: [{ ruleId: "naming.slug", severity: "error", outcome: "pass", message: "ok" }], blocked: false },
+  errors: [],
+  notes: [],
+  ...over,
+});
+
+describe("kappa output", () => {
+  it("exit codes: 0 no change, 2 changes, 1 an error or a blocking policy", () => {
+    expect(planExitCode([item({})])).toBe(0);
+    expect(planExitCode([item({}), item({ action: "update" })])).toBe(2);
+    expect(planExitCode([item({ action: "update" }), item({ action: "error" })])).toBe(1);
+    expect(planExitCode([item({ action: "create", policy: { version: 1, results: [], blocked: true } })])).toBe(1);
+  });
+
+  it("renders field changes, the compatibility verdict and failing rules", () => {
+    const text = renderPlanItem(
+      item({
+        action: "new-major-version",
+        targetTopic: "orders.x.v2",
+        changes: [{ field: "schema", from: "AVRO v1", to: "AVRO v2" }],
+        schema: { change: "new-version", mode: "BACKWARD", compatible: false, issues: [{ path: "amount", rule: "READER_FIELD_MISSING_DEFAULT_VALUE", message: "field amount added without a default" }] },
+        policy: { version: 3, results: [{ ruleId: "topic.tiered-storage", severity: "warn", outcome: "warn", message: "turn on tiered storage" }], blocked: false },
+      }),
+    );
+    expect(text).toContain("+ orders.x: new major version (orders.x.v2)");
+    expect(text).toContain('~ schema: "AVRO v1" -> "AVRO v2"');
+    expect(text).toContain("schema: INCOMPATIBLE under BACKWARD");
+    expect(text).toContain("- amount: field amount added without a default [READER_FIELD_MISSING_DEFAULT_VALUE]");
+    expect(text).toContain("WARN topic.tiered-storage: turn on tiered storage");
+    expect(table(["A", "BB"], [["xxx", 1], [null, "y"]])).toBe("A    BB\nxxx  1\n-    y");
+  });
+});
+
+describe("kappa configuration and files", () => {
+  it("login stores the config with mode 0600; env vars override it", () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), "kappa-cli-"));
+    const env = { XDG_CONFIG_HOME: home };
+    const file = saveConfig({ url: "http://localhost:3000", token: "kappa_t" }, env);
+    expect(file).toBe(configPath(env));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(loadConfig(env)).toEqual({ url: "http://localhost:3000", token: "kappa_t" });
+    expect(loadConfig({ ...env, KAPPA_URL: "https://mesh.example/", KAPPA_TOKEN: "kappa_e" })).toEqual({ url: "https://mesh.example", token: "kappa_e" });
+    expect(() => loadConfig({ XDG_CONFIG_HOME: path.join(home, "none") })).toThrow(/Not logged in/);
+    expect(loadConfig({ ...env, KAPPA_URL: "", KAPPA_TOKEN: "" })).toEqual({ url: "http://localhost:3000", token: "kappa_t" });
+    expect(() => normalizeUrl("ftp://x")).toThrow(/http/);
+  });
+
+  it("-f takes a file or every contract file under a folder, sorted", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "kappa-files-"));
+    mkdirSync(path.join(dir, "b"));
+    writeFileSync(path.join(dir, "b", "z.yaml"), "x");
+    writeFileSync(path.join(dir, "a.json"), "x");
+    writeFileSync(path.join(dir, "notes.md"), "x");
+    expect(contractFiles(dir).map((f) => path.relative(dir, f))).toEqual(["a.json", path.join("b", "z.yaml")]);
+    expect(() => contractFiles(path.join(dir, "missing"))).toThrow(/no such file/);
+  });
+
+  it("every command has --help, and errors exit 1 with a message", async () => {
+    for (const args of [["--help"], ["plan", "--help"], ["apply", "--help"], ["get", "products", "--help"], ["get", "product", "--help"], ["get", "subscriptions", "--help"], ["subscribe", "--help"], ["credentials", "--help"], ["contract", "export", "--help"], ["login", "--help"]]) {
+      const out: string[] = [];
+      const code = await main(["node", "kappa", ...args], { out: (t) => out.push(t), err: (t) => out.push(t), env: {}, sleep: async () => {} });
+      expect({ args, code }).toEqual({ args, code: 0 });
+      expect(out.join("\n")).toContain("Usage: kappa");
+    }
+    const err: string[] = [];
+    const code = await main(["node", "kappa", "get", "products"], { out: () => {}, err: (t) => err.push(t), env: { XDG_CONFIG_HOME: "/nonexistent-kappa" }, sleep: async () => {} });
+    expect(code).toBe(1);
+    expect(err.join("")).toMatch(/Not logged in/);
+  });
+});
