@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addReservedPrincipal,
+  createDomain,
   approveProduct,
   listReservedPrincipals,
   loadActor,
@@ -85,6 +86,9 @@ describe("service account names", () => {
     await expect(db.$transaction((tx) => assertDomainSlugAvailable(tx, "orders"))).rejects.toMatchObject({ fields: { slug: [expect.stringContaining("orders-analytics")] } });
     await db.serviceAccount.create({ data: { domainId: ctx.orders.id, name: "orders-crm-sync" } });
     await expect(db.$transaction((tx) => assertDomainSlugAvailable(tx, "orders-crm"))).rejects.toMatchObject({ fields: { slug: [expect.stringContaining("orders-crm-sync")] } });
+    // The admin action that creates domains applies it.
+    await expect(createDomain(db, ctx.as.admin, { slug: "kappa", name: "Kappa" })).rejects.toMatchObject({ status: 400, fields: { slug: expect.any(Array) } });
+    await expect(createDomain(db, ctx.as.admin, { slug: "orders-crm", name: "CRM" })).rejects.toMatchObject({ status: 400 });
   });
 });
 
