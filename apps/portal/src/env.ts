@@ -58,6 +58,22 @@ const schema = z
      * portal needs it only to decrypt a password at its one-time pickup; unset,
      * "Reveal password" answers that credentials cannot be shown here.
      */
+    /**
+     * Where the portal's server reads records for the message browser (its own
+     * least-privilege principal, `kappa-message-browser`, issued by the worker).
+     * Default: KAFKA_BOOTSTRAP_DISPLAY.
+     */
+    KAFKA_READER_BROKERS: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || v.split(",").every((b) => /^[^\s:,]+:\d{1,5}$/.test(b.trim()) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(b.trim())), "must be host:port[,host:port…]"),
+    KAFKA_READER_SASL_MECHANISM: z.enum(["scram-sha-512", "scram-sha-256", "none"], { message: "must be scram-sha-512, scram-sha-256 or none" }).default("scram-sha-512"),
+    KAFKA_READER_SSL: boolish,
+    KAFKA_READER_SSL_CA_FILE: z.string().min(1).optional(),
+    /** Wall-clock budget for one message-browser page. */
+    KAPPA_BROWSE_BUDGET_MS: z.coerce.number({ message: "must be a number" }).int().min(100).max(60_000).default(5_000),
+    /** Message-browser pages per user per minute. */
+    KAPPA_BROWSE_PAGES_PER_MINUTE: z.coerce.number({ message: "must be a number" }).int().min(1).max(10_000).default(60),
     KAPPA_SECRETS_KEY: z
       .string()
       .optional()

@@ -7,7 +7,7 @@ export type FieldErrors = Record<string, string[]>;
 export class CatalogError extends Error {
   constructor(
     readonly code: string,
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503,
     message: string,
     readonly fields?: FieldErrors,
     options?: ErrorOptions,
@@ -52,5 +52,19 @@ export class ConflictError extends CatalogError {
 export class InvalidTransitionError extends ConflictError {
   constructor(entity: string, from: string, action: string) {
     super(`Cannot ${action} a ${entity} that is ${from}.`, "INVALID_TRANSITION");
+  }
+}
+
+/** Too many requests of one kind by one user; `details.retryAfterSeconds` says when to come back. */
+export class TooManyRequestsError extends CatalogError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super("RATE_LIMITED", 429, message, undefined, undefined, { retryAfterSeconds });
+  }
+}
+
+/** A platform part this deployment has not set up (yet), e.g. the message browser's Kafka access. */
+export class NotConfiguredError extends CatalogError {
+  constructor(message: string) {
+    super("NOT_CONFIGURED", 503, message);
   }
 }

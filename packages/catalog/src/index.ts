@@ -22,6 +22,10 @@ export { NOTIFICATION_KIND_NAMES, NOTIFICATION_KINDS, isNotificationKind, type N
 export { notify, webhookPayload, type NotificationAudience, type NotificationInput, type NotifyResult, type WebhookPayload } from "./notifications/notify.ts";
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret, signWebhook, verifyWebhookSignature } from "./notifications/signature.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
+export { browseMessages, type BrowseOptions } from "./records/browse.ts";
+export { BROWSE_LIMITS, browseMessagesInput, type BrowseMessagesInput } from "./records/inputs.ts";
+export type { PartitionBounds, ReadResult, RecordSource, SourceHeader, SourceRecord } from "./records/source.ts";
+export { consumeRateLimit } from "./rate-limit.ts";
 export { decodeValue, type DecodedValue, type SchemaChoice, type ValueContext } from "./records/decode-value.ts";
 export { MASKED } from "./records/mask.ts";
 export { READABLE_STATUSES, recordViewer, type RecordViewer } from "./records/viewer.ts";
@@ -36,6 +40,12 @@ export { restrictToScopes } from "./tokens/scopes.ts";
 
 export { addReservedPrincipal, addReservedPrincipalInput } from "./actions/add-reserved-principal.ts";
 export { addDomainMember } from "./actions/add-domain-member.ts";
+export { recertifyInput, recertifySubscription } from "./actions/recertify-subscription.ts";
+export { setSubscriptionExpiry, subscriptionExpiryInput } from "./actions/set-subscription-expiry.ts";
+export { recertificationQueue } from "./recertification/queue.ts";
+export { scheduleFromPolicy } from "./recertification/policy-schedule.ts";
+export { DEFAULT_SCHEDULE, recertificationState, type RecertificationSchedule } from "./recertification/schedule.ts";
+export { RECERTIFICATION_ACTOR, sweepRecertification } from "./recertification/sweep.ts";
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
@@ -57,10 +67,15 @@ export { partitionIncreaseInput, requestPartitionIncrease } from "./actions/requ
 export { restoreDomain } from "./actions/restore-domain.ts";
 export { setGlobalRole } from "./actions/set-global-role.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";
+export { approveSubscriptionPii } from "./actions/approve-subscription-pii.ts";
 export { createWebhook, WEBHOOKS_PER_DOMAIN } from "./actions/create-webhook.ts";
 export { deleteWebhook } from "./actions/delete-webhook.ts";
 export { markNotificationsRead } from "./actions/mark-notifications-read.ts";
 export { rebuildStateView } from "./actions/rebuild-state-view.ts";
+export { requestReplay } from "./actions/request-replay.ts";
+export { planReplay, type ReplayPlan } from "./replay/plan.ts";
+export { replayInput, replayTarget, type ReplayInput, type ReplayTarget } from "./replay/inputs.ts";
+export { consumptionRate, partitionReplayFigures, replayTotals, type PartitionReplayFigures, type ReplayTotals } from "./replay/figures.ts";
 export { retireDueProducts, retireProduct } from "./actions/retire-product.ts";
 export { sendTestWebhook } from "./actions/send-test-webhook.ts";
 export { updateWebhook } from "./actions/update-webhook.ts";
@@ -92,6 +107,7 @@ export { domainMembers, listDomains, listSsoGroupMappings, listUsers } from "./q
 export { AUDIT_EXPORT_FORMATS, csvField, exportAuditEvents, listAuditEvents, type AuditExportFormat } from "./queries/audit-log.ts";
 export { listNotifications } from "./queries/notifications.ts";
 export { productRetirement } from "./queries/product-retirement.ts";
+export { listReplays } from "./queries/replays.ts";
 export { browseStateKeys, lookupStateKey, stateViewStatus } from "./queries/state-view.ts";
 export { domainWebhooks, webhookDeliveries } from "./queries/webhooks.ts";
 export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/policy-overview.ts";

@@ -20,6 +20,8 @@ export const TASK_KINDS = {
    * subscriber's) and delete the topic when WORKER_RETIRED_TOPICS=delete.
    */
   RETIRE_PRODUCT: "RETIRE_PRODUCT",
+  /** Move an inactive consumer group's offsets (governed replay; entity: the ReplayRequest). */
+  RESET_CONSUMER_GROUP_OFFSETS: "RESET_CONSUMER_GROUP_OFFSETS",
   /** A claimed topic's existing ACL bindings the reviewer chose to remove (exact bindings, payload.bindings). */
   REMOVE_CLAIMED_ACLS: "REMOVE_CLAIMED_ACLS",
 } as const;
@@ -34,6 +36,7 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   REVOKE_SUBSCRIPTION_ACL: "Remove READ on topic and consumer-group prefix",
   ROTATE_SERVICE_ACCOUNT_CREDENTIALS: "Issue new credentials (rotation)",
   RETIRE_PRODUCT: "Retire: remove grants, keep or delete the topic",
+  RESET_CONSUMER_GROUP_OFFSETS: "Reset the consumer group's offsets (replay)",
   REMOVE_CLAIMED_ACLS: "Remove the claimed topic's ACLs the reviewer did not keep",
 };
 

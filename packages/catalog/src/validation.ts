@@ -229,6 +229,13 @@ export const requestSubscriptionInput = z.object({
   purpose: text("The purpose", LIMITS.purposeMax * 2)
     .min(LIMITS.purposeMin, `State the purpose in at least ${LIMITS.purposeMin} characters.`)
     .max(LIMITS.purposeMax, `Purpose must be at most ${LIMITS.purposeMax} characters.`),
+  /** The subscriber needs PII fields unmasked (message browser, state view); governance must approve that separately. */
+  piiNeeded: z.boolean().default(false),
+  piiJustification: text("The justification", LIMITS.purposeMax * 2).pipe(z.string().max(LIMITS.purposeMax, `Justification must be at most ${LIMITS.purposeMax} characters.`)).optional(),
+}).superRefine((v, ctx) => {
+  if (v.piiNeeded && (v.piiJustification ?? "").length < LIMITS.purposeMin) {
+    ctx.addIssue({ code: "custom", path: ["piiJustification"], message: `Say why you need the personal data unmasked (at least ${LIMITS.purposeMin} characters).` });
+  }
 });
 export type RequestSubscriptionInput = z.input<typeof requestSubscriptionInput>;
 

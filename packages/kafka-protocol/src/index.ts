@@ -31,6 +31,7 @@ export type {
   TimestampTypeCode,
 } from "./record-batch.ts";
 export { decodeFetchedRecords } from "./fetched-records.ts";
+export { scramClient, type ScramClient, type ScramMechanism } from "./sasl-scram.ts";
 export type { AbortedTransaction, DecodedFetch, FetchedRecord } from "./fetched-records.ts";
 export {
   ControlRecordType,

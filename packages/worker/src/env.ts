@@ -54,6 +54,8 @@ export const workerEnvSchema = z
     WORKER_OBSERVE_INTERVAL_MS: positiveInt(5_000),
     /** Cluster scan: every topic (managed or not) and every group's commits — the topic browser and observed lineage. */
     WORKER_CLUSTER_SCAN_MS: positiveInt(30_000),
+    /** Access recertification sweep: expiries, overdue notices, auto-revoke when the policy says so. */
+    WORKER_RECERTIFICATION_MS: positiveInt(3_600_000),
     /** How long the minute-bucketed observation history is kept. */
     WORKER_HISTORY_HOURS: positiveInt(48),
     /** What happens to a RETIRED product's topic: deleted, or kept without any grants. */
@@ -94,6 +96,8 @@ export const workerEnvSchema = z
     WORKER_STATE_POLL_MS: positiveInt(1_000),
     /** Bytes read per partition per round by the latest-state views. */
     WORKER_STATE_FETCH_BYTES: positiveInt(4 * 1024 * 1024),
+    /** How often the message browser's principal is reconciled (new product topics become browsable within this). */
+    WORKER_MESSAGE_BROWSER_RECONCILE_MS: positiveInt(10_000),
     /** How often deprecated products past their sunset are retired. */
     WORKER_SUNSET_CHECK_MS: positiveInt(60_000),
   })

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       reconcileIntervalMs: env.WORKER_RECONCILE_INTERVAL_MS,
       observeIntervalMs: env.WORKER_OBSERVE_INTERVAL_MS,
       clusterScanIntervalMs: env.WORKER_CLUSTER_SCAN_MS,
+      recertificationIntervalMs: env.WORKER_RECERTIFICATION_MS,
       historyHours: env.WORKER_HISTORY_HOURS,
       retiredTopics: env.WORKER_RETIRED_TOPICS,
       secretsKey: parseSecretsKey(env.KAPPA_SECRETS_KEY),
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
       outageBackoffBaseMs: env.WORKER_OUTAGE_BACKOFF_BASE_MS,
       outageBackoffMaxMs: env.WORKER_OUTAGE_BACKOFF_MAX_MS,
       sunsetCheckMs: env.WORKER_SUNSET_CHECK_MS,
+      messageBrowserReconcileMs: env.WORKER_MESSAGE_BROWSER_RECONCILE_MS,
       stateView: { pollMs: env.WORKER_STATE_POLL_MS, partitionFetchBytes: env.WORKER_STATE_FETCH_BYTES },
       notifications: {
         pollMs: env.WORKER_NOTIFY_POLL_MS,

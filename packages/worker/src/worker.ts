@@ -5,7 +5,7 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { recordWorkerPrincipals, type Db } from "@kappa/catalog";
+import { recordWorkerPrincipals, sweepRecertification, type Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import { errorMessage, type Logger } from "./log.ts";
@@ -13,6 +13,7 @@ import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { Observer } from "./observe/observer.ts";
+import { MessageBrowserPrincipal } from "./reconcile/platform-reader.ts";
 import { StateMaterializer, type StateViewOptions } from "./state/materializer.ts";
 import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import type { ReconcileContext } from "./reconcile/entities.ts";
@@ -24,6 +25,8 @@ export interface WorkerOptions extends RunnerOptions {
   observeIntervalMs: number;
   /** Cluster scan interval (observe/cluster-scan.ts); absent = same as observeIntervalMs × 6. */
   clusterScanIntervalMs?: number;
+  /** Recertification sweep interval (catalog sweepRecertification); absent = hourly. */
+  recertificationIntervalMs?: number;
   historyHours: number;
   retiredTopics: "delete" | "keep";
   secretsKey: Buffer;
@@ -45,6 +48,8 @@ export interface WorkerOptions extends RunnerOptions {
   sunsetCheckMs?: number;
   /** Latest-state views of compacted products; absent: this instance keeps none. */
   stateView?: Omit<StateViewOptions, "workerId">;
+  /** How often the message browser's principal (credentials, READ/DESCRIBE on product topics) is reconciled; absent: not by this instance. */
+  messageBrowserReconcileMs?: number;
 }
 
 export interface HealthReport {
@@ -69,6 +74,7 @@ export class Worker {
   readonly notifications: NotificationDispatcher | null;
   readonly sunset: SunsetScheduler | null;
   readonly stateViews: StateMaterializer | null;
+  readonly messageBrowser: MessageBrowserPrincipal | null;
   private timers: NodeJS.Timeout[] = [];
   private server: Server | null = null;
   private state: HealthReport["status"] = "starting";
@@ -98,6 +104,7 @@ export class Worker {
     this.scanner = new ClusterScanner(db, cluster, log);
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
+    this.messageBrowser = options.messageBrowserReconcileMs ? new MessageBrowserPrincipal(db, cluster, options.secretsKey, options.messageBrowserReconcileMs, log) : null;
     this.stateViews = options.stateView ? new StateMaterializer(db, cluster, { ...options.stateView, workerId: options.workerId }, log) : null;
   }
 
@@ -119,10 +126,21 @@ export class Worker {
     this.timers.push(setInterval(() => this.observeNow(), this.options.observeIntervalMs));
     this.scanNow();
     this.timers.push(setInterval(() => this.scanNow(), this.options.clusterScanIntervalMs ?? this.options.observeIntervalMs * 6));
+    // Several workers may sweep: each subscription is decided under its row lock, and a revoked one is skipped.
+    this.timers.push(
+      setInterval(() => {
+        void sweepRecertification(this.db)
+          .then((r) => {
+            if (r.notified + r.revokedExpired + r.revokedOverdue > 0) this.log.info("recertification sweep", { ...r });
+          })
+          .catch((error: unknown) => this.log.warn("recertification sweep failed", { error: errorMessage(error) }));
+      }, this.options.recertificationIntervalMs ?? 3_600_000),
+    );
     this.timers.push(setInterval(() => void this.heartbeat(), 10_000));
     this.notifications?.start();
     this.sunset?.start();
     this.stateViews?.start();
+    this.messageBrowser?.start();
     this.state = "ready";
     await this.heartbeat();
     if (this.options.readyFile) writeFileSync(this.options.readyFile, JSON.stringify({ workerId: this.options.workerId, healthPort: this.healthPort, pid: process.pid }) + "\n");
@@ -289,7 +307,7 @@ export class Worker {
     if (this.options.readyFile) rmSync(this.options.readyFile, { force: true });
     const graceMs = this.options.shutdownGraceMs ?? 10_000;
     await this.runner.stop(graceMs);
-    await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop()]);
+    await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop(), this.messageBrowser?.stop()]);
     // A reconcile stops between entities; a request in flight is cut short
     // when the caller closes the cluster connections after stop().
     await Promise.race([Promise.allSettled([this.reconciling, this.observing, this.scanning]), new Promise((r) => setTimeout(r, graceMs))]);

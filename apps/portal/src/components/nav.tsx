@@ -35,6 +35,7 @@ export function Nav({ theme }: { theme: Theme }) {
     { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
     { href: "/lineage", label: "Lineage", show: true },
+    { href: "/recertification", label: "Recertify", show: perms.hasGlobal("product:review") || isOwner },
     { href: "/cluster", label: "Cluster", show: perms.hasGlobal("platform:admin") || isOwner },
     { href: "/admin", label: "Admin", show: perms.hasGlobal("domain:manage") },
   ].filter((l) => l.show);

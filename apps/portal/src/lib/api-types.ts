@@ -4,6 +4,7 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  recertificationQueue,
   applyContracts,
   planContracts,
   lineageGraph,
@@ -31,6 +32,12 @@ import type {
   domainWebhooks,
   webhookDeliveries,
   productRetirement,
+  browseMessages,
+  stateViewStatus,
+  lookupStateKey,
+  browseStateKeys,
+  requestReplay,
+  listReplays,
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
@@ -45,6 +52,7 @@ export type ContractPlan = Jsonish<Awaited<ReturnType<typeof planContracts>>>;
 export type ContractApplyResult = Jsonish<Awaited<ReturnType<typeof applyContracts>>>;
 export type AuditPage = Jsonish<Awaited<ReturnType<typeof listAuditEvents>>>;
 export type AuditEventRow = AuditPage["items"][number];
+export type RecertificationList = Jsonish<Awaited<ReturnType<typeof recertificationQueue>>>;
 export type LineageGraphData = Jsonish<Awaited<ReturnType<typeof lineageGraph>>>;
 export type ClusterTopicPage = Jsonish<Awaited<ReturnType<typeof listClusterTopics>>>;
 export type ClusterTopicRow = ClusterTopicPage["items"][number];
@@ -72,3 +80,11 @@ export type NotificationItem = NotificationPage["notifications"][number];
 export type DomainWebhook = Jsonish<Awaited<ReturnType<typeof domainWebhooks>>>[number];
 export type WebhookLog = Jsonish<Awaited<ReturnType<typeof webhookDeliveries>>>;
 export type ProductRetirement = Jsonish<Awaited<ReturnType<typeof productRetirement>>>;
+export type MessagePage = Jsonish<Awaited<ReturnType<typeof browseMessages>>>;
+export type BrowsedRecord = MessagePage["records"][number];
+export type DecodedValueJson = BrowsedRecord["value"];
+export type StateViewStatus = Jsonish<Awaited<ReturnType<typeof stateViewStatus>>>;
+export type StateEntryJson = Jsonish<Awaited<ReturnType<typeof lookupStateKey>>>;
+export type StateKeysPage = Jsonish<Awaited<ReturnType<typeof browseStateKeys>>>;
+export type ReplayAnswer = Jsonish<Awaited<ReturnType<typeof requestReplay>>>;
+export type ReplayItem = Jsonish<Awaited<ReturnType<typeof listReplays>>>[number];

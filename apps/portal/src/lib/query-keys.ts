@@ -33,10 +33,15 @@ export const queryKeys = {
     /** Live cluster figures of one product (polled), apart from its catalog detail. */
     observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
     retirement: (id: string) => [...queryKeys.products.all, "retirement", id] as const,
+    messages: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "messages", id, params] as const,
+    state: (id: string) => [...queryKeys.products.all, "state", id] as const,
+    stateKeys: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "state", id, "keys", params] as const,
+    stateKey: (id: string, key: string, encoding: string) => [...queryKeys.products.all, "state", id, "key", key, encoding] as const,
   },
   subscriptions: {
     all: ["subscriptions"] as const,
     detail: (id: string) => [...queryKeys.subscriptions.all, "detail", id] as const,
+    replays: (id: string) => [...queryKeys.subscriptions.all, "replays", id] as const,
   },
   notifications: {
     all: ["notifications"] as const,

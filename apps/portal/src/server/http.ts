@@ -37,10 +37,16 @@ export async function requestId(): Promise<string> {
  */
 export async function errorResponse(error: unknown): Promise<Response> {
   const id = await requestId();
-  const reply = (body: ApiErrorBody, status: number) => Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id } });
+  const reply = (body: ApiErrorBody, status: number, extra: Record<string, string> = {}) =>
+    Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id, ...extra } });
   if (error instanceof CatalogError) {
     // `details`: structured refusals (policy rules, schema incompatibilities) spread into the body.
-    return reply({ error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}), requestId: id } }, error.status);
+    const retryAfter = error.status === 429 ? error.details?.retryAfterSeconds : undefined;
+    return reply(
+      { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}), requestId: id } },
+      error.status,
+      typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : {},
+    );
   }
   if (error instanceof HttpError) return reply({ error: { code: error.code, message: error.message, requestId: id } }, error.status);
   console.error(`[api] request ${id}: unexpected error`, error);

@@ -47,13 +47,22 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
         decider: { isGovernance: hasGlobal(actor, "subscription:decide") },
       },
     });
-    const updated = await moveSubscriptionStatus(tx, subscription, to, { decidedById: actor.id, decidedAt: new Date(), reason: null, editorIds: [] });
+    // A PII need is granted only by governance: an owner's approval grants access with PII masked.
+    const grantsPii = subscription.piiRequested && hasGlobal(actor, "subscription:decide");
+    const updated = await moveSubscriptionStatus(tx, subscription, to, {
+      decidedById: actor.id,
+      decidedAt: new Date(),
+      reason: null,
+      editorIds: [],
+      ...(grantsPii ? { piiApprovedById: actor.id, piiApprovedAt: new Date() } : {}),
+    });
     await enqueueSubscriptionGrant(tx, updated, subscription.product.topicName, subscription.serviceAccount);
     await recordAudit(tx, actor, "subscription.approved", "Subscription", subscriptionId, {
       from: subscription.status,
       to,
       product: subscription.product.topicName,
       principal: `User:${subscription.serviceAccount.name}`,
+      piiApproved: grantsPii,
       policy: (await policy.record()).summary,
     });
     await notify(tx, {

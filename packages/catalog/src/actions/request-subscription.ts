@@ -61,6 +61,8 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         consumingDomainId: account.domainId,
         serviceAccountId: account.id,
         purpose: input.purpose,
+        piiRequested: input.piiNeeded,
+        piiJustification: input.piiNeeded ? (input.piiJustification ?? null) : null,
         requestedById: actor.id,
         ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
@@ -70,6 +72,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       product: product.topicName,
       principal: `User:${account.name}`,
       purpose: input.purpose,
+      piiNeeded: input.piiNeeded,
       policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {

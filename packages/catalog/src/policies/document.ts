@@ -57,6 +57,14 @@ export const CHECKS = {
   "purpose-length": z.object({ minLength: z.number().int().min(1), maxLength: z.number().int().min(1).default(2000) }),
   "subscriptions-per-account": z.object({ max: z.number().int().min(1) }),
   "deprecation-notice": z.object({ minDays: z.number().int().min(0) }),
+  /** Access recertification schedule (ops): how often owners re-confirm each subscription; read by the catalog's recertification, not a gate. */
+  recertification: z.object({
+    default: z.object({ everyDays: z.number().int().min(1).max(3650) }),
+    byClassification: perClassification(z.object({ everyDays: z.number().int().min(1).max(3650) })),
+    graceDays: z.number().int().min(0).max(365).default(14),
+    autoRevoke: z.boolean().default(false),
+    unusedDays: z.number().int().min(1).max(365).default(30),
+  }),
 } as const;
 export type CheckName = keyof typeof CHECKS;
 export type CheckParams<C extends CheckName> = z.output<(typeof CHECKS)[C]>;
@@ -85,6 +93,7 @@ export const policyRule = z.discriminatedUnion("check", [
   rule("purpose-length"),
   rule("subscriptions-per-account"),
   rule("deprecation-notice"),
+  rule("recertification"),
 ]);
 export type PolicyRule = z.output<typeof policyRule>;
 

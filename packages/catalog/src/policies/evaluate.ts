@@ -221,6 +221,13 @@ const CHECKERS: { [C in CheckName]: { field?: string; run: Checker<C> } } = {
       return ok(`Sunset in ${Math.floor(days)} days gives subscribers at least ${p.minDays} days.`);
     },
   },
+  // A schedule, not a gate: it only tells the requester how often access is re-confirmed.
+  recertification: {
+    run: (p, { subscription }) => {
+      if (!subscription) return null;
+      return ok(`Owners recertify this access every ${p.default.everyDays} days (by classification where the policy says so)${p.autoRevoke ? `; overdue access is revoked after ${p.graceDays} days` : ""}.`);
+    },
+  },
 };
 
 function runRule(rule: PolicyRule, facts: PolicyFacts, fields: () => SchemaField[]): RuleResult | null {

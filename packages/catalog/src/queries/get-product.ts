@@ -77,6 +77,8 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       isOwner,
       canReview: hasGlobal(actor, "product:review"),
       canSubscribe: actor.memberships.some((m) => m.domainId !== product.domainId),
+      // Reading records (message browser, latest state): the owning domain and active subscribers (recordViewer decides again).
+      canBrowse: actor.memberships.some((m) => m.domainId === product.domainId) || subscriptions.some((s) => (s.status === "ACTIVE" || s.status === "APPROVED") && actor.memberships.some((m) => m.domainId === s.consumingDomainId)),
     },
   };
 }

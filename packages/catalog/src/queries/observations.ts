@@ -218,6 +218,7 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
     status: sub.status,
     purpose: sub.purpose,
     reason: sub.reason,
+    pii: { requested: sub.piiRequested, justification: sub.piiJustification, approvedAt: sub.piiApprovedAt?.toISOString() ?? null, canApprove: sub.piiRequested && !sub.piiApprovedAt && hasGlobal(actor, "subscription:decide") && sub.requestedById !== actor.id },
     createdAt: sub.createdAt.toISOString(),
     decidedAt: sub.decidedAt?.toISOString() ?? null,
     product: { id: sub.product.id, name: sub.product.name, topicName: sub.product.topicName, status: sub.product.status, sunsetAt: sub.product.sunsetAt?.toISOString() ?? null, domainName: sub.product.domain.name },

@@ -20,3 +20,44 @@ export const browseStateInput = z
     limit: z.coerce.number().int().min(1).max(200).default(50),
   })
   .refine((v) => v.encoding !== "hex" || v.prefix === undefined || /^([0-9a-fA-F]{2})*$/.test(v.prefix), { message: "A hex prefix is an even number of hex digits.", path: ["prefix"] });
+
+/** Records per page and bytes (keys + values) per page of the message browser. */
+export const BROWSE_LIMITS = { maxRecords: 500, maxBytes: 5 * 1024 * 1024 } as const;
+
+const offsetText = z.string().regex(/^\d{1,19}$/, "An offset is a whole number ≥ 0.");
+
+export const browseMessagesInput = z
+  .object({
+    /** One partition, a comma-separated list, or absent for all. */
+    partition: z
+      .string()
+      .regex(/^\d{1,4}(,\d{1,4})*$/, "partition is a number or a comma-separated list of numbers")
+      .transform((v) => [...new Set(v.split(",").map(Number))].sort((a, b) => a - b))
+      .optional(),
+    offset: offsetText.transform(BigInt).optional(),
+    /** Epoch milliseconds or an ISO date-time. */
+    timestamp: z
+      .string()
+      .transform((v, ctx) => {
+        const ms = /^\d{1,16}$/.test(v) ? Number(v) : Date.parse(v);
+        if (!Number.isFinite(ms)) {
+          ctx.addIssue({ code: "custom", message: "timestamp is epoch milliseconds or an ISO date-time" });
+          return z.NEVER;
+        }
+        return BigInt(ms);
+      })
+      .optional(),
+    /** forward: from the start position on; backward: the records before it (the default from the end). */
+    direction: z.enum(["forward", "backward"], { message: "direction is forward or backward" }).optional(),
+    limit: z.coerce.number({ message: "limit is a number" }).int().min(1, "limit is at least 1").max(BROWSE_LIMITS.maxRecords, `At most ${BROWSE_LIMITS.maxRecords} records per page.`).default(50),
+    key: z.string().min(1).max(MAX_KEY_BYTES * 2, "The key is too long.").optional(),
+    keyEncoding: z.enum(["utf8", "hex"]).default("utf8"),
+    /** A page cursor from a previous answer (`next` / `previous`). */
+    cursor: z.string().max(20_000).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const starts = [v.offset !== undefined, v.timestamp !== undefined, v.cursor !== undefined].filter(Boolean).length;
+    if (starts > 1) ctx.addIssue({ code: "custom", path: ["offset"], message: "Give one of offset, timestamp or cursor." });
+    if (v.keyEncoding === "hex" && v.key !== undefined && !/^([0-9a-fA-F]{2})+$/.test(v.key)) ctx.addIssue({ code: "custom", path: ["key"], message: "A hex key is an even number of hex digits." });
+  });
+export type BrowseMessagesInput = z.input<typeof browseMessagesInput>;

@@ -7,6 +7,7 @@
 import { TASK_KINDS } from "@kappa/catalog";
 import { z } from "zod";
 import { NonRetryableError } from "../errors.ts";
+import { applyReplay } from "../replay/apply-replay.ts";
 import type { LeasedTask } from "./runner.ts";
 import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { reconcileGrants } from "../reconcile/grants.ts";
@@ -111,6 +112,8 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       changes.push(...(await reconcileProductTopic(ctx, task.entityId)));
       return changes;
     }
+    case TASK_KINDS.RESET_CONSUMER_GROUP_OFFSETS:
+      return applyReplay(ctx, task.entityId);
     case TASK_KINDS.REMOVE_CLAIMED_ACLS: {
       const payload = parse(claimedAclsPayload, task);
       const stray = payload.bindings.find((b) => b.resourceName !== payload.topic);

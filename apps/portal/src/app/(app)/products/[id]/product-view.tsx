@@ -80,6 +80,12 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
           {isOwner && (product.status === "DRAFT" || product.status === "REJECTED") && (
             <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "submit" })}>Submit for review</Button>
           )}
+          {product.viewer.canBrowse && ON_CLUSTER.includes(product.status) && (
+            <ButtonLink variant="secondary" href={`/products/${product.id}/messages`}>Messages</ButtonLink>
+          )}
+          {product.viewer.canBrowse && ON_CLUSTER.includes(product.status) && product.cleanupPolicy === "compact" && (
+            <ButtonLink variant="secondary" href={`/products/${product.id}/state`}>Latest state</ButtonLink>
+          )}
           {canSubscribe && <ButtonLink href={`/products/${product.id}/subscribe`}>Request subscription</ButtonLink>}
         </div>
       </div>

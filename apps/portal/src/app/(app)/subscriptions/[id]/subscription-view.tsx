@@ -1,12 +1,14 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
+import { ReplayCard } from "@/components/replay-card";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { SnippetTabs } from "@/components/snippets";
-import { Badge, Card, DefinitionList } from "@/components/ui";
-import { api } from "@/lib/api-client";
+import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui";
+import { api, type ApiError } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
 import { kafkajsSnippet, kcatCommand } from "@/lib/connection-snippets";
 import { formatDateTime, humanize } from "@/lib/format";
@@ -23,6 +25,7 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
     refetchInterval: POLL_MS,
   });
   const retry = useRetryTask();
+  const perms = usePermissions();
   const granted = sub.status === "APPROVED" || sub.status === "ACTIVE";
 
   return (
@@ -64,6 +67,11 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
               }
             />
           </Card>
+          {granted && perms.canInDomain("subscription:replay", sub.consumingDomain.id) && (
+            <Card title="Replay" actions={<span className="text-xs text-slate-500">reset a consumer group</span>}>
+              <ReplayCard subscriptionId={sub.id} groupPrefix={sub.connection.groupPrefix} groups={sub.consumers.map((c) => ({ groupId: c.groupId, state: c.state, members: c.members, totalLag: c.totalLag }))} />
+            </Card>
+          )}
         </div>
         <div className="space-y-6">
           <Card title="Access">
@@ -73,9 +81,12 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
                 ["Requested", formatDateTime(sub.createdAt)],
                 ["Decided", formatDateTime(sub.decidedAt)],
                 ["Purpose", sub.purpose],
+                ["Personal data", sub.pii.requested ? (sub.pii.approvedAt ? `unmasked (granted ${formatDateTime(sub.pii.approvedAt)})` : "asked for; masked until governance grants it") : "masked (not asked for)"],
                 ...(sub.reason ? [["Reason", sub.reason] as [string, string]] : []),
               ]}
             />
+            {sub.pii.requested && sub.pii.justification && <p className="mt-2 text-xs text-slate-600">PII justification: {sub.pii.justification}</p>}
+            {sub.pii.canApprove && <GrantPii subscriptionId={sub.id} />}
             {sub.provisioning.length > 0 && (
               <div className="mt-4">
                 <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-500">On the cluster</h3>
@@ -118,6 +129,21 @@ function ConnectionSnippets({ sub }: { sub: SubscriptionDetail }) {
           { id: "kcat", label: "kcat", code: kcatCommand(sub.connection) },
         ]}
       />
+    </div>
+  );
+}
+
+/** Governance: grant the subscription's stated need for personal data. */
+function GrantPii({ subscriptionId }: { subscriptionId: string }) {
+  const client = useQueryClient();
+  const grant = useMutation<unknown, ApiError, void>({
+    mutationFn: () => api(`/api/v1/subscriptions/${subscriptionId}/approve-pii`, { method: "POST" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(subscriptionId) }),
+  });
+  return (
+    <div className="mt-3 space-y-2">
+      <Button variant="secondary" disabled={grant.isPending} onClick={() => grant.mutate()}>Grant personal data (PII)</Button>
+      <ErrorAlert message={grant.error?.message ?? null} />
     </div>
   );
 }

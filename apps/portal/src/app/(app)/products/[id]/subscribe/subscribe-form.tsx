@@ -31,6 +31,8 @@ export function SubscribeForm({
   const options = (accounts.data ?? []).filter((a) => a.domainId !== productDomainId);
   const [serviceAccountId, setServiceAccountId] = useState("");
   const [purpose, setPurpose] = useState("");
+  const [piiNeeded, setPiiNeeded] = useState(false);
+  const [piiJustification, setPiiJustification] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const chosen = options.find((o) => o.id === (serviceAccountId || options[0]?.id));
   // The subscription rules, evaluated as the user types and picks (the server evaluates again).
@@ -41,7 +43,7 @@ export function SubscribeForm({
   const [creating, setCreating] = useState(false);
   const selected = serviceAccountId || options[0]?.id || "";
 
-  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string }>({
+  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string }>({
     mutationFn: (body) => api("/api/v1/subscriptions", { method: "POST", body }),
     onSuccess: async () => {
       await Promise.all([
@@ -56,7 +58,7 @@ export function SubscribeForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const body = { productId, serviceAccountId: selected, purpose };
+    const body = { productId, serviceAccountId: selected, purpose, piiNeeded, ...(piiNeeded ? { piiJustification } : {}) };
     const parsed = requestSubscriptionInput.safeParse(body);
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));
@@ -89,6 +91,20 @@ export function SubscribeForm({
           <Field id="purpose" label="Purpose" errors={errors.purpose} notes={purpose && byField.purpose ? <PolicyNotes id="purpose-notes" results={byField.purpose} /> : undefined} hint={`Why you need the data (at least ${LIMITS.purposeMin} characters); reviewers see it.`}>
             {(a) => <textarea {...a} rows={4} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
           </Field>
+          <fieldset className="space-y-2">
+            <legend className="sr-only">Personal data</legend>
+            <label className="flex items-start gap-2 text-sm">
+              <input type="checkbox" className="mt-1" checked={piiNeeded} onChange={(e) => setPiiNeeded(e.target.checked)} />
+              <span>
+                <span className="font-medium">PII needed</span> — show this domain the fields tagged as personal data unmasked in the message browser and the latest-state view. Governance decides this separately; until then PII stays masked.
+              </span>
+            </label>
+            {piiNeeded && (
+              <Field id="piiJustification" label="Why you need the personal data" errors={errors.piiJustification} hint={`At least ${LIMITS.purposeMin} characters; governance reads it.`}>
+                {(a) => <textarea {...a} rows={2} value={piiJustification} onChange={(e) => setPiiJustification(e.target.value)} className={inputClass} />}
+              </Field>
+            )}
+          </fieldset>
           {(classification === "CONFIDENTIAL" || classification === "RESTRICTED") && (
             <p className="text-sm text-slate-600">This product is {classification.toLowerCase()}: {classification === "RESTRICTED" ? "governance" : "its owners or governance"} must approve the request.</p>
           )}

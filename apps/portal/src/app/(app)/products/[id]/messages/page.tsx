@@ -1,0 +1,40 @@
+import { getProduct, NotFoundError } from "@kappa/catalog";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { EmptyState, PageHeader } from "@/components/ui";
+import { requireActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { MessagesView } from "./messages-view";
+
+export const metadata: Metadata = { title: "Messages · Kappa Mesh" };
+
+export default async function MessagesPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const actor = await requireActor(`/products/${id}/messages`);
+  let product;
+  try {
+    product = await getProduct(db(), actor, id);
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    throw error;
+  }
+  return (
+    <>
+      <PageHeader
+        title={`Messages · ${product.name}`}
+        description={
+          <>
+            Records of <span className="font-mono">{product.topicName}</span>, decoded with the product&apos;s schema. Fields tagged as personal data are masked on the server unless your access covers them.{" "}
+            <Link className="text-indigo-700 underline" href={`/products/${id}`}>Back to the product</Link>
+          </>
+        }
+      />
+      {product.viewer.canBrowse ? (
+        <MessagesView productId={id} partitions={product.partitions} />
+      ) : (
+        <EmptyState title="You cannot read this product's records">Only its domain and active subscribers can browse its messages. Request a subscription first.</EmptyState>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,23 @@
+import { browseMessages, toJson } from "@kappa/catalog";
+import { env } from "@/env";
+import { currentActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { errorResponse, queryObject } from "@/server/http";
+import { messageReader } from "@/server/message-reader";
+
+/**
+ * A page of the product's records, decoded and masked on the server:
+ * `?partition=0[,1…]&offset=N | timestamp=ms|ISO | cursor=…&direction=forward|backward&limit=≤500&key=…[&keyEncoding=hex]`
+ * → `{ "records": [...], next, previous, partitions, truncated, piiVisible, ... }`.
+ */
+export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }) {
+  try {
+    const actor = await currentActor();
+    const e = env();
+    const page = await browseMessages(db(), actor, (await params).id, queryObject(request), await messageReader(), { budgetMs: e.KAPPA_BROWSE_BUDGET_MS, ratePerMinute: e.KAPPA_BROWSE_PAGES_PER_MINUTE });
+    // Records may hold personal data: never cached between here and the viewer.
+    return Response.json(toJson(page), { headers: { "cache-control": "no-store" } });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

@@ -1,0 +1,108 @@
+/*
+ * The message browser's Kafka principal, `User:kappa-message-browser`: a
+ * platform account (not a domain's) that may only DESCRIBE and READ the live
+ * product topics — no consumer group, no write, nothing else. The portal reads
+ * with it by partition assignment; the worker issues its SCRAM password and
+ * seals it (KAPPA_SECRETS_KEY, associated data: the name) into
+ * PlatformCredential, where only the portal's server opens it.
+ *
+ * Reconciled on start and on a short timer: credentials issued when the
+ * catalog or the cluster lacks them, and the ACLs brought to exactly one
+ * LITERAL READ + DESCRIBE per live product topic. Only this principal's own
+ * ALLOW bindings are ever deleted.
+ */
+import { encryptSecret, generatePassword, type Db } from "@kappa/catalog";
+import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
+import { errorMessage, type Logger } from "../log.ts";
+import { aclKey, LIVE_PRODUCT_STATUSES } from "./diff.ts";
+import { auditAsWorker } from "./entities.ts";
+
+export const MESSAGE_BROWSER_PRINCIPAL_NAME = "kappa-message-browser";
+const PRINCIPAL = `User:${MESSAGE_BROWSER_PRINCIPAL_NAME}`;
+const MECHANISM = "SCRAM-SHA-512" as const;
+const OPERATIONS = ["READ", "DESCRIBE"] as const;
+
+export function readerBindings(topics: readonly string[]): AclBinding[] {
+  return topics.flatMap((topic) => OPERATIONS.map((operation): AclBinding => ({ resourceType: "TOPIC", resourceName: topic, patternType: "LITERAL", principal: PRINCIPAL, host: "*", operation, permission: "ALLOW" })));
+}
+
+export interface ReaderReconcileResult {
+  issued: boolean;
+  created: number;
+  deleted: number;
+}
+
+export async function reconcileMessageBrowser(db: Db, cluster: KafkaCluster, secretsKey: Buffer, log: Logger): Promise<ReaderReconcileResult> {
+  let issued = false;
+  const stored = await db.platformCredential.findUnique({ where: { name: MESSAGE_BROWSER_PRINCIPAL_NAME } });
+  const onCluster = (await cluster.describeScramUsers([MESSAGE_BROWSER_PRINCIPAL_NAME])).get(MESSAGE_BROWSER_PRINCIPAL_NAME)?.includes(MECHANISM) ?? false;
+  if (!stored || !onCluster) {
+    // Broker first: a crash before the catalog write leaves no sealed password the cluster does not accept.
+    const password = generatePassword();
+    await cluster.upsertScramUser(MESSAGE_BROWSER_PRINCIPAL_NAME, MECHANISM, password);
+    const sealed = encryptSecret(secretsKey, password, MESSAGE_BROWSER_PRINCIPAL_NAME);
+    await db.platformCredential.upsert({
+      where: { name: MESSAGE_BROWSER_PRINCIPAL_NAME },
+      create: { name: MESSAGE_BROWSER_PRINCIPAL_NAME, mechanism: MECHANISM, secretCiphertext: sealed },
+      update: { mechanism: MECHANISM, secretCiphertext: sealed, issuedAt: new Date() },
+    });
+    await auditAsWorker(db, stored ? "platform.credentials.reissued" : "platform.credentials.issued", "Platform", MESSAGE_BROWSER_PRINCIPAL_NAME, { principal: PRINCIPAL, mechanism: MECHANISM, reason: stored ? "user missing on the cluster" : "first issue" });
+    log.info("issued the message browser's SCRAM credentials", { principal: PRINCIPAL });
+    issued = true;
+  }
+  const products = await db.dataProduct.findMany({ where: { status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { topicName: true } });
+  const desired = readerBindings(products.map((p) => p.topicName));
+  const actual = await cluster.describeAcls([PRINCIPAL]);
+  const want = new Set(desired.map(aclKey));
+  const have = new Set(actual.map(aclKey));
+  const create = desired.filter((b) => !have.has(aclKey(b)));
+  // Everything else this principal holds goes: it must never hold more than product topics.
+  const remove = actual.filter((b) => b.permission === "ALLOW" && !want.has(aclKey(b)));
+  await cluster.deleteAcls(remove);
+  await cluster.createAcls(create);
+  if (create.length + remove.length > 0) {
+    await auditAsWorker(db, "platform.acls.reconciled", "Platform", MESSAGE_BROWSER_PRINCIPAL_NAME, { principal: PRINCIPAL, created: create.length, deleted: remove.length });
+  }
+  return { issued, created: create.length, deleted: remove.length };
+}
+
+/** Runs the reconcile on a timer, logging failures (Kafka down) and retrying on the next tick. */
+export class MessageBrowserPrincipal {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  lastError: string | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly cluster: KafkaCluster,
+    private readonly secretsKey: Buffer,
+    private readonly intervalMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.runNow(), this.intervalMs);
+    void this.runNow();
+  }
+
+  runNow(): Promise<void> {
+    this.running ??= reconcileMessageBrowser(this.db, this.cluster, this.secretsKey, this.log)
+      .then(() => {
+        this.lastError = null;
+      })
+      .catch((error: unknown) => {
+        this.lastError = errorMessage(error);
+        this.log.warn("message browser principal reconcile failed", { error: this.lastError });
+      })
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
