@@ -51,6 +51,29 @@ export interface Fixtures {
   ownerToken(): Promise<string>;
   /** The source of the policy in force. */
   policySource(): Promise<string>;
+  /** A compacted ACTIVE product of orders, APPROVED for a payments account, with key "k1" in its latest-state view (shared). */
+  compactedProduct(): Promise<string>;
+  /** A fresh APPROVED payments subscription and a consumer group id of its account. */
+  replayableSubscription(): Promise<{ id: string; group: string }>;
+  /** A fresh APPROVED payments subscription that stated a PII need (not yet granted). */
+  piiSubscription(): Promise<string>;
+  /** A fresh REQUESTED partition increase (by the orders owner) of a fresh ACTIVE product. */
+  changeRequest(): Promise<string>;
+  /** A fresh unmanaged topic as the worker's cluster scan records it. */
+  unmanagedTopic(): Promise<string>;
+  /** A fresh IN_REVIEW product of orders claimed over an unmanaged topic. */
+  claimedProduct(): Promise<string>;
+  /** A fresh domain (created by the admin), and one that is archived. */
+  freshDomain(): Promise<string>;
+  archivedDomain(): Promise<string>;
+  /** A fresh person (user id) who is a MEMBER of orders. */
+  ordersPerson(): Promise<string>;
+  /** A fresh SSO group mapping to orders. */
+  ssoMapping(): Promise<string>;
+  /** An ODCS contract (YAML) of an orders product named `name`, from the examples. */
+  contract(name: string): string;
+  /** Product form fields of a new orders product. */
+  productFields(name: string): Record<string, unknown>;
   unique(): string;
 }
 
@@ -64,6 +87,18 @@ export interface MatrixCall {
 export interface MatrixEntry {
   request(f: Fixtures, caller: Caller): Promise<MatrixCall> | MatrixCall;
   expect: Record<Caller, number>;
+  /**
+   * For routes that answer 200 with per-item results (contracts): what the
+   * answer says happened, per caller that gets a 2xx, so a refusal inside a
+   * 200 is checked too.
+   */
+  outcome?: { of(body: unknown): string; expect: Partial<Record<Caller, string>> };
+}
+
+/** The first item of a contracts answer: "applied"/"planned" when carried out, "refused" otherwise. */
+function firstItem(body: unknown): { applied?: boolean; errors?: string[] } {
+  const items = (body as { items?: { applied?: boolean; errors?: string[] }[] }).items;
+  return items?.[0] ?? {};
 }
 
 const statuses = (anonymous: number, otherDomain: number, member: number, owner: number, reviewer: number, admin: number): Record<Caller, number> => ({
@@ -204,5 +239,121 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "POST /api/v1/products/[id]/retire": {
     request: async (f) => ({ path: `/api/v1/products/${await f.deprecatedProduct()}/retire`, body: { reason: "Replaced by the matrix's v2." } }),
     expect: statuses(401, 403, 403, 200, 403, 403),
+  },
+  // Records (message browser, latest-state view): the owning domain and active subscribers only — not
+  // governance, not admins (reading data is a grant, not a role). This run has no worker, so the reader's
+  // Kafka credentials are not issued: an allowed caller gets 503 NOT_CONFIGURED (after the access check);
+  // the worker journey and browse.integration.test.ts read real records.
+  "GET /api/v1/products/[id]/messages": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/messages?partition=0&offset=0` }),
+    expect: statuses(401, 503, 503, 503, 403, 403),
+  },
+  "GET /api/v1/products/[id]/state": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state` }), expect: statuses(401, 200, 200, 200, 403, 403) },
+  "GET /api/v1/products/[id]/state/[key]": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state/k1` }), expect: statuses(401, 200, 200, 200, 403, 403) },
+  "POST /api/v1/products/[id]/state": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state`, body: { rebuild: true } }), expect: statuses(401, 403, 403, 202, 403, 403) },
+
+  // Replay: owners of the subscribing domain only (503 as above: the preview reads the cluster).
+  "POST /api/v1/subscriptions/[id]/replay": {
+    request: async (f) => {
+      const s = await f.replayableSubscription();
+      return { path: `/api/v1/subscriptions/${s.id}/replay`, body: { group: s.group, to: "earliest", dryRun: true } };
+    },
+    expect: statuses(401, 503, 403, 403, 403, 403),
+  },
+  "GET /api/v1/subscriptions/[id]/replays": { request: async (f) => ({ path: `/api/v1/subscriptions/${(await f.replayableSubscription()).id}/replays` }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  // A PII need is granted by governance only, never by the product's owners.
+  "POST /api/v1/subscriptions/[id]/approve-pii": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.piiSubscription()}/approve-pii` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+
+  // Recertification: the product's owners and governance.
+  "GET /api/v1/recertification": { request: () => ({ path: "/api/v1/recertification" }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  "POST /api/v1/subscriptions/[id]/recertify": {
+    request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/recertify`, body: { decision: "keep", reason: "Still reconciles payments daily." } }),
+    expect: statuses(401, 403, 403, 200, 200, 403),
+  },
+  "PUT /api/v1/subscriptions/[id]/expiry": {
+    request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/expiry`, body: { expiresAt: inAWeek() } }),
+    expect: statuses(401, 403, 403, 200, 200, 403),
+  },
+
+  // Change requests (a partition increase): governance decides; the requester never (four eyes).
+  "POST /api/v1/products/[id]/partitions": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/partitions`, body: { partitions: 2, reason: "More parallel consumers." } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  "POST /api/v1/change-requests/[id]/approve": { request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/approve` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/change-requests/[id]/reject": {
+    request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/reject`, body: { reason: "Not for the matrix." } }),
+    expect: statuses(401, 403, 403, 403, 200, 403),
+  },
+
+  // Lineage is for everyone signed in, filtered: a DRAFT's neighbourhood is its domain's, governance's and admins'.
+  "GET /api/v1/lineage": { request: async (f) => ({ path: `/api/v1/lineage?productId=${await f.draftProduct()}` }), expect: statuses(401, 404, 200, 200, 200, 200) },
+  "PUT /api/v1/products/[id]/inputs": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/inputs`, body: { inputProductIds: [f.ids.subscribable] } }),
+    expect: statuses(401, 403, 403, 200, 403, 403),
+  },
+  "GET /api/v1/products/[id]/drift": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/drift` }), expect: statuses(401, 403, 403, 200, 200, 200) },
+
+  // The cluster browser: platform admins and owners of any domain; claims by owners of the claiming domain.
+  "GET /api/v1/cluster/topics": { request: () => ({ path: "/api/v1/cluster/topics" }), expect: statuses(401, 200, 403, 200, 403, 200) },
+  "POST /api/v1/cluster/topics/claim": {
+    request: async (f) => ({ path: "/api/v1/cluster/topics/claim", body: { topic: await f.unmanagedTopic(), ...f.productFields(`Matrix Claim ${f.unique()}`) } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  "POST /api/v1/products/[id]/claim-acls": { request: async (f) => ({ path: `/api/v1/products/${await f.claimedProduct()}/claim-acls`, body: { remove: [] } }), expect: statuses(401, 403, 403, 403, 200, 403) },
+
+  // Administration: domains, people, global roles and the SSO mapping are the platform admins'; a domain's
+  // owners manage its members.
+  "GET /api/v1/domains": { request: () => ({ path: "/api/v1/domains" }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/domains": {
+    request: (f) => ({ path: "/api/v1/domains", body: { slug: `mx-${f.unique()}`, name: `Matrix Domain ${f.unique()}` } }),
+    expect: statuses(401, 403, 403, 403, 403, 201),
+  },
+  "PATCH /api/v1/domains/[id]": { request: async (f) => ({ path: `/api/v1/domains/${await f.freshDomain()}`, body: { name: `Matrix Renamed ${f.unique()}` } }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/domains/[id]/archive": { request: async (f) => ({ path: `/api/v1/domains/${await f.freshDomain()}/archive` }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/domains/[id]/restore": { request: async (f) => ({ path: `/api/v1/domains/${await f.archivedDomain()}/restore` }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "GET /api/v1/domains/[id]/members": { request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members` }), expect: statuses(401, 403, 403, 200, 403, 200) },
+  "POST /api/v1/domains/[id]/members": {
+    request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members`, body: { email: `matrix-${f.unique()}@people.example`, role: "MEMBER" } }),
+    expect: statuses(401, 403, 403, 201, 403, 201),
+  },
+  "PATCH /api/v1/domains/[id]/members/[userId]": {
+    request: async (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members/${await f.ordersPerson()}`, body: { role: "MEMBER" } }),
+    expect: statuses(401, 403, 403, 200, 403, 200),
+  },
+  "DELETE /api/v1/domains/[id]/members/[userId]": { request: async (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members/${await f.ordersPerson()}` }), expect: statuses(401, 403, 403, 200, 403, 200) },
+  "GET /api/v1/users": { request: () => ({ path: "/api/v1/users?q=example" }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "PATCH /api/v1/users/[id]": { request: async (f) => ({ path: `/api/v1/users/${await f.ordersPerson()}`, body: { globalRole: "USER" } }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "GET /api/v1/sso/group-mappings": { request: () => ({ path: "/api/v1/sso/group-mappings" }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/sso/group-mappings": {
+    request: (f) => ({ path: "/api/v1/sso/group-mappings", body: { group: `matrix-${f.unique()}`, domainId: f.ids.orders, role: "MEMBER" } }),
+    expect: statuses(401, 403, 403, 403, 403, 201),
+  },
+  "DELETE /api/v1/sso/group-mappings/[id]": { request: async (f) => ({ path: `/api/v1/sso/group-mappings/${await f.ssoMapping()}` }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  // The whole log for governance and admins; an owner one of their products' history (entity filter).
+  "GET /api/v1/audit-events/export": {
+    request: (f) => ({ path: `/api/v1/audit-events/export?format=json&entityType=DataProduct&entityId=${f.ids.orderEvents}` }),
+    expect: statuses(401, 403, 403, 200, 200, 200),
+  },
+
+  // Contracts: a DRAFT's contract is as visible as the DRAFT; the API description is public by design.
+  "GET /api/v1/products/[id]/contract": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/contract` }), expect: statuses(401, 404, 200, 200, 200, 404) },
+  "GET /api/v1/openapi.json": { request: () => ({ path: "/api/v1/openapi.json" }), expect: statuses(200, 200, 200, 200, 200, 200) },
+  // Plan and apply answer per contract file: only the domain's owners get theirs carried out.
+  "POST /api/v1/contracts/plan": {
+    request: (f) => ({ path: "/api/v1/contracts/plan", body: { contracts: [{ content: f.contract("Returns"), source: "matrix.yaml" }] } }),
+    expect: statuses(401, 200, 200, 200, 200, 200),
+    outcome: {
+      of: (body) => ((firstItem(body).errors ?? []).some((e) => e.includes("You cannot publish products")) ? "refused" : "planned"),
+      expect: { otherDomain: "refused", member: "refused", owner: "planned", reviewer: "refused", admin: "refused" },
+    },
+  },
+  "POST /api/v1/contracts": {
+    request: (f) => ({ path: "/api/v1/contracts", body: { contracts: [{ content: f.contract(`Matrix Contract ${f.unique()}`), source: "matrix.yaml" }] } }),
+    expect: statuses(401, 200, 200, 200, 200, 200),
+    outcome: {
+      of: (body) => (firstItem(body).applied === true ? "applied" : "refused"),
+      expect: { otherDomain: "refused", member: "refused", owner: "applied", reviewer: "refused", admin: "refused" },
+    },
   },
 };

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { AUTHORIZATION_MATRIX, CALLERS, type Caller, type Fixtures } from "./authorization-matrix";
 import { withDb } from "./db";
@@ -10,6 +12,7 @@ import { storageFor, type Role } from "./roles";
  * src/authorization-matrix.test.ts.
  */
 
+const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 const ROLE_OF: Record<Exclude<Caller, "anonymous">, Role> = { otherDomain: "paymentsOwner", member: "ordersMember", owner: "ordersOwner", reviewer: "reviewer", admin: "admin" };
 const contexts = new Map<Caller, APIRequestContext>();
 let fixtures: Fixtures;
@@ -80,7 +83,92 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     created(await as("owner").post(`/api/v1/domains/${ids.orders}/webhooks`, { data: { url: `https://hooks.example.com/fixture/${unique()}`, description, kinds: [] } }), "webhook");
   let sharedWebhook: Promise<string> | undefined;
   const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
+  const approve = async (id: string) => {
+    await created(await as("owner").post(`/api/v1/subscriptions/${id}/approve`), "approve subscription");
+    return id;
+  };
+  const subscribe = async (productId: string, extra: Record<string, unknown> = {}) => {
+    const account = await paymentsAccount();
+    const id = await created(
+      await as("otherDomain").post("/api/v1/subscriptions", { data: { productId, serviceAccountId: account, purpose: "A fixture of the authorization matrix.", ...extra } }),
+      "subscription",
+    );
+    return { id, account };
+  };
+  const accountName = async (id: string) => withDb(async (c) => (await c.query<{ name: string }>(`SELECT name FROM "ServiceAccount" WHERE id = $1`, [id])).rows[0]!.name);
+  // Standing in for the worker's cluster scan: an unmanaged topic no product owns.
+  const unmanagedTopic = async () => {
+    const topic = `legacy.matrix-${unique()}`;
+    await withDb((c) => c.query(`INSERT INTO "ClusterTopic" (name, "productId", partitions, "observedAt") VALUES ($1, NULL, 1, now())`, [topic]));
+    return topic;
+  };
+  const productFields = (name: string) => ({
+    domainId: ids.orders,
+    name,
+    description: "A fixture of the authorization matrix.",
+    classification: "INTERNAL",
+    tags: [],
+    freshnessSeconds: 60,
+    availabilityPct: 99.9,
+    partitions: 1,
+    contactEmail: "owner@orders.example",
+    schema: { format: "AVRO", definition: JSON.stringify({ type: "record", name: "Fixture", fields: [{ name: "id", type: "string" }] }) },
+  });
+  // A compacted ACTIVE product of orders with one APPROVED payments subscription and one key in its latest-state view (shared: its entries only read it).
+  let compacted: Promise<string> | undefined;
+  const compactedProduct = async () => {
+    const id = await created(await as("owner").post("/api/v1/products", { data: { ...productFields(`Matrix State ${unique()}`), cleanupPolicy: "compact", keyFields: ["id"] } }), "compacted product");
+    await created(await as("owner").post(`/api/v1/products/${id}/submit`), "submit");
+    await created(await as("reviewer").post(`/api/v1/products/${id}/approve`), "approve");
+    // Standing in for the worker: activated, and the view holds key "k1" (Avro {id: "k1"}).
+    await withDb(async (c) => {
+      await c.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [id]);
+      await c.query(`INSERT INTO "StateEntry" ("productId", key, value, partition, "offset", timestamp) VALUES ($1, $2, $3, 0, 0, now())`, [id, Buffer.from("k1"), Buffer.from([4, 0x6b, 0x31])]);
+    });
+    await approve((await subscribe(id)).id);
+    return id;
+  };
+  const freshDomain = async () => created(await as("admin").post("/api/v1/domains", { data: { slug: `mx-${unique()}`, name: `Matrix Domain ${unique()}`, description: "A fixture of the authorization matrix." } }), "domain");
+  // A fresh person in orders (added by an admin): an account without a password, as SSO users have.
+  const ordersPerson = async () => {
+    const response = await as("admin").post(`/api/v1/domains/${ids.orders}/members`, { data: { email: `matrix-${unique()}@people.example`, role: "MEMBER" } });
+    if (!response.ok()) throw new Error(`fixture member: ${response.status()} ${await response.text()}`);
+    return ((await response.json()) as { userId: string }).userId;
+  };
   fixtures = {
+    compactedProduct: async () => (compacted ??= compactedProduct()),
+    replayableSubscription: async () => {
+      const { id, account } = await subscribe(subscribable);
+      await approve(id);
+      return { id, group: `${await accountName(account)}.matrix-replay` };
+    },
+    piiSubscription: async () => approve((await subscribe(subscribable, { piiNeeded: true, piiJustification: "Matching refunds needs the customer e-mail." })).id),
+    changeRequest: async () => {
+      const id = await activeProduct();
+      return created(await as("owner").post(`/api/v1/products/${id}/partitions`, { data: { partitions: 2, reason: "More parallel consumers." } }), "change request");
+    },
+    unmanagedTopic,
+    claimedProduct: async () => {
+      const topic = await unmanagedTopic();
+      const id = await created(await as("owner").post("/api/v1/cluster/topics/claim", { data: { topic, ...productFields(`Matrix Claim ${unique()}`) } }), "claim");
+      await created(await as("owner").post(`/api/v1/products/${id}/submit`), "submit claim");
+      return id;
+    },
+    freshDomain,
+    archivedDomain: async () => {
+      const id = await freshDomain();
+      await created(await as("admin").post(`/api/v1/domains/${id}/archive`), "archive domain");
+      return id;
+    },
+    ordersPerson,
+    ssoMapping: async () => created(await as("admin").post("/api/v1/sso/group-mappings", { data: { group: `matrix-${unique()}`, domainId: ids.orders, role: "MEMBER" } }), "group mapping"),
+    contract: (name) => {
+      const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+      return readFileSync(path.join(REPO_ROOT, "examples", "contracts", "orders.returns.odcs.yaml"), "utf8")
+        .replaceAll("orders.returns", `orders.${slug}`)
+        .replaceAll("Returns", name);
+    },
+    productFields,
     deprecatedProduct: async () => {
       const id = await activeProduct();
       await created(await as("owner").post(`/api/v1/products/${id}/deprecate`, { data: { reason: "Replaced by v2.", sunsetAt: inAWeek() } }), "deprecate");
@@ -102,11 +190,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     paymentsAccount,
     ordersAccount: async () => created(await as("owner").post("/api/v1/service-accounts", { data: { domainId: ids.orders, name: `orders-fx-${unique()}` } }), "orders account"),
     requestedSubscription,
-    approvedSubscription: async () => {
-      const id = await requestedSubscription();
-      await created(await as("owner").post(`/api/v1/subscriptions/${id}/approve`), "approve subscription");
-      return id;
-    },
+    approvedSubscription: async () => approve(await requestedSubscription()),
     failedTask: async () => {
       const productId = await draftProduct();
       // Standing in for the worker: a step that failed for good.
@@ -136,7 +220,11 @@ for (const [key, entry] of Object.entries(AUTHORIZATION_MATRIX)) {
         maxRedirects: 0,
         ...(call.form ? { form: call.form } : call.body !== undefined ? { data: call.body } : {}),
       });
-      expect.soft(response.status(), `${caller}: ${method} ${call.path} → ${(await response.text()).slice(0, 300)}`).toBe(entry.expect[caller]);
+      const text = await response.text();
+      expect.soft(response.status(), `${caller}: ${method} ${call.path} → ${text.slice(0, 300)}`).toBe(entry.expect[caller]);
+      const check = entry.outcome;
+      const outcome = check?.expect[caller];
+      if (check && outcome !== undefined && response.ok()) expect.soft(check.of(JSON.parse(text)), `${caller}: ${method} ${call.path} outcome → ${text.slice(0, 300)}`).toBe(outcome);
     }
   });
 }

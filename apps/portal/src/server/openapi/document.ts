@@ -1,5 +1,7 @@
 import {
   auditQueryInput,
+  browseMessagesInput,
+  replayInput,
   contractFilesInput,
   createApiTokenInput,
   createServiceAccountInput,
@@ -201,6 +203,13 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/subscriptions/{id}/recertify", tag: "Subscriptions", summary: "Recertify a subscription: keep or revoke, with a reason.", scope: "write:<domain>", body: z.object({ decision: z.enum(["keep", "revoke"]), reason: z.string() }), response: anyObject("The result.") },
   { method: "put", path: "/subscriptions/{id}/expiry", tag: "Subscriptions", summary: "Set or clear a subscription's expiry; on expiry it is revoked.", scope: "write:<domain>", body: z.object({ expiresAt: z.string().nullable() }), response: anyObject("The result.") },
   { method: "put", path: "/products/{id}/inputs", tag: "Lineage", summary: "Declare the products a product is derived from (no cycles).", scope: "write:<domain>", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "get", path: "/products/{id}/messages", tag: "Records", summary: "A page of the product's records, decoded and masked (the owning domain and active subscribers).", query: browseMessagesInput, response: anyObject("Records with next/previous cursors, partitions and piiVisible.") },
+  { method: "get", path: "/products/{id}/state", tag: "Records", summary: "A compacted product's latest-state view: status and lag, or with keys=1 a page of entries (prefix, after, limit).", response: anyObject("The view's status, or { entries, nextAfter }.") },
+  { method: "post", path: "/products/{id}/state", tag: "Records", summary: "Rebuild the latest-state view from the log start (owners).", scope: "write:<domain>", response: anyObject("The view's new generation."), status: 202 },
+  { method: "get", path: "/products/{id}/state/{key}", tag: "Records", summary: "The latest value of one key (`?encoding=hex` for a hex key).", response: anyObject("The entry: key, value, partition, offset, timestamp, headers.") },
+  { method: "post", path: "/subscriptions/{id}/replay", tag: "Subscriptions", summary: "Governed replay of one of the subscription's consumer groups (dryRun: the preview only).", scope: "write:<domain>", body: replayInput, response: anyObject("The preview, and the recorded replay unless dryRun."), status: 202 },
+  { method: "get", path: "/subscriptions/{id}/replays", tag: "Subscriptions", summary: "The subscription's replays, newest first.", response: anyArray("Replays with status and what the worker committed.") },
+  { method: "post", path: "/subscriptions/{id}/approve-pii", tag: "Subscriptions", summary: "Grant the subscription's stated PII need (governance).", scope: "review", response: anyObject("The subscription.") },
   { method: "get", path: "/openapi.json", tag: "Meta", summary: "This document.", response: anyObject("OpenAPI 3.1."), public: true },
 ];
 
