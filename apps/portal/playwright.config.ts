@@ -62,7 +62,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 60_000,
+  // Upper bounds, not speed targets: a journey with three browser contexts
+  // takes over a minute when the two cores are shared with other test runs.
+  timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"]],
   forbidOnly: true,
@@ -94,7 +96,9 @@ export default defineConfig({
     command: "npm start",
     cwd: REPO_ROOT,
     url: `${baseURL}/signin`,
-    timeout: 180_000,
+    // An upper bound, not a speed target: a first start builds the portal,
+    // which takes minutes on a loaded two-core machine.
+    timeout: 600_000,
     reuseExistingServer: false,
     // SIGTERM (not Playwright's default SIGKILL) lets `npm start` stop PostgreSQL cleanly.
     gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },

@@ -57,7 +57,7 @@ test.describe("redirects after sign-in (finding 5)", () => {
     await page.goto(`/signin?callbackUrl=${encodeURIComponent("//127.0.0.1:3603/x")}`);
     await page.getByLabel("E-mail").fill("owner@orders.example");
     await page.getByLabel("Password").fill("kappa-demo");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByTestId("current-user")).toContainText("owner@orders.example");
     expect(new URL(page.url()).origin).toBe(new URL(baseURL ?? "").origin);
 
@@ -132,7 +132,7 @@ test.describe("CSP in Chromium", () => {
   test("no CSP violation on the sign-in page", async ({ page }) => {
     const violations = await cspViolations(page);
     await page.goto("/signin");
-    await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+    await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
     await page.getByLabel("E-mail").fill("x@example.test");
     expect(await violations()).toEqual([]);
   });
@@ -172,13 +172,13 @@ test.describe("sign-in throttling (finding 6)", () => {
     const signIn = async (password: string) => {
       await page.getByLabel("E-mail").fill(email);
       await page.getByLabel("Password").fill(password);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
     };
     await page.goto("/signin");
     for (let i = 0; i < 5; i++) {
       await signIn("wrong-password");
       await expect(page.getByRole("main").getByRole("alert")).toHaveText("Wrong e-mail or password.");
-      await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+      await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
     }
     await signIn("right-password");
     await expect(page.getByRole("main").getByRole("alert")).toContainText(/Too many failed sign-ins .* Wait \d+ seconds/);
