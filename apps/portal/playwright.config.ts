@@ -89,15 +89,15 @@ export default defineConfig({
   projects: [
     { name: "setup", testMatch: /.*\.setup\.ts/ },
     withWorker
-      ? { name: "worker", testMatch: /(worker-journey|cli)\.spec\.ts/, dependencies: ["setup"] }
-      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-journey|cli)\.spec\.ts/, dependencies: ["setup"] },
+      ? { name: "worker", testMatch: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] }
+      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] },
   ],
   webServer: {
     command: "npm start",
     cwd: REPO_ROOT,
     url: `${baseURL}/signin`,
-    // An upper bound, not a speed target: a first start builds the portal,
-    // which takes minutes on a loaded two-core machine.
+    // The first start builds the portal: about a minute on a quiet 2-core machine,
+    // several under load. The wait ends as soon as the sign-in page answers.
     timeout: 600_000,
     reuseExistingServer: false,
     // SIGTERM (not Playwright's default SIGKILL) lets `npm start` stop PostgreSQL cleanly.

@@ -50,7 +50,15 @@ test.describe.serial("publish, review, subscribe", () => {
     await reviewer.goto("/review");
     const row = reviewer.getByTestId("review-product").filter({ hasText: productName });
     await expect(row).toBeVisible();
-    await row.getByRole("button", { name: `Approve ${productName}` }).click();
+    // The queue only opens the change; the decision is taken below it.
+    await expect(row.getByRole("button", { name: `Approve ${productName}` })).toHaveCount(0);
+    await row.getByRole("link", { name: `Review ${productName}` }).click();
+    await reviewer.waitForURL(`**/review/products/${productId}`);
+    await expect(reviewer.getByTestId("review-configs")).toContainText("retention.ms=-1");
+    await expect(reviewer.getByTestId("review-schema")).toContainText("ShipmentDispatched");
+    await reviewer.getByRole("button", { name: `Approve ${productName}` }).click();
+    await expect(reviewer.getByText("Decision recorded.")).toBeVisible();
+    await reviewer.goto("/review");
     await expect(row).toHaveCount(0);
 
     await owner.reload();

@@ -88,7 +88,9 @@ test.describe.serial("journey with the real worker and broker", () => {
     await owner.getByRole("button", { name: "Submit for review" }).click();
     const reviewer = await as(browser, "reviewer");
     await reviewer.goto("/review");
-    await reviewer.getByTestId("review-product").filter({ hasText: productName }).getByRole("button", { name: `Approve ${productName}` }).click();
+    await reviewer.getByTestId("review-product").filter({ hasText: productName }).getByRole("link", { name: `Review ${productName}` }).click();
+    await reviewer.getByRole("button", { name: `Approve ${productName}` }).click();
+    await expect(reviewer.getByText("Decision recorded.")).toBeVisible();
 
     await expect(owner.getByText("All steps done")).toBeVisible({ timeout: 60_000 });
     await expect(owner.getByTestId("provisioning-progress")).toHaveAttribute("aria-valuetext", "3 of 3 steps done");

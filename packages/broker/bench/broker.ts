@@ -4,19 +4,22 @@
 //     alternating; the median is reported (one run of 100 MB lasts ~0.1 s
 //     against the mock, too short to compare on its own)
 //   BENCH_KAFKAJS_RECORDS (100000): records for the kafkajs produce/consume runs
-//   BENCH_PRODUCE_ONLY=1: stop after the kcat produce comparison
+//   BENCH_PRODUCE_ONLY=1: only the kcat produce comparison (and the disk speed it is compared with)
+//   BENCH_CPU=1: also report the CPU seconds the broker process used during the kcat produce runs
 //
 // For 1 KiB records it measures, against the broker running as a child process
 // with its default durability (acks=all is fsync'd before it is acknowledged):
 //  - produce throughput with kcat (-X acks=all) and with kafkajs (acks=-1)
 //  - consume throughput from beginning to end with kcat and with kafkajs
-//  - produce latency p50/p99 at a fixed rate (kafkajs, one record per send)
+//  - produce latency p50/p99 at fixed rates, 200 and 5,000 records/s (kafkajs,
+//    one record per send, acks=-1)
 // and, in the same run, for comparison:
 //  - the same kcat produce and consume against librdkafka's in-memory mock
 //    cluster (`kcat -X test.mock.num.brokers=1`), reached over TCP like the broker
 //  - this machine's fsync'd sequential write speed (1 MiB writes, fdatasync each).
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -117,6 +120,18 @@ async function fsyncWriteSpeed(dir: string, mib: number): Promise<number> {
   return mib / (ms / 1000);
 }
 
+/** User + system CPU seconds of a process so far (Linux /proc; null elsewhere). */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    // utime and stime are fields 14 and 15 of stat, i.e. 12 and 13 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function mbps(records: number, ms: number): string {
   return `${((records * RECORD_BYTES) / 1024 / 1024 / (ms / 1000)).toFixed(1)} MB/s, ${Math.round(records / (ms / 1000)).toLocaleString("en-US")} rec/s`;
 }
@@ -183,9 +198,11 @@ async function runIn(work: string): Promise<void> {
     process.stdout.write(`${k.padEnd(52)} ${v}\n`);
   };
   process.stdout.write(
-    `kappa broker benchmark: ${RECORDS.toLocaleString("en-US")} records of ${RECORD_BYTES} bytes per kcat run (${RUNS} runs each), ${PARTITIONS} partitions\n\n`,
+    `kappa broker benchmark: ${RECORDS.toLocaleString("en-US")} records of ${RECORD_BYTES} bytes per kcat run (${RUNS} runs each), ${PARTITIONS} partitions\n` +
+      `machine: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start (other work on the machine skews every figure)\n\n`,
   );
 
+  let completed = false;
   const mock = await startMockCluster();
   const broker = await startBrokerProcess(dataDir);
   try {
@@ -201,17 +218,27 @@ async function runIn(work: string): Promise<void> {
     // a fresh topic per run on each side.
     const mockRuns: number[] = [];
     const brokerRuns: number[] = [];
+    let brokerCpu = 0;
     for (let i = 0; i < RUNS; i++) {
       mockRuns.push(await kcatProduce(mock.bootstrap, `bench-${i}`, file));
+      const cpu0 = cpuSeconds(broker.proc.pid);
       brokerRuns.push(await kcatProduce(broker.bootstrap, kcatTopics[i]!, file));
+      const cpu1 = cpuSeconds(broker.proc.pid);
+      if (cpu0 !== null && cpu1 !== null) brokerCpu += cpu1 - cpu0;
     }
     const mockProduce = median(mockRuns);
     const brokerProduce = median(brokerRuns);
     note("mock cluster: kcat produce acks=all", mbpsRuns(RECORDS, mockRuns));
     note("broker: kcat produce acks=all (fsync'd)", mbpsRuns(RECORDS, brokerRuns));
     note("  produce vs mock, medians (target ≥ 60 %)", `${((mockProduce / brokerProduce) * 100).toFixed(0)} %`);
+    if (process.env.BENCH_CPU === "1") {
+      const wall = brokerRuns.reduce((a, b) => a + b, 0) / 1000;
+      note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core)`);
+    }
+    brokerProduceMedianMs = brokerProduce;
     if (PRODUCE_ONLY) {
       await admin.disconnect();
+      completed = true;
       return;
     }
     // The mock keeps only the newest ~5 MB per partition, so its consume run reads
@@ -265,26 +292,22 @@ async function runIn(work: string): Promise<void> {
     await consumer.disconnect();
     note("broker: kafkajs consume beginning→end (after join)", mbps(KAFKAJS_RECORDS, consumeMs));
 
-    // Latency at a fixed rate: one 1 KiB record every 5 ms (200/s) for 5 s, acks=-1.
-    const latencies: number[] = [];
-    const rateStart = Date.now();
-    const inflight: Array<Promise<void>> = [];
-    for (let i = 0; i < 1000; i++) {
-      const due = rateStart + i * 5;
-      const wait = due - Date.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const t0 = process.hrtime.bigint();
-      inflight.push(
-        producer.send({ topic: "bench-latency", acks: -1, messages: [payloads[i % payloads.length]!] }).then(() => {
-          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        }),
+    // Latency at fixed rates, one 1 KiB record per send, acks=-1: 200/s for 5 s, then 5,000/s for 4 s.
+    for (const [rate, seconds, target] of [
+      [200, 5, ""],
+      [5000, 4, " (target p99 ≤ 5 ms)"],
+    ] as const) {
+      const latencies = await fixedRateLatencies(rate, seconds, (i) =>
+        producer.send({ topic: "bench-latency", acks: -1, messages: [payloads[i % payloads.length]!] }).then(() => undefined),
+      );
+      note(
+        `broker: kafkajs produce latency @${rate.toLocaleString("en-US")} rec/s acks=-1${target}`,
+        `p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, max ${latencies[latencies.length - 1]!.toFixed(2)} ms (${latencies.length} sends)`,
       );
     }
-    await Promise.all(inflight);
-    latencies.sort((a, b) => a - b);
-    note("broker: kafkajs produce latency @200 rec/s acks=-1", `p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms`);
     await producer.disconnect();
     await admin.disconnect();
+    completed = true;
   } finally {
     broker.proc.kill("SIGTERM");
     // `kcat -P` holding the mock flushes and waits for stdin's end on SIGTERM:
@@ -295,10 +318,46 @@ async function runIn(work: string): Promise<void> {
     const lingering = setTimeout(() => mock.proc.kill("SIGKILL"), 2000);
     await Promise.all([new Promise((r) => broker.proc.once("exit", r)), mockGone]);
     clearTimeout(lingering);
+    if (completed) await diskAndSummary(work, note);
   }
-  // Last, so that its 256 MiB of writeback does not slow the broker runs down.
+}
+
+let brokerProduceMedianMs = 0;
+
+/** The disk's fsync'd write speed (after the broker stopped, so its writeback does not slow the broker runs) and the ratio to it. */
+async function diskAndSummary(work: string, note: (k: string, v: string) => void): Promise<void> {
   const fsyncMBs = await fsyncWriteSpeed(work, 256);
   note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s`);
+  if (brokerProduceMedianMs > 0) {
+    const brokerMBs = (RECORDS * RECORD_BYTES) / 1024 / 1024 / (brokerProduceMedianMs / 1000);
+    note("  broker produce vs fsync'd disk (target ≥ 90 %)", `${((brokerMBs / fsyncMBs) * 100).toFixed(0)} %`);
+  }
+  process.stdout.write(`\nmachine: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the end\n`);
+}
+
+/**
+ * Sends `rate` times a second for `seconds` (one call per due time; a late
+ * timer sends the overdue ones at once, as a real producer would) and
+ * returns each send's latency in ms, sorted.
+ */
+async function fixedRateLatencies(rate: number, seconds: number, send: (i: number) => Promise<void>): Promise<number[]> {
+  const latencies: number[] = [];
+  const total = rate * seconds;
+  const start = performance.now();
+  const inflight: Array<Promise<void>> = [];
+  let i = 0;
+  while (i < total) {
+    const now = performance.now();
+    while (i < total && start + (i * 1000) / rate <= now) {
+      const t0 = performance.now();
+      inflight.push(send(i).then(() => void latencies.push(performance.now() - t0)));
+      i++;
+    }
+    const wait = start + (i * 1000) / rate - performance.now();
+    await new Promise((r) => (wait >= 1 ? setTimeout(r, Math.floor(wait)) : setImmediate(r)));
+  }
+  await Promise.all(inflight);
+  return latencies.sort((a, b) => a - b);
 }
 
 main().catch((err: unknown) => {

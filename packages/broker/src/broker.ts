@@ -11,6 +11,7 @@ import { aclAuthorizerFromConfig, type StandardAuthorizer } from "./security/acl
 import type { SaslService } from "./security/sasl/authenticator.ts";
 import type { ListenerEndpoint } from "./net/listeners.ts";
 import type { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
+import type { GroupMetadataStore } from "./groups/group-metadata-log.ts";
 
 export interface Logger {
   debug(msg: string): void;
@@ -104,15 +105,18 @@ export class BrokerCore {
     readonly sasl: SaslService,
     /** The transaction coordinator (src/transactions): FindCoordinator key type 1 answers with this node. */
     readonly transactions: TransactionCoordinator,
+    /** Durable group metadata (src/groups/group-metadata-log.ts); the coordinator loads its groups from it. */
+    groupMetadata: GroupMetadataStore,
   ) {
     this.fetchSessions = new FetchSessionCache(config["max.incremental.fetch.session.cache.slots"]);
     this.acls = aclAuthorizerFromConfig(config);
     if (this.acls) this.authorizer = this.acls;
-    this.groups = new GroupCoordinator(logs.groupOffsets, {
+    this.groups = new GroupCoordinator(logs.groupOffsets, groupMetadata, {
       initialRebalanceDelayMs: config["group.initial.rebalance.delay.ms"],
       minSessionTimeoutMs: config["group.min.session.timeout.ms"],
       maxSessionTimeoutMs: config["group.max.session.timeout.ms"],
       log: (m) => logger.info(m),
+      warn: (m) => logger.warn(m),
     });
   }
 

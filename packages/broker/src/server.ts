@@ -20,6 +20,7 @@ import { isSupportedMechanism } from "./security/sasl/mechanisms.ts";
 import { enabledSaslMechanisms } from "./config.ts";
 import { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
 import { brokerParticipants } from "./transactions/participants.ts";
+import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
 
 export interface BrokerOptions extends Partial<BrokerConfig> {
   /** Defaults to one line per event on stderr. */
@@ -131,6 +132,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   let sasl: SaslService;
   let tls: TlsOptions | null = null;
   let transactions: TransactionCoordinator;
+  let groupMetadata: GroupMetadataLog;
   // The coordinator's markers wake parked fetches through the core, which is built once the coordinator is open.
   let core: BrokerCore | null = null;
   try {
@@ -146,11 +148,18 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
       idExpirationMs: config["transactional.id.expiration.ms"],
       removeExpiredIntervalMs: config["transaction.remove.expired.transaction.cleanup.interval.ms"],
     });
+    try {
+      // Kafka's __consumer_offsets takes records up to message.max.bytes; so does the group metadata log.
+      groupMetadata = await GroupMetadataLog.open(config["log.dirs"], { maxRecordBytes: config["message.max.bytes"], warn: (m) => logger.warn(m) });
+    } catch (err) {
+      await transactions.stop();
+      throw err;
+    }
   } catch (err) {
     await logs.close();
     throw err;
   }
-  core = new BrokerCore(config, logs, clusterId, logger, sasl, transactions);
+  core = new BrokerCore(config, logs, clusterId, logger, sasl, transactions, groupMetadata);
   // Decided transactions left by a crash get their markers now, before any client is served.
   transactions.start();
   core.gate = sasl.gate;
@@ -179,6 +188,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   } catch (err) {
     await closeServers();
     await transactions.stop();
+    await core.groups.close();
     await logs.close();
     throw err;
   }
@@ -226,7 +236,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
       const closed = closeServers();
       for (const s of sockets) s.destroy();
       await closed;
-      core.groups.shutdown();
+      await core.groups.close();
       // After the connections: no new transitions; the ones in flight finish (markers included) before the logs close.
       await transactions.stop();
       await logs.close();

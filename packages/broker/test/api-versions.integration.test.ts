@@ -22,14 +22,16 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   Fetch: [4, 11],
   ListOffsets: [0, 9],
   Metadata: [0, 8],
-  OffsetCommit: [0, 7],
   OffsetFetch: [0, 5],
   FindCoordinator: [0, 2],
-  JoinGroup: [0, 5],
-  Heartbeat: [0, 3],
-  LeaveGroup: [0, 3],
-  SyncGroup: [0, 3],
-  DescribeGroups: [0, 4],
+  // Issue 15, static membership: the group APIs up to Kafka 4.0's versions, which carry
+  // group_instance_id (and, from JoinGroup v9, KIP-814's skip_assignment).
+  OffsetCommit: [0, 9],
+  JoinGroup: [0, 9],
+  Heartbeat: [0, 4],
+  LeaveGroup: [0, 5],
+  SyncGroup: [0, 5],
+  DescribeGroups: [0, 5],
   ListGroups: [0, 5],
   // Issue 15: modern-client APIs.
   DescribeCluster: [0, 1],

@@ -23,7 +23,7 @@ export { notify, webhookPayload, type NotificationAudience, type NotificationInp
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret, signWebhook, verifyWebhookSignature } from "./notifications/signature.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
 export { browseMessages, type BrowseOptions } from "./records/browse.ts";
-export { BROWSE_LIMITS, browseMessagesInput, type BrowseMessagesInput } from "./records/inputs.ts";
+export { BROWSE_LIMITS, browseMessagesInput, browseStateInput, stateKeyInput, type BrowseMessagesInput } from "./records/inputs.ts";
 export type { PartitionBounds, ReadResult, RecordSource, SourceHeader, SourceRecord } from "./records/source.ts";
 export { consumeRateLimit } from "./rate-limit.ts";
 export { decodeValue, type DecodedValue, type SchemaChoice, type ValueContext } from "./records/decode-value.ts";
@@ -125,7 +125,9 @@ export { proposeSchemaVersion } from "./actions/propose-schema-version.ts";
 export { publishMajorVersion } from "./actions/publish-major-version.ts";
 export { rejectSchemaVersion } from "./actions/reject-schema-version.ts";
 export { requestSuccessorAccess } from "./actions/request-successor-access.ts";
+export { compatibilityModeChangeInput, requestCompatibilityModeChange } from "./actions/request-compatibility-mode-change.ts";
 export { checkSchemaVersion } from "./queries/check-schema-version.ts";
 export { pendingSchemaVersions, productReview, schemaVersionReview } from "./queries/schema-review.ts";
 export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } from "./queries/schema-versions.ts";
 export { assignRegistryIds, registrySchemaId } from "./schema-registry/registry-ids.ts";
+export * from "./schema-registry/index.ts";

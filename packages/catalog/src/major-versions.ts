@@ -21,3 +21,9 @@ export async function assertCarriedOver(tx: Tx, fromSubscriptionId: string, prod
     throw new ConflictError("That subscription is not to the previous major version of this product for this service account.", "NOT_A_PREDECESSOR");
   }
 }
+
+/** Domains whose subscriptions read the product now (told of new versions and of deprecation). */
+export async function readerDomainIds(tx: Tx, productId: string): Promise<string[]> {
+  const rows = await tx.subscription.findMany({ where: { productId, status: { in: [...READING_STATUSES] } }, select: { consumingDomainId: true }, distinct: ["consumingDomainId"] });
+  return rows.map((r) => r.consumingDomainId);
+}

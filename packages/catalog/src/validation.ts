@@ -8,6 +8,7 @@ import { COMPATIBILITY_MODES } from "./schema/modes.ts";
 // reports as a CSP violation even when caught) stays off. Must run before any
 // object schema below is built.
 z.config({ jitless: true });
+export { COMPATIBILITY_MODES };
 
 /*
  * Input schemas shared by the portal's forms (client-side messages) and the
@@ -201,6 +202,11 @@ const schemaText = (message: string) =>
 /** A new schema version's text; the format is the product's. */
 export const proposeSchemaVersionInput = z.object({
   definition: schemaText("Paste or upload a schema."),
+});
+
+/** An approval's optional comment (rejections need a reason: `reasonInput`). */
+export const approvalCommentInput = z.object({
+  comment: z.string().trim().max(2000, "Comment must be at most 2000 characters.").optional(),
 });
 
 /** Approving takes an optional comment and the fingerprint of the version the reviewer looked at. */

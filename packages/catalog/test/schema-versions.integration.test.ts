@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approveChangeRequest,
   approveProduct,
+  requestCompatibilityModeChange,
   approveSchemaVersion,
   approveSubscription,
   checkSchemaVersion,
@@ -113,6 +115,11 @@ describe("schema versions", () => {
 
     const audit = await db.auditEvent.findMany({ where: { entityId: v2.id }, orderBy: { id: "asc" } });
     expect(audit.map((e) => e.action)).toEqual(["schemaVersion.proposed", "schemaVersion.approved"]);
+    const kinds = await db.notificationEvent.findMany({ where: { entityId: v2.id }, orderBy: { createdAt: "asc" }, select: { kind: true, link: true } });
+    expect(kinds).toEqual([
+      { kind: "schema.version-submitted", link: `/review/schema-versions/${v2.id}` },
+      { kind: "schema.version-approved", link: `/products/${product.id}/schema` },
+    ]);
 
     // An identical schema is not a new version.
     await expect(proposeSchemaVersion(db, ctx.as.ordersOwner, product.id, { definition: record([orderId, amountCents, note]) })).rejects.toMatchObject({ status: 409, code: "SCHEMA_UNCHANGED" });
@@ -190,6 +197,27 @@ describe("schema versions", () => {
   });
 });
 
+describe("changing the compatibility mode", () => {
+  it("is a reviewed change with a reason; NONE then lets any change through", async () => {
+    const product = await activeProduct("Mode Orders", record([orderId, amountCents]));
+    await expect(requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "NONE", reason: "no" })).rejects.toMatchObject({ status: 400 });
+    await expect(requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "BACKWARD", reason: "Already the mode." })).rejects.toMatchObject({ status: 400 });
+    await expect(requestCompatibilityModeChange(db, ctx.as.paymentsOwner, product.id, { mode: "NONE", reason: "Not my product." })).rejects.toMatchObject({ status: 403 });
+    const request = await requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "NONE", reason: "Replaying a corrected history into this topic." });
+    expect(request).toMatchObject({ kind: "COMPATIBILITY_MODE", payload: { from: "BACKWARD", to: "NONE" }, status: "REQUESTED" });
+    await expect(requestCompatibilityModeChange(db, ctx.as.ordersOwner, product.id, { mode: "FULL", reason: "Second thoughts here." })).rejects.toMatchObject({ status: 409, code: "CHANGE_PENDING" });
+    const listed = await listSchemaVersions(db, await actor("ordersOwner"), product.id);
+    expect(listed.pendingModeChange).toMatchObject({ id: request.id, to: "NONE" });
+    // Until approved the old mode holds.
+    await expect(proposeSchemaVersion(db, ctx.as.ordersOwner, product.id, { definition: record([orderId, { name: "amountCents", type: "string" }]) })).rejects.toMatchObject({ code: "INCOMPATIBLE_SCHEMA" });
+    await expect(approveChangeRequest(db, ctx.as.ordersOwner, request.id)).rejects.toMatchObject({ status: 403 });
+    await approveChangeRequest(db, ctx.as.reviewer, request.id);
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).compatibilityMode).toBe("NONE");
+    const v2 = await proposeSchemaVersion(db, ctx.as.ordersOwner, product.id, { definition: record([orderId, { name: "amountCents", type: "string" }]) });
+    expect(v2.compatibility).toMatchObject({ mode: "NONE", checkedVersions: [], issues: [] });
+  });
+});
+
 describe("new major versions", () => {
   it("publishes v2 as a linked product in review, deprecates v1, and lets its subscribers carry their access over in one step", async () => {
     const v1 = await activeProduct("Major Orders", record([orderId, amountCents]), { tags: ["orders", "money"], classification: "CONFIDENTIAL" });
@@ -217,6 +245,11 @@ describe("new major versions", () => {
     const old = await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } });
     expect(old).toMatchObject({ status: "DEPRECATED", sunsetAt, decisionReason: "Superseded by orders.major-orders.v2: Amounts carry their currency" });
     await expect(publishMajorVersion(db, ctx.as.ordersOwner, v1.id, { definition: breaking, sunsetAt })).rejects.toMatchObject({ status: 409, code: "SUCCESSOR_EXISTS" });
+    // The subscribing domain is told, and governance is asked to review v2.
+    const told = await db.notification.findMany({ where: { event: { entityId: v1.id, kind: "product.deprecated" } }, select: { userId: true } });
+    expect(told.map((n) => n.userId).sort()).toEqual([ctx.people.paymentsOwner.id, ctx.people.paymentsMember.id].sort());
+    const asked = await db.notification.findMany({ where: { event: { entityId: v2.id, kind: "product.review-requested" } }, select: { userId: true } });
+    expect(asked.map((n) => n.userId).sort()).toEqual([ctx.people.reviewer.id, ctx.people.reviewer2.id].sort());
 
     // The subscriber is told; the one-click request waits until v2 accepts subscriptions.
     const [notice] = await successorNotices(db, await actor("paymentsOwner"));

@@ -29,18 +29,32 @@ export function ChangeRequestsCard({ changes }: { changes: Change[] }) {
   );
 }
 
+/** A compatibility-mode change's payload: `{ from, to }` as mode names. */
+function modesOf(kind: string, payload: unknown): { from: string; to: string } | null {
+  if (kind !== "COMPATIBILITY_MODE" || typeof payload !== "object" || payload === null || !("from" in payload) || !("to" in payload)) return null;
+  return typeof payload.from === "string" && typeof payload.to === "string" ? { from: payload.from, to: payload.to } : null;
+}
+
 function ChangeRow({ change: c }: { change: Change }) {
   const action = useChangeRequestAction(c.product.id);
-  const partitions = partitionsOf(c.payload);
+  const modes = modesOf(c.kind, c.payload);
+  const partitions = modes ? null : partitionsOf(c.payload);
   return (
     <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-change">
       <div className="min-w-0">
         <p className="text-sm">
           <Link href={`/products/${c.product.id}`} className="font-medium text-indigo-700 hover:underline">{c.product.name}</Link>{" "}
-          {partitions ? <>: partitions <strong>{partitions.from} → {partitions.to}</strong></> : <>: {c.kind}</>}
+          {modes ? (
+            <>: compatibility mode <strong>{modes.from} → {modes.to}</strong></>
+          ) : partitions ? (
+            <>: partitions <strong>{partitions.from} → {partitions.to}</strong></>
+          ) : (
+            <>: {c.kind}</>
+          )}
         </p>
         <p className="font-mono text-xs text-slate-500">{c.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{c.reason}”</p>
+        {modes?.to === "NONE" && <p className="mt-1 text-xs text-amber-800">NONE switches the compatibility checks off: every later schema version is accepted, breaking ones included.</p>}
         {partitions && (
           <p className="mt-1 text-xs text-amber-800">Keyed records: after the change a key may map to another partition, so per-key order holds only within old and within new records. Partitions cannot be removed.</p>
         )}

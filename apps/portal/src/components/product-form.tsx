@@ -1,7 +1,7 @@
 "use client";
 
 import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
-import { CLASSIFICATIONS, LIMITS } from "@kappa/catalog/validation";
+import { CLASSIFICATIONS, COMPATIBILITY_MODES, LIMITS } from "@kappa/catalog/validation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
@@ -26,6 +26,17 @@ import { PolicyNotes, PolicyResultList, PolicySummary } from "./policy-results";
 import { Button, ButtonLink, Card, ErrorAlert, Field, inputClass } from "./ui";
 
 type Mode = { kind: "create"; domains: { id: string; name: string; slug: string }[]; claimTopic?: string } | { kind: "edit"; productId: string; status: string; initial: ProductFormValues };
+
+/** Confluent Schema Registry's modes, as the product's later schema versions are checked. */
+const COMPATIBILITY_HINTS: Record<string, string> = {
+  BACKWARD: "Default. Consumers on a new version read data written with the previous one (add optional fields, delete fields).",
+  BACKWARD_TRANSITIVE: "As BACKWARD, against every earlier version.",
+  FORWARD: "Consumers on the previous version read data written with a new one (add fields, delete optional fields).",
+  FORWARD_TRANSITIVE: "As FORWARD, against every earlier version.",
+  FULL: "Both: only optional fields are added or deleted.",
+  FULL_TRANSITIVE: "As FULL, against every earlier version — the safest for long-lived topics.",
+  NONE: "No checks: every change is allowed (breaking changes included).",
+};
 
 const CLASSIFICATION_HINTS: Record<string, string> = {
   PUBLIC: "Anyone in the company; owners may auto-approve access.",
@@ -236,7 +247,21 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
             </div>
             {e("schema.format") && <p className="mt-1 text-sm text-rose-700" data-field-error>{e("schema.format")?.join(" ")}</p>}
           </fieldset>
-          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? "The approved schema; schema evolution comes with versioned schemas." : "Paste the schema, or upload a .avsc / .json file."}>
+          <Field
+            id="compatibilityMode"
+            label="Compatibility mode"
+            errors={e("compatibilityMode")}
+            hint={locked("compatibilityMode") ? "Changed only through a reviewed request with a reason." : COMPATIBILITY_HINTS[values.compatibilityMode]}
+          >
+            {(a) => (
+              <select {...a} value={values.compatibilityMode} onChange={(ev) => set("compatibilityMode", ev.target.value)} disabled={locked("compatibilityMode")} className={inputClass}>
+                {COMPATIBILITY_MODES.map((m) => (
+                  <option key={m} value={m}>{m}</option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? <>The approved schema. New versions are proposed and reviewed on the <a className="text-indigo-700 underline" href={mode.kind === "edit" ? `/products/${mode.productId}/schema` : "#"}>schema versions page</a>.</> : "Paste the schema, or upload a .avsc / .json file."}>
             {(a) => <textarea {...a} rows={12} spellCheck={false} readOnly={locked("schema")} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
           </Field>
           {!locked("schema") && <div>

@@ -28,6 +28,13 @@ import type {
   searchProducts,
   subscribableAccounts,
   Actor,
+  checkSchemaVersion,
+  listSchemaVersions,
+  pendingSchemaVersions,
+  productReview,
+  schemaVersionReview,
+  subscriptionSuccessorNotice,
+  successorNotices,
   listNotifications,
   domainWebhooks,
   webhookDeliveries,
@@ -43,7 +50,14 @@ import type {
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
 export type ProductSearchResult = Jsonish<Awaited<ReturnType<typeof searchProducts>>>;
 export type ProductListItem = ProductSearchResult["items"][number];
-export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>>;
+export type PendingSchemaVersion = Jsonish<Awaited<ReturnType<typeof pendingSchemaVersions>>>[number];
+export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>> & { schemaVersions: PendingSchemaVersion[] };
+export type SchemaVersionList = Jsonish<Awaited<ReturnType<typeof listSchemaVersions>>>;
+export type SchemaCheck = Jsonish<Awaited<ReturnType<typeof checkSchemaVersion>>>;
+export type SchemaVersionReviewData = Jsonish<Awaited<ReturnType<typeof schemaVersionReview>>>;
+export type ProductReviewData = Jsonish<Awaited<ReturnType<typeof productReview>>>;
+export type SuccessorNotice = Jsonish<Awaited<ReturnType<typeof successorNotices>>>[number];
+export type SubscriptionSuccessor = Jsonish<Awaited<ReturnType<typeof subscriptionSuccessorNotice>>>;
 export type MyDomain = Jsonish<Awaited<ReturnType<typeof myDomains>>>[number];
 export type ServiceAccountOption = Jsonish<Awaited<ReturnType<typeof subscribableAccounts>>>[number];
 export type PolicyOverview = Jsonish<Awaited<ReturnType<typeof policyOverview>>>;

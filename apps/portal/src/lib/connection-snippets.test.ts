@@ -41,4 +41,24 @@ describe("connection snippets", () => {
     expect(cmd).toContain("-X sasl.username=orders-producer");
     expect(cmd).toContain("-t orders.order-events.v1");
   });
+
+  it("with the registry: the consumer decodes by schema id, the producer encodes with the latest approved id, kcat only checks access", () => {
+    const registry = { url: "http://localhost:3000/api/schema-registry" };
+    const consumer = kafkajsSnippet(settings, registry);
+    expect(consumer).toContain(`import { SchemaRegistry } from "@kafkajs/confluent-schema-registry";`);
+    expect(consumer).toContain(`host: "http://localhost:3000/api/schema-registry",`);
+    expect(consumer).toContain(`auth: { username: "payments-reconciliation", password: process.env.KAFKA_PASSWORD },`);
+    expect(consumer).toContain("await registry.decode(message.value)");
+
+    const producer = { bootstrap: "127.0.0.1:9092", mechanism: "SCRAM-SHA-512" as const, username: "orders-producer", topic: "orders.order-events.v1" };
+    const withRegistry = { ...registry, subject: "orders.order-events.v1-value", format: "AVRO" as const, example: '{\n  orderId: "example",\n}' };
+    const code = kafkajsProducerSnippet(producer, withRegistry);
+    expect(code).toContain(`await registry.getLatestSchemaId("orders.order-events.v1-value")`);
+    expect(code).toContain('const record = {\n  orderId: "example",\n};');
+    expect(code).toContain("value: await registry.encode(schemaId, record)");
+    expect(code).not.toContain('{"example":true}');
+    const cmd = kcatProduceCommand(producer, withRegistry);
+    expect(cmd).toContain("kcat -L -b 127.0.0.1:9092");
+    expect(cmd).not.toContain("kcat -P");
+  });
 });

@@ -13,6 +13,35 @@ export interface ConnectionSettings {
   groupPrefix: string;
 }
 
+/**
+ * The portal's Schema-Registry-compatible API, for the registry serializer
+ * (@kafkajs/confluent-schema-registry): records carry the magic byte and the
+ * schema id, and consumers decode them with the writer's schema.
+ */
+export interface RegistrySettings {
+  /** e.g. https://kappa.example.com/api/schema-registry */
+  url: string;
+}
+
+export interface ProducerRegistrySettings extends RegistrySettings {
+  /** `<topic>-value` (TopicNameStrategy). */
+  subject: string;
+  format: "AVRO" | "JSON_SCHEMA";
+  /** A record of the current schema, as JavaScript source. */
+  example: string;
+}
+
+function registryLines(r: RegistrySettings, username: string): string[] {
+  return [
+    `// The registry is the portal's; it takes the same Kafka user name and password.`,
+    `const registry = new SchemaRegistry({`,
+    `  host: ${JSON.stringify(r.url)},`,
+    `  auth: { username: ${JSON.stringify(username)}, password: process.env.KAFKA_PASSWORD },`,
+    `});`,
+    ``,
+  ];
+}
+
 /** A group id inside the account's prefix; the suffix names the application. */
 export function groupIdFor(settings: ConnectionSettings, app = "my-app"): string {
   return `${settings.groupPrefix}${app}`;
@@ -24,10 +53,11 @@ export function shellQuote(word: string): string {
 }
 
 /** The kafkajs client both snippets start with; the password stays in the environment. */
-function kafkaClientLines(s: Pick<ConnectionSettings, "bootstrap" | "username" | "mechanism">): string[] {
+function kafkaClientLines(s: Pick<ConnectionSettings, "bootstrap" | "username" | "mechanism">, withRegistry = false): string[] {
   const brokers = s.bootstrap.split(",").map((b) => JSON.stringify(b.trim()));
   return [
     `import { Kafka } from "kafkajs";`,
+    ...(withRegistry ? [`import { SchemaRegistry } from "@kafkajs/confluent-schema-registry";`] : []),
     ``,
     `const kafka = new Kafka({`,
     `  clientId: ${JSON.stringify(s.username)},`,
@@ -43,16 +73,23 @@ function kafkaClientLines(s: Pick<ConnectionSettings, "bootstrap" | "username" |
   ];
 }
 
-export function kafkajsSnippet(s: ConnectionSettings): string {
+export function kafkajsSnippet(s: ConnectionSettings, registry?: RegistrySettings): string {
   return [
-    ...kafkaClientLines(s),
+    ...kafkaClientLines(s, registry !== undefined),
+    ...(registry ? registryLines(registry, s.username) : []),
     `// Consumer groups must start with ${JSON.stringify(s.groupPrefix)}.`,
     `const consumer = kafka.consumer({ groupId: ${JSON.stringify(groupIdFor(s))} });`,
     `await consumer.connect();`,
     `await consumer.subscribe({ topics: [${JSON.stringify(s.topic)}], fromBeginning: true });`,
     `await consumer.run({`,
     `  eachMessage: async ({ partition, message }) => {`,
-    `    console.log(partition, message.offset, message.value?.length);`,
+    ...(registry
+      ? [
+          `    // Magic byte + schema id, then the record: decoded with the schema it was written with.`,
+          `    const value = message.value ? await registry.decode(message.value) : null;`,
+          `    console.log(partition, message.offset, value);`,
+        ]
+      : [`    console.log(partition, message.offset, message.value?.length);`]),
     `  },`,
     `});`,
   ].join("\n");
@@ -69,19 +106,49 @@ export function kcatCommand(s: ConnectionSettings): string {
 }
 
 /** The producer side: the domain's producer account writes its product's topic (idempotent, as the ACLs allow). */
-export function kafkajsProducerSnippet(s: Omit<ConnectionSettings, "groupPrefix">): string {
+export function kafkajsProducerSnippet(s: Omit<ConnectionSettings, "groupPrefix">, registry?: ProducerRegistrySettings): string {
+  if (!registry) {
+    return [
+      ...kafkaClientLines(s),
+      `const producer = kafka.producer({ idempotent: true });`,
+      `await producer.connect();`,
+      `await producer.send({`,
+      `  topic: ${JSON.stringify(s.topic)},`,
+      `  messages: [{ key: "id-1", value: JSON.stringify({ /* … */ }) }],`,
+      `});`,
+    ].join("\n");
+  }
   return [
-    ...kafkaClientLines(s),
+    ...kafkaClientLines(s, true),
+    ...registryLines(registry, s.username),
+    `// The latest approved schema of the product; new versions are proposed and reviewed in the portal.`,
+    `const schemaId = await registry.getLatestSchemaId(${JSON.stringify(registry.subject)});`,
+    ...(registry.format === "JSON_SCHEMA" ? [`// A JSON Schema of draft 2019-09/2020-12 needs the matching Ajv: new SchemaRegistry(…, { [SchemaType.JSON]: { ajvInstance } }).`] : []),
+    `const record = ${registry.example};`,
+    ``,
     `const producer = kafka.producer({ idempotent: true });`,
     `await producer.connect();`,
     `await producer.send({`,
     `  topic: ${JSON.stringify(s.topic)},`,
-    `  messages: [{ key: "id-1", value: JSON.stringify({ /* … */ }) }],`,
+    `  // encode() checks the record against the schema and prefixes the magic byte and the id.`,
+    `  messages: [{ key: "id-1", value: await registry.encode(schemaId, record) }],`,
     `});`,
   ].join("\n");
 }
 
-export function kcatProduceCommand(s: Omit<ConnectionSettings, "groupPrefix">): string {
+export function kcatProduceCommand(s: Omit<ConnectionSettings, "groupPrefix">, registry?: ProducerRegistrySettings): string {
+  if (registry) {
+    // kcat has no registry serializer: an unframed record would be garbage to every registry-aware consumer.
+    return [
+      `# kcat cannot encode records with the schema registry, and consumers of`,
+      `# ${s.topic} expect schema-tagged records (magic byte + id): produce with the`,
+      `# kafkajs snippet. kcat can check that the credentials and ACLs work:`,
+      `kcat -L -b ${shellQuote(s.bootstrap)} \\`,
+      `  -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=${s.mechanism} \\`,
+      `  -X sasl.username=${shellQuote(s.username)} -X sasl.password="$KAFKA_PASSWORD" \\`,
+      `  -t ${shellQuote(s.topic)}`,
+    ].join("\n");
+  }
   return [
     `echo 'id-1:{"example":true}' | kcat -P -b ${shellQuote(s.bootstrap)} \\`,
     `  -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=${s.mechanism} \\`,

@@ -12,7 +12,7 @@ import { queryKeys } from "./query-keys";
  * the domains' subscription lists and the audit log.
  */
 
-type ProductAction = { kind: "submit" } | { kind: "approve" } | { kind: "reject"; reason: string } | { kind: "deprecate"; reason: string; sunsetAt: string } | { kind: "retire"; reason: string };
+type ProductAction = { kind: "submit" } | { kind: "approve"; comment?: string } | { kind: "reject"; reason: string } | { kind: "deprecate"; reason: string; sunsetAt: string } | { kind: "retire"; reason: string };
 
 export function useProductAction(productId: string) {
   const client = useQueryClient();
@@ -24,6 +24,7 @@ export function useProductAction(productId: string) {
     onSuccess: () =>
       Promise.all([
         client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.products.review(productId) }),
         client.invalidateQueries({ queryKey: queryKeys.products.retirement(productId) }),
         client.invalidateQueries({ queryKey: queryKeys.products.lists() }),
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
@@ -140,5 +141,85 @@ export function useMarkNotificationsRead() {
   return useMutation<{ marked: number; unread: number }, ApiError, { ids: number[] } | { all: true }>({
     mutationFn: (body) => api("/api/v1/notifications/read", { method: "POST", body }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.notifications.all }),
+  });
+}
+
+/*
+ * Schema governance. A proposal or a decision changes the product's version
+ * list, its page, the review queue and the audit log; a new major version adds
+ * a product (lists, My domain) and deprecates the old one (subscribers' notices).
+ */
+export function useProposeSchemaVersion(productId: string) {
+  const client = useQueryClient();
+  return useMutation<{ id: string; version: number }, ApiError, { definition: string }>({
+    mutationFn: (body) => api(`/api/v1/products/${productId}/schema-versions`, { method: "POST", body }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.schemaVersions(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+export function usePublishMajorVersion(productId: string) {
+  const client = useQueryClient();
+  return useMutation<{ id: string; topicName: string }, ApiError, { definition: string; sunsetAt: string; reason?: string }>({
+    mutationFn: (body) => api(`/api/v1/products/${productId}/major-version`, { method: "POST", body }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.all }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+        client.invalidateQueries({ queryKey: queryKeys.subscriptions.all }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+type SchemaDecision = { kind: "approve"; fingerprint: string; comment?: string } | { kind: "reject"; reason: string };
+
+export function useSchemaVersionDecision(schemaVersionId: string, productId: string) {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, SchemaDecision>({
+    mutationFn: ({ kind, ...body }) => api(`/api/v1/schema-versions/${schemaVersionId}/${kind}`, { method: "POST", body }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.schemaVersions.review(schemaVersionId) }),
+        client.invalidateQueries({ queryKey: queryKeys.products.schemaVersions(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+/** "Request the same access on v<N+1>": one click, the old subscription's account and purpose. */
+export function useCarryOverSubscription(subscriptionId: string) {
+  const client = useQueryClient();
+  return useMutation<{ id: string }, ApiError, void>({
+    mutationFn: () => api(`/api/v1/subscriptions/${subscriptionId}/successor`, { method: "POST" }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.subscriptions.all }),
+        client.invalidateQueries({ queryKey: queryKeys.myDomains }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.products.details() }),
+      ]),
+  });
+}
+
+/** A reviewed change of the product's compatibility mode (with a reason). */
+export function useRequestModeChange(productId: string) {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, { mode: string; reason: string }>({
+    mutationFn: (body) => api(`/api/v1/products/${productId}/compatibility-mode`, { method: "POST", body }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.schemaVersions(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
   });
 }

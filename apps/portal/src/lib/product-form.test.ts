@@ -45,6 +45,7 @@ describe("formToInput", () => {
       localRetentionMs: -2,
       contactEmail: "owner@orders.example",
       keyFields: [],
+      compatibilityMode: "BACKWARD",
       schema: { format: "AVRO", definition: avro },
     });
   });

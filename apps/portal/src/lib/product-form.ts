@@ -50,6 +50,8 @@ export interface ProductFormValues {
   contactEmail: string;
   /** Comma-separated top-level field names forming the record key. */
   keyFields: string;
+  /** How later schema versions must relate to earlier ones (Confluent's modes). */
+  compatibilityMode: string;
   schemaFormat: string;
   schemaDefinition: string;
 }
@@ -106,6 +108,7 @@ export function emptyFormValues(domainId: string, contactEmail: string): Product
     localRetention: { choice: "-2", amount: "", unit: "days" },
     contactEmail,
     keyFields: "",
+    compatibilityMode: "BACKWARD",
     schemaFormat: "AVRO",
     schemaDefinition: "",
   };
@@ -129,6 +132,7 @@ export function formToInput(values: ProductFormValues): RegisterProductInput {
     localRetentionMs: values.tieredStorage ? durationToMs(values.localRetention) : -2,
     contactEmail: values.contactEmail,
     keyFields: parseKeyFields(values.keyFields),
+    compatibilityMode: values.compatibilityMode as RegisterProductInput["compatibilityMode"],
     schema: { format: values.schemaFormat as "AVRO" | "JSON_SCHEMA", definition: values.schemaDefinition },
   };
 }
@@ -177,6 +181,7 @@ export interface StoredProduct {
   localRetentionMs: number;
   contactEmail: string;
   keyFields?: string[];
+  compatibilityMode?: string;
   schemaVersions: { format: string; definition: string }[];
 }
 
@@ -197,6 +202,7 @@ export function valuesFromProduct(p: StoredProduct): ProductFormValues {
     localRetention: durationFromMs(p.localRetentionMs, LOCAL_RETENTION_PRESETS),
     contactEmail: p.contactEmail,
     keyFields: (p.keyFields ?? []).join(", "),
+    compatibilityMode: p.compatibilityMode ?? "BACKWARD",
     schemaFormat: schema?.format ?? "AVRO",
     schemaDefinition: schema ? prettyJson(schema.definition) : "",
   };

@@ -33,14 +33,22 @@ export const queryKeys = {
     /** Live cluster figures of one product (polled), apart from its catalog detail. */
     observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
     retirement: (id: string) => [...queryKeys.products.all, "retirement", id] as const,
+    schemaVersions: (id: string) => [...queryKeys.products.all, "schema-versions", id] as const,
+    review: (id: string) => [...queryKeys.products.all, "review", id] as const,
     messages: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "messages", id, params] as const,
     state: (id: string) => [...queryKeys.products.all, "state", id] as const,
     stateKeys: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "state", id, "keys", params] as const,
     stateKey: (id: string, key: string, encoding: string) => [...queryKeys.products.all, "state", id, "key", key, encoding] as const,
   },
+  schemaVersions: {
+    all: ["schema-versions"] as const,
+    review: (id: string) => [...queryKeys.schemaVersions.all, "review", id] as const,
+  },
   subscriptions: {
     all: ["subscriptions"] as const,
     detail: (id: string) => [...queryKeys.subscriptions.all, "detail", id] as const,
+    successor: (id: string) => [...queryKeys.subscriptions.all, "successor", id] as const,
+    superseded: () => [...queryKeys.subscriptions.all, "superseded"] as const,
     replays: (id: string) => [...queryKeys.subscriptions.all, "replays", id] as const,
   },
   notifications: {

@@ -1,4 +1,4 @@
-// DescribeGroups (key 15), versions 0-4.
+// DescribeGroups (key 15), versions 0-5 (flexible from 5).
 //
 // Request:  groups [STRING], include_authorized_operations BOOL (v3+)
 // Response: throttle_time_ms INT32 (v1+), groups [error_code INT16, group_id STRING, group_state STRING,
@@ -6,7 +6,8 @@
 //           client_id STRING, client_host STRING, member_metadata BYTES, member_assignment BYTES],
 //           authorized_operations INT32 (v3+)]
 //
-// An unknown group is error 0 with state "Dead" (BROKER-SPEC §4).
+// An unknown group is error 0 with state "Dead" (BROKER-SPEC §4). Static members
+// report their group_instance_id (v4+).
 import { ApiKey, ErrorCode, type DescribeGroupsRequest, type DescribeGroupsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations } from "./common.ts";
@@ -16,8 +17,8 @@ const EMPTY = Buffer.alloc(0);
 export const describeGroupsApi = defineApi<DescribeGroupsRequest, DescribeGroupsResponse>({
   apiKey: ApiKey.DescribeGroups,
   name: "DescribeGroups",
-  advertised: { min: 0, max: 4 },
-  implemented: { min: 0, max: 4 },
+  advertised: { min: 0, max: 5 },
+  implemented: { min: 0, max: 5 },
   handle(ctx, req) {
     const b = ctx.broker;
     const groups: DescribeGroupsResponse["groups"] = req.groups.map((groupId) => {

@@ -8,8 +8,9 @@
 // states are matched case-insensitively against the classic states (Empty,
 // PreparingRebalance, CompletingRebalance, Stable, Dead); types likewise against
 // "classic", the only group type this broker has (the KIP-848 "consumer" protocol is
-// not implemented, so filtering for it lists nothing). Groups known only through
-// committed offsets (e.g. after a restart) are listed as Empty consumer groups.
+// not implemented, so filtering for it lists nothing). Groups come back from the
+// group metadata log after a restart; groups known only through committed offsets
+// (simple consumers, admin.setOffsets) are listed as Empty consumer groups.
 import { ApiKey, ErrorCode, type ListGroupsRequest, type ListGroupsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";

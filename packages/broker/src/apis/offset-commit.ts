@@ -1,4 +1,4 @@
-// OffsetCommit (key 8), advertised and served 0-7.
+// OffsetCommit (key 8), advertised and served 0-9 (flexible from 8; v9 is v8 for classic groups).
 //
 // Request:  group_id STRING, generation_id_or_member_epoch INT32, member_id STRING,
 //           group_instance_id NULLABLE_STRING (v7+), retention_time_ms INT64 (v2-4),
@@ -8,8 +8,10 @@
 //
 // Validation follows ClassicGroup.validateOffsetCommit (BROKER-SPEC §4): generation
 // -1 on an Empty or unknown group is a commit outside group management (kafkajs
-// admin.setOffsets); otherwise member and generation must match and the group must
-// not be awaiting its assignment. Offsets are durable once acknowledged.
+// admin.setOffsets); otherwise member (and group_instance_id, v7+: another member id
+// holding it is FENCED_INSTANCE_ID) and generation must match and the group must
+// not be awaiting its assignment. An unknown group with a generation is
+// ILLEGAL_GENERATION, GROUP_ID_NOT_FOUND from v9. Offsets are durable once acknowledged.
 import { ApiKey, type DeepPartial, ErrorCode, type OffsetCommitRequest, type OffsetCommitResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { OFFSET_METADATA_MAX_BYTES, type CommittedOffset } from "../groups/coordinator.ts";
@@ -18,8 +20,8 @@ import { errorOf } from "./common.ts";
 export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitResponse>({
   apiKey: ApiKey.OffsetCommit,
   name: "OffsetCommit",
-  advertised: { min: 0, max: 7 },
-  implemented: { min: 0, max: 7 },
+  advertised: { min: 0, max: 9 },
+  implemented: { min: 0, max: 9 },
   async handle(ctx, req) {
     const b = ctx.broker;
     const all = (errorCode: number): DeepPartial<OffsetCommitResponse> => ({
@@ -30,7 +32,13 @@ export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitRespon
     if (!b.authorizer.authorize(ctx.session, "READ", { type: "GROUP", name: req.groupId })) return all(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (req.groupId === "") return all(ErrorCode.INVALID_GROUP_ID);
     const generation = req.generationIdOrMemberEpoch ?? -1;
-    const groupError = b.groups.validateCommit(req.groupId, req.memberId ?? "", generation);
+    const groupError = b.groups.validateCommit(req.groupId, {
+      memberId: req.memberId ?? "",
+      groupInstanceId: req.groupInstanceId ?? null,
+      generationId: generation,
+      transactional: false,
+      apiVersion: ctx.apiVersion,
+    });
     if (groupError !== ErrorCode.NONE) return all(groupError);
 
     const toStore: CommittedOffset[] = [];

@@ -13,25 +13,18 @@
 // an abort drops them (src/transactions/). Checks, in KafkaApis' order: WRITE on
 // the TRANSACTIONAL_ID, READ on the GROUP (all partitions fail), then READ on
 // each TOPIC and the partition must exist (those partitions fail, the rest are
-// committed). With a member id / generation (KIP-447, v3+) the group's live
-// membership is checked as Kafka's GroupCoordinator does; "" / −1 skip that.
+// committed). With a member id / generation / group instance id (KIP-447, v3+) the
+// group's live membership is checked as Kafka's ClassicGroup.validateOffsetCommit does
+// for transactional commits (a group instance id held by another member id is
+// FENCED_INSTANCE_ID, the zombie of a restarted static member); "" / −1 / null skip that.
 // The group must have been added to the transaction (AddOffsetsToTxn), else
 // INVALID_TXN_STATE (KIP-890 part 1); an old epoch is INVALID_PRODUCER_EPOCH.
 import { ApiKey, type DeepPartial, ErrorCode, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from "@kappa/kafka-protocol";
-import { defineApi, type RequestContext } from "../registry.ts";
+import { defineApi } from "../registry.ts";
 import { OFFSET_METADATA_MAX_BYTES } from "../groups/coordinator.ts";
 import type { PendingOffset } from "../transactions/transaction-metadata.ts";
 import { errorOf } from "./common.ts";
 import { mayWriteTransaction } from "./txn-common.ts";
-
-/** Kafka's GroupCoordinator checks for a transactional commit naming a member (doTxnCommitOffsets). */
-function membershipError(ctx: RequestContext, groupId: string, memberId: string, generationId: number): number {
-  const g = ctx.broker.groups.get(groupId);
-  if (g?.state === "Dead") return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  if (memberId !== "" && !g?.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
-  if (generationId >= 0 && generationId !== (g?.generation ?? -1)) return ErrorCode.ILLEGAL_GENERATION;
-  return ErrorCode.NONE;
-}
 
 export const txnOffsetCommitApi = defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   apiKey: ApiKey.TxnOffsetCommit,
@@ -47,7 +40,13 @@ export const txnOffsetCommitApi = defineApi<TxnOffsetCommitRequest, TxnOffsetCom
     if (!mayWriteTransaction(ctx, req.transactionalId)) return all(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     if (!b.authorizer.authorize(ctx.session, "READ", { type: "GROUP", name: req.groupId })) return all(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (req.groupId === "") return all(ErrorCode.INVALID_GROUP_ID);
-    const groupError = membershipError(ctx, req.groupId, req.memberId ?? "", req.generationId ?? -1);
+    const groupError = b.groups.validateCommit(req.groupId, {
+      memberId: req.memberId ?? "",
+      groupInstanceId: req.groupInstanceId ?? null,
+      generationId: req.generationId ?? -1,
+      transactional: true,
+      apiVersion: ctx.apiVersion,
+    });
     if (groupError !== ErrorCode.NONE) return all(groupError);
 
     const pending: PendingOffset[] = [];

@@ -1,9 +1,15 @@
 // The group coordinator: every group lives on this node (FindCoordinator always
-// answers with it). Membership is in memory, as in Kafka between restarts of the
-// coordinator: after a broker restart members get UNKNOWN_MEMBER_ID on their next
-// heartbeat and rejoin. Committed offsets are durable through the OffsetStore.
+// answers with it). Group metadata (generation, protocol, leader, members with their
+// group.instance.id and assignment) is durable in the group metadata log and comes
+// back after a restart, as Kafka reloads it from __consumer_offsets: a loaded group
+// is Stable (or Empty) at its stored generation, every member's session timer starts
+// at load, so members that do not come back expire and the group rebalances, while
+// those that do carry on with their member id and generation (a static member that
+// restarted too rejoins by its instance id, without a rebalance). Committed offsets
+// are durable through the OffsetStore.
 import { ErrorCode } from "@kappa/kafka-protocol";
-import { Group, type GroupState } from "./group.ts";
+import { Group, type GroupContext, type GroupState } from "./group.ts";
+import type { GroupMetadataStore } from "./group-metadata-log.ts";
 
 export interface CommittedOffset {
   topic: string;
@@ -26,6 +32,7 @@ export interface CoordinatorOptions {
   minSessionTimeoutMs: number;
   maxSessionTimeoutMs: number;
   log: (msg: string) => void;
+  warn: (msg: string) => void;
 }
 
 export const OFFSET_METADATA_MAX_BYTES = 4096;
@@ -35,8 +42,26 @@ export class GroupCoordinator {
 
   constructor(
     private readonly offsets: OffsetStore,
+    private readonly metadata: GroupMetadataStore,
     private readonly options: CoordinatorOptions,
-  ) {}
+  ) {
+    let members = 0;
+    for (const [groupId, record] of metadata.loaded()) {
+      const g = Group.fromRecord(groupId, record, this.contextFor(groupId));
+      this.groups.set(groupId, g);
+      members += g.members.size;
+    }
+    if (this.groups.size > 0) options.log(`loaded ${this.groups.size} group(s) with ${members} member(s) from the group metadata log`);
+  }
+
+  private contextFor(groupId: string): GroupContext {
+    return {
+      initialRebalanceDelayMs: this.options.initialRebalanceDelayMs,
+      log: this.options.log,
+      warn: this.options.warn,
+      store: (record) => this.metadata.store(groupId, record),
+    };
+  }
 
   get(groupId: string): Group | undefined {
     return this.groups.get(groupId);
@@ -45,7 +70,7 @@ export class GroupCoordinator {
   getOrCreate(groupId: string): Group {
     let g = this.groups.get(groupId);
     if (!g || g.state === "Dead") {
-      g = new Group(groupId, { initialRebalanceDelayMs: this.options.initialRebalanceDelayMs, onLog: this.options.log });
+      g = new Group(groupId, this.contextFor(groupId));
       this.groups.set(groupId, g);
     }
     return g;
@@ -72,16 +97,21 @@ export class GroupCoordinator {
     return [...out.values()];
   }
 
-  /** Validation part of OffsetCommit; the caller then stores the offsets. */
-  validateCommit(groupId: string, memberId: string, generationId: number): number {
+  /**
+   * Validation part of OffsetCommit / TxnOffsetCommit (Kafka's OffsetMetadataManager);
+   * the caller then stores (or, in a transaction, holds) the offsets.
+   */
+  validateCommit(groupId: string, req: { memberId: string; groupInstanceId: string | null; generationId: number; transactional: boolean; apiVersion: number }): number {
     const g = this.groups.get(groupId);
     if (!g) {
-      // No live group: a commit outside group management (generation -1) is fine;
-      // a member of a generation this coordinator does not know (e.g. from before a
-      // restart) must rejoin.
-      return generationId < 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
+      // A commit outside group management (generation −1) creates a "simple" group.
+      if (req.generationId < 0) return ErrorCode.NONE;
+      // A group known only by its committed offsets is an Empty group: no member is in it.
+      if (this.offsets.fetch(groupId).length > 0) return ErrorCode.UNKNOWN_MEMBER_ID;
+      // Unknown group: OffsetCommit v9+ says so; older versions and TxnOffsetCommit keep ILLEGAL_GENERATION.
+      return !req.transactional && req.apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
     }
-    return g.validateOffsetCommit(memberId, generationId);
+    return g.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationId, req.transactional);
   }
 
   commitOffsets(groupId: string, offsets: CommittedOffset[]): Promise<void> {
@@ -99,11 +129,16 @@ export class GroupCoordinator {
     if (g && g.state !== "Dead" && (!g.isEmpty() || g.state !== "Empty")) return ErrorCode.NON_EMPTY_GROUP;
     g?.markDead();
     this.groups.delete(groupId);
+    // Record first, offsets second: a crash in between leaves the offsets, which list the
+    // group as Empty as before the delete, and DeleteGroups can simply be repeated.
+    await this.metadata.remove(groupId);
     await this.offsets.deleteGroup(groupId);
     return ErrorCode.NONE;
   }
 
-  shutdown(): void {
+  /** Broker shutdown: timers stop; writes in flight finish before the log closes. */
+  async close(): Promise<void> {
     for (const g of this.groups.values()) g.shutdown();
+    await this.metadata.close();
   }
 }

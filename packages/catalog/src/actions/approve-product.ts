@@ -1,4 +1,4 @@
-import { inTransaction, type ActingUser } from "../action.ts";
+import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db, Tx } from "../db.ts";
 import { ConflictError, ForbiddenError } from "../errors.ts";
@@ -12,6 +12,7 @@ import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
 import { enqueueProductProvisioning } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
+import { approvalCommentInput } from "../validation.ts";
 
 /**
  * The domain's producer account, created on its first approval. Found by
@@ -44,7 +45,8 @@ async function ensureProducerAccount(tx: Tx, domainId: string) {
  * domain's producer account is created if it is new, and the provisioning plan
  * (topic, producer credentials, producer ACLs) is queued for the worker.
  */
-export async function approveProduct(db: Db, acting: ActingUser, productId: string) {
+export async function approveProduct(db: Db, acting: ActingUser, productId: string, rawInput: unknown = {}) {
+  const { comment } = parseInput(approvalCommentInput, rawInput);
   return inTransaction(db, acting, async (tx, actor) => {
     if (!hasGlobal(actor, "product:review")) throw new ForbiddenError("Only governance reviewers can approve data products.");
     const product = await lockProduct(tx, productId);
@@ -53,14 +55,14 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     // A policy changed since submission still applies: nothing non-compliant reaches Kafka.
     const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
     const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });
-    const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: null, editorIds: [] });
+    const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: comment || null, editorIds: [] });
     // A product in review has only its first schema; a rejected one that came back unchanged is approved with it.
     await tx.schemaVersion.updateMany({ where: { productId, status: { in: ["PENDING", "REJECTED"] } }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date(), decisionReason: null } });
     await assignRegistryIds(tx, { productId });
     const producer = await ensureProducerAccount(tx, product.domainId);
     await enqueueProductProvisioning(tx, updated, producer);
     const evaluation = await policy.record();
-    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary });
+    await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary, ...(comment ? { comment } : {}) });
     await notify(tx, {
       kind: "product.approved",
       title: `${product.name} was approved`,

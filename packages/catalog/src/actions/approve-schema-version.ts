@@ -2,6 +2,8 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, InvalidTransitionError } from "../errors.ts";
+import { readerDomainIds } from "../major-versions.ts";
+import { notify } from "../notifications/notify.ts";
 import { hasGlobal } from "../permissions.ts";
 import { registrySchemaId } from "../schema-registry/registry-ids.ts";
 import { assertMayDecideSchemaVersion, EVOLVABLE_STATUSES, IncompatibleSchemaError, lockSchemaVersion, recheck, versionsOf } from "../schema-versions.ts";
@@ -38,6 +40,17 @@ export async function approveSchemaVersion(db: Db, acting: ActingUser, schemaVer
       schemaId,
       fingerprint,
       ...(comment ? { comment } : {}),
+    });
+    // The owners, and every domain that reads the product: their consumers meet the new schema id.
+    await notify(tx, {
+      kind: "schema.version-approved",
+      title: `${product.name}: schema v${version.version} approved`,
+      body: `Registry id ${schemaId}; producers may now write it. ${comment ?? ""}`.trim(),
+      link: `/products/${product.id}/schema`,
+      entityType: "SchemaVersion",
+      entityId: version.id,
+      audience: { domainMembers: [product.domainId, ...(await readerDomainIds(tx, product.id))] },
+      exclude: [actor.id],
     });
     return updated;
   });

@@ -3,6 +3,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError } from "../errors.ts";
+import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { checkAgainstApproved, EVOLVABLE_STATUSES, identicalVersion, IncompatibleSchemaError, newMajorOffer, requireValidDefinition, versionsOf } from "../schema-versions.ts";
@@ -64,6 +65,17 @@ export async function proposeSchemaVersion(db: Db, acting: ActingUser, productId
       fingerprint: check.fingerprint,
       mode: check.result.mode,
       checkedVersions: check.result.checkedVersions,
+    });
+    await notify(tx, {
+      kind: "schema.version-submitted",
+      title: `${product.name}: schema v${version} waits for review`,
+      body: `Proposed by ${actor.name}; ${check.result.mode} compatible with ${check.result.checkedVersions.map((v) => `v${v}`).join(", ") || "no earlier version"}.`,
+      link: `/review/schema-versions/${created.id}`,
+      entityType: "SchemaVersion",
+      entityId: created.id,
+      audience: { governance: true },
+      webhookDomains: [product.domainId],
+      exclude: [actor.id],
     });
     return created;
   });

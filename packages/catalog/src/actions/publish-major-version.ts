@@ -4,6 +4,8 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError } from "../errors.ts";
 import { topicNameFor, topicNameProblem } from "../naming.ts";
+import { readerDomainIds } from "../major-versions.ts";
+import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
 import { EVOLVABLE_STATUSES, requireValidDefinition, versionsOf } from "../schema-versions.ts";
@@ -102,6 +104,27 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       policy: evaluation.summary,
     });
     await recordAudit(tx, actor, "product.submitted", "DataProduct", next.id, { from: "DRAFT", to: "IN_REVIEW" });
+    await notify(tx, {
+      kind: "product.deprecated",
+      title: `${current.name} v${current.majorVersion} is superseded by v${majorVersion}`,
+      body: `Sunset ${input.sunsetAt.toISOString().slice(0, 10)}. ${topicName} replaces ${current.topicName}; request the same access on it from your subscription's page once it is approved.${input.reason ? ` ${input.reason}` : ""}`,
+      link: "/my-domain",
+      entityType: "DataProduct",
+      entityId: current.id,
+      audience: { domainMembers: [current.domainId, ...(await readerDomainIds(tx, current.id))] },
+      exclude: [actor.id],
+    });
+    await notify(tx, {
+      kind: "product.review-requested",
+      title: `${next.name} v${majorVersion} waits for review`,
+      body: `A new major version of ${current.topicName}, published by ${actor.name}.`,
+      link: `/review/products/${next.id}`,
+      entityType: "DataProduct",
+      entityId: next.id,
+      audience: { governance: true },
+      webhookDomains: [current.domainId],
+      exclude: [actor.id],
+    });
     return next;
   });
 }

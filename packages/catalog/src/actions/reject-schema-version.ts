@@ -2,6 +2,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, InvalidTransitionError } from "../errors.ts";
+import { notify } from "../notifications/notify.ts";
 import { hasGlobal } from "../permissions.ts";
 import { assertMayDecideSchemaVersion, lockSchemaVersion } from "../schema-versions.ts";
 import { reasonInput } from "../validation.ts";
@@ -16,6 +17,16 @@ export async function rejectSchemaVersion(db: Db, acting: ActingUser, schemaVers
     assertMayDecideSchemaVersion(actor, version);
     const updated = await tx.schemaVersion.update({ where: { id: version.id }, data: { status: "REJECTED", decidedById: actor.id, decidedAt: new Date(), decisionReason: reason } });
     await recordAudit(tx, actor, "schemaVersion.rejected", "SchemaVersion", version.id, { product: product.topicName, version: version.version, reason });
+    await notify(tx, {
+      kind: "schema.version-rejected",
+      title: `${product.name}: schema v${version.version} rejected`,
+      body: reason,
+      link: `/products/${product.id}/schema`,
+      entityType: "SchemaVersion",
+      entityId: version.id,
+      audience: { domainOwners: [product.domainId], ...(version.proposedById ? { users: [version.proposedById] } : {}) },
+      exclude: [actor.id],
+    });
     return updated;
   });
 }

@@ -18,7 +18,7 @@ const METADATA_FIELDS = new Set(["description", "tags", "freshnessSeconds", "ava
 /** Where a change that an edit cannot make goes instead. */
 function lockedFieldMessage(field: string, status: string): string {
   if (field === "schema") return `Cannot change the schema of a ${status} product here; propose a new schema version (reviewed), or publish a new major version for a breaking change.`;
-  if (field === "compatibilityMode") return `Cannot change the compatibility mode of a ${status} product here; request a reviewed change with a reason.`;
+  if (field === "compatibilityMode") return `Cannot change the compatibility mode of a ${status} product here; request a reviewed change with a reason on its schema versions page.`;
   return `Cannot change ${field} of a ${status} product; publish a new major version instead.`;
 }
 

@@ -2,6 +2,7 @@ import type { DataProduct, ProductChangeRequest } from "@prisma/client";
 import { z } from "zod";
 import type { Tx } from "../db.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import { COMPATIBILITY_MODES } from "../schema/modes.ts";
 import { TASK_KINDS, topicConfigs } from "../tasks.ts";
 
 /**
@@ -9,10 +10,13 @@ import { TASK_KINDS, topicConfigs } from "../tasks.ts";
  * has a payload schema and an `apply` that runs inside the approval's
  * transaction (catalog change + the worker's step, together).
  */
-export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS" } as const;
+export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE" } as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[keyof typeof CHANGE_KINDS];
 
 export const addPartitionsPayload = z.object({ from: z.number().int().min(1), to: z.number().int().min(2) });
+
+/** A product's compatibility mode, changed only through review (NONE included: switching checks off is a decision too). */
+export const compatibilityModePayload = z.object({ from: z.enum(COMPATIBILITY_MODES), to: z.enum(COMPATIBILITY_MODES) });
 
 export async function lockChangeRequest(tx: Tx, id: string): Promise<ProductChangeRequest & { product: DataProduct }> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ProductChangeRequest" WHERE id = ${id} FOR UPDATE`;
@@ -51,6 +55,18 @@ export async function applyChange(tx: Tx, request: ProductChangeRequest & { prod
       const product = await tx.dataProduct.update({ where: { id: request.productId }, data: { partitions: to } });
       await enqueueTopicReconcile(tx, product);
       return { from: request.product.partitions, to };
+    }
+    case CHANGE_KINDS.COMPATIBILITY_MODE: {
+      const payload = compatibilityModePayload.safeParse(request.payload);
+      if (!payload.success) throw new ValidationError("The change request's payload is malformed.");
+      const { from, to } = payload.data;
+      if (request.product.status === "RETIRED") throw new ConflictError("The product is retired; its mode no longer matters.", "PRODUCT_RETIRED");
+      // The mode the request was made against must still be the one in force.
+      if (request.product.compatibilityMode !== from) {
+        throw new ConflictError(`The mode is ${request.product.compatibilityMode} now, not ${from}; ask again from the current mode.`, "MODE_CHANGED");
+      }
+      await tx.dataProduct.update({ where: { id: request.productId }, data: { compatibilityMode: to } });
+      return { from, to };
     }
     default:
       throw new ValidationError(`Unknown change kind ${request.kind}.`);

@@ -11,6 +11,7 @@ export const NOTIFICATION_KINDS = {
   "product.retired": "Data product retired",
   "schema.version-submitted": "New schema version submitted",
   "schema.version-approved": "New schema version",
+  "schema.version-rejected": "Schema version rejected",
   "subscription.requested": "Subscription requested",
   "subscription.approved": "Subscription approved",
   "subscription.rejected": "Subscription rejected",

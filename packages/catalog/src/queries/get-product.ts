@@ -18,6 +18,8 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
         include: { memberships: { where: { role: "OWNER" }, include: { user: { select: { name: true, email: true } } } } },
       },
       schemaVersions: { orderBy: { version: "desc" } },
+      predecessor: { select: { id: true, topicName: true, majorVersion: true, status: true } },
+      successor: { select: { id: true, topicName: true, majorVersion: true, status: true } },
       changeRequests: { orderBy: { createdAt: "desc" }, take: 20 },
       claim: true,
       inputs: { include: { input: { select: { id: true, name: true, topicName: true, status: true } } } },

@@ -27,6 +27,10 @@ export async function listSchemaVersions(db: Db, actor: Actor, productId: string
   const insider = actor.memberships.some((m) => m.domainId === product.domainId) || hasGlobal(actor, "product:review");
   if (!published && !insider) throw new NotFoundError("Data product", productId);
   const visible = insider ? product.schemaVersions : product.schemaVersions.filter((v) => v.status === "APPROVED");
+  const isOwner = canInDomain(actor, "product:update", product.domainId);
+  const modeChange = insider
+    ? await db.productChangeRequest.findFirst({ where: { productId, kind: "COMPATIBILITY_MODE", status: "REQUESTED" }, select: { id: true, payload: true, reason: true, createdAt: true } })
+    : null;
   const ids = [...new Set(visible.flatMap((v) => [v.proposedById, v.decidedById]).filter((x): x is string => !!x))];
   const users = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, email: true } });
   const who = (id: string | null) => users.find((u) => u.id === id) ?? null;
@@ -36,7 +40,10 @@ export async function listSchemaVersions(db: Db, actor: Actor, productId: string
     majorVersion: product.majorVersion,
     predecessor: product.predecessor,
     successor: product.successor,
-    canPropose: canInDomain(actor, "product:update", product.domainId) && ["ACTIVE", "DEPRECATED"].includes(product.status),
+    canPropose: isOwner && ["ACTIVE", "DEPRECATED"].includes(product.status),
+    /** Approved products change their mode only through review. */
+    canRequestModeChange: isOwner && !["DRAFT", "REJECTED", "RETIRED"].includes(product.status),
+    pendingModeChange: modeChange ? { id: modeChange.id, to: (modeChange.payload as { to?: string }).to ?? null, reason: modeChange.reason, requestedAt: modeChange.createdAt } : null,
     versions: visible.map((v) => ({
       id: v.id,
       version: v.version,

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ServiceAccountForm } from "@/components/service-account-form";
 import { Badge, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
+import { SupersededSubscriptions } from "@/components/successor-notice";
 import { api } from "@/lib/api-client";
 import type { MyDomain } from "@/lib/api-types";
 import { ago, formatDateTime } from "@/lib/format";
@@ -16,6 +17,7 @@ export function MyDomainView() {
   if (domains.data.length === 0) return <EmptyState title="You are not a member of any domain">Ask a platform admin to add you to your team&apos;s domain.</EmptyState>;
   return (
     <div className="space-y-10">
+      <SupersededSubscriptions />
       {domains.data.map((d) => (
         <DomainSection key={d.id} domain={d} />
       ))}

@@ -5,11 +5,11 @@ import Link from "next/link";
 import { ChangeRequestsCard } from "@/components/change-requests";
 import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
-import { Badge, Button, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
+import { Badge, Button, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { ReviewQueue } from "@/lib/api-types";
 import { ago, humanize } from "@/lib/format";
-import { useProductAction, useSubscriptionAction } from "@/lib/mutations";
+import { useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
 /** `reviewsProducts`: governance decides products; owners only see their domains' subscription requests. */
@@ -21,7 +21,7 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
   });
   if (queue.isPending) return <Loading label="Loading the queue…" />;
   if (queue.isError) return <ErrorAlert message={queue.error.message} />;
-  const { products, subscriptions, changes } = queue.data;
+  const { products, subscriptions, schemaVersions, changes } = queue.data;
   return (
     <div className="space-y-6">
       {reviewsProducts && (
@@ -36,6 +36,15 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
           </ul>
         )}
       </Card>
+      )}
+      {schemaVersions.length > 0 && (
+        <Card title={`Schema versions (${schemaVersions.length})`}>
+          <ul className="divide-y divide-slate-200" aria-label="Schema versions waiting for review">
+            {schemaVersions.map((v) => (
+              <SchemaVersionRow key={v.id} version={v} />
+            ))}
+          </ul>
+        </Card>
       )}
       {queue.data.governance && <ChangeRequestsCard changes={changes} />}
       <Card title={`Subscription requests (${subscriptions.length})`}>
@@ -54,13 +63,13 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
 }
 
 function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }) {
-  const action = useProductAction(p.id);
   return (
     <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-product">
       <div className="min-w-0">
         <div className="flex flex-wrap items-center gap-2">
           <Link href={`/products/${p.id}`} className="font-medium text-indigo-700 hover:underline">{p.name}</Link>
           <Badge value={p.classification} label={humanize(p.classification)} />
+          {p.majorVersion > 1 && <Badge value="IN_REVIEW" label={`new major v${p.majorVersion}`} />}
         </div>
         <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
         <p className="mt-1 text-sm text-slate-600">
@@ -68,16 +77,34 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
           {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
         </p>
         <PolicyDetails policy={p.policy} />
-        {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
       </div>
-      {p.mine ? (
-        <p className="text-sm text-slate-500">Your own submission (four-eyes rule)</p>
-      ) : (
-        <div className="flex flex-wrap items-start gap-2 md:max-w-sm md:justify-end">
-          <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve" })} aria-label={`Approve ${p.name}`}>Approve</Button>
-          <ReasonAction label="Reject" confirmLabel="Reject product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", reason })} />
-        </div>
-      )}
+      {/* Decisions are taken on the review page, below the change: nothing is approved unopened. */}
+      <div className="flex flex-wrap items-start gap-2 md:justify-end">
+        {p.mine && <p className="text-sm text-slate-500">Your own submission (four-eyes rule)</p>}
+        <ButtonLink variant={p.mine ? "secondary" : "primary"} href={`/review/products/${p.id}`} aria-label={`Review ${p.name}`}>Open review</ButtonLink>
+      </div>
+    </li>
+  );
+}
+
+function SchemaVersionRow({ version: v }: { version: ReviewQueue["schemaVersions"][number] }) {
+  const compatibility = v.compatibility as { mode?: string; checkedVersions?: number[] } | null;
+  return (
+    <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-schema-version">
+      <div className="min-w-0">
+        <p className="text-sm">
+          <Link href={`/products/${v.product.id}`} className="font-medium text-indigo-700 hover:underline">{v.product.name}</Link> · schema v{v.version}
+        </p>
+        <p className="font-mono text-xs text-slate-500">{v.product.topicName} · {v.product.compatibilityMode}</p>
+        <p className="mt-1 text-sm text-slate-600">
+          {v.product.domain.name} · proposed {ago(v.createdAt)}{v.proposedBy ? ` by ${v.proposedBy.name}` : ""}
+          {compatibility?.mode ? ` · compatible under ${compatibility.mode} with ${(compatibility.checkedVersions ?? []).map((n) => `v${n}`).join(", ") || "—"}` : ""}
+        </p>
+      </div>
+      <div className="flex flex-wrap items-start gap-2 md:justify-end">
+        {v.mine && <p className="text-sm text-slate-500">Your own proposal (four-eyes rule)</p>}
+        <ButtonLink variant={v.mine ? "secondary" : "primary"} href={`/review/schema-versions/${v.id}`} aria-label={`Review v${v.version} of ${v.product.name}`}>Open review</ButtonLink>
+      </div>
     </li>
   );
 }

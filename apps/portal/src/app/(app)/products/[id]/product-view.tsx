@@ -14,7 +14,8 @@ import { ContractCard } from "@/components/contract-card";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
-import { kafkajsProducerSnippet, kcatProduceCommand } from "@/lib/connection-snippets";
+import { exampleValueSource } from "@kappa/catalog/schema-example";
+import { kafkajsProducerSnippet, kcatProduceCommand, type ProducerRegistrySettings } from "@/lib/connection-snippets";
 import { formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
@@ -36,7 +37,7 @@ function pretty(definition: string): string {
 /** Statuses that change without the viewer doing anything. */
 const WAITING_STATUSES: readonly string[] = ["IN_REVIEW", "APPROVED", "PROVISIONING"];
 
-export function ProductView({ initial }: { initial: ProductDetail }) {
+export function ProductView({ initial, registryUrl }: { initial: ProductDetail; registryUrl: string }) {
   const me = useActor();
   const perms = usePermissions();
   const { data: product } = useQuery({
@@ -57,7 +58,8 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
   const isOwner = perms.canInDomain("product:update", product.domainId);
   const isReviewer = perms.hasGlobal("product:review");
   const ownSubmission = product.createdById === me.id || product.submittedById === me.id;
-  const schema = product.schemaVersions[0];
+  // The product's schema is its newest approved version; a proposal waits on the versions page.
+  const schema = product.schemaVersions.find((v) => v.status === "APPROVED") ?? product.schemaVersions[0];
   const canSubscribe = product.viewer.canSubscribe && SUBSCRIBABLE.includes(product.status) && perms.can("subscription:request");
 
   return (
@@ -98,9 +100,21 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
           {ownSubmission ? (
             <p className="text-sm text-slate-600">You registered or submitted this product; another reviewer must decide (four-eyes rule).</p>
           ) : (
-            <div className="flex flex-wrap items-start gap-2">
-              <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve" })}>Approve</Button>
-              <ReasonAction label="Reject" confirmLabel="Reject product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", reason })} />
+            <div className="space-y-3">
+              {product.predecessor ? (
+                // A new major version is decided on the review page: only there is the change from its predecessor and who reads it now.
+                <div className="flex flex-wrap items-center gap-3">
+                  <p className="text-sm text-slate-600">This is v{product.majorVersion} of {product.predecessor.topicName}: decide on the review page, which shows what changes from v{product.predecessor.majorVersion} and who reads it.</p>
+                  <ButtonLink href={`/review/products/${product.id}`}>Open the review</ButtonLink>
+                </div>
+              ) : (
+                // A first version has no change to show: this page shows the product whole (schema, configs, claimed ACLs), so it may decide here too.
+                <div className="flex flex-wrap items-start gap-2">
+                  <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve" })}>Approve</Button>
+                  <ReasonAction label="Reject" confirmLabel="Reject product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", reason })} />
+                  <ButtonLink variant="secondary" href={`/review/products/${product.id}`}>Open the full review</ButtonLink>
+                </div>
+              )}
             </div>
           )}
         </Card>
@@ -110,7 +124,15 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
         <div className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
           <strong>{product.status === "REJECTED" ? "Rejected" : "Deprecated"}:</strong> {product.decisionReason}
           {product.sunsetAt && <> — sunset {formatDateTime(product.sunsetAt)}</>}
+          {product.successor && (
+            <> · <Link href={`/products/${product.successor.id}`} className="font-medium underline">Go to v{product.successor.majorVersion} ({product.successor.topicName})</Link></>
+          )}
         </div>
+      )}
+      {product.predecessor && (
+        <p className="text-sm text-slate-600" data-testid="predecessor">
+          Major version v{product.majorVersion} of this product; it supersedes <Link href={`/products/${product.predecessor.id}`} className="text-indigo-700 hover:underline">{product.predecessor.topicName}</Link>.
+        </p>
       )}
 
       <div className="grid gap-6 lg:grid-cols-3">
@@ -154,9 +176,25 @@ export function ProductView({ initial }: { initial: ProductDetail }) {
             </Card>
           )}
 
-          {ON_CLUSTER.includes(product.status) && <ClusterCards productId={product.id} domainName={product.domain.name} />}
+          {ON_CLUSTER.includes(product.status) && (
+            <ClusterCards
+              productId={product.id}
+              domainName={product.domain.name}
+              registry={schema ? { url: registryUrl, subject: `${product.topicName}-value`, format: schema.format, example: exampleValueSource(schema.format, schema.definition) } : undefined}
+            />
+          )}
 
-          <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"} actions={schema && <Badge value={schema.status} />}>
+          <Card
+            title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}
+            actions={
+              <span className="flex items-center gap-2">
+                {schema && <Badge value={schema.status} />}
+                <Link href={`/products/${product.id}/schema`} className="text-sm text-indigo-700 hover:underline">
+                  {isOwner && (product.status === "ACTIVE" || product.status === "DEPRECATED") ? "Versions · propose a new one" : "All versions"}
+                </Link>
+              </span>
+            }
+          >
             {schema ? (
               <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
                 {pretty(schema.definition)}
@@ -282,7 +320,7 @@ function DeprecateCard({ productId }: { productId: string }) {
 }
 
 /** What the worker observes on the cluster for this product, polled every few seconds. */
-function ClusterCards({ productId, domainName }: { productId: string; domainName: string }) {
+function ClusterCards({ productId, domainName, registry }: { productId: string; domainName: string; registry?: ProducerRegistrySettings }) {
   const observed = useQuery({
     queryKey: queryKeys.products.observations(productId),
     queryFn: ({ signal }) => api<ProductObservations>(`/api/v1/products/${productId}/observations`, { signal }),
@@ -303,8 +341,8 @@ function ClusterCards({ productId, domainName }: { productId: string; domainName
               <SnippetTabs
                 label="Producer snippet"
                 tabs={[
-                  { id: "kafkajs", label: "kafkajs", code: kafkajsProducerSnippet(data.producer.connection) },
-                  { id: "kcat", label: "kcat", code: kcatProduceCommand(data.producer.connection) },
+                  { id: "kafkajs", label: "kafkajs", code: kafkajsProducerSnippet(data.producer.connection, registry) },
+                  { id: "kcat", label: "kcat", code: kcatProduceCommand(data.producer.connection, registry) },
                 ]}
               />
             </div>

@@ -1,10 +1,11 @@
-import { ForbiddenError, NotFoundError, subscriptionDetail, toJson } from "@kappa/catalog";
+import { ForbiddenError, NotFoundError, subscriptionDetail, subscriptionSuccessorNotice, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { SubscriptionSuccessorNotice } from "@/components/successor-notice";
 import { SubscriptionView } from "./subscription-view";
 
 export const metadata: Metadata = { title: "Subscription" };
@@ -13,8 +14,13 @@ export default async function SubscriptionPage({ params }: { params: Promise<{ i
   const { id } = await params;
   const actor = await requireActor(`/subscriptions/${id}`);
   try {
-    const detail = toJson(await subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY));
-    return <SubscriptionView initial={detail} />;
+    const [detail, successor] = await Promise.all([subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY), subscriptionSuccessorNotice(db(), actor, id)]);
+    return (
+      <div className="space-y-6">
+        {successor && <SubscriptionSuccessorNotice subscriptionId={id} initial={toJson(successor)} />}
+        <SubscriptionView initial={toJson(detail)} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />
+      </div>
+    );
   } catch (error) {
     if (error instanceof NotFoundError) notFound();
     if (error instanceof ForbiddenError) {

@@ -17,7 +17,7 @@ import { queryKeys } from "@/lib/query-keys";
 
 const POLL_MS = 3000;
 
-export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
+export function SubscriptionView({ initial, registryUrl }: { initial: SubscriptionDetail; registryUrl: string }) {
   const { data: sub } = useQuery({
     queryKey: queryKeys.subscriptions.detail(initial.id),
     queryFn: ({ signal }) => api<SubscriptionDetail>(`/api/v1/subscriptions/${initial.id}`, { signal }),
@@ -52,7 +52,7 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <Card title="Connect" actions={<span className="text-xs text-slate-500">SASL/SCRAM-SHA-512</span>}>
-            <ConnectionSnippets sub={sub} />
+            <ConnectionSnippets sub={sub} registryUrl={registryUrl} />
           </Card>
           <Card title="Your lag" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
             <ConsumerLagList
@@ -109,7 +109,7 @@ export function SubscriptionView({ initial }: { initial: SubscriptionDetail }) {
   );
 }
 
-function ConnectionSnippets({ sub }: { sub: SubscriptionDetail }) {
+function ConnectionSnippets({ sub, registryUrl }: { sub: SubscriptionDetail; registryUrl: string }) {
   return (
     <div className="space-y-3">
       <DefinitionList
@@ -119,13 +119,14 @@ function ConnectionSnippets({ sub }: { sub: SubscriptionDetail }) {
           ["User", <span key="u" className="font-mono">{sub.connection.username}</span>],
           ["Topic", <span key="t" className="font-mono">{sub.connection.topic}</span>],
           ["Consumer groups", <span key="g" className="font-mono">{sub.connection.groupPrefix}*</span>],
+          ["Schema registry", <span key="r" className="font-mono break-all">{registryUrl}</span>],
           ["Password", <span key="p">from <code className="font-mono">KAFKA_PASSWORD</code> (see Credentials)</span>],
         ]}
       />
       <SnippetTabs
         label="Consumer snippet"
         tabs={[
-          { id: "kafkajs", label: "kafkajs", code: kafkajsSnippet(sub.connection) },
+          { id: "kafkajs", label: "kafkajs", code: kafkajsSnippet(sub.connection, { url: registryUrl }) },
           { id: "kcat", label: "kcat", code: kcatCommand(sub.connection) },
         ]}
       />

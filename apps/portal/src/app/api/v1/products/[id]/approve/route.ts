@@ -1,12 +1,13 @@
 import { actingUser, approveProduct } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
-import { errorResponse, json } from "@/server/http";
+import { errorResponse, json, readJson } from "@/server/http";
 
-export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+/** Body (optional): `{ comment }`, kept as the decision's reason. */
+export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    return json(await approveProduct(db(), actingUser(actor), (await params).id));
+    return json(await approveProduct(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
   }

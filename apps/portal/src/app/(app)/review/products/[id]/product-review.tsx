@@ -1,0 +1,153 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useActor, usePermissions } from "@/components/actor-context";
+import { DecisionForm } from "@/components/decision-form";
+import { DefinitionsSideBySide, FieldDiff } from "@/components/schema-diff";
+import { Badge, ButtonLink, Card, DefinitionList, Notice } from "@/components/ui";
+import { api } from "@/lib/api-client";
+import type { ProductReviewData } from "@/lib/api-types";
+import { formatDateTime, formatSeconds, humanize } from "@/lib/format";
+import { useProductAction } from "@/lib/mutations";
+import { queryKeys } from "@/lib/query-keys";
+
+function pretty(definition: string): string {
+  try {
+    return JSON.stringify(JSON.parse(definition), null, 2);
+  } catch {
+    return definition;
+  }
+}
+
+/**
+ * A product waiting for review, whole: its schema and the personal data it
+ * declares, the topic configs the worker will create, classification and SLA.
+ * A new major version also shows what changes from its predecessor and who
+ * reads the predecessor now (they will be asked to move).
+ */
+export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
+  const me = useActor();
+  const perms = usePermissions();
+  const { data: review } = useQuery({
+    queryKey: queryKeys.products.review(initial.id),
+    queryFn: ({ signal }) => api<ProductReviewData>(`/api/v1/products/${initial.id}/review`, { signal }),
+    initialData: initial,
+  });
+  const action = useProductAction(review.id);
+  const mine = review.createdBy?.id === me.id || review.submittedBy?.id === me.id;
+  const schema = review.schema;
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
+          <p className="text-sm text-slate-500">
+            <Link href="/review" className="hover:underline">Review queue</Link> / data product
+          </p>
+          <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight">
+            {review.name}
+            <Badge value={review.status} />
+          </h1>
+          <p className="mt-1 font-mono text-sm text-slate-600">{review.topicName}</p>
+          <p className="mt-1 text-sm text-slate-600">
+            {review.domain.name} · submitted {review.submittedAt ? formatDateTime(review.submittedAt) : "—"}
+            {review.submittedBy ? ` by ${review.submittedBy.name}` : ""}
+          </p>
+        </div>
+        <ButtonLink variant="secondary" href={`/products/${review.id}`}>Product page</ButtonLink>
+      </div>
+
+      <Card title="What is published">
+        <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{review.description}</p>
+        <DefinitionList
+          items={[
+            ["Classification", <Badge key="c" value={review.classification} label={humanize(review.classification)} />],
+            ["Personal data (PII)", schema && schema.pii.length > 0 ? schema.pii.join(", ") : "none tagged"],
+            ["Tags", review.tags.length ? review.tags.map((t) => `#${t}`).join(" ") : "—"],
+            ["Freshness target", `within ${formatSeconds(review.freshnessSeconds)}`],
+            ["Availability target", `${review.availabilityPct} %`],
+            ["Partitions", review.partitions],
+            ["Compatibility mode", review.compatibilityMode],
+            ["Contact", review.contactEmail],
+          ]}
+        />
+        <h3 className="mb-1 mt-4 text-xs font-medium uppercase tracking-wide text-slate-500">Topic configs</h3>
+        <ul className="font-mono text-xs text-slate-700" data-testid="review-configs">
+          {Object.entries(review.configs).map(([k, v]) => (
+            <li key={k}>{k}={v}</li>
+          ))}
+        </ul>
+      </Card>
+
+      {review.predecessor && (
+        <Card title={`New major version of ${review.predecessor.topicName}`}>
+          <div className="space-y-4">
+            <p className="text-sm text-slate-700">
+              <Link className="text-indigo-700 hover:underline" href={`/products/${review.predecessor.id}`}>{review.predecessor.topicName}</Link> is{" "}
+              {humanize(review.predecessor.status).toLowerCase()}
+              {review.predecessor.sunsetAt ? `, sunset ${formatDateTime(review.predecessor.sunsetAt)}` : ""}.
+            </p>
+            {schema && review.predecessor.currentDefinition && (
+              <FieldDiff
+                format={schema.format}
+                older={{ label: `${review.predecessor.topicName} v${review.predecessor.currentVersion}`, definition: review.predecessor.currentDefinition }}
+                newer={{ label: review.topicName, definition: schema.definition }}
+                changes={review.predecessor.fieldChanges}
+              />
+            )}
+            <div>
+              <h3 className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">Who reads the predecessor ({review.predecessor.readers.length})</h3>
+              {review.predecessor.readers.length === 0 ? (
+                <p className="text-sm text-slate-600">Nobody.</p>
+              ) : (
+                <ul className="text-sm" data-testid="predecessor-readers">
+                  {review.predecessor.readers.map((r) => (
+                    <li key={r.id}>
+                      {r.consumingDomain.name} · <span className="font-mono text-xs">User:{r.serviceAccount.name}</span> <Badge value={r.status} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          </div>
+        </Card>
+      )}
+
+      <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}>
+        {schema ? (
+          review.predecessor?.currentDefinition ? (
+            <DefinitionsSideBySide older={{ label: review.predecessor.topicName, definition: review.predecessor.currentDefinition }} newer={{ label: review.topicName, definition: schema.definition }} />
+          ) : (
+            <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition" data-testid="review-schema">
+              {pretty(schema.definition)}
+            </pre>
+          )
+        ) : (
+          <p className="text-sm text-slate-600">No schema.</p>
+        )}
+      </Card>
+
+      <Card title="Decision">
+        {action.isSuccess && <div className="mb-3"><Notice>Decision recorded.</Notice></div>}
+        {review.status !== "IN_REVIEW" ? (
+          <p className="text-sm text-slate-700">This product is {humanize(review.status).toLowerCase()}.</p>
+        ) : mine ? (
+          <p className="text-sm text-slate-600">You registered or submitted this product; another reviewer must decide (four-eyes rule).</p>
+        ) : !perms.hasGlobal("product:review") ? (
+          <p className="text-sm text-slate-600">Waiting for a governance reviewer.</p>
+        ) : (
+          <>
+            <DecisionForm
+              subject={review.name}
+              pending={action.isPending}
+              error={action.error}
+              onApprove={(comment) => action.mutate({ kind: "approve", ...(comment ? { comment } : {}) })}
+              onReject={(reason) => action.mutate({ kind: "reject", reason })}
+            />
+          </>
+        )}
+      </Card>
+    </div>
+  );
+}

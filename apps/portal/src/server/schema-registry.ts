@@ -1,0 +1,80 @@
+import "server-only";
+import { authenticateServiceAccount, CatalogError, parseBasicAuthorization, RegistryError, type RegistryCaller } from "@kappa/catalog";
+import { env } from "@/env";
+import { currentActor } from "./actor";
+import { db } from "./db";
+
+/*
+ * The Schema-Registry-compatible API at /api/schema-registry: Confluent's
+ * content type and error bodies ({ error_code, message }), so unmodified
+ * Schema Registry clients work. A request with an Authorization header is
+ * authenticated by it alone — Basic with a service account's Kafka user name
+ * and password, or Bearer with an API token — and cookies are ignored; without
+ * one, the signed-in session counts (the portal's own pages and curl by hand).
+ */
+
+export const REGISTRY_CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+
+const CHALLENGE = { "www-authenticate": 'Basic realm="Kappa Mesh Schema Registry", charset="UTF-8"' };
+
+export async function registryCaller(request: Request): Promise<RegistryCaller> {
+  const authorization = request.headers.get("authorization");
+  if (authorization !== null) {
+    const basic = parseBasicAuthorization(authorization);
+    if (basic) return { kind: "serviceAccount", account: await authenticateServiceAccount(db(), basic.username, basic.password) };
+    if (!/^Bearer[ ]/i.test(authorization.trim())) throw new RegistryError("UNAUTHORIZED", "Unauthorized: send Basic credentials (a service account's Kafka user name and password) or a Bearer API token.");
+  }
+  try {
+    // currentActor reads the same Authorization header (Bearer) or, without one, the session.
+    return { kind: "user", actor: await currentActor() };
+  } catch (error) {
+    if (error instanceof CatalogError && error.status === 401) throw new RegistryError("UNAUTHORIZED", `Unauthorized: ${error.message}`);
+    throw error;
+  }
+}
+
+export function registryJson(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": REGISTRY_CONTENT_TYPE } });
+}
+
+/** A schema as plain text (the `/schema` endpoints answer the schema itself, not a JSON envelope). */
+export function registryText(schema: string): Response {
+  return new Response(schema, { status: 200, headers: { "content-type": REGISTRY_CONTENT_TYPE } });
+}
+
+/** Confluent's error body; anything unexpected is its 50001 and logged with its cause. */
+export function registryError(error: unknown): Response {
+  if (error instanceof RegistryError) {
+    return new Response(JSON.stringify({ error_code: error.errorCode, message: error.message }), {
+      status: error.status,
+      headers: { "content-type": REGISTRY_CONTENT_TYPE, ...(error.status === 401 ? CHALLENGE : {}) },
+    });
+  }
+  if (error instanceof CatalogError) {
+    const code = error.status === 403 ? 40301 : error.status === 404 ? 40401 : error.status * 100 + 1;
+    return new Response(JSON.stringify({ error_code: code, message: error.message }), { status: error.status, headers: { "content-type": REGISTRY_CONTENT_TYPE } });
+  }
+  console.error("[schema-registry] unexpected error", error);
+  return new Response(JSON.stringify({ error_code: 50001, message: "Error in the backend data store" }), { status: 500, headers: { "content-type": REGISTRY_CONTENT_TYPE } });
+}
+
+/** A JSON body; malformed JSON is the client's mistake (Confluent answers 400 with error_code 400). */
+export async function readRegistryBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    throw new RegistryError("BAD_REQUEST", "Unexpected character in the request body: it is not valid JSON.");
+  }
+}
+
+/** Where the portal is, for messages that send a client to the review. */
+export function portalUrl(): string {
+  return env().NEXTAUTH_URL;
+}
+
+/** Confluent ids are positive 32-bit integers. */
+export function parseSchemaId(raw: string): number {
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw new RegistryError("SCHEMA_NOT_FOUND", "Schema not found");
+  return Number(raw);
+}
