@@ -74,6 +74,14 @@ export interface Fixtures {
   contract(name: string): string;
   /** Product form fields of a new orders product. */
   productFields(name: string): Record<string, unknown>;
+  /** The Schema Registry subject of ids.subscribable and the global id of its schema. */
+  registry: { subject: string; schemaId: number };
+  /** Avro texts: the fixtures' schema, a BACKWARD-compatible next version, a breaking one. */
+  schemas: { current: string; compatible: string; breaking: string };
+  /** A fresh PENDING schema version (proposed by the orders owner) of a fresh ACTIVE product. */
+  pendingSchemaVersion(): Promise<{ id: string; fingerprint: string }>;
+  /** A fresh APPROVED payments subscription to a product with a newer (live) major version. */
+  supersededSubscription(): Promise<string>;
   unique(): string;
 }
 
@@ -355,5 +363,77 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
       of: (body) => (firstItem(body).applied === true ? "applied" : "refused"),
       expect: { otherDomain: "refused", member: "refused", owner: "applied", reviewer: "refused", admin: "refused" },
     },
+  },
+  // Schema governance: the product's owners propose, governance decides (never the proposer).
+  "GET /api/v1/products/[id]/schema-versions": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/schema-versions` }), expect: statuses(401, 404, 200, 200, 200, 404) },
+  "POST /api/v1/products/[id]/schema-versions": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/schema-versions`, body: { definition: f.schemas.compatible } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  "POST /api/v1/products/[id]/schema-versions/check": {
+    request: (f) => ({ path: `/api/v1/products/${f.ids.subscribable}/schema-versions/check`, body: { definition: f.schemas.compatible } }),
+    expect: statuses(401, 403, 403, 200, 200, 403),
+  },
+  "GET /api/v1/schema-versions/[id]": { request: async (f) => ({ path: `/api/v1/schema-versions/${(await f.pendingSchemaVersion()).id}` }), expect: statuses(401, 403, 403, 200, 200, 403) },
+  "POST /api/v1/schema-versions/[id]/approve": {
+    request: async (f) => {
+      const v = await f.pendingSchemaVersion();
+      return { path: `/api/v1/schema-versions/${v.id}/approve`, body: { fingerprint: v.fingerprint } };
+    },
+    expect: statuses(401, 403, 403, 403, 200, 403),
+  },
+  "POST /api/v1/schema-versions/[id]/reject": {
+    request: async (f) => ({ path: `/api/v1/schema-versions/${(await f.pendingSchemaVersion()).id}/reject`, body: { reason: "Not for the matrix." } }),
+    expect: statuses(401, 403, 403, 403, 200, 403),
+  },
+  "POST /api/v1/products/[id]/major-version": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/major-version`, body: { definition: f.schemas.breaking, sunsetAt: inAWeek(), reason: "A breaking change of the id." } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  "POST /api/v1/products/[id]/compatibility-mode": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/compatibility-mode`, body: { mode: "FULL", reason: "Consumers upgrade in both directions." } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  "GET /api/v1/products/[id]/review": { request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/review` }), expect: statuses(401, 403, 403, 200, 200, 403) },
+  // A subscription's successor notice: its domain, the product's owners, governance; carrying access over: its domain.
+  "GET /api/v1/subscriptions/[id]/successor": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/successor` }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  "POST /api/v1/subscriptions/[id]/successor": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.supersededSubscription()}/successor` }), expect: statuses(401, 201, 403, 403, 403, 403) },
+  // Everyone's own domains' notices.
+  "GET /api/v1/my-domains/superseded": { request: () => ({ path: "/api/v1/my-domains/superseded" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+
+  // The Schema-Registry-compatible API (sessions here; Basic/Bearer in its own tests): live products'
+  // approved schemas are readable by everyone signed in; registering is for the domain's owners (and its
+  // producer account) and returns the id of an approved identical schema; a mode change goes through review.
+  "GET /api/schema-registry": { request: () => ({ path: "/api/schema-registry" }), expect: statuses(200, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/config": { request: () => ({ path: "/api/schema-registry/config" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/config/[subject]": { request: (f) => ({ path: `/api/schema-registry/config/${f.registry.subject}` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  // Agreeing with the mode in force changes nothing; any other level is a 403 for everyone (review in the portal).
+  "PUT /api/schema-registry/config/[subject]": {
+    request: (f, caller) => ({ path: `/api/schema-registry/config/${f.registry.subject}`, body: { compatibility: caller === "owner" ? "NONE" : "BACKWARD" } }),
+    expect: statuses(401, 200, 200, 403, 200, 200),
+  },
+  "GET /api/schema-registry/schemas/types": { request: () => ({ path: "/api/schema-registry/schemas/types" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/schemas/ids/[id]": { request: (f) => ({ path: `/api/schema-registry/schemas/ids/${f.registry.schemaId}` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/schemas/ids/[id]/schema": { request: (f) => ({ path: `/api/schema-registry/schemas/ids/${f.registry.schemaId}/schema` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/schemas/ids/[id]/versions": { request: (f) => ({ path: `/api/schema-registry/schemas/ids/${f.registry.schemaId}/versions` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/subjects": { request: () => ({ path: "/api/schema-registry/subjects" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/schema-registry/subjects/[subject]": { request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}`, body: { schema: f.schemas.current } }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/subjects/[subject]/versions": { request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}/versions` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/schema-registry/subjects/[subject]/versions": {
+    request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}/versions`, body: { schema: f.schemas.current } }),
+    expect: statuses(401, 403, 403, 200, 403, 403),
+  },
+  "GET /api/schema-registry/subjects/[subject]/versions/[version]": { request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}/versions/latest` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/subjects/[subject]/versions/[version]/schema": {
+    request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}/versions/1/schema` }),
+    expect: statuses(401, 200, 200, 200, 200, 200),
+  },
+  "POST /api/schema-registry/compatibility/subjects/[subject]/versions": {
+    request: (f) => ({ path: `/api/schema-registry/compatibility/subjects/${f.registry.subject}/versions`, body: { schema: f.schemas.compatible } }),
+    expect: statuses(401, 200, 200, 200, 200, 200),
+  },
+  "POST /api/schema-registry/compatibility/subjects/[subject]/versions/[version]": {
+    request: (f) => ({ path: `/api/schema-registry/compatibility/subjects/${f.registry.subject}/versions/latest`, body: { schema: f.schemas.compatible } }),
+    expect: statuses(401, 200, 200, 200, 200, 200),
   },
 };

@@ -14,6 +14,9 @@ import { storageFor, type Role } from "./roles";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 const ROLE_OF: Record<Exclude<Caller, "anonymous">, Role> = { otherDomain: "paymentsOwner", member: "ordersMember", owner: "ordersOwner", reviewer: "reviewer", admin: "admin" };
+const FIXTURE_SCHEMA = JSON.stringify({ type: "record", name: "Fixture", fields: [{ name: "id", type: "string" }] });
+const COMPATIBLE_SCHEMA = JSON.stringify({ type: "record", name: "Fixture", fields: [{ name: "id", type: "string" }, { name: "note", type: ["null", "string"], default: null }] });
+const BREAKING_SCHEMA = JSON.stringify({ type: "record", name: "Fixture", fields: [{ name: "id", type: "long" }] });
 const contexts = new Map<Caller, APIRequestContext>();
 let fixtures: Fixtures;
 let counter = 0;
@@ -135,7 +138,31 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     if (!response.ok()) throw new Error(`fixture member: ${response.status()} ${await response.text()}`);
     return ((await response.json()) as { userId: string }).userId;
   };
+  // The registry's view of the matrix's subscribable product: its subject and the global id of its schema.
+  const registry = await withDb(async (c) => {
+    const row = (await c.query<{ topicName: string; schemaId: number }>(`SELECT p."topicName", v."schemaId" FROM "DataProduct" p JOIN "SchemaVersion" v ON v."productId" = p.id WHERE p.id = $1 AND v.status = 'APPROVED'`, [subscribable])).rows[0]!;
+    return { subject: `${row.topicName}-value`, schemaId: row.schemaId };
+  });
+  const pendingSchemaVersion = async () => {
+    const productId = await activeProduct();
+    const response = await as("owner").post(`/api/v1/products/${productId}/schema-versions`, { data: { definition: COMPATIBLE_SCHEMA } });
+    if (!response.ok()) throw new Error(`fixture schema version: ${response.status()} ${await response.text()}`);
+    const body = (await response.json()) as { id: string; fingerprint: string };
+    return { id: body.id, fingerprint: body.fingerprint };
+  };
   fixtures = {
+    registry,
+    schemas: { current: FIXTURE_SCHEMA, compatible: COMPATIBLE_SCHEMA, breaking: BREAKING_SCHEMA },
+    pendingSchemaVersion,
+    supersededSubscription: async () => {
+      const productId = await activeProduct();
+      const { id } = await subscribe(productId);
+      await approve(id);
+      const successor = await created(await as("owner").post(`/api/v1/products/${productId}/major-version`, { data: { definition: BREAKING_SCHEMA, sunsetAt: inAWeek(), reason: "A breaking change of the id." } }), "major version");
+      // Standing in for review and the worker: the successor is live.
+      await withDb((c) => c.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [successor]));
+      return id;
+    },
     compactedProduct: async () => (compacted ??= compactedProduct()),
     replayableSubscription: async () => {
       const { id, account } = await subscribe(subscribable);
