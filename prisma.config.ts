@@ -19,6 +19,7 @@ function reportCatalogTypesAsText(res: pg.QueryResult | undefined): void {
 
 class CatalogTypesAsTextClient extends pg.Client {
   // pg's query() is heavily overloaded (promise or callback); forward it as is.
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-member-access -- the overloads are forwarded unchanged */
   override query(...args: any[]): any {
     const last = args[args.length - 1];
     if (typeof last === "function") {
@@ -35,6 +36,7 @@ class CatalogTypesAsTextClient extends pg.Client {
       ? result.then((res: pg.QueryResult) => (reportCatalogTypesAsText(res), res))
       : result;
   }
+  /* eslint-enable */
 }
 
 type PgAdapter = Awaited<ReturnType<PrismaPg["connect"]>>;

@@ -69,7 +69,7 @@ async function main() {
     for (const r of below) console.log(`\nbelow ${TARGET} on ${r.page}: ${r.failing.join(", ") || "(no single failing audit)"}`);
     console.log(below.length === 0 ? `\nevery score ≥ ${TARGET}` : `\n${below.length} page(s) below the target of ${TARGET}`);
   } finally {
-    await chrome.kill();
+    chrome.kill();
     await portal.stop();
   }
 }

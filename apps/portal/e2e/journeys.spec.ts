@@ -79,6 +79,8 @@ test.describe.serial("publish, review, subscribe", () => {
     await consumer.waitForURL(`**/products/${productId}/subscribe`);
     await expect(consumer.getByLabel("Service account")).toContainText("User:payments-reconciliation");
     await consumer.getByLabel("Purpose").fill("Reconcile carrier invoices against dispatched shipments.");
+    // Temporary access: the request carries its end date.
+    await consumer.getByLabel("Access ends (optional)").fill("2031-12-31");
     await consumer.getByRole("button", { name: "Request subscription" }).click();
     await consumer.waitForURL(`**/products/${productId}`);
     const mine = consumer.getByTestId("subscriptions").getByRole("listitem");
@@ -123,6 +125,15 @@ test.describe.serial("publish, review, subscribe", () => {
     await expect(subscriptionEvents.nth(0)).toContainText("owner@orders.example");
     await expect(subscriptionEvents.nth(1)).toContainText("subscription.requested");
     await expect(subscriptionEvents.nth(1)).toContainText("owner@payments.example");
+
+    // The end date shows on the subscription page; the product's owner may remove it, the subscriber may not.
+    await consumer.goto(`/subscriptions/${subscriptionId}`);
+    await expect(consumer.getByTestId("subscription-expiry")).toContainText("Access ends");
+    await expect(consumer.getByTestId("subscription-expiry")).toContainText("2031");
+    await expect(consumer.getByRole("button", { name: "Remove end date" })).toHaveCount(0);
+    await owner.goto(`/subscriptions/${subscriptionId}`);
+    await owner.getByRole("button", { name: "Remove end date" }).click();
+    await expect(owner.getByTestId("subscription-expiry")).toContainText("No end date");
   });
 
   test("3: the payments owner cannot edit an orders product: no Edit action, 403 from the API, nothing changed", async ({ browser }) => {

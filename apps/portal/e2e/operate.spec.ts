@@ -50,7 +50,27 @@ test("an owner claims an unmanaged topic; the reviewer keeps one grant and remov
   await expect(owner.getByRole("heading", { level: 1 })).toContainText(topic);
   await expect(owner.getByLabel("Partitions")).toHaveValue("2");
   await owner.getByLabel("Description").fill("Every page click from the legacy tracker, now a governed product.");
-  await owner.getByLabel("Definition").fill(JSON.stringify({ type: "record", name: "Click", fields: [{ name: "page", type: "string" }] }));
+  // "Infer from sample records": the worker reads the topic; here the test stands in for it (marked) and the form shows what came back.
+  const inference = owner.getByTestId("schema-inference");
+  const answerAsWorker = (data: { inferred: boolean; format: string | null; definition: string | null; explanation: string }) =>
+    withDb((db) =>
+      db.query(
+        `UPDATE "TopicSchemaInference" SET status = 'DONE', sampled = 40, inferred = $2, format = $3::"SchemaFormat", definition = $4, explanation = $5, "finishedAt" = now() WHERE topic = $1 AND status = 'PENDING'`,
+        [topic, data.inferred, data.format, data.definition, data.explanation],
+      ),
+    );
+  await inference.getByRole("button", { name: "Infer from sample records" }).click();
+  await expect(inference).toContainText("Waiting for the worker to read sample records");
+  await answerAsWorker({ inferred: false, format: null, definition: null, explanation: "40 of 40 sampled values are not JSON and carry no schema id; paste it." });
+  await expect(inference.getByRole("alert")).toContainText("No schema could be inferred. 40 of 40 sampled values are not JSON");
+  await expect(owner.getByLabel("Definition")).toHaveValue("");
+  await inference.getByRole("button", { name: "Infer from sample records" }).click();
+  await expect(inference).toContainText("Waiting for the worker");
+  const clickSchema = JSON.stringify({ type: "record", name: "Click", fields: [{ name: "page", type: "string" }] }, null, 2);
+  await answerAsWorker({ inferred: true, format: "AVRO", definition: clickSchema, explanation: "40 of 40 sampled records carry registry schema id 7 (Avro); this is that schema." });
+  await expect(inference).toContainText("Schema prefilled below: Avro from 40 sampled records.");
+  await expect(owner.getByLabel("Definition")).toHaveValue(clickSchema);
+  await expect(owner.getByRole("radio", { name: "Avro" })).toBeChecked();
   await owner.getByRole("button", { name: "Claim topic" }).click();
   await owner.waitForURL((url) => /^\/products\/[a-z0-9]+$/.test(url.pathname));
   const productId = new URL(owner.url()).pathname.split("/").pop() ?? "";

@@ -74,6 +74,10 @@ const schema = z
     KAPPA_BROWSE_BUDGET_MS: z.coerce.number({ message: "must be a number" }).int().min(100).max(60_000).default(5_000),
     /** Message-browser pages per user per minute. */
     KAPPA_BROWSE_PAGES_PER_MINUTE: z.coerce.number({ message: "must be a number" }).int().min(1).max(10_000).default(60),
+    /** Database connections the portal's pool holds (PostgreSQL's max_connections must cover portal + worker). */
+    KAPPA_DB_POOL_SIZE: z.coerce.number({ message: "must be a number" }).int().min(1).max(500).default(20),
+    /** How long a request waits for a free database connection before it is answered 503 with Retry-After. */
+    KAPPA_DB_POOL_WAIT_MS: z.coerce.number({ message: "must be a number" }).int().min(50).max(60_000).default(3_000),
     KAPPA_SECRETS_KEY: z
       .string()
       .optional()

@@ -100,7 +100,7 @@ function parseValue(name: string, kind: Kind, raw: string): BrokerConfig[keyof B
 export function applySettings(base: BrokerConfig, settings: Record<string, string>): BrokerConfig {
   const out: RawSettings = { ...base };
   for (const [rawName, value] of Object.entries(settings)) {
-    let name = ALIASES[rawName] ?? rawName;
+    const name = ALIASES[rawName] ?? rawName;
     if (rawName === "listeners") {
       const m = /^(?:[A-Z_]+:\/\/)?\[?([^\]]*)\]?:(\d+)$/.exec(value.trim().split(",")[0] ?? "");
       if (!m) throw new ConfigError(`listeners must look like PLAINTEXT://host:port, got "${value}"`);

@@ -179,7 +179,7 @@ function isKey(name: string): name is keyof BrokerConfig {
 function int(raw: Raw, name: keyof BrokerConfig, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const v = raw[name];
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
-    throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
+    throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
   }
   return v;
 }
@@ -188,19 +188,19 @@ function nullableInt(raw: Raw, name: keyof BrokerConfig, min: number, max = Numb
 }
 function bool(raw: Raw, name: keyof BrokerConfig): boolean {
   const v = raw[name];
-  if (typeof v !== "boolean") throw new ConfigError(`${name} must be true or false, got ${String(v)}`);
+  if (typeof v !== "boolean") throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(v)}`);
   return v;
 }
 function str(raw: Raw, name: keyof BrokerConfig): string {
   const v = raw[name];
-  if (typeof v !== "string" || v === "") throw new ConfigError(`${name} must be a non-empty string, got ${String(v)}`);
+  if (typeof v !== "string" || v === "") throw new ConfigError(`${name} must be a non-empty string, got ${JSON.stringify(v)}`);
   return v;
 }
 
 function nullableStr(raw: Raw, name: keyof BrokerConfig): string | null {
   const v = raw[name];
   if (v === null) return null;
-  if (typeof v !== "string" || v === "") throw new ConfigError(`${name} must be a non-empty string or unset, got ${String(v)}`);
+  if (typeof v !== "string" || v === "") throw new ConfigError(`${name} must be a non-empty string or unset, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -215,7 +215,7 @@ function authorizerClass(raw: Raw): string | null {
   const v = raw["authorizer.class.name"];
   if (v === null || v === "" || v === "none") return null;
   if (typeof v !== "string" || !STANDARD_AUTHORIZER_NAMES.includes(v)) {
-    throw new ConfigError(`authorizer.class.name must be empty, "none" or one of ${STANDARD_AUTHORIZER_NAMES.join(", ")}, got ${String(v)}`);
+    throw new ConfigError(`authorizer.class.name must be empty, "none" or one of ${STANDARD_AUTHORIZER_NAMES.join(", ")}, got ${JSON.stringify(v)}`);
   }
   return v;
 }
@@ -223,7 +223,7 @@ function authorizerClass(raw: Raw): string | null {
 function superUsers(raw: Raw): string | null {
   const v = raw["super.users"];
   if (v === null || v === "") return null;
-  if (typeof v !== "string") throw new ConfigError(`super.users must be principals separated by ";", got ${String(v)}`);
+  if (typeof v !== "string") throw new ConfigError(`super.users must be principals separated by ";", got ${JSON.stringify(v)}`);
   for (const p of v.split(";").map((s) => s.trim()).filter((s) => s !== "")) {
     if (!p.includes(":")) throw new ConfigError(`super.users entry "${p}" must look like User:<name>`);
   }
@@ -242,7 +242,7 @@ export function validateConfig(raw: Raw): BrokerConfig {
   const minSession = int(raw, "group.min.session.timeout.ms", 1);
   const advertisedHost = raw["advertised.host"];
   if (advertisedHost !== null && (typeof advertisedHost !== "string" || advertisedHost === "")) {
-    throw new ConfigError(`advertised.host must be a host name or address, got ${String(advertisedHost)}`);
+    throw new ConfigError(`advertised.host must be a host name or address, got ${JSON.stringify(advertisedHost)}`);
   }
   return {
     "node.id": int(raw, "node.id", 0, 2 ** 31 - 1),

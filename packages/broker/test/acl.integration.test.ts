@@ -69,7 +69,7 @@ describe("ACL matrix with kafkajs", () => {
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? "") });
     const first = await Promise.race([waitFor(() => values.length >= expected, 15000, `${expected} messages`).then(() => null), crashed]);
-    if (first !== null) throw first;
+    if (first !== null) throw new Error("the consumer crashed", { cause: first });
     return { consumer, values, crashed };
   }
 

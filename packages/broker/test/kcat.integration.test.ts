@@ -87,7 +87,7 @@ describe("kcat", () => {
     const topic = uniqueName("kcat-group");
     const group = uniqueName("kcat-g");
     await new Promise<void>((resolve, reject) =>
-      execFile("kcat", ["-b", broker.bootstrap, "-P", "-t", topic, "-p", "-1"], (err) => (err ? reject(err) : resolve())).stdin?.end("x\n"),
+      execFile("kcat", ["-b", broker.bootstrap, "-P", "-t", topic, "-p", "-1"], (err: Error | null) => (err ? reject(err) : resolve())).stdin?.end("x\n"),
     );
     const first = records(100);
     await kcat(["-P", "-t", topic, "-K", "\t"], asInput(first));

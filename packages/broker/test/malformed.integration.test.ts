@@ -31,13 +31,15 @@ function sendJunk(chunks: Buffer[], lingerMs = 300): Promise<"closed" | "open"> 
     s.on("error", () => finish("closed"));
     s.on("close", () => finish("closed"));
     s.on("data", () => {});
-    s.on("connect", async () => {
-      for (const c of chunks) {
-        if (s.destroyed) break;
-        s.write(c);
-        await sleep(1);
-      }
-      setTimeout(() => finish("open"), lingerMs);
+    s.on("connect", () => {
+      void (async () => {
+        for (const c of chunks) {
+          if (s.destroyed) break;
+          s.write(c);
+          await sleep(1);
+        }
+        setTimeout(() => finish("open"), lingerMs);
+      })();
     });
   });
 }

@@ -9,7 +9,13 @@
  * parse, as the portal does before it checks anything); that step is timed
  * apart. The check itself is the timed part: the walker over every version the
  * mode names plus avsc's resolver against the latest one.
+ *
+ * Wall-clock figures on a shared machine include the time the process waited
+ * for a core, so each line also gives the check's CPU time (process.cpuUsage,
+ * this process's threads only) and the run starts with the load average: a
+ * p95 read at load 15 on 2 cores is not the figure of an idle server.
  */
+import { availableParallelism, loadavg } from "node:os";
 import { schemaDefinitionProblem } from "../src/schema-definition.ts";
 import { checkCompatibility, type CompatibilityMode } from "../src/schema/index.ts";
 
@@ -50,6 +56,7 @@ const validation: number[] = [];
 
 function run(mode: CompatibilityMode) {
   const times: number[] = [];
+  const cpu: number[] = [];
   let compatible = true;
   for (let i = 0; i < ITERATIONS; i++) {
     const candidate = { version: PREVIOUS + 1, definition: schemaVersion(PREVIOUS + 1, `${mode.toLowerCase()}_proposal${i}`) };
@@ -57,23 +64,30 @@ function run(mode: CompatibilityMode) {
     const problem = schemaDefinitionProblem("AVRO", candidate.definition);
     if (problem) throw new Error(problem);
     validation.push(performance.now() - validated);
+    const cpuStart = process.cpuUsage();
     const start = performance.now();
     const result = checkCompatibility({ format: "AVRO", mode, candidate, previous });
     times.push(performance.now() - start);
+    const used = process.cpuUsage(cpuStart);
+    cpu.push((used.user + used.system) / 1000);
     compatible &&= result.compatible && result.checkedVersions.length === (mode.endsWith("TRANSITIVE") ? PREVIOUS : 1);
   }
   if (!compatible) throw new Error(`${mode}: expected every candidate to be compatible with all ${PREVIOUS} versions`);
   const first = times[0] ?? NaN;
   const sorted = times.slice(1).sort((a, b) => a - b);
+  const cpuSorted = cpu.slice(1).sort((a, b) => a - b);
   console.log(
-    `${mode.padEnd(20)} first (cold) ${first.toFixed(1)} ms · p50 ${percentile(sorted, 50).toFixed(2)} ms · p95 ${percentile(sorted, 95).toFixed(2)} ms · max ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)} ms`,
+    `${mode.padEnd(20)} first (cold) ${first.toFixed(1)} ms · p50 ${percentile(sorted, 50).toFixed(2)} ms · p95 ${percentile(sorted, 95).toFixed(2)} ms · max ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)} ms · CPU p50 ${percentile(cpuSorted, 50).toFixed(2)} ms · CPU p95 ${percentile(cpuSorted, 95).toFixed(2)} ms`,
   );
-  return percentile(sorted, 95);
+  return { wall: percentile(sorted, 95), cpu: percentile(cpuSorted, 95) };
 }
 
-console.log(`Avro compatibility: ${BASE_FIELDS}-field record against ${PREVIOUS} previous versions, ${ITERATIONS} proposals each`);
-const p95 = Math.max(run("BACKWARD_TRANSITIVE"), run("FULL_TRANSITIVE"));
+const load = loadavg().map((l) => l.toFixed(1)).join(" / ");
+console.log(`Avro compatibility: ${BASE_FIELDS}-field record against ${PREVIOUS} previous versions, ${ITERATIONS} proposals each (load average ${load} on ${availableParallelism()} cores)`);
+const transitive = [run("BACKWARD_TRANSITIVE"), run("FULL_TRANSITIVE")];
+const p95 = Math.max(...transitive.map((t) => t.wall));
+const cpuP95 = Math.max(...transitive.map((t) => t.cpu));
 run("BACKWARD");
 const v = validation.sort((a, b) => a - b);
 console.log(`validation before each check (avsc parse, not in the figures above): p50 ${percentile(v, 50).toFixed(2)} ms · p95 ${percentile(v, 95).toFixed(2)} ms`);
-console.log(`transitive p95 ${p95.toFixed(2)} ms (target ≤ 20 ms): ${p95 <= 20 ? "met" : "MISSED"}`);
+console.log(`transitive p95 ${p95.toFixed(2)} ms wall, ${cpuP95.toFixed(2)} ms CPU (target ≤ 20 ms): ${p95 <= 20 ? "met" : cpuP95 <= 20 ? "MISSED on the wall clock (CPU time within it: the machine is loaded)" : "MISSED"}`);

@@ -64,6 +64,7 @@ export const ssoGroupMappingInput = z
       .trim()
       .min(1, "Enter the group as the provider sends it.")
       .max(256, "Group must be at most 256 characters.")
+      // eslint-disable-next-line no-control-regex -- control characters are what this refuses
       .regex(/^[^\u0000-\u001f\u007f]+$/, "Group must not contain control characters."),
     domainId: z.string().min(1).optional(),
     role: z.enum(MEMBERSHIP_ROLES, { message: "Role is OWNER or MEMBER." }).optional(),

@@ -14,7 +14,8 @@ export type EntityType =
   | "Policy"
   | "SsoGroupMapping"
   | "ProductChangeRequest"
-  | "ReservedPrincipal";
+  | "ReservedPrincipal"
+  | "ClusterTopic";
 
 /** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */
 export async function recordAudit(

@@ -8,7 +8,18 @@ export type { Prisma } from "@prisma/client";
  * unless a query asks for them by name (`omit`), so a password hash cannot leak
  * into an API response by accident.
  */
-export function createPrismaClient(databaseUrl: string) {
+export interface PoolOptions {
+  /** Connections in the pool (default: the URL's `connection_limit`, else 10). */
+  size?: number;
+  /**
+   * How long a query waits for a pooled connection (or a new one to open)
+   * before it fails as an overload (src/overload.ts: a 503, not a 500).
+   * Default: no limit, as in pg.
+   */
+  waitMs?: number;
+}
+
+export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) {
   const url = new URL(databaseUrl);
   const adapter = releasingTransactions(new PrismaPg({
     host: url.hostname,
@@ -16,7 +27,8 @@ export function createPrismaClient(databaseUrl: string) {
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
     database: decodeURIComponent(url.pathname.slice(1)),
-    max: Number(url.searchParams.get("connection_limit") ?? 10),
+    max: pool.size ?? Number(url.searchParams.get("connection_limit") ?? 10),
+    ...(pool.waitMs !== undefined ? { connectionTimeoutMillis: pool.waitMs } : {}),
     // A short idle timeout lets scripts and tests exit promptly.
     idleTimeoutMillis: 5_000,
     // Never wait forever for a connection (a database that accepts and hangs).

@@ -5,9 +5,10 @@ export { clientAddressFrom, normaliseRequestContext, type RequestContext } from 
 export { CHANGE_KINDS } from "./changes/change-requests.ts";
 export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
-export { createPrismaClient, type Db, type Tx } from "./db.ts";
+export { createPrismaClient, type Db, type PoolOptions, type Tx } from "./db.ts";
 export * from "./errors.ts";
 export { assertFourEyes, fourEyesConflict, FourEyesError, withEditor, type FourEyesRole, type FourEyesSubject } from "./four-eyes.ts";
+export { asOverload, isOverload, OVERLOAD_RETRY_AFTER_SECONDS, OverloadedError } from "./overload.ts";
 export * from "./naming.ts";
 export { can, canInDomain, hasGlobal, PERMISSIONS, permissionSummary, type Permission } from "./permissions.ts";
 export { hashPassword, verifyPassword } from "./passwords.ts";
@@ -16,6 +17,7 @@ export { prettySchema, schemaDefinitionProblem } from "./schema-definition.ts";
 export { authenticateWithThrottle, blockDelayMs, SIGN_IN_THROTTLE, SignInThrottledError } from "./sign-in-throttle.ts";
 export * from "./schema/index.ts";
 export { AVRO_PII_ATTRIBUTE, JSON_SCHEMA_PII_KEYWORD, piiFieldPaths } from "./schema/pii.ts";
+export { inferSchemaFromSamples, type SampleValue, type SchemaInference } from "./schema/infer.ts";
 export { decryptSecret, encryptSecret, generatePassword, parseSecretsKey } from "./secrets.ts";
 export { toJson, type Jsonish } from "./serialize.ts";
 export { NOTIFICATION_KIND_NAMES, NOTIFICATION_KINDS, isNotificationKind, type NotificationKind } from "./notifications/kinds.ts";
@@ -50,7 +52,8 @@ export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
 export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
-export { clusterTopic, clusterTopicsInput, listClusterTopics } from "./queries/cluster-topics.ts";
+export { clusterTopic, clusterTopicsInput, listClusterTopics, topicSchemaInference } from "./queries/cluster-topics.ts";
+export { requestSchemaInference, schemaInferenceInput } from "./actions/request-schema-inference.ts";
 export { productDrift } from "./queries/product-drift.ts";
 export { applySsoSignIn } from "./actions/apply-sso-sign-in.ts";
 export { approveChangeRequest } from "./actions/approve-change-request.ts";
@@ -117,7 +120,7 @@ export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";
 export { listReservedPrincipals } from "./queries/reserved-principals.ts";
 export { reviewQueue } from "./queries/review-queue.ts";
-export { catalogFacets, searchProducts } from "./queries/search-products.ts";
+export { catalogFacets, searchProducts, searchStatements } from "./queries/search-products.ts";
 
 // Schema governance: versions, reviews, major versions, registry ids.
 export { approveSchemaVersion } from "./actions/approve-schema-version.ts";

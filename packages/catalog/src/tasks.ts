@@ -24,6 +24,8 @@ export const TASK_KINDS = {
   RESET_CONSUMER_GROUP_OFFSETS: "RESET_CONSUMER_GROUP_OFFSETS",
   /** A claimed topic's existing ACL bindings the reviewer chose to remove (exact bindings, payload.bindings). */
   REMOVE_CLAIMED_ACLS: "REMOVE_CLAIMED_ACLS",
+  /** Read sample records of an unmanaged topic and infer its schema (TopicSchemaInference; entity: ClusterTopic <name>). */
+  INFER_TOPIC_SCHEMA: "INFER_TOPIC_SCHEMA",
 } as const;
 export type TaskKind = (typeof TASK_KINDS)[keyof typeof TASK_KINDS];
 
@@ -38,6 +40,7 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   RETIRE_PRODUCT: "Retire: remove grants, keep or delete the topic",
   RESET_CONSUMER_GROUP_OFFSETS: "Reset the consumer group's offsets (replay)",
   REMOVE_CLAIMED_ACLS: "Remove the claimed topic's ACLs the reviewer did not keep",
+  INFER_TOPIC_SCHEMA: "Read sample records and infer the topic's schema",
 };
 
 /** The label of a stored task kind; a kind this build does not know reads as itself. */

@@ -16,10 +16,9 @@ export { COMPATIBILITY_MODES };
  * their strings before validating, so the API and the UI see one contract.
  */
 
-export const CLASSIFICATIONS = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"] as const;
-export const CLEANUP_POLICIES = ["delete", "compact"] as const;
-export const SCHEMA_FORMATS = ["AVRO", "JSON_SCHEMA"] as const;
-export const PRODUCT_STATUSES = ["DRAFT", "IN_REVIEW", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED", "RETIRED", "REJECTED"] as const;
+import { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
+
+export { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
 
 const HOUR_MS = 3_600_000;
 
@@ -238,6 +237,10 @@ export const requestSubscriptionInput = z.object({
   /** The subscriber needs PII fields unmasked (message browser, state view); governance must approve that separately. */
   piiNeeded: z.boolean().default(false),
   piiJustification: text("The justification", LIMITS.purposeMax * 2).pipe(z.string().max(LIMITS.purposeMax, `Justification must be at most ${LIMITS.purposeMax} characters.`)).optional(),
+  /** Optional end of access (ISO date or date-time, in the future); the recertification sweep revokes it then. */
+  expiresAt: z
+    .union([z.literal("").transform(() => null), z.null(), z.coerce.date({ message: "Enter a date." }).refine((d) => d.getTime() > Date.now(), "The expiry must be in the future.")])
+    .optional(),
 }).superRefine((v, ctx) => {
   if (v.piiNeeded && (v.piiJustification ?? "").length < LIMITS.purposeMin) {
     ctx.addIssue({ code: "custom", path: ["piiJustification"], message: `Say why you need the personal data unmasked (at least ${LIMITS.purposeMin} characters).` });
@@ -251,7 +254,8 @@ export const searchProductsInput = z.object({
   classification: z.enum(CLASSIFICATIONS).optional(),
   tag: text("The tag", 64).toLowerCase().optional(),
   status: z.enum(PRODUCT_STATUSES).optional(),
-  sort: z.enum(["name", "updated", "created"]).default("updated"),
+  /** relevance (the default with `q`), updated (the default without), created, name. */
+  sort: z.enum(SEARCH_SORTS).optional(),
   page: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 });

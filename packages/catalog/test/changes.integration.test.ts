@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveChangeRequest, approveProduct, getProduct, loadActor, registerProduct, rejectChangeRequest, requestPartitionIncrease, reviewQueue, submitForReview, type Db } from "../src/index.ts";
+import { approveChangeRequest, approveProduct, defaultPolicySource, getProduct, loadActor, registerProduct, rejectChangeRequest, requestPartitionIncrease, reviewQueue, submitForReview, updatePolicy, type Db } from "../src/index.ts";
 import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
 
 let db: Db;
@@ -58,6 +58,31 @@ describe("adding partitions", () => {
     expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).partitions).toBe(3);
     expect(await db.provisioningTask.count({ where: { entityId: product.id } })).toBe(3);
     await db.membership.delete({ where: { userId_domainId: { userId: ctx.people.reviewer.id, domainId: ctx.orders.id } } });
+  });
+
+  it("runs the policy's partition bounds, when requested and again when approved", async () => {
+    const product = await activeProduct("Bounded Growth");
+    // The default policy allows INTERNAL products 1–64 partitions (the catalog's own limit is 256).
+    await expect(requestPartitionIncrease(db, ctx.as.ordersOwner, product.id, { partitions: 80, reason: "far too many" })).rejects.toMatchObject({
+      status: 422,
+      code: "POLICY_VIOLATION",
+      details: { policy: { rules: ["topic.partitions"] } },
+    });
+    const request = await requestPartitionIncrease(db, ctx.as.ordersOwner, product.id, { partitions: 8, reason: "Peak season throughput" });
+    const requested = await db.auditEvent.findFirstOrThrow({ where: { entityId: product.id, action: "product.partitionIncreaseRequested" } });
+    expect(requested.data).toMatchObject({ to: 8, policy: { failed: [] } });
+    // The policy tightens while the request waits: the approval is refused and nothing changes.
+    const stricter = defaultPolicySource().replace("default: { min: 1, max: 64 }", "default: { min: 1, max: 6 }");
+    await updatePolicy(db, ctx.as.admin, { source: stricter, reason: "Smaller cluster for a while" });
+    try {
+      await expect(approveChangeRequest(db, ctx.as.reviewer, request.id)).rejects.toMatchObject({ code: "POLICY_VIOLATION", details: { policy: { rules: ["topic.partitions"] } } });
+      expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).partitions).toBe(3);
+      expect((await db.productChangeRequest.findUniqueOrThrow({ where: { id: request.id } })).status).toBe("REQUESTED");
+    } finally {
+      await updatePolicy(db, ctx.as.admin, { source: defaultPolicySource(), reason: "Back to the default" });
+    }
+    await approveChangeRequest(db, ctx.as.reviewer, request.id);
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).partitions).toBe(8);
   });
 
   it("is only for ACTIVE products", async () => {

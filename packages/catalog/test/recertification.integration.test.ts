@@ -51,6 +51,19 @@ describe("access recertification", () => {
     expect(await db.provisioningTask.count({ where: { entityId: internal.id, kind: "REVOKE_SUBSCRIPTION_ACL" } })).toBe(1);
   });
 
+  it("a request may carry its own end of access; a past date is refused", async () => {
+    const p = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Recert Temporary" }));
+    await submitForReview(db, ctx.as.ordersOwner, p.id);
+    await approveProduct(db, ctx.as.reviewer, p.id);
+    const account = await createServiceAccount(db, ctx.as.paymentsOwner, { domainId: ctx.payments.id, name: "payments-temporary" });
+    const purpose = "Reconcile payments against the orders they pay for.";
+    await expect(requestSubscription(db, ctx.as.paymentsOwner, { productId: p.id, serviceAccountId: account.id, purpose, expiresAt: "2001-01-01" })).rejects.toMatchObject({ status: 400, fields: { expiresAt: [expect.stringContaining("future")] } });
+    const ends = new Date(Date.now() + 30 * DAY);
+    const s = await requestSubscription(db, ctx.as.paymentsOwner, { productId: p.id, serviceAccountId: account.id, purpose, expiresAt: ends.toISOString() });
+    expect(s.expiresAt?.toISOString()).toBe(ends.toISOString());
+    expect(await db.auditEvent.findFirst({ where: { entityId: s.id, action: "subscription.requested" } })).toMatchObject({ data: { expiresAt: ends.toISOString() } });
+  });
+
   it("the sweep revokes expired subscriptions, announces overdue ones once, and auto-revokes lapsed ones when the policy says so", async () => {
     const expiring = await grantedSubscription("INTERNAL");
     await setSubscriptionExpiry(db, ctx.as.ordersOwner, expiring.id, { expiresAt: new Date(Date.now() + 2 * DAY).toISOString() });

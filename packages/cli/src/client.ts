@@ -33,7 +33,7 @@ export class PortalClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      throw new Error(`Cannot reach ${this.config.url}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`);
+      throw new Error(`Cannot reach ${this.config.url}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`, { cause: error });
     }
     const text = await response.text();
     if (!response.ok) {

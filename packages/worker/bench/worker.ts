@@ -12,7 +12,8 @@
  *     records reached 100 topics, and the slowest of the cycles of one whole
  *     refresh round (every figure of every partition re-read once).
  *  4. The worker's memory: peak RSS of this process over the run.
- * BENCH_PRODUCTS, BENCH_PARTITIONS, BENCH_SUBSCRIPTIONS, BENCH_GROUPS change the shape.
+ * BENCH_PRODUCTS, BENCH_PARTITIONS, BENCH_SUBSCRIPTIONS, BENCH_GROUPS change the shape;
+ * BENCH_BROKER_PROFILE=<dir> writes the broker's CPU profile there.
  * Prints the figures; exits non-zero only on errors, not on missed targets.
  */
 import { spawn } from "node:child_process";
@@ -44,7 +45,7 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 5_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const OBSERVE_INTERVAL_MS = 5_000;
-/** BENCH_ONLY=observe skips the convergence and reconcile figures (topics are created directly). */
+/** BENCH_ONLY=observe skips the convergence and reconcile figures (topics are created directly); BENCH_ONLY=converge stops after them. */
 const ONLY = process.env.BENCH_ONLY ?? "";
 const SASL_ADMIN = { user: "kappa-admin", password: "bench-admin-secret" };
 const BROKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../broker");
@@ -78,7 +79,7 @@ async function startChildBroker(dataDir: string) {
   const port = await freePort();
   const proc = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli.ts", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--sasl-admin", `${SASL_ADMIN.user}:${SASL_ADMIN.password}`, "--override", "group.initial.rebalance.delay.ms=0", "--override", "auto.create.topics.enable=false"],
+    [...(process.env.BENCH_BROKER_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_BROKER_PROFILE}`] : []), "--import", "tsx", "src/cli.ts", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--sasl-admin", `${SASL_ADMIN.user}:${SASL_ADMIN.password}`, "--override", "group.initial.rebalance.delay.ms=0", "--override", "auto.create.topics.enable=false"],
     { cwd: BROKER_DIR, stdio: ["ignore", "pipe", "pipe"] },
   );
   let err = "";
@@ -188,6 +189,12 @@ async function main() {
       const t2 = Date.now();
       const noop = await fullReconcile(worker.ctx, "bench");
       line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"})`);
+    }
+
+    if (ONLY === "converge") {
+      line("worker peak RSS (BENCH_ONLY=converge)", mb(memory.rss));
+      await worker.stop();
+      return;
     }
 
     // ---- 3. observation

@@ -200,7 +200,9 @@ async function consumeAll(creds: { username: string; password: string }, groupId
     await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? "") });
     const deadline = Date.now() + timeoutMs;
     while (values.length < count && !failure && Date.now() < deadline) await sleep(50);
-    if (failure) throw failure;
+    // Set by the consumer's callback; TypeScript cannot see that and narrows it to null.
+    const failed = failure as Error | null;
+    if (failed) throw failed;
     if (values.length < count) throw new Error(`read ${values.length} of ${count} records in ${timeoutMs} ms`);
     return values;
   } catch (error) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigResourceTypes } from "kafkajs";
-import { approveProduct, claimTopic, decideClaimAcls, getProduct, loadActor, submitForReview, type Db } from "@kappa/catalog";
+import { approveProduct, claimTopic, decideClaimAcls, getProduct, loadActor, registrySchemaId, requestSchemaInference, submitForReview, topicSchemaInference, type Db } from "@kappa/catalog";
 import { kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 /*
@@ -106,5 +106,49 @@ describe("claiming an unmanaged topic", () => {
     // The next scan lists it as managed by the product.
     await running.worker.scanner.scanOnce();
     expect(await db.clusterTopic.findUnique({ where: { name: TOPIC } })).toMatchObject({ productId: draft.id });
+  });
+
+  it("infers a schema from sample records for the claim form: JSON → JSON Schema, registry-framed Avro → that schema, binary → explained", async () => {
+    const jsonTopic = "legacy.parcel-scans";
+    const avroTopic = "legacy.scan-events";
+    const binaryTopic = "legacy.blobs";
+    await withAdmin((admin) => admin.createTopics({ topics: [jsonTopic, avroTopic, binaryTopic].map((topic) => ({ topic, numPartitions: 2 })) }));
+    const scanSchema = JSON.stringify({ type: "record", name: "ScanEvent", fields: [{ name: "parcelId", type: "string" }] });
+    const id = await db.$transaction((tx) => registrySchemaId(tx, "AVRO", scanSchema));
+    const framed = Buffer.alloc(5 + 3);
+    framed.writeUInt32BE(id, 1);
+    framed.set([4, 0x70, 0x31], 5); // Avro string "p1"
+    const producer = kafkaClient(broker.bootstrap, asAdmin).producer();
+    await producer.connect();
+    await producer.send({ topic: jsonTopic, messages: Array.from({ length: 30 }, (_, i) => ({ key: `p${i}`, value: JSON.stringify({ parcelId: `p${i}`, weightKg: i % 2 ? 1.5 : 2, ...(i % 3 ? { depot: "north" } : {}) }) })) });
+    await producer.send({ topic: avroTopic, messages: [{ key: "p1", value: framed }] });
+    await producer.send({ topic: binaryTopic, messages: [{ key: "b", value: Buffer.from([0xde, 0xad, 0xbe, 0xef]) }] });
+    await producer.disconnect();
+    await running.worker.scanner.scanOnce();
+
+    const owner = await loadActor(db, people.as.ordersOwner.userId);
+    const done = async (topic: string) => {
+      await requestSchemaInference(db, people.as.ordersOwner, { topic });
+      return waitFor(async () => {
+        const r = await topicSchemaInference(db, owner, topic);
+        return r && r.status !== "PENDING" ? r : null;
+      }, 30_000, `schema inference of ${topic}`);
+    };
+    const fromJson = await done(jsonTopic);
+    expect(fromJson).toMatchObject({ status: "DONE", inferred: true, format: "JSON_SCHEMA", sampled: 30 });
+    expect(JSON.parse(fromJson.definition ?? "{}")).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { parcelId: { type: "string" }, weightKg: { type: "number" }, depot: { type: "string" } },
+      required: ["parcelId", "weightKg"],
+    });
+    const fromAvro = await done(avroTopic);
+    expect(fromAvro).toMatchObject({ status: "DONE", inferred: true, format: "AVRO", registrySchemaId: id });
+    expect(JSON.parse(fromAvro.definition ?? "{}")).toEqual(JSON.parse(scanSchema));
+    expect(await done(binaryTopic)).toMatchObject({ status: "DONE", inferred: false, explanation: expect.stringContaining("cannot be read from the data") });
+    // Only the result is stored, never a record; and a product's topic is not sampled this way.
+    expect(JSON.stringify(await db.topicSchemaInference.findMany())).not.toContain("p29");
+    await expect(requestSchemaInference(db, people.as.ordersOwner, { topic: TOPIC })).rejects.toMatchObject({ code: "TOPIC_MANAGED" });
+    await expect(requestSchemaInference(db, people.as.ordersOwner, { topic: "__consumer_offsets" })).rejects.toMatchObject({ status: 400 });
   });
 });

@@ -109,7 +109,7 @@ export async function waitFor<T>(check: () => Promise<T | null | undefined | fal
     }
     await sleep(50);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ""}`);
 }
 
 const avro = JSON.stringify({ type: "record", name: "Event", fields: [{ name: "id", type: "string" }] });

@@ -36,7 +36,7 @@ export function LineageGraph({ data, onFocus }: { data: LineageGraphData; onFocu
     for (const e of data.edges) g.setEdge(e.source, e.target);
     dagre.layout(g);
     const nodes: Node[] = data.nodes.map((n) => {
-      const p = g.node(n.id);
+      const p = g.node(n.id) as { x: number; y: number } | undefined;
       return {
         id: n.id,
         position: { x: (p?.x ?? 0) - WIDTH / 2, y: (p?.y ?? 0) - HEIGHT / 2 },

@@ -4,7 +4,7 @@ import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/cata
 import { CLASSIFICATIONS, COMPATIBILITY_MODES, LIMITS } from "@kappa/catalog/validation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useMemo, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
+import { useCallback, useMemo, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import { humanize } from "@/lib/format";
 import {
@@ -23,6 +23,7 @@ import {
 } from "@/lib/product-form";
 import { queryKeys } from "@/lib/query-keys";
 import { PolicyNotes, PolicyResultList, PolicySummary } from "./policy-results";
+import { SchemaInference } from "./schema-inference";
 import { Button, ButtonLink, Card, ErrorAlert, Field, inputClass } from "./ui";
 
 type Mode = { kind: "create"; domains: { id: string; name: string; slug: string }[]; claimTopic?: string } | { kind: "edit"; productId: string; status: string; initial: ProductFormValues };
@@ -91,6 +92,7 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
   function set<K extends keyof ProductFormValues>(key: K, value: ProductFormValues[K]) {
     setValues((v) => ({ ...v, [key]: value }));
   }
+  const onInferred = useCallback((schemaFormat: "AVRO" | "JSON_SCHEMA", schemaDefinition: string) => setValues((v) => ({ ...v, schemaFormat, schemaDefinition })), []);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -261,7 +263,8 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
               </select>
             )}
           </Field>
-          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? <>The approved schema. New versions are proposed and reviewed on the <a className="text-indigo-700 underline" href={mode.kind === "edit" ? `/products/${mode.productId}/schema` : "#"}>schema versions page</a>.</> : "Paste the schema, or upload a .avsc / .json file."}>
+          {mode.kind === "create" && mode.claimTopic && <SchemaInference topic={mode.claimTopic} onInferred={onInferred} />}
+          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? <>The approved schema. New versions are proposed and reviewed on the <a className="text-indigo-700 underline" href={mode.kind === "edit" ? `/products/${mode.productId}/schema` : "#"}>schema versions page</a>.</> : mode.kind === "create" && mode.claimTopic ? "Infer it from sample records above, paste it, or upload a .avsc / .json file." : "Paste the schema, or upload a .avsc / .json file."}>
             {(a) => <textarea {...a} rows={12} spellCheck={false} readOnly={locked("schema")} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
           </Field>
           {!locked("schema") && <div>

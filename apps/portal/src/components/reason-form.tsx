@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import type { ApiError } from "@/lib/api-client";
 import { Button, ErrorAlert, Field, inputClass } from "./ui";
@@ -36,7 +37,7 @@ export function ReasonAction({
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    onConfirm(String(form.get("reason") ?? ""), form);
+    onConfirm(formText(form, "reason"), form);
   }
   return (
     <form onSubmit={submit} className="w-full space-y-3 rounded-md bg-slate-50 p-3 ring-1 ring-slate-200">

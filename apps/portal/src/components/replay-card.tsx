@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
@@ -20,9 +21,9 @@ interface GroupLag {
 
 function buildTo(kind: ToKind, f: FormData): unknown {
   if (kind === "earliest" || kind === "latest") return kind;
-  if (kind === "timestamp") return { timestamp: Date.parse(`${String(f.get("timestamp") ?? "")}Z`) };
+  if (kind === "timestamp") return { timestamp: Date.parse(`${formText(f, "timestamp")}Z`) };
   if (kind === "shiftBy") return { shiftBy: Number(f.get("shiftBy") ?? 0) };
-  const offsets = String(f.get("offsets") ?? "")
+  const offsets = formText(f, "offsets")
     .split(/[\n,]+/)
     .map((l) => l.trim())
     .filter(Boolean)
@@ -61,7 +62,7 @@ export function ReplayCard({ subscriptionId, groupPrefix, groups }: { subscripti
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const f = new FormData(event.currentTarget);
-    const group = String(f.get("group") ?? "").trim();
+    const group = formText(f, "group").trim();
     previewMutation.mutate({ ...(group ? { group } : {}), to: buildTo(kind, f) });
   }
   const p = preview?.answer;

@@ -102,3 +102,18 @@ export type StateEntryJson = Jsonish<Awaited<ReturnType<typeof lookupStateKey>>>
 export type StateKeysPage = Jsonish<Awaited<ReturnType<typeof browseStateKeys>>>;
 export type ReplayAnswer = Jsonish<Awaited<ReturnType<typeof requestReplay>>>;
 export type ReplayItem = Jsonish<Awaited<ReturnType<typeof listReplays>>>[number];
+
+/** GET/POST /api/v1/cluster/topics/schema-inference: what the worker inferred from sample records (never the records). */
+export interface TopicSchemaInference {
+  topic: string;
+  status: "PENDING" | "DONE" | "FAILED";
+  requestedAt: string;
+  sampled: number;
+  inferred: boolean;
+  format: "AVRO" | "JSON_SCHEMA" | null;
+  definition: string | null;
+  registrySchemaId: number | null;
+  explanation: string;
+  lastError: string | null;
+  finishedAt: string | null;
+}

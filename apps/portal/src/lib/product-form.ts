@@ -149,7 +149,7 @@ export function changedInput(initial: ProductFormValues, current: ProductFormVal
     if (key === "domainId") continue;
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) patch[key] = after[key];
   }
-  return patch as UpdateProductInput;
+  return patch;
 }
 
 export type FieldErrorMap = Record<string, string[]>;

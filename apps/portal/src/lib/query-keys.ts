@@ -72,6 +72,8 @@ export const queryKeys = {
     users: (filters: { q?: string; page?: number }) => [...queryKeys.admin.all, "users", filters] as const,
     ssoMappings: () => [...queryKeys.admin.all, "sso-mappings"] as const,
   },
+  /** The worker's schema inference for an unmanaged topic (claim form; polled while pending). */
+  schemaInference: (topic: string) => ["schema-inference", topic] as const,
   audit: {
     all: ["audit-events"] as const,
     list: (filters: AuditFilters) => [...queryKeys.audit.all, filters] as const,

@@ -9,6 +9,7 @@ declare global {
 
 /** The portal's one Prisma client, created on first use (never during `next build`). */
 export function db(): Db {
-  globalThis.kappaDb ??= createPrismaClient(env().DATABASE_URL);
+  const config = env();
+  globalThis.kappaDb ??= createPrismaClient(config.DATABASE_URL, { size: config.KAPPA_DB_POOL_SIZE, waitMs: config.KAPPA_DB_POOL_WAIT_MS });
   return globalThis.kappaDb;
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { CatalogError, toJson, ValidationError } from "@kappa/catalog";
+import { asOverload, CatalogError, toJson, ValidationError } from "@kappa/catalog";
 import { headers } from "next/headers";
 import { REQUEST_ID_HEADER } from "@/lib/request-id";
 import { MAX_BODY_BYTES, tooLarge } from "@/lib/request-guard";
@@ -35,13 +35,15 @@ export async function requestId(): Promise<string> {
  * says nothing internal (no Prisma or driver text, no stack): the cause is
  * logged under the request id, and the body carries only that id.
  */
-export async function errorResponse(error: unknown): Promise<Response> {
+export async function errorResponse(thrown: unknown): Promise<Response> {
+  // A saturated database pool is a 503 with Retry-After, never a 500.
+  const error = asOverload(thrown);
   const id = await requestId();
   const reply = (body: ApiErrorBody, status: number, extra: Record<string, string> = {}) =>
     Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id, ...extra } });
   if (error instanceof CatalogError) {
     // `details`: structured refusals (policy rules, schema incompatibilities) spread into the body.
-    const retryAfter = error.status === 429 ? error.details?.retryAfterSeconds : undefined;
+    const retryAfter = error.status === 429 || error.status === 503 ? error.details?.retryAfterSeconds : undefined;
     return reply(
       { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}), requestId: id } },
       error.status,

@@ -19,6 +19,12 @@ export function brokerResourceProblem(ctx: RequestContext, name: string): { code
   return { code: ErrorCode.INVALID_REQUEST, message: `Unexpected broker id, expected ${ctx.broker.nodeId} or empty string, but received ${name}` };
 }
 
+/** A setting's value as Kafka shows it (the broker's settings are strings, numbers and booleans). */
+function configText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
 function configType(v: unknown): number {
   if (typeof v === "boolean") return ConfigTypeCode.BOOLEAN;
   if (typeof v === "number") return ConfigTypeCode.LONG;
@@ -37,7 +43,7 @@ export function describeBrokerConfigs(config: BrokerConfig, keys: string[] | nul
     const isDefault = value === def;
     rows.push({
       name,
-      value: value === null ? null : String(value),
+      value: configText(value),
       readOnly: true,
       isDefault,
       source: isDefault ? ConfigSourceCode.DEFAULT_CONFIG : ConfigSourceCode.STATIC_BROKER_CONFIG,
@@ -46,8 +52,8 @@ export function describeBrokerConfigs(config: BrokerConfig, keys: string[] | nul
       documentation: null,
       // Kafka lists the static setting, then its default.
       synonyms: [
-        ...(isDefault ? [] : [{ name, value: value === null ? null : String(value), source: ConfigSourceCode.STATIC_BROKER_CONFIG }]),
-        { name, value: def === null || def === undefined ? null : String(def), source: ConfigSourceCode.DEFAULT_CONFIG },
+        ...(isDefault ? [] : [{ name, value: configText(value), source: ConfigSourceCode.STATIC_BROKER_CONFIG }]),
+        { name, value: configText(def), source: ConfigSourceCode.DEFAULT_CONFIG },
       ],
     });
   }

@@ -53,14 +53,20 @@ function lz4Run(literal: Buffer, matchLen: number): Buffer {
   const out = [token];
   if (literal.length >= 15) {
     let n = literal.length - 15;
-    while (n >= 255) (out.push(255), (n -= 255));
+    while (n >= 255) {
+      out.push(255);
+      n -= 255;
+    }
     out.push(n);
   }
   const tail = [1, 0];
   const ext: number[] = [];
   if (extra >= 15) {
     let n = extra - 15;
-    while (n >= 255) (ext.push(255), (n -= 255));
+    while (n >= 255) {
+      ext.push(255);
+      n -= 255;
+    }
     ext.push(n);
   }
   // A block must end with literals: append a final 1-literal sequence.

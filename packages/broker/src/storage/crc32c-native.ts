@@ -17,7 +17,7 @@ type NativeCrc = typeof import("@node-rs/crc32");
 
 function loadNative(): NativeCrc["crc32c"] | null {
   try {
-    const mod: NativeCrc = createRequire(import.meta.url)("@node-rs/crc32");
+    const mod = createRequire(import.meta.url)("@node-rs/crc32") as NativeCrc;
     return mod.crc32c;
   } catch {
     return null;

@@ -93,7 +93,7 @@ export class FileHandleCache {
   private entries = new Map<string, Entry>();
   private tick = 0;
   private closing = new Set<Promise<void>>();
-  private closeError: unknown = null;
+  private closeError: { error: unknown } | null = null;
   constructor(readonly limit = 512) {}
 
   async acquire(path: string): Promise<HandleLease> {
@@ -149,7 +149,7 @@ export class FileHandleCache {
     const tracked = p.then(
       () => undefined,
       (err: unknown) => {
-        this.closeError ??= err;
+        this.closeError ??= { error: err };
       },
     );
     this.closing.add(tracked);
@@ -175,7 +175,7 @@ export class FileHandleCache {
     await Promise.all([...this.closing]);
     const failure = closed.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failure) throw failure.reason;
-    if (this.closeError !== null) throw this.closeError;
+    if (this.closeError !== null) throw this.closeError.error;
   }
 
   get size(): number {

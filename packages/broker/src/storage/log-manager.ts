@@ -459,12 +459,12 @@ export class LogManager {
     await this.admin.run(async () => {
       this.closed = true;
     });
-    let firstError: unknown = null;
+    let firstError: { error: unknown } | null = null;
     // Stop copying before the logs it reads from close.
     try {
       await this.remote?.close();
     } catch (err) {
-      firstError = err;
+      firstError = { error: err };
     }
     // A log that failed has an unknown tail: leave the shutdown unclean so the next open recovers it.
     let clean = true;
@@ -473,7 +473,7 @@ export class LogManager {
       try {
         await log.close();
       } catch (err) {
-        firstError ??= err;
+        firstError ??= { error: err };
       }
     }
     await this.meta.close();
@@ -483,6 +483,6 @@ export class LogManager {
       await fsyncDir(this.dataDir);
     }
     await unlockDataDir(this.dataDir);
-    if (firstError !== null) throw firstError;
+    if (firstError !== null) throw firstError.error;
   }
 }

@@ -112,7 +112,7 @@ export function applyOp(s: MetadataState, op: MetaOp): void {
       const t = g?.[op.topic];
       if (t) {
         for (const p of op.partitions) delete t[String(p)];
-        if (Object.keys(t).length === 0) delete g![op.topic];
+        if (Object.keys(t).length === 0) delete g[op.topic];
       }
       break;
     }

@@ -137,8 +137,9 @@ export class TransactionCoordinator {
       t.unref();
       this.timers.push(t);
     };
-    every(this.config.abortTimedOutIntervalMs, () => this.abortTimedOut());
-    every(this.config.removeExpiredIntervalMs, () => this.removeExpired());
+    // Both report their own failures; a timer only starts them.
+    every(this.config.abortTimedOutIntervalMs, () => void this.abortTimedOut());
+    every(this.config.removeExpiredIntervalMs, () => void this.removeExpired());
   }
 
   async stop(): Promise<void> {

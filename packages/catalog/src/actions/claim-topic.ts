@@ -10,7 +10,7 @@ import { enforcePolicy } from "../policies/enforce.ts";
 import { registerProductInput } from "../validation.ts";
 
 /** Kafka's and the ecosystem's own topics are never products. */
-const PLATFORM_TOPIC = /^(__|_schemas$|_confluent|connect-(configs|offsets|status)$|kappa[._-])/;
+export const PLATFORM_TOPIC = /^(__|_schemas$|_confluent|connect-(configs|offsets|status)$|kappa[._-])/;
 
 export const claimTopicInput = z.object({ topic: z.string().trim().min(1).max(249) }).and(registerProductInput);
 

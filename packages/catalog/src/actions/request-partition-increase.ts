@@ -2,7 +2,7 @@ import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
-import { CHANGE_KINDS } from "../changes/change-requests.ts";
+import { CHANGE_KINDS, enforcePartitionPolicy } from "../changes/change-requests.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
@@ -36,6 +36,8 @@ export async function requestPartitionIncrease(db: Db, acting: ActingUser, produ
       const message = `The product has ${product.partitions} partitions; ask for more (Kafka cannot remove partitions).`;
       throw new ValidationError(message, { partitions: [message] });
     }
+    // The policy's partition bounds (not only the catalog's hard limit), before anyone reviews it.
+    const policy = await enforcePartitionPolicy(tx, actor, product, input.partitions);
     try {
       const request = await tx.productChangeRequest.create({
         data: {
@@ -46,7 +48,7 @@ export async function requestPartitionIncrease(db: Db, acting: ActingUser, produ
           requestedById: actor.id,
         },
       });
-      await recordAudit(tx, actor, "product.partitionIncreaseRequested", "DataProduct", productId, { from: product.partitions, to: input.partitions, reason: input.reason, changeRequestId: request.id });
+      await recordAudit(tx, actor, "product.partitionIncreaseRequested", "DataProduct", productId, { from: product.partitions, to: input.partitions, reason: input.reason, changeRequestId: request.id, policy: (await policy.record()).summary });
       return request;
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {

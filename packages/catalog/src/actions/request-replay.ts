@@ -28,7 +28,7 @@ export async function requestReplay(db: Db, acting: ActingUser, subscriptionId: 
         subscriptionId,
         groupId: again.groupId,
         topic: again.topic,
-        spec: again.spec as Prisma.InputJsonValue,
+        spec: again.spec,
         targets: again.targets,
         preview: JSON.parse(JSON.stringify({ totals: again.totals, partitions: again.partitions, rate: again.rate, etaSeconds: again.etaSeconds, notes: again.notes })) as Prisma.InputJsonObject,
         requestedById: actor.id,

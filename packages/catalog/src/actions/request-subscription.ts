@@ -64,6 +64,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         piiRequested: input.piiNeeded,
         piiJustification: input.piiNeeded ? (input.piiJustification ?? null) : null,
         requestedById: actor.id,
+        expiresAt: input.expiresAt ?? null,
         ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
       },
@@ -72,6 +73,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       product: product.topicName,
       principal: `User:${account.name}`,
       purpose: input.purpose,
+      ...(subscription.expiresAt ? { expiresAt: subscription.expiresAt.toISOString() } : {}),
       piiNeeded: input.piiNeeded,
       policy: (await policy.record(subscription.id)).summary,
     });

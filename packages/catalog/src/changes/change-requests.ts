@@ -1,6 +1,8 @@
 import type { DataProduct, ProductChangeRequest } from "@prisma/client";
 import { z } from "zod";
+import type { Actor } from "../actor.ts";
 import type { Tx } from "../db.ts";
+import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import { COMPATIBILITY_MODES } from "../schema/modes.ts";
 import { TASK_KINDS, topicConfigs } from "../tasks.ts";
@@ -22,6 +24,24 @@ export async function lockChangeRequest(tx: Tx, id: string): Promise<ProductChan
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ProductChangeRequest" WHERE id = ${id} FOR UPDATE`;
   if (rows.length === 0) throw new NotFoundError("Change request", id);
   return tx.productChangeRequest.findUniqueOrThrow({ where: { id }, include: { product: true } });
+}
+
+/**
+ * The policy verdict on a partition count for a live product: the same
+ * `partition-bounds` rules (and any other product.update rule) as an edit,
+ * with the current product as the baseline — and the partition count is what
+ * changes, so its bound blocks even when the product was already outside it.
+ */
+export async function enforcePartitionPolicy(tx: Tx, actor: Actor, product: DataProduct, partitions: number): Promise<PolicyDecision> {
+  const schema = await tx.schemaVersion.findFirst({ where: { productId: product.id, status: "APPROVED" }, orderBy: { version: "desc" } });
+  return enforcePolicy(tx, actor, {
+    event: "product.update",
+    entityType: "DataProduct",
+    entityId: product.id,
+    facts: { product: { ...productFacts(product, schema), partitions } },
+    baseline: { product: productFacts(product, schema) },
+    changedFields: ["partitions"],
+  });
 }
 
 /** Queues a reconcile step for the product's topic after its earlier steps (the worker grows partitions and sets configs; it never recreates). */

@@ -25,6 +25,12 @@ export interface PolicyCheck {
    * description; it stays listed on the governance page until it complies.
    */
   baseline?: PolicyFacts;
+  /**
+   * Form fields the change is about: their failures block even when the
+   * baseline failed them too (a partition increase past the bound is refused
+   * even if the product was already above it).
+   */
+  changedFields?: string[];
 }
 
 export interface StoredEvaluation {
@@ -98,7 +104,8 @@ export async function enforcePolicy(tx: Tx, actor: Actor, check: PolicyCheck): P
   let blocking = evaluation.results.filter((r) => r.outcome === "fail");
   if (check.baseline) {
     const before = new Set(evaluatePolicy(policy.document, check.event, check.baseline).results.filter((r) => r.outcome === "fail").map((r) => r.ruleId));
-    blocking = blocking.filter((r) => !before.has(r.ruleId));
+    const changed = new Set(check.changedFields ?? []);
+    blocking = blocking.filter((r) => !before.has(r.ruleId) || (r.field !== undefined && changed.has(r.field)));
   }
   const tokenId = actor.token?.id ?? null;
   if (blocking.length > 0) throw new PolicyViolationError(check, policy.version, evaluation.results, blocking, { id: actor.id, email: actor.email, tokenId });

@@ -62,3 +62,39 @@ export async function clusterTopic(db: Db, actor: Actor, name: string) {
   if (!t) throw new NotFoundError("Topic", name);
   return row(t);
 }
+
+/** The latest schema inference of an unmanaged topic (null before any request); admins and owners, like the browser. */
+export async function topicSchemaInference(db: Db, actor: Actor, topic: string) {
+  requireClusterBrowser(actor);
+  const row = await db.topicSchemaInference.findUnique({ where: { topic } });
+  return row ? inferenceView(row) : null;
+}
+
+/** What the portal sees of an inference (the schema and how it came about; never sampled records). */
+export function inferenceView(row: {
+  topic: string;
+  status: string;
+  requestedAt: Date;
+  sampled: number;
+  inferred: boolean;
+  format: "AVRO" | "JSON_SCHEMA" | null;
+  definition: string | null;
+  registrySchemaId: number | null;
+  explanation: string;
+  lastError: string | null;
+  finishedAt: Date | null;
+}) {
+  return {
+    topic: row.topic,
+    status: row.status as "PENDING" | "DONE" | "FAILED",
+    requestedAt: row.requestedAt.toISOString(),
+    sampled: row.sampled,
+    inferred: row.inferred,
+    format: row.format,
+    definition: row.definition,
+    registrySchemaId: row.registrySchemaId,
+    explanation: row.explanation,
+    lastError: row.lastError,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}

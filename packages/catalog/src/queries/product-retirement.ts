@@ -42,11 +42,11 @@ export async function productRetirement(db: Db, actor: Actor, productId: string)
     return Array.isArray(changes)
       ? changes.map((c) => {
           const o = asObject(c);
-          return { kind: String(o.kind ?? ""), resource: String(o.resource ?? ""), ...(typeof o.acl === "string" ? { acl: o.acl } : {}) };
+          return { kind: textOf(o.kind), resource: textOf(o.resource), ...(typeof o.acl === "string" ? { acl: o.acl } : {}) };
         })
       : [];
   });
-  const revoked = Array.isArray(data.revokedSubscriptions) ? data.revokedSubscriptions.map((r) => String(asObject(r).principal ?? "")) : [];
+  const revoked = Array.isArray(data.revokedSubscriptions) ? data.revokedSubscriptions.map((r) => textOf(asObject(r).principal)) : [];
   return {
     ...base,
     retirement: {
@@ -59,4 +59,9 @@ export async function productRetirement(db: Db, actor: Actor, productId: string)
       topicDeleted: removed.some((r) => r.kind === "topic.deleted"),
     },
   };
+}
+
+/** A text field of a stored audit payload ("" when absent or not text). */
+function textOf(value: unknown): string {
+  return typeof value === "string" ? value : "";
 }

@@ -1,12 +1,12 @@
-import type { Prisma } from "@prisma/client";
+import { Prisma } from "@prisma/client";
 import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { hasGlobal } from "../permissions.ts";
 import { searchProductsInput } from "../validation.ts";
+import { COUNT_CAP, countSql, detailsSql, fuzzySql, ownUnpublishedTagsSql, pageSql, PUBLISHED_STATUSES, subscriberCountsSql, topTagsSql, type SearchFilter, type SearchSort } from "./search-sql.ts";
 
-/** Statuses in which a product is published: anyone signed in may find it. */
-export const PUBLISHED_STATUSES = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"] as const;
+export { PUBLISHED_STATUSES } from "./search-sql.ts";
 
 /**
  * Which products the actor may see: published ones, plus — for members of the
@@ -19,57 +19,110 @@ export function visibleProducts(actor: Actor): Prisma.DataProductWhereInput {
   };
 }
 
-/**
- * The catalog search behind both the page and `GET /api/v1/products`: text over
- * name, description and tags (trigram-indexed ILIKE), filters, sorting and
- * pagination. Every signed-in user may search: discovery is the point.
- */
-export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
-  const input = parseInput(searchProductsInput, rawInput);
-  const where: Prisma.DataProductWhereInput = {};
-  const and: Prisma.DataProductWhereInput[] = [visibleProducts(actor)];
-  if (input.q) {
-    const term = input.q;
-    and.push({
-      OR: [
-        { name: { contains: term, mode: "insensitive" } },
-        { description: { contains: term, mode: "insensitive" } },
-        { tags: { has: term.toLowerCase() } },
-        { topicName: { contains: term, mode: "insensitive" } },
-      ],
-    });
-  }
-  if (input.domain) and.push({ domain: { slug: input.domain } });
-  if (input.classification) and.push({ classification: input.classification });
-  if (input.tag) and.push({ tags: { has: input.tag } });
-  if (input.status) and.push({ status: input.status });
-  else and.push({ status: { not: "RETIRED" } });
-  where.AND = and;
-
-  const orderBy: Prisma.DataProductOrderByWithRelationInput[] =
-    input.sort === "name" ? [{ name: "asc" }, { id: "asc" }] : input.sort === "created" ? [{ createdAt: "desc" }, { id: "asc" }] : [{ updatedAt: "desc" }, { id: "asc" }];
-
-  const [total, items] = await db.$transaction([
-    db.dataProduct.count({ where }),
-    db.dataProduct.findMany({
-      where,
-      orderBy,
-      skip: (input.page - 1) * input.pageSize,
-      take: input.pageSize,
-      include: { domain: { select: { slug: true, name: true } }, _count: { select: { subscriptions: { where: { status: "ACTIVE" } } } } },
-    }),
-  ]);
-  return { items, total, page: input.page, pageSize: input.pageSize, pageCount: Math.max(1, Math.ceil(total / input.pageSize)) };
+/** The same rule for the search's SQL: null = sees everything. */
+function ownDomains(actor: Actor): string[] | null {
+  return hasGlobal(actor, "product:review") ? null : actor.memberships.map((m) => m.domainId);
 }
 
-/** Values for the catalog's filter menus: tags of the products the actor can find. */
-export async function catalogFacets(db: Db, actor: Actor) {
-  const [domains, products] = await Promise.all([
-    db.domain.findMany({ select: { slug: true, name: true }, orderBy: { name: "asc" } }),
-    db.dataProduct.findMany({ where: { AND: [visibleProducts(actor), { status: { not: "RETIRED" } }] }, select: { tags: true } }),
+function plan(actor: Actor, rawInput: unknown) {
+  const input = parseInput(searchProductsInput, rawInput);
+  const q = input.q ? input.q : null;
+  const sort: SearchSort = input.sort ?? (q ? "relevance" : "updated");
+  const filter: SearchFilter = { ownDomainIds: ownDomains(actor), domain: input.domain, classification: input.classification, tag: input.tag, status: input.status };
+  return { input, q, sort, filter, offset: (input.page - 1) * input.pageSize };
+}
+
+/**
+ * The catalog search behind both the page and `GET /api/v1/products`:
+ * full-text over name and topic (weight A), tags (B) and description (C) with
+ * prefix matching, ranked by the weight class matched; nearest names by
+ * trigram similarity when the words match nothing (typos), with "did you
+ * mean" names; filters, sorting and pagination. Counts are exact up to
+ * 1,000, then "1,000+" (`totalIsExact: false`). Plain statements, no
+ * transaction: a read has nothing to make atomic and must not hold a pooled
+ * connection longer than its queries. Every signed-in user may search:
+ * discovery is the point.
+ */
+export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
+  const { input, q, sort, filter, offset } = plan(actor, rawInput);
+  const [[counted], page] = await Promise.all([
+    db.$queryRaw<{ n: number }[]>(countSql(filter, q)),
+    db.$queryRaw<{ id: string }[]>(pageSql(filter, q, sort, offset, input.pageSize)),
   ]);
-  const counts = new Map<string, number>();
-  for (const p of products) for (const tag of p.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
-  const tags = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 50).map(([tag]) => tag);
+  let n = counted?.n ?? 0;
+  let ids = page.map((r) => r.id);
+  let match: "all" | "text" | "fuzzy" = q ? "text" : "all";
+  let suggestions: string[] = [];
+  if (q && n === 0) {
+    // No product has these words: show the nearest names instead, and offer them.
+    const near = await db.$queryRaw<{ id: string; name: string; distance: number }[]>(fuzzySql(filter, q));
+    match = "fuzzy";
+    n = near.length;
+    ids = near.slice(offset, offset + input.pageSize).map((r) => r.id);
+    suggestions = [...new Set(near.map((r) => r.name))].slice(0, 5);
+  }
+  const [rows, counts] = await Promise.all([
+    ids.length > 0 ? db.dataProduct.findMany({ where: { id: { in: ids } }, include: { domain: { select: { slug: true, name: true } } } }) : [],
+    ids.length > 0 ? db.$queryRaw<{ id: string; n: number }[]>(subscriberCountsSql(ids)) : [],
+  ]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const subscribers = new Map(counts.map((c) => [c.id, c.n]));
+  const items = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [{ ...row, _count: { subscriptions: subscribers.get(id) ?? 0 } }] : [];
+  });
+  const totalIsExact = n <= COUNT_CAP;
+  const total = Math.min(n, COUNT_CAP);
+  return {
+    items,
+    total,
+    /** false: more than `total` products match ("1,000+"). */
+    totalIsExact,
+    page: input.page,
+    pageSize: input.pageSize,
+    pageCount: Math.max(1, Math.ceil(total / input.pageSize)),
+    sort,
+    /** all: no search words; text: the words matched; fuzzy: nothing matched them, these are the nearest names. */
+    match,
+    /** With `fuzzy`: names the words were probably meant to be ("did you mean"). */
+    suggestions,
+  };
+}
+
+/**
+ * The statements one search runs (count, page, details, subscriber counts),
+ * for the benchmark to time the same SQL over a plain connection and for the
+ * EXPLAIN guard test. The page ids come from running the page query once.
+ */
+export async function searchStatements(db: Db, actor: Actor, rawInput: unknown): Promise<{ text: string; values: unknown[] }[]> {
+  const { input, q, sort, filter, offset } = plan(actor, rawInput);
+  const count = countSql(filter, q);
+  const pageQuery = pageSql(filter, q, sort, offset, input.pageSize);
+  const statements: Prisma.Sql[] = [count, pageQuery];
+  let ids = (await db.$queryRaw<{ id: string }[]>(pageQuery)).map((r) => r.id);
+  if (q && ids.length === 0 && offset === 0) {
+    const fuzzy = fuzzySql(filter, q);
+    statements.push(fuzzy);
+    ids = (await db.$queryRaw<{ id: string }[]>(fuzzy)).slice(0, input.pageSize).map((r) => r.id);
+  }
+  if (ids.length > 0) statements.push(detailsSql(ids), subscriberCountsSql(ids));
+  return statements.map((s) => ({ text: s.text, values: s.values }));
+}
+
+/**
+ * Values for the catalog's filter menus: domains, and the 50 most used tags
+ * of the products the actor can find — from ProductTagCount, which triggers
+ * keep, so the page's cost does not grow with the catalog.
+ */
+export async function catalogFacets(db: Db, actor: Actor) {
+  const own = ownDomains(actor);
+  const [domains, top, mine] = await Promise.all([
+    db.domain.findMany({ select: { slug: true, name: true }, orderBy: { name: "asc" } }),
+    db.$queryRaw<{ tag: string }[]>(topTagsSql(50, own === null)),
+    own && own.length > 0 ? db.$queryRaw<{ tag: string }[]>(ownUnpublishedTagsSql(own)) : [],
+  ]);
+  const tags = top.map((t) => t.tag);
+  // Their own drafts' tags (at most a domain's worth) join the menu.
+  for (const { tag } of mine) if (!tags.includes(tag)) tags.push(tag);
   return { domains, tags };
 }

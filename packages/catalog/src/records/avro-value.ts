@@ -111,7 +111,8 @@ function walk(s: AvroSchema, node: Schema, value: unknown, path: string, namespa
   if (Array.isArray(node)) {
     if (value === null) return null;
     if (!isObj(value)) return primitive(value);
-    const [key, inner] = Object.entries(value)[0] ?? ["", null];
+    const first: [string, unknown] | undefined = Object.entries(value)[0];
+    const [key, inner] = first ?? ["", null];
     const branch = node.find((b) => branchName(s, b, namespace) === key);
     return branch === undefined ? primitive(inner) : walk(s, branch, inner, path, namespace, ctx, depth + 1);
   }
@@ -152,7 +153,12 @@ function primitive(value: unknown): Json {
   if (Buffer.isBuffer(value)) return bytesJson(value);
   if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
   if (typeof value === "string" || typeof value === "boolean") return value;
-  return String(value);
+  // Nothing else is expected from avsc; show it as JSON rather than "[object Object]".
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }
 
 /** Decodes one Avro-encoded value (the whole buffer must be consumed) and masks it; throws when it does not decode. */

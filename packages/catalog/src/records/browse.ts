@@ -47,7 +47,7 @@ function decodeCursor(raw: string): Cursor {
       const p: [number, string][] = [];
       for (const e of c.p) {
         if (!Array.isArray(e) || !Number.isInteger(e[0]) || typeof e[1] !== "string" || !/^\d{1,19}$/.test(e[1])) throw new Error("bad entry");
-        p.push([e[0], e[1]]);
+        p.push([e[0] as number, e[1]]);
       }
       return { d: c.d, p };
     }

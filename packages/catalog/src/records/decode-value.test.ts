@@ -22,7 +22,7 @@ const value = {
   email: "ann@example.com",
   referredBy: { id: "c0", email: "bob@example.com", referredBy: null, phones: {}, balanceCents: 0 },
   phones: { home: { number: "+41 44 000", kind: "landline" } },
-  balanceCents: 9_007_199_254_740_993,
+  balanceCents: 1_234_500,
 };
 
 const ctx = (over: Partial<ValueContext> = {}): ValueContext => ({

@@ -1,4 +1,4 @@
-import { describeAvro, fieldsByName, structuralId, type AvroField, type AvroNode } from "./avro-model.ts";
+import { describeAvro, fieldsByName, fieldTypeIds, structuralId, type AvroField, type AvroNode } from "./avro-model.ts";
 
 /**
  * Avro's schema-resolution rules (specification, "Schema Resolution") as Avro's
@@ -199,14 +199,18 @@ class AvroReadWalker {
 
   private checkFields(reader: AvroNode & { kind: "record" }, writer: AvroNode & { kind: "record" }, place: Place): boolean {
     let ok = true;
+    const byName = fieldsByName(writer);
+    const readerIds = fieldTypeIds(reader);
+    const writerIds = fieldTypeIds(writer);
     for (const field of reader.fields) {
-      const source = writerFieldFor(writer, field);
+      const source = writerFieldFor(byName, field);
       if (!source) {
         // The writer never wrote it: the reader must be able to fill it in.
         if (!field.hasDefault) ok = this.fail("READER_FIELD_MISSING_DEFAULT_VALUE", reader, writer, at(place, `fields/${field.position}`, field.name), [field.name]);
         continue;
       }
-      if (sameType(field.type, source.type)) continue;
+      const id = readerIds[field.position];
+      if (field.type === source.type || (id !== undefined && id === writerIds[source.position])) continue;
       ok = this.walk(field.type, source.type, at(at(place, `fields/${field.position}`, field.name), "type")) && ok;
     }
     return ok;
@@ -221,8 +225,7 @@ function sameType(reader: AvroNode, writer: AvroNode): boolean {
 }
 
 /** The writer's field a reader field reads: same name first, then the reader field's aliases. */
-function writerFieldFor(writer: AvroNode & { kind: "record" }, field: AvroField): AvroField | undefined {
-  const byName = fieldsByName(writer);
+function writerFieldFor(byName: Map<string, AvroField>, field: AvroField): AvroField | undefined {
   const direct = byName.get(field.name);
   if (direct) return direct;
   for (const alias of field.aliases) {

@@ -292,7 +292,7 @@ function compareEnum(ctx: DiffContext, o: JsonNode & { kind: "enum" }, u: JsonNo
 
 /** Kuhn's augmenting paths: the largest set of (original, update) pairs joined by a compatible edge. */
 function maximumMatching(edges: boolean[][], rightCount: number): number[] {
-  const matchOfRight: number[] = new Array(rightCount).fill(-1);
+  const matchOfRight = new Array<number>(rightCount).fill(-1);
   const tryAssign = (left: number, visited: boolean[]): boolean => {
     for (let right = 0; right < rightCount; right++) {
       if (!edges[left]?.[right] || visited[right]) continue;
@@ -305,7 +305,7 @@ function maximumMatching(edges: boolean[][], rightCount: number): number[] {
     }
     return false;
   };
-  for (let left = 0; left < edges.length; left++) tryAssign(left, new Array(rightCount).fill(false));
+  for (let left = 0; left < edges.length; left++) tryAssign(left, new Array<boolean>(rightCount).fill(false));
   return matchOfRight;
 }
 

@@ -56,7 +56,7 @@ async function listOffsetsOnce(conns: ClusterConnections, wanted: Map<string, nu
       const leader = leaderOf[p];
       if (leader === undefined || leader < 0) continue;
       let topicsOf = byLeader.get(leader);
-      if (!topicsOf) byLeader.set(leader, (topicsOf = new Map()));
+      if (!topicsOf) byLeader.set(leader, (topicsOf = new Map<string, number[]>()));
       const ps = topicsOf.get(topic);
       if (ps) ps.push(p);
       else topicsOf.set(topic, [p]);

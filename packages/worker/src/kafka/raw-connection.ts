@@ -104,7 +104,7 @@ export class RawConnection {
         socket.setKeepAlive(true, 30_000);
         this.socket = socket;
         socket.on("data", (chunk: Buffer) => this.onData(chunk));
-        socket.on("error", (error) => this.fail(error));
+        socket.on("error", (error: Error) => this.fail(error));
         socket.on("close", () => this.fail(new Error(`connection to ${host}:${port} closed`)));
         resolve();
       });

@@ -8,7 +8,7 @@
  * order, so two batches never deadlock) and one CreateAcls for all of them.
  */
 import { consumerGroupPrefix } from "@kappa/catalog";
-import type { AclBinding } from "../kafka/cluster.ts";
+import type { AclBinding, TopicDescription } from "../kafka/cluster.ts";
 import {
   consumerBindings,
   diffAcls,
@@ -54,7 +54,7 @@ export async function reconcileProductTopics(ctx: ReconcileContext, productIds: 
   }
   // Existing topics (and ones someone else created first) converge one by one;
   // after the describe above this is the rare path.
-  const after = toCreate.length > 0 ? await ctx.cluster.describeTopics(toCreate.map((p) => p.topicName)) : new Map();
+  const after = toCreate.length > 0 ? await ctx.cluster.describeTopics(toCreate.map((p) => p.topicName)) : new Map<string, TopicDescription>();
   for (const p of live) {
     const current = described.get(p.topicName) ?? after.get(p.topicName);
     if (!current) throw new Error(`topic ${p.topicName} does not exist after CreateTopics`);

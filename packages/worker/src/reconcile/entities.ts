@@ -12,6 +12,7 @@
  */
 import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword, type Db, type ReservedName, type Tx } from "@kappa/catalog";
 import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
+import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
 import {
   consumerBindings,
@@ -62,7 +63,7 @@ export const WORKER_ACTOR = "worker";
 
 /** Appends an audit event as the worker (no user id: the worker acts on decisions people made). */
 export async function auditAsWorker(tx: Db | Tx, action: string, entityType: string, entityId: string, data: Record<string, unknown>): Promise<void> {
-  await tx.auditEvent.create({ data: { actorId: null, actorEmail: WORKER_ACTOR, action, entityType, entityId, data: JSON.parse(JSON.stringify(data)) } });
+  await tx.auditEvent.create({ data: { actorId: null, actorEmail: WORKER_ACTOR, action, entityType, entityId, data: jsonSafe(data) } });
 }
 
 // ---------------------------------------------------------------------------

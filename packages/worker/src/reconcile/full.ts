@@ -14,6 +14,7 @@
  */
 import { consumerGroupPrefix } from "@kappa/catalog";
 import type { AclBinding } from "../kafka/cluster.ts";
+import { jsonSafe } from "../json.ts";
 import { errorMessage } from "../log.ts";
 import {
   aclKey,
@@ -175,7 +176,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
       data: {
         finishedAt: new Date(),
         driftCount: changes.length,
-        drift: JSON.parse(JSON.stringify(drift, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))),
+        drift: jsonSafe(drift),
         error: errors.length > 0 ? errors.map((e) => `${e.resource}: ${e.message}`).join("\n").slice(0, 10_000) : null,
       },
     });

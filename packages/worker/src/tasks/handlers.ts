@@ -11,6 +11,7 @@ import { applyReplay } from "../replay/apply-replay.ts";
 import type { LeasedTask } from "./runner.ts";
 import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { reconcileGrants } from "../reconcile/grants.ts";
+import { inferTopicSchema } from "../sampling/infer-topic-schema.ts";
 
 export { NonRetryableError } from "../errors.ts";
 
@@ -122,6 +123,8 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       await ctx.cluster.deleteAcls(payload.bindings);
       return payload.bindings.map((b): Change => ({ kind: "acl.deleted", entityType: "DataProduct", entityId: task.entityId, resource: `topic:${payload.topic}`, detail: { binding: b, reason: "claim review" } }));
     }
+    case TASK_KINDS.INFER_TOPIC_SCHEMA:
+      return inferTopicSchema(ctx, parse(z.object({ topic: z.string().min(1) }), task).topic);
     case ROTATE_CREDENTIALS: {
       const payload = parse(rotatePayload, task);
       return ensureCredentials(ctx, payload.serviceAccountId, { rotateIssuedBefore: new Date(payload.requestedAt) });

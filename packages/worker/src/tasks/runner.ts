@@ -17,6 +17,7 @@
 import type { Db } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
 import type { OutageTracker } from "../health/outages.ts";
+import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
@@ -25,9 +26,6 @@ import { reconcileGrants } from "../reconcile/grants.ts";
 import { auditAsWorker, WORKER_ACTOR, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { NonRetryableError, planBatch, runTaskHandler } from "./handlers.ts";
 
-function jsonSafe(value: unknown): Prisma.InputJsonValue {
-  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))) as Prisma.InputJsonValue;
-}
 
 export interface LeasedTask {
   id: string;

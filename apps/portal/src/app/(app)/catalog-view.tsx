@@ -1,6 +1,7 @@
 "use client";
 
-import { CLASSIFICATIONS, PRODUCT_STATUSES } from "@kappa/catalog/validation";
+// The enum lists only: validation.ts would bring zod into this page's browser bundle.
+import { CLASSIFICATIONS, PRODUCT_STATUSES } from "@kappa/catalog/enums";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -8,6 +9,7 @@ import { useEffect, useState } from "react";
 import { Badge, Button, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { ProductSearchResult } from "@/lib/api-types";
+import { resultsHeading } from "@/lib/catalog-results";
 import { ago, formatDurationMs, humanize } from "@/lib/format";
 import { queryKeys, type ProductFilters } from "@/lib/query-keys";
 
@@ -52,6 +54,8 @@ export function CatalogView({ domains, tags }: { domains: { slug: string; name: 
     placeholderData: keepPreviousData,
   });
   const data = query.data;
+  // With search words the catalog ranks by relevance unless asked otherwise.
+  const defaultSort = filters.q ? "relevance" : "updated";
   const active = Object.entries(filters).some(([k, v]) => k !== "sort" && k !== "page" && v !== undefined);
 
   return (
@@ -75,11 +79,12 @@ export function CatalogView({ domains, tags }: { domains: { slug: string; name: 
       <section aria-labelledby="results-heading" className="min-w-0">
         <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
           <h2 id="results-heading" className="text-sm text-slate-600" aria-live="polite">
-            {data ? `${data.total} product${data.total === 1 ? "" : "s"}` : "Searching…"}
+            {data ? resultsHeading(data) : "Searching…"}
           </h2>
           <div className="flex items-center gap-2">
             <label htmlFor="sort" className="whitespace-nowrap text-sm text-slate-600">Sort by</label>
-            <select id="sort" value={filters.sort ?? "updated"} onChange={(e) => update({ sort: e.target.value === "updated" ? undefined : e.target.value })} className={`${inputClass} w-auto`}>
+            <select id="sort" value={filters.sort ?? defaultSort} onChange={(e) => update({ sort: e.target.value === defaultSort ? undefined : e.target.value })} className={`${inputClass} w-auto`}>
+              {filters.q && <option value="relevance">Relevance</option>}
               <option value="updated">Recently updated</option>
               <option value="created">Newest</option>
               <option value="name">Name</option>
@@ -87,6 +92,20 @@ export function CatalogView({ domains, tags }: { domains: { slug: string; name: 
           </div>
         </div>
 
+        {data && data.match === "fuzzy" && data.suggestions.length > 0 && (
+          <p className="mb-3 text-sm text-slate-700" data-testid="did-you-mean">
+            No product matches “{filters.q}”. Did you mean{" "}
+            {data.suggestions.map((name, i) => (
+              <span key={name}>
+                {i > 0 && ", "}
+                <button type="button" className="font-medium text-indigo-700 underline hover:text-indigo-900" onClick={() => { setText(name); update({ q: name }); }}>
+                  {name}
+                </button>
+              </span>
+            ))}
+            ?
+          </p>
+        )}
         {query.isError && <ErrorAlert message={query.error.message} />}
         {query.isPending && <Loading label="Loading products…" />}
         {data && data.items.length === 0 && (

@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { Button, ErrorAlert, Field, inputClass } from "@/components/ui";
@@ -32,8 +33,8 @@ export function SignInForm({ callbackUrl, initialError, sso }: { callbackUrl: st
     setError(null);
     try {
       const result = await signIn("credentials", {
-        email: String(data.get("email") ?? ""),
-        password: String(data.get("password") ?? ""),
+        email: formText(data, "email"),
+        password: formText(data, "password"),
         redirect: false,
       });
       if (!result || result.error) {

@@ -68,7 +68,7 @@ export class ReaderConnection {
     return new Promise((resolve, reject) => {
       const socket = tls ? tlsConnect({ host, port, servername: host, ...tls }) : netConnect({ host, port });
       const timer = setTimeout(() => socket.destroy(new Error(`connecting to Kafka at ${host}:${port} timed out`)), connectTimeoutMs);
-      socket.once("error", (e) => {
+      socket.once("error", (e: Error) => {
         clearTimeout(timer);
         reject(new Error(`cannot connect to Kafka at ${host}:${port}: ${e.message}`, { cause: e }));
       });
@@ -79,7 +79,7 @@ export class ReaderConnection {
         socket.setKeepAlive(true, 30_000);
         this.socket = socket;
         socket.on("data", (c: Buffer) => this.onData(c));
-        socket.on("error", (e) => this.fail(e));
+        socket.on("error", (e: Error) => this.fail(e));
         socket.on("close", () => this.fail(new Error(`connection to ${host}:${port} closed`)));
         resolve();
       });

@@ -87,7 +87,7 @@ export class ScramCredentialStore {
       for (const c of changes) {
         if (c.kind === "upsert") {
           let m = next.get(c.user);
-          if (!m) next.set(c.user, (m = new Map()));
+          if (!m) next.set(c.user, (m = new Map<ScramMechanismName, ScramCredential>()));
           m.set(c.mechanism.name, c.credential);
         } else {
           const m = next.get(c.user);

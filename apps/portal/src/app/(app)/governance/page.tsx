@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "Governance" };
 /** Line diff of one policy version against the one before it, computed on the server. */
 function diffOf(before: string, after: string): DiffLine[] {
   return diffLines(before, after).flatMap((part) =>
-    part.value.replace(/\n$/, "").split("\n").map((text) => ({ kind: part.added ? "added" : part.removed ? "removed" : "same", text }) as DiffLine),
+    part.value.replace(/\n$/, "").split("\n").map((text): DiffLine => ({ kind: part.added ? "added" : part.removed ? "removed" : "same", text })),
   );
 }
 

@@ -68,7 +68,7 @@ export function PlatformView() {
           ) : (
             <ul className="divide-y divide-slate-100 text-sm" data-testid="workers">
               {data.workers.map((w) => {
-                const stale = w.status !== "stopped" && Date.now() - new Date(w.lastSeenAt).getTime() > STALE_MS;
+                const stale = w.status !== "stopped" && overview.dataUpdatedAt - new Date(w.lastSeenAt).getTime() > STALE_MS;
                 return (
                   <li key={w.workerId} className="flex items-start justify-between gap-3 py-2">
                     <div className="min-w-0">

@@ -1,7 +1,7 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { useActor } from "@/components/actor-context";
 import { Badge, Button, Card, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
@@ -19,9 +19,11 @@ const ROLE_HELP: Record<string, string> = {
 
 export function UsersView() {
   const [q, setQ] = useState("");
-  const [page, setPage] = useState(1);
   const search = useDebounced(q.trim(), 250);
-  useEffect(() => setPage(1), [search]);
+  // A new search starts at page 1: the page is remembered together with the search it belongs to.
+  const [paging, setPaging] = useState({ search, page: 1 });
+  const page = paging.search === search ? paging.page : 1;
+  const setPage = (next: number) => setPaging({ search, page: next });
   const filters = { q: search || undefined, page: page > 1 ? page : undefined };
   const users = useQuery({
     queryKey: queryKeys.admin.users(filters),

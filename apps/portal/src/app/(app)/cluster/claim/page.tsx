@@ -10,8 +10,8 @@ export const metadata: Metadata = { title: "Claim a topic as data product" };
 
 /**
  * The product form, prefilled from an unmanaged topic (partitions, retention,
- * cleanup policy). The schema is pasted: the portal holds no Kafka read access,
- * so inferring it from sample records is not offered (see the ops note).
+ * cleanup policy). The schema is pasted, uploaded or inferred from sample
+ * records — by the worker, since the portal holds no Kafka read access.
  */
 export default async function ClaimPage({ searchParams }: { searchParams: Promise<{ topic?: string }> }) {
   const { topic: name } = await searchParams;

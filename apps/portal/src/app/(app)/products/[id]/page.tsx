@@ -11,11 +11,9 @@ export const metadata: Metadata = { title: "Data product" };
 export default async function ProductPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/products/${id}`);
-  try {
-    const product = toJson(await getProduct(db(), actor, id));
-    return <ProductView initial={product} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />;
-  } catch (error) {
+  const product = await getProduct(db(), actor, id).catch((error: unknown) => {
     if (error instanceof NotFoundError) notFound();
     throw error;
-  }
+  });
+  return <ProductView initial={toJson(product)} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />;
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useActor, usePermissions } from "@/components/actor-context";
@@ -306,7 +307,7 @@ function DeprecateCard({ productId }: { productId: string }) {
         pending={action.isPending}
         error={action.error}
         onConfirm={(reason, form) => {
-          const date = String(form.get("sunsetAt") ?? "");
+          const date = formText(form, "sunsetAt");
           action.mutate({ kind: "deprecate", reason, sunsetAt: date ? new Date(`${date}T00:00:00Z`).toISOString() : "" });
         }}
         extra={({ prefix, errors }) => (

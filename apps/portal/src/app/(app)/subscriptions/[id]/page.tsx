@@ -13,24 +13,24 @@ export const metadata: Metadata = { title: "Subscription" };
 export default async function SubscriptionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/subscriptions/${id}`);
-  try {
-    const [detail, successor] = await Promise.all([subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY), subscriptionSuccessorNotice(db(), actor, id)]);
-    return (
-      <div className="space-y-6">
-        {successor && <SubscriptionSuccessorNotice subscriptionId={id} initial={toJson(successor)} />}
-        <SubscriptionView initial={toJson(detail)} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />
-      </div>
-    );
-  } catch (error) {
+  const loaded = await Promise.all([subscriptionDetail(db(), actor, id, env().KAFKA_BOOTSTRAP_DISPLAY), subscriptionSuccessorNotice(db(), actor, id)]).catch((error: unknown) => {
     if (error instanceof NotFoundError) notFound();
-    if (error instanceof ForbiddenError) {
-      return (
-        <>
-          <PageHeader title="Subscription" />
-          <EmptyState title="Not available">{error.message}</EmptyState>
-        </>
-      );
-    }
+    if (error instanceof ForbiddenError) return error;
     throw error;
+  });
+  if (loaded instanceof ForbiddenError) {
+    return (
+      <>
+        <PageHeader title="Subscription" />
+        <EmptyState title="Not available">{loaded.message}</EmptyState>
+      </>
+    );
   }
+  const [detail, successor] = loaded;
+  return (
+    <div className="space-y-6">
+      {successor && <SubscriptionSuccessorNotice subscriptionId={id} initial={toJson(successor)} />}
+      <SubscriptionView initial={toJson(detail)} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />
+    </div>
+  );
 }

@@ -7,6 +7,7 @@ import { Credentials } from "@/components/credentials";
 import { ReplayCard } from "@/components/replay-card";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { SnippetTabs } from "@/components/snippets";
+import { SubscriptionExpiry } from "@/components/subscription-expiry";
 import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
@@ -99,6 +100,9 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
                 />
               </div>
             )}
+          </Card>
+          <Card title="Expiry">
+            <SubscriptionExpiry subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
           </Card>
           <Card title="Credentials">
             <Credentials account={sub.serviceAccount} domainName={sub.consumingDomain.name} credentials={sub.credentials} shownIn={queryKeys.subscriptions.detail(sub.id)} />

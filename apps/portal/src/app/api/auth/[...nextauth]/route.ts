@@ -5,7 +5,7 @@ type Context = { params: Promise<{ nextauth: string[] }> };
 
 // Built per request from lazily-parsed options, so `next build` needs no secrets.
 async function handler(request: Request, context: Context): Promise<Response> {
-  const route: (req: Request, ctx: Context) => Promise<Response> = NextAuth(authOptions());
+  const route = NextAuth(authOptions()) as (req: Request, ctx: Context) => Promise<Response>;
   return route(request, context);
 }
 

@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { NOTIFICATION_KINDS } from "@kappa/catalog/notification-kinds";
 import { useState, type FormEvent } from "react";
@@ -29,7 +30,7 @@ export function WebhooksView({ domain }: { domain: { id: string; name: string } 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    create.mutate({ url: String(form.get("url") ?? ""), description: String(form.get("description") ?? ""), kinds: form.getAll("kinds").map(String) });
+    create.mutate({ url: formText(form, "url"), description: formText(form, "description"), kinds: form.getAll("kinds").map(String) });
   }
   const fields = create.error?.fields ?? {};
   return (

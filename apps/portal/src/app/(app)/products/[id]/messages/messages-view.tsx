@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { useQuery } from "@tanstack/react-query";
 import { Fragment, useState, type FormEvent } from "react";
 import { keyText, RecordValue, valuePreview } from "@/components/record-value";
@@ -26,14 +27,14 @@ export function MessagesView({ productId, partitions }: { productId: string; par
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const f = new FormData(event.currentTarget);
-    const next: Record<string, string> = { limit: String(f.get("limit") ?? "50") };
-    const partition = String(f.get("partition") ?? "");
+    const next: Record<string, string> = { limit: formText(f, "limit", "50") };
+    const partition = formText(f, "partition");
     if (partition !== "") next.partition = partition;
-    const key = String(f.get("key") ?? "").trim();
+    const key = formText(f, "key").trim();
     if (key) next.key = key;
-    if (start === "offset") next.offset = String(f.get("offset") ?? "0");
+    if (start === "offset") next.offset = formText(f, "offset", "0");
     if (start === "timestamp") {
-      const local = String(f.get("timestamp") ?? "");
+      const local = formText(f, "timestamp");
       if (local) next.timestamp = String(Date.parse(`${local}Z`));
     }
     setOpen(null);

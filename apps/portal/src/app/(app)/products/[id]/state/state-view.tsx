@@ -1,5 +1,6 @@
 "use client";
 
+import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { keyText, RecordValue, valuePreview } from "@/components/record-value";
@@ -77,7 +78,7 @@ function Lookup({ productId }: { productId: string }) {
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const f = new FormData(event.currentTarget);
-    const key = String(f.get("key") ?? "");
+    const key = formText(f, "key");
     if (key) setQuery({ key, encoding: f.get("hex") ? "hex" : "utf8" });
   }
   return (
@@ -119,7 +120,7 @@ function Keys({ productId }: { productId: string }) {
         className="mb-3 flex flex-wrap items-end gap-3"
         onSubmit={(e) => {
           e.preventDefault();
-          setPrefix(String(new FormData(e.currentTarget).get("prefix") ?? ""));
+          setPrefix(formText(new FormData(e.currentTarget), "prefix"));
           setAfter([]);
         }}
       >

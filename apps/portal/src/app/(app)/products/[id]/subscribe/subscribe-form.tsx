@@ -31,6 +31,8 @@ export function SubscribeForm({
   const options = (accounts.data ?? []).filter((a) => a.domainId !== productDomainId);
   const [serviceAccountId, setServiceAccountId] = useState("");
   const [purpose, setPurpose] = useState("");
+  /** YYYY-MM-DD from the date input; access ends at the end of that day (UTC). */
+  const [expiresOn, setExpiresOn] = useState("");
   const [piiNeeded, setPiiNeeded] = useState(false);
   const [piiJustification, setPiiJustification] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -43,7 +45,7 @@ export function SubscribeForm({
   const [creating, setCreating] = useState(false);
   const selected = serviceAccountId || options[0]?.id || "";
 
-  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string }>({
+  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string; expiresAt?: string }>({
     mutationFn: (body) => api("/api/v1/subscriptions", { method: "POST", body }),
     onSuccess: async () => {
       await Promise.all([
@@ -58,7 +60,7 @@ export function SubscribeForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const body = { productId, serviceAccountId: selected, purpose, piiNeeded, ...(piiNeeded ? { piiJustification } : {}) };
+    const body = { productId, serviceAccountId: selected, purpose, piiNeeded, ...(piiNeeded ? { piiJustification } : {}), ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59.000Z` } : {}) };
     const parsed = requestSubscriptionInput.safeParse(body);
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));
@@ -90,6 +92,9 @@ export function SubscribeForm({
           )}
           <Field id="purpose" label="Purpose" errors={errors.purpose} notes={purpose && byField.purpose ? <PolicyNotes id="purpose-notes" results={byField.purpose} /> : undefined} hint={`Why you need the data (at least ${LIMITS.purposeMin} characters); reviewers see it.`}>
             {(a) => <textarea {...a} rows={4} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
+          </Field>
+          <Field id="expiresAt" label="Access ends (optional)" errors={errors.expiresAt} hint="For temporary needs: access is revoked at the end of this day (UTC). Leave empty to keep it until revoked; owners recertify it on the policy's schedule either way.">
+            {(a) => <input {...a} type="date" min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} value={expiresOn} onChange={(e) => setExpiresOn(e.target.value)} className={inputClass} />}
           </Field>
           <fieldset className="space-y-2">
             <legend className="sr-only">Personal data</legend>

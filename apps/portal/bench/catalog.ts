@@ -1,0 +1,170 @@
+/*
+ * The catalog at scale (`npm run bench -w apps/portal`, part of `npm run
+ * bench`; issue 14's table): `npm start` on a fresh data folder with the
+ * worker off, the demo data plus a seeded catalog of 10,000 and then 100,000
+ * products (50 domains, 85 % ACTIVE, ~0.3 subscriptions per product; SQL,
+ * tables analysed — packages/catalog/src/testing/scale-catalog.ts), signed in
+ * as the payments owner (a member of one domain: the visibility rules apply).
+ *
+ * For each case: 5 warm-up and 50 sequential requests, p50/p95, next to the
+ * same SQL run directly over a pg connection (the statements the catalog's
+ * search executes, from searchStatements), and the catalog page's time to
+ * first byte; then 20 concurrent clients for 20 s over the search mix:
+ * requests per second, p95, and every status other than 200.
+ *
+ * The worker stays off: the seeded products have no topics on the broker, and
+ * a worker would (rightly) create 85,000 of them as drift.
+ * BENCH_SCALES=10000,100000 (default), BENCH_SEQUENTIAL=50, BENCH_CONCURRENT_S=20.
+ */
+import pg from "pg";
+import * as catalog from "@kappa/catalog";
+import { createPrismaClient, loadActor } from "@kappa/catalog";
+import { seedScaleCatalog } from "@kappa/catalog/testing/scale";
+import { demoPortal, signIn } from "../scripts/demo-portal";
+
+const SCALES = (process.env.BENCH_SCALES ?? "10000,100000").split(",").map(Number);
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 50);
+const CONCURRENT_S = Number(process.env.BENCH_CONCURRENT_S ?? 20);
+const CLIENTS = 20;
+const PAGE_SIZE = 12;
+
+const CASES: { name: string; query: Record<string, string> }[] = [
+  { name: "no filter", query: {} },
+  { name: "q=orders", query: { q: "orders" } },
+  { name: "q=chargeback (rare)", query: { q: "chargeback" } },
+  { name: "q=ref (prefix)", query: { q: "ref" } },
+  { name: "q=payments&sort=name", query: { q: "payments", sort: "name" } },
+  { name: "q=refnds (typo)", query: { q: "refnds" } },
+  { name: "tag=pii&classification=CONFIDENTIAL", query: { tag: "pii", classification: "CONFIDENTIAL" } },
+  { name: "domain=logistics&sort=created", query: { domain: "logistics", sort: "created" } },
+];
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+};
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const qs = (query: Record<string, string>) => new URLSearchParams({ ...query, pageSize: String(PAGE_SIZE) }).toString();
+
+async function time(f: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await f();
+  return performance.now() - t;
+}
+
+async function sample(f: () => Promise<unknown>, n = SEQUENTIAL): Promise<number[]> {
+  for (let i = 0; i < 5; i++) await f();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await time(f));
+  return out;
+}
+
+async function loadAverage(): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  return (await readFile("/proc/loadavg", "utf8").catch(() => "?")).split(" ").slice(0, 3).join(" ");
+}
+
+async function benchScale(products: number, offset: number) {
+  const pgPort = Number(process.env.BENCH_PG_PORT ?? 55640) + offset;
+  process.env.KAPPA_START_WORKER = "false";
+  process.env.KAPPA_DEMO_TRAFFIC = "0";
+  const portal = await demoPortal({
+    port: Number(process.env.BENCH_PORTAL_PORT ?? 3340) + offset,
+    pgPort,
+    kafkaPort: Number(process.env.BENCH_KAFKA_PORT ?? 19340) + offset,
+    settleMs: 2_000,
+    label: `catalog-bench-${products}`,
+  });
+  const dbUrl = `postgresql://kappa:kappa-local@127.0.0.1:${pgPort}/kappa`;
+  const raw = new pg.Client({ connectionString: dbUrl });
+  const db = createPrismaClient(dbUrl);
+  try {
+    const seeded = await seedScaleCatalog(dbUrl, { products });
+    console.log(`\n## ${products.toLocaleString("en")} products (seeded ${seeded.subscriptions.toLocaleString("en")} subscriptions in ${(seeded.ms / 1000).toFixed(1)} s; load average ${await loadAverage()})`);
+    await raw.connect();
+    const cookie = (await signIn(portal.base, "owner@payments.example", "kappa-demo")).header;
+    const get = async (path: string) => {
+      const res = await fetch(`${portal.base}${path}`, { headers: { cookie } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${body.slice(0, 200)}`);
+      return body;
+    };
+    const me = JSON.parse(await get("/api/v1/me")) as { id?: string; user?: { id: string } };
+    const actor = await loadActor(db, me.user?.id ?? me.id ?? "");
+
+    console.log("\n| case | API p50 | API p95 | raw SQL p50 | raw SQL p95 | API/SQL (p95) | results |\n|---|---|---|---|---|---|---|");
+    for (const c of CASES) {
+      const path = `/api/v1/products?${qs(c.query)}`;
+      const result = JSON.parse(await get(path)) as { total: number; totalIsExact?: boolean; match?: string };
+      const api = await sample(() => get(path));
+      // The statements the search runs, when the catalog can list them (not before the scale work).
+      const statements = "searchStatements" in catalog ? await catalog.searchStatements(db, actor, { ...c.query, pageSize: PAGE_SIZE }) : null;
+      const sql = statements
+        ? await sample(async () => {
+            for (const s of statements) await raw.query(s.text, s.values);
+          })
+        : [NaN];
+      const label = `${result.total}${result.totalIsExact === false ? "+" : ""}${result.match && result.match !== "text" ? ` (${result.match})` : ""}`;
+      console.log(`| ${c.name} | ${ms(quantile(api, 0.5))} | ${ms(quantile(api, 0.95))} | ${ms(quantile(sql, 0.5))} | ${ms(quantile(sql, 0.95))} | ${(quantile(api, 0.95) / quantile(sql, 0.95)).toFixed(1)}× | ${label} |`);
+    }
+
+    // Time to first byte of the catalog page: fetch resolves once the headers (and the first flushed bytes) arrive.
+    const ttfb: number[] = [];
+    const full: number[] = [];
+    for (let i = 0; i < 5 + SEQUENTIAL; i++) {
+      const t = performance.now();
+      const res = await fetch(`${portal.base}/`, { headers: { cookie } });
+      const reader = res.body?.getReader();
+      await reader?.read();
+      const first = performance.now() - t;
+      while (reader && !(await reader.read()).done);
+      if (i >= 5) {
+        ttfb.push(first);
+        full.push(performance.now() - t);
+      }
+    }
+    console.log(`\ncatalog page: time to first byte p50 ${ms(quantile(ttfb, 0.5))}, p95 ${ms(quantile(ttfb, 0.95))} (target ≤ 100 ms); whole page p95 ${ms(quantile(full, 0.95))}`);
+
+    // 20 concurrent clients over the search mix.
+    const statuses = new Map<string, number>();
+    const latencies: number[] = [];
+    const deadline = Date.now() + CONCURRENT_S * 1000;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        for (let i = client; Date.now() < deadline; i++) {
+          const c = CASES[i % CASES.length]!;
+          const t = performance.now();
+          let status = "network error";
+          try {
+            const res = await fetch(`${portal.base}/api/v1/products?${qs(c.query)}`, { headers: { cookie } });
+            await res.arrayBuffer();
+            status = String(res.status);
+          } catch {
+            // counted below
+          }
+          latencies.push(performance.now() - t);
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }
+      }),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    const total = latencies.length;
+    const errors = total - (statuses.get("200") ?? 0);
+    console.log(`${CLIENTS} concurrent clients for ${seconds.toFixed(0)} s: ${(total / seconds).toFixed(0)} req/s (target ≥ 150), p95 ${ms(quantile(latencies, 0.95))}, ${errors} not 200 (${[...statuses].map(([s, n]) => `${s}: ${n}`).join(", ")}; target 0)`);
+  } finally {
+    await raw.end().catch(() => undefined);
+    await db.$disconnect();
+    await portal.stop();
+  }
+}
+
+async function main() {
+  console.log(`catalog benchmark, ${new Date().toISOString()}, load average ${await loadAverage()}`);
+  for (const [i, products] of SCALES.entries()) await benchScale(products, i);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,18 @@
+/** What the catalog heading needs of a search result (see searchProducts in @kappa/catalog). */
+export interface ResultCount {
+  total: number;
+  /** false: the catalog stopped counting at `total` (1,000) and more match. */
+  totalIsExact: boolean;
+  match: "all" | "text" | "fuzzy";
+}
+
+/**
+ * "12 products", "1,000+ products" (the catalog stops counting at 1,000, so
+ * the figure is a lower bound and says so), or, when nothing matched the
+ * words, how many similar names are shown instead.
+ */
+export function resultsHeading(data: ResultCount): string {
+  const n = `${data.total.toLocaleString("en")}${data.totalIsExact ? "" : "+"}`;
+  const noun = `product${data.total === 1 && data.totalIsExact ? "" : "s"}`;
+  return data.match === "fuzzy" && data.total > 0 ? `${n} ${noun} with a similar name` : `${n} ${noun}`;
+}

@@ -1,0 +1,150 @@
+import { Prisma } from "@prisma/client";
+
+/*
+ * The SQL of the catalog search, one builder per statement, so the search,
+ * its benchmark (raw SQL side by side) and the EXPLAIN guard test run exactly
+ * the same statements. Every branch is index-backed:
+ *  - text: the weighted tsvector (GIN "DataProduct_searchVector_idx");
+ *  - typos: nearest names by word similarity (GiST "DataProduct_name_trgm_gist_idx", KNN);
+ *  - sorts: (updatedAt DESC, id), (createdAt DESC, id), (name, id);
+ *  - filters: tags (GIN), status, classification, domain (unique index on domainId, slug, …).
+ * Values are always bound parameters; only constants are spliced in.
+ */
+
+/** Statuses in which a product is published: anyone signed in may find it. */
+export const PUBLISHED_STATUSES = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"] as const;
+
+/** Exact counts stop here; beyond it the catalog says "1,000+". */
+export const COUNT_CAP = 1_000;
+/** Candidates the typo search considers (nearest names first). */
+export const FUZZY_CANDIDATES = 100;
+/** Word-similarity distance (1 − similarity) up to which a name counts as a near match: "refnds" ~ "Refund" is 0.57. */
+export const FUZZY_MAX_DISTANCE = 0.6;
+
+export type SearchSort = "relevance" | "updated" | "created" | "name";
+
+export interface SearchFilter {
+  /** null: the actor sees every product (governance); otherwise the domains whose unpublished products they see. */
+  ownDomainIds: string[] | null;
+  domain?: string;
+  classification?: string;
+  tag?: string;
+  status?: string;
+}
+
+const PUBLISHED = Prisma.raw(PUBLISHED_STATUSES.map((s) => `'${s}'`).join(", "));
+
+/**
+ * A search box's words as a tsquery: every word required, each a prefix
+ * (`ref` finds Refunds), letters and digits only; `weights` restricts the
+ * match to those weight classes (A = name and topic, B = tags). null: no word.
+ */
+export function tsQueryText(q: string, weights = ""): string | null {
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.slice(0, 8) ?? [];
+  if (words.length === 0) return null;
+  return words.map((w) => `${w}:*${weights}`).join(" & ");
+}
+
+/** The WHERE conditions every statement shares: visibility, status, and the filters. */
+export function filterConditions(f: SearchFilter): Prisma.Sql[] {
+  const out: Prisma.Sql[] = [];
+  if (f.ownDomainIds !== null) out.push(Prisma.sql`(p.status IN (${PUBLISHED}) OR p."domainId" = ANY(${f.ownDomainIds}::text[]))`);
+  out.push(f.status ? Prisma.sql`p.status = ${f.status}::"ProductStatus"` : Prisma.sql`p.status <> 'RETIRED'`);
+  if (f.domain) out.push(Prisma.sql`p."domainId" = (SELECT d.id FROM "Domain" d WHERE d.slug = ${f.domain})`);
+  if (f.classification) out.push(Prisma.sql`p.classification = ${f.classification}::"Classification"`);
+  if (f.tag) out.push(Prisma.sql`p.tags @> ARRAY[${f.tag}]::text[]`);
+  return out;
+}
+
+const where = (conditions: Prisma.Sql[]) => Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
+const matches = (tsquery: string) => Prisma.sql`p."searchVector" @@ to_tsquery('english', ${tsquery})`;
+
+const ORDER: Record<Exclude<SearchSort, "relevance">, Prisma.Sql> = {
+  updated: Prisma.sql`p."updatedAt" DESC, p.id`,
+  created: Prisma.sql`p."createdAt" DESC, p.id`,
+  name: Prisma.sql`p.name, p.id`,
+};
+
+/**
+ * Matching products counted up to COUNT_CAP + 1, never further: the count
+ * costs at most a thousand index entries, whatever the catalog holds.
+ */
+export function countSql(f: SearchFilter, q: string | null): Prisma.Sql {
+  const conditions = filterConditions(f);
+  const tsquery = q ? tsQueryText(q) : null;
+  if (q) conditions.push(tsquery ? matches(tsquery) : Prisma.sql`false`);
+  return Prisma.sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM "DataProduct" p ${where(conditions)} ORDER BY ${ORDER.updated} LIMIT ${COUNT_CAP + 1}) AS capped`;
+}
+
+/**
+ * The ids of one page. Relevance (the default with a query) ranks by the
+ * weight class the words match in — all in name or topic, then with the
+ * tags, then anywhere (the description) — and by recency within a class.
+ * Each class is its own index-backed query cut at offset + limit, so a word
+ * in a quarter of the catalog costs one index walk that stops after a page,
+ * and a rare word one GIN lookup.
+ */
+export function pageSql(f: SearchFilter, q: string | null, sort: SearchSort, offset: number, limit: number): Prisma.Sql {
+  const conditions = filterConditions(f);
+  const tsquery = q ? tsQueryText(q) : null;
+  if (q && !tsquery) return Prisma.sql`SELECT NULL::text AS id WHERE false`;
+  if (!tsquery || sort !== "relevance") {
+    if (tsquery) conditions.push(matches(tsquery));
+    const order = ORDER[sort === "relevance" ? "updated" : sort];
+    return Prisma.sql`SELECT p.id FROM "DataProduct" p ${where(conditions)} ORDER BY ${order} OFFSET ${offset} LIMIT ${limit}`;
+  }
+  const inNameOrTopic = tsQueryText(q ?? "", "A") ?? "";
+  const withTags = tsQueryText(q ?? "", "AB") ?? "";
+  const tier = (n: number, extra: Prisma.Sql[]) =>
+    Prisma.sql`(SELECT p.id, ${n}::int AS tier, p."updatedAt" FROM "DataProduct" p ${where([...conditions, ...extra])} ORDER BY ${ORDER.updated} LIMIT ${offset + limit})`;
+  return Prisma.sql`
+    SELECT id FROM (
+      ${tier(1, [matches(inNameOrTopic)])}
+      UNION ALL ${tier(2, [matches(withTags), Prisma.sql`NOT ${matches(inNameOrTopic)}`])}
+      UNION ALL ${tier(3, [matches(tsquery), Prisma.sql`NOT ${matches(withTags)}`])}
+    ) AS ranked
+    ORDER BY tier, "updatedAt" DESC, id OFFSET ${offset} LIMIT ${limit}`;
+}
+
+/**
+ * Names nearest to the query by word similarity (pg_trgm `<<->`, KNN over the
+ * GiST index): a bounded walk of FUZZY_CANDIDATES entries, then the distance
+ * cut. Used when the text search finds nothing — for the results and for the
+ * "did you mean" names.
+ */
+export function fuzzySql(f: SearchFilter, q: string): Prisma.Sql {
+  const conditions = filterConditions(f);
+  return Prisma.sql`
+    SELECT id, name, distance FROM (
+      SELECT p.id, p.name, ${q} <<-> p.name AS distance FROM "DataProduct" p ${where(conditions)}
+       ORDER BY ${q} <<-> p.name LIMIT ${FUZZY_CANDIDATES}
+    ) AS nearest
+    WHERE distance <= ${FUZZY_MAX_DISTANCE}
+    ORDER BY distance, id`;
+}
+
+/** Active subscribers of the page's products, one grouped query over the page's ids. */
+export function subscriberCountsSql(ids: string[]): Prisma.Sql {
+  return Prisma.sql`SELECT "productId" AS id, count(*)::int AS n FROM "Subscription" WHERE "productId" = ANY(${ids}::text[]) AND status = 'ACTIVE' GROUP BY "productId"`;
+}
+
+/** The page's rows with their domain (what the ORM's findMany over the ids runs, for the benchmark's raw SQL). */
+export function detailsSql(ids: string[]): Prisma.Sql {
+  return Prisma.sql`SELECT p.*, d.slug AS "domainSlug", d.name AS "domainName" FROM "DataProduct" p JOIN "Domain" d ON d.id = p."domainId" WHERE p.id = ANY(${ids}::text[])`;
+}
+
+/**
+ * The filter menu's tags, most used first, from the trigger-kept counts:
+ * published products for everyone, unpublished ones too for governance
+ * (a table of one row per tag, whatever the catalog holds).
+ */
+export function topTagsSql(limit: number, includeUnpublished: boolean): Prisma.Sql {
+  return includeUnpublished
+    ? Prisma.sql`SELECT tag FROM "ProductTagCount" WHERE products + unpublished > 0 ORDER BY products + unpublished DESC, tag LIMIT ${limit}`
+    : Prisma.sql`SELECT tag FROM "ProductTagCount" WHERE products > 0 ORDER BY products DESC, tag LIMIT ${limit}`;
+}
+
+/** Tags of the unpublished products of the actor's own domains (the few the shared counts leave out for them). */
+export function ownUnpublishedTagsSql(domainIds: string[]): Prisma.Sql {
+  return Prisma.sql`SELECT DISTINCT unnest(p.tags) AS tag FROM "DataProduct" p WHERE p."domainId" = ANY(${domainIds}::text[]) AND p.status IN ('DRAFT', 'IN_REVIEW', 'REJECTED')`;
+}
