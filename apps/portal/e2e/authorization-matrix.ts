@@ -308,6 +308,9 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: "/api/v1/cluster/topics/claim", body: { topic: await f.unmanagedTopic(), ...f.productFields(`Matrix Claim ${f.unique()}`) } }),
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
+  // Schema inference of an unmanaged topic (the worker samples it): whoever may browse the cluster.
+  "GET /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: `/api/v1/cluster/topics/schema-inference?topic=${await f.unmanagedTopic()}` }), expect: statuses(401, 200, 403, 200, 403, 200) },
+  "POST /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: "/api/v1/cluster/topics/schema-inference", body: { topic: await f.unmanagedTopic() } }), expect: statuses(401, 202, 403, 202, 403, 202) },
   "POST /api/v1/products/[id]/claim-acls": { request: async (f) => ({ path: `/api/v1/products/${await f.claimedProduct()}/claim-acls`, body: { remove: [] } }), expect: statuses(401, 403, 403, 403, 200, 403) },
 
   // Administration: domains, people, global roles and the SSO mapping are the platform admins'; a domain's
