@@ -120,6 +120,9 @@ export default defineConfig({
       // The demo's live traffic would only add load and noise to the journeys
       // (scripts/demo-traffic.test.ts tests it against the broker).
       KAPPA_DEMO_TRAFFIC: "0",
+      // SLO alerts fire and resolve after 5 s above/below the objective (default 1 and 2 min), so the journey sees both.
+      WORKER_ALERT_FIRE_AFTER_MS: "5000",
+      WORKER_ALERT_RESOLVE_AFTER_MS: "5000",
       // Its own Kafka port too.
       KAFKA_PORT: process.env.KAPPA_E2E_KAFKA_PORT,
       // Single sign-on against the provider the SSO journey starts (e2e/sso.spec.ts);

@@ -10,7 +10,9 @@ import { storageFor, type Role } from "./roles";
  * governance approves, the payments owner subscribes and is approved; a test
  * client produces with the orders producer's issued credentials and consumes
  * with the payments account's; the portal shows the lag above zero, then zero,
- * and bytes moving to the remote tier.
+ * a lag alert firing against the subscriber's objective and resolving, a
+ * governed replay to the earliest offset (preview, applied, lag drains), and
+ * bytes moving to the remote tier.
  */
 
 const run = Date.now().toString(36);
@@ -140,12 +142,42 @@ test.describe.serial("journey with the real worker and broker", () => {
     const groupId = "payments-reconciliation.e2e-journey";
     const reader = client(bootstrap, "payments-reconciliation", password);
     await consume(reader.consumer({ groupId }), topic, 20);
+
+    // The subscriber's own objective: at most 10 records behind.
+    const objectives = consumerPage.getByTestId("objectives");
+    await objectives.getByLabel("Max lag (records)").fill("10");
+    await objectives.getByRole("button", { name: "Save objectives" }).click();
+    await expect(objectives.getByText("Saved.")).toBeVisible();
     await producer.send({ topic, messages: batch(15, 20) });
 
     const group = consumerPage.getByTestId("consumer-groups").getByRole("listitem").filter({ hasText: groupId });
     await expect(group.getByTestId("group-lag")).toHaveText("15 messages", { timeout: 60_000 });
+    // 15 > 10 for longer than the fire-after time (5 s in e2e): the alert fires, on the page and in the bell.
+    const alert = objectives.getByTestId("alert").filter({ hasText: groupId }).first();
+    await expect(alert).toHaveAttribute("data-status", "FIRING", { timeout: 60_000 });
+    await expect(alert).toContainText("lags 15 records, above the objective of 10 records");
+    await expect(consumerPage.getByTestId("alerts-firing")).toHaveText("1 alert is firing on this subscription.");
+    await expect(objectives.getByTestId("objective-row").filter({ hasText: groupId })).toContainText("above objective");
+    await consumerPage.reload();
+    await consumerPage.getByTestId("notification-bell").click();
+    await expect(consumerPage.getByTestId("notification-list")).toContainText(`Lag alert on ${productName}: ${groupId}`);
+    await consumerPage.keyboard.press("Escape");
+
     await consume(reader.consumer({ groupId }), topic, 15);
     await expect(group.getByTestId("group-lag")).toHaveText("0 messages", { timeout: 60_000 });
+    // Caught up and below 80 % of the objective for the resolve-after time: resolved.
+    await expect(consumerPage.getByTestId("objectives").getByTestId("alert").filter({ hasText: groupId }).first()).toHaveAttribute("data-status", "RESOLVED", { timeout: 60_000 });
+
+    // Governed replay back to the earliest offset: previewed, applied by the worker, the lag shows what is read again and drains.
+    const replay = consumerPage.getByTestId("replay");
+    await replay.getByLabel("Consumer group").fill(groupId);
+    await replay.getByRole("button", { name: "Preview" }).click();
+    await expect(replay.getByTestId("replay-preview-records")).toHaveText("35");
+    await replay.getByRole("button", { name: "Run replay" }).click();
+    await expect(replay.getByTestId("replay-status")).toContainText("applied", { timeout: 60_000 });
+    await expect(group.getByTestId("group-lag")).toHaveText("35 messages", { timeout: 60_000 });
+    await consume(reader.consumer({ groupId }), topic, 35);
+    await expect(replay.getByTestId("replay-caught-up")).toBeVisible({ timeout: 60_000 });
     await producer.disconnect();
 
     // The one-minute local window: closed segments go to object storage and leave local disk.

@@ -98,6 +98,14 @@ export const workerEnvSchema = z
     WORKER_STATE_FETCH_BYTES: positiveInt(4 * 1024 * 1024),
     /** How often the message browser's principal is reconciled (new product topics become browsable within this). */
     WORKER_MESSAGE_BROWSER_RECONCILE_MS: positiveInt(10_000),
+    /** SLO alerts: how long a value stays above its objective before the alert fires (0: at once). */
+    WORKER_ALERT_FIRE_AFTER_MS: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(0, "must not be negative").default(60_000),
+    /** … and at or below objective × WORKER_ALERT_CLEAR_RATIO before it resolves (0: at once). */
+    WORKER_ALERT_RESOLVE_AFTER_MS: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(0, "must not be negative").default(120_000),
+    /** Recovery must go this far below the objective (hysteresis in value): 0 < ratio ≤ 1. */
+    WORKER_ALERT_CLEAR_RATIO: z.coerce.number({ message: "must be a number" }).gt(0, "must be above 0").max(1, "must be at most 1").default(0.8),
+    /** How often product freshness (the newest record's age) is measured. */
+    WORKER_FRESHNESS_CHECK_MS: positiveInt(30_000),
     /** How often deprecated products past their sunset are retired. */
     WORKER_SUNSET_CHECK_MS: positiveInt(60_000),
   })

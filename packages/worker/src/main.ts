@@ -54,6 +54,7 @@ async function main(): Promise<void> {
       outageBackoffMaxMs: env.WORKER_OUTAGE_BACKOFF_MAX_MS,
       sunsetCheckMs: env.WORKER_SUNSET_CHECK_MS,
       messageBrowserReconcileMs: env.WORKER_MESSAGE_BROWSER_RECONCILE_MS,
+      slo: { fireAfterMs: env.WORKER_ALERT_FIRE_AFTER_MS, resolveAfterMs: env.WORKER_ALERT_RESOLVE_AFTER_MS, clearRatio: env.WORKER_ALERT_CLEAR_RATIO, freshnessEveryMs: env.WORKER_FRESHNESS_CHECK_MS },
       stateView: { pollMs: env.WORKER_STATE_POLL_MS, partitionFetchBytes: env.WORKER_STATE_FETCH_BYTES },
       notifications: {
         pollMs: env.WORKER_NOTIFY_POLL_MS,

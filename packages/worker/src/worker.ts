@@ -14,6 +14,9 @@ import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { Observer } from "./observe/observer.ts";
 import { MessageBrowserPrincipal } from "./reconcile/platform-reader.ts";
+import { AlertStep } from "./slo/alert-step.ts";
+import { FreshnessWatch } from "./slo/freshness.ts";
+import { TimeLagReader } from "./slo/time-lag-reader.ts";
 import { StateMaterializer, type StateViewOptions } from "./state/materializer.ts";
 import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import type { ReconcileContext } from "./reconcile/entities.ts";
@@ -50,6 +53,18 @@ export interface WorkerOptions extends RunnerOptions {
   stateView?: Omit<StateViewOptions, "workerId">;
   /** How often the message browser's principal (credentials, READ/DESCRIBE on product topics) is reconciled; absent: not by this instance. */
   messageBrowserReconcileMs?: number;
+  /** SLOs: measured time lag, product freshness and alert rules after each observation cycle; absent: not by this instance. */
+  slo?: SloOptions;
+}
+
+export interface SloOptions {
+  /** A value must stay above its objective this long before the alert fires. */
+  fireAfterMs: number;
+  /** … and at or below objective × clearRatio this long before it resolves. */
+  resolveAfterMs: number;
+  clearRatio: number;
+  /** How often product freshness (ListOffsets MAX_TIMESTAMP on every partition) is measured. */
+  freshnessEveryMs: number;
 }
 
 export interface HealthReport {
@@ -102,6 +117,12 @@ export class Worker {
     this.runner = new TaskRunner(this.ctx, options, log, this.outages);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
     this.scanner = new ClusterScanner(db, cluster, log);
+    if (options.slo) {
+      // Order matters: alert rules read the time lag and freshness the first two steps wrote.
+      this.observer.use(new TimeLagReader());
+      this.observer.use(new FreshnessWatch(options.slo.freshnessEveryMs));
+      this.observer.use(new AlertStep({ fireAfterMs: options.slo.fireAfterMs, resolveAfterMs: options.slo.resolveAfterMs, clearRatio: options.slo.clearRatio }));
+    }
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
     this.messageBrowser = options.messageBrowserReconcileMs ? new MessageBrowserPrincipal(db, cluster, options.secretsKey, options.messageBrowserReconcileMs, log) : null;

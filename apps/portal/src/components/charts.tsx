@@ -1,6 +1,6 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Label, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Label, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatClock, formatCount, formatRate, type LagSeries } from "@/lib/observations";
 
 /*
@@ -54,6 +54,33 @@ export function LagChart({ series, label, names }: { series: LagSeries; label: s
           <YAxis tick={AXIS} width={56} allowDecimals={false} tickFormatter={(v: number) => formatCount(v)} />
           <Tooltip labelFormatter={tooltipLabel} formatter={(v, name) => [`${formatCount(typeof v === "number" ? v : null)} messages`, names?.[String(name)] ?? String(name)]} />
           {series.groups.length > 1 && <Legend formatter={(name: string) => names?.[name] ?? name} wrapperStyle={{ fontSize: 12 }} />}
+          {series.groups.map((g, i) => (
+            <Line key={g} type="stepAfter" dataKey={g} stroke={COLORS[i % COLORS.length]} strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+/**
+ * A measured figure per minute (lag in records or seconds, a product's
+ * freshness) against its objective, drawn as a dashed line: steps, not curves,
+ * between the worker's one-minute samples.
+ */
+export function ObjectiveChart({ series, objective, unit, label, testId }: { series: LagSeries; objective: number | null; unit: string; label: string; testId?: string }) {
+  return (
+    <div role="img" aria-label={label} className="h-48 w-full" data-testid={testId ?? "objective-chart"}>
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={series.points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke="#e2e8f0" vertical={false} />
+          {timeAxis()}
+          <YAxis tick={AXIS} width={56} allowDecimals={false} tickFormatter={(v: number) => formatCount(v)} domain={[0, (max: number) => Math.max(max, objective ?? 0)]}>
+            <Label value={unit} angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "#64748b" }} />
+          </YAxis>
+          <Tooltip labelFormatter={tooltipLabel} formatter={(v, name) => [`${formatCount(typeof v === "number" ? v : null)} ${unit}`, String(name)]} />
+          {series.groups.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
+          {objective !== null && <ReferenceLine y={objective} stroke="#e11d48" strokeDasharray="4 3" label={{ value: `objective ${formatCount(objective)} ${unit}`, position: "insideTopRight", fontSize: 11, fill: "#be123c" }} />}
           {series.groups.map((g, i) => (
             <Line key={g} type="stepAfter" dataKey={g} stroke={COLORS[i % COLORS.length]} strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
           ))}

@@ -17,3 +17,4 @@ function placeholder(height: string) {
 
 export const ThroughputChart = dynamic(() => import("./charts").then((m) => m.ThroughputChart), { ssr: false, loading: placeholder("h-40") });
 export const LagChart = dynamic(() => import("./charts").then((m) => m.LagChart), { ssr: false, loading: placeholder("h-48") });
+export const ObjectiveChart = dynamic(() => import("./charts").then((m) => m.ObjectiveChart), { ssr: false, loading: placeholder("h-48") });

@@ -43,6 +43,13 @@ const STATUS_COLORS: Record<string, string> = {
   INTERNAL: "bg-slate-100 text-slate-700 ring-slate-300",
   CONFIDENTIAL: "bg-orange-50 text-orange-800 ring-orange-300",
   RESTRICTED: "bg-rose-50 text-rose-800 ring-rose-300",
+  // SLO verdicts and alerts.
+  MET: "bg-emerald-50 text-emerald-800 ring-emerald-300",
+  AT_RISK: "bg-amber-50 text-amber-800 ring-amber-300",
+  BREACHED: "bg-rose-50 text-rose-800 ring-rose-300",
+  FIRING: "bg-rose-50 text-rose-800 ring-rose-300",
+  RESOLVED: "bg-slate-100 text-slate-700 ring-slate-300",
+  NO_DATA: "bg-slate-100 text-slate-700 ring-slate-300",
   // Kafka consumer group states.
   STABLE: "bg-emerald-50 text-emerald-800 ring-emerald-300",
   EMPTY: "bg-slate-100 text-slate-700 ring-slate-300",

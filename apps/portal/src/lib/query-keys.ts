@@ -33,6 +33,7 @@ export const queryKeys = {
     /** Live cluster figures of one product (polled), apart from its catalog detail. */
     observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
     retirement: (id: string) => [...queryKeys.products.all, "retirement", id] as const,
+    slo: (id: string) => [...queryKeys.products.all, "slo", id] as const,
     schemaVersions: (id: string) => [...queryKeys.products.all, "schema-versions", id] as const,
     review: (id: string) => [...queryKeys.products.all, "review", id] as const,
     messages: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "messages", id, params] as const,
@@ -50,6 +51,7 @@ export const queryKeys = {
     successor: (id: string) => [...queryKeys.subscriptions.all, "successor", id] as const,
     superseded: () => [...queryKeys.subscriptions.all, "superseded"] as const,
     replays: (id: string) => [...queryKeys.subscriptions.all, "replays", id] as const,
+    objectives: (id: string) => [...queryKeys.subscriptions.all, "objectives", id] as const,
   },
   notifications: {
     all: ["notifications"] as const,

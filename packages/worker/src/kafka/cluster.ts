@@ -112,6 +112,8 @@ export interface KafkaCluster {
   fetchRecords(parts: FetchRequestPart[], options?: FetchOptions): Promise<Map<string, FetchedPartition>>;
   /** First offset at or after a timestamp per partition (null: none, i.e. the end). */
   offsetsForTimestamp(partitions: PartitionRef[], timestampMs: bigint): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>>;
+  /** The record with the largest timestamp per partition (ListOffsets −3); null: empty partition. */
+  maxTimestamps(partitions: PartitionRef[]): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>>;
   /** Moves an inactive group's committed offsets (admin; refused while the group has members). Error code per partition. */
   commitGroupOffsets(groupId: string, offsets: { topic: string; partition: number; offset: bigint }[]): Promise<Map<string, number>>;
 

@@ -20,7 +20,7 @@ import type { AclBinding, GroupCommits, GroupDescription, KafkaCluster, OffsetSp
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
-import { commitGroupOffsets, fetchRecords, offsetsForTimestamp, type FetchedPartition, type FetchOptions, type FetchRequestPart } from "./records.ts";
+import { commitGroupOffsets, fetchRecords, maxTimestamps, offsetsForTimestamp, type FetchedPartition, type FetchOptions, type FetchRequestPart } from "./records.ts";
 import { describeScramUsers, upsertScramUser } from "./scram-users.ts";
 import { localBytes, remoteBytes } from "./storage-figures.ts";
 import { createPartitions, createTopics, deleteTopics, describeTopics, listTopics, partitionCounts, setTopicConfigs } from "./topics.ts";
@@ -125,6 +125,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   offsetsForTimestamp(partitions: PartitionRef[], timestampMs: bigint): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>> {
     return offsetsForTimestamp(this.conns, partitions, timestampMs);
+  }
+
+  maxTimestamps(partitions: PartitionRef[]): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>> {
+    return maxTimestamps(this.conns, partitions);
   }
 
   commitGroupOffsets(groupId: string, offsets: { topic: string; partition: number; offset: bigint }[]): Promise<Map<string, number>> {

@@ -102,7 +102,20 @@ export async function fetchRecords(conns: ClusterConnections, parts: FetchReques
 }
 
 /** The first offset at or after `timestampMs` per partition, with that record's timestamp; null: no such record (the end). */
-export async function offsetsForTimestamp(conns: ClusterConnections, refs: PartitionRef[], timestampMs: bigint): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>> {
+export function offsetsForTimestamp(conns: ClusterConnections, refs: PartitionRef[], timestampMs: bigint): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>> {
+  return listOffsetsWithTimestamps(conns, refs, timestampMs, 1);
+}
+
+/**
+ * The record with the largest timestamp per partition (ListOffsets −3,
+ * MAX_TIMESTAMP, KIP-734, v7+): how fresh a topic is without reading it.
+ * null: the partition is empty.
+ */
+export function maxTimestamps(conns: ClusterConnections, refs: PartitionRef[]): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>> {
+  return listOffsetsWithTimestamps(conns, refs, -3n, 7);
+}
+
+async function listOffsetsWithTimestamps(conns: ClusterConnections, refs: PartitionRef[], timestamp: bigint, minVersion: number): Promise<Map<string, { offset: bigint; timestamp: bigint } | null>> {
   const out = new Map<string, { offset: bigint; timestamp: bigint } | null>();
   if (refs.length === 0) return out;
   const leaderOf = await leaders(conns, refs);
@@ -115,18 +128,18 @@ export async function offsetsForTimestamp(conns: ClusterConnections, refs: Parti
   await Promise.all(
     [...byLeader].map(async ([address, list]) => {
       const conn = await conns.raw(address);
-      const version = conn.pickVersion(ApiKey.ListOffsets, 1, 7);
+      const version = conn.pickVersion(ApiKey.ListOffsets, minVersion, 7);
       const topics = new Map<string, number[]>();
       for (const r of list) topics.set(r.topic, [...(topics.get(r.topic) ?? []), r.partition]);
       const res = await conn.request(
         ApiKey.ListOffsets,
-        { replicaId: -1, isolationLevel: 1, topics: [...topics].map(([name, ps]) => ({ name, partitions: ps.map((partitionIndex) => ({ partitionIndex, timestamp: timestampMs, currentLeaderEpoch: -1 })) })) },
+        { replicaId: -1, isolationLevel: 1, topics: [...topics].map(([name, ps]) => ({ name, partitions: ps.map((partitionIndex) => ({ partitionIndex, timestamp, currentLeaderEpoch: -1 })) })) },
         version,
       );
       for (const t of res.topics) {
         for (const p of t.partitions) {
-          if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `ListOffsets by timestamp for ${t.name}-${p.partitionIndex}`);
-          out.set(partitionKey(t.name, p.partitionIndex), p.offset < 0n ? null : { offset: p.offset, timestamp: p.timestamp });
+          if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `ListOffsets ${timestamp} for ${t.name}-${p.partitionIndex}`);
+          out.set(partitionKey(t.name, p.partitionIndex), p.offset < 0n || p.timestamp < 0n ? null : { offset: p.offset, timestamp: p.timestamp });
         }
       }
     }),

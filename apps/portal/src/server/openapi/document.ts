@@ -15,6 +15,7 @@ import {
   listNotificationsInput,
   markNotificationsReadInput,
   retireProductInput,
+  subscriptionObjectiveInput,
   updateWebhookInput,
   deprecateProductInput,
   reasonInput,
@@ -212,6 +213,9 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/subscriptions/{id}/recertify", tag: "Subscriptions", summary: "Recertify a subscription: keep or revoke, with a reason.", scope: "write:<domain>", body: z.object({ decision: z.enum(["keep", "revoke"]), reason: z.string() }), response: anyObject("The result.") },
   { method: "put", path: "/subscriptions/{id}/expiry", tag: "Subscriptions", summary: "Set or clear a subscription's expiry; on expiry it is revoked.", scope: "write:<domain>", body: z.object({ expiresAt: z.string().nullable() }), response: anyObject("The result.") },
   { method: "put", path: "/products/{id}/inputs", tag: "Lineage", summary: "Declare the products a product is derived from (no cycles).", scope: "write:<domain>", body: z.looseObject({}).meta({ description: "See the route handler for the fields (not yet described here)." }), response: anyObject("The result.") },
+  { method: "get", path: "/subscriptions/{id}/objectives", tag: "Subscriptions", summary: "The subscriber's lag objectives, each consumer group's lag in records and seconds against them, lag history and alert history.", response: anyObject("Objectives, groups, history and alerts.") },
+  { method: "put", path: "/subscriptions/{id}/objectives", tag: "Subscriptions", summary: "Set the subscriber's lag objectives (max lag in records and in seconds; null: none). The worker alerts on them with hysteresis.", scope: "write:<domain>", body: subscriptionObjectiveInput, response: anyObject("The objective, or null when both are cleared.") },
+  { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },
   // Records: message browser, latest-state view, governed replay, PII on subscriptions.
   { method: "get", path: "/products/{id}/messages", tag: "Records", summary: "A page of the product's records, decoded and masked on the server (owning domain and active subscribers).", query: browseMessagesInput, response: anyObject("Records with next/previous cursors, partitions, truncated, piiVisible.") },
   { method: "get", path: "/products/{id}/state", tag: "Records", summary: "The latest-state view of a compacted product: status and lag; with keys=1 a page of entries.", query: browseStateInput, response: anyObject("{ view, partitions, lag } or { entries, nextAfter }.") },

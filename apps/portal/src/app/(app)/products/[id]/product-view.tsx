@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
+import { ProductFreshness } from "@/components/slo";
 import { PartitionsPanel } from "@/components/partitions-panel";
 import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
 import { ReasonAction } from "@/components/reason-form";
@@ -355,6 +356,9 @@ function ClusterCards({ productId, domainName, registry }: { productId: string; 
       </Card>
       <Card title="Throughput">
         <ThroughputPanel data={data} />
+      </Card>
+      <Card title="Freshness and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+        <ProductFreshness productId={productId} />
       </Card>
       <Card title={data.seesAllLag ? "Subscribers' lag" : "Your lag"}>
         <ConsumerLagList

@@ -7,6 +7,7 @@ import { Credentials } from "@/components/credentials";
 import { ReplayCard } from "@/components/replay-card";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { SnippetTabs } from "@/components/snippets";
+import { SubscriptionObjectives } from "@/components/slo";
 import { SubscriptionExpiry } from "@/components/subscription-expiry";
 import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
@@ -68,6 +69,11 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
               }
             />
           </Card>
+          {sub.status !== "REJECTED" && (
+            <Card title="Objectives and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+              <SubscriptionObjectives subscriptionId={sub.id} />
+            </Card>
+          )}
           {granted && perms.canInDomain("subscription:replay", sub.consumingDomain.id) && (
             <Card title="Replay" actions={<span className="text-xs text-slate-500">reset a consumer group</span>}>
               <ReplayCard subscriptionId={sub.id} groupPrefix={sub.connection.groupPrefix} groups={sub.consumers.map((c) => ({ groupId: c.groupId, state: c.state, members: c.members, totalLag: c.totalLag }))} />

@@ -1,0 +1,257 @@
+import type { Db, Tx } from "../db.ts";
+import { notify, type NotificationAudience } from "../notifications/notify.ts";
+
+/*
+ * Alert rules, evaluated after each observation cycle of the worker:
+ *   LAG_RECORDS / LAG_SECONDS — a subscription's consumer group against the
+ *     subscriber's own objectives (max lag in records, in seconds);
+ *   FRESHNESS — a product's newest record against its freshness SLA (for
+ *     products someone subscribes to: an idle product nobody reads alarms nobody).
+ *
+ * Hysteresis in time and in value, so alerts do not flap: an alert fires once
+ * the value has stayed above the threshold for fireAfterMs, and resolves once
+ * it has stayed at or below threshold × clearRatio for resolveAfterMs. The
+ * timers live in the database (AlertState), so a restart or a second worker
+ * gives the same answer; a state row exists only while a rule is breaching or
+ * firing, so the evaluation of a healthy mesh reads one small table. Firing
+ * and resolving lock the state row and re-check it, so two evaluators never
+ * fire or resolve one alert twice.
+ */
+
+export interface AlertOptions {
+  fireAfterMs: number;
+  resolveAfterMs: number;
+  /** 0 < ratio ≤ 1: how far below the threshold a value must fall to count as recovered. */
+  clearRatio: number;
+  /** A freshness figure older than this is not trusted (the worker stopped measuring it). Default 5 min. */
+  staleAfterMs?: number;
+}
+
+export const ALERT_KINDS = ["LAG_RECORDS", "LAG_SECONDS", "FRESHNESS"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+interface Rule {
+  key: string;
+  kind: AlertKind;
+  productId: string;
+  productName: string;
+  subscriptionId: string | null;
+  groupId: string | null;
+  threshold: number;
+  audience: NotificationAudience;
+  link: string;
+  what: string;
+  unit: string;
+  /** null: the rule exists but has no value this cycle (e.g. time lag not known yet) — its state is kept as it is. */
+  value: number | null;
+}
+
+const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString("en-US") : n.toFixed(1));
+const ACTIVE_SUBSCRIPTION = ["APPROVED", "ACTIVE"] as const;
+
+/**
+ * Every rule that needs looking at now, with its current value: every lag
+ * objective (set by hand, so few), and freshness only for products whose
+ * figure is BREACHED or whose rule already has a state — a product within its
+ * SLA without state has nothing to start or stop, and at 100,000 products
+ * reading them all every cycle would be most of the work.
+ */
+async function rules(db: Db, now: Date, staleAfterMs: number, freshnessStates: readonly string[]): Promise<Rule[]> {
+  const out: Rule[] = [];
+  const objectives = await db.subscriptionObjective.findMany({
+    where: { subscription: { status: { in: [...ACTIVE_SUBSCRIPTION] }, product: { status: { in: ["ACTIVE", "DEPRECATED"] } } } },
+    include: { subscription: { select: { id: true, consumingDomainId: true, product: { select: { id: true, name: true, topicName: true } } } } },
+  });
+  if (objectives.length > 0) {
+    const groups = await db.consumerGroupObservation.findMany({
+      where: { subscriptionId: { in: objectives.map((o) => o.subscriptionId) } },
+      select: { subscriptionId: true, groupId: true, topic: true, totalLag: true, timeLagMs: true },
+    });
+    const bySubscription = new Map<string, typeof groups>();
+    for (const g of groups) bySubscription.set(g.subscriptionId ?? "", [...(bySubscription.get(g.subscriptionId ?? "") ?? []), g]);
+    for (const o of objectives) {
+      const sub = o.subscription;
+      for (const g of bySubscription.get(o.subscriptionId) ?? []) {
+        if (g.topic !== sub.product.topicName) continue;
+        const base = { productId: sub.product.id, productName: sub.product.name, subscriptionId: sub.id, groupId: g.groupId, audience: { domainMembers: [sub.consumingDomainId] }, link: `/subscriptions/${sub.id}` };
+        if (o.maxLagRecords !== null) {
+          out.push({ ...base, key: `LAG_RECORDS:${sub.id}:${g.groupId}`, kind: "LAG_RECORDS", value: Number(g.totalLag), threshold: Number(o.maxLagRecords), what: `consumer group ${g.groupId} lags`, unit: "records" });
+        }
+        if (o.maxLagSeconds !== null) {
+          out.push({ ...base, key: `LAG_SECONDS:${sub.id}:${g.groupId}`, kind: "LAG_SECONDS", value: g.timeLagMs === null ? null : Number(g.timeLagMs) / 1000, threshold: o.maxLagSeconds, what: `consumer group ${g.groupId} is behind by`, unit: "s" });
+        }
+      }
+    }
+  }
+  const watched = await db.productFreshness.findMany({ where: { OR: [{ status: "BREACHED" }, { productId: { in: [...freshnessStates] } }] }, select: { productId: true } });
+  const products = await db.dataProduct.findMany({
+    where: { id: { in: watched.map((w) => w.productId) }, status: { in: ["ACTIVE", "DEPRECATED"] }, subscriptions: { some: { status: { in: [...ACTIVE_SUBSCRIPTION] } } } },
+    select: { id: true, name: true, domainId: true, freshnessSeconds: true, subscriptions: { where: { status: { in: [...ACTIVE_SUBSCRIPTION] } }, select: { consumingDomainId: true } } },
+  });
+  if (products.length > 0) {
+    const fresh = new Map((await db.productFreshness.findMany({ where: { productId: { in: products.map((p) => p.id) } } })).map((f) => [f.productId, f]));
+    for (const p of products) {
+      const f = fresh.get(p.id);
+      // An empty topic has no freshness to breach; a figure the worker stopped refreshing is not trusted.
+      const known = f !== undefined && f.ageMs !== null && now.getTime() - f.observedAt.getTime() <= staleAfterMs;
+      out.push({
+        key: `FRESHNESS:${p.id}`,
+        kind: "FRESHNESS",
+        productId: p.id,
+        productName: p.name,
+        subscriptionId: null,
+        groupId: null,
+        value: known ? (now.getTime() - f.observedAt.getTime() + Number(f.ageMs)) / 1000 : null,
+        threshold: p.freshnessSeconds,
+        audience: { domainMembers: [...new Set([p.domainId, ...p.subscriptions.map((s) => s.consumingDomainId)])] },
+        link: `/products/${p.id}`,
+        what: "the newest record is",
+        unit: "s old",
+      });
+    }
+  }
+  return out;
+}
+
+type State = Awaited<ReturnType<Db["alertState"]["findMany"]>>[number];
+
+/** Locks the rule's state row and returns it, or null when another evaluator removed it meanwhile. */
+async function lockState(tx: Tx, key: string): Promise<State | null> {
+  const rows = await tx.$queryRaw<{ key: string }[]>`SELECT key FROM "AlertState" WHERE key = ${key} FOR UPDATE`;
+  return rows.length === 0 ? null : tx.alertState.findUnique({ where: { key } });
+}
+
+async function fire(tx: Tx, r: Rule, value: number, now: Date): Promise<string> {
+  const message = `${r.productName}: ${r.what} ${fmt(value)} ${r.unit}, above the objective of ${fmt(r.threshold)} ${r.unit}.`;
+  const alert = await tx.alert.create({ data: { kind: r.kind, productId: r.productId, subscriptionId: r.subscriptionId, groupId: r.groupId, threshold: r.threshold, value, peakValue: value, message, firedAt: now } });
+  await notify(tx, {
+    kind: "alert.fired",
+    title: r.kind === "FRESHNESS" ? `${r.productName} is stale` : `Lag alert on ${r.productName}: ${r.groupId}`,
+    body: message,
+    link: r.link,
+    entityType: r.subscriptionId ? "Subscription" : "DataProduct",
+    entityId: r.subscriptionId ?? r.productId,
+    audience: r.audience,
+    data: { alertId: alert.id, rule: r.kind, value, threshold: r.threshold, groupId: r.groupId },
+  });
+  return alert.id;
+}
+
+interface ResolveTarget {
+  kind: string;
+  productName: string;
+  productId: string;
+  subscriptionId: string | null;
+  groupId: string | null;
+  link: string;
+  audience: NotificationAudience;
+}
+
+async function resolve(tx: Tx, alertId: string, r: ResolveTarget, now: Date, why: string): Promise<void> {
+  const alert = await tx.alert.update({ where: { id: alertId }, data: { status: "RESOLVED", resolvedAt: now } });
+  await notify(tx, {
+    kind: "alert.resolved",
+    title: r.kind === "FRESHNESS" ? `${r.productName} is fresh again` : `Lag alert resolved on ${r.productName}: ${r.groupId}`,
+    body: `${why}. It fired ${alert.firedAt.toISOString().slice(0, 19).replace("T", " ")} UTC; worst ${fmt(alert.peakValue)} against ${fmt(alert.threshold)}.`,
+    link: r.link,
+    entityType: r.subscriptionId ? "Subscription" : "DataProduct",
+    entityId: r.subscriptionId ?? r.productId,
+    audience: r.audience,
+    data: { alertId, rule: r.kind },
+  });
+}
+
+export interface EvaluationResult {
+  rules: number;
+  fired: string[];
+  resolved: string[];
+}
+
+export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = new Date()): Promise<EvaluationResult> {
+  const result: EvaluationResult = { rules: 0, fired: [], resolved: [] };
+  const states = new Map((await db.alertState.findMany()).map((s) => [s.key, s]));
+  const freshnessStates = [...states.values()].filter((s) => s.kind === "FRESHNESS").map((s) => s.productId);
+  const all = await rules(db, now, options.staleAfterMs ?? 300_000, freshnessStates);
+  result.rules = all.length;
+  const present = new Set(all.map((r) => r.key));
+  const elapsed = (since: Date | null) => (since === null ? -1 : now.getTime() - since.getTime());
+
+  for (const r of all) {
+    if (r.value === null) continue;
+    const value = r.value;
+    const state = states.get(r.key);
+    const breaching = value > r.threshold;
+    if (!state?.firingAlertId) {
+      if (!breaching) {
+        // Below the threshold before the alert fired: the timer starts again next time.
+        if (state) await db.alertState.deleteMany({ where: { key: r.key, firingAlertId: null } });
+        continue;
+      }
+      if (!state) {
+        await db.alertState.createMany({ data: [{ key: r.key, kind: r.kind, productId: r.productId, subscriptionId: r.subscriptionId, groupId: r.groupId, breachingSince: now, lastValue: value }], skipDuplicates: true });
+        if (options.fireAfterMs > 0) continue;
+      } else if (elapsed(state.breachingSince) < options.fireAfterMs) {
+        await db.alertState.update({ where: { key: r.key }, data: { lastValue: value } });
+        continue;
+      }
+      await db.$transaction(async (tx) => {
+        const locked = await lockState(tx, r.key);
+        if (!locked || locked.firingAlertId) return;
+        const id = await fire(tx, r, value, now);
+        result.fired.push(id);
+        await tx.alertState.update({ where: { key: r.key }, data: { firingAlertId: id, clearSince: null, lastValue: value } });
+      });
+      continue;
+    }
+    // Firing: track the worst value; resolve after a sustained recovery below threshold × clearRatio.
+    const firingId = state.firingAlertId;
+    await db.$executeRaw`UPDATE "Alert" SET "peakValue" = GREATEST("peakValue", ${value}) WHERE id = ${firingId}`;
+    const clear = value <= r.threshold * options.clearRatio;
+    if (!clear) {
+      await db.alertState.update({ where: { key: r.key }, data: { clearSince: null, lastValue: value } });
+      continue;
+    }
+    if (state.clearSince === null && options.resolveAfterMs > 0) {
+      await db.alertState.update({ where: { key: r.key }, data: { clearSince: now, lastValue: value } });
+      continue;
+    }
+    if (state.clearSince !== null && elapsed(state.clearSince) < options.resolveAfterMs) {
+      await db.alertState.update({ where: { key: r.key }, data: { lastValue: value } });
+      continue;
+    }
+    await db.$transaction(async (tx) => {
+      const locked = await lockState(tx, r.key);
+      if (!locked || locked.firingAlertId !== firingId) return;
+      await resolve(tx, firingId, r, now, `${r.what[0]?.toUpperCase()}${r.what.slice(1)} ${fmt(value)} ${r.unit} now`);
+      result.resolved.push(firingId);
+      await tx.alertState.delete({ where: { key: r.key } });
+    });
+  }
+
+  // Rules that no longer exist (objective removed, group gone, subscription revoked, product retired): their alerts end.
+  for (const s of states.values()) {
+    if (present.has(s.key)) continue;
+    if (!s.firingAlertId) {
+      await db.alertState.deleteMany({ where: { key: s.key, firingAlertId: null } });
+      continue;
+    }
+    const firingId = s.firingAlertId;
+    await db.$transaction(async (tx) => {
+      const locked = await lockState(tx, s.key);
+      if (!locked || locked.firingAlertId !== firingId) return;
+      const product = await tx.dataProduct.findUnique({ where: { id: s.productId }, select: { name: true, domainId: true } });
+      const sub = s.subscriptionId ? await tx.subscription.findUnique({ where: { id: s.subscriptionId }, select: { consumingDomainId: true } }) : null;
+      const domain = sub?.consumingDomainId ?? product?.domainId;
+      await resolve(
+        tx,
+        firingId,
+        { kind: s.kind, productName: product?.name ?? s.productId, productId: s.productId, subscriptionId: s.subscriptionId, groupId: s.groupId, link: s.subscriptionId ? `/subscriptions/${s.subscriptionId}` : `/products/${s.productId}`, audience: { domainMembers: domain ? [domain] : [] } },
+        now,
+        "No longer watched (the objective, the consumer group or the access ended)",
+      );
+      result.resolved.push(firingId);
+      await tx.alertState.delete({ where: { key: s.key } });
+    });
+  }
+  return result;
+}
