@@ -272,6 +272,15 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // A PII need is granted by governance only, never by the product's owners.
   "POST /api/v1/subscriptions/[id]/approve-pii": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.piiSubscription()}/approve-pii` }), expect: statuses(401, 403, 403, 403, 200, 403) },
 
+  // Objectives and alerts: a product's freshness is as visible as the product; a subscription's objectives are
+  // its domain's, its product owners' and governance's to see, and its domain's owners' to set.
+  "GET /api/v1/products/[id]/slo": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/slo` }), expect: statuses(401, 404, 200, 200, 200, 404) },
+  "GET /api/v1/subscriptions/[id]/objectives": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives` }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  "PUT /api/v1/subscriptions/[id]/objectives": {
+    request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives`, body: { maxLagRecords: 1000, maxLagSeconds: 60 } }),
+    expect: statuses(401, 200, 403, 403, 403, 403),
+  },
+
   // Recertification: the product's owners and governance.
   "GET /api/v1/recertification": { request: () => ({ path: "/api/v1/recertification" }), expect: statuses(401, 200, 403, 200, 200, 403) },
   "POST /api/v1/subscriptions/[id]/recertify": {
