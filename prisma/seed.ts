@@ -21,6 +21,7 @@ export const DEMO_PASSWORD = "kappa-demo";
 export const DEMO_USERS = {
   ordersOwner: { email: "owner@orders.example", name: "Olivia Orders" },
   paymentsOwner: { email: "owner@payments.example", name: "Paul Payments" },
+  ordersMember: { email: "member@orders.example", name: "Mia Member" },
   reviewer: { email: "reviewer@governance.example", name: "Rita Reviewer" },
   admin: { email: "admin@kappa.example", name: "Adam Admin" },
 } as const;
@@ -86,6 +87,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     const users = {
       ordersOwner: await mk(DEMO_USERS.ordersOwner),
       paymentsOwner: await mk(DEMO_USERS.paymentsOwner),
+      ordersMember: await mk(DEMO_USERS.ordersMember),
       reviewer: await mk(DEMO_USERS.reviewer, "GOVERNANCE"),
       admin: await mk(DEMO_USERS.admin, "ADMIN"),
     };
@@ -93,6 +95,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
       data: [
         { userId: users.ordersOwner.id, domainId: orders.id, role: "OWNER" },
         { userId: users.paymentsOwner.id, domainId: payments.id, role: "OWNER" },
+        { userId: users.ordersMember.id, domainId: orders.id, role: "MEMBER" },
       ],
     });
     return { orders, payments, users };

@@ -18,6 +18,16 @@ describe("docker-compose.yml", () => {
     expect(worker).toContain("KAFKA_ADMIN_PASSWORD: admin-secret");
   });
 
+  it("gives the worker and the portal their own least-privilege database roles (issue 8, finding 9)", () => {
+    const out = config({ KAFKA_ADMIN_PASSWORD: "admin-secret", KAPPA_SECRETS_KEY: "k", NEXTAUTH_SECRET: "s".repeat(32) });
+    const worker = out.slice(out.indexOf("\n  worker:"));
+    expect(worker).toMatch(/DATABASE_URL: postgresql:\/\/kappa_worker:/);
+    const portal = out.slice(out.indexOf("\n  portal:"), out.indexOf("\n  postgres:"));
+    // The portal container migrates as the owner; its Next.js process gets PORTAL_DATABASE_URL (scripts/start.ts).
+    expect(portal).toMatch(/PORTAL_DATABASE_URL: postgresql:\/\/kappa_portal:/);
+    expect(out).toContain("/docker-entrypoint-initdb.d");
+  });
+
   it("refuses to start without the required secrets", () => {
     expect(() => config({})).toThrow(/set (KAFKA_ADMIN_PASSWORD|KAPPA_SECRETS_KEY|NEXTAUTH_SECRET)/);
   });

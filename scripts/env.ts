@@ -12,8 +12,19 @@ const schema = z
       .url("must be a postgresql:// connection URL")
       .refine((v) => /^postgres(ql)?:\/\//.test(v), "must start with postgresql://")
       .optional(),
+    /** The portal's and the worker's own roles (least privilege); DATABASE_URL is then the owner that runs migrations. */
+    PORTAL_DATABASE_URL: z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), "must start with postgresql://")
+      .optional(),
+    WORKER_DATABASE_URL: z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), "must start with postgresql://")
+      .optional(),
     KAPPA_DATA_DIR: z.string().min(1).default(".data"),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    /** The portal's listen address. Unset: 127.0.0.1 in demo mode (publicly documented passwords), every interface otherwise. */
+    HOSTNAME: z.string().regex(/^[A-Za-z0-9.:[\]-]+$/, "must be a host name or IP address, e.g. 0.0.0.0").optional(),
     KAPPA_PG_PORT: z.coerce.number().int().min(1).max(65535).default(55432),
     NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     NEXTAUTH_URL: z.string().url("must be the portal's public URL, e.g. http://localhost:3000").optional(),
@@ -46,11 +57,16 @@ const schema = z
     portalUrl: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
     embeddedKafka: env.KAFKA_BROKERS === undefined,
     startWorker: env.KAPPA_START_WORKER === "true",
+    // Demo mode has well-known passwords: loopback only unless HOSTNAME says otherwise.
+    portalHostname: env.HOSTNAME ?? ((env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined) ? "127.0.0.1" : undefined),
     demoTraffic: env.KAPPA_DEMO_TRAFFIC === "1" || env.KAPPA_DEMO_TRAFFIC === "true",
   }))
   .superRefine((env, ctx) => {
     if (env.startWorker && !env.demoMode && env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
       ctx.addIssue({ code: "custom", path: ["KAFKA_ADMIN_PASSWORD"], message: "is required outside demo mode (the worker's Kafka admin login)" });
+    }
+    if ((env.PORTAL_DATABASE_URL || env.WORKER_DATABASE_URL) && !env.DATABASE_URL) {
+      ctx.addIssue({ code: "custom", path: [env.PORTAL_DATABASE_URL ? "PORTAL_DATABASE_URL" : "WORKER_DATABASE_URL"], message: "needs DATABASE_URL (the owner role) too; the embedded database makes its own roles" });
     }
     if (!env.demoMode && !env.KAPPA_SECRETS_KEY) {
       ctx.addIssue({ code: "custom", path: ["KAPPA_SECRETS_KEY"], message: "is required outside demo mode (32 random bytes, base64 or hex)" });

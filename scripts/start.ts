@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import path from "node:path";
 import pg from "pg";
 import { CatalogError, createPrismaClient, ensureDefaultPolicy } from "@kappa/catalog";
+import { applyGrants, provisionDatabaseRoles, roleOfUrl } from "@kappa/catalog/database-roles";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
@@ -262,8 +263,15 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) 
 }
 
 /** The block a person starting the product reads: where everything is and how to sign in. */
-function printSummary(config: StartConfig, facts: { bootstrap: string; databaseUrl: string; verbose: boolean; logsDir: string }): void {
+function printSummary(config: StartConfig, facts: { bootstrap: string; databaseUrl: string; verbose: boolean; logsDir: string; roles: string }): void {
   const rows: [string, string][] = [["Portal", `${config.portalUrl}  (port ${config.PORT})`]];
+  // Demo mode has public passwords: loopback only unless HOSTNAME says otherwise.
+  rows.push([
+    "Listening on",
+    config.portalHostname === "127.0.0.1" && !config.HOSTNAME
+      ? "127.0.0.1 only (demo mode: the demo passwords are public; HOSTNAME=0.0.0.0 listens on every interface)"
+      : `${config.portalHostname ?? "every interface"}${config.HOSTNAME ? " (HOSTNAME)" : ""}`,
+  ]);
   if (config.startWorker) {
     rows.push(["Kafka bootstrap", `${facts.bootstrap}${config.embeddedKafka ? "  (embedded broker: SASL SCRAM-SHA-512/256 and PLAIN, ACLs on, tiered storage)" : ""}`]);
     if (config.embeddedKafka) {
@@ -275,6 +283,7 @@ function printSummary(config: StartConfig, facts: { bootstrap: string; databaseU
   }
   const db = new URL(facts.databaseUrl);
   rows.push(["PostgreSQL", `${db.hostname}:${db.port || 5432}${config.DATABASE_URL ? "" : `  (embedded, data in ${path.join(config.dataDir, "postgres")})`}`]);
+  rows.push(["Database roles", facts.roles]);
   if (config.demoMode) rows.push(["Demo accounts", `password "${DEMO_PASSWORD}": ${Object.values(DEMO_USERS).map((u) => u.email).join(", ")}`]);
   rows.push(["Logs", `${facts.logsDir}/<service>.log${facts.verbose ? "" : "  (npm start -- --verbose streams them)"}`]);
   const width = Math.max(...rows.map(([k]) => k.length));
@@ -290,17 +299,38 @@ async function main() {
   const sink = logs;
   stops.unshift(async () => sink.close());
 
+  // Three roles (finding 9 of issue 8): the owner runs migrations and owns
+  // every table; the portal and the worker get their own least-privilege
+  // logins (prisma/database-roles.sql). Embedded: created here with random
+  // passwords kept in the data folder. Production: DATABASE_URL is the owner,
+  // PORTAL_DATABASE_URL / WORKER_DATABASE_URL the app roles (see README).
   let databaseUrl = config.DATABASE_URL;
+  let portalDatabaseUrl = config.PORTAL_DATABASE_URL;
+  let workerDatabaseUrl = config.WORKER_DATABASE_URL;
   if (!databaseUrl) {
     log(`starting embedded PostgreSQL in ${path.join(config.dataDir, "postgres")} on port ${config.KAPPA_PG_PORT}`);
     const adminUrl = await startPostgresSupervisor(path.join(config.dataDir, "postgres"), config.KAPPA_PG_PORT);
     await ensureDatabase(adminUrl, "kappa");
-    const url = new URL(adminUrl);
-    url.pathname = "/kappa";
-    databaseUrl = url.toString();
+    const roles = await provisionDatabaseRoles(adminUrl, "kappa", {
+      owner: demoSecret(config.dataDir, "db-owner-password", "base64url"),
+      portal: demoSecret(config.dataDir, "db-portal-password", "base64url"),
+      worker: demoSecret(config.dataDir, "db-worker-password", "base64url"),
+    });
+    databaseUrl = roles.ownerUrl;
+    portalDatabaseUrl = roles.portalUrl;
+    workerDatabaseUrl = roles.workerUrl;
   }
   const applied = await migrateDatabase(databaseUrl, (line) => sink.line("migrate", line));
   log(applied.length > 0 ? `applied ${applied.length} database migration(s)` : "database schema up to date");
+  let roles: string;
+  if (portalDatabaseUrl && workerDatabaseUrl) {
+    const owner = roleOfUrl(databaseUrl);
+    await applyGrants(databaseUrl, { owner, portal: roleOfUrl(portalDatabaseUrl), worker: roleOfUrl(workerDatabaseUrl) });
+    roles = `migrations as ${owner}, portal as ${roleOfUrl(portalDatabaseUrl)}, worker as ${roleOfUrl(workerDatabaseUrl)}`;
+  } else {
+    roles = "one role for everything (PORTAL_DATABASE_URL / WORKER_DATABASE_URL unset; see README, Database roles)";
+    log(`warning: the portal and the worker connect with DATABASE_URL's role, which runs migrations (see README, Database roles)`);
+  }
 
   {
     const db = createPrismaClient(databaseUrl);
@@ -329,7 +359,7 @@ async function main() {
     await startWorker(
     {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: workerDatabaseUrl ?? databaseUrl,
       KAFKA_BROKERS: bootstrap,
       KAFKA_SASL_MECHANISM: config.embeddedKafka ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM,
       KAFKA_ADMIN_USER: config.KAFKA_ADMIN_USER,
@@ -353,10 +383,10 @@ async function main() {
 
   // The portal never gets Kafka admin credentials: only what it shows and the
   // key that opens a one-time credential pickup.
-  const { KAFKA_ADMIN_PASSWORD: _adminPassword, ...envWithoutKafkaAdmin } = process.env;
+  const { KAFKA_ADMIN_PASSWORD: _adminPassword, PORTAL_DATABASE_URL: _p, WORKER_DATABASE_URL: _w, ...envWithoutKafkaAdmin } = process.env;
   const portalEnv: NodeJS.ProcessEnv = {
     ...envWithoutKafkaAdmin,
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: portalDatabaseUrl ?? databaseUrl,
     NEXTAUTH_SECRET: secret,
     NEXTAUTH_URL: config.portalUrl,
     KAPPA_DEMO_MODE: String(config.demoMode),
@@ -376,7 +406,9 @@ async function main() {
     log(`built the portal in ${((Date.now() - buildStarted) / 1000).toFixed(0)} s`);
   }
   log("starting the portal");
-  const portal = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "--port", String(config.PORT)], {
+  // peer-address.cjs records each request's TCP peer for per-address sign-in throttling.
+  const listen = ["--port", String(config.PORT), ...(config.portalHostname ? ["--hostname", config.portalHostname] : [])];
+  const portal = spawn(process.execPath, ["--require", path.join(PORTAL_DIR, "peer-address.cjs"), nextBin, dev ? "dev" : "start", ...listen], {
     cwd: PORTAL_DIR,
     env: { ...portalEnv, NODE_ENV: dev ? "development" : "production" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -396,10 +428,12 @@ async function main() {
       void shutdown(1);
     }
   });
-  await waitForHttp(`http://127.0.0.1:${config.PORT}/signin`, portal, 120_000);
+  const h = config.portalHostname;
+  const probeHost = !h || h === "0.0.0.0" || h === "::" ? "127.0.0.1" : h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
+  await waitForHttp(`http://${probeHost}:${config.PORT}/signin`, portal, 120_000);
 
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  printSummary(config, { bootstrap, databaseUrl, verbose, logsDir: sink.dir });
+  printSummary(config, { bootstrap, databaseUrl, verbose, logsDir: sink.dir, roles });
 }
 
 main().catch((error: unknown) => {

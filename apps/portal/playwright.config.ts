@@ -62,7 +62,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 60_000,
+  // Upper bounds, not speed targets: a journey with three browser contexts
+  // takes over a minute when the two cores are shared with other test runs.
+  timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"]],
   forbidOnly: true,
@@ -108,6 +110,9 @@ export default defineConfig({
       // Its own PostgreSQL port, so a developer's `npm start` can keep running.
       KAPPA_PG_PORT: String(Number(process.env.KAPPA_E2E_PG_PORT ?? 55433)),
       KAPPA_DEMO_MODE: "true",
+      // Loopback, as demo mode defaults to — stated, because containers (CI)
+      // export HOSTNAME=<container id>, which would bind elsewhere.
+      HOSTNAME: "127.0.0.1",
       NEXTAUTH_URL: baseURL,
       KAPPA_SECRETS_KEY: process.env.KAPPA_SECRETS_KEY ?? "",
       // For scripts/start.ts once it runs the worker (see the portal README).

@@ -6,7 +6,7 @@ test.describe("API error contract", () => {
     const anonymous = await playwright.request.newContext({ baseURL });
     for (const response of [await anonymous.get("/api/v1/products"), await anonymous.post("/api/v1/products", { data: {} })]) {
       expect(response.status()).toBe(401);
-      expect(await response.json()).toEqual({ error: { code: "UNAUTHENTICATED", message: expect.any(String) } });
+      expect(await response.json()).toEqual({ error: { code: "UNAUTHENTICATED", message: expect.any(String), requestId: response.headers()["x-request-id"] } });
     }
     await anonymous.dispose();
   });

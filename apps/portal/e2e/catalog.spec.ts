@@ -38,3 +38,16 @@ test("the catalog page's scripts carry no validation library", async ({ page }) 
   const offenders = loaded.filter((s) => s.body.includes('"$ZodError"') || s.body.includes("schema with key or id")).map((s) => s.url);
   expect(offenders).toEqual([]);
 });
+
+test("the first page of results comes with the page itself (streamed), without a second request", async ({ page }) => {
+  const html = await (await page.request.get("/?q=refunds")).text();
+  expect(html).toContain("payments.refunds.v1");
+  const asked: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname === "/api/v1/products") asked.push(request.url());
+  });
+  await page.goto("/?q=refunds");
+  await expect(page.getByRole("link", { name: "Refunds", exact: true })).toBeVisible();
+  await page.waitForLoadState("networkidle");
+  expect(asked).toEqual([]);
+});

@@ -228,6 +228,14 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
     expect(audit.rows).toEqual([{ actorEmail: "owner@payments.example" }]);
 
     await consumer.getByRole("button", { name: "Rotate credentials" }).click();
+    // A confirmation first, saying who stops authenticating; nothing is queued until "Rotate now".
+    const confirm = consumer.getByRole("alertdialog", { name: "Rotate the password of User:payments-reconciliation?" });
+    await expect(confirm).toContainText("consumers of Order Events (orders.order-events.v1)");
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    const none = await withDb((db) => db.query(`SELECT 1 FROM "ProvisioningTask" WHERE "entityId" = $1 AND kind = 'ROTATE_SERVICE_ACCOUNT_CREDENTIALS'`, [accountId]));
+    expect(none.rowCount).toBe(0);
+    await consumer.getByRole("button", { name: "Rotate credentials" }).click();
+    await consumer.getByRole("button", { name: "Rotate now" }).click();
     await expect(consumer.getByText("New credentials requested")).toBeVisible();
     await expect(consumer.getByRole("button", { name: "Rotate credentials" })).toHaveCount(0);
     const rotation = await withDb((db) => db.query(`SELECT status FROM "ProvisioningTask" WHERE "entityType" = 'ServiceAccount' AND "entityId" = $1 AND kind = 'ROTATE_SERVICE_ACCOUNT_CREDENTIALS'`, [accountId]));

@@ -4,6 +4,7 @@ import path from "node:path";
 export const ROLES = {
   ordersOwner: "owner@orders.example",
   paymentsOwner: "owner@payments.example",
+  ordersMember: "member@orders.example",
   reviewer: "reviewer@governance.example",
   admin: "admin@kappa.example",
 } as const;

@@ -10,7 +10,8 @@ import { storageFor, type Role } from "./roles";
  * governance approves, the payments owner subscribes and is approved; a test
  * client produces with the orders producer's issued credentials and consumes
  * with the payments account's; the portal shows the lag above zero, then zero,
- * a lag alert firing against the subscriber's objective and resolving, and
+ * a lag alert firing against the subscriber's objective and resolving, a
+ * governed replay to the earliest offset (preview, applied, lag drains), and
  * bytes moving to the remote tier.
  */
 
@@ -166,6 +167,17 @@ test.describe.serial("journey with the real worker and broker", () => {
     await expect(group.getByTestId("group-lag")).toHaveText("0 messages", { timeout: 60_000 });
     // Caught up and below 80 % of the objective for the resolve-after time: resolved.
     await expect(consumerPage.getByTestId("objectives").getByTestId("alert").filter({ hasText: groupId }).first()).toHaveAttribute("data-status", "RESOLVED", { timeout: 60_000 });
+
+    // Governed replay back to the earliest offset: previewed, applied by the worker, the lag shows what is read again and drains.
+    const replay = consumerPage.getByTestId("replay");
+    await replay.getByLabel("Consumer group").fill(groupId);
+    await replay.getByRole("button", { name: "Preview" }).click();
+    await expect(replay.getByTestId("replay-preview-records")).toHaveText("35");
+    await replay.getByRole("button", { name: "Run replay" }).click();
+    await expect(replay.getByTestId("replay-status")).toContainText("applied", { timeout: 60_000 });
+    await expect(group.getByTestId("group-lag")).toHaveText("35 messages", { timeout: 60_000 });
+    await consume(reader.consumer({ groupId }), topic, 35);
+    await expect(replay.getByTestId("replay-caught-up")).toBeVisible({ timeout: 60_000 });
     await producer.disconnect();
 
     // The one-minute local window: closed segments go to object storage and leave local disk.

@@ -33,12 +33,21 @@ const schema = z
       .string()
       .default("openid email profile")
       .refine((v) => v.split(/\s+/).includes("openid"), "must include openid"),
-    /**
-     * How many reverse proxies stand in front of the portal and append to
-     * X-Forwarded-For; the audit log takes the client address from there.
-     */
-    KAPPA_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     KAPPA_DEMO_MODE: boolish,
+    /**
+     * Reverse proxies in front of the portal that append the client's address
+     * to X-Forwarded-For (0: none, the TCP peer is the client). Only those
+     * entries are trusted; a client can write anything before them. Used
+     * for sign-in throttling and the audit log's client address.
+     */
+    KAPPA_TRUSTED_PROXY_HOPS: z.coerce.number({ message: "must be a whole number" }).int("must be a whole number").min(0).max(10).default(0),
+    /**
+     * Set by apps/portal/peer-address.cjs (preloaded by `npm start`): the name
+     * of the request header that carries the TCP peer address. Random per
+     * process, so a client cannot forge it; unset, the peer is unknown and
+     * sign-in throttling works per account only.
+     */
+    KAPPA_PEER_ADDRESS_HEADER: z.string().regex(/^x-kappa-peer-[0-9a-f]{16}$/, "is set by peer-address.cjs, not by hand").optional(),
     /** What the connection snippets show as the bootstrap address: where consumers reach Kafka, not where the worker does. */
     KAFKA_BOOTSTRAP_DISPLAY: z
       .string()

@@ -1,20 +1,71 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { env } from "@/env";
+import { REQUEST_ID_HEADER } from "@/lib/request-id";
+import { allowedOriginsFor, guardRequest, type Refusal } from "@/lib/request-guard";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
+import { API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 
-/**
- * Passes the requested path to server components, so the signed-in layout can
- * send an anonymous visitor to /signin and back to where they were going.
- * No auth decision is made here: every page and API call checks the session.
+/*
+ * The portal's one request guard (Next 16's proxy, formerly middleware), in
+ * front of every page and API route:
+ *  - refuses cross-origin writes, non-JSON API bodies, declared bodies over
+ *    1 MiB and control characters or over-long path/query parameters
+ *    (src/lib/request-guard.ts);
+ *  - gives each request an id (x-request-id) that error responses and logs
+ *    carry, so a 500 tells the user something to quote and nothing internal;
+ *  - sets the security headers, with a fresh CSP nonce per HTML response
+ *    (Next reads it from the request's CSP header and puts it on its scripts);
+ *  - passes the requested path to server components (the signed-in layout
+ *    sends anonymous visitors to /signin and back).
+ * No authentication decision is made here: every page and API route checks
+ * the session itself.
  */
 export function proxy(request: NextRequest) {
+  const url = request.nextUrl;
+  const isApi = url.pathname.startsWith("/api/");
+  const requestId = crypto.randomUUID();
+  const e = env();
+  const https = url.protocol === "https:" || e.NEXTAUTH_URL.startsWith("https:") || request.headers.get("x-forwarded-proto") === "https";
+
+  const refusal = guardRequest({
+    method: request.method,
+    url,
+    headers: request.headers,
+    allowedOrigins: allowedOriginsFor(e.NEXTAUTH_URL, request.headers.get("host"), url.protocol),
+  });
+  if (refusal) return withSecurityHeaders(refusalResponse(refusal, requestId, isApi), { csp: API_CSP, https, requestId });
+
   const headers = new Headers(request.headers);
-  // Always overwritten here, so a client cannot choose what the server reads.
-  headers.set(PATH_HEADER, request.nextUrl.pathname + request.nextUrl.search);
+  // Always overwritten here, so a client cannot choose what the server reads
+  // (API-token requests are audited with their method and path).
+  headers.set(PATH_HEADER, url.pathname + url.search);
   headers.set(METHOD_HEADER, request.method);
-  return NextResponse.next({ request: { headers } });
+  headers.set(REQUEST_ID_HEADER, requestId);
+  let csp = API_CSP;
+  if (!isApi) {
+    csp = pageCsp(newNonce(), { dev: process.env.NODE_ENV === "development", https });
+    headers.set("content-security-policy", csp);
+  }
+  return withSecurityHeaders(NextResponse.next({ request: { headers } }), { csp, https, requestId });
+}
+
+function refusalResponse(refusal: Refusal, requestId: string, isApi: boolean): NextResponse {
+  if (isApi) {
+    const body = { error: { code: refusal.code, message: refusal.message, requestId, ...(refusal.fields ? { fields: refusal.fields } : {}) } };
+    return NextResponse.json(body, { status: refusal.status });
+  }
+  return new NextResponse(`${refusal.message}\n`, { status: refusal.status, headers: { "content-type": "text/plain; charset=utf-8" } });
+}
+
+function withSecurityHeaders(response: NextResponse, options: { csp: string; https: boolean; requestId: string }): NextResponse {
+  for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) response.headers.set(name, value);
+  response.headers.set("Content-Security-Policy", options.csp);
+  response.headers.set(REQUEST_ID_HEADER, options.requestId);
+  if (options.https) response.headers.set("Strict-Transport-Security", HSTS);
+  return response;
 }
 
 export const config = {
-  // /api/v1 too: API-token requests are audited with their method and path.
-  matcher: ["/api/v1/:path*", "/((?!api/|_next/|favicon.ico|icon.svg).*)"],
+  // Everything but Next's static build output (which gets the static headers from next.config.ts).
+  matcher: ["/((?!_next/static/|_next/image/).*)"],
 };

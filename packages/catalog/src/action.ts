@@ -49,8 +49,44 @@ export async function inTransaction<T>(db: Db, acting: ActingUser, work: (tx: Tx
   }
 }
 
+/** Deeper than any input the catalog takes: a bound on what a hostile client makes us walk. */
+const MAX_INPUT_DEPTH = 32;
+
+/**
+ * Every string anywhere in the raw input is NUL-free (PostgreSQL text cannot
+ * hold NUL: a 500 otherwise) and the input is not absurdly deep — checked
+ * here, before any schema, so every action's input gets it, including fields
+ * a schema forgot to bound. Field-level schemas add their own length limits.
+ */
+export function rawInputProblems(input: unknown): Record<string, string[]> {
+  const problems: Record<string, string[]> = {};
+  const walk = (value: unknown, path: string[], depth: number): void => {
+    if (Object.keys(problems).length >= 20) return;
+    const key = path.length > 0 ? path.join(".") : "_";
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) problems[key] = [`${key} must not contain NUL (\\u0000) characters.`];
+      return;
+    }
+    if (typeof value !== "object" || value === null) return;
+    if (depth >= MAX_INPUT_DEPTH) {
+      problems[key] = [`${key} is nested more than ${MAX_INPUT_DEPTH} levels deep.`];
+      return;
+    }
+    if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...path, String(i)], depth + 1));
+    else
+      for (const [k, v] of Object.entries(value)) {
+        if (k.includes("\u0000")) problems[key] = [`A field name in ${key} contains NUL.`];
+        else walk(v, [...path, k], depth + 1);
+      }
+  };
+  walk(input, [], 0);
+  return problems;
+}
+
 /** Parses input with a zod schema; refuses with every field's message. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const raw = rawInputProblems(input);
+  if (Object.keys(raw).length > 0) throw new ValidationError("Some fields need attention.", raw);
   const result = schema.safeParse(input);
   if (!result.success) {
     throw new ValidationError("Some fields need attention.", fieldErrors(result.error));

@@ -14,6 +14,7 @@ export type EntityType =
   | "Policy"
   | "SsoGroupMapping"
   | "ProductChangeRequest"
+  | "ReservedPrincipal"
   | "ClusterTopic";
 
 /** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */

@@ -21,7 +21,7 @@ export interface PoolOptions {
 
 export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) {
   const url = new URL(databaseUrl);
-  const adapter = new PrismaPg({
+  const adapter = releasingTransactions(new PrismaPg({
     host: url.hostname,
     port: Number(url.port || 5432),
     user: decodeURIComponent(url.username),
@@ -31,7 +31,9 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
     ...(pool.waitMs !== undefined ? { connectionTimeoutMillis: pool.waitMs } : {}),
     // A short idle timeout lets scripts and tests exit promptly.
     idleTimeoutMillis: 5_000,
-  }, url.searchParams.get("schema") ? { schema: url.searchParams.get("schema") ?? undefined } : undefined);
+    // Never wait forever for a connection (a database that accepts and hangs).
+    connectionTimeoutMillis: 10_000,
+  }, url.searchParams.get("schema") ? { schema: url.searchParams.get("schema") ?? undefined } : undefined));
   return new PrismaClient({
     adapter,
     omit: {
@@ -46,3 +48,57 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
 export type Db = ReturnType<typeof createPrismaClient>;
 /** The client inside `db.$transaction(async (tx) => ...)`. */
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+type AdapterFactory = InstanceType<typeof PrismaPg>;
+type Adapter = Awaited<ReturnType<AdapterFactory["connect"]>>;
+type Transaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
+
+/**
+ * Works around a connection leak in Prisma 6.19 with @prisma/adapter-pg: when
+ * the connection of an interactive transaction dies (database restarted,
+ * network cut), Prisma's ROLLBACK (or COMMIT) fails and the transaction's
+ * pooled client is never released. Each outage then takes pool slots for
+ * good, until queries wait forever for a connection and $disconnect() hangs.
+ * Here a failed COMMIT/ROLLBACK releases (and so discards) the client, once.
+ */
+function releasingTransactions(factory: AdapterFactory): AdapterFactory {
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    const start = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => guardRelease(await start(isolationLevel));
+    return adapter;
+  };
+  return factory;
+}
+
+function guardRelease(tx: Transaction): Transaction {
+  const client = (tx as { client?: { release(error?: Error | boolean): void } }).client;
+  if (!client || typeof client.release !== "function") return tx;
+  let released = false;
+  const execute = tx.executeRaw.bind(tx);
+  tx.executeRaw = async (query) => {
+    try {
+      return await execute(query);
+    } catch (error) {
+      if (!released && /^\s*(COMMIT|ROLLBACK)\s*$/i.test(query.sql)) {
+        released = true;
+        client.release(error instanceof Error ? error : new Error(String(error)));
+      }
+      throw error;
+    }
+  };
+  const commit = tx.commit.bind(tx);
+  const rollback = tx.rollback.bind(tx);
+  tx.commit = async () => {
+    if (released) return;
+    released = true;
+    await commit();
+  };
+  tx.rollback = async () => {
+    if (released) return;
+    released = true;
+    await rollback();
+  };
+  return tx;
+}

@@ -7,11 +7,14 @@ export { loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
 export { createPrismaClient, type Db, type PoolOptions, type Tx } from "./db.ts";
 export * from "./errors.ts";
+export { assertFourEyes, fourEyesConflict, FourEyesError, withEditor, type FourEyesRole, type FourEyesSubject } from "./four-eyes.ts";
 export { asOverload, isOverload, OVERLOAD_RETRY_AFTER_SECONDS, OverloadedError } from "./overload.ts";
 export * from "./naming.ts";
 export { can, canInDomain, hasGlobal, PERMISSIONS, permissionSummary, type Permission } from "./permissions.ts";
 export { hashPassword, verifyPassword } from "./passwords.ts";
+export { accountProblem, assertAccountNameAllowed, assertAccountUsable, assertDomainSlugAvailable, loadReservedPrincipals, recordWorkerPrincipals } from "./principals.ts";
 export { prettySchema, schemaDefinitionProblem } from "./schema-definition.ts";
+export { authenticateWithThrottle, blockDelayMs, SIGN_IN_THROTTLE, SignInThrottledError } from "./sign-in-throttle.ts";
 export * from "./schema/index.ts";
 export { AVRO_PII_ATTRIBUTE, JSON_SCHEMA_PII_KEYWORD, piiFieldPaths } from "./schema/pii.ts";
 export { inferSchemaFromSamples, type SampleValue, type SchemaInference } from "./schema/infer.ts";
@@ -37,6 +40,7 @@ export { activePolicy, defaultPolicyPath, defaultPolicySource, ensureDefaultPoli
 export { enforcePolicy, PolicyViolationError, productFacts } from "./policies/enforce.ts";
 export { restrictToScopes } from "./tokens/scopes.ts";
 
+export { addReservedPrincipal, addReservedPrincipalInput } from "./actions/add-reserved-principal.ts";
 export { addDomainMember } from "./actions/add-domain-member.ts";
 export { recertifyInput, recertifySubscription } from "./actions/recertify-subscription.ts";
 export { setSubscriptionExpiry, subscriptionExpiryInput } from "./actions/set-subscription-expiry.ts";
@@ -87,6 +91,7 @@ export { deprecateProduct } from "./actions/deprecate-product.ts";
 export { registerProduct, registerProductInTx } from "./actions/register-product.ts";
 export { rejectProduct } from "./actions/reject-product.ts";
 export { rejectSubscription } from "./actions/reject-subscription.ts";
+export { removeReservedPrincipal } from "./actions/remove-reserved-principal.ts";
 export { requestCredentialRotation } from "./actions/request-credential-rotation.ts";
 export { requestSubscription } from "./actions/request-subscription.ts";
 export { retryTask } from "./actions/retry-provisioning-task.ts";
@@ -117,6 +122,7 @@ export { findViolations, type ProductViolation } from "./policies/violations.ts"
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";
+export { listReservedPrincipals } from "./queries/reserved-principals.ts";
 export { reviewQueue } from "./queries/review-queue.ts";
 export { catalogFacets, searchProducts, searchStatements } from "./queries/search-products.ts";
 

@@ -12,6 +12,14 @@ export type SchemaFormatName = "AVRO" | "JSON_SCHEMA";
 export const MAX_SCHEMA_LENGTH = 200_000;
 
 /**
+ * avsc and Ajv compile schemas into code with `new Function`, which the
+ * portal's CSP (no 'unsafe-eval') forbids in the browser. There the forms do
+ * the structural checks only; the server runs the full check on submit and
+ * the form shows its answer on the field.
+ */
+const IN_BROWSER = "window" in globalThis && "document" in globalThis;
+
+/**
  * Checks that `definition` is a valid schema of `format` and returns the
  * problem in words, or null. Avro goes through avsc's full parser (names,
  * defaults, unions); JSON Schema must be a JSON object that Ajv compiles.
@@ -28,6 +36,12 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
   if (format === "AVRO") {
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       return "An Avro schema for a data product must be a record (a JSON object with \"type\": \"record\").";
+    }
+    if (IN_BROWSER) {
+      const record = parsed as { type?: unknown; name?: unknown; fields?: unknown };
+      if (record.type !== "record") return `An Avro schema for a data product must be a record, not ${JSON.stringify(record.type)}.`;
+      if (typeof record.name !== "string" || !Array.isArray(record.fields)) return "Invalid Avro schema: a record needs a \"name\" and a \"fields\" array.";
+      return null;
     }
     try {
       const type = avscType(definition);
@@ -48,6 +62,7 @@ export function schemaDefinitionProblem(format: SchemaFormatName, definition: st
   if (draft && !/draft-07|draft\/2019-09|draft\/2020-12/.test(draft)) {
     return `Unsupported JSON Schema draft "${draft}": use draft-07, 2019-09 or 2020-12.`;
   }
+  if (IN_BROWSER) return null;
   const ajv = draft.includes("2020-12") ? new Ajv2020(options) : draft.includes("2019-09") ? new Ajv2019(options) : new Ajv(options);
   if (!ajv.validateSchema(parsed)) return `Invalid JSON Schema: ${metaSchemaProblems(ajv.errors ?? [])}`;
   try {

@@ -1,3 +1,4 @@
+import { assertFourEyes } from "./four-eyes.ts";
 import type { DataProduct, SchemaVersion } from "@prisma/client";
 import type { Tx } from "./db.ts";
 import { CatalogError, ForbiddenError, NotFoundError, ValidationError } from "./errors.ts";
@@ -112,5 +113,6 @@ export async function lockSchemaVersion(tx: Tx, schemaVersionId: string) {
  * changed the proposal; a proposal cannot be edited, so its proposer is the one.)
  */
 export function assertMayDecideSchemaVersion(actor: { id: string }, version: Pick<SchemaVersion, "proposedById">): void {
-  if (version.proposedById === actor.id) throw new ForbiddenError("Four-eyes rule: you cannot decide on a schema version you proposed; another reviewer must.");
+  // The shared four-eyes rule (four-eyes.ts): the proposer submitted the version.
+  assertFourEyes(actor, { submittedById: version.proposedById }, "this schema version");
 }

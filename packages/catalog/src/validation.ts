@@ -1,8 +1,13 @@
 import { z } from "zod";
-import { SLUG_PATTERN, slugify } from "./naming.ts";
+import { ACCOUNT_NAME_MAX_LENGTH, SLUG_PATTERN, slugify } from "./naming.ts";
 import { schemaDefinitionProblem } from "./schema-definition.ts";
 import { COMPATIBILITY_MODES } from "./schema/modes.ts";
 
+// These schemas also run in the portal's browser bundle, under a CSP without
+// 'unsafe-eval': zod's JIT (and its `new Function` probe, which Chromium
+// reports as a CSP violation even when caught) stays off. Must run before any
+// object schema below is built.
+z.config({ jitless: true });
 export { COMPATIBILITY_MODES };
 
 /*
@@ -16,6 +21,29 @@ import { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SE
 export { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
 
 const HOUR_MS = 3_600_000;
+
+/**
+ * PostgreSQL text cannot hold NUL, and no legitimate value contains one: it is
+ * refused on every string with a message naming the field, instead of a 500
+ * from the database.
+ */
+const NO_NUL = /^[^\u0000]*$/;
+const NUL_MESSAGE = "must not contain NUL (\\u0000) characters.";
+
+/** A string field: no NUL, at most `max` characters (before trimming, so nothing huge is ever processed). */
+export function text(label: string, max: number) {
+  return z
+    .string({ message: `${label} must be text.` })
+    .max(max, `${label} must be at most ${max} characters.`)
+    .regex(NO_NUL, `${label} ${NUL_MESSAGE}`)
+    .trim();
+}
+
+/** Ids of catalog rows (cuid today); bounded and NUL-free like every other string. */
+export function idField(label: string, requiredMessage: string) {
+  return text(label, ID_MAX_LENGTH).pipe(z.string().min(1, requiredMessage));
+}
+export const ID_MAX_LENGTH = 64;
 /** Platform bounds (policy): enough for real products, small enough to catch typos. */
 export const LIMITS = {
   nameMin: 3,
@@ -29,19 +57,29 @@ export const LIMITS = {
   freshnessMaxSeconds: 30 * 24 * 3600,
   availabilityMin: 90,
   reasonMin: 5,
+  reasonMax: 2000,
   purposeMin: 10,
+  purposeMax: 2000,
+  /** RFC 5321: a forward path is at most 256 octets including the angle brackets. */
+  emailMax: 254,
+  /** A schema definition; Avro and JSON schemas of real products are far smaller. */
+  schemaDefinitionMax: 256 * 1024,
+  accountDescriptionMax: 500,
+  searchMax: 200,
+  pageMax: 10_000,
 } as const;
 
-const tag = z
-  .string()
-  .trim()
+const tag = text("A tag", 64)
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "Tags are lower-case letters, digits and dashes, at most 32 characters.");
 
 export const schemaInput = z
   .object({
     format: z.enum(SCHEMA_FORMATS, { message: "Choose Avro or JSON Schema." }),
-    definition: z.string(),
+    definition: z
+      .string({ message: "The schema definition must be text." })
+      .max(LIMITS.schemaDefinitionMax, `The schema definition must be at most ${LIMITS.schemaDefinitionMax} characters.`)
+      .regex(NO_NUL, `The schema definition ${NUL_MESSAGE}`),
   })
   .superRefine((value, ctx) => {
     const problem = schemaDefinitionProblem(value.format, value.definition);
@@ -49,15 +87,11 @@ export const schemaInput = z
   });
 
 const productFields = {
-  name: z
-    .string()
-    .trim()
+  name: text("Name", 1000)
     .min(LIMITS.nameMin, `Name must be at least ${LIMITS.nameMin} characters.`)
     .max(LIMITS.nameMax, `Name must be at most ${LIMITS.nameMax} characters.`)
     .refine((name) => SLUG_PATTERN.test(slugify(name)), "Name must contain letters or digits."),
-  description: z
-    .string()
-    .trim()
+  description: text("Description", LIMITS.descriptionMax * 2)
     .min(LIMITS.descriptionMin, `Describe the product in at least ${LIMITS.descriptionMin} characters.`)
     .max(LIMITS.descriptionMax, `Description must be at most ${LIMITS.descriptionMax} characters.`),
   classification: z.enum(CLASSIFICATIONS, { message: "Choose a classification." }),
@@ -90,7 +124,7 @@ const productFields = {
     .number({ message: "Local hot window must be a number of milliseconds." })
     .int("Local hot window must be whole milliseconds.")
     .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
-  contactEmail: z.string().trim().email("Enter a contact e-mail address."),
+  contactEmail: text("The contact e-mail", LIMITS.emailMax).pipe(z.email("Enter a contact e-mail address.")),
   compatibilityMode: z.enum(COMPATIBILITY_MODES, { message: "Choose a compatibility mode." }),
   /** Top-level schema fields that form the record key, in order (compacted products need one). */
   keyFields: z
@@ -119,7 +153,7 @@ type ProductFieldsShape = { [K in keyof typeof productFields]: z.infer<(typeof p
 
 export const registerProductInput = z
   .object({
-    domainId: z.string().min(1, "Choose a domain."),
+    domainId: idField("The domain id", "Choose a domain."),
     ...productFields,
     tags: productFields.tags.default([]),
     retentionMs: productFields.retentionMs.default(-1),
@@ -143,11 +177,9 @@ export const updateProductInput = z
 export type UpdateProductInput = z.input<typeof updateProductInput>;
 
 export const reasonInput = z.object({
-  reason: z
-    .string()
-    .trim()
+  reason: text("The reason", LIMITS.reasonMax * 2)
     .min(LIMITS.reasonMin, `Give a reason of at least ${LIMITS.reasonMin} characters.`)
-    .max(2000, "Reason must be at most 2000 characters."),
+    .max(LIMITS.reasonMax, `Reason must be at most ${LIMITS.reasonMax} characters.`),
 });
 
 export const deprecateProductInput = z.object({
@@ -159,9 +191,16 @@ export const retireProductInput = z.object({
   reason: reasonInput.shape.reason,
 });
 
+/** A schema text: bounded and NUL-free like every other string (the format is the product's). */
+const schemaText = (message: string) =>
+  z
+    .string({ message })
+    .max(LIMITS.schemaDefinitionMax, `The schema definition must be at most ${LIMITS.schemaDefinitionMax} characters.`)
+    .regex(NO_NUL, `The schema definition ${NUL_MESSAGE}`);
+
 /** A new schema version's text; the format is the product's. */
 export const proposeSchemaVersionInput = z.object({
-  definition: z.string({ message: "Paste or upload a schema." }),
+  definition: schemaText("Paste or upload a schema."),
 });
 
 /** An approval's optional comment (rejections need a reason: `reasonInput`). */
@@ -171,40 +210,33 @@ export const approvalCommentInput = z.object({
 
 /** Approving takes an optional comment and the fingerprint of the version the reviewer looked at. */
 export const approveSchemaVersionInput = z.object({
-  comment: z.string().trim().max(2000, "Comment must be at most 2000 characters.").optional(),
+  comment: text("The comment", 4000).max(2000, "Comment must be at most 2000 characters.").optional(),
   fingerprint: z.string({ message: "Open the change before approving it." }).regex(/^[0-9a-f]{64}$/, "Open the change before approving it."),
 });
 
 export const publishMajorVersionInput = z.object({
-  definition: z.string({ message: "Paste or upload a schema." }),
+  definition: schemaText("Paste or upload a schema."),
   sunsetAt: z.coerce.date({ message: "Choose a sunset date for the current version." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
-  reason: z.string().trim().max(2000, "Reason must be at most 2000 characters.").optional(),
+  reason: text("The reason", 4000).max(2000, "Reason must be at most 2000 characters.").optional(),
 });
 
-export const ACCOUNT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{2,63}$/;
+/** The full name `<domain-slug>-<name>`; the namespace and reserved names are checked against the database (principals.ts). */
 export const createServiceAccountInput = z.object({
-  domainId: z.string().min(1, "Choose a domain."),
-  name: z
-    .string()
-    .trim()
-    // A subset of Kafka's legal principal and topic characters, so the name
-    // also works as the account's consumer-group prefix.
-    .regex(ACCOUNT_NAME_PATTERN, "Account names are 3–64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit."),
-  description: z.string().trim().max(500, "Description must be at most 500 characters.").default(""),
+  domainId: idField("The domain id", "Choose a domain."),
+  name: text("The account name", ACCOUNT_NAME_MAX_LENGTH).pipe(z.string().min(1, "Enter an account name.")),
+  description: text("Description", LIMITS.accountDescriptionMax).default(""),
 });
 export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;
 
 export const requestSubscriptionInput = z.object({
-  productId: z.string().min(1, "Choose a product."),
-  serviceAccountId: z.string().min(1, "Choose a service account."),
-  purpose: z
-    .string()
-    .trim()
+  productId: idField("The product id", "Choose a product."),
+  serviceAccountId: idField("The service account id", "Choose a service account."),
+  purpose: text("The purpose", LIMITS.purposeMax * 2)
     .min(LIMITS.purposeMin, `State the purpose in at least ${LIMITS.purposeMin} characters.`)
-    .max(2000, "Purpose must be at most 2000 characters."),
+    .max(LIMITS.purposeMax, `Purpose must be at most ${LIMITS.purposeMax} characters.`),
   /** The subscriber needs PII fields unmasked (message browser, state view); governance must approve that separately. */
   piiNeeded: z.boolean().default(false),
-  piiJustification: z.string().trim().max(2000, "Justification must be at most 2000 characters.").optional(),
+  piiJustification: text("The justification", LIMITS.purposeMax * 2).pipe(z.string().max(LIMITS.purposeMax, `Justification must be at most ${LIMITS.purposeMax} characters.`)).optional(),
   /** Optional end of access (ISO date or date-time, in the future); the recertification sweep revokes it then. */
   expiresAt: z
     .union([z.literal("").transform(() => null), z.null(), z.coerce.date({ message: "Enter a date." }).refine((d) => d.getTime() > Date.now(), "The expiry must be in the future.")])
@@ -217,14 +249,14 @@ export const requestSubscriptionInput = z.object({
 export type RequestSubscriptionInput = z.input<typeof requestSubscriptionInput>;
 
 export const searchProductsInput = z.object({
-  q: z.string().trim().max(200).optional(),
-  domain: z.string().trim().optional(),
+  q: text("The search text", LIMITS.searchMax).optional(),
+  domain: text("The domain", 100).optional(),
   classification: z.enum(CLASSIFICATIONS).optional(),
-  tag: z.string().trim().toLowerCase().optional(),
+  tag: text("The tag", 64).toLowerCase().optional(),
   status: z.enum(PRODUCT_STATUSES).optional(),
   /** relevance (the default with `q`), updated (the default without), created, name. */
   sort: z.enum(SEARCH_SORTS).optional(),
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 });
 export type SearchProductsInput = z.input<typeof searchProductsInput>;
@@ -248,14 +280,14 @@ const auditDate = (end: boolean) =>
 
 export const auditQueryInput = z
   .object({
-    entityType: z.string().trim().max(100).optional(),
-    entityId: z.string().trim().max(200).optional(),
-    actor: z.string().trim().max(254).optional(),
+    entityType: text("The entity type", 100).optional(),
+    entityId: text("The entity id", 200).optional(),
+    actor: text("The actor", LIMITS.emailMax).optional(),
     /** Matches any action containing this text, e.g. `subscription.` or `revoked`. */
-    action: z.string().trim().max(100).optional(),
+    action: text("The action", 100).optional(),
     from: auditDate(false).optional(),
     to: auditDate(true).optional(),
-    page: z.coerce.number().int().min(1).default(1),
+    page: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(1),
     pageSize: z.coerce.number().int().min(1).max(200).default(50),
   })
   .refine((v) => !v.from || !v.to || v.from.getTime() <= v.to.getTime(), { path: ["to"], message: "The end of the range is before its start." });

@@ -41,7 +41,7 @@ describe("createServiceAccount", () => {
   it("lets owners create accounts for their domain, unique platform-wide", async () => {
     const account = await createServiceAccount(db, ctx.as.paymentsOwner, { domainId: ctx.payments.id, name: "payments-ledger" });
     expect(account.name).toBe("payments-ledger");
-    await expect(createServiceAccount(db, ctx.as.ordersOwner, { domainId: ctx.orders.id, name: "payments-ledger" })).rejects.toMatchObject({
+    await expect(createServiceAccount(db, ctx.as.paymentsOwner, { domainId: ctx.payments.id, name: "payments-ledger" })).rejects.toMatchObject({
       status: 409,
       code: "DUPLICATE_ACCOUNT",
     });

@@ -26,6 +26,16 @@ export const workerEnvSchema = z
     KAFKA_SASL_MECHANISM: z.enum(["none", "plain", "scram-sha-256", "scram-sha-512"], { message: "must be none, plain, scram-sha-256 or scram-sha-512" }).default("scram-sha-512"),
     KAFKA_ADMIN_USER: z.string().min(1, "must not be empty").default("kappa-admin"),
     KAFKA_ADMIN_PASSWORD: z.string().optional(),
+    /**
+     * Kafka's super.users (`User:a;User:b`), for clusters that do not show it
+     * through DescribeConfigs; the worker reserves them in the catalog and never
+     * alters them.
+     */
+    KAFKA_SUPER_USERS: z
+      .string()
+      .transform((raw) => raw.split(";").map((s) => s.trim()).filter((s) => s.length > 0))
+      .refine((list) => list.every((p) => /^User:[^\s;]+$/.test(p)), "must be principals like User:admin separated by \";\"")
+      .default([]),
     KAFKA_SSL: bool.default(false),
     KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
     WORKER_ID: z.string().min(1).max(200).default(`${hostname()}-${process.pid}`),
@@ -37,6 +47,9 @@ export const workerEnvSchema = z
     WORKER_MAX_ATTEMPTS: positiveInt(10),
     WORKER_BACKOFF_BASE_MS: positiveInt(1_000),
     WORKER_BACKOFF_MAX_MS: positiveInt(60_000),
+    /** While PostgreSQL or Kafka is unreachable: the first wait and the cap of the (jittered, doubling) backoff. */
+    WORKER_OUTAGE_BACKOFF_BASE_MS: positiveInt(500),
+    WORKER_OUTAGE_BACKOFF_MAX_MS: positiveInt(30_000),
     WORKER_RECONCILE_INTERVAL_MS: positiveInt(60_000),
     WORKER_OBSERVE_INTERVAL_MS: positiveInt(5_000),
     /** Cluster scan: every topic (managed or not) and every group's commits — the topic browser and observed lineage. */

@@ -5,8 +5,9 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { sweepRecertification, type Db } from "@kappa/catalog";
+import { recordWorkerPrincipals, sweepRecertification, type Db } from "@kappa/catalog";
 import type { KafkaCluster } from "./kafka/cluster.ts";
+import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
@@ -19,6 +20,7 @@ import { TimeLagReader } from "./slo/time-lag-reader.ts";
 import { StateMaterializer, type StateViewOptions } from "./state/materializer.ts";
 import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import type { ReconcileContext } from "./reconcile/entities.ts";
+import { platformPrincipals } from "./reconcile/principal-guard.ts";
 import { TaskRunner, type RunnerOptions } from "./tasks/runner.ts";
 
 export interface WorkerOptions extends RunnerOptions {
@@ -36,6 +38,13 @@ export interface WorkerOptions extends RunnerOptions {
   readyFile?: string;
   /** How long shutdown waits for running tasks before releasing their leases. */
   shutdownGraceMs?: number;
+  /** The worker's own Kafka principal (KAFKA_ADMIN_USER); null without SASL. */
+  adminUser?: string | null;
+  /** super.users from the configuration (KAFKA_SUPER_USERS); the cluster's own list is read too. */
+  superUsers?: readonly string[];
+  /** Backoff while PostgreSQL or Kafka is unreachable: first delay and cap (capped exponential, jittered). */
+  outageBackoffBaseMs?: number;
+  outageBackoffMaxMs?: number;
   /** Webhook and e-mail delivery; absent: not sent by this instance. */
   notifications?: NotificationOptions;
   /** Sunset scheduler interval; absent: this instance retires nothing by itself. */
@@ -60,6 +69,10 @@ export interface SloOptions {
 
 export interface HealthReport {
   status: "ready" | "starting" | "degraded" | "stopping";
+  /** Why it is degraded, e.g. "Kafka unreachable since …: <error>"; empty when ready. */
+  reasons: string[];
+  /** Which dependency is down right now, since when, and when the next try is. */
+  dependencies: { database: DependencyHealth; kafka: DependencyHealth };
   workerId: string;
   tasks: { inFlight: number; completed: number; failed: number; lastPollError: string | null };
   reconcile: { lastRunAt: string | null; lastDriftCount: number | null; lastError: string | null };
@@ -72,6 +85,7 @@ export class Worker {
   readonly scanner: ClusterScanner;
   private scanning: Promise<unknown> | null = null;
   readonly ctx: ReconcileContext;
+  readonly outages: OutageTracker;
   readonly notifications: NotificationDispatcher | null;
   readonly sunset: SunsetScheduler | null;
   readonly stateViews: StateMaterializer | null;
@@ -91,8 +105,16 @@ export class Worker {
     readonly options: WorkerOptions,
     readonly log: Logger,
   ) {
-    this.ctx = { db, cluster, secretsKey: options.secretsKey, log, retiredTopics: options.retiredTopics };
-    this.runner = new TaskRunner(this.ctx, options, log);
+    this.ctx = {
+      db,
+      cluster,
+      secretsKey: options.secretsKey,
+      log,
+      retiredTopics: options.retiredTopics,
+      platformPrincipals: platformPrincipals(options.adminUser ?? null, options.superUsers ?? []),
+    };
+    this.outages = new OutageTracker(options.outageBackoffBaseMs ?? 500, options.outageBackoffMaxMs ?? 30_000);
+    this.runner = new TaskRunner(this.ctx, options, log, this.outages);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
     this.scanner = new ClusterScanner(db, cluster, log);
     if (options.slo) {
@@ -113,6 +135,9 @@ export class Worker {
       create: { workerId: this.options.workerId, status: "starting" },
       update: { startedAt: new Date(), lastSeenAt: new Date(), status: "starting" },
     });
+    // The portal holds no Kafka credentials: it learns which principals are
+    // the platform's from the catalog, where the worker records them.
+    await recordWorkerPrincipals(this.db, { adminUser: this.options.adminUser ?? null, superUsers: this.options.superUsers ?? [] });
     if (this.options.healthPort > 0 || this.options.healthPort === -1) await this.listen();
     this.runner.start();
     // First reconcile and observation right away, then on their intervals.
@@ -144,15 +169,59 @@ export class Worker {
     this.log.info("worker ready", { workerId: this.options.workerId, healthPort: this.healthPort || undefined });
   }
 
+  /**
+   * Reads the cluster's super.users (best effort: a cluster that will not say
+   * keeps the configured list) and records them before reconciling, so a super
+   * user is reserved in the catalog and never altered here.
+   */
+  private async refreshSuperUsers(): Promise<void> {
+    const fromCluster = await this.cluster.superUsers().catch((error: unknown) => {
+      this.log.debug("could not read super.users from the cluster", { error: errorMessage(error) });
+      return null;
+    });
+    if (!fromCluster) return;
+    const all = [...new Set([...(this.options.superUsers ?? []), ...fromCluster])];
+    this.ctx.platformPrincipals = platformPrincipals(this.options.adminUser ?? null, all);
+    await recordWorkerPrincipals(this.db, { adminUser: this.options.adminUser ?? null, superUsers: all });
+  }
+
+  /**
+   * Which dependency a failed cycle tripped over. Prisma's own errors say so;
+   * a raw driver error ("Connection terminated") does not, so the database is
+   * asked directly: if it answers, the failure was Kafka's.
+   */
+  private async culprit(error: unknown): Promise<"database" | "kafka"> {
+    if (failedDependency(error) === "database") return "database";
+    try {
+      await this.db.$queryRaw`SELECT 1`;
+      return "kafka";
+    } catch {
+      return "database";
+    }
+  }
+
+  /** True while a dependency the loops need is down and its backoff has not run out (the loop skips this turn). */
+  private backingOff(): boolean {
+    return (["database", "kafka"] as const).some((d) => this.outages.isDown(d) && this.outages.waitMs(d) > 0);
+  }
+
   /** Starts a full reconcile unless one is running; resolves with its result. */
   reconcileNow(): Promise<unknown> {
-    this.reconciling ??= fullReconcile(this.ctx, this.options.workerId, { stopping: () => this.state === "stopping" })
+    if (this.backingOff()) return this.reconciling ?? Promise.resolve(null);
+    this.reconciling ??= this.refreshSuperUsers()
+      .catch((error: unknown) => this.log.warn("could not record the cluster's super users", { error: errorMessage(error) }))
+      .then(() => fullReconcile(this.ctx, this.options.workerId, { stopping: () => this.state === "stopping" }))
       .then((result) => {
         this.lastReconcile = { at: new Date(), result, error: result.errors[0]?.message ?? null };
+        // The run reached the database; Kafka's state comes from the observation
+        // cycles (a reconcile section can fail for reasons other than an outage,
+        // e.g. a cluster without an authorizer refusing DescribeAcls).
+        this.outages.success("database");
         return result;
       })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         this.lastReconcile = { at: new Date(), result: null, error: errorMessage(error) };
+        this.outages.failure(await this.culprit(error), error);
         this.log.error("full reconcile failed", { error: errorMessage(error) });
       })
       .finally(() => {
@@ -170,10 +239,18 @@ export class Worker {
   }
 
   observeNow(): Promise<unknown> {
+    if (this.backingOff()) return this.observing ?? Promise.resolve(null);
     this.observing ??= this.observer
       .safeObserve()
-      .then((summary) => {
-        if (summary) this.lastObservedAt = new Date();
+      .then(async (summary) => {
+        if (summary) {
+          this.lastObservedAt = new Date();
+          this.outages.success("database");
+          this.outages.success("kafka");
+        } else {
+          const failure = this.observer.lastFailure ?? this.observer.lastError;
+          this.outages.failure(await this.culprit(failure), failure);
+        }
         return summary;
       })
       .finally(() => {
@@ -182,17 +259,28 @@ export class Worker {
     return this.observing;
   }
 
-  private async heartbeat(): Promise<void> {
-    const status = this.health().status;
+  /** Records the health in WorkerInstance now (also every 10 s). */
+  async heartbeat(): Promise<void> {
+    const report = this.health();
+    // "ready", or "degraded: <why>" — the admin's platform view shows it as is.
+    const status = report.status === "degraded" && report.reasons.length > 0 ? `degraded: ${report.reasons.join("; ")}`.slice(0, 1000) : report.status;
     await this.db.workerInstance
       .update({ where: { workerId: this.options.workerId }, data: { lastSeenAt: new Date(), status } })
       .catch((error: unknown) => this.log.warn("worker heartbeat failed", { error: errorMessage(error) }));
   }
 
   health(): HealthReport {
-    const degraded = this.runner.lastPollError !== null || this.observer.lastError !== null || (this.lastReconcile?.error ?? null) !== null;
+    const reasons = this.outages.describe();
+    if (reasons.length === 0) {
+      if (this.runner.lastPollError) reasons.push(`polling for tasks failed: ${this.runner.lastPollError}`);
+      if (this.observer.lastError) reasons.push(`observation failed: ${this.observer.lastError}`);
+      if (this.lastReconcile?.error) reasons.push(`reconcile: ${this.lastReconcile.error}`);
+    }
+    const degraded = reasons.length > 0;
     return {
       status: this.state === "ready" && degraded ? "degraded" : this.state,
+      reasons: this.state === "ready" ? reasons : [],
+      dependencies: { database: this.outages.health("database"), kafka: this.outages.health("kafka") },
       workerId: this.options.workerId,
       tasks: { inFlight: this.runner.inFlight, completed: this.runner.completed, failed: this.runner.failed, lastPollError: this.runner.lastPollError },
       reconcile: {

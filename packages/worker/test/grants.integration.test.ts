@@ -28,7 +28,7 @@ describe("scoped grants", () => {
     try {
       const a = await approvedProduct(db, people, { partitions: 1 });
       const b = await approvedProduct(db, people, { partitions: 1 });
-      const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: `grants-${Date.now().toString(36)}`, description: "reader" });
+      const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: `${people.payments.slug}-grants-${Date.now().toString(36)}`, description: "reader" });
       const subscribe = async (productId: string) => {
         const sub = await requestSubscription(db, people.as.paymentsOwner, { productId, serviceAccountId: account.id, purpose: "Reconciliation of payments against orders." });
         return approveSubscription(db, people.as.ordersOwner, sub.id);

@@ -157,8 +157,11 @@ export async function approvedProduct(db: Db, people: Awaited<ReturnType<typeof 
   return approveProduct(db, people.as.reviewer, product.id);
 }
 
+/** A subscription of a payments account; `accountName` gets the domain's prefix (`<slug>-`) when it lacks it. */
 export async function approvedSubscription(db: Db, people: Awaited<ReturnType<typeof seedPeople>>, productId: string, accountName: string) {
-  const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: accountName, description: "reader" });
+  const prefix = `${people.payments.slug}-`;
+  const name = accountName.startsWith(prefix) ? accountName : `${prefix}${accountName}`;
+  const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name, description: "reader" });
   const sub = await requestSubscription(db, people.as.paymentsOwner, { productId, serviceAccountId: account.id, purpose: "Reconciliation of payments against orders." });
   await approveSubscription(db, people.as.ordersOwner, sub.id);
   return { account, subscription: sub };

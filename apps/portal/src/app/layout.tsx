@@ -5,6 +5,10 @@ import { Providers } from "@/components/providers";
 import { parseTheme, THEME_COOKIE } from "@/lib/theme";
 import "./globals.css";
 
+// Every HTML response carries a fresh CSP nonce (src/proxy.ts), which Next can
+// only apply while rendering per request: no page is prerendered.
+export const dynamic = "force-dynamic";
+
 export const metadata: Metadata = {
   title: { default: "Kappa Mesh", template: "%s · Kappa Mesh" },
   description: "Self-serve streaming data mesh: publish, review and subscribe to data products.",

@@ -1,7 +1,7 @@
 "use client";
 
 import type { QueryKey } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { formatDateTime } from "@/lib/format";
 import { useRevealCredentials, useRotateCredentials } from "@/lib/mutations";
 import { Button, ErrorAlert, Notice } from "./ui";
@@ -13,12 +13,15 @@ export interface CredentialState {
   issuedAt: string | null;
   canManage: boolean;
   rotation: { id: string; status: string; lastError: string | null; requestedAt: string } | null;
+  /** Who authenticates as this account (owners only): what a rotation cuts off. */
+  cutOff?: { writes: string[]; reads: { product: string; topic: string }[]; activeGroups: { groupId: string; members: number }[] } | null;
 }
 
 export function Credentials({ account, domainName, credentials: c, shownIn }: { account: { id: string; name: string }; domainName: string; credentials: CredentialState; shownIn: QueryKey }) {
   const reveal = useRevealCredentials(shownIn);
   const rotate = useRotateCredentials(shownIn);
   const rotating = c.rotation !== null && c.rotation.status !== "FAILED";
+  const [confirming, setConfirming] = useState(false);
 
   if (reveal.data) {
     return (
@@ -54,15 +57,81 @@ export function Credentials({ account, domainName, credentials: c, shownIn }: { 
       <ErrorAlert message={reveal.isError ? reveal.error.message : rotate.isError ? rotate.error.message : null} />
       {rotating && c.rotation && <Notice>New credentials requested {formatDateTime(c.rotation.requestedAt)}; the worker is issuing them. Reveal them here once they are ready.</Notice>}
       {c.rotation?.status === "FAILED" && <ErrorAlert message={`Credential rotation failed: ${c.rotation.lastError ?? "no message"}`} />}
-      {c.canManage && c.state === "shown" && !rotating && (
+      {c.canManage && c.state === "shown" && !rotating && !confirming && (
         <>
-          <Button variant="secondary" disabled={rotate.isPending} onClick={() => rotate.mutate({ serviceAccountId: account.id })}>
-            {rotate.isPending ? "Requesting…" : "Rotate credentials"}
+          <Button variant="secondary" onClick={() => setConfirming(true)}>
+            Rotate credentials
           </Button>
           <p className="text-xs text-slate-500">Rotation replaces the password on the cluster; clients using the old one stop authenticating.</p>
         </>
       )}
+      {c.canManage && c.state === "shown" && !rotating && confirming && (
+        <RotationConfirmation
+          principal={`User:${account.name}`}
+          cutOff={c.cutOff ?? null}
+          pending={rotate.isPending}
+          onConfirm={() => rotate.mutate({ serviceAccountId: account.id }, { onSettled: () => setConfirming(false) })}
+          onCancel={() => setConfirming(false)}
+        />
+      )}
     </div>
+  );
+}
+
+/** Says who stops authenticating before a rotation is queued; nothing happens until "Rotate now". */
+function RotationConfirmation({
+  principal,
+  cutOff,
+  pending,
+  onConfirm,
+  onCancel,
+}: {
+  principal: string;
+  cutOff: CredentialState["cutOff"] | null;
+  pending: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const headingId = useId();
+  const cancel = useRef<HTMLButtonElement>(null);
+  // Keyboard users land in the confirmation, on the safe choice.
+  useEffect(() => cancel.current?.focus(), []);
+  const nothing = cutOff !== null && cutOff !== undefined && cutOff.writes.length === 0 && cutOff.reads.length === 0 && cutOff.activeGroups.length === 0;
+  return (
+    <section role="alertdialog" aria-labelledby={headingId} className="space-y-2 rounded-md bg-amber-50 p-3 ring-1 ring-amber-200" data-testid="rotation-confirmation">
+      <h3 id={headingId} className="font-medium text-amber-900">
+        Rotate the password of {principal}?
+      </h3>
+      <p className="text-amber-900">As soon as the worker issues the new password, every client still using the old one stops authenticating:</p>
+      {cutOff ? (
+        <ul className="list-disc space-y-1 pl-5 text-amber-900">
+          {cutOff.writes.map((t) => (
+            <li key={`w-${t}`}>
+              producers writing <span className="font-mono">{t}</span>
+            </li>
+          ))}
+          {cutOff.reads.map((r) => (
+            <li key={`r-${r.topic}`}>
+              consumers of {r.product} (<span className="font-mono">{r.topic}</span>)
+            </li>
+          ))}
+          {cutOff.activeGroups.map((g) => (
+            <li key={`g-${g.groupId}`}>
+              consumer group <span className="font-mono">{g.groupId}</span>, connected now with {g.members} member{g.members === 1 ? "" : "s"}
+            </li>
+          ))}
+          {nothing && <li>no grants use this account right now</li>}
+        </ul>
+      ) : null}
+      <div className="flex flex-wrap gap-2">
+        <Button variant="danger" disabled={pending} onClick={onConfirm}>
+          {pending ? "Requesting…" : "Rotate now"}
+        </Button>
+        <Button ref={cancel} variant="secondary" disabled={pending} onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </section>
   );
 }
 

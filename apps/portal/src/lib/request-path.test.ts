@@ -4,10 +4,18 @@ import { safeCallbackPath } from "./request-path";
 describe("safeCallbackPath", () => {
   it("keeps same-origin paths with their query", () => {
     expect(safeCallbackPath("/products/abc?tab=1")).toBe("/products/abc?tab=1");
+    expect(safeCallbackPath("/review#queue")).toBe("/review#queue");
   });
   it("refuses anything that could leave the site", () => {
-    for (const bad of ["//evil.example", "/\\evil.example", "https://evil.example", "evil", undefined, ["/x"]]) {
+    for (const bad of ["//evil.example", "/\\evil.example", "https://evil.example", "evil", undefined, ["/x"], "", "/%2F/evil.example".replace("%2F", "/")]) {
       expect(safeCallbackPath(bad)).toBe("/");
     }
+  });
+  it("refuses what browsers normalise into another host (finding 5: /%09/host, /%0A/)", () => {
+    // As the sign-in page receives them: already percent-decoded by URLSearchParams.
+    for (const bad of ["/\t/127.0.0.1:3603/x", "/\n/", "/\r\n/evil.example", "/ /evil.example", "/\u0000/x", "/a\\b"]) {
+      expect(safeCallbackPath(bad)).toBe("/");
+    }
+    expect(safeCallbackPath(new URLSearchParams("callbackUrl=/%09/127.0.0.1:3603/x").get("callbackUrl"))).toBe("/");
   });
 });

@@ -1,12 +1,12 @@
 import "server-only";
-import { authenticateApiToken, clientAddressFrom, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
+import { authenticateApiToken, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
 import { getServerSession } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { env } from "@/env";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { cache } from "react";
 import { authOptions } from "./auth";
+import { clientAddress } from "./client-address";
 import { db } from "./db";
 
 /**
@@ -34,14 +34,15 @@ export const currentActor = cache(async (): Promise<Actor> => {
 
 /**
  * Where the current request came from, for the audit log (and anything else
- * that needs the client address). The address is read from X-Forwarded-For as
- * KAPPA_TRUSTED_PROXY_HOPS says (see clientAddressFrom); the catalog bounds
+ * that needs the client address). The address is the TCP peer, or the
+ * X-Forwarded-For entry KAPPA_TRUSTED_PROXY_HOPS names (client-address.ts); the catalog bounds
  * and checks both values before storing them.
  */
 export const requestContext = cache(async (): Promise<RequestContext> => {
   const h = await headers();
   return {
-    clientAddress: clientAddressFrom(h.get("x-forwarded-for"), env().KAPPA_TRUSTED_PROXY_HOPS),
+    // The TCP peer, or the trusted proxies' X-Forwarded-For entry — never an address the client alone chose.
+    clientAddress: clientAddress(h),
     userAgent: h.get("user-agent"),
   };
 });

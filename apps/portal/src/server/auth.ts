@@ -1,11 +1,25 @@
 import "server-only";
-import { applySsoSignIn, authenticateLocalUser, groupsFromClaim } from "@kappa/catalog";
+import { applySsoSignIn, authenticateWithThrottle, groupsFromClaim, SignInThrottledError } from "@kappa/catalog";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import { env, oidcEnabled } from "@/env";
 import { requestContext } from "./actor";
+import { clientAddress } from "./client-address";
 import { db } from "./db";
+
+/*
+ * next-auth puts the message of an error thrown while signing in into the
+ * redirect URL (`/signin?error=<message>`). Only these codes may reach it:
+ * the cause of anything else (a database outage's driver text) is logged
+ * under an id and never shown.
+ */
+export const SIGN_IN_ERRORS = { throttled: "Throttled", unavailable: "SignInUnavailable" } as const;
+
+function unavailable(where: string, error: unknown): Error {
+  console.error(`[auth] sign-in ${crypto.randomUUID()}: ${where} failed`, error);
+  return new Error(SIGN_IN_ERRORS.unavailable);
+}
 
 declare module "next-auth" {
   interface Session {
@@ -78,10 +92,16 @@ export function authOptions(): NextAuthOptions {
         id: "credentials",
         name: "E-mail and password",
         credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           if (!credentials?.email || !credentials.password) return null;
-          const user = await authenticateLocalUser(db(), credentials.email, credentials.password);
-          return user ? { id: user.id, email: user.email, name: user.name } : null;
+          try {
+            const user = await authenticateWithThrottle(db(), credentials.email, credentials.password, clientAddress(req?.headers));
+            return user ? { id: user.id, email: user.email, name: user.name } : null;
+          } catch (error) {
+            // "Throttled-<seconds>": the form tells the user how long to wait.
+            if (error instanceof SignInThrottledError) throw new Error(`${SIGN_IN_ERRORS.throttled}-${error.retryAfterSeconds}`);
+            throw unavailable("password check", error);
+          }
         },
       }),
       ...oidcProvider(),
@@ -100,9 +120,13 @@ export function authOptions(): NextAuthOptions {
         if (account?.provider === "oidc" && user.email) {
           // Each sign-in re-applies the group mapping; the token's subject
           // becomes our user id, not the provider's.
-          const groups = groupsFromClaim((profile as OidcProfile | undefined)?.[env().OIDC_GROUPS_CLAIM]);
-          const local = await applySsoSignIn(db(), { email: user.email, name: user.name ?? "", groups }, await requestContext());
-          token.sub = local.id;
+          try {
+            const groups = groupsFromClaim((profile as OidcProfile | undefined)?.[env().OIDC_GROUPS_CLAIM]);
+            const local = await applySsoSignIn(db(), { email: user.email, name: user.name ?? "", groups }, await requestContext());
+            token.sub = local.id;
+          } catch (error) {
+            throw unavailable("single sign-on sign-in", error);
+          }
         }
         return token;
       },

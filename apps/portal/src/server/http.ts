@@ -1,34 +1,93 @@
 import "server-only";
 import { asOverload, CatalogError, toJson, ValidationError } from "@kappa/catalog";
+import { headers } from "next/headers";
+import { REQUEST_ID_HEADER } from "@/lib/request-id";
+import { MAX_BODY_BYTES, tooLarge } from "@/lib/request-guard";
 
-/** Every API error has this body; `fields` maps form fields to messages. */
+/** Every API error has this body; `fields` maps form fields to messages; `requestId` is what to quote to an operator. */
 export interface ApiErrorBody {
-  error: { code: string; message: string; fields?: Record<string, string[]>; policy?: unknown; [detail: string]: unknown };
+  error: { code: string; message: string; fields?: Record<string, string[]>; requestId?: string; policy?: unknown; [detail: string]: unknown };
 }
 
-/** Maps a refusal from the catalog to its HTTP status; anything else is a 500 (logged with its cause). */
-export function errorResponse(thrown: unknown): Response {
+/** A refusal made by the portal itself (not the catalog): body too large, wrong media type. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: 413 | 415,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+/** The id the proxy gave this request (a fresh one if the proxy did not run, e.g. in a test). */
+export async function requestId(): Promise<string> {
+  try {
+    return (await headers()).get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+  } catch {
+    return crypto.randomUUID();
+  }
+}
+
+/**
+ * Maps a refusal to its HTTP status. Anything unexpected is a 500 whose body
+ * says nothing internal (no Prisma or driver text, no stack): the cause is
+ * logged under the request id, and the body carries only that id.
+ */
+export async function errorResponse(thrown: unknown): Promise<Response> {
   // A saturated database pool is a 503 with Retry-After, never a 500.
   const error = asOverload(thrown);
+  const id = await requestId();
+  const reply = (body: ApiErrorBody, status: number, extra: Record<string, string> = {}) =>
+    Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id, ...extra } });
   if (error instanceof CatalogError) {
-    const body: ApiErrorBody = { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}) } };
+    // `details`: structured refusals (policy rules, schema incompatibilities) spread into the body.
     const retryAfter = error.status === 429 || error.status === 503 ? error.details?.retryAfterSeconds : undefined;
-    return Response.json(body, { status: error.status, headers: typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : undefined });
+    return reply(
+      { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), ...(error.details ?? {}), requestId: id } },
+      error.status,
+      typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : {},
+    );
   }
-  console.error("[api] unexpected error", error);
-  const body: ApiErrorBody = { error: { code: "INTERNAL", message: "Something went wrong on our side; try again." } };
-  return Response.json(body, { status: 500 });
+  if (error instanceof HttpError) return reply({ error: { code: error.code, message: error.message, requestId: id } }, error.status);
+  console.error(`[api] request ${id}: unexpected error`, error);
+  return reply({ error: { code: "INTERNAL", message: `Something went wrong on our side; try again. If it persists, quote request id ${id}.`, requestId: id } }, 500);
 }
 
-/** Parses a JSON body; malformed JSON is the client's mistake (400), not ours. */
+/**
+ * Reads a JSON body, at most MAX_BODY_BYTES of it: the read stops (413) as
+ * soon as more arrives, whatever Content-Length claimed, so a client cannot
+ * make the portal buffer a 10 MB body. Malformed JSON is the client's mistake
+ * (400), not ours.
+ */
 export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
+  const text = await readBoundedText(request, MAX_BODY_BYTES);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
   } catch {
     throw new ValidationError("The request body is not valid JSON.");
   }
+}
+
+export async function readBoundedText(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      const refusal = tooLarge();
+      throw new HttpError(413, refusal.code, refusal.message);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
 }
 
 /** Query string → plain object for the catalog's zod schemas. */

@@ -15,6 +15,19 @@ const PRINCIPAL = "kappa-message-browser";
 
 let current: { issuedAt: number; source: KafkaRecordSource } | null = null;
 
+/**
+ * The reader, opened at its first use: routes hand this to the catalog, which
+ * decides who may read before it touches Kafka — so a caller without access
+ * gets 403, never the 503 of a deployment whose reader is not set up yet.
+ */
+export function lazyMessageReader(): RecordSource {
+  return {
+    bounds: async (topic, partitions) => (await messageReader()).bounds(topic, partitions),
+    offsetsForTimestamp: async (topic, partitions, timestampMs) => (await messageReader()).offsetsForTimestamp(topic, partitions, timestampMs),
+    read: async (topic, partition, from, maxBytes) => (await messageReader()).read(topic, partition, from, maxBytes),
+  };
+}
+
 export async function messageReader(): Promise<RecordSource> {
   const e = env();
   if (!e.KAPPA_SECRETS_KEY) throw new NotConfiguredError("This portal has no KAPPA_SECRETS_KEY, so it cannot open the message browser's Kafka credentials.");

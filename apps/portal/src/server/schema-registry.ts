@@ -1,8 +1,10 @@
 import "server-only";
 import { authenticateServiceAccount, CatalogError, parseBasicAuthorization, RegistryError, type RegistryCaller } from "@kappa/catalog";
 import { env } from "@/env";
+import { MAX_BODY_BYTES } from "@/lib/request-guard";
 import { currentActor } from "./actor";
 import { db } from "./db";
+import { HttpError, readBoundedText } from "./http";
 
 /*
  * The Schema-Registry-compatible API at /api/schema-registry: Confluent's
@@ -60,7 +62,14 @@ export function registryError(error: unknown): Response {
 
 /** A JSON body; malformed JSON is the client's mistake (Confluent answers 400 with error_code 400). */
 export async function readRegistryBody(request: Request): Promise<unknown> {
-  const text = await request.text();
+  // Bounded like every API body (a chunked upload has no Content-Length for the guard to refuse).
+  let text: string;
+  try {
+    text = await readBoundedText(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 413) throw new RegistryError("PAYLOAD_TOO_LARGE", error.message);
+    throw error;
+  }
   try {
     return text.trim() === "" ? {} : JSON.parse(text);
   } catch {

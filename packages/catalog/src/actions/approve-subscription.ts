@@ -3,7 +3,9 @@ import { inTransaction, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
+import { assertFourEyes } from "../four-eyes.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { assertAccountUsable } from "../principals.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
 import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
@@ -13,11 +15,11 @@ import { nextSubscriptionStatus } from "../transitions.ts";
 /**
  * Who may decide on a subscription: governance, or an owner of the product's
  * domain — except for RESTRICTED products, where only governance may. Nobody
- * decides on a request they made themselves.
+ * decides on a request they made or changed themselves (four eyes).
  */
 export function assertMayDecideSubscription(
   actor: Actor,
-  subscription: { requestedById: string; product: { domainId: string; classification: string } },
+  subscription: { requestedById: string; editorIds?: readonly string[]; product: { domainId: string; classification: string } },
 ): void {
   const governance = hasGlobal(actor, "subscription:decide");
   const owner = canInDomain(actor, "subscription:decide", subscription.product.domainId);
@@ -27,9 +29,7 @@ export function assertMayDecideSubscription(
   if (!governance && !owner) {
     throw new ForbiddenError("Only owners of the product's domain or governance reviewers decide on its subscriptions.");
   }
-  if (subscription.requestedById === actor.id) {
-    throw new ForbiddenError("Four-eyes rule: you cannot decide on a subscription you requested.");
-  }
+  assertFourEyes(actor, subscription, "this subscription");
 }
 
 export async function approveSubscription(db: Db, acting: ActingUser, subscriptionId: string) {
@@ -37,6 +37,7 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
     const subscription = await lockSubscription(tx, subscriptionId);
     assertMayDecideSubscription(actor, subscription);
     const to = nextSubscriptionStatus(subscription.status, "approve");
+    await assertAccountUsable(tx, subscription.serviceAccount);
     const policy = await enforcePolicy(tx, actor, {
       event: "subscription.approve",
       entityType: "Subscription",
@@ -52,6 +53,7 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
       decidedById: actor.id,
       decidedAt: new Date(),
       reason: null,
+      editorIds: [],
       ...(grantsPii ? { piiApprovedById: actor.id, piiApprovedAt: new Date() } : {}),
     });
     await enqueueSubscriptionGrant(tx, updated, subscription.product.topicName, subscription.serviceAccount);

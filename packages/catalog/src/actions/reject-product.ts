@@ -2,6 +2,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
+import { assertFourEyes } from "../four-eyes.ts";
 import { hasGlobal } from "../permissions.ts";
 import { notify } from "../notifications/notify.ts";
 import { lockProduct, moveProductStatus } from "../product-access.ts";
@@ -14,10 +15,8 @@ export async function rejectProduct(db: Db, acting: ActingUser, productId: strin
     if (!hasGlobal(actor, "product:review")) throw new ForbiddenError("Only governance reviewers can reject data products.");
     const product = await lockProduct(tx, productId);
     const to = nextProductStatus(product.status, "reject");
-    if (product.submittedById === actor.id || product.createdById === actor.id) {
-      throw new ForbiddenError("Four-eyes rule: you cannot decide on a product you registered or submitted.");
-    }
-    const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: reason });
+    assertFourEyes(actor, product, "this product");
+    const updated = await moveProductStatus(tx, product, to, { decidedById: actor.id, decidedAt: new Date(), decisionReason: reason, editorIds: [] });
     await tx.schemaVersion.updateMany({ where: { productId, status: "PENDING" }, data: { status: "REJECTED", decidedById: actor.id, decidedAt: new Date(), decisionReason: reason } });
     await recordAudit(tx, actor, "product.rejected", "DataProduct", productId, { from: product.status, to, reason });
     await notify(tx, {

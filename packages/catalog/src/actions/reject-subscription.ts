@@ -13,7 +13,7 @@ export async function rejectSubscription(db: Db, acting: ActingUser, subscriptio
     const subscription = await lockSubscription(tx, subscriptionId);
     assertMayDecideSubscription(actor, subscription);
     const to = nextSubscriptionStatus(subscription.status, "reject");
-    const updated = await moveSubscriptionStatus(tx, subscription, to, { decidedById: actor.id, decidedAt: new Date(), reason });
+    const updated = await moveSubscriptionStatus(tx, subscription, to, { decidedById: actor.id, decidedAt: new Date(), reason, editorIds: [] });
     await recordAudit(tx, actor, "subscription.rejected", "Subscription", subscriptionId, { from: subscription.status, to, reason });
     await notify(tx, {
       kind: "subscription.rejected",

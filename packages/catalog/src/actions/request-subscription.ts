@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { canInDomain } from "../permissions.ts";
+import { assertAccountUsable } from "../principals.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
@@ -23,11 +24,15 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     if (!SUBSCRIBABLE_STATUSES.includes(product.status)) {
       throw new ConflictError(`"${product.name}" is ${product.status} and does not accept subscriptions.`, "NOT_SUBSCRIBABLE");
     }
+    // The account row is locked so two identical requests at once serialise
+    // and the second sees the first in the duplicate check below.
+    await tx.$queryRaw`SELECT id FROM "ServiceAccount" WHERE id = ${input.serviceAccountId} FOR UPDATE`;
     const account = await tx.serviceAccount.findUnique({ where: { id: input.serviceAccountId } });
     if (!account) throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Choose one of your domain's service accounts."] });
     if (!canInDomain(actor, "subscription:request", account.domainId)) {
       throw new ForbiddenError("You can only request access for service accounts of a domain you belong to.");
     }
+    await assertAccountUsable(tx, account);
     const consuming = await tx.domain.findUniqueOrThrow({ where: { id: account.domainId }, select: { name: true, archivedAt: true } });
     if (consuming.archivedAt) throw new ConflictError(`The ${consuming.name} domain is archived and cannot subscribe.`, "DOMAIN_ARCHIVED");
     if (account.isProducer) {

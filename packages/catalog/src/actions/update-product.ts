@@ -5,6 +5,7 @@ import type { Actor } from "../actor.ts";
 import type { Db, Tx } from "../db.ts";
 import type { z } from "zod";
 import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
+import { withEditor } from "../four-eyes.ts";
 import { slugify, topicNameFor } from "../naming.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
@@ -87,7 +88,8 @@ export async function updateProductInTx(tx: Tx, actor: Actor, productId: string,
 
   const patch = Object.fromEntries(changed.map((k) => [k, input[k as keyof typeof input]])) as typeof input;
   const { schema, name, retentionMs, localRetentionMs, availabilityPct, ...rest } = patch;
-  const data: Prisma.DataProductUpdateInput = { ...rest };
+  // Four eyes: whoever changes a product may not be the one who approves it.
+  const data: Prisma.DataProductUpdateInput = { ...rest, editorIds: withEditor(product.editorIds, actor.id) };
   if (retentionMs !== undefined) data.retentionMs = BigInt(retentionMs);
   if (localRetentionMs !== undefined) data.localRetentionMs = BigInt(localRetentionMs);
   if (availabilityPct !== undefined) data.availabilityPct = new Prisma.Decimal(availabilityPct);

@@ -1,7 +1,7 @@
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
-import { consumerGroupPrefix, producerAccountName } from "../naming.ts";
+import { consumerGroupPrefix } from "../naming.ts";
 import { estimateOffsetTime, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "../observations/figures.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { TASK_KINDS, taskLabel } from "../tasks.ts";
@@ -53,21 +53,45 @@ function lagGroup(g: {
  * was never issued, and any rotation in flight. Asks only whether a sealed
  * password exists, never for the column itself.
  */
-async function credentialState(db: Db, actor: Actor, account: { id: string; domainId: string; secretIssuedAt: Date | null }) {
-  const [waiting, rotation] = await Promise.all([
+async function credentialState(db: Db, actor: Actor, account: { id: string; domainId: string; secretIssuedAt: Date | null; isProducer: boolean }) {
+  const canManage = canInDomain(actor, "serviceAccount:create", account.domainId);
+  const [waiting, rotation, cutOff] = await Promise.all([
     db.serviceAccount.count({ where: { id: account.id, secretCiphertext: { not: null } } }),
     db.provisioningTask.findFirst({
       where: { entityType: "ServiceAccount", entityId: account.id, kind: TASK_KINDS.ROTATE_CREDENTIALS, status: { in: ["PENDING", "RUNNING", "FAILED"] } },
       orderBy: { createdAt: "desc" },
       select: { id: true, status: true, lastError: true, createdAt: true },
     }),
+    canManage ? rotationImpact(db, account) : null,
   ]);
   return {
     /** "waiting": issued and not yet picked up; "shown": picked up once; "not-issued": the worker has not issued any yet. */
     state: waiting > 0 ? ("waiting" as const) : account.secretIssuedAt ? ("shown" as const) : ("not-issued" as const),
     issuedAt: account.secretIssuedAt?.toISOString() ?? null,
-    canManage: canInDomain(actor, "serviceAccount:create", account.domainId),
+    canManage,
     rotation: rotation && { id: rotation.id, status: rotation.status, lastError: rotation.lastError, requestedAt: rotation.createdAt.toISOString() },
+    /** For the owner's confirmation before a rotation: every client of this principal stops authenticating. */
+    cutOff,
+  };
+}
+
+/**
+ * Who a rotation cuts off: everything that authenticates as the account —
+ * producers writing the domain's live topics, consumers of its granted
+ * subscriptions, and the consumer groups the worker last saw with members.
+ */
+async function rotationImpact(db: Db, account: { id: string; domainId: string; isProducer: boolean }) {
+  const [writes, reads, groups] = await Promise.all([
+    account.isProducer
+      ? db.dataProduct.findMany({ where: { domainId: account.domainId, status: { in: ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"] } }, select: { topicName: true }, orderBy: { topicName: "asc" } })
+      : [],
+    db.subscription.findMany({ where: { serviceAccountId: account.id, status: { in: ["APPROVED", "ACTIVE"] } }, select: { product: { select: { name: true, topicName: true } } } }),
+    db.consumerGroupObservation.findMany({ where: { serviceAccountId: account.id, members: { gt: 0 } }, select: { groupId: true, members: true }, orderBy: { groupId: "asc" } }),
+  ]);
+  return {
+    writes: writes.map((p) => p.topicName),
+    reads: reads.map((s) => ({ product: s.product.name, topic: s.product.topicName })).sort((a, b) => a.topic.localeCompare(b.topic)),
+    activeGroups: groups,
   };
 }
 
@@ -118,7 +142,7 @@ export async function productObservations(db: Db, actor: Actor, productId: strin
   const subById = new Map(subscriptions.map((s) => [s.id, s]));
   // The producer's credentials are for the owners only (the account of their domain that writes this topic).
   const producerAccount = canInDomain(actor, "serviceAccount:create", product.domainId)
-    ? await db.serviceAccount.findUnique({ where: { name: producerAccountName(product.domain.slug) }, select: { id: true, name: true, domainId: true, secretIssuedAt: true } })
+    ? await db.serviceAccount.findFirst({ where: { domainId: product.domainId, isProducer: true }, select: { id: true, name: true, domainId: true, secretIssuedAt: true, isProducer: true } })
     : null;
   const producer = producerAccount && producerAccount.domainId === product.domainId
     ? {
@@ -167,7 +191,7 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
     include: {
       product: { select: { id: true, name: true, topicName: true, domainId: true, status: true, sunsetAt: true, domain: { select: { name: true } } } },
       consumingDomain: { select: { id: true, name: true, slug: true } },
-      serviceAccount: { select: { id: true, name: true, domainId: true, secretIssuedAt: true } },
+      serviceAccount: { select: { id: true, name: true, domainId: true, secretIssuedAt: true, isProducer: true } },
     },
   });
   if (!sub) throw new NotFoundError("Subscription", subscriptionId);

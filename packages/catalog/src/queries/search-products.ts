@@ -4,7 +4,7 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { hasGlobal } from "../permissions.ts";
 import { searchProductsInput } from "../validation.ts";
-import { COUNT_CAP, countSql, detailsSql, fuzzySql, ownUnpublishedTagsSql, pageSql, PUBLISHED_STATUSES, subscriberCountsSql, topTagsSql, type SearchFilter, type SearchSort } from "./search-sql.ts";
+import { COUNT_CAP, countSql, detailsSql, fuzzySql, ownUnpublishedTagsSql, pageSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, subscriberCountsSql, tierSql, topTagsSql, tsQueryText, type SearchFilter, type SearchSort } from "./search-sql.ts";
 
 export { PUBLISHED_STATUSES } from "./search-sql.ts";
 
@@ -33,6 +33,27 @@ function plan(actor: Actor, rawInput: unknown) {
 }
 
 /**
+ * The page's ids: one statement for a fixed order; for relevance, the
+ * classes in order until offset + page size ids are known. `ran` collects
+ * the statements executed (for the benchmark and the EXPLAIN guard).
+ */
+async function pageIds(db: Db, filter: SearchFilter, q: string | null, sort: SearchSort, offset: number, limit: number, ran: Prisma.Sql[] = []): Promise<string[]> {
+  if (!q || sort !== "relevance" || !tsQueryText(q)) {
+    const statement = pageSql(filter, q, sort, offset, limit);
+    ran.push(statement);
+    return (await db.$queryRaw<{ id: string }[]>(statement)).map((r) => r.id);
+  }
+  const ids: string[] = [];
+  for (const tier of RELEVANCE_TIERS) {
+    const statement = tierSql(filter, q, tier, offset + limit - ids.length);
+    ran.push(statement);
+    ids.push(...(await db.$queryRaw<{ id: string }[]>(statement)).map((r) => r.id));
+    if (ids.length >= offset + limit) break;
+  }
+  return ids.slice(offset, offset + limit);
+}
+
+/**
  * The catalog search behind both the page and `GET /api/v1/products`:
  * full-text over name and topic (weight A), tags (B) and description (C) with
  * prefix matching, ranked by the weight class matched; nearest names by
@@ -47,10 +68,10 @@ export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
   const { input, q, sort, filter, offset } = plan(actor, rawInput);
   const [[counted], page] = await Promise.all([
     db.$queryRaw<{ n: number }[]>(countSql(filter, q)),
-    db.$queryRaw<{ id: string }[]>(pageSql(filter, q, sort, offset, input.pageSize)),
+    pageIds(db, filter, q, sort, offset, input.pageSize),
   ]);
   let n = counted?.n ?? 0;
-  let ids = page.map((r) => r.id);
+  let ids = page;
   let match: "all" | "text" | "fuzzy" = q ? "text" : "all";
   let suggestions: string[] = [];
   if (q && n === 0) {
@@ -92,14 +113,12 @@ export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
 /**
  * The statements one search runs (count, page, details, subscriber counts),
  * for the benchmark to time the same SQL over a plain connection and for the
- * EXPLAIN guard test. The page ids come from running the page query once.
+ * EXPLAIN guard test. The page ids come from running the page queries once.
  */
 export async function searchStatements(db: Db, actor: Actor, rawInput: unknown): Promise<{ text: string; values: unknown[] }[]> {
   const { input, q, sort, filter, offset } = plan(actor, rawInput);
-  const count = countSql(filter, q);
-  const pageQuery = pageSql(filter, q, sort, offset, input.pageSize);
-  const statements: Prisma.Sql[] = [count, pageQuery];
-  let ids = (await db.$queryRaw<{ id: string }[]>(pageQuery)).map((r) => r.id);
+  const statements: Prisma.Sql[] = [countSql(filter, q)];
+  let ids = await pageIds(db, filter, q, sort, offset, input.pageSize, statements);
   if (q && ids.length === 0 && offset === 0) {
     const fuzzy = fuzzySql(filter, q);
     statements.push(fuzzy);

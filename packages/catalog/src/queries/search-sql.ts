@@ -76,34 +76,40 @@ export function countSql(f: SearchFilter, q: string | null): Prisma.Sql {
   return Prisma.sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM "DataProduct" p ${where(conditions)} ORDER BY ${ORDER.updated} LIMIT ${COUNT_CAP + 1}) AS capped`;
 }
 
+/** The relevance classes, best first: 1 all words in name or topic, 2 with the tags, 3 anywhere (the description). */
+export const RELEVANCE_TIERS = [1, 2, 3] as const;
+export type RelevanceTier = (typeof RELEVANCE_TIERS)[number];
+
 /**
- * The ids of one page. Relevance (the default with a query) ranks by the
- * weight class the words match in — all in name or topic, then with the
- * tags, then anywhere (the description) — and by recency within a class.
- * Each class is its own index-backed query cut at offset + limit, so a word
- * in a quarter of the catalog costs one index walk that stops after a page,
- * and a rare word one GIN lookup.
+ * The ids of one page in a fixed order (`updated`, `created`, `name`; also
+ * `relevance` without words). Relevance with words is `tierSql`, one class
+ * at a time.
  */
 export function pageSql(f: SearchFilter, q: string | null, sort: SearchSort, offset: number, limit: number): Prisma.Sql {
   const conditions = filterConditions(f);
   const tsquery = q ? tsQueryText(q) : null;
   if (q && !tsquery) return Prisma.sql`SELECT NULL::text AS id WHERE false`;
-  if (!tsquery || sort !== "relevance") {
-    if (tsquery) conditions.push(matches(tsquery));
-    const order = ORDER[sort === "relevance" ? "updated" : sort];
-    return Prisma.sql`SELECT p.id FROM "DataProduct" p ${where(conditions)} ORDER BY ${order} OFFSET ${offset} LIMIT ${limit}`;
-  }
-  const inNameOrTopic = tsQueryText(q ?? "", "A") ?? "";
-  const withTags = tsQueryText(q ?? "", "AB") ?? "";
-  const tier = (n: number, extra: Prisma.Sql[]) =>
-    Prisma.sql`(SELECT p.id, ${n}::int AS tier, p."updatedAt" FROM "DataProduct" p ${where([...conditions, ...extra])} ORDER BY ${ORDER.updated} LIMIT ${offset + limit})`;
-  return Prisma.sql`
-    SELECT id FROM (
-      ${tier(1, [matches(inNameOrTopic)])}
-      UNION ALL ${tier(2, [matches(withTags), Prisma.sql`NOT ${matches(inNameOrTopic)}`])}
-      UNION ALL ${tier(3, [matches(tsquery), Prisma.sql`NOT ${matches(withTags)}`])}
-    ) AS ranked
-    ORDER BY tier, "updatedAt" DESC, id OFFSET ${offset} LIMIT ${limit}`;
+  if (tsquery) conditions.push(matches(tsquery));
+  const order = ORDER[sort === "relevance" ? "updated" : sort];
+  return Prisma.sql`SELECT p.id FROM "DataProduct" p ${where(conditions)} ORDER BY ${order} OFFSET ${offset} LIMIT ${limit}`;
+}
+
+/**
+ * One relevance class's first `limit` ids, most recent first. The search
+ * asks the classes in order and stops once it has offset + page-size ids:
+ * a common word fills the page from class 1 with one short index walk, and
+ * the later classes — which for such a word may be empty, and would then
+ * walk the whole recency index to prove it — are never asked.
+ */
+export function tierSql(f: SearchFilter, q: string, tier: RelevanceTier, limit: number): Prisma.Sql {
+  const all = tsQueryText(q) ?? "";
+  const inNameOrTopic = tsQueryText(q, "A") ?? "";
+  const withTags = tsQueryText(q, "AB") ?? "";
+  const extra =
+    tier === 1 ? [matches(inNameOrTopic)]
+    : tier === 2 ? [matches(withTags), Prisma.sql`NOT ${matches(inNameOrTopic)}`]
+    : [matches(all), Prisma.sql`NOT ${matches(withTags)}`];
+  return Prisma.sql`SELECT p.id FROM "DataProduct" p ${where([...filterConditions(f), ...extra])} ORDER BY ${ORDER.updated} LIMIT ${limit}`;
 }
 
 /**

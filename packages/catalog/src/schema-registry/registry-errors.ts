@@ -11,6 +11,8 @@ export const REGISTRY_ERRORS = {
   VERSION_NOT_FOUND: { status: 404, code: 40402 },
   SCHEMA_NOT_FOUND: { status: 404, code: 40403 },
   INCOMPATIBLE: { status: 409, code: 409 },
+  /** A request body over the portal's limit (1 MiB), read no further. */
+  PAYLOAD_TOO_LARGE: { status: 413, code: 413 },
   INVALID_SCHEMA: { status: 422, code: 42201 },
   INVALID_VERSION: { status: 422, code: 42202 },
   INVALID_COMPATIBILITY_LEVEL: { status: 422, code: 42203 },

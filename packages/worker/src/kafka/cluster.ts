@@ -88,6 +88,9 @@ export interface KafkaCluster {
   describeScramUsers(users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>>;
   upsertScramUser(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void>;
 
+  /** The cluster's `super.users` (`User:<name>` entries); null when it will not say (no DESCRIBE_CONFIGS on the cluster). */
+  superUsers(): Promise<string[] | null>;
+
   /** Partition counts (metadata only). */
   partitionCounts(topics: string[]): Promise<Map<string, number>>;
   /** Offsets per partition; null where the cluster cannot say (API or version missing, UNSUPPORTED_VERSION). */

@@ -14,6 +14,7 @@
  */
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls } from "./acls.ts";
+import { superUsers } from "./broker-configs.ts";
 import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
 import type { AclBinding, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
@@ -32,6 +33,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   constructor(settings: KafkaConnectionSettings, log: Logger) {
     this.conns = new ClusterConnections(settings, log);
+  }
+
+  superUsers(): Promise<string[] | null> {
+    return superUsers(this.conns);
   }
 
   listTopics(): Promise<string[]> {

@@ -122,6 +122,8 @@ export class Observer {
   private unknown = new Set<string>();
   lastSummary: ObservationSummary | null = null;
   lastError: string | null = null;
+  /** The error of the last failed cycle (which dependency failed: health/outages.ts). */
+  lastFailure: unknown = null;
   /** Last error per step (absent: the step's last run succeeded). */
   readonly stepErrors = new Map<string, string>();
 
@@ -324,6 +326,7 @@ export class Observer {
       return await this.observeOnce();
     } catch (error) {
       this.lastError = errorMessage(error);
+      this.lastFailure = error;
       this.log.warn("observation cycle failed", { error: this.lastError });
       return null;
     }

@@ -21,6 +21,7 @@ import {
   type Ownership,
 } from "./diff.ts";
 import { catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
+import { loadPrincipalGuard, refusal } from "./principal-guard.ts";
 
 /** key → values, in one pass (the batch holds thousands of subscriptions). */
 function groupBy<T>(rows: readonly T[], key: (row: T) => string, value: (row: T) => string): Map<string, string[]> {
@@ -82,6 +83,14 @@ export async function reconcilePrincipalsAcls(ctx: ReconcileContext, accountIds:
       const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ServiceAccount" WHERE id = ANY(${ids}) ORDER BY id FOR UPDATE`;
       if (locked.length !== ids.length) throw new Error(`service accounts missing: ${ids.filter((id) => !locked.some((l) => l.id === id)).join(", ")}`);
       const accounts = await tx.serviceAccount.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, domainId: true, isProducer: true } });
+      // One principal the worker does not own fails the batch before any
+      // Kafka request; the runner then runs each task alone, so only that
+      // account's task fails (with the refusal) and the others go through.
+      const guard = await loadPrincipalGuard(tx, ctx.platformPrincipals ?? []);
+      for (const a of accounts) {
+        const problem = guard(a);
+        if (problem) throw refusal(a, problem);
+      }
       const producerDomains = accounts.filter((a) => a.isProducer).map((a) => a.domainId);
       const [produced, subscribed] = await Promise.all([
         tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } }),

@@ -10,7 +10,7 @@
  * and a subscription grant, or a grant racing a revoke) would otherwise read the
  * desired state at different moments and undo each other on the cluster.
  */
-import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword, type Db, type Tx } from "@kappa/catalog";
+import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword, type Db, type ReservedName, type Tx } from "@kappa/catalog";
 import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
 import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
@@ -25,6 +25,7 @@ import {
   topicSpecFor,
   type Ownership,
 } from "./diff.ts";
+import { assertOwnedPrincipal } from "./principal-guard.ts";
 
 export interface ReconcileContext {
   db: Db;
@@ -33,6 +34,11 @@ export interface ReconcileContext {
   log: Logger;
   /** What happens to a RETIRED product's topic. */
   retiredTopics: "delete" | "keep";
+  /**
+   * Principals this worker never alters whatever the catalog says: its own
+   * admin user and the cluster's super users (see principal-guard.ts).
+   */
+  platformPrincipals?: readonly ReservedName[];
 }
 
 /** One change made on the cluster, as recorded in the audit log and the reconcile run. */
@@ -142,6 +148,7 @@ export const CREDENTIAL_MECHANISM = "SCRAM-SHA-512" as const;
 export async function ensureCredentials(ctx: ReconcileContext, serviceAccountId: string, options: { rotateIssuedBefore?: Date } = {}): Promise<Change[]> {
   return ctx.db.$transaction(async (tx) => {
     const account = await lockAccount(tx, serviceAccountId);
+    await assertOwnedPrincipal(tx, ctx.platformPrincipals ?? [], account);
     const users = await ctx.cluster.describeScramUsers([account.name]);
     const present = users.get(account.name)?.includes(CREDENTIAL_MECHANISM) ?? false;
     const rotate = options.rotateIssuedBefore !== undefined && (account.secretIssuedAt === null || account.secretIssuedAt < options.rotateIssuedBefore);
@@ -217,6 +224,7 @@ async function ownershipFor(tx: Db | Tx, account: { name: string }, actual: read
 export async function reconcilePrincipalAcls(ctx: ReconcileContext, serviceAccountId: string): Promise<Change[]> {
   return ctx.db.$transaction(async (tx) => {
     const account = await lockAccount(tx, serviceAccountId);
+    await assertOwnedPrincipal(tx, ctx.platformPrincipals ?? [], account);
     const principal = `User:${account.name}`;
     const desired = await desiredBindingsFor(tx, account);
     const actual = await ctx.cluster.describeAcls([principal]);

@@ -30,6 +30,7 @@ import {
   type Ownership,
 } from "./diff.ts";
 import { auditAsWorker, catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
+import { loadPrincipalGuard } from "./principal-guard.ts";
 
 export interface FullReconcileResult {
   /** null: skipped because another worker's run is in progress. */
@@ -115,11 +116,20 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
       }
     });
 
-    // --- ACLs and SCRAM users, a page of accounts at a time
-    for await (const accounts of pages(ACCOUNT_PAGE, (after, take) =>
+    // --- ACLs and SCRAM users, a page of accounts at a time. Principals the
+    // worker does not own (principal-guard.ts) are left alone entirely — no
+    // ACL diff, no credentials — and each run lists them in its errors.
+    const guard = await loadPrincipalGuard(ctx.db, ctx.platformPrincipals ?? []);
+    for await (const page of pages(ACCOUNT_PAGE, (after, take) =>
       ctx.db.serviceAccount.findMany({ where: after ? { id: { gt: after } } : {}, select: { id: true, name: true, domainId: true, isProducer: true }, orderBy: { id: "asc" }, take }),
     )) {
       if (options.stopping?.()) break;
+      const accounts = page.filter((a) => {
+        const problem = guard(a);
+        if (problem) errors.push({ resource: `principal:User:${a.name}`, message: `not managed: ${problem}` });
+        return problem === null;
+      });
+      if (accounts.length === 0) continue;
       const desired = await desiredBindingsOf(ctx, accounts);
       const busyAccount = (id: string) => busy.accounts.has(id);
       await section("acls", async () => {

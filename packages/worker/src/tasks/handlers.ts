@@ -6,16 +6,14 @@
  */
 import { TASK_KINDS } from "@kappa/catalog";
 import { z } from "zod";
+import { NonRetryableError } from "../errors.ts";
 import { applyReplay } from "../replay/apply-replay.ts";
 import type { LeasedTask } from "./runner.ts";
 import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { reconcileGrants } from "../reconcile/grants.ts";
 import { inferTopicSchema } from "../sampling/infer-topic-schema.ts";
 
-/** The task can never succeed as written (unknown kind, malformed payload): fail it now instead of retrying. */
-export class NonRetryableError extends Error {
-  override name = "NonRetryableError";
-}
+export { NonRetryableError } from "../errors.ts";
 
 /** Task kinds the worker owns end to end; defined with the others in the catalog. */
 export const ROTATE_CREDENTIALS = TASK_KINDS.ROTATE_CREDENTIALS;
@@ -67,14 +65,32 @@ async function grant(ctx: ReconcileContext, accountId: string, topic: string): P
   return (await reconcileGrants(ctx, new Map([[accountId, new Set([topic])]]))).get(accountId) ?? [];
 }
 
+/**
+ * A product's credential and producer-ACL steps act on the producer account
+ * of that product's domain and nothing else: a task naming another account
+ * (a squatted name from before the naming rules) is refused, not followed.
+ */
+async function assertProducerOfProduct(ctx: ReconcileContext, task: LeasedTask, accountId: string): Promise<string> {
+  if (task.entityType !== "DataProduct") return accountId;
+  const [product, account] = await Promise.all([
+    ctx.db.dataProduct.findUnique({ where: { id: task.entityId }, select: { domainId: true } }),
+    ctx.db.serviceAccount.findUnique({ where: { id: accountId }, select: { name: true, domainId: true, isProducer: true } }),
+  ]);
+  if (!product) throw new NonRetryableError(`product ${task.entityId} does not exist`);
+  if (!account || !account.isProducer || account.domainId !== product.domainId) {
+    throw new NonRetryableError(`Refusing ${task.kind}: service account ${account?.name ?? accountId} is not the producer account of the product's domain; nothing was changed on the cluster.`);
+  }
+  return accountId;
+}
+
 export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): Promise<Change[]> {
   switch (task.kind) {
     case "CREATE_TOPIC":
       return reconcileProductTopic(ctx, task.entityId);
     case "ENSURE_SERVICE_ACCOUNT":
-      return ensureCredentials(ctx, parse(ensureAccountPayload, task).serviceAccountId);
+      return ensureCredentials(ctx, await assertProducerOfProduct(ctx, task, parse(ensureAccountPayload, task).serviceAccountId));
     case "GRANT_PRODUCER_ACL":
-      return grant(ctx, await accountIdForPrincipal(ctx.db, parse(producerAclPayload, task).principal), await productTopic(ctx, task.entityId));
+      return grant(ctx, await assertProducerOfProduct(ctx, task, await accountIdForPrincipal(ctx.db, parse(producerAclPayload, task).principal)), await productTopic(ctx, task.entityId));
     case "GRANT_SUBSCRIPTION_ACL": {
       const { accountId, topic } = await subscriptionGrant(ctx, task.entityId);
       // The catalog queues no separate step for a subscriber's credentials:
@@ -141,16 +157,30 @@ export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Pro
     .filter((t) => t.kind === "GRANT_PRODUCER_ACL")
     .map((t) => producerAclPayload.safeParse(t.payload))
     .flatMap((r) => (r.success ? [r.data.principal.slice("User:".length)] : []));
-  const producerGrantProducts = tasks.filter((t) => t.kind === "GRANT_PRODUCER_ACL").map((t) => t.entityId);
+  const ensureIds = tasks
+    .filter((t) => t.kind === "ENSURE_SERVICE_ACCOUNT")
+    .map((t) => ensureAccountPayload.safeParse(t.payload))
+    .flatMap((r) => (r.success ? [r.data.serviceAccountId] : []));
+  const productIds = tasks.filter((t) => t.entityType === "DataProduct").map((t) => t.entityId);
   const [subs, accounts, products] = await Promise.all([
     subscriptionIds.length > 0 ? ctx.db.subscription.findMany({ where: { id: { in: subscriptionIds } }, select: { id: true, serviceAccountId: true, product: { select: { topicName: true } } } }) : [],
-    principalNames.length > 0 ? ctx.db.serviceAccount.findMany({ where: { name: { in: principalNames } }, select: { id: true, name: true } }) : [],
-    producerGrantProducts.length > 0 ? ctx.db.dataProduct.findMany({ where: { id: { in: producerGrantProducts } }, select: { id: true, topicName: true } }) : [],
+    principalNames.length > 0 || ensureIds.length > 0
+      ? ctx.db.serviceAccount.findMany({ where: { OR: [{ name: { in: principalNames } }, { id: { in: ensureIds } }] }, select: { id: true, name: true, domainId: true, isProducer: true } })
+      : [],
+    productIds.length > 0 ? ctx.db.dataProduct.findMany({ where: { id: { in: productIds } }, select: { id: true, domainId: true, topicName: true } }) : [],
   ]);
   const accountOfSubscription = new Map(subs.map((s) => [s.id, s.serviceAccountId]));
   const topicOfSubscription = new Map(subs.map((s) => [s.id, s.product.topicName]));
   const topicOfProduct = new Map(products.map((p) => [p.id, p.topicName]));
   const accountByName = new Map(accounts.map((a) => [a.name, a.id]));
+  const accountById = new Map(accounts.map((a) => [a.id, a]));
+  const domainOfProduct = new Map(products.map((p) => [p.id, p.domainId]));
+  // A product step on anything but its domain's producer runs alone, where runTaskHandler refuses it.
+  const producerOfTask = (t: LeasedTask, accountId: string) => {
+    if (t.entityType !== "DataProduct") return true;
+    const a = accountById.get(accountId);
+    return a !== undefined && a.isProducer && a.domainId === domainOfProduct.get(t.entityId);
+  };
   for (const t of tasks) {
     switch (t.kind) {
       case "CREATE_TOPIC":
@@ -158,7 +188,7 @@ export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Pro
         break;
       case "ENSURE_SERVICE_ACCOUNT": {
         const p = ensureAccountPayload.safeParse(t.payload);
-        if (!p.success) plan.single.push(t);
+        if (!p.success || !producerOfTask(t, p.data.serviceAccountId)) plan.single.push(t);
         else {
           plan.accountOf.set(t.id, p.data.serviceAccountId);
           plan.credentials.push(t);
@@ -169,7 +199,7 @@ export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Pro
         const p = producerAclPayload.safeParse(t.payload);
         const id = p.success ? accountByName.get(p.data.principal.slice("User:".length)) : undefined;
         const topic = topicOfProduct.get(t.entityId);
-        if (!id || !topic) plan.single.push(t);
+        if (!id || !topic || !producerOfTask(t, id)) plan.single.push(t);
         else {
           plan.accountOf.set(t.id, id);
           plan.topicOf.set(t.id, topic);

@@ -16,6 +16,7 @@
  */
 import type { Db } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
+import type { OutageTracker } from "../health/outages.ts";
 import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
@@ -111,6 +112,8 @@ export class TaskRunner {
     private readonly ctx: ReconcileContext,
     private readonly options: RunnerOptions,
     private readonly log: Logger,
+    /** Polls are the worker's probe of the database: a failed one backs off (capped, with jitter) instead of retrying every pollMs. */
+    private readonly outages?: OutageTracker,
   ) {}
 
   get inFlight(): number {
@@ -126,17 +129,19 @@ export class TaskRunner {
     if (this.stopped || this.polling) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    let next = this.options.pollMs;
     this.polling = this.pollOnce()
       .then(
         () => undefined,
         (error: unknown) => {
           this.lastPollError = errorMessage(error);
-          this.log.error("polling for tasks failed", { error: errorMessage(error) });
+          if (this.outages) next = this.outages.failure("database", error);
+          this.log.error("polling for tasks failed", { error: errorMessage(error), retryInMs: next });
         },
       )
       .finally(() => {
         this.polling = null;
-        if (!this.stopped) this.timer = setTimeout(() => this.tick(), this.options.pollMs);
+        if (!this.stopped) this.timer = setTimeout(() => this.tick(), next);
       });
   }
 
@@ -147,6 +152,7 @@ export class TaskRunner {
     while (this.running.size < this.options.concurrency && !this.stopped) {
       const tasks = await leaseTasks(this.ctx.db, this.options.workerId, batchSize, this.options.leaseMs);
       this.lastPollError = null;
+      this.outages?.success("database");
       if (tasks.length === 0) break;
       leasedCount += tasks.length;
       const key = tasks[0]!.id;

@@ -1,14 +1,29 @@
-import { catalogFacets } from "@kappa/catalog";
+import { catalogFacets, searchProducts, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { ButtonLink, PageHeader } from "@/components/ui";
+import type { ProductSearchResult } from "@/lib/api-types";
+import { CATALOG_PAGE_SIZE, catalogFilters } from "@/lib/catalog-filters";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { CatalogView } from "./catalog-view";
 
 export const metadata: Metadata = { title: "Catalog" };
 
-export default async function CatalogPage() {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+export default async function CatalogPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const actor = await requireActor("/");
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(await searchParams)) if (typeof v === "string") params.set(k, v);
+  const filters = catalogFilters(params);
+  // Started, not awaited: the page's first bytes (header, search form, filter
+  // menus) go out at once and the results stream in when the search answers.
+  // A refusal (a bad filter in the URL) resolves to null and the browser asks
+  // the API, which shows the error.
+  const first: Promise<ProductSearchResult | null> = searchProducts(db(), actor, { ...filters, pageSize: CATALOG_PAGE_SIZE }).then(
+    (result) => toJson(result),
+    () => null,
+  );
   const facets = await catalogFacets(db(), actor);
   const owns = actor.memberships.some((m) => m.role === "OWNER");
   return (
@@ -18,7 +33,7 @@ export default async function CatalogPage() {
         description="Search the event streams every domain publishes, read their contracts and request access."
         actions={owns ? <ButtonLink href="/products/new">Register a product</ButtonLink> : undefined}
       />
-      <CatalogView domains={facets.domains} tags={facets.tags} />
+      <CatalogView domains={facets.domains} tags={facets.tags} first={{ filters, result: first }} />
     </>
   );
 }

@@ -11,10 +11,19 @@ const MESSAGES: Record<string, string> = {
   OAuthSignin: "Single sign-on could not start; try again.",
   OAuthCallback: "Single sign-on failed; try again.",
   AccessDenied: "Your single sign-on account has no e-mail address we can use.",
+  SignInUnavailable: "Sign-in is unavailable right now; try again in a moment.",
 };
 
+/** next-auth's error code → what the user reads; "Throttled-<seconds>" carries the wait. */
+export function signInMessage(code: string | undefined | null): string {
+  if (!code) return MESSAGES.CredentialsSignin ?? "";
+  const throttled = /^Throttled-(\d{1,6})$/.exec(code);
+  if (throttled) return `Too many failed sign-ins for this account or from this address. Wait ${throttled[1]} seconds and try again.`;
+  return MESSAGES[code] ?? "Sign-in failed; try again.";
+}
+
 export function SignInForm({ callbackUrl, initialError, sso }: { callbackUrl: string; initialError?: string; sso: { id: string; name: string } | null }) {
-  const [error, setError] = useState<string | null>(initialError ? (MESSAGES[initialError] ?? "Sign-in failed; try again.") : null);
+  const [error, setError] = useState<string | null>(initialError ? signInMessage(initialError) : null);
   const [pending, setPending] = useState(false);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -29,14 +38,16 @@ export function SignInForm({ callbackUrl, initialError, sso }: { callbackUrl: st
         redirect: false,
       });
       if (!result || result.error) {
-        setError(MESSAGES[result?.error ?? ""] ?? MESSAGES.CredentialsSignin ?? null);
+        setError(signInMessage(result?.error));
         setPending(false);
         return;
       }
       // A full navigation so every server component renders with the new session.
       window.location.assign(callbackUrl);
     } catch (cause) {
-      setError(cause instanceof Error ? `Sign-in failed: ${cause.message}` : "Sign-in failed.");
+      // A network failure in the browser; nothing from the server to show.
+      void cause;
+      setError("Sign-in failed: the portal could not be reached. Try again.");
       setPending(false);
     }
   }

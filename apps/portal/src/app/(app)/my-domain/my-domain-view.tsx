@@ -80,7 +80,7 @@ function DomainSection({ domain: d }: { domain: MyDomain }) {
             ))}
             {d.serviceAccounts.length === 0 && <li className="py-2 text-slate-600">No service accounts yet.</li>}
           </ul>
-          {owner && <ServiceAccountForm domainId={d.id} compact />}
+          {owner && <ServiceAccountForm domainId={d.id} domainSlug={d.slug} compact />}
         </Card>
 
         <div className="space-y-6">

@@ -128,7 +128,7 @@ export function SubscribeForm({
       {ownerDomains.length > 0 && (
         <Card title="New service account" className="self-start">
           {creating || options.length === 0 ? (
-            <ServiceAccountForm domainId={ownerDomains[0]?.id ?? ""} compact onCreated={(a) => { setServiceAccountId(a.id); setCreating(false); }} />
+            <ServiceAccountForm domainId={ownerDomains[0]?.id ?? ""} domainSlug={ownerDomains[0]?.slug ?? ""} compact onCreated={(a) => { setServiceAccountId(a.id); setCreating(false); }} />
           ) : (
             <Button variant="secondary" onClick={() => setCreating(true)}>Create another account</Button>
           )}

@@ -3,7 +3,7 @@ import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, queryObject } from "@/server/http";
-import { messageReader } from "@/server/message-reader";
+import { lazyMessageReader } from "@/server/message-reader";
 
 /**
  * A page of the product's records, decoded and masked on the server:
@@ -14,7 +14,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   try {
     const actor = await currentActor();
     const e = env();
-    const page = await browseMessages(db(), actor, (await params).id, queryObject(request), await messageReader(), { budgetMs: e.KAPPA_BROWSE_BUDGET_MS, ratePerMinute: e.KAPPA_BROWSE_PAGES_PER_MINUTE });
+    const page = await browseMessages(db(), actor, (await params).id, queryObject(request), lazyMessageReader(), { budgetMs: e.KAPPA_BROWSE_BUDGET_MS, ratePerMinute: e.KAPPA_BROWSE_PAGES_PER_MINUTE });
     // Records may hold personal data: never cached between here and the viewer.
     return Response.json(toJson(page), { headers: { "cache-control": "no-store" } });
   } catch (error) {

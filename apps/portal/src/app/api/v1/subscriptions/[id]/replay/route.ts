@@ -2,7 +2,7 @@ import { actingUser, requestReplay } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
-import { messageReader } from "@/server/message-reader";
+import { lazyMessageReader } from "@/server/message-reader";
 
 /**
  * Governed replay of one of the subscription's consumer groups:
@@ -13,7 +13,7 @@ import { messageReader } from "@/server/message-reader";
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await currentActor();
-    const result = await requestReplay(db(), actingUser(actor), (await params).id, await readJson(request), await messageReader());
+    const result = await requestReplay(db(), actingUser(actor), (await params).id, await readJson(request), lazyMessageReader());
     return json(result, result.dryRun ? 200 : 202);
   } catch (error) {
     return errorResponse(error);

@@ -1,0 +1,23 @@
+/*
+ * Preloaded into the portal process by `npm start` (node --require): puts the
+ * TCP peer address of every HTTP request into a request header, because Next's
+ * route handlers and proxy see headers only, and the X-Forwarded-For that Next
+ * fills in is kept as the client sent it when present (so a client could
+ * choose its own "address"). The header's name is random per process and
+ * published to the portal through process.env, so no client can send it.
+ * Used for sign-in throttling per client address (src/server/client-address.ts).
+ */
+"use strict";
+const http = require("node:http");
+const { randomBytes } = require("node:crypto");
+
+const header = `x-kappa-peer-${randomBytes(8).toString("hex")}`;
+process.env.KAPPA_PEER_ADDRESS_HEADER = header;
+
+const emit = http.Server.prototype.emit;
+http.Server.prototype.emit = function emitWithPeer(event, ...args) {
+  if (event === "request" && args[0] && args[0].headers) {
+    args[0].headers[header] = (args[0].socket && args[0].socket.remoteAddress) || "";
+  }
+  return emit.call(this, event, ...args);
+};
