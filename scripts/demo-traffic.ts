@@ -11,8 +11,8 @@
  * demo-only shortcut — in production, producers are the domains' own
  * applications with their own accounts.
  */
-import kafkajs, { type Consumer, type Producer } from "kafkajs";
 import avsc from "avsc";
+import kafkajs, { type Consumer, type Producer } from "kafkajs";
 import { DEMO_SCHEMAS } from "../prisma/seed.ts";
 
 const { Kafka, logLevel } = kafkajs;

@@ -10,13 +10,13 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { CatalogError, createPrismaClient, ensureDefaultPolicy } from "@kappa/catalog";
 import { applyGrants, provisionDatabaseRoles, roleOfUrl } from "@kappa/catalog/database-roles";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
-import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
 import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
-import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 import { startDemoTraffic } from "./demo-traffic.ts";
+import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
 
 const dev = process.argv.includes("--dev");

@@ -1,5 +1,5 @@
-import { parseSecretsKey } from "@kappa/catalog/secrets";
 import { z } from "zod";
+import { parseSecretsKey } from "@kappa/catalog/secrets";
 
 /*
  * The portal's configuration, parsed once from the environment. It is read

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/env";
-import { REQUEST_ID_HEADER } from "@/lib/request-id";
 import { allowedOriginsFor, guardRequest, type Refusal } from "@/lib/request-guard";
+import { REQUEST_ID_HEADER } from "@/lib/request-id";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 

@@ -3,11 +3,11 @@
 // later collected by scavenges and mark-compacts) with V8's sampling heap
 // profiler, and prints the allocation sites by bytes. Diagnostic, not a benchmark.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { Kafka, logLevel } from "kafkajs";
 import { startBroker } from "../src/index.ts";
 

@@ -18,12 +18,12 @@
 //    cluster (`kcat -X test.mock.num.brokers=1`), reached over TCP like the broker
 //  - this machine's fsync'd sequential write speed (1 MiB writes, fdatasync each).
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { randomBytes } from "node:crypto";
 import { Kafka, logLevel } from "kafkajs";
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 300_000);

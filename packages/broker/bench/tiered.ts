@@ -11,10 +11,10 @@
 // so a larger replay mostly misses again). The folder store sits on the same
 // disk, and the files were just written, so this measures the broker's remote
 // read path (index lookups, chunked ranged reads, cache), not a network store.
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { ApiKey, encodeRecordBatch, iterateBatches } from "@kappa/kafka-protocol";
 import { startBroker } from "../src/index.ts";
 import { RawClient } from "../test/helpers.ts";

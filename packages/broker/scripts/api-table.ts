@@ -3,8 +3,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CORE_APIS } from "../src/apis/index.ts";
 import { apiTableMarkdown, withApiTable } from "../src/api-table.ts";
+import { CORE_APIS } from "../src/apis/index.ts";
 
 const table = apiTableMarkdown(CORE_APIS);
 if (process.argv.includes("--write")) {

@@ -1,17 +1,17 @@
 // Shared broker state handed to every request handler through RequestContext.
 import type { BrokerConfig } from "./config.ts";
-import { FetchSessionCache } from "./fetch-sessions.ts";
-import type { Logs } from "./logs.ts";
-import { ApiRegistry } from "./registry.ts";
 import { Control } from "./control.ts";
+import { FetchSessionCache } from "./fetch-sessions.ts";
 import { GroupCoordinator } from "./groups/coordinator.ts";
-import { allowAllAuthorizer, openGate, type Authorizer, type ConnectionGate, type Session } from "./session.ts";
+import type { GroupMetadataStore } from "./groups/group-metadata-log.ts";
+import type { Logs } from "./logs.ts";
 import type { Connection } from "./net/connection.ts";
+import type { ListenerEndpoint } from "./net/listeners.ts";
+import { ApiRegistry } from "./registry.ts";
 import { aclAuthorizerFromConfig, type StandardAuthorizer } from "./security/acl/from-config.ts";
 import type { SaslService } from "./security/sasl/authenticator.ts";
-import type { ListenerEndpoint } from "./net/listeners.ts";
+import { allowAllAuthorizer, openGate, type Authorizer, type ConnectionGate, type Session } from "./session.ts";
 import type { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
-import type { GroupMetadataStore } from "./groups/group-metadata-log.ts";
 
 export interface Logger {
   debug(msg: string): void;

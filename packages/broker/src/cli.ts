@@ -1,11 +1,11 @@
 // `npm run broker -- --port 9092 --data-dir .data/kafka`: runs the broker in the
 // foreground, logs one line when ready and stops cleanly on SIGINT/SIGTERM.
 import { resolve } from "node:path";
-import { ConfigError } from "./config.ts";
 import { configFromArgs, CLI_USAGE } from "./config-sources.ts";
-import { startBroker } from "./server.ts";
-import { applySaslAdmin, extractSaslFlags, type SaslFlags } from "./security/sasl/cli-flags.ts";
+import { ConfigError } from "./config.ts";
 import { BootstrapUserError } from "./security/sasl/bootstrap.ts";
+import { applySaslAdmin, extractSaslFlags, type SaslFlags } from "./security/sasl/cli-flags.ts";
+import { startBroker } from "./server.ts";
 
 async function main(): Promise<void> {
   // `npm run broker -w packages/broker` runs this in packages/broker; relative paths

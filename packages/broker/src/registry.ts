@@ -11,8 +11,8 @@
 // A version outside the range closes the connection. ApiVersions is computed from
 // this registry, never from a hand-kept list.
 import type { DeepPartial } from "@kappa/kafka-protocol";
-import type { Session } from "./session.ts";
 import type { BrokerCore } from "./broker.ts";
+import type { Session } from "./session.ts";
 
 export interface VersionRange {
   min: number;

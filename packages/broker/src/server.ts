@@ -1,26 +1,26 @@
 // startBroker: opens storage, binds the listeners, and wires connections to the
 // handler registry. Returns the bound and advertised addresses and a stop().
-import { createServer, type Server, type Socket } from "node:net";
-import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { randomBytes } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { resolveConfig, type BrokerConfig } from "./config.ts";
-import { BrokerCore, consoleLogger, type Logger } from "./broker.ts";
-import { Connection } from "./net/connection.ts";
+import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { CORE_APIS } from "./apis/index.ts";
-import { StorageLogs } from "./storage-adapter.ts";
+import { BrokerCore, consoleLogger, type Logger } from "./broker.ts";
+import { resolveConfig, type BrokerConfig } from "./config.ts";
+import { enabledSaslMechanisms } from "./config.ts";
 import type { Control } from "./control.ts";
-import type { ApiRegistry } from "./registry.ts";
+import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
+import { Connection } from "./net/connection.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
-import { ScramCredentialStore } from "./security/scram/credential-store.ts";
+import type { ApiRegistry } from "./registry.ts";
 import { SaslService } from "./security/sasl/authenticator.ts";
 import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
 import { isSupportedMechanism } from "./security/sasl/mechanisms.ts";
-import { enabledSaslMechanisms } from "./config.ts";
-import { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
+import { ScramCredentialStore } from "./security/scram/credential-store.ts";
+import { StorageLogs } from "./storage-adapter.ts";
 import { brokerParticipants } from "./transactions/participants.ts";
-import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
+import { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
 
 export interface BrokerOptions extends Partial<BrokerConfig> {
   /** Defaults to one line per event on stderr. */

@@ -7,9 +7,9 @@
 // started with a different log.* setting, new topics get it as an explicit
 // override, so the setting takes effect; it then shows up as a topic config in
 // DescribeConfigs (Kafka would show it as a broker default instead).
-import { LogManager, StorageError, batchesBelow, topicIdToBytes, type PartitionLog, type TopicInfo } from "./storage/index.ts";
 import type { BrokerConfig } from "./config.ts";
 import { DEFAULT_CONFIG } from "./config.ts";
+import type { CommittedOffset, OffsetStore } from "./groups/coordinator.ts";
 import {
   KafkaError,
   type AbortedTransactionView,
@@ -21,7 +21,7 @@ import {
   type TopicMeta,
   type TxnMarkerInput,
 } from "./logs.ts";
-import type { CommittedOffset, OffsetStore } from "./groups/coordinator.ts";
+import { LogManager, StorageError, batchesBelow, topicIdToBytes, type PartitionLog, type TopicInfo } from "./storage/index.ts";
 import { validateTopicConfigs } from "./storage/index.ts";
 import { remoteLogOptions } from "./storage/tiered/broker-options.ts";
 

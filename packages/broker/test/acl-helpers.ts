@@ -6,8 +6,8 @@ import { ApiKey, ErrorCode, decodeResponse, type ApiKeyWithBody, type RequestInp
 import { applySaslAdmin, resolveConfig, type BrokerOptions } from "../src/index.ts";
 import type { ScramMechanism } from "../src/security/scram/scram.ts";
 import { RawClient } from "./helpers.ts";
-import { SCRAM_SHA_512, saslKafka, scramClientFinal, upsertion } from "./sasl-helpers.ts";
 import type { kafkaClient } from "./helpers.ts";
+import { SCRAM_SHA_512, saslKafka, scramClientFinal, upsertion } from "./sasl-helpers.ts";
 
 export interface User {
   name: string;

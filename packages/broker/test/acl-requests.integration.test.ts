@@ -8,8 +8,8 @@
 // case's connection stays open (no per-connection caching).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, encodeRecordBatch } from "@kappa/kafka-protocol";
-import { startTestBroker, type TestBroker } from "./helpers.ts";
 import { PrincipalClient, rand, saslAdminBroker, user } from "./acl-helpers.ts";
+import { startTestBroker, type TestBroker } from "./helpers.ts";
 
 const RT = { TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5 } as const;
 const OP = { ALL: 2, READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12 } as const;

@@ -5,11 +5,11 @@
 // ACLs surviving a restart. Every principal is a SCRAM user created at start-up
 // and every client (kafkajs and raw) logs in with SCRAM-SHA-512 on the
 // SASL_PLAINTEXT listener that --sasl-admin sets up.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Admin, type Consumer, type Producer } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 import { PrincipalClient, rand, saslAdminBroker, scramKafka, user, type User } from "./acl-helpers.ts";
+import { startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 
 const ADMIN = user("admin");
 const ALICE = user("alice");

@@ -1,7 +1,7 @@
 // DescribeConfigs on the broker resource, seen through kafkajs 2.2.4: each
 // setting is one row, and `listeners` is the configured setting itself.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigResourceTypes, type Admin } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kafkaClient, startTestBroker, type TestBroker } from "./helpers.ts";
 
 // PLAINTEXT first so kafkajs can connect without SASL; the second listener shows the whole list is reported.

@@ -1,16 +1,16 @@
 // Shared test helpers: an in-process broker on an ephemeral port with its own
 // data dir, a raw protocol client, and kafkajs factories with short timeouts.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { connect, type Socket } from "node:net";
-import { randomBytes } from "node:crypto";
 import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
 import { decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
-import { startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
 import type { Logger } from "../src/broker.ts";
+import { startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
 
 export interface TestBroker extends RunningBroker {
   dataDir: string;

@@ -1,6 +1,6 @@
 // kafkajs 2.2.4, unmodified, against the broker over TCP.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CompressionTypes, type Consumer, type Kafka } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
 import { kafkaClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 

@@ -2,8 +2,8 @@
 // size prefixes and unknown api keys on several connections at once, while a
 // well-behaved kafkajs client keeps producing and consuming. The broker must stay
 // up, close only the offending connections (with a log line) and lose no data.
-import { connect } from "node:net";
 import { randomBytes, randomInt } from "node:crypto";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, encodeRecordBatch, encodeRequest } from "@kappa/kafka-protocol";
 import { kafkaClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";

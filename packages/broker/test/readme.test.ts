@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CORE_APIS } from "../src/apis/index.ts";
 import { apiTableMarkdown, withApiTable } from "../src/api-table.ts";
+import { CORE_APIS } from "../src/apis/index.ts";
 
 describe("README", () => {
   it("lists exactly the registry's APIs and versions (run `npm run readme:apis -w packages/broker` after changing them)", () => {

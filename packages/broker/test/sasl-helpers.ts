@@ -2,10 +2,10 @@
 // factories with SASL, and a kcat runner.
 import { spawn } from "node:child_process";
 import { pbkdf2Sync, randomBytes } from "node:crypto";
-import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import type { SASLOptions } from "kafkajs";
-import { RawClient, kafkaClient } from "./helpers.ts";
+import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { SCRAM_SHA_256, SCRAM_SHA_512, clientProof, type ScramMechanism } from "../src/security/scram/scram.ts";
+import { RawClient, kafkaClient } from "./helpers.ts";
 
 export type KafkajsMechanism = "plain" | "scram-sha-256" | "scram-sha-512";
 

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { ScramCredentialStore } from "../src/security/scram/credential-store.ts";
 import { RawClient, kafkaClient, newDataDir, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
 import {
   SCRAM_SHA_256,
@@ -20,7 +21,6 @@ import {
   upsertion,
   type KafkajsMechanism,
 } from "./sasl-helpers.ts";
-import { ScramCredentialStore } from "../src/security/scram/credential-store.ts";
 
 const ADMIN = { name: "admin", password: "admin-secret-7f3a" };
 const ALICE = { name: "alice", password: "alice-secret-91c2" };

@@ -9,8 +9,8 @@ import { createHash, randomBytes, randomInt } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigResourceTypes, type Kafka } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, decodeRecordBatch, iterateBatches } from "@kappa/kafka-protocol";
 import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, startTestBroker, uniqueName, waitFor, type ChildBroker, type TestBroker } from "./helpers.ts";
 

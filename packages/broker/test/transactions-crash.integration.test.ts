@@ -14,10 +14,10 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, iterateBatches, decodeRecordBatch } from "@kappa/kafka-protocol";
-import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, waitFor, type ChildBroker } from "./helpers.ts";
-import { runKcat } from "./sasl-helpers.ts";
 import { CompactedJournal } from "../src/storage/compacted-journal.ts";
 import type { TransactionRecord } from "../src/transactions/transaction-metadata.ts";
+import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, waitFor, type ChildBroker } from "./helpers.ts";
+import { runKcat } from "./sasl-helpers.ts";
 
 const ROUNDS = 20;
 // Enough input that the 20 kills land while work remains (the processor may still finish

@@ -1,9 +1,9 @@
 // Kafka transactions (KIP-98) with unmodified clients: kafkajs 2.2.4's
 // transactional producer and consumers at both isolation levels, and kcat
 // (librdkafka 2.0.2, READ_COMMITTED by default) reading what kafkajs wrote.
+import type { Kafka, Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import type { Kafka, Producer } from "kafkajs";
 import { kafkaClient, RawClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 import { runKcat } from "./sasl-helpers.ts";
 

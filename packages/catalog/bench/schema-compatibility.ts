@@ -16,8 +16,8 @@
  * p95 read at load 15 on 2 cores is not the figure of an idle server.
  */
 import { availableParallelism, loadavg } from "node:os";
-import { schemaDefinitionProblem } from "../src/schema-definition.ts";
 import { checkCompatibility, type CompatibilityMode } from "../src/schema/index.ts";
+import { schemaDefinitionProblem } from "../src/schema-definition.ts";
 
 const BASE_FIELDS = 200;
 const PREVIOUS = 50;

@@ -2,8 +2,8 @@ import type { z } from "zod";
 import { loadActor, type Actor } from "./actor.ts";
 import type { Db, Tx } from "./db.ts";
 import { ValidationError } from "./errors.ts";
-import { normaliseRequestContext, type RequestContext } from "./request-context.ts";
 import { PolicyViolationError, recordRefusal } from "./policies/enforce.ts";
+import { normaliseRequestContext, type RequestContext } from "./request-context.ts";
 import { restrictToScopes } from "./tokens/scopes.ts";
 import { fieldErrors } from "./validation.ts";
 

@@ -1,14 +1,14 @@
-import { assertFourEyes } from "./four-eyes.ts";
 import type { DataProduct, SchemaVersion } from "@prisma/client";
 import type { Tx } from "./db.ts";
-import { CatalogError, ForbiddenError, NotFoundError, ValidationError } from "./errors.ts";
+import { CatalogError, NotFoundError, ValidationError } from "./errors.ts";
+import { assertFourEyes } from "./four-eyes.ts";
 import { topicNameFor } from "./naming.ts";
 import { lockProduct } from "./product-access.ts";
-import { schemaDefinitionProblem } from "./schema-definition.ts";
 import { normalizedSchema, schemaFingerprint } from "./schema/canonical.ts";
 import { checkCompatibility, compatibilityByMode, type CompatibilityResult } from "./schema/check-compatibility.ts";
 import { diffSchemaFields, type FieldChange } from "./schema/field-diff.ts";
 import { stricterModes, type CompatibilityMode } from "./schema/modes.ts";
+import { schemaDefinitionProblem } from "./schema-definition.ts";
 
 /*
  * Shared steps of the schema-version actions: what a proposal is checked

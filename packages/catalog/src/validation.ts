@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
 import { ACCOUNT_NAME_MAX_LENGTH, SLUG_PATTERN, slugify } from "./naming.ts";
-import { schemaDefinitionProblem } from "./schema-definition.ts";
 import { COMPATIBILITY_MODES } from "./schema/modes.ts";
+import { schemaDefinitionProblem } from "./schema-definition.ts";
 
 // These schemas also run in the portal's browser bundle, under a CSP without
 // 'unsafe-eval': zod's JIT (and its `new Function` probe, which Chromium
@@ -16,8 +17,6 @@ export { COMPATIBILITY_MODES };
  * their strings before validating, so the API and the UI see one contract.
  */
 
-import { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
-
 export { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
 
 const HOUR_MS = 3_600_000;
@@ -27,6 +26,7 @@ const HOUR_MS = 3_600_000;
  * refused on every string with a message naming the field, instead of a 500
  * from the database.
  */
+// eslint-disable-next-line no-control-regex -- NUL is what this refuses
 const NO_NUL = /^[^\u0000]*$/;
 const NUL_MESSAGE = "must not contain NUL (\\u0000) characters.";
 

@@ -1,5 +1,5 @@
-import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import {
   applyContracts,
   approveProduct,

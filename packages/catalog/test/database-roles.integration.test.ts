@@ -45,7 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await as(inject("pgAdminUrl"), async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    for (const r of Object.values(roles)) await c.query(`DROP ROLE IF EXISTS ${r}`);
+    for (const r of Object.values(roles) as string[]) await c.query(`DROP ROLE IF EXISTS ${r}`);
   });
 });
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
 import { seedDemoData } from "../../../prisma/seed.ts";
 import { loadActor, odcsProblems, planContracts, productContract, type Db } from "../src/index.ts";
 import { openTestDatabase } from "./fixtures.ts";

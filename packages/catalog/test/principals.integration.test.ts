@@ -142,7 +142,7 @@ describe("concurrent duplicates", () => {
       Array.from({ length: 20 }, () => requestSubscription(db, ctx.as.paymentsOwner, { productId: product.id, serviceAccountId: account.id, purpose: "Reconcile payments with orders, in a burst." })),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason?.code === "DUPLICATE_SUBSCRIPTION")).toBe(true);
+    expect(results.filter((r) => r.status === "rejected").every((r) => (r).reason?.code === "DUPLICATE_SUBSCRIPTION")).toBe(true);
     expect(await db.subscription.count({ where: { serviceAccountId: account.id } })).toBe(1);
   });
 });

@@ -19,7 +19,7 @@ const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
 const attempt = (password: string, address: string | null, now: Date, email = EMAIL) =>
   authenticateWithThrottle(db, email, password, address, now).then(
     (user) => (user ? "ok" : "wrong"),
-    (error: { code?: string; retryAfterSeconds?: number }) => (error.code === "SIGN_IN_THROTTLED" ? `throttled:${error.retryAfterSeconds}` : Promise.reject(error)),
+    (error: Error & { code?: string; retryAfterSeconds?: number }) => (error.code === "SIGN_IN_THROTTLED" ? `throttled:${error.retryAfterSeconds}` : Promise.reject(error)),
   );
 
 describe("sign-in throttling", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UnsupportedVersionError, apiName, apiVersionRange, requestHeaderVersion, responseHeaderVersion } from "./codec.ts";
-import { ProtocolError } from "./errors.ts";
 import { errorMessage, errorName } from "./error-names.ts";
+import { ProtocolError } from "./errors.ts";
 import { decodeRequest, decodeRequestHeader, decodeResponse, encodeRequest, encodeResponse, splitFrames } from "./frames.ts";
 import { ApiKey } from "./generated/api-keys.ts";
 import { ErrorCode } from "./generated/error-codes.ts";

@@ -11,13 +11,14 @@ import { decodeRequest, encodeResponse, type ApiKeyWithBody, type ResponseInput 
 import { ApiKey } from "./generated/api-keys.ts";
 import { decodeRecordBatch, encodeRecordBatch } from "./record-batch.ts";
 
-const require = createRequire(import.meta.url);
+// kafkajs's internal modules are CommonJS without exports maps: loaded by path.
+const load = createRequire(import.meta.url);
 const kjRequest: (args: { correlationId: number; clientId: string; request: unknown }) => Promise<{ buffer: Buffer }> =
-  require("kafkajs/src/protocol/request.js");
-const kj = (path: string): ((...args: unknown[]) => unknown) => require(`kafkajs/src/protocol/requests/${path}.js`);
+  load("kafkajs/src/protocol/request.js");
+const kj = (path: string): ((...args: unknown[]) => unknown) => load(`kafkajs/src/protocol/requests/${path}.js`);
 const kjDecode = (path: string): ((data: Buffer) => Promise<Record<string, unknown>>) =>
-  (require(`kafkajs/src/protocol/requests/${path}/response.js`) as { decode: (data: Buffer) => Promise<Record<string, unknown>> }).decode;
-const Long = require("kafkajs/src/utils/long.js") as { fromValue(v: number | string): unknown; fromInt(v: number): unknown };
+  (load(`kafkajs/src/protocol/requests/${path}/response.js`) as { decode: (data: Buffer) => Promise<Record<string, unknown>> }).decode;
+const Long = load("kafkajs/src/utils/long.js") as { fromValue(v: number | string): unknown; fromInt(v: number): unknown };
 
 async function fromKafkajs(path: string, args: unknown) {
   const { buffer } = await kjRequest({ correlationId: 42, clientId: "kafkajs", request: kj(`${path}/request`)(args) });
@@ -155,7 +156,7 @@ describe("kafkajs requests decode here", () => {
       transactionalId: null,
       transactionTimeoutMs: 60000,
     });
-    const plain = require("kafkajs/src/protocol/sasl/plain/request.js") as (a: object) => { encode(): Promise<Buffer> };
+    const plain = load("kafkajs/src/protocol/sasl/plain/request.js") as (a: object) => { encode(): Promise<Buffer> };
     const authBytes = await plain({ authorizationIdentity: "", username: "alice", password: "s3cret" }).encode();
     expect((await fromKafkajs("saslAuthenticate/v1", { authBytes })).body).toMatchObject({ authBytes: Buffer.from("\0alice\0s3cret") });
   });

@@ -25,15 +25,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import kafkajs from "kafkajs";
 import pg from "pg";
-import { ApiKey } from "@kappa/kafka-protocol";
 import { createPrismaClient } from "@kappa/catalog";
 import { freePort, startTestPostgres } from "@kappa/catalog/testing";
+import { ApiKey } from "@kappa/kafka-protocol";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { silentLogger } from "../src/log.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
-import { Worker } from "../src/worker.ts";
 import { leaseTasks } from "../src/tasks/runner.ts";
+import { Worker } from "../src/worker.ts";
 import { seedWorkerBench } from "./seed.ts";
 
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 10_000);

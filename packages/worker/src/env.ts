@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
-import { parseSecretsKey } from "@kappa/catalog/secrets";
 import { z } from "zod";
+import { parseSecretsKey } from "@kappa/catalog/secrets";
 
 /*
  * The worker's configuration, parsed once at start-up. Nothing else in the

@@ -6,21 +6,21 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { recordWorkerPrincipals, sweepRecertification, type Db } from "@kappa/catalog";
-import type { KafkaCluster } from "./kafka/cluster.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
-import { errorMessage, type Logger } from "./log.ts";
-import { ClusterScanner } from "./observe/cluster-scan.ts";
+import type { KafkaCluster } from "./kafka/cluster.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
+import { errorMessage, type Logger } from "./log.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
+import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { Observer } from "./observe/observer.ts";
+import type { ReconcileContext } from "./reconcile/entities.ts";
+import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import { MessageBrowserPrincipal } from "./reconcile/platform-reader.ts";
+import { platformPrincipals } from "./reconcile/principal-guard.ts";
 import { AlertStep } from "./slo/alert-step.ts";
 import { FreshnessWatch } from "./slo/freshness.ts";
 import { TimeLagReader } from "./slo/time-lag-reader.ts";
 import { StateMaterializer, type StateViewOptions } from "./state/materializer.ts";
-import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
-import type { ReconcileContext } from "./reconcile/entities.ts";
-import { platformPrincipals } from "./reconcile/principal-guard.ts";
 import { TaskRunner, type RunnerOptions } from "./tasks/runner.ts";
 
 export interface WorkerOptions extends RunnerOptions {

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Consumer } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestCredentialRotation, revealCredentialOnce, revokeSubscription, type Db } from "@kappa/catalog";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
-import { RETIRE_PRODUCT } from "../src/tasks/handlers.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
+import { RETIRE_PRODUCT } from "../src/tasks/handlers.ts";
 import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigResourceTypes } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveProduct, claimTopic, decideClaimAcls, getProduct, loadActor, registrySchemaId, requestSchemaInference, submitForReview, topicSchemaInference, type Db } from "@kappa/catalog";
 import { kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 

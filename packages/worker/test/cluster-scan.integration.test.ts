@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lineageGraph, loadActor, type Db } from "@kappa/catalog";
-import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 import { decryptSecret } from "@kappa/catalog/secrets";
+import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 /*
  * The cluster scan against the real broker: every topic with managed/unmanaged,

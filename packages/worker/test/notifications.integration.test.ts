@@ -2,8 +2,8 @@
 // loopback that verifies the signature, and a real SMTP server (smtp-server).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhook, loadActor, notify, SIGNATURE_HEADER, verifyWebhookSignature, webhookDeliveries, type Db } from "@kappa/catalog";
 import { NotificationDispatcher } from "../src/notifications/dispatcher.ts";
 import { openTestDatabase, SECRETS_KEY, seedPeople, testLogger, waitFor } from "./helpers.ts";

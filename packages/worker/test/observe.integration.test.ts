@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@kappa/catalog";
 import { CORE_APIS } from "@kappa/broker";
+import type { Db } from "@kappa/catalog";
 import { ApiKey } from "@kappa/kafka-protocol";
 import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 

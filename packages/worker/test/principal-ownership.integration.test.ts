@@ -43,7 +43,7 @@ async function canAuthenticate(user: { name: string; password: string }): Promis
   const [host, port] = broker.bootstrap.split(":");
   try {
     const conn = await RawConnection.open({ host: host!, port: Number(port), clientId: "ownership-test", sasl: { mechanism: "SCRAM-SHA-512", username: user.name, password: user.password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
-    await conn.close();
+    conn.close();
     return true;
   } catch {
     return false;

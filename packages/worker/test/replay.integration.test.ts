@@ -2,8 +2,8 @@
 // what the consumer reads after the worker applied the reset — with all data
 // on local disk, and with the older part in tiered (remote) storage — and a
 // group with members is refused.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Consumer } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadActor, planReplay, requestReplay, revealCredentialOnce, type Db, type RecordSource } from "@kappa/catalog";
 import { decodeFetchedRecords } from "@kappa/kafka-protocol";
 import { partitionKey, type KafkaCluster } from "../src/kafka/cluster.ts";

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKey } from "@kappa/kafka-protocol";
 import { retryTask, revealCredentialOnce, type Db } from "@kappa/catalog";
+import { ApiKey } from "@kappa/kafka-protocol";
 import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { approvedSubscription, approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 

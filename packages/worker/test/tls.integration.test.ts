@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@kappa/catalog";
-import { approvedProduct, openTestDatabase, seedPeople, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
 import { silentLogger } from "../src/log.ts";
 import { Worker } from "../src/worker.ts";
+import { approvedProduct, openTestDatabase, seedPeople, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 import { workerOptions } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "tls-admin-secret" };

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigResourceTypes } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@kappa/catalog";
 import { approvedProduct, kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 

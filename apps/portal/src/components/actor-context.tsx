@@ -1,7 +1,7 @@
 "use client";
 
-import type { Permission } from "@kappa/catalog/permissions";
 import { createContext, useContext, type ReactNode } from "react";
+import type { Permission } from "@kappa/catalog/permissions";
 import type { Me } from "@/lib/api-types";
 
 const ActorContext = createContext<Me | null>(null);

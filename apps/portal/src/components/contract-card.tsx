@@ -1,5 +1,5 @@
-import { Card } from "./ui";
 import { formatDateTime } from "@/lib/format";
+import { Card } from "./ui";
 
 /**
  * The product's Open Data Contract Standard file: download it (YAML or JSON,

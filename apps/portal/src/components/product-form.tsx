@@ -1,10 +1,10 @@
 "use client";
 
-import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
-import { CLASSIFICATIONS, COMPATIBILITY_MODES, LIMITS } from "@kappa/catalog/validation";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useMemo, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
+import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
+import { CLASSIFICATIONS, COMPATIBILITY_MODES, LIMITS } from "@kappa/catalog/validation";
 import { api, type ApiError } from "@/lib/api-client";
 import { humanize } from "@/lib/format";
 import {

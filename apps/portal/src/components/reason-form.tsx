@@ -1,8 +1,8 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import type { ApiError } from "@/lib/api-client";
+import { formText } from "@/lib/form-text";
 import { Button, ErrorAlert, Field, inputClass } from "./ui";
 
 /**

@@ -1,10 +1,10 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ReplayAnswer, ReplayItem } from "@/lib/api-types";
+import { formText } from "@/lib/form-text";
 import { ago } from "@/lib/format";
 import { formatBytes, formatCount, formatLagTime } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";

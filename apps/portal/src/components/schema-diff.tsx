@@ -1,7 +1,7 @@
 "use client";
 
-import { diffSchemaFields, type FieldChange, type FieldSummary } from "@kappa/catalog/schema-diff";
 import { useId, useMemo, useState } from "react";
+import { diffSchemaFields, type FieldChange, type FieldSummary } from "@kappa/catalog/schema-diff";
 import { cx } from "./ui";
 
 /*

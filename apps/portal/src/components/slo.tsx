@@ -1,9 +1,9 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
+import { formText } from "@/lib/form-text";
 import { ago, formatDateTime, formatSeconds } from "@/lib/format";
 import { formatCount, formatLagTime, type LagSeries } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";

@@ -16,6 +16,7 @@ const PROBE_ORIGIN = "http://kappa.invalid";
 export function safeCallbackPath(value: unknown): string {
   if (typeof value !== "string" || value.length === 0 || value.length > 2048) return "/";
   if (!value.startsWith("/") || value.startsWith("//")) return "/";
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u0020\u007f\\]/.test(value)) return "/";
   let resolved: URL;
   try {

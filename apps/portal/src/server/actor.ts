@@ -1,10 +1,10 @@
 import "server-only";
-import { authenticateApiToken, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
-import { getServerSession } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
+import { getServerSession } from "next-auth";
 import { cache } from "react";
+import { authenticateApiToken, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
+import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { authOptions } from "./auth";
 import { clientAddress } from "./client-address";
 import { db } from "./db";

@@ -1,8 +1,8 @@
 import "server-only";
-import { applySsoSignIn, authenticateWithThrottle, groupsFromClaim, SignInThrottledError } from "@kappa/catalog";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
+import { applySsoSignIn, authenticateWithThrottle, groupsFromClaim, SignInThrottledError } from "@kappa/catalog";
 import { env, oidcEnabled } from "@/env";
 import { requestContext } from "./actor";
 import { clientAddress } from "./client-address";
@@ -99,7 +99,7 @@ export function authOptions(): NextAuthOptions {
             return user ? { id: user.id, email: user.email, name: user.name } : null;
           } catch (error) {
             // "Throttled-<seconds>": the form tells the user how long to wait.
-            if (error instanceof SignInThrottledError) throw new Error(`${SIGN_IN_ERRORS.throttled}-${error.retryAfterSeconds}`);
+            if (error instanceof SignInThrottledError) throw new Error(`${SIGN_IN_ERRORS.throttled}-${error.retryAfterSeconds}`, { cause: error });
             throw unavailable("password check", error);
           }
         },

@@ -1,8 +1,8 @@
 import "server-only";
-import { asOverload, CatalogError, toJson, ValidationError } from "@kappa/catalog";
 import { headers } from "next/headers";
-import { REQUEST_ID_HEADER } from "@/lib/request-id";
+import { asOverload, CatalogError, toJson, ValidationError } from "@kappa/catalog";
 import { MAX_BODY_BYTES, tooLarge } from "@/lib/request-guard";
+import { REQUEST_ID_HEADER } from "@/lib/request-id";
 
 /** Every API error has this body; `fields` maps form fields to messages; `requestId` is what to quote to an operator. */
 export interface ApiErrorBody {

@@ -1,5 +1,5 @@
-import { ForbiddenError, NotFoundError } from "@kappa/catalog";
 import { notFound } from "next/navigation";
+import { ForbiddenError, NotFoundError } from "@kappa/catalog";
 
 /**
  * A page's data: a missing entity becomes Next's 404 page; a forbidden one is

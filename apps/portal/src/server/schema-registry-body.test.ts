@@ -1,5 +1,5 @@
-import { RegistryError } from "@kappa/catalog";
 import { describe, expect, it } from "vitest";
+import { RegistryError } from "@kappa/catalog";
 import { MAX_BODY_BYTES } from "@/lib/request-guard";
 import { readRegistryBody } from "./schema-registry";
 

@@ -16,9 +16,9 @@
 // Needs ALTER on CLUSTER, else every user gets CLUSTER_AUTHORIZATION_FAILED.
 import { ApiKey, ErrorCode, type AlterUserScramCredentialsRequest, type AlterUserScramCredentialsResponse, type DeepPartial } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
-import { CLUSTER_RESOURCE } from "../session.ts";
 import type { CredentialChange } from "../security/scram/credential-store.ts";
 import { MAX_ITERATIONS, MIN_ITERATIONS, credentialFromSaltedPassword, scramMechanismByType } from "../security/scram/scram.ts";
+import { CLUSTER_RESOURCE } from "../session.ts";
 
 type Result = DeepPartial<AlterUserScramCredentialsResponse["results"][number]>;
 interface ApiError {

@@ -1,10 +1,10 @@
 // Helpers shared by the API handlers.
 import { ErrorCode, errorName } from "@kappa/kafka-protocol";
 import { KafkaError, type TopicMeta } from "../logs.ts";
-import { StorageError } from "../storage/index.ts";
 import type { RequestContext } from "../registry.ts";
-import { CLUSTER_RESOURCE, type AclOperation } from "../session.ts";
 import { AclOperationCode } from "../security/acl/index.ts";
+import { CLUSTER_RESOURCE, type AclOperation } from "../session.ts";
+import { StorageError } from "../storage/index.ts";
 
 /** Kafka's Topic.validate: legal characters, length, and not "." or "..". */
 export function topicNameProblem(name: string): string | null {

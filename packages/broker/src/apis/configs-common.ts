@@ -1,10 +1,10 @@
 // Shared by DescribeConfigs, AlterConfigs and IncrementalAlterConfigs.
 import { ErrorCode } from "@kappa/kafka-protocol";
-import type { RequestContext } from "../registry.ts";
-import { errorOf } from "./common.ts";
 import type { BrokerConfig } from "../config.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { ConfigEntryView } from "../logs.ts";
+import type { RequestContext } from "../registry.ts";
+import { errorOf } from "./common.ts";
 
 /** ConfigResource.Type codes (BROKER-SPEC §3). */
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;

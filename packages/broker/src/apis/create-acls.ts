@@ -12,8 +12,8 @@
 // durably together, then answered. Creating an ACL that exists succeeds.
 import { ApiKey, type CreateAclsRequest, type CreateAclsResponse, ErrorCode } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
-import { CLUSTER_RESOURCE } from "../session.ts";
 import { describeBinding, newAclProblem, type AclBinding } from "../security/acl/index.ts";
+import { CLUSTER_RESOURCE } from "../session.ts";
 import { errorOf } from "./common.ts";
 
 export const createAclsApi = defineApi<CreateAclsRequest, CreateAclsResponse>({

@@ -16,8 +16,8 @@
 // connection.
 import { ApiKey, type DeleteAclsRequest, type DeleteAclsResponse, ErrorCode } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
-import { CLUSTER_RESOURCE } from "../session.ts";
 import { describeBinding, filterProblem, type AclFilter } from "../security/acl/index.ts";
+import { CLUSTER_RESOURCE } from "../session.ts";
 import { errorOf } from "./common.ts";
 
 export const deleteAclsApi = defineApi<DeleteAclsRequest, DeleteAclsResponse>({

@@ -13,8 +13,8 @@
 // security/acl/types.ts. Matching ACLs are grouped by resource pattern.
 import { ApiKey, type DeepPartial, type DescribeAclsRequest, type DescribeAclsResponse, ErrorCode } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
-import { CLUSTER_RESOURCE } from "../session.ts";
 import { filterProblem, type AclFilter } from "../security/acl/index.ts";
+import { CLUSTER_RESOURCE } from "../session.ts";
 
 type ResourceOut = DeepPartial<DescribeAclsResponse["resources"][number]>;
 

@@ -10,9 +10,9 @@
 // Topic resources list every topic config with its effective value (override or
 // default); broker resources (name = node id or "") list the broker's settings.
 import { ApiKey, type DeepPartial, ErrorCode, type DescribeConfigsRequest, type DescribeConfigsResponse } from "@kappa/kafka-protocol";
+import type { ConfigEntryView } from "../logs.ts";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
-import type { ConfigEntryView } from "../logs.ts";
 import { brokerResourceProblem, describeBrokerConfigs, ResourceType } from "./configs-common.ts";
 
 type Result = DeepPartial<DescribeConfigsResponse["results"][number]>;

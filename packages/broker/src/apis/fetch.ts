@@ -30,9 +30,9 @@
 //    max.incremental.fetch.session.cache.slots). An incremental fetch reads every
 //    partition of its session and answers only those with news.
 import { ApiKey, type DeepPartial, ErrorCode, type FetchRequest, type FetchResponse } from "@kappa/kafka-protocol";
+import { FetchSessionCache, sessionPartitionKey, type FetchSession, type SessionPartition } from "../fetch-sessions.ts";
 import { defineApi, type RequestContext } from "../registry.ts";
 import { errorOf } from "./common.ts";
-import { FetchSessionCache, sessionPartitionKey, type FetchSession, type SessionPartition } from "../fetch-sessions.ts";
 
 type PartitionOut = DeepPartial<FetchResponse["responses"][number]["partitions"][number]>;
 type TopicOut = DeepPartial<FetchResponse["responses"][number]>;

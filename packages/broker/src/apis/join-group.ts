@@ -16,8 +16,8 @@
 // FENCED_INSTANCE_ID. v9 (KIP-814): a static leader that rejoins a Stable group is told
 // it leads, with skip_assignment. The reason (v8+) is informational and not kept.
 import { ApiKey, type DeepPartial, ErrorCode, type JoinGroupRequest, type JoinGroupResponse } from "@kappa/kafka-protocol";
-import { defineApi } from "../registry.ts";
 import type { JoinResult } from "../groups/group.ts";
+import { defineApi } from "../registry.ts";
 
 function toResponse(r: JoinResult, version: number): DeepPartial<JoinGroupResponse> {
   return {

@@ -21,8 +21,8 @@
 // with max_num_offsets 1).
 import { ApiKey, type DeepPartial, ErrorCode, type ListOffsetsRequest, type ListOffsetsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
-import { errorOf } from "./common.ts";
 import { StorageLogs } from "../storage-adapter.ts";
+import { errorOf } from "./common.ts";
 
 type PartitionOut = DeepPartial<ListOffsetsResponse["topics"][number]["partitions"][number]>;
 

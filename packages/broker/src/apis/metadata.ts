@@ -15,8 +15,8 @@
 // partition must name this node as leader, replica and ISR.
 // Metadata v0: an empty topic list means all topics (v1+ uses null for that).
 import { ApiKey, type DeepPartial, ErrorCode, type MetadataRequest, type MetadataResponse } from "@kappa/kafka-protocol";
-import { defineApi } from "../registry.ts";
 import type { TopicMeta } from "../logs.ts";
+import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
 import { AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, mayAutoCreate, topicNameProblem, topicOrAutoCreate } from "./common.ts";
 

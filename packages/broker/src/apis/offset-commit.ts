@@ -13,8 +13,8 @@
 // not be awaiting its assignment. An unknown group with a generation is
 // ILLEGAL_GENERATION, GROUP_ID_NOT_FOUND from v9. Offsets are durable once acknowledged.
 import { ApiKey, type DeepPartial, ErrorCode, type OffsetCommitRequest, type OffsetCommitResponse } from "@kappa/kafka-protocol";
-import { defineApi } from "../registry.ts";
 import { OFFSET_METADATA_MAX_BYTES, type CommittedOffset } from "../groups/coordinator.ts";
+import { defineApi } from "../registry.ts";
 import { errorOf } from "./common.ts";
 
 export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitResponse>({

@@ -25,8 +25,8 @@
 // epoch — in the same synchronous step that enqueues the append, so no marker
 // can slip between the check and the write.
 import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceResponse } from "@kappa/kafka-protocol";
-import { defineApi, type RequestContext } from "../registry.ts";
 import type { AppendResult, TopicMeta } from "../logs.ts";
+import { defineApi, type RequestContext } from "../registry.ts";
 import { errorOf, logRefusal, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
 
 const ATTRIBUTES = 21;

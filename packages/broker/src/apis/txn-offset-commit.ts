@@ -20,8 +20,8 @@
 // The group must have been added to the transaction (AddOffsetsToTxn), else
 // INVALID_TXN_STATE (KIP-890 part 1); an old epoch is INVALID_PRODUCER_EPOCH.
 import { ApiKey, type DeepPartial, ErrorCode, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from "@kappa/kafka-protocol";
-import { defineApi } from "../registry.ts";
 import { OFFSET_METADATA_MAX_BYTES } from "../groups/coordinator.ts";
+import { defineApi } from "../registry.ts";
 import type { PendingOffset } from "../transactions/transaction-metadata.ts";
 import { errorOf } from "./common.ts";
 import { mayWriteTransaction } from "./txn-common.ts";

@@ -8,8 +8,8 @@
 // restarted too rejoins by its instance id, without a rebalance). Committed offsets
 // are durable through the OffsetStore.
 import { ErrorCode } from "@kappa/kafka-protocol";
-import { Group, type GroupContext, type GroupState } from "./group.ts";
 import type { GroupMetadataStore } from "./group-metadata-log.ts";
+import { Group, type GroupContext, type GroupState } from "./group.ts";
 
 export interface CommittedOffset {
   topic: string;

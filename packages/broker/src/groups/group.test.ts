@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "@kappa/kafka-protocol";
-import { Group, type GroupContext, type JoinRequest, type Protocol, type SyncRequest } from "./group.ts";
-import type { GroupRecord } from "./group-record.ts";
 import { GroupStoreError } from "./group-metadata-log.ts";
+import type { GroupRecord } from "./group-record.ts";
+import { Group, type GroupContext, type JoinRequest, type Protocol, type SyncRequest } from "./group.ts";
 
 const groups: Group[] = [];
 /** Records the group stored, in order. */

@@ -24,9 +24,9 @@
 //    changed it is answered: the leader's SyncGroup, a static member's replacement.
 import { randomUUID } from "node:crypto";
 import { ErrorCode } from "@kappa/kafka-protocol";
-import { sameProtocols, selectProtocol, supportsProtocols } from "./group-protocols.ts";
-import { GroupStoreError } from "./group-metadata-log.ts";
 import { EMPTY, GroupMembers } from "./group-members.ts";
+import { GroupStoreError } from "./group-metadata-log.ts";
+import { sameProtocols, selectProtocol, supportsProtocols } from "./group-protocols.ts";
 import { membersFromRecord, type GroupRecord } from "./group-record.ts";
 import type { GroupContext, JoinRequest, JoinResult, Member, MemberIdentity, SyncRequest, SyncResult } from "./group-types.ts";
 

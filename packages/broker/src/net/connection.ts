@@ -35,10 +35,10 @@
 // the connection closes after the last of those answers is written.
 import type { Socket } from "node:net";
 import { decodeRequestHeader, decodeRequest, encodeResponse, ApiKey, ErrorCode, type ApiKeyWithBody, type ResponseInput } from "@kappa/kafka-protocol";
-import { FramePool, FrameReader } from "./frame-reader.ts";
 import type { BrokerCore } from "../broker.ts";
 import type { RequestContext } from "../registry.ts";
 import { ANONYMOUS, type Session } from "../session.ts";
+import { FramePool, FrameReader } from "./frame-reader.ts";
 
 /** Queued response bytes above which the connection stops reading new requests. */
 const WRITE_HIGH_WATER = 8 * 1024 * 1024;

@@ -4,8 +4,8 @@
  * acknowledgement only after the promise resolved.
  *   stdout lines: "ack <baseOffset> <value>" | "commit <offset>"
  */
-import { buildBatch } from "./test-helpers.ts";
 import { LogManager } from "./log-manager.ts";
+import { buildBatch } from "./test-helpers.ts";
 
 const [dir, round] = process.argv.slice(2);
 if (!dir || round === undefined) throw new Error("usage: crash-child.ts <dataDir> <round>");

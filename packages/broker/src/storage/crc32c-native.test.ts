@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { crc32c } from "@kappa/kafka-protocol";
-import { crc32cIsNative, crc32cRange } from "./crc32c-native.ts";
 import { batchCrcValid } from "./batch.ts";
+import { crc32cIsNative, crc32cRange } from "./crc32c-native.ts";
 import { buildBatch } from "./test-helpers.ts";
 
 describe("crc32cRange", () => {

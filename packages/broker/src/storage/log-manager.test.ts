@@ -2,8 +2,8 @@ import { appendFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LogManager } from "./log-manager.ts";
-import { topicIdFromBytes, topicIdToBytes } from "./topic-id.ts";
 import { buildBatch, recordsOf, tempDir } from "./test-helpers.ts";
+import { topicIdFromBytes, topicIdToBytes } from "./topic-id.ts";
 
 let dir: { path: string; cleanup: () => Promise<void> };
 let mgr: LogManager | null = null;

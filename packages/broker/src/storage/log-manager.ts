@@ -24,11 +24,11 @@ import {
   validateTopicConfigs,
   type DescribedConfig,
 } from "./configs.ts";
+import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
 import { StorageError } from "./errors.ts";
 import { FileHandleCache, fsyncDir, writeFileAtomic } from "./files.ts";
-import { SerialQueue } from "./locks.ts";
-import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
 import { GroupOffsetStore } from "./group-offset-store.ts";
+import { SerialQueue } from "./locks.ts";
 import { MetadataStore, type TopicRecord } from "./metadata.ts";
 import { PartitionLog } from "./partition-log.ts";
 import { RemoteLogManager, type RemoteLogManagerOptions } from "./tiered/remote-log-manager.ts";

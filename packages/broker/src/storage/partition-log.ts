@@ -29,7 +29,6 @@ import { StorageError } from "./errors.ts";
 import { fsyncDir, type FileHandleCache } from "./files.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { ReadWriteGate, SerialQueue } from "./locks.ts";
-import { loadProducerState, writeProducerSnapshot } from "./producer-snapshot.ts";
 import {
   maxTimestampOffset,
   offsetForTimestamp,
@@ -39,13 +38,14 @@ import {
   type ReadResult,
   type TimestampAndOffset,
 } from "./partition-reads.ts";
+import { loadProducerState, writeProducerSnapshot } from "./producer-snapshot.ts";
 import { ProducerStateTable, type ProducerSummary } from "./producer-state.ts";
-import { collectAbortedTransactions, type AbortedTxn } from "./txn-index.ts";
-import { expiredAfter, segmentsDueForLocalRetention, segmentsDueForRetention } from "./retention.ts";
-import { Segment } from "./segment.ts";
-import { loadSegments } from "./segment-loader.ts";
 import { recompressBatch, targetCodec } from "./recompression.ts";
+import { expiredAfter, segmentsDueForLocalRetention, segmentsDueForRetention } from "./retention.ts";
+import { loadSegments } from "./segment-loader.ts";
+import { Segment } from "./segment.ts";
 import type { PartitionTier } from "./tiered/types.ts";
+import { collectAbortedTransactions, type AbortedTxn } from "./txn-index.ts";
 
 export type { AppendOptions, AppendResult, ReadOptions, ReadResult, TimestampAndOffset, ProducerSummary, AbortedTxn };
 

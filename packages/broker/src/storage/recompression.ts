@@ -16,8 +16,8 @@
 import { gzipSync } from "node:zlib";
 import { compress as snappyCompress } from "snappyjs";
 import { ATTR_COMPRESSION_MASK, HEADER_SIZE, LOG_OVERHEAD, crc32c } from "./batch.ts";
-import { CODEC_GZIP, CODEC_LZ4, CODEC_NONE, CODEC_SNAPPY, CODEC_ZSTD, decompress, xxhash32 } from "./decompression.ts";
 import type { LogConfig } from "./configs.ts";
+import { CODEC_GZIP, CODEC_LZ4, CODEC_NONE, CODEC_SNAPPY, CODEC_ZSTD, decompress, xxhash32 } from "./decompression.ts";
 
 const CODEC_OF: Readonly<Record<Exclude<LogConfig["compressionType"], "producer">, number>> = {
   uncompressed: CODEC_NONE,

@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ATTR_CONTROL, decodeRecords } from "./batch.ts";
 import { LogManager } from "./log-manager.ts";
 import type { PartitionLog } from "./partition-log.ts";
-import { TxnIndex } from "./txn-index.ts";
 import { buildBatch, recordsOf, splitBatches, tempDir } from "./test-helpers.ts";
+import { TxnIndex } from "./txn-index.ts";
 
 let dir: { path: string; cleanup: () => Promise<void> };
 let now = 1_700_000_000_000;

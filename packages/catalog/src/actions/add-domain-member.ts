@@ -1,6 +1,6 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { addMemberInput } from "../admin-validation.ts";
 import { lockDomain, requireMemberManager, requireNotArchived } from "../admin/domain-access.ts";
+import { addMemberInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError } from "../errors.ts";

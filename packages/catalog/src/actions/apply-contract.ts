@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { recordAudit } from "../audit.ts";
 import type { Actor } from "../actor.ts";
+import { recordAudit } from "../audit.ts";
+import { MAX_CONTRACT_LENGTH } from "../contracts/from-contract.ts";
+import { planContract, type PlanItem } from "../contracts/plan.ts";
 import type { Db, Tx } from "../db.ts";
 import { CatalogError, ConflictError, ValidationError } from "../errors.ts";
-import { planContract, type PlanItem } from "../contracts/plan.ts";
-import { MAX_CONTRACT_LENGTH } from "../contracts/from-contract.ts";
 import { proposeSchemaVersion } from "./propose-schema-version.ts";
 import { publishMajorVersion } from "./publish-major-version.ts";
 import { registerProductInTx } from "./register-product.ts";

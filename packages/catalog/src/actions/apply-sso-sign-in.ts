@@ -1,7 +1,7 @@
 import type { MembershipRole } from "@prisma/client";
 import { parseInput } from "../action.ts";
-import { ssoSignInInput } from "../admin-validation.ts";
 import { ssoAccessFor } from "../admin/sso-access.ts";
+import { ssoSignInInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { normaliseRequestContext, type RequestContext } from "../request-context.ts";

@@ -1,13 +1,13 @@
-import type { Actor } from "../actor.ts";
 import { inTransaction, type ActingUser } from "../action.ts";
+import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { assertFourEyes } from "../four-eyes.ts";
-import { canInDomain, hasGlobal } from "../permissions.ts";
-import { assertAccountUsable } from "../principals.ts";
 import { notify } from "../notifications/notify.ts";
+import { canInDomain, hasGlobal } from "../permissions.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
+import { assertAccountUsable } from "../principals.ts";
 import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { nextSubscriptionStatus } from "../transitions.ts";

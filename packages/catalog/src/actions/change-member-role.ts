@@ -1,6 +1,6 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { changeMemberRoleInput } from "../admin-validation.ts";
 import { lockDomain, requireAnotherOwner, requireMemberManager } from "../admin/domain-access.ts";
+import { changeMemberRoleInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { NotFoundError } from "../errors.ts";

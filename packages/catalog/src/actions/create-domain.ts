@@ -1,7 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { createDomainInput } from "../admin-validation.ts";
 import { requireDomainAdmin } from "../admin/domain-access.ts";
+import { createDomainInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError } from "../errors.ts";

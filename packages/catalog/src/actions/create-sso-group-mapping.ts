@@ -1,7 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { ssoGroupMappingInput } from "../admin-validation.ts";
 import { lockDomain, requireNotArchived } from "../admin/domain-access.ts";
+import { ssoGroupMappingInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError } from "../errors.ts";

@@ -3,9 +3,9 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError } from "../errors.ts";
-import { requireDomainPermission } from "../product-access.ts";
 import { createWebhookInput } from "../notifications/inputs.ts";
 import { generateWebhookSecret } from "../notifications/signature.ts";
+import { requireDomainPermission } from "../product-access.ts";
 import { encryptSecret } from "../secrets.ts";
 
 /** At most this many endpoints per domain: each event is sent to every one of them. */

@@ -3,13 +3,13 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, InvalidTransitionError } from "../errors.ts";
-import { topicNameFor, topicNameProblem } from "../naming.ts";
 import { readerDomainIds } from "../major-versions.ts";
+import { topicNameFor, topicNameProblem } from "../naming.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
-import { EVOLVABLE_STATUSES, requireValidDefinition, versionsOf } from "../schema-versions.ts";
 import { schemaFingerprint } from "../schema/canonical.ts";
+import { EVOLVABLE_STATUSES, requireValidDefinition, versionsOf } from "../schema-versions.ts";
 import { nextProductStatus } from "../transitions.ts";
 import { publishMajorVersionInput } from "../validation.ts";
 

@@ -1,10 +1,9 @@
 import { Prisma } from "@prisma/client";
+import type { z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import type { Actor } from "../actor.ts";
-import type { Tx } from "../db.ts";
 import { recordAudit } from "../audit.ts";
-import type { Db } from "../db.ts";
-import type { z } from "zod";
+import type { Tx, Db } from "../db.ts";
 import { ConflictError, ForbiddenError } from "../errors.ts";
 import { slugify, topicNameFor, topicNameProblem } from "../naming.ts";
 import { canInDomain } from "../permissions.ts";

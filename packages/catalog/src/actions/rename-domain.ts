@@ -1,6 +1,6 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { renameDomainInput } from "../admin-validation.ts";
 import { lockDomain, requireDomainAdmin } from "../admin/domain-access.ts";
+import { renameDomainInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 

@@ -2,14 +2,14 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
-import { canInDomain } from "../permissions.ts";
-import { assertAccountUsable } from "../principals.ts";
+import { assertCarriedOver } from "../major-versions.ts";
 import { notify } from "../notifications/notify.ts";
+import { canInDomain } from "../permissions.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
+import { assertAccountUsable } from "../principals.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
 import { requestSubscriptionInput } from "../validation.ts";
-import { assertCarriedOver } from "../major-versions.ts";
 
 /**
  * A member of a consuming domain asks for read access for one of that domain's

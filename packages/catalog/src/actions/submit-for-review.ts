@@ -1,6 +1,6 @@
 import { inTransaction, type ActingUser } from "../action.ts";
-import { recordAudit } from "../audit.ts";
 import type { Actor } from "../actor.ts";
+import { recordAudit } from "../audit.ts";
 import type { Db, Tx } from "../db.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";

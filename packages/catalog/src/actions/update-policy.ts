@@ -4,8 +4,8 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, ValidationError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
-import { findViolations } from "../policies/violations.ts";
 import { jsonValue, parsePolicySource } from "../policies/store.ts";
+import { findViolations } from "../policies/violations.ts";
 
 export const updatePolicyInput = z.object({
   source: z.string().min(1, "The policy document is empty.").max(200_000, "The policy document may be at most 200000 characters."),

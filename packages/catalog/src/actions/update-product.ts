@@ -1,9 +1,9 @@
 import { Prisma } from "@prisma/client";
-import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { recordAudit } from "../audit.ts";
-import type { Actor } from "../actor.ts";
-import type { Db, Tx } from "../db.ts";
 import type { z } from "zod";
+import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import type { Actor } from "../actor.ts";
+import { recordAudit } from "../audit.ts";
+import type { Db, Tx } from "../db.ts";
 import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
 import { withEditor } from "../four-eyes.ts";
 import { slugify, topicNameFor } from "../naming.ts";

@@ -1,10 +1,10 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db, Tx } from "../db.ts";
 import { NotFoundError } from "../errors.ts";
 import { updateWebhookInput } from "../notifications/inputs.ts";
 import { requireDomainPermission } from "../product-access.ts";
-import type { Actor } from "../actor.ts";
 
 /** Locks an endpoint and checks that the actor owns its domain. */
 export async function lockWebhook(tx: Tx, actor: Actor, webhookId: string) {

@@ -2,8 +2,8 @@ import type { DataProduct, ProductChangeRequest } from "@prisma/client";
 import { z } from "zod";
 import type { Actor } from "../actor.ts";
 import type { Tx } from "../db.ts";
-import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
 import { COMPATIBILITY_MODES } from "../schema/modes.ts";
 import { TASK_KINDS, topicConfigs } from "../tasks.ts";
 

@@ -1,5 +1,5 @@
-import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { contractToDesired, parseContract } from "./from-contract.ts";
 import { productToContract, type ContractProductInput } from "./to-contract.ts";
 import { odcsProblems } from "./validate.ts";

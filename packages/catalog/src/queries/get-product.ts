@@ -2,8 +2,8 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
-import { PUBLISHED_STATUSES } from "./search-products.ts";
 import { taskLabel } from "../tasks.ts";
+import { PUBLISHED_STATUSES } from "./search-products.ts";
 
 /**
  * A product's page: metadata, schemas, provisioning steps, and — for its

@@ -1,8 +1,8 @@
 import type { Actor } from "../actor.ts";
+import type { OdcsContract } from "../contracts/odcs-types.ts";
+import { productToContract } from "../contracts/to-contract.ts";
 import type { Db } from "../db.ts";
 import { NotFoundError } from "../errors.ts";
-import { productToContract } from "../contracts/to-contract.ts";
-import type { OdcsContract } from "../contracts/odcs-types.ts";
 import { getProduct } from "./get-product.ts";
 
 /**

@@ -3,10 +3,10 @@ import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { READING_STATUSES } from "../major-versions.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { checkCompatibility } from "../schema/check-compatibility.ts";
+import { diffSchemaFields } from "../schema/field-diff.ts";
 import { piiFieldPaths } from "../schema/pii.ts";
 import { checkAgainstApproved, versionsOf } from "../schema-versions.ts";
-import { diffSchemaFields } from "../schema/field-diff.ts";
-import { checkCompatibility } from "../schema/check-compatibility.ts";
 import { topicConfigs } from "../tasks.ts";
 
 type UserRef = { id: string; name: string; email: string } | null;

@@ -1,4 +1,4 @@
-import { Prisma } from "@prisma/client";
+import { type Prisma } from "@prisma/client";
 import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";

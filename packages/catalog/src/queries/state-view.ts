@@ -5,9 +5,9 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { decodeValue, type DecodedValue } from "../records/decode-value.ts";
+import { browseStateInput, stateKeyInput } from "../records/inputs.ts";
 import { recordViewer, type RecordViewer } from "../records/viewer.ts";
 import { renderKey } from "../records/wire.ts";
-import { browseStateInput, stateKeyInput } from "../records/inputs.ts";
 
 /*
  * Reads of a compacted product's latest-state view (kept by the worker in

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Db } from "../db.ts";
-import { schemaDefinitionProblem } from "../schema-definition.ts";
 import { normalizedSchema } from "../schema/canonical.ts";
 import { checkCompatibility, type CompatibilityResult } from "../schema/check-compatibility.ts";
 import { DEFAULT_COMPATIBILITY_MODE, isCompatibilityMode, modeRequirements } from "../schema/modes.ts";
+import { schemaDefinitionProblem } from "../schema-definition.ts";
 import type { RegistryCaller } from "./caller.ts";
 import { RegistryError } from "./registry-errors.ts";
 import { mayWrite, parseVersion, productOfSubject, versionBody } from "./subjects.ts";

@@ -2,8 +2,8 @@ import type { Prisma, SchemaFormat } from "@prisma/client";
 import type { Db } from "../db.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import type { RegistryCaller } from "./caller.ts";
-import { assignRegistryIds } from "./registry-ids.ts";
 import { RegistryError } from "./registry-errors.ts";
+import { assignRegistryIds } from "./registry-ids.ts";
 
 /*
  * Subjects follow Confluent's TopicNameStrategy: a product's value schemas

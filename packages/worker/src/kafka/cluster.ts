@@ -4,6 +4,7 @@
  * (kafkajs-cluster.ts) implements it against any Kafka-compatible cluster.
  */
 
+import type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";
 export type AclOperation = "ALL" | "READ" | "WRITE" | "CREATE" | "DELETE" | "ALTER" | "DESCRIBE" | "CLUSTER_ACTION" | "DESCRIBE_CONFIGS" | "ALTER_CONFIGS" | "IDEMPOTENT_WRITE";
 export type AclResourceType = "TOPIC" | "GROUP" | "CLUSTER" | "TRANSACTIONAL_ID";
 export type AclPatternType = "LITERAL" | "PREFIXED";
@@ -126,5 +127,4 @@ export interface GroupCommits {
   /** Non-zero when the group's offsets could not be read (e.g. GROUP_AUTHORIZATION_FAILED). */
   errorCode: number;
 }
-import type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";
 export type { FetchedPartition, FetchOptions, FetchRequestPart } from "./records.ts";

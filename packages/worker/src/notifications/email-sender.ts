@@ -7,9 +7,9 @@
  * nodemailer: a well-kept SMTP client (STARTTLS, auth, pooling) we would not
  * want to write ourselves.
  */
-import type { Db } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
 import nodemailer, { type Transporter } from "nodemailer";
+import type { Db } from "@kappa/catalog";
 import { errorMessage, type Logger } from "../log.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
 

@@ -11,8 +11,8 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
-import { decryptSecret, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhook, type Db } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
+import { decryptSecret, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhook, type Db } from "@kappa/catalog";
 import { errorMessage, type Logger } from "../log.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
 import { resolveWebhookTarget, type ResolvedTarget } from "./webhook-target.ts";

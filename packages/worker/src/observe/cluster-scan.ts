@@ -21,8 +21,8 @@
  * assign partitions themselves and never commit, producers, and anything read
  * by a super user outside the convention are invisible here.
  */
-import { consumerGroupPrefix, type Db } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
+import { consumerGroupPrefix, type Db } from "@kappa/catalog";
 import type { AclBinding, KafkaCluster, PerPartition, TopicPartitions } from "../kafka/cluster.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { LIVE_PRODUCT_STATUSES } from "../reconcile/diff.ts";

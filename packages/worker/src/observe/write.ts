@@ -5,8 +5,8 @@
  * the portal never sees half a cycle. Rows are written in multi-row statements
  * of a few hundred, and only for what the cycle refreshed.
  */
-import type { Db, Tx } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
+import type { Db, Tx } from "@kappa/catalog";
 import type { GroupRow } from "./groups.ts";
 
 export interface TopicRow {

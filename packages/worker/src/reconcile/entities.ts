@@ -11,8 +11,8 @@
  * desired state at different moments and undo each other on the cluster.
  */
 import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword, type Db, type ReservedName, type Tx } from "@kappa/catalog";
-import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
 import { jsonSafe } from "../json.ts";
+import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
 import type { Logger } from "../log.ts";
 import {
   consumerBindings,

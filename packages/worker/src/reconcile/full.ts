@@ -13,8 +13,8 @@
  * would race the task's own status bookkeeping.
  */
 import { consumerGroupPrefix } from "@kappa/catalog";
-import type { AclBinding } from "../kafka/cluster.ts";
 import { jsonSafe } from "../json.ts";
+import type { AclBinding } from "../kafka/cluster.ts";
 import { errorMessage } from "../log.ts";
 import {
   aclKey,

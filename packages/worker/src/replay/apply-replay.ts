@@ -9,9 +9,9 @@
  * (retention may have moved the log start since the preview). Idempotent: a
  * request already APPLIED or REFUSED is left alone.
  */
+import { Prisma } from "@prisma/client";
 import { notify, type Db } from "@kappa/catalog";
 import { ErrorCode } from "@kappa/kafka-protocol";
-import { Prisma } from "@prisma/client";
 import { partitionKey, type KafkaCluster } from "../kafka/cluster.ts";
 import type { Logger } from "../log.ts";
 import { auditAsWorker, type Change } from "../reconcile/entities.ts";

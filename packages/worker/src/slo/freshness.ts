@@ -5,8 +5,8 @@
  * 80 % of the target, AT_RISK up to the target, BREACHED beyond; NO_DATA for
  * an empty topic. The latest value per product plus one sample per minute.
  */
-import type { ObservationCycle, ObservationStep } from "../observe/observer.ts";
 import { partitionKey } from "../kafka/cluster.ts";
+import type { ObservationCycle, ObservationStep } from "../observe/observer.ts";
 import { NOW } from "../state/apply-batch.ts";
 
 const MINUTE = 60_000;

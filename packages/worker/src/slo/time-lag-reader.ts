@@ -13,9 +13,8 @@
  * cycle keeps the observer's interpolated estimate.
  */
 import { decodeFetchedRecords } from "@kappa/kafka-protocol";
-
-import type { ObservationCycle, ObservationStep } from "../observe/observer.ts";
 import { partitionKey } from "../kafka/cluster.ts";
+import type { ObservationCycle, ObservationStep } from "../observe/observer.ts";
 
 const MINUTE = 60_000;
 const MAX_READS_PER_CYCLE = 2_000;

@@ -7,9 +7,9 @@
  * moves only from the offset this worker read from: a second worker that
  * applied the same batch first makes this transaction roll back.
  */
+import { Prisma } from "@prisma/client";
 import type { Db } from "@kappa/catalog";
 import type { FetchedRecord } from "@kappa/kafka-protocol";
-import { Prisma } from "@prisma/client";
 
 /** Timestamps are stored as UTC (Prisma's convention), whatever the session's time zone. */
 export const NOW = Prisma.sql`(now() AT TIME ZONE 'UTC')`;

@@ -4,14 +4,14 @@
  * retried an hour later applies the current decision, and a grant task for a
  * subscription that was revoked meanwhile grants nothing.
  */
-import { TASK_KINDS } from "@kappa/catalog";
 import { z } from "zod";
+import { TASK_KINDS } from "@kappa/catalog";
 import { NonRetryableError } from "../errors.ts";
-import { applyReplay } from "../replay/apply-replay.ts";
-import type { LeasedTask } from "./runner.ts";
 import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { reconcileGrants } from "../reconcile/grants.ts";
+import { applyReplay } from "../replay/apply-replay.ts";
 import { inferTopicSchema } from "../sampling/infer-topic-schema.ts";
+import type { LeasedTask } from "./runner.ts";
 
 export { NonRetryableError } from "../errors.ts";
 

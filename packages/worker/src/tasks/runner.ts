@@ -14,16 +14,16 @@
  * Time comes from PostgreSQL (UTC), never the worker's clock, so workers with
  * skewed clocks agree on who owns a lease.
  */
-import type { Db } from "@kappa/catalog";
 import { Prisma } from "@prisma/client";
+import type { Db } from "@kappa/catalog";
 import type { OutageTracker } from "../health/outages.ts";
 import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
-import { backoffDelayMs } from "../reconcile/diff.ts";
 import { ensureCredentialsMany, reconcilePrincipalsAcls, reconcileProductTopics } from "../reconcile/batch.ts";
-import { reconcileGrants } from "../reconcile/grants.ts";
+import { backoffDelayMs } from "../reconcile/diff.ts";
 import { auditAsWorker, WORKER_ACTOR, type Change, type ReconcileContext } from "../reconcile/entities.ts";
+import { reconcileGrants } from "../reconcile/grants.ts";
 import { NonRetryableError, planBatch, runTaskHandler } from "./handlers.ts";
 
 

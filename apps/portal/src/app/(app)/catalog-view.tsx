@@ -1,11 +1,11 @@
 "use client";
 
 // The enum lists only: validation.ts would bring zod into this page's browser bundle.
-import { CLASSIFICATIONS, PRODUCT_STATUSES } from "@kappa/catalog/enums";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, use, useEffect, useState } from "react";
+import { CLASSIFICATIONS, PRODUCT_STATUSES } from "@kappa/catalog/enums";
 import { Badge, Button, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { ProductSearchResult } from "@/lib/api-types";
@@ -37,6 +37,9 @@ export function CatalogView({ domains, tags, first }: { domains: { slug: string;
     if ((filters.q ?? "") === text.trim()) return;
     const timer = setTimeout(() => update({ q: text.trim() || undefined }), 300);
     return () => clearTimeout(timer);
+    // Debounces typing only: the URL's q and update() are read when the timer fires, and
+    // re-running on their change would restart the debounce on every navigation.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [text]);
 
   // With search words the catalog ranks by relevance unless asked otherwise.

@@ -1,6 +1,6 @@
-import { permissionSummary } from "@kappa/catalog";
 import { cookies, headers } from "next/headers";
 import type { ReactNode } from "react";
+import { permissionSummary } from "@kappa/catalog";
 import { ActorProvider } from "@/components/actor-context";
 import { Nav } from "@/components/nav";
 import { PATH_HEADER } from "@/lib/request-path";

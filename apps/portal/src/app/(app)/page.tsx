@@ -1,5 +1,5 @@
-import { catalogFacets, searchProducts, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { catalogFacets, searchProducts, toJson } from "@kappa/catalog";
 import { ButtonLink, PageHeader } from "@/components/ui";
 import type { ProductSearchResult } from "@/lib/api-types";
 import { CATALOG_PAGE_SIZE, catalogFilters } from "@/lib/catalog-filters";

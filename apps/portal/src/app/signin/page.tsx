@@ -1,6 +1,6 @@
-import { UnauthenticatedError } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { UnauthenticatedError } from "@kappa/catalog";
 import { env, oidcEnabled } from "@/env";
 import { safeCallbackPath } from "@/lib/request-path";
 import { currentActor } from "@/server/actor";

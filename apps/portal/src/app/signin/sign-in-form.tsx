@@ -1,9 +1,9 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { Button, ErrorAlert, Field, inputClass } from "@/components/ui";
+import { formText } from "@/lib/form-text";
 
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: "Wrong e-mail or password.",

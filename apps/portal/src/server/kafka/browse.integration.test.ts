@@ -10,9 +10,9 @@ import path from "node:path";
 import avro from "avsc";
 import kafkajs from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startBroker, type RunningBroker } from "@kappa/broker";
 import { browseMessages, loadActor, type Db } from "@kappa/catalog";
 import { createTestDatabase } from "@kappa/catalog/testing";
-import { startBroker, type RunningBroker } from "@kappa/broker";
 // Brings the `pgAdminUrl` the global setup provides into inject()'s types.
 import type {} from "@kappa/catalog/testing/global-setup";
 import { KafkaRecordSource } from "./record-source";

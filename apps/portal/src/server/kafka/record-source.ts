@@ -4,9 +4,9 @@
  * partition (READ_COMMITTED: aborted transactional records are not shown).
  * Connections are kept per broker and reopened when they break.
  */
-import { ApiKey, decodeFetchedRecords, ErrorCode, type ScramMechanism } from "@kappa/kafka-protocol";
-import type { PartitionBounds, ReadResult, RecordSource } from "@kappa/catalog";
 import type { ConnectionOptions } from "node:tls";
+import type { PartitionBounds, ReadResult, RecordSource } from "@kappa/catalog";
+import { ApiKey, decodeFetchedRecords, ErrorCode, type ScramMechanism } from "@kappa/kafka-protocol";
 import { KafkaError, ReaderConnection } from "./connection";
 
 export interface KafkaReaderSettings {

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   approvalCommentInput,
   approveSchemaVersionInput,
@@ -26,7 +27,6 @@ import {
   updatePolicyInput,
   updateProductInput,
 } from "@kappa/catalog";
-import { z } from "zod";
 
 /*
  * The OpenAPI 3.1 description of /api/v1, generated from the same zod schemas

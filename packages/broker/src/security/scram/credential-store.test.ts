@@ -1,12 +1,12 @@
 // The credential store survives restarts, keeps only salt/iterations/keys, and a
 // failed write changes nothing.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ensureBootstrapUsers } from "../sasl/bootstrap.ts";
 import { ScramCredentialStore } from "./credential-store.ts";
 import { SCRAM_SHA_256, SCRAM_SHA_512, credentialFromPassword, passwordMatches, saltedPassword } from "./scram.ts";
-import { ensureBootstrapUsers } from "../sasl/bootstrap.ts";
 
 let dir: string;
 beforeEach(async () => {

@@ -4,10 +4,12 @@
 //    independently (Python hashlib/hmac); there is no RFC example for SHA-512.
 //  - PBKDF2-HMAC-SHA512 ("password", "salt", 1 and 2 iterations), the widely
 //    published vectors, pins Hi() for SHA-512.
-import { describe, expect, it } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SaslFailure, newExchange } from "../sasl/mechanisms.ts";
+import { ScramCredentialStore } from "./credential-store.ts";
 import {
   SCRAM_SHA_256,
   SCRAM_SHA_512,
@@ -20,8 +22,6 @@ import {
   unescapeSaslName,
   type ScramMechanism,
 } from "./scram.ts";
-import { ScramCredentialStore } from "./credential-store.ts";
-import { SaslFailure, newExchange } from "../sasl/mechanisms.ts";
 
 const SALT = Buffer.from("W22ZaJ0SNY7soEsUEjb6gQ==", "base64");
 const CLIENT_NONCE = "rOprNGfwEbeRWgbNEkqO";

@@ -2,9 +2,9 @@
 // crash window of the copy protocol can be set up exactly: leftovers of an
 // interrupted copy, orphan objects, a torn journal tail, a segment copied but not
 // yet deleted locally; then remote reads, timestamp lookups and topic deletion.
+import { randomUUID } from "node:crypto";
 import { appendFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { LogManager } from "../log-manager.ts";
 import { buildBatch, recordsOf, tempDir } from "../test-helpers.ts";

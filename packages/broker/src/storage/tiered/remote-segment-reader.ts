@@ -9,12 +9,12 @@
  */
 import { HEADER_SIZE, LOG_OVERHEAD, readHeader } from "../batch.ts";
 import { firstRecordAtOrAfter } from "../timestamp-search.ts";
+import { TxnIndex } from "../txn-index.ts";
 import { LruCache } from "./lru-cache.ts";
-import { remoteObjectKey } from "./remote-object-keys.ts";
 import type { RemoteSegmentMetadata } from "./remote-log-metadata.ts";
+import { remoteObjectKey } from "./remote-object-keys.ts";
 import type { RemoteStorage } from "./remote-storage.ts";
 import type { RemoteTimestampAndOffset } from "./types.ts";
-import { TxnIndex } from "../txn-index.ts";
 
 interface ParsedIndexes {
   offsets: number[];

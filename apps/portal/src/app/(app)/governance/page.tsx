@@ -1,6 +1,6 @@
-import { ForbiddenError, policyOverview, policyVersionDetail, toJson } from "@kappa/catalog";
 import { diffLines } from "diff";
 import type { Metadata } from "next";
+import { ForbiddenError, policyOverview, policyVersionDetail, toJson } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";

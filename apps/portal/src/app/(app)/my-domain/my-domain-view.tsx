@@ -3,8 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ServiceAccountForm } from "@/components/service-account-form";
-import { Badge, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { SupersededSubscriptions } from "@/components/successor-notice";
+import { Badge, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { MyDomain } from "@/lib/api-types";
 import { ago, formatDateTime } from "@/lib/format";

@@ -1,5 +1,5 @@
-import { hasGlobal } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { hasGlobal } from "@kappa/catalog";
 import { Card, DefinitionList, EmptyState, PageHeader } from "@/components/ui";
 import { env, oidcEnabled } from "@/env";
 import { requireActor } from "@/server/actor";

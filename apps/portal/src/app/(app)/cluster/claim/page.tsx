@@ -1,5 +1,5 @@
-import { activePolicy, clusterTopic, hasGlobal } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { activePolicy, clusterTopic, hasGlobal } from "@kappa/catalog";
 import { ProductForm } from "@/components/product-form";
 import { DefinitionList, EmptyState, PageHeader } from "@/components/ui";
 import { claimFormValues } from "@/lib/claim-form";

@@ -1,5 +1,5 @@
-import { getProduct, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { getProduct, toJson } from "@kappa/catalog";
 import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";

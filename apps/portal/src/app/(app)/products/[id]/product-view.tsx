@@ -1,23 +1,23 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { exampleValueSource } from "@kappa/catalog/schema-example";
 import { useActor, usePermissions } from "@/components/actor-context";
+import { ContractCard } from "@/components/contract-card";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
-import { ProductFreshness } from "@/components/slo";
 import { PartitionsPanel } from "@/components/partitions-panel";
 import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
 import { ReasonAction } from "@/components/reason-form";
 import { RetirementCard } from "@/components/retirement-card";
+import { ProductFreshness } from "@/components/slo";
 import { SnippetTabs } from "@/components/snippets";
-import { ContractCard } from "@/components/contract-card";
 import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
-import { exampleValueSource } from "@kappa/catalog/schema-example";
 import { kafkajsProducerSnippet, kcatProduceCommand, type ProducerRegistrySettings } from "@/lib/connection-snippets";
+import { formText } from "@/lib/form-text";
 import { formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";

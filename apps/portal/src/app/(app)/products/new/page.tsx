@@ -1,5 +1,5 @@
-import { activePolicy } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { activePolicy } from "@kappa/catalog";
 import { ProductForm } from "@/components/product-form";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { emptyFormValues } from "@/lib/product-form";

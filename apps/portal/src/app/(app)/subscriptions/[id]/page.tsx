@@ -1,11 +1,11 @@
-import { ForbiddenError, subscriptionDetail, subscriptionSuccessorNotice, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { ForbiddenError, subscriptionDetail, subscriptionSuccessorNotice, toJson } from "@kappa/catalog";
+import { SubscriptionSuccessorNotice } from "@/components/successor-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { loadPageData } from "@/server/page-data";
-import { SubscriptionSuccessorNotice } from "@/components/successor-notice";
 import { SubscriptionView } from "./subscription-view";
 
 export const metadata: Metadata = { title: "Subscription" };

@@ -1,5 +1,5 @@
-import { canInDomain } from "@kappa/catalog";
 import { notFound } from "next/navigation";
+import { canInDomain } from "@kappa/catalog";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { WebhooksView } from "./webhooks-view";

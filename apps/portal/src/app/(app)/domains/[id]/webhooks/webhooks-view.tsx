@@ -1,12 +1,12 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { NOTIFICATION_KINDS } from "@kappa/catalog/notification-kinds";
 import { useState, type FormEvent } from "react";
+import { NOTIFICATION_KINDS } from "@kappa/catalog/notification-kinds";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Field, inputClass, Loading, Notice, PageHeader } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { DomainWebhook, WebhookLog } from "@/lib/api-types";
+import { formText } from "@/lib/form-text";
 import { ago, formatDateTime, until } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
 

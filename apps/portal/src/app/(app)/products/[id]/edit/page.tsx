@@ -1,6 +1,6 @@
-import { activePolicy, canInDomain, getProduct, NotFoundError, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { activePolicy, canInDomain, getProduct, NotFoundError, toJson } from "@kappa/catalog";
 import { ProductForm } from "@/components/product-form";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { valuesFromProduct } from "@/lib/product-form";

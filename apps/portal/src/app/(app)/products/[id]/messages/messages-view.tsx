@@ -1,12 +1,12 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { useQuery } from "@tanstack/react-query";
 import { Fragment, useState, type FormEvent } from "react";
 import { keyText, RecordValue, valuePreview } from "@/components/record-value";
 import { Button, Card, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { MessagePage } from "@/lib/api-types";
+import { formText } from "@/lib/form-text";
 import { formatDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
 

@@ -1,7 +1,7 @@
 "use client";
 
-import { COMPATIBILITY_MODES } from "@kappa/catalog/validation";
 import { useState, type FormEvent } from "react";
+import { COMPATIBILITY_MODES } from "@kappa/catalog/validation";
 import { Button, ErrorAlert, Field, inputClass, Notice } from "@/components/ui";
 import { useRequestModeChange } from "@/lib/mutations";
 

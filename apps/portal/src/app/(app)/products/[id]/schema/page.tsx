@@ -1,5 +1,5 @@
-import { getProduct, listSchemaVersions, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { getProduct, listSchemaVersions, toJson } from "@kappa/catalog";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { loadOrNotFound } from "@/server/page-data";

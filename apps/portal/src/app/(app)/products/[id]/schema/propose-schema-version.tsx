@@ -1,6 +1,5 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ChangeEvent, type FormEvent } from "react";
@@ -9,6 +8,7 @@ import { FieldDiff } from "@/components/schema-diff";
 import { Button, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { SchemaCheck } from "@/lib/api-types";
+import { formText } from "@/lib/form-text";
 import { usePublishMajorVersion, useProposeSchemaVersion } from "@/lib/mutations";
 
 function pretty(definition: string): string {

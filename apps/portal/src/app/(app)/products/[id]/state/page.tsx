@@ -1,7 +1,7 @@
-import { getProduct, NotFoundError } from "@kappa/catalog";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { getProduct, NotFoundError } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";

@@ -1,12 +1,12 @@
 "use client";
 
-import { formText } from "@/lib/form-text";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { keyText, RecordValue, valuePreview } from "@/components/record-value";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString, type ApiError } from "@/lib/api-client";
 import type { StateEntryJson, StateKeysPage, StateViewStatus } from "@/lib/api-types";
+import { formText } from "@/lib/form-text";
 import { ago, formatDateTime } from "@/lib/format";
 import { formatCount, formatLagTime } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";

@@ -1,11 +1,11 @@
 "use client";
 
-import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
-import { PolicyNotes, PolicyResultList, PolicySummary } from "@/components/policy-results";
-import { LIMITS, requestSubscriptionInput, fieldErrors } from "@kappa/catalog/validation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
+import { LIMITS, requestSubscriptionInput, fieldErrors } from "@kappa/catalog/validation";
+import { PolicyNotes, PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ServiceAccountForm } from "@/components/service-account-form";
 import { Button, Card, ErrorAlert, Field, inputClass, Loading } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";

@@ -1,5 +1,5 @@
-import { ForbiddenError, productReview, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { ForbiddenError, productReview, toJson } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";

@@ -1,5 +1,5 @@
-import { ForbiddenError, schemaVersionReview, toJson } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { ForbiddenError, schemaVersionReview, toJson } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";

@@ -1,5 +1,5 @@
-import { productContract, ValidationError } from "@kappa/catalog";
 import { stringify } from "yaml";
+import { productContract, ValidationError } from "@kappa/catalog";
 import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
