@@ -38,5 +38,9 @@ REVOKE UPDATE, DELETE, TRUNCATE ON "AuditEvent" FROM :"portal", :"worker";
 -- Migration bookkeeping is the owner's alone.
 REVOKE ALL ON "_prisma_migrations" FROM :"portal", :"worker";
 
--- What the worker observes on the cluster is written by the worker only.
-REVOKE INSERT, UPDATE, DELETE ON "TopicObservation", "TopicObservationSample", "ConsumerGroupObservation", "ConsumerGroupObservationSample", "ReconcileRun", "WorkerInstance" FROM :"portal";
+-- What the worker observes on the cluster is written by the worker only: topic
+-- and group observations, the cluster scan (unmanaged topics, who reads what),
+-- freshness, and the latest-state views' entries and positions (the portal
+-- only asks for a rebuild, on "StateView").
+REVOKE INSERT, UPDATE, DELETE ON "TopicObservation", "TopicObservationSample", "ConsumerGroupObservation", "ConsumerGroupObservationSample", "ReconcileRun", "WorkerInstance",
+  "ClusterTopic", "GroupTopicUsage", "ProductFreshness", "ProductFreshnessSample", "StateEntry", "StateViewPartition" FROM :"portal";
