@@ -28,11 +28,12 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
     password: decodeURIComponent(url.password),
     database: decodeURIComponent(url.pathname.slice(1)),
     max: pool.size ?? Number(url.searchParams.get("connection_limit") ?? 10),
-    ...(pool.waitMs !== undefined ? { connectionTimeoutMillis: pool.waitMs } : {}),
     // A short idle timeout lets scripts and tests exit promptly.
     idleTimeoutMillis: 5_000,
-    // Never wait forever for a connection (a database that accepts and hangs).
-    connectionTimeoutMillis: 10_000,
+    // How long a query waits for a pooled connection (KAPPA_DB_POOL_WAIT_MS; past
+    // it the API answers 503) — never forever, even against a database that
+    // accepts and hangs.
+    connectionTimeoutMillis: pool.waitMs ?? 10_000,
   }, url.searchParams.get("schema") ? { schema: url.searchParams.get("schema") ?? undefined } : undefined));
   return new PrismaClient({
     adapter,
