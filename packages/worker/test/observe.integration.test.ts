@@ -136,6 +136,11 @@ describe("observation", () => {
       await producer.connect();
       for (let i = 0; i < 20; i++) await producer.send({ topic: product.topicName, messages: Array.from({ length: 10 }, (_, j) => ({ value: `record-${i}-${j}-${"x".repeat(60)}` })) });
       await producer.disconnect();
+      // First the broker's own copy to the remote tier, then the observation: the observer
+      // refreshes a quiet topic's tier figures once per refresh round (60 s), so the topic's
+      // first refresh must come after the copy for this test not to race it.
+      const topics = [{ topic: product.topicName, partitions: 1 }];
+      await waitFor(async () => ((await worker.cluster.remoteBytes(topics))?.get(product.topicName)?.[0] ?? 0n) > 0n, 15_000, "the broker to copy closed segments to the remote tier");
       const row = await waitFor(async () => {
         await worker.worker.observer.observeOnce();
         const r = await db.topicObservation.findUnique({ where: { topic: product.topicName } });
