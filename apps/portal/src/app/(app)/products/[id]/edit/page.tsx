@@ -1,24 +1,18 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
-import { activePolicy, canInDomain, getProduct, NotFoundError, toJson } from "@kappa/catalog";
+import { activePolicy, canInDomain, getProduct, toJson } from "@kappa/catalog";
 import { ProductForm } from "@/components/product-form";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { valuesFromProduct } from "@/lib/product-form";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { loadOrNotFound } from "@/server/page-data";
 
 export const metadata: Metadata = { title: "Edit data product" };
 
 export default async function EditProductPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/products/${id}/edit`);
-  let product;
-  try {
-    product = toJson(await getProduct(db(), actor, id));
-  } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
-  }
+  const product = toJson(await loadOrNotFound(getProduct(db(), actor, id)));
   if (!canInDomain(actor, "product:update", product.domainId)) {
     return (
       <>

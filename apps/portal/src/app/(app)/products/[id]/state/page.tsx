@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { getProduct, NotFoundError } from "@kappa/catalog";
+import { getProduct } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { loadOrNotFound } from "@/server/page-data";
 import { StateView } from "./state-view";
 
 export const metadata: Metadata = { title: "Latest state · Kappa Mesh" };
@@ -12,13 +12,7 @@ export const metadata: Metadata = { title: "Latest state · Kappa Mesh" };
 export default async function MessagesPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/products/${id}/state`);
-  let product;
-  try {
-    product = await getProduct(db(), actor, id);
-  } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
-  }
+  const product = await loadOrNotFound(getProduct(db(), actor, id));
   return (
     <>
       <PageHeader

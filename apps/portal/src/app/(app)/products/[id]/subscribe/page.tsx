@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { activePolicy, getProduct, NotFoundError } from "@kappa/catalog";
+import { activePolicy, getProduct } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { loadOrNotFound } from "@/server/page-data";
 import { SubscribeForm } from "./subscribe-form";
 
 export const metadata: Metadata = { title: "Request a subscription" };
@@ -12,13 +12,7 @@ export const metadata: Metadata = { title: "Request a subscription" };
 export default async function SubscribePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const actor = await requireActor(`/products/${id}/subscribe`);
-  let product;
-  try {
-    product = await getProduct(db(), actor, id);
-  } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
-  }
+  const product = await loadOrNotFound(getProduct(db(), actor, id));
   const policy = await activePolicy(db());
   const domains = actor.memberships.filter((m) => m.domainId !== product.domainId);
   const ownerDomains = domains.filter((m) => m.role === "OWNER").map((m) => ({ id: m.domainId, slug: m.domainSlug }));
