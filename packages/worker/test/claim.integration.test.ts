@@ -1,7 +1,7 @@
 import { ConfigResourceTypes } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveProduct, claimTopic, decideClaimAcls, getProduct, loadActor, registrySchemaId, requestSchemaInference, submitForReview, topicSchemaInference, type Db } from "@kappa/catalog";
-import { kafkaClient, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+import { kafkaClient, type openTestDatabase, type seedPeople, type startWorker, waitFor, type TestBroker, startSaslStack, stopSaslStack } from "./helpers.ts";
 
 /*
  * "Claim as data product" against the real broker: a topic made outside the
@@ -19,19 +19,10 @@ let people: Awaited<ReturnType<typeof seedPeople>>;
 let running: ReturnType<typeof startWorker>;
 
 beforeAll(async () => {
-  broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${ADMIN.name}`, saslUsers: [ADMIN] });
-  database = await openTestDatabase();
-  db = database.db;
-  people = await seedPeople(db);
-  running = startWorker(db, broker.bootstrap, { clusterScanIntervalMs: 3_600_000 }, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
-  await running.start();
+  ({ broker, database, db, people, running } = await startSaslStack(ADMIN, { clusterScanIntervalMs: 3_600_000 }));
 });
 
-afterAll(async () => {
-  await running?.stop();
-  await database?.dispose();
-  await broker?.cleanup();
-});
+afterAll(() => stopSaslStack({ running, database, broker }));
 
 async function withAdmin<T>(work: (admin: ReturnType<ReturnType<typeof kafkaClient>["admin"]>) => Promise<T>): Promise<T> {
   const admin = kafkaClient(broker.bootstrap, asAdmin).admin();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lineageGraph, loadActor, type Db } from "@kappa/catalog";
 import { decryptSecret } from "@kappa/catalog/secrets";
-import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+import { approvedProduct, approvedSubscription, kafkaClient, type openTestDatabase, SECRETS_KEY, type seedPeople, type startWorker, waitFor, type TestBroker, startSaslStack, stopSaslStack } from "./helpers.ts";
 
 /*
  * The cluster scan against the real broker: every topic with managed/unmanaged,
@@ -20,19 +20,10 @@ let people: Awaited<ReturnType<typeof seedPeople>>;
 let running: ReturnType<typeof startWorker>;
 
 beforeAll(async () => {
-  broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${ADMIN.name}`, saslUsers: [ADMIN] });
-  database = await openTestDatabase();
-  db = database.db;
-  people = await seedPeople(db);
-  running = startWorker(db, broker.bootstrap, { clusterScanIntervalMs: 3_600_000 }, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
-  await running.start();
+  ({ broker, database, db, people, running } = await startSaslStack(ADMIN, { clusterScanIntervalMs: 3_600_000 }));
 });
 
-afterAll(async () => {
-  await running?.stop();
-  await database?.dispose();
-  await broker?.cleanup();
-});
+afterAll(() => stopSaslStack({ running, database, broker }));
 
 async function credentialsOf(accountId: string) {
   const account = await waitFor(() => db.serviceAccount.findFirst({ where: { id: accountId, secretCiphertext: { not: null } }, omit: { secretCiphertext: false } }), 20_000, "issued credentials");

@@ -166,3 +166,25 @@ export async function approvedSubscription(db: Db, people: Awaited<ReturnType<ty
   await approveSubscription(db, people.as.ordersOwner, sub.id);
   return { account, subscription: sub };
 }
+
+/**
+ * The stack most worker integration tests run on: a SASL/SCRAM broker with the
+ * ACL authorizer on and `admin` as its super user, a fresh catalog with the
+ * test people, and a started worker that connects as that admin.
+ */
+export async function startSaslStack(admin: { name: string; password: string }, overrides: Partial<WorkerOptions> = {}) {
+  const broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${admin.name}`, saslUsers: [admin] });
+  const database = await openTestDatabase();
+  const db = database.db;
+  const people = await seedPeople(db);
+  const running = startWorker(db, broker.bootstrap, overrides, { mechanism: "SCRAM-SHA-512", username: admin.name, password: admin.password });
+  await running.start();
+  return { broker, database, db, people, running };
+}
+
+/** Stops what startSaslStack started (each part may be missing when the start failed part-way). */
+export async function stopSaslStack(stack: { running?: { stop(): Promise<void> }; database?: { dispose(): Promise<void> }; broker?: TestBroker }): Promise<void> {
+  await stack.running?.stop();
+  await stack.database?.dispose();
+  await stack.broker?.cleanup();
+}

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deprecateProduct, listNotifications, loadActor, type Db } from "@kappa/catalog";
 import { SunsetScheduler } from "../src/lifecycle/sunset-scheduler.ts";
-import { approvedProduct, approvedSubscription, openTestDatabase, seedPeople, startTestBroker, startWorker, testLogger, waitFor, type TestBroker } from "./helpers.ts";
+import { approvedProduct, approvedSubscription, type openTestDatabase, type seedPeople, type startWorker, testLogger, waitFor, type TestBroker, startSaslStack, stopSaslStack } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };
 
@@ -14,19 +14,10 @@ let people: Awaited<ReturnType<typeof seedPeople>>;
 let running: ReturnType<typeof startWorker>;
 
 beforeAll(async () => {
-  broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${ADMIN.name}`, saslUsers: [ADMIN] });
-  database = await openTestDatabase();
-  db = database.db;
-  people = await seedPeople(db);
-  running = startWorker(db, broker.bootstrap, { retiredTopics: "keep" }, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
-  await running.start();
+  ({ broker, database, db, people, running } = await startSaslStack(ADMIN, { retiredTopics: "keep" }));
 });
 
-afterAll(async () => {
-  await running?.stop();
-  await database?.dispose();
-  await broker?.cleanup();
-});
+afterAll(() => stopSaslStack({ running, database, broker }));
 
 const tasksDone = (entityId: string) => async () => {
   const tasks = await db.provisioningTask.findMany({ where: { entityId } });

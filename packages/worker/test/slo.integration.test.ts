@@ -6,7 +6,7 @@
 // freshness SLA raises a freshness alert for its owners and subscribers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listNotifications, loadActor, revealCredentialOnce, setSubscriptionObjective, type Db } from "@kappa/catalog";
-import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+import { approvedProduct, approvedSubscription, kafkaClient, type openTestDatabase, SECRETS_KEY, type seedPeople, sleep, type startWorker, waitFor, type TestBroker, startSaslStack, stopSaslStack } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };
 const scram = (username: string, password: string) => ({ mechanism: "scram-sha-512" as const, username, password });
@@ -20,19 +20,10 @@ let people: Awaited<ReturnType<typeof seedPeople>>;
 let running: ReturnType<typeof startWorker>;
 
 beforeAll(async () => {
-  broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${ADMIN.name}`, saslUsers: [ADMIN] });
-  database = await openTestDatabase();
-  db = database.db;
-  people = await seedPeople(db);
-  running = startWorker(db, broker.bootstrap, { slo: { fireAfterMs: FIRE_AFTER_MS, resolveAfterMs: FIRE_AFTER_MS, clearRatio: 0.8, freshnessEveryMs: 1 } }, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
-  await running.start();
+  ({ broker, database, db, people, running } = await startSaslStack(ADMIN, { slo: { fireAfterMs: FIRE_AFTER_MS, resolveAfterMs: FIRE_AFTER_MS, clearRatio: 0.8, freshnessEveryMs: 1 } }));
 });
 
-afterAll(async () => {
-  await running?.stop();
-  await database?.dispose();
-  await broker?.cleanup();
-});
+afterAll(() => stopSaslStack({ running, database, broker }));
 
 const done = (entityId: string) => async () => {
   const tasks = await db.provisioningTask.findMany({ where: { entityId } });
