@@ -1,5 +1,5 @@
-import { hasGlobal } from "@kappa/catalog";
 import type { Metadata } from "next";
+import { hasGlobal } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { AdminTabs } from "../admin-tabs";
