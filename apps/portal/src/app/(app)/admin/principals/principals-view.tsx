@@ -27,7 +27,8 @@ export function ReservedPrincipalsView() {
         {list.isError && <ErrorAlert message={list.error.message} />}
         {remove.isError && <ErrorAlert message={remove.error.message} />}
         {list.data && (
-          <div className="overflow-x-auto">
+          // relative: the sr-only labels are absolutely positioned and would otherwise widen the page past a phone's screen.
+          <div className="relative overflow-x-auto">
             <table className="w-full text-left text-sm" data-testid="reserved-principals">
               <caption className="sr-only">Reserved principals</caption>
               <thead className="text-xs uppercase text-slate-500">
