@@ -1,4 +1,4 @@
-import type { Prisma } from "@prisma/client";
+import { Prisma } from "@prisma/client";
 import type { Actor } from "./actor.ts";
 import type { Tx } from "./db.ts";
 import type { RequestContext } from "./request-context.ts";
@@ -39,4 +39,22 @@ export async function recordAudit(
       userAgent: actor.request?.userAgent ?? null,
     },
   });
+}
+
+/**
+ * The same audit row as recordAudit, as an INSERT for a data-modifying CTE, so
+ * a read and its audit event go to PostgreSQL as one statement (one round
+ * trip, one commit: the row is written whenever the read is). `data` is SQL
+ * that builds a jsonb object (it may refer to the statement's other CTEs).
+ */
+export function auditInsertSql(
+  actor: { id: string | null; email: Actor["email"]; token?: Actor["token"]; request?: RequestContext },
+  action: string,
+  entityType: EntityType,
+  entityId: string,
+  data: Prisma.Sql,
+): Prisma.Sql {
+  const token: Prisma.InputJsonObject = actor.token ? { tokenId: actor.token.id } : {};
+  return Prisma.sql`INSERT INTO "AuditEvent" ("actorId", "actorEmail", "action", "entityType", "entityId", "data", "clientAddress", "userAgent")
+    VALUES (${actor.id}, ${actor.email}, ${action}, ${entityType}, ${entityId}, (${data}) || ${JSON.stringify(token)}::jsonb, ${actor.request?.clientAddress ?? null}, ${actor.request?.userAgent ?? null})`;
 }

@@ -159,5 +159,14 @@ describe("latest-state view", () => {
     expect(next.entries.map((e) => e.key?.text)).toEqual(["customer-16", "customer-17", "customer-19"]);
     expect(next.nextAfter).toBeNull();
     expect(await db.auditEvent.count({ where: { entityId: productId, action: { in: ["state.key-read", "state.keys-browsed"] } } })).toBe(5);
+    // Each lookup its own row, refused ones none: what was asked, whether it existed, and whether PII was shown.
+    const reads = await db.auditEvent.findMany({ where: { entityId: productId, action: "state.key-read" }, orderBy: { id: "asc" } });
+    const hex = (k: string) => Buffer.from(k).toString("hex");
+    expect(reads.map((r) => r.data)).toEqual([
+      { key: hex("customer-1"), found: true, piiVisible: true },
+      { key: hex("customer-2"), found: false, piiVisible: true },
+      { key: hex("customer-1"), found: true, piiVisible: false },
+    ]);
+    expect(reads.map((r) => r.actorId)).toEqual([owner.id, owner.id, subscriber.id]);
   });
 });

@@ -1,7 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
-import { recordAudit } from "../audit.ts";
+import { auditInsertSql, recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { decodeValue, type DecodedValue } from "../records/decode-value.ts";
@@ -27,7 +27,16 @@ interface HeaderJson {
   value: string | null;
 }
 
-function entryView(viewer: RecordViewer, e: { key: Uint8Array; value: Uint8Array; partition: number; offset: bigint; timestamp: Date; headers: unknown }) {
+interface EntryRow {
+  key: Uint8Array;
+  value: Uint8Array;
+  partition: number;
+  offset: bigint;
+  timestamp: Date;
+  headers: unknown;
+}
+
+function entryView(viewer: RecordViewer, e: EntryRow) {
   const value: DecodedValue = decodeValue(Buffer.from(e.value), viewer.values);
   const headers = Array.isArray(e.headers) ? (e.headers as HeaderJson[]) : [];
   return {
@@ -99,8 +108,13 @@ export async function lookupStateKey(db: Db, actor: Actor, productId: string, ra
   const viewer = await recordViewer(db, actor, productId);
   requireCompacted(viewer);
   const keyBytes = encoding === "hex" ? Buffer.from(key, "hex") : Buffer.from(key, "utf8");
-  const entry = await db.stateEntry.findUnique({ where: { productId_key: { productId, key: keyBytes } } });
-  await recordAudit(db, actor, "state.key-read", "DataProduct", productId, { key: keyBytes.toString("hex").slice(0, 512), found: entry !== null, piiVisible: viewer.piiVisible });
+  // The read and its audit event in one statement: every lookup leaves its own
+  // row (key, found, piiVisible), written in the same commit as the read.
+  const audit = auditInsertSql(actor, "state.key-read", "DataProduct", productId, Prisma.sql`jsonb_build_object('key', ${keyBytes.toString("hex").slice(0, 512)}::text, 'found', EXISTS (SELECT 1 FROM entry), 'piiVisible', ${viewer.piiVisible}::boolean)`);
+  const [entry] = await db.$queryRaw<EntryRow[]>`
+    WITH entry AS (SELECT key, value, partition, "offset", "timestamp", headers FROM "StateEntry" WHERE "productId" = ${productId} AND key = ${keyBytes}),
+         audited AS (${audit})
+    SELECT * FROM entry`;
   if (!entry) throw new NotFoundError(`Key "${key}" in the latest-state view of`, viewer.product.name);
   return entryView(viewer, entry);
 }
