@@ -7,7 +7,8 @@
  *     and heap of this process (state lives in PostgreSQL, not in RAM).
  *  3. 100,000 more updates (10 % tombstones): time to converge again.
  *  4. Key lookups: p50/p95 of the catalog's lookupStateKey (access check,
- *     decode, mask, audit event) and of the bare primary-key read.
+ *     decode, mask, audit event), of the previous sequential version of it
+ *     (same loop, same load) and of each part on its own.
  * Checks the view against what was produced. Prints the figures.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -146,7 +147,7 @@ async function main() {
     const actor = await loadActor(db, owner.id);
     const keys = [...expected.keys()];
     // The lookup's parts, each timed on its own in the same loop (where the time goes).
-    const parts = { full: [] as number[], bare: [] as number[], viewer: [] as number[], decode: [] as number[], audit: [] as number[] };
+    const parts = { full: [] as number[], previous: [] as number[], bare: [] as number[], viewer: [] as number[], decode: [] as number[], audit: [] as number[] };
     const timed = async <T>(into: number[], f: () => Promise<T> | T): Promise<T> => {
       const s = performance.now();
       const out = await f();
@@ -157,6 +158,12 @@ async function main() {
     for (let i = 0; i < LOOKUPS; i++) {
       const key = keys[(i * 104_729) % keys.length] ?? "";
       await timed(parts.full, () => lookupStateKey(db, actor, product.id, key));
+      // The lookup as it was before (an owner's: product, then its schema versions, then the key, then the audit row), for comparison under the same load.
+      await timed(parts.previous, async () => {
+        const p = await db.dataProduct.findUnique({ where: { id: product.id }, include: { schemaVersions: { where: { status: { not: "REJECTED" } }, orderBy: { version: "desc" } } } });
+        const e = await db.stateEntry.findUnique({ where: { productId_key: { productId: product.id, key: Buffer.from(key) } } });
+        await db.auditEvent.create({ data: { actorId: actor.id, actorEmail: actor.email, action: "bench.previous-lookup", entityType: "DataProduct", entityId: product.id, data: { key: Buffer.from(key).toString("hex"), found: e !== null, piiVisible: p !== null } } });
+      });
       const row = await timed(parts.bare, () => db.stateEntry.findUnique({ where: { productId_key: { productId: product.id, key: Buffer.from(key) } } }));
       const viewer = await timed(parts.viewer, () => recordViewer(db, actor, product.id));
       await timed(parts.decode, () => decodeValue(row ? Buffer.from(row.value) : null, viewer.values));
@@ -165,6 +172,7 @@ async function main() {
     const audited = (await db.auditEvent.count({ where: { action: "state.key-read" } })) - before;
     const fig = (xs: number[]) => `${pct(xs, 50).toFixed(2)} ms / ${pct(xs, 95).toFixed(2)} ms`;
     line(`key lookup, catalog lookupStateKey (${LOOKUPS} lookups): p50 / p95`, `${fig(parts.full)} (target p95 ≤ 10 ms)`);
+    line("the previous lookup's 4 sequential round trips, same loop: p50 / p95", fig(parts.previous));
     line("  of which: access check + schema (recordViewer): p50 / p95", fig(parts.viewer));
     line("  of which: primary-key read: p50 / p95", fig(parts.bare));
     line("  of which: decode + mask: p50 / p95", fig(parts.decode));
