@@ -13,6 +13,7 @@ import type { Control } from "./control.ts";
 import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
 import { Connection } from "./net/connection.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
+import type { RequestMetrics } from "./net/request-metrics.ts";
 import type { ApiRegistry } from "./registry.ts";
 import { SaslService } from "./security/sasl/authenticator.ts";
 import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
@@ -49,6 +50,8 @@ export interface RunningBroker {
   /** The handler registry (part 2 registers SASL handlers here). */
   registry: ApiRegistry;
   core: BrokerCore;
+  /** Per-API request timing since start (or the last reset), like Kafka's RequestMetrics; see net/request-metrics.ts. */
+  requestMetrics: RequestMetrics;
   /** Stops accepting, closes every connection, flushes and closes storage. */
   stop(): Promise<void>;
 }
@@ -255,6 +258,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     control: core.control,
     registry: core.registry,
     core,
+    requestMetrics: core.requestMetrics,
     stop,
   };
 }
