@@ -14,8 +14,9 @@ async function main(): Promise<void> {
   process.on("message", (msg: unknown) => {
     if (msg === "reset-metrics") {
       broker.requestMetrics.reset();
+      broker.logFlushTimes.reset();
       process.send?.({ reset: true });
-    } else if (msg === "metrics") process.send?.({ metrics: broker.requestMetrics.snapshot() });
+    } else if (msg === "metrics") process.send?.({ metrics: broker.requestMetrics.snapshot(), flush: broker.logFlushTimes.summary() });
   });
   // SIGTERM stops cleanly, so that `--cpu-prof` writes its profile on exit.
   process.once("SIGTERM", () => {

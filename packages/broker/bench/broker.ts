@@ -98,7 +98,17 @@ async function startBrokerProcess(dataDir: string): Promise<{ proc: ChildProcess
   return { proc, bootstrap };
 }
 
-type Timing = Record<string, { count: number; phases: Record<"queue" | "local" | "responseQueue" | "send" | "total", { p50: number; p99: number; max: number }> }>;
+interface Summary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+interface Timing {
+  apis: Record<string, { count: number; phases: Record<"queue" | "local" | "responseQueue" | "send" | "total", Summary> }>;
+  /** The broker's fsyncs of active segments in the same span. */
+  flush: Summary | null;
+}
 
 /** Asks the broker child for its request timing ("metrics") or to start counting afresh ("reset-metrics"). */
 function brokerTiming(proc: ChildProcess, what: "metrics" | "reset-metrics"): Promise<Timing> {
@@ -106,7 +116,7 @@ function brokerTiming(proc: ChildProcess, what: "metrics" | "reset-metrics"): Pr
     const onMessage = (m: unknown) => {
       if (typeof m !== "object" || m === null) return;
       proc.off("message", onMessage);
-      resolve("metrics" in m ? (m.metrics as Timing) : {});
+      resolve("metrics" in m && "flush" in m ? { apis: m.metrics as Timing["apis"], flush: m.flush as Summary } : { apis: {}, flush: null });
     };
     proc.on("message", onMessage);
     proc.send(what);
@@ -115,10 +125,17 @@ function brokerTiming(proc: ChildProcess, what: "metrics" | "reset-metrics"): Pr
 
 /** "total p50 0.41 / p99 3.10 ms (local p99 2.9, queue p99 0.01, response queue p99 0.2 ms; 1,234 requests)" for Produce. */
 function describeProduceTiming(t: Timing): string {
-  const p = t.Produce;
+  const p = t.apis.Produce;
   if (!p) return "no Produce requests";
   const f = (n: number) => n.toFixed(2);
-  return `total p50 ${f(p.phases.total.p50)} / p99 ${f(p.phases.total.p99)} ms (handler p99 ${f(p.phases.local.p99)}, queue p99 ${f(p.phases.queue.p99)}, behind earlier response p99 ${f(p.phases.responseQueue.p99)}, send p99 ${f(p.phases.send.p99)} ms; ${p.count.toLocaleString("en-US")} requests)`;
+  const flush = t.flush && t.flush.count > 0 ? `; fsyncs p50 ${f(t.flush.p50)} / p99 ${f(t.flush.p99)} ms (${t.flush.count.toLocaleString("en-US")})` : "";
+  return `total p50 ${f(p.phases.total.p50)} / p99 ${f(p.phases.total.p99)} ms (handler p50 ${f(p.phases.local.p50)} / p99 ${f(p.phases.local.p99)}, queue p99 ${f(p.phases.queue.p99)}, behind earlier response p99 ${f(p.phases.responseQueue.p99)}, send p99 ${f(p.phases.send.p99)} ms; ${p.count.toLocaleString("en-US")} requests${flush})`;
+}
+
+function brokerCpuLine(before: number | null, after: number | null, seconds: number): string {
+  if (before === null || after === null) return "unknown";
+  const s = after - before;
+  return `${s.toFixed(2)} s over ${seconds} s (${((s / seconds) * 100).toFixed(0)} % of one core)`;
 }
 
 const loadNow = () => `load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`;
@@ -426,6 +443,7 @@ async function latencyRuns(kafka: Kafka, broker: { proc: ChildProcess; bootstrap
     [5000, 4, " (target p99 ≤ 5 ms)"],
   ] as const) {
     await brokerTiming(broker.proc, "reset-metrics");
+    const brokerCpu0 = cpuSeconds(broker.proc.pid);
     const cpu0 = process.cpuUsage();
     const load = loadNow();
     const latencies = await fixedRateLatencies(rate, seconds, (i) =>
@@ -438,6 +456,7 @@ async function latencyRuns(kafka: Kafka, broker: { proc: ChildProcess; bootstrap
       `p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, max ${latencies[latencies.length - 1]!.toFixed(2)} ms (${latencies.length} sends; ${load})`,
     );
     note("  broker side, the same Produce requests", describeProduceTiming(timing));
+    note("  broker process CPU", brokerCpuLine(brokerCpu0, cpuSeconds(broker.proc.pid), seconds));
     const cpuS = (cpu.user + cpu.system) / 1e6;
     note("  kafkajs client process CPU", `${cpuS.toFixed(2)} s over ${seconds} s (${((cpuS / seconds) * 100).toFixed(0)} % of one core, ${((cpuS * 1e6) / (rate * seconds)).toFixed(0)} µs per send)`);
   }
@@ -446,6 +465,7 @@ async function latencyRuns(kafka: Kafka, broker: { proc: ChildProcess; bootstrap
   const seconds = 4;
   await brokerTiming(broker.proc, "reset-metrics");
   const load = loadNow();
+  const brokerCpu0 = cpuSeconds(broker.proc.pid);
   const k = await kcatLatency(broker.bootstrap, "bench-latency", rate, seconds, lines);
   const timing = await brokerTiming(broker.proc, "metrics");
   note(
@@ -453,6 +473,7 @@ async function latencyRuns(kafka: Kafka, broker: { proc: ChildProcess; bootstrap
     `p50 ${percentile(k.rtts, 50).toFixed(2)} ms, p99 ${percentile(k.rtts, 99).toFixed(2)} ms, max ${(k.rtts[k.rtts.length - 1] ?? NaN).toFixed(2)} ms (${k.rtts.length} requests, ${k.recordsPerRequest.toFixed(1)} records each; ${load})`,
   );
   note("  broker side, the same Produce requests", describeProduceTiming(timing));
+  note("  broker process CPU", brokerCpuLine(brokerCpu0, cpuSeconds(broker.proc.pid), seconds));
   if (k.kcatCpu !== null) note("  kcat client process CPU", `${k.kcatCpu.toFixed(2)} s over ${seconds} s (${((k.kcatCpu / seconds) * 100).toFixed(0)} % of one core)`);
 }
 

@@ -14,6 +14,7 @@ import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
 import { Connection } from "./net/connection.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
 import type { RequestMetrics } from "./net/request-metrics.ts";
+import type { LatencyHistogram } from "./storage/latency-histogram.ts";
 import type { ApiRegistry } from "./registry.ts";
 import { SaslService } from "./security/sasl/authenticator.ts";
 import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
@@ -52,6 +53,8 @@ export interface RunningBroker {
   core: BrokerCore;
   /** Per-API request timing since start (or the last reset), like Kafka's RequestMetrics; see net/request-metrics.ts. */
   requestMetrics: RequestMetrics;
+  /** Duration of every fsync of a partition's active segment (Kafka's LogFlushStats LogFlushRateAndTimeMs). */
+  logFlushTimes: LatencyHistogram;
   /** Stops accepting, closes every connection, flushes and closes storage. */
   stop(): Promise<void>;
 }
@@ -259,6 +262,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     registry: core.registry,
     core,
     requestMetrics: core.requestMetrics,
+    logFlushTimes: logs.manager.flushTimes,
     stop,
   };
 }

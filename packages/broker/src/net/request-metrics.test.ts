@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LatencyHistogram, RequestMetrics } from "./request-metrics.ts";
+import { LatencyHistogram } from "../storage/latency-histogram.ts";
+import { RequestMetrics } from "./request-metrics.ts";
 
 describe("LatencyHistogram", () => {
   it("gives percentiles within one bucket (9 %) of the true value", () => {
