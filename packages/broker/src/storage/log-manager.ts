@@ -26,9 +26,9 @@ import {
 } from "./configs.ts";
 import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
 import { StorageError } from "./errors.ts";
-import { LatencyHistogram } from "./latency-histogram.ts";
 import { FileHandleCache, fsyncDir, writeFileAtomic } from "./files.ts";
 import { GroupOffsetStore } from "./group-offset-store.ts";
+import { LatencyHistogram } from "./latency-histogram.ts";
 import { SerialQueue } from "./locks.ts";
 import { MetadataStore, type TopicRecord } from "./metadata.ts";
 import { PartitionLog } from "./partition-log.ts";
