@@ -11,7 +11,11 @@
 //    `queued.max.requests.per.connection` requests are in flight, their frames
 //    (held until their handler finishes) total less than IN_FLIGHT_REQUEST_BYTES_LIMIT,
 //    and the bytes waiting to be written (socket buffer + finished responses held
-//    behind an earlier one) are below WRITE_HIGH_WATER. Every acks=all Produce
+//    behind an earlier one + what the Fetches in flight may still answer, their
+//    max_bytes capped by fetch.max.bytes) are below WRITE_HIGH_WATER. So a
+//    client may pipeline hundreds of small produces, but a large Fetch is
+//    handled alone (as Kafka handles every request of a connection), and
+//    one that does not read its responses is not served more of them. Every acks=all Produce
 //    stays in flight until its fsync, so the count must cover what a client sends
 //    during one fsync (kafkajs sends one request per record: at 5,000 records/s
 //    and a 20 ms fsync that is 100 requests); the byte bound keeps the memory
@@ -85,6 +89,8 @@ export class Connection {
   private incomingBytes = 0;
   /** Bytes of the frames whose handlers have not finished yet. */
   private inFlightRequestBytes = 0;
+  /** What the Fetches in flight may answer (their max_bytes, capped by fetch.max.bytes). */
+  private reservedResponseBytes = 0;
   /** Encoded responses that are finished but wait behind an earlier, unfinished one. */
   private heldResponseBytes = 0;
   private closed = false;
@@ -260,7 +266,7 @@ export class Connection {
     return (
       this.pending.length < this.core.config["queued.max.requests.per.connection"] &&
       this.inFlightRequestBytes < IN_FLIGHT_REQUEST_BYTES_LIMIT &&
-      this.socket.writableLength + this.heldResponseBytes < WRITE_HIGH_WATER
+      this.socket.writableLength + this.heldResponseBytes + this.reservedResponseBytes < WRITE_HIGH_WATER
     );
   }
 
@@ -360,9 +366,12 @@ export class Connection {
     slot.timing = { api: api.name, times };
     if (action?.kind === "drop-response") slot.closeInstead = true;
     const delayMs = action?.kind === "delay" ? action.ms : 0;
+    const reserved = responseReservation(apiKey, body, this.core.config["fetch.max.bytes"]);
     this.inFlightRequestBytes += frame.length;
+    this.reservedResponseBytes += reserved;
     const handled = (): void => {
       this.inFlightRequestBytes -= frame.length;
+      this.reservedResponseBytes -= reserved;
     };
     api.handle(ctx, body).then(
       async (result) => {
@@ -423,4 +432,11 @@ export class Connection {
     }
     this.pump();
   }
+}
+
+/** The response bytes a request may bring (only a Fetch answers much): its max_bytes, capped by fetch.max.bytes. */
+function responseReservation(apiKey: number, body: unknown, fetchMaxBytes: number): number {
+  if (apiKey !== ApiKey.Fetch || typeof body !== "object" || body === null) return 0;
+  const maxBytes = "maxBytes" in body && typeof body.maxBytes === "number" ? body.maxBytes : 0x7fffffff;
+  return Math.min(maxBytes, fetchMaxBytes);
 }
