@@ -133,7 +133,7 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
       )}
       {product.predecessor && (
         <p className="text-sm text-slate-600" data-testid="predecessor">
-          Major version v{product.majorVersion} of this product; it supersedes <Link href={`/products/${product.predecessor.id}`} className="text-indigo-700 hover:underline">{product.predecessor.topicName}</Link>.
+          Major version v{product.majorVersion} of this product; it supersedes <Link href={`/products/${product.predecessor.id}`} className="text-indigo-700 underline underline-offset-2 hover:no-underline">{product.predecessor.topicName}</Link>.
         </p>
       )}
 

@@ -35,7 +35,7 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
       <div className="flex flex-wrap items-start justify-between gap-4">
         <div className="min-w-0">
           <p className="text-sm text-slate-500">
-            Subscription of {sub.consumingDomain.name} to <Link href={`/products/${sub.product.id}`} className="text-indigo-700 hover:underline">{sub.product.name}</Link> ({sub.product.domainName})
+            Subscription of {sub.consumingDomain.name} to <Link href={`/products/${sub.product.id}`} className="text-indigo-700 underline underline-offset-2 hover:no-underline">{sub.product.name}</Link> ({sub.product.domainName})
           </p>
           <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight">
             {sub.product.name} <span className="text-slate-400">←</span> <span className="font-mono text-xl">User:{sub.serviceAccount.name}</span>
