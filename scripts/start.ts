@@ -7,8 +7,9 @@
  *
  * A restart should be quick (goal ≤ 3 s to a ready portal): the catalog (all
  * its actions and schemas, seconds to load) is imported only when the
- * database still needs its policy or the demo seed, and the worker and the
- * portal start side by side.
+ * database still needs its policy or the demo seed, the broker and the demo
+ * traffic (kafkajs) only when they run, and the worker and the portal start
+ * side by side.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -18,7 +19,6 @@ import pg from "pg";
 import { applyGrants, provisionDatabaseRoles, roleOfUrl } from "@kappa/catalog/database-roles";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { DEMO_PASSWORD, DEMO_USERS, SEEDED_ACTION } from "../prisma/demo-data.ts";
-import { startDemoTraffic } from "./demo-traffic.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
 
@@ -400,6 +400,7 @@ async function main() {
           path.join(config.dataDir, "worker.ready"),
         );
         if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
+          const { startDemoTraffic } = await import("./demo-traffic.ts");
           const traffic = await startDemoTraffic({ brokers: [bootstrap], username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
           stops.push(() => traffic.stop());
           log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
