@@ -40,6 +40,16 @@ describe("the search's rows", () => {
     });
     const byId = new Map(orm.map((r) => [r.id, r]));
     expect(result.items).toEqual(ids.map((id) => byId.get(id)));
+    // Relevance (ids per class, then the rows) and typos (nearest names, then the rows) read the rows separately.
+    for (const input of [{ q: "order", pageSize: 50 }, { q: "refnds", pageSize: 50 }]) {
+      const found = await searchProducts(db, governance, input);
+      expect(found.items.length).toBeGreaterThan(0);
+      const again = await db.dataProduct.findMany({
+        where: { id: { in: found.items.map((i) => i.id) } },
+        include: { domain: { select: { slug: true, name: true } }, _count: { select: { subscriptions: { where: { status: "ACTIVE" } } } } },
+      });
+      expect(found.items).toEqual(found.items.map((i) => again.find((r) => r.id === i.id)));
+    }
     // The comparison covers the awkward types and some subscribed products (it could not pass by accident).
     const first = result.items[0]!;
     expect(first.availabilityPct).toBeInstanceOf(Prisma.Decimal);

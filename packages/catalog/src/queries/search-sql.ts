@@ -144,10 +144,26 @@ const PRODUCT_COLUMNS = Prisma.raw(Object.values(Prisma.DataProductScalarFieldEn
  */
 export function detailsSql(ids: string[]): Prisma.Sql {
   return Prisma.sql`
-    SELECT ${PRODUCT_COLUMNS}, json_build_object('slug', d.slug, 'name', d.name) AS domain,
-           (SELECT count(*)::int FROM "Subscription" s WHERE s."productId" = p.id AND s.status = 'ACTIVE') AS subscribers
+    SELECT ${DETAILS_COLUMNS}
       FROM "DataProduct" p JOIN "Domain" d ON d.id = p."domainId"
      WHERE p.id = ANY(${ids}::text[])`;
+}
+
+const DETAILS_COLUMNS = Prisma.sql`${PRODUCT_COLUMNS}, json_build_object('slug', d.slug, 'name', d.name) AS domain,
+           (SELECT count(*)::int FROM "Subscription" s WHERE s."productId" = p.id AND s.status = 'ACTIVE') AS subscribers`;
+
+/**
+ * A page in a fixed order with its rows' details (detailsSql's columns), in
+ * one statement: the page's short index walk (pageSql) as a subquery, then
+ * primary-key lookups. One round trip instead of two for the common case
+ * (no words, or words with an explicit sort).
+ */
+export function pageRowsSql(f: SearchFilter, q: string | null, sort: Exclude<SearchSort, "relevance">, offset: number, limit: number): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${DETAILS_COLUMNS}
+      FROM (${pageSql(f, q, sort, offset, limit)}) AS page
+      JOIN "DataProduct" p ON p.id = page.id JOIN "Domain" d ON d.id = p."domainId"
+     ORDER BY ${ORDER[sort]}`;
 }
 
 /**
