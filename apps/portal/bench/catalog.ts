@@ -127,6 +127,9 @@ async function benchScale(products: number, offset: number) {
     const me = JSON.parse(await get("/api/v1/me")) as { id?: string; user?: { id: string } };
     const actor = await loadActor(db, me.user?.id ?? me.id ?? "");
 
+    // The route's fixed cost: session, actor and the HTTP round trip, without the search (GET /api/v1/me).
+    const fixed = await sample(() => get("/api/v1/me"));
+    console.log(`\nfixed cost (GET /api/v1/me: session decode + actor + HTTP): p50 ${ms(quantile(fixed, 0.5))}, p95 ${ms(quantile(fixed, 0.95))}; load ${loadAverage()}`);
     console.log("\n| case | API p50 | API p95 | raw SQL p50 | raw SQL p95 | API/SQL (p50) | API/SQL (p95) | results | load |\n|---|---|---|---|---|---|---|---|---|");
     for (const c of CASES) {
       const path = `/api/v1/products?${qs(c.query)}`;
