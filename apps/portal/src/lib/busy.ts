@@ -29,6 +29,7 @@ export function overloadedFor(now = Date.now()): number {
 
 /** Only a path of this portal may be the page to go back to (never another origin: //host, /\host, javascript:). */
 export function safeReturnPath(value: string | null | undefined): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (!value || value.length > 2000 || !/^\/(?![/\\])/.test(value) || /[\u0000-\u001f\u007f]/.test(value)) return "/";
   return value;
 }
