@@ -70,6 +70,8 @@ export interface Fixtures {
   ordersPerson(): Promise<string>;
   /** A fresh SSO group mapping to orders. */
   ssoMapping(): Promise<string>;
+  /** A fresh admin-added reserved principal. */
+  reservedPrincipal(): Promise<string>;
   /** An ODCS contract (YAML) of an orders product named `name`, from the examples. */
   contract(name: string): string;
   /** Product form fields of a new orders product. */
@@ -350,6 +352,12 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     expect: statuses(401, 403, 403, 403, 403, 201),
   },
   "DELETE /api/v1/sso/group-mappings/[id]": { request: async (f) => ({ path: `/api/v1/sso/group-mappings/${await f.ssoMapping()}` }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "GET /api/v1/reserved-principals": { request: () => ({ path: "/api/v1/reserved-principals" }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/reserved-principals": {
+    request: (f) => ({ path: "/api/v1/reserved-principals", body: { name: `matrix-reserved-${f.unique()}`, match: "EXACT", reason: "Reserved by the authorization matrix." } }),
+    expect: statuses(401, 403, 403, 403, 403, 201),
+  },
+  "DELETE /api/v1/reserved-principals/[id]": { request: async (f) => ({ path: `/api/v1/reserved-principals/${await f.reservedPrincipal()}` }), expect: statuses(401, 403, 403, 403, 403, 200) },
   // The whole log for governance and admins; an owner one of their products' history (entity filter).
   "GET /api/v1/audit-events/export": {
     request: (f) => ({ path: `/api/v1/audit-events/export?format=json&entityType=DataProduct&entityId=${f.ids.orderEvents}` }),

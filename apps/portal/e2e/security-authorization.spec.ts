@@ -189,6 +189,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     },
     ordersPerson,
     ssoMapping: async () => created(await as("admin").post("/api/v1/sso/group-mappings", { data: { group: `matrix-${unique()}`, domainId: ids.orders, role: "MEMBER" } }), "group mapping"),
+    reservedPrincipal: async () => created(await as("admin").post("/api/v1/reserved-principals", { data: { name: `matrix-reserved-${unique()}`, match: "EXACT", reason: "Reserved by the authorization matrix." } }), "reserved principal"),
     contract: (name) => {
       const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
       return readFileSync(path.join(REPO_ROOT, "examples", "contracts", "orders.returns.odcs.yaml"), "utf8")
