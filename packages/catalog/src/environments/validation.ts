@@ -25,7 +25,8 @@ const bootstrap = z
     (list) => list.every((b) => /^[A-Za-z0-9][A-Za-z0-9.-]{0,252}:\d{1,5}$/.test(b) || /^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(b)),
     "Every bootstrap entry must be host:port (e.g. kafka-1.prod:9093).",
   )
-  .refine((list) => list.every((b) => Number(b.slice(b.lastIndexOf(":") + 1)) <= 65535 && Number(b.slice(b.lastIndexOf(":") + 1)) > 0), "Ports are 1 to 65535.")
+  // Only entries that have a port are checked here (one without is the message above).
+  .refine((list) => list.every((b) => !/:\d{1,5}$/.test(b) || (Number(b.slice(b.lastIndexOf(":") + 1)) <= 65535 && Number(b.slice(b.lastIndexOf(":") + 1)) > 0)), "Ports are 1 to 65535.")
   .transform((list) => list.join(","));
 
 const bounds = {

@@ -7,6 +7,7 @@ import { useActor, usePermissions } from "@/components/actor-context";
 import { ContractCard } from "@/components/contract-card";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
+import { EnvironmentsPanel } from "@/components/environments-panel";
 import { PartitionsPanel } from "@/components/partitions-panel";
 import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
 import { ReasonAction } from "@/components/reason-form";
@@ -161,6 +162,7 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
           </Card>
 
           <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
+          <EnvironmentsPanel productId={product.id} />
           <PartitionsPanel product={product} isOwner={isOwner} />
           <InputsPanel product={product} isOwner={isOwner} />
           {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} />}
