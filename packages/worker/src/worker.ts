@@ -149,7 +149,8 @@ export class Worker {
     await recordWorkerPrincipals(this.db, { adminUser: this.options.adminUser ?? null, superUsers: this.options.superUsers ?? [] });
     const primary = this.options.environments?.primary;
     if (primary) {
-      const recorded = await recordPrimaryCluster(this.db, primary);
+      // Best effort: two workers starting together may race on the row; the next start records it.
+      const recorded = await recordPrimaryCluster(this.db, primary).catch((error: unknown) => ({ recorded: false, reason: errorMessage(error) }));
       if (!recorded.recorded) this.log.error("could not record this worker's cluster as an environment", { environment: primary.environment, reason: recorded.reason });
     }
     if (this.options.healthPort > 0 || this.options.healthPort === -1) await this.listen();

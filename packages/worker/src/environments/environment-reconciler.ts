@@ -10,11 +10,11 @@
  */
 import type { Cluster, ProductDeployment } from "@prisma/client";
 import { openClusterPassword, registeredClusters, type Db } from "@kappa/catalog";
-import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
+import type { AclBinding, KafkaCluster, TopicDescription } from "../kafka/cluster.ts";
 import { KafkaJsCluster, type KafkaConnectionSettings } from "../kafka/kafkajs-cluster.ts";
 import { errorMessage, type Logger } from "../log.ts";
-import { WORKER_ACTOR } from "../reconcile/entities.ts";
 import { aclKey, diffTopic, producerBindings } from "../reconcile/diff.ts";
+import { WORKER_ACTOR } from "../reconcile/entities.ts";
 
 export interface EnvironmentReconcilerOptions {
   intervalMs: number;
@@ -117,7 +117,7 @@ export class EnvironmentReconciler {
     run.deployments = deployments.length;
     try {
       const kafka = await this.connectionFor(cluster);
-      const actual = deployments.length > 0 ? await kafka.describeTopics(deployments.map((d) => d.topicName)) : new Map();
+      const actual: Map<string, TopicDescription> = deployments.length > 0 ? await kafka.describeTopics(deployments.map((d) => d.topicName)) : new Map<string, TopicDescription>();
       for (const deployment of deployments) {
         try {
           await this.reconcileDeployment(kafka, deployment, actual.get(deployment.topicName));
@@ -139,7 +139,7 @@ export class EnvironmentReconciler {
     return run;
   }
 
-  private async reconcileDeployment(kafka: KafkaCluster, d: ProductDeployment, actual: Parameters<typeof diffTopic>[1]): Promise<void> {
+  private async reconcileDeployment(kafka: KafkaCluster, d: ProductDeployment, actual: TopicDescription | undefined): Promise<void> {
     const configs = Object.fromEntries(Object.entries(d.configs as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
     const diff = diffTopic({ name: d.topicName, partitions: d.partitions, configs }, actual);
     if (diff.create) await kafka.createTopics([diff.create]);
