@@ -15,6 +15,7 @@ import { KafkaJsCluster, type KafkaConnectionSettings } from "../kafka/kafkajs-c
 import { errorMessage, type Logger } from "../log.ts";
 import { aclKey, diffTopic, producerBindings } from "../reconcile/diff.ts";
 import { WORKER_ACTOR } from "../reconcile/entities.ts";
+import { assertOwnedPrincipal, platformPrincipals } from "../reconcile/principal-guard.ts";
 
 export interface EnvironmentReconcilerOptions {
   intervalMs: number;
@@ -120,7 +121,7 @@ export class EnvironmentReconciler {
       const actual: Map<string, TopicDescription> = deployments.length > 0 ? await kafka.describeTopics(deployments.map((d) => d.topicName)) : new Map<string, TopicDescription>();
       for (const deployment of deployments) {
         try {
-          await this.reconcileDeployment(kafka, deployment, actual.get(deployment.topicName));
+          await this.reconcileDeployment(kafka, cluster, deployment, actual.get(deployment.topicName));
           if (await this.markProvisioned(deployment)) run.activated++;
         } catch (error) {
           const message = errorMessage(error);
@@ -139,15 +140,17 @@ export class EnvironmentReconciler {
     return run;
   }
 
-  private async reconcileDeployment(kafka: KafkaCluster, d: ProductDeployment, actual: TopicDescription | undefined): Promise<void> {
+  private async reconcileDeployment(kafka: KafkaCluster, cluster: Cluster, d: ProductDeployment, actual: TopicDescription | undefined): Promise<void> {
     const configs = Object.fromEntries(Object.entries(d.configs as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
     const diff = diffTopic({ name: d.topicName, partitions: d.partitions, configs }, actual);
     if (diff.create) await kafka.createTopics([diff.create]);
     if (diff.growPartitionsTo !== null) await kafka.createPartitions(d.topicName, diff.growPartitionsTo);
     if (Object.keys(diff.setConfigs).length > 0) await kafka.setTopicConfigs(d.topicName, diff.setConfigs);
     const product = await this.db.dataProduct.findUniqueOrThrow({ where: { id: d.productId }, select: { domainId: true } });
-    const producer = await this.db.serviceAccount.findFirst({ where: { domainId: product.domainId, isProducer: true }, select: { name: true } });
+    const producer = await this.db.serviceAccount.findFirst({ where: { domainId: product.domainId, isProducer: true }, select: { id: true, name: true, domainId: true, isProducer: true } });
     if (!producer) throw new Error("the product's domain has no producer account");
+    // As on the primary cluster: only a principal the worker owns gets ACLs, never this cluster's admin.
+    await assertOwnedPrincipal(this.db, platformPrincipals(cluster.adminUser, []), producer);
     const principal = `User:${producer.name}`;
     const have = new Set((await kafka.describeAcls([principal])).map(aclKey));
     const missing: AclBinding[] = producerBindings(principal, [d.topicName]).filter((b) => !have.has(aclKey(b)));
