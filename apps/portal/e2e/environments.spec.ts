@@ -105,13 +105,13 @@ test.describe.serial("environments and promotion", () => {
     // Beyond prod's bound: refused with the reason, nothing promoted.
     await owner.goto(`/products/${wideId}`);
     const widePanel = owner.getByTestId("environments").locator("..");
-    await owner.getByLabel("Promote to").selectOption(environment);
+    await owner.getByLabel("Promote to", { exact: true }).selectOption(environment);
     await owner.getByRole("button", { name: `Promote to ${environment}` }).click();
     await expect(owner.getByText(`${environment} allows at most 4 partitions; this product has 6.`)).toBeVisible();
     await expect(widePanel.getByTestId(`environment-${environment}`)).toHaveCount(0);
 
     await owner.goto(`/products/${productId}`);
-    await owner.getByLabel("Promote to").selectOption(environment);
+    await owner.getByLabel("Promote to", { exact: true }).selectOption(environment);
     await owner.getByRole("button", { name: `Promote to ${environment}` }).click();
     const prod = owner.getByTestId(`environment-${environment}`);
     await expect(prod).toContainText("IN REVIEW");
