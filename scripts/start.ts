@@ -290,6 +290,7 @@ function printSummary(config: StartConfig, facts: { bootstrap: string; databaseU
   ]);
   if (config.startWorker) {
     rows.push(["Kafka bootstrap", `${facts.bootstrap}${config.embeddedKafka ? "  (embedded broker: SASL SCRAM-SHA-512/256 and PLAIN, ACLs on, tiered storage)" : ""}`]);
+    if (config.prodEnvironment) rows.push(["Environments", `dev = ${facts.bootstrap}, prod = 127.0.0.1:${config.KAFKA_PROD_PORT} (second embedded broker, same admin login; promote on a product's page)`]);
     if (config.embeddedKafka) {
       const password = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
       rows.push(["Kafka admin", `user "${config.KAFKA_ADMIN_USER}", ${password}`]);
