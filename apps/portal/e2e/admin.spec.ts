@@ -169,3 +169,64 @@ test("an owner adds partitions to an ACTIVE product: the page warns about keyed 
   await expect(owner.getByTestId("partition-change")).toContainText("APPROVED");
   await expect(owner.getByTestId("provisioning-steps").getByRole("listitem").last()).toContainText("Grow topic to 8 partitions");
 });
+
+test("an admin reserves a Kafka principal: an owner's new account cannot take it; platform entries cannot be removed; both changes audited", async ({ browser }) => {
+  // On a phone-sized screen, by keyboard where it matters.
+  const admin = await (await browser.newContext({ storageState: storageFor("admin"), viewport: { width: 390, height: 844 } })).newPage();
+  // Service accounts of orders are named orders-<name>: reserve one the owner will then try.
+  const suffix = `etl-${run}`;
+  const name = `orders-${suffix}`;
+  await admin.goto("/admin/domains");
+  await admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Reserved principals" }).click();
+  await expect(admin).toHaveURL(/\/admin\/principals$/);
+  const table = admin.getByTestId("reserved-principals");
+  // The platform's own entries are listed and protected.
+  const anonymous = table.locator('[data-testid="reserved-principal"][data-name="ANONYMOUS"]');
+  await expect(anonymous).toContainText("protects the platform");
+  await expect(anonymous.getByRole("button")).toHaveCount(0);
+
+  // A reason too short is refused next to its field; nothing is added.
+  await admin.getByLabel("Kafka user name").fill(`User:${name}`);
+  await admin.getByLabel("Reason").fill("no");
+  await admin.getByRole("button", { name: "Reserve" }).click();
+  await expect(admin.getByText("Say why the name is reserved.")).toBeVisible();
+  await expect(table.locator(`[data-testid="reserved-principal"][data-name="${name}"]`)).toHaveCount(0);
+
+  // Nothing wider than the screen: the table scrolls inside its card, not the page.
+  expect(await admin.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+
+  await admin.getByLabel("Reason").fill("");
+  await admin.getByLabel("Reason").pressSequentially("Reserved for the ETL migration's account");
+  await admin.keyboard.press("Enter");
+  const row = table.locator(`[data-testid="reserved-principal"][data-name="${name}"]`);
+  await expect(row).toContainText("Reserved for the ETL migration's account");
+  await expect(row).toContainText("added by an admin");
+  await expect(row).toContainText(`User:${name}`);
+  // The same name again is refused with the reason, next to the field.
+  await admin.getByLabel("Kafka user name").fill(name);
+  await admin.getByLabel("Reason").fill("Reserved twice");
+  await admin.getByRole("button", { name: "Reserve" }).click();
+  await expect(admin.getByText("Already reserved.")).toBeVisible();
+
+  // The orders owner can no longer create an account under that name: the form says why.
+  const owner = await as(browser, "ordersOwner");
+  await owner.goto("/my-domain");
+  const orders = owner.locator("section").filter({ has: owner.getByTestId("account-name-prefix").getByText("orders-", { exact: true }) }).first();
+  await orders.getByLabel("Account name").fill(suffix);
+  await orders.getByRole("button", { name: "Create service account" }).click();
+  await expect(orders.getByText(`The Kafka principal "${name}" is reserved (Reserved for the ETL migration's account); choose another name.`)).toBeVisible();
+  await expect(orders.getByText(`User:${name}`, { exact: true })).toHaveCount(0);
+
+  await row.getByRole("button", { name: `Remove reservation of ${name}` }).focus();
+  await admin.keyboard.press("Enter");
+  await expect(row).toHaveCount(0);
+
+  // Both changes are in the audit log, as the reviewer sees it.
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto("/audit");
+  await reviewer.getByLabel("Action").fill("reservedPrincipal.");
+  const events = reviewer.getByTestId("audit-row").filter({ hasText: name });
+  await expect(events.filter({ hasText: "reservedPrincipal.added" })).toHaveCount(1);
+  await expect(events.filter({ hasText: "reservedPrincipal.removed" })).toHaveCount(1);
+  await expect(events.filter({ hasText: "reservedPrincipal.added" })).toContainText("admin@kappa.example");
+});

@@ -70,6 +70,8 @@ export interface Fixtures {
   ordersPerson(): Promise<string>;
   /** A fresh SSO group mapping to orders. */
   ssoMapping(): Promise<string>;
+  /** A fresh admin-added reserved principal. */
+  reservedPrincipal(): Promise<string>;
   /** A registered cluster (environment) of the matrix's own, shared by the run; its id. */
   registeredCluster(): Promise<string>;
   /** The environment name of registeredCluster(). */
@@ -356,6 +358,12 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     expect: statuses(401, 403, 403, 403, 403, 201),
   },
   "DELETE /api/v1/sso/group-mappings/[id]": { request: async (f) => ({ path: `/api/v1/sso/group-mappings/${await f.ssoMapping()}` }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "GET /api/v1/reserved-principals": { request: () => ({ path: "/api/v1/reserved-principals" }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/reserved-principals": {
+    request: (f) => ({ path: "/api/v1/reserved-principals", body: { name: `matrix-reserved-${f.unique()}`, match: "EXACT", reason: "Reserved by the authorization matrix." } }),
+    expect: statuses(401, 403, 403, 403, 403, 201),
+  },
+  "DELETE /api/v1/reserved-principals/[id]": { request: async (f) => ({ path: `/api/v1/reserved-principals/${await f.reservedPrincipal()}` }), expect: statuses(401, 403, 403, 403, 403, 200) },
   // Environments: clusters are the admins'; promotion is the owners'; its review governance's (four eyes).
   "GET /api/v1/clusters": { request: () => ({ path: "/api/v1/clusters" }), expect: statuses(401, 403, 403, 403, 403, 200) },
   "POST /api/v1/clusters": {

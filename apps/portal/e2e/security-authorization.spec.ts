@@ -202,6 +202,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       return created(await as("owner").post(`/api/v1/products/${productId}/promote`, { data: { environment: (await matrixCluster()).environment } }), "promotion");
     },
     ssoMapping: async () => created(await as("admin").post("/api/v1/sso/group-mappings", { data: { group: `matrix-${unique()}`, domainId: ids.orders, role: "MEMBER" } }), "group mapping"),
+    reservedPrincipal: async () => created(await as("admin").post("/api/v1/reserved-principals", { data: { name: `matrix-reserved-${unique()}`, match: "EXACT", reason: "Reserved by the authorization matrix." } }), "reserved principal"),
     contract: (name) => {
       const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
       return readFileSync(path.join(REPO_ROOT, "examples", "contracts", "orders.returns.odcs.yaml"), "utf8")

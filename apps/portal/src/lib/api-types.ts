@@ -4,6 +4,7 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  listReservedPrincipals,
   recertificationQueue,
   applyContracts,
   planContracts,
@@ -117,3 +118,6 @@ export interface TopicSchemaInference {
   lastError: string | null;
   finishedAt: string | null;
 }
+
+/** GET /api/v1/reserved-principals (platform admins). */
+export type ReservedPrincipals = Jsonish<Awaited<ReturnType<typeof listReservedPrincipals>>>;

@@ -73,6 +73,7 @@ export const queryKeys = {
     members: (domainId: string) => [...queryKeys.admin.all, "members", domainId] as const,
     users: (filters: { q?: string; page?: number }) => [...queryKeys.admin.all, "users", filters] as const,
     ssoMappings: () => [...queryKeys.admin.all, "sso-mappings"] as const,
+    reservedPrincipals: () => [...queryKeys.admin.all, "reserved-principals"] as const,
   },
   /** The worker's schema inference for an unmanaged topic (claim form; polled while pending). */
   schemaInference: (topic: string) => ["schema-inference", topic] as const,

@@ -5,6 +5,7 @@ const TABS = [
   { href: "/admin/domains", label: "Domains" },
   { href: "/admin/users", label: "Users & roles" },
   { href: "/admin/sso", label: "Single sign-on" },
+  { href: "/admin/principals", label: "Reserved principals" },
   { href: "/admin/clusters", label: "Clusters" },
 ] as const;
 
