@@ -6,13 +6,21 @@
 //   BENCH_KAFKAJS_RECORDS (100000): records for the kafkajs produce/consume runs
 //   BENCH_PRODUCE_ONLY=1: only the kcat produce comparison (and the disk speed it is compared with)
 //   BENCH_CPU=1: also report the CPU seconds the broker process used during the kcat produce runs
+//   BENCH_BROKER_PROF=<dir>: run the broker child with `--cpu-prof` writing its profile into <dir>
+//   BENCH_BROKER_OVERRIDES="k=v k=v": extra broker settings (`--override k=v` each), for A/B runs
+//   BENCH_LATENCY_ONLY=1: only the latency runs (kafkajs at 200 and 5,000 records/s, kcat at 5,000)
 //
 // For 1 KiB records it measures, against the broker running as a child process
 // with its default durability (acks=all is fsync'd before it is acknowledged):
 //  - produce throughput with kcat (-X acks=all) and with kafkajs (acks=-1)
 //  - consume throughput from beginning to end with kcat and with kafkajs
 //  - produce latency p50/p99 at fixed rates, 200 and 5,000 records/s (kafkajs,
-//    one record per send, acks=-1)
+//    one record per send, acks=-1), and at 5,000 records/s with kcat/librdkafka
+//    (linger.ms=0, acks=all; librdkafka's own request round trips from its
+//    protocol debug log)
+//  - beside each produce figure, the broker's own request timing for the same
+//    requests (frame complete → response written, from net/request-metrics.ts,
+//    read over IPC from bench/broker-child.ts) and the CPU the client used
 // and, in the same run, for comparison:
 //  - the same kcat produce and consume against librdkafka's in-memory mock
 //    cluster (`kcat -X test.mock.num.brokers=1`), reached over TCP like the broker
@@ -30,6 +38,7 @@ const RECORDS = Number(process.env.BENCH_RECORDS ?? 300_000);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const KAFKAJS_RECORDS = Math.min(RECORDS, Number(process.env.BENCH_KAFKAJS_RECORDS ?? 100_000));
 const PRODUCE_ONLY = process.env.BENCH_PRODUCE_ONLY === "1";
+const LATENCY_ONLY = process.env.BENCH_LATENCY_ONLY === "1";
 const RECORD_BYTES = 1024;
 const PARTITIONS = 4; // what librdkafka's mock cluster auto-creates, so both sides match
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -71,9 +80,11 @@ function countNewlines(b: Buffer): number {
 }
 
 async function startBrokerProcess(dataDir: string): Promise<{ proc: ChildProcess; bootstrap: string }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "--port", "0", "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0"], {
+  const overrides = (process.env.BENCH_BROKER_OVERRIDES ?? "").split(/\s+/).filter(Boolean).flatMap((kv) => ["--override", kv]);
+  const prof = process.env.BENCH_BROKER_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_BROKER_PROF] : [];
+  const proc = spawn(process.execPath, [...prof, "--import", "tsx", "bench/broker-child.ts", "--port", "0", "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0", ...overrides], {
     cwd: packageDir,
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const bootstrap = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -85,6 +96,83 @@ async function startBrokerProcess(dataDir: string): Promise<{ proc: ChildProcess
     proc.on("exit", (code) => reject(new Error(`broker exited with ${code}`)));
   });
   return { proc, bootstrap };
+}
+
+interface Summary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+interface Timing {
+  apis: Record<string, { count: number; phases: Record<"queue" | "local" | "responseQueue" | "send" | "total", Summary> }>;
+  /** The broker's fsyncs of active segments in the same span. */
+  flush: Summary | null;
+}
+
+/** Asks the broker child for its request timing ("metrics") or to start counting afresh ("reset-metrics"). */
+function brokerTiming(proc: ChildProcess, what: "metrics" | "reset-metrics"): Promise<Timing> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (typeof m !== "object" || m === null) return;
+      proc.off("message", onMessage);
+      resolve("metrics" in m && "flush" in m ? { apis: m.metrics as Timing["apis"], flush: m.flush as Summary } : { apis: {}, flush: null });
+    };
+    proc.on("message", onMessage);
+    proc.send(what);
+  });
+}
+
+/** "total p50 0.41 / p99 3.10 ms (local p99 2.9, queue p99 0.01, response queue p99 0.2 ms; 1,234 requests)" for Produce. */
+function describeProduceTiming(t: Timing): string {
+  const p = t.apis.Produce;
+  if (!p) return "no Produce requests";
+  const f = (n: number) => n.toFixed(2);
+  const flush = t.flush && t.flush.count > 0 ? `; fsyncs p50 ${f(t.flush.p50)} / p99 ${f(t.flush.p99)} ms (${t.flush.count.toLocaleString("en-US")})` : "";
+  return `total p50 ${f(p.phases.total.p50)} / p99 ${f(p.phases.total.p99)} ms (handler p50 ${f(p.phases.local.p50)} / p99 ${f(p.phases.local.p99)}, queue p99 ${f(p.phases.queue.p99)}, behind earlier response p99 ${f(p.phases.responseQueue.p99)}, send p99 ${f(p.phases.send.p99)} ms; ${p.count.toLocaleString("en-US")} requests${flush})`;
+}
+
+function brokerCpuLine(before: number | null, after: number | null, seconds: number): string {
+  if (before === null || after === null) return "unknown";
+  const s = after - before;
+  return `${s.toFixed(2)} s over ${seconds} s (${((s / seconds) * 100).toFixed(0)} % of one core)`;
+}
+
+const loadNow = () => `load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`;
+
+/**
+ * kcat (librdkafka) producing `rate` records a second for `seconds`, fed on
+ * stdin by this process, with linger.ms=0 and acks=all. Returns librdkafka's
+ * round-trip time of each ProduceRequest (its protocol debug log: request sent
+ * → response received), sorted, and the records per request.
+ */
+async function kcatLatency(bootstrap: string, topic: string, rate: number, seconds: number, lines: string[]): Promise<{ rtts: number[]; recordsPerRequest: number; kcatCpu: number | null }> {
+  const child = spawn("kcat", ["-b", bootstrap, "-P", "-t", topic, "-X", "acks=all", "-X", "linger.ms=0", "-d", "protocol"], { stdio: ["pipe", "ignore", "pipe"] });
+  const rtts: number[] = [];
+  let tail = "";
+  child.stderr.on("data", (d: Buffer) => {
+    const text = tail + d.toString();
+    const cut = text.lastIndexOf("\n");
+    tail = text.slice(cut + 1);
+    for (const m of text.slice(0, cut + 1).matchAll(/Received ProduceResponse \(.*rtt ([\d.]+)ms\)/g)) rtts.push(Number(m[1]));
+  });
+  const exited = new Promise<number | null>((r) => child.once("close", r));
+  const total = rate * seconds;
+  const start = performance.now();
+  let i = 0;
+  while (i < total) {
+    const now = performance.now();
+    let out = "";
+    while (i < total && start + (i * 1000) / rate <= now) out += lines[i++ % lines.length];
+    if (out) child.stdin.write(out);
+    const wait = start + (i * 1000) / rate - performance.now();
+    await new Promise((r) => (wait >= 1 ? setTimeout(r, Math.floor(wait)) : setImmediate(r)));
+  }
+  const kcatCpu = cpuSeconds(child.pid);
+  child.stdin.end();
+  const code = await exited;
+  if (code !== 0) throw new Error(`kcat latency run exited with ${code}`);
+  return { rtts: rtts.sort((a, b) => a - b), recordsPerRequest: total / Math.max(1, rtts.length), kcatCpu };
 }
 
 /** A kcat process whose only job is to keep librdkafka's mock cluster alive; returns its bootstrap address. */
@@ -115,6 +203,27 @@ async function fsyncWriteSpeed(dir: string, mib: number): Promise<number> {
   await h.close();
   await rm(path);
   return mib / (ms / 1000);
+}
+
+/**
+ * The disk's floor for acks=all latency: one small append (`bytes`) and an
+ * fdatasync of it, back to back for `ms`; returns each append+fsync's time, sorted.
+ */
+async function fsyncLatencies(dir: string, bytes: number, ms: number): Promise<number[]> {
+  const path = join(dir, "fsync-latency-test");
+  const h = await open(path, "w");
+  const chunk = randomBytes(bytes);
+  const out: number[] = [];
+  const until = performance.now() + ms;
+  for (let pos = 0; performance.now() < until; pos += bytes) {
+    const t0 = performance.now();
+    await h.write(chunk, 0, bytes, pos);
+    await h.datasync();
+    out.push(performance.now() - t0);
+  }
+  await h.close();
+  await rm(path);
+  return out.sort((a, b) => a - b);
 }
 
 /** User + system CPU seconds of a process so far (Linux /proc; null elsewhere). */
@@ -216,18 +325,27 @@ async function runIn(work: string): Promise<void> {
     const mockRuns: number[] = [];
     const brokerRuns: number[] = [];
     let brokerCpu = 0;
-    for (let i = 0; i < RUNS; i++) {
+    await brokerTiming(broker.proc, "reset-metrics");
+    for (let i = 0; i < (LATENCY_ONLY ? 0 : RUNS); i++) {
       mockRuns.push(await kcatProduce(mock.bootstrap, `bench-${i}`, file));
       const cpu0 = cpuSeconds(broker.proc.pid);
       brokerRuns.push(await kcatProduce(broker.bootstrap, kcatTopics[i]!, file));
       const cpu1 = cpuSeconds(broker.proc.pid);
       if (cpu0 !== null && cpu1 !== null) brokerCpu += cpu1 - cpu0;
     }
+    if (LATENCY_ONLY) {
+      await latencyRuns(kafka, broker, lines, note);
+      await admin.disconnect();
+      completed = true;
+      return;
+    }
     const mockProduce = median(mockRuns);
     const brokerProduce = median(brokerRuns);
+    const kcatTiming = await brokerTiming(broker.proc, "metrics");
     note("mock cluster: kcat produce acks=all", mbpsRuns(RECORDS, mockRuns));
     note("broker: kcat produce acks=all (fsync'd)", mbpsRuns(RECORDS, brokerRuns));
     note("  produce vs mock, medians (target ≥ 60 %)", `${((mockProduce / brokerProduce) * 100).toFixed(0)} %`);
+    note("  broker side, Produce requests of those runs", describeProduceTiming(kcatTiming));
     if (process.env.BENCH_CPU === "1") {
       const wall = brokerRuns.reduce((a, b) => a + b, 0) / 1000;
       note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core)`);
@@ -289,20 +407,8 @@ async function runIn(work: string): Promise<void> {
     await consumer.disconnect();
     note("broker: kafkajs consume beginning→end (after join)", mbps(KAFKAJS_RECORDS, consumeMs));
 
-    // Latency at fixed rates, one 1 KiB record per send, acks=-1: 200/s for 5 s, then 5,000/s for 4 s.
-    for (const [rate, seconds, target] of [
-      [200, 5, ""],
-      [5000, 4, " (target p99 ≤ 5 ms)"],
-    ] as const) {
-      const latencies = await fixedRateLatencies(rate, seconds, (i) =>
-        producer.send({ topic: "bench-latency", acks: -1, messages: [payloads[i % payloads.length]!] }).then(() => undefined),
-      );
-      note(
-        `broker: kafkajs produce latency @${rate.toLocaleString("en-US")} rec/s acks=-1${target}`,
-        `p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, max ${latencies[latencies.length - 1]!.toFixed(2)} ms (${latencies.length} sends)`,
-      );
-    }
     await producer.disconnect();
+    await latencyRuns(kafka, broker, lines, note);
     await admin.disconnect();
     completed = true;
   } finally {
@@ -321,10 +427,62 @@ async function runIn(work: string): Promise<void> {
 
 let brokerProduceMedianMs = 0;
 
+/**
+ * Latency at fixed rates, one 1 KiB record per send, acks=all: kafkajs at 200/s
+ * for 5 s and 5,000/s for 4 s, then kcat (librdkafka) at 5,000/s for 4 s; each
+ * with the broker's own timing of the same Produce requests and the client's CPU.
+ */
+async function latencyRuns(kafka: Kafka, broker: { proc: ChildProcess; bootstrap: string }, lines: string[], note: (k: string, v: string) => void): Promise<void> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const payloads = lines.map((l) => ({ value: Buffer.from(l.slice(0, RECORD_BYTES)) }));
+  // Warm-up: connections, metadata, JIT.
+  for (let i = 0; i < 50; i++) await producer.send({ topic: "bench-latency", acks: -1, messages: [payloads[i]!] });
+  for (const [rate, seconds, target] of [
+    [200, 5, ""],
+    [5000, 4, " (target p99 ≤ 5 ms)"],
+  ] as const) {
+    await brokerTiming(broker.proc, "reset-metrics");
+    const brokerCpu0 = cpuSeconds(broker.proc.pid);
+    const cpu0 = process.cpuUsage();
+    const load = loadNow();
+    const latencies = await fixedRateLatencies(rate, seconds, (i) =>
+      producer.send({ topic: "bench-latency", acks: -1, messages: [payloads[i % payloads.length]!] }).then(() => undefined),
+    );
+    const cpu = process.cpuUsage(cpu0);
+    const timing = await brokerTiming(broker.proc, "metrics");
+    note(
+      `broker: kafkajs produce latency @${rate.toLocaleString("en-US")} rec/s acks=-1${target}`,
+      `p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, max ${latencies[latencies.length - 1]!.toFixed(2)} ms (${latencies.length} sends; ${load})`,
+    );
+    note("  broker side, the same Produce requests", describeProduceTiming(timing));
+    note("  broker process CPU", brokerCpuLine(brokerCpu0, cpuSeconds(broker.proc.pid), seconds));
+    const cpuS = (cpu.user + cpu.system) / 1e6;
+    note("  kafkajs client process CPU", `${cpuS.toFixed(2)} s over ${seconds} s (${((cpuS / seconds) * 100).toFixed(0)} % of one core, ${((cpuS * 1e6) / (rate * seconds)).toFixed(0)} µs per send)`);
+  }
+  await producer.disconnect();
+  const rate = 5000;
+  const seconds = 4;
+  await brokerTiming(broker.proc, "reset-metrics");
+  const load = loadNow();
+  const brokerCpu0 = cpuSeconds(broker.proc.pid);
+  const k = await kcatLatency(broker.bootstrap, "bench-latency", rate, seconds, lines);
+  const timing = await brokerTiming(broker.proc, "metrics");
+  note(
+    `broker: kcat produce request RTT @${rate.toLocaleString("en-US")} rec/s acks=all linger.ms=0`,
+    `p50 ${percentile(k.rtts, 50).toFixed(2)} ms, p99 ${percentile(k.rtts, 99).toFixed(2)} ms, max ${(k.rtts[k.rtts.length - 1] ?? NaN).toFixed(2)} ms (${k.rtts.length} requests, ${k.recordsPerRequest.toFixed(1)} records each; ${load})`,
+  );
+  note("  broker side, the same Produce requests", describeProduceTiming(timing));
+  note("  broker process CPU", brokerCpuLine(brokerCpu0, cpuSeconds(broker.proc.pid), seconds));
+  if (k.kcatCpu !== null) note("  kcat client process CPU", `${k.kcatCpu.toFixed(2)} s over ${seconds} s (${((k.kcatCpu / seconds) * 100).toFixed(0)} % of one core)`);
+}
+
 /** The disk's fsync'd write speed (after the broker stopped, so its writeback does not slow the broker runs) and the ratio to it. */
 async function diskAndSummary(work: string, note: (k: string, v: string) => void): Promise<void> {
   const fsyncMBs = await fsyncWriteSpeed(work, 256);
-  note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s`);
+  note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s (${loadNow()})`);
+  const small = await fsyncLatencies(work, 5 * RECORD_BYTES, 3000);
+  note("disk: 5 KiB append + fdatasync, back to back for 3 s", `p50 ${percentile(small, 50).toFixed(2)} ms, p99 ${percentile(small, 99).toFixed(2)} ms (${small.length} fsyncs; the floor of an acks=all answer)`);
   if (brokerProduceMedianMs > 0) {
     const brokerMBs = (RECORDS * RECORD_BYTES) / 1024 / 1024 / (brokerProduceMedianMs / 1000);
     note("  broker produce vs fsync'd disk (target ≥ 90 %)", `${((brokerMBs / fsyncMBs) * 100).toFixed(0)} %`);

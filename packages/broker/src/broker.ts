@@ -7,6 +7,7 @@ import type { GroupMetadataStore } from "./groups/group-metadata-log.ts";
 import type { Logs } from "./logs.ts";
 import type { Connection } from "./net/connection.ts";
 import type { ListenerEndpoint } from "./net/listeners.ts";
+import { RequestMetrics } from "./net/request-metrics.ts";
 import { ApiRegistry } from "./registry.ts";
 import { aclAuthorizerFromConfig, type StandardAuthorizer } from "./security/acl/from-config.ts";
 import type { SaslService } from "./security/sasl/authenticator.ts";
@@ -78,6 +79,8 @@ export class BrokerCore {
   readonly registry = new ApiRegistry();
   readonly control = new Control();
   readonly appendWaiters = new AppendWaiters();
+  /** Per-API request timing (Kafka's RequestMetrics). */
+  readonly requestMetrics = new RequestMetrics();
   /** Incremental fetch sessions (KIP-227). */
   readonly fetchSessions: FetchSessionCache;
   readonly groups: GroupCoordinator;

@@ -141,7 +141,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "message.decompressed.max.bytes": 128 * 1024 * 1024,
   "fetch.max.bytes": 57671680,
   "max.incremental.fetch.session.cache.slots": 1000,
-  "queued.max.requests.per.connection": 32,
+  "queued.max.requests.per.connection": 1000,
   "delete.retention.ms": 86400000,
   "remote.log.storage.system.enable": false,
   "remote.log.storage.dir": null,

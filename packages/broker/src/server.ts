@@ -13,11 +13,13 @@ import type { Control } from "./control.ts";
 import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
 import { Connection } from "./net/connection.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
+import type { RequestMetrics } from "./net/request-metrics.ts";
 import type { ApiRegistry } from "./registry.ts";
 import { SaslService } from "./security/sasl/authenticator.ts";
 import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
 import { isSupportedMechanism } from "./security/sasl/mechanisms.ts";
 import { ScramCredentialStore } from "./security/scram/credential-store.ts";
+import type { LatencyHistogram } from "./storage/latency-histogram.ts";
 import { StorageLogs } from "./storage-adapter.ts";
 import { brokerParticipants } from "./transactions/participants.ts";
 import { TransactionCoordinator } from "./transactions/transaction-coordinator.ts";
@@ -49,6 +51,10 @@ export interface RunningBroker {
   /** The handler registry (part 2 registers SASL handlers here). */
   registry: ApiRegistry;
   core: BrokerCore;
+  /** Per-API request timing since start (or the last reset), like Kafka's RequestMetrics; see net/request-metrics.ts. */
+  requestMetrics: RequestMetrics;
+  /** Duration of every fsync of a partition's active segment (Kafka's LogFlushStats LogFlushRateAndTimeMs). */
+  logFlushTimes: LatencyHistogram;
   /** Stops accepting, closes every connection, flushes and closes storage. */
   stop(): Promise<void>;
 }
@@ -255,6 +261,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     control: core.control,
     registry: core.registry,
     core,
+    requestMetrics: core.requestMetrics,
+    logFlushTimes: logs.manager.flushTimes,
     stop,
   };
 }

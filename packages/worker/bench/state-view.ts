@@ -18,8 +18,8 @@ import { startBroker } from "@kappa/broker";
 import { createPrismaClient, loadActor, lookupStateKey } from "@kappa/catalog";
 import { startTestPostgres } from "@kappa/catalog/testing";
 import { ApiKey, encodeRecordBatch } from "@kappa/kafka-protocol";
+import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
-import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { silentLogger } from "../src/log.ts";
 import { StateMaterializer } from "../src/state/materializer.ts";
 
@@ -42,7 +42,7 @@ const partitionOf = (key: string) => {
 };
 const valueOf = (i: number, key: string) => JSON.stringify({ id: key, name: `Customer ${key}`, tier: i % 5, seq: i, note: "x".repeat(40) });
 
-async function produce(conn: RawConnection, from: number, to: number, expected: Map<string, string>, tombstoneEvery = 0): Promise<void> {
+async function produce(conn: KafkaConnection, from: number, to: number, expected: Map<string, string>, tombstoneEvery = 0): Promise<void> {
   const version = conn.pickVersion(ApiKey.Produce, 3, 8);
   const perRequest = 20_000;
   for (let start = from; start < to; start += perRequest) {
@@ -92,7 +92,7 @@ async function main() {
   const db = createPrismaClient(url.toString());
   const cluster = new KafkaJsCluster({ brokers: [broker.bootstrap], sasl: null, ssl: false, clientId: "kappa-state-bench" }, silentLogger);
   const [host, port] = [broker.bootstrap.split(":")[0] ?? "127.0.0.1", Number(broker.bootstrap.split(":")[1])];
-  const conn = await RawConnection.open({ host, port, clientId: "state-bench-producer", sasl: null, tls: null, connectTimeoutMs: 3_000, requestTimeoutMs: 60_000 });
+  const conn = await KafkaConnection.open({ host, port, clientId: "state-bench-producer", sasl: null, tls: null, connectTimeoutMs: 3_000, requestTimeoutMs: 60_000 });
   let peakRss = 0;
   let peakHeap = 0;
   const sampler = setInterval(() => {

@@ -28,8 +28,8 @@ import pg from "pg";
 import { createPrismaClient } from "@kappa/catalog";
 import { freePort, startTestPostgres } from "@kappa/catalog/testing";
 import { ApiKey } from "@kappa/kafka-protocol";
+import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
-import { RawConnection } from "../src/kafka/raw-connection.ts";
 import { silentLogger } from "../src/log.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
 import { leaseTasks } from "../src/tasks/runner.ts";
@@ -200,7 +200,7 @@ async function main() {
     // ---- 3. observation
     // Simple (member-less) commits, as `kafka-consumer-groups --reset-offsets` makes: one OffsetCommit per group, every partition of its topic.
     const [host, port] = broker.bootstrap.split(":");
-    const raw = await RawConnection.open({ host: host!, port: Number(port), clientId: "bench", sasl, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 30000 });
+    const raw = await KafkaConnection.open({ host: host!, port: Number(port), clientId: "bench", sasl, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 30000 });
     const groupStart = Date.now();
     const commitVersion = raw.pickVersion(ApiKey.OffsetCommit, 2, 8);
     const subs = await db.subscription.findMany({ select: { serviceAccount: { select: { name: true } }, product: { select: { topicName: true } } }, orderBy: { id: "asc" } });

@@ -2,7 +2,7 @@ export { parseWorkerEnv, workerEnvSchema, ConfigurationError, type WorkerEnv } f
 export { Worker, type WorkerOptions, type HealthReport } from "./worker.ts";
 export { KafkaJsCluster, type KafkaConnectionSettings } from "./kafka/kafkajs-cluster.ts";
 export { partitionKey, type AclBinding, type KafkaCluster, type TopicSpec, type TopicDescription, type OffsetSpec, type PartitionRef, type GroupDescription } from "./kafka/cluster.ts";
-export { RawConnection, KafkaProtocolError, UnsupportedApiError } from "./kafka/raw-connection.ts";
+export { KafkaConnection, KafkaProtocolError, UnsupportedApiError } from "@kappa/kafka-protocol/client";
 export { RETIRE_PRODUCT, ROTATE_CREDENTIALS } from "./tasks/handlers.ts";
 export { TaskRunner, leaseTasks } from "./tasks/runner.ts";
 export { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";

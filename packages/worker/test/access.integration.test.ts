@@ -2,7 +2,7 @@ import type { Consumer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestCredentialRotation, revealCredentialOnce, revokeSubscription, type Db } from "@kappa/catalog";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { RawConnection } from "../src/kafka/raw-connection.ts";
+import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { fullReconcile } from "../src/reconcile/full.ts";
 import { RETIRE_PRODUCT } from "../src/tasks/handlers.ts";
 import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
@@ -215,9 +215,9 @@ async function consumeAll(creds: { username: string; password: string }, groupId
 /** What kafkajs says when the broker refuses: the code's name, its text, or the coordinator lookup it wraps. */
 const REFUSED = /AUTHORIZATION_FAILED|Not authorized|Failed to find group coordinator/;
 
-async function rawAs(creds: { username: string; password: string }): Promise<RawConnection> {
+async function rawAs(creds: { username: string; password: string }): Promise<KafkaConnection> {
   const [host, port] = broker.bootstrap.split(":");
-  return RawConnection.open({ host: host!, port: Number(port), clientId: "access-test", sasl: { mechanism: "SCRAM-SHA-512", ...creds }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
+  return KafkaConnection.open({ host: host!, port: Number(port), clientId: "access-test", sasl: { mechanism: "SCRAM-SHA-512", ...creds }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
 }
 
 async function findCoordinatorError(creds: { username: string; password: string }, groupId: string): Promise<number> {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decryptSecret, type Db } from "@kappa/catalog";
 import { ApiKey, decodeFetchedRecords, encodeRecordBatch, ErrorCode } from "@kappa/kafka-protocol";
-import { RawConnection } from "../src/kafka/raw-connection.ts";
+import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { MESSAGE_BROWSER_PRINCIPAL_NAME, reconcileMessageBrowser } from "../src/reconcile/platform-reader.ts";
 import { approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, testLogger, waitFor, type TestBroker } from "./helpers.ts";
 
@@ -40,14 +40,14 @@ afterAll(async () => {
   await broker?.cleanup();
 });
 
-async function asReader(): Promise<RawConnection> {
+async function asReader(): Promise<KafkaConnection> {
   const stored = await db.platformCredential.findUniqueOrThrow({ where: { name: MESSAGE_BROWSER_PRINCIPAL_NAME } });
   const password = decryptSecret(SECRETS_KEY, stored.secretCiphertext, MESSAGE_BROWSER_PRINCIPAL_NAME);
   const [host, port] = broker.bootstrap.split(":");
-  return RawConnection.open({ host: host!, port: Number(port), clientId: "browser-test", sasl: { mechanism: "SCRAM-SHA-512", username: MESSAGE_BROWSER_PRINCIPAL_NAME, password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
+  return KafkaConnection.open({ host: host!, port: Number(port), clientId: "browser-test", sasl: { mechanism: "SCRAM-SHA-512", username: MESSAGE_BROWSER_PRINCIPAL_NAME, password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
 }
 
-const fetchFrom = (conn: RawConnection, name: string) =>
+const fetchFrom = (conn: KafkaConnection, name: string) =>
   conn.request(ApiKey.Fetch, { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 1, sessionId: 0, sessionEpoch: -1, topics: [{ topic: name, partitions: [{ partition: 0, fetchOffset: 0n, currentLeaderEpoch: -1, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }], forgottenTopicsData: [], rackId: "" }, 11);
 
 describe("the message browser principal", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TASK_KINDS, type Db } from "@kappa/catalog";
-import { RawConnection } from "../src/kafka/raw-connection.ts";
+import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { approvedProduct, openTestDatabase, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 /*
@@ -42,7 +42,7 @@ afterAll(async () => {
 async function canAuthenticate(user: { name: string; password: string }): Promise<boolean> {
   const [host, port] = broker.bootstrap.split(":");
   try {
-    const conn = await RawConnection.open({ host: host!, port: Number(port), clientId: "ownership-test", sasl: { mechanism: "SCRAM-SHA-512", username: user.name, password: user.password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
+    const conn = await KafkaConnection.open({ host: host!, port: Number(port), clientId: "ownership-test", sasl: { mechanism: "SCRAM-SHA-512", username: user.name, password: user.password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
     conn.close();
     return true;
   } catch {

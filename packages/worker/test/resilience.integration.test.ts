@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retryTask, revealCredentialOnce, type Db } from "@kappa/catalog";
 import { ApiKey } from "@kappa/kafka-protocol";
-import { RawConnection } from "../src/kafka/raw-connection.ts";
+import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { approvedSubscription, approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -144,7 +144,7 @@ describe("crash and outage", () => {
       // The password the catalog holds for pickup is the one the cluster accepts.
       const creds = await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id);
       const [host, brokerPort] = broker.bootstrap.split(":");
-      const conn = await RawConnection.open({ host: host!, port: Number(brokerPort), clientId: "crash-test", sasl: { mechanism: "SCRAM-SHA-512", username: creds.username, password: creds.password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
+      const conn = await KafkaConnection.open({ host: host!, port: Number(brokerPort), clientId: "crash-test", sasl: { mechanism: "SCRAM-SHA-512", username: creds.username, password: creds.password }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
       conn.close();
     } finally {
       if (child && child.exitCode === null) child.kill("SIGKILL");

@@ -8,9 +8,18 @@
 //
 // Memory and backpressure, per connection:
 //  - Frames are decoded into a FIFO and dispatched from it only while fewer than
-//    `queued.max.requests.per.connection` requests are in flight and the bytes
-//    waiting to be written (socket buffer + finished responses held behind an
-//    earlier one) are below WRITE_HIGH_WATER. A client that does not read its
+//    `queued.max.requests.per.connection` requests are in flight, their frames
+//    (held until their handler finishes) total less than IN_FLIGHT_REQUEST_BYTES_LIMIT,
+//    and the bytes waiting to be written (socket buffer + finished responses held
+//    behind an earlier one + what the Fetches in flight may still answer, their
+//    max_bytes capped by fetch.max.bytes) are below WRITE_HIGH_WATER. So a
+//    client may pipeline hundreds of small produces, but a large Fetch is
+//    handled alone (as Kafka handles every request of a connection), and
+//    one that does not read its responses is not served more of them. Every acks=all Produce
+//    stays in flight until its fsync, so the count must cover what a client sends
+//    during one fsync (kafkajs sends one request per record: at 5,000 records/s
+//    and a 20 ms fsync that is 100 requests); the byte bound keeps the memory
+//    that many large requests hold in check. A client that does not read its
 //    responses (a slow consumer) therefore stops getting new requests served
 //    once ~8 MiB are queued for it, however many fetches it pipelines.
 //  - Socket reads pause while the FIFO holds more than QUEUED_REQUEST_BYTES_LIMIT
@@ -39,9 +48,12 @@ import type { BrokerCore } from "../broker.ts";
 import type { RequestContext } from "../registry.ts";
 import { ANONYMOUS, type Session } from "../session.ts";
 import { FramePool, FrameReader } from "./frame-reader.ts";
+import type { RequestTimes } from "./request-metrics.ts";
 
 /** Queued response bytes above which the connection stops reading new requests. */
 const WRITE_HIGH_WATER = 8 * 1024 * 1024;
+/** Bytes of the frames of requests whose handlers run, above which no further request is dispatched. */
+const IN_FLIGHT_REQUEST_BYTES_LIMIT = 64 * 1024 * 1024;
 /** Bytes of received, not yet dispatched requests above which reading pauses. */
 const QUEUED_REQUEST_BYTES_LIMIT = 16 * 1024 * 1024;
 /** Idle frame buffers kept for reuse per connection (see FramePool). */
@@ -57,6 +69,14 @@ interface Slot {
   response: Buffer | null;
   /** Close the connection when this slot reaches the head instead of writing (control hook). */
   closeInstead: boolean;
+  /** Timing for the broker's request metrics (requests that reach a handler). */
+  timing: { api: string; times: RequestTimes } | null;
+}
+
+interface Incoming {
+  frame: Buffer;
+  /** performance.now() when the frame was complete. */
+  receivedAt: number;
 }
 
 export class Connection {
@@ -65,8 +85,12 @@ export class Connection {
   private readonly framePool = new FramePool(FRAME_POOL_BYTES);
   private readonly pending: Slot[] = [];
   /** Received frames not yet dispatched, in arrival order. */
-  private readonly incoming: Buffer[] = [];
+  private readonly incoming: Incoming[] = [];
   private incomingBytes = 0;
+  /** Bytes of the frames whose handlers have not finished yet. */
+  private inFlightRequestBytes = 0;
+  /** What the Fetches in flight may answer (their max_bytes, capped by fetch.max.bytes). */
+  private reservedResponseBytes = 0;
   /** Encoded responses that are finished but wait behind an earlier, unfinished one. */
   private heldResponseBytes = 0;
   private closed = false;
@@ -117,9 +141,10 @@ export class Connection {
   }
 
   /** Memory held for this connection (observability and the backpressure test). */
-  stats(): { inFlight: number; queuedRequests: number; queuedRequestBytes: number; heldResponseBytes: number; socketBufferedBytes: number; readPaused: boolean } {
+  stats(): { inFlight: number; inFlightRequestBytes: number; queuedRequests: number; queuedRequestBytes: number; heldResponseBytes: number; socketBufferedBytes: number; readPaused: boolean } {
     return {
       inFlight: this.pending.length,
+      inFlightRequestBytes: this.inFlightRequestBytes,
       queuedRequests: this.incoming.length,
       queuedRequestBytes: this.incomingBytes,
       heldResponseBytes: this.heldResponseBytes,
@@ -166,8 +191,9 @@ export class Connection {
     if (this.closed || this.inputError !== null) return;
     this.lastActivity = Date.now();
     const frames = this.reader.push(chunk);
+    const receivedAt = frames.length > 0 ? performance.now() : 0;
     for (const frame of frames) {
-      this.incoming.push(frame);
+      this.incoming.push({ frame, receivedAt });
       this.incomingBytes += frame.length;
     }
     // The frames before an impossible prefix are still answered.
@@ -227,10 +253,10 @@ export class Connection {
   /** Dispatches queued frames in arrival order while the connection has capacity. */
   private pump(): void {
     while (!this.closed && this.incoming.length > 0 && this.hasCapacity()) {
-      const frame = this.incoming.shift();
-      if (!frame) break;
-      this.incomingBytes -= frame.length;
-      this.dispatch(frame);
+      const next = this.incoming.shift();
+      if (!next) break;
+      this.incomingBytes -= next.frame.length;
+      this.dispatch(next.frame, next.receivedAt);
     }
     this.updateFlowControl();
     this.closeIfAnswered();
@@ -239,7 +265,8 @@ export class Connection {
   private hasCapacity(): boolean {
     return (
       this.pending.length < this.core.config["queued.max.requests.per.connection"] &&
-      this.socket.writableLength + this.heldResponseBytes < WRITE_HIGH_WATER
+      this.inFlightRequestBytes < IN_FLIGHT_REQUEST_BYTES_LIMIT &&
+      this.socket.writableLength + this.heldResponseBytes + this.reservedResponseBytes < WRITE_HIGH_WATER
     );
   }
 
@@ -281,7 +308,7 @@ export class Connection {
     );
   }
 
-  private dispatch(frame: Buffer): void {
+  private dispatch(frame: Buffer, receivedAt: number): void {
     if (this.session.rawSaslTokens === true && this.session.state === "authenticating") return this.dispatchRawSaslToken(frame);
     let header: ReturnType<typeof decodeRequestHeader>;
     try {
@@ -335,10 +362,21 @@ export class Connection {
     const action = this.core.control.decide({ apiKey, apiVersion, correlationId, session: this.session, body });
     if (action?.kind === "close-before") return this.close(`control: closing before ${api.name}`, "info");
     const slot = this.newSlot();
+    const times: RequestTimes = { received: receivedAt, started: performance.now(), finished: 0, queuedForSend: 0 };
+    slot.timing = { api: api.name, times };
     if (action?.kind === "drop-response") slot.closeInstead = true;
     const delayMs = action?.kind === "delay" ? action.ms : 0;
+    const reserved = responseReservation(apiKey, body, this.core.config["fetch.max.bytes"]);
+    this.inFlightRequestBytes += frame.length;
+    this.reservedResponseBytes += reserved;
+    const handled = (): void => {
+      this.inFlightRequestBytes -= frame.length;
+      this.reservedResponseBytes -= reserved;
+    };
     api.handle(ctx, body).then(
       async (result) => {
+        times.finished = performance.now();
+        handled();
         // A finished Produce handler has written or rejected every append, and the
         // storage engine keeps no view of the request's records after that; other
         // requests may leave views of their frame in broker state (group member
@@ -361,6 +399,7 @@ export class Connection {
         this.flush();
       },
       (err: unknown) => {
+        handled();
         this.core.logger.error(`${api.name} v${apiVersion} handler failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         this.close(`internal error in ${api.name}`);
       },
@@ -368,7 +407,7 @@ export class Connection {
   }
 
   private newSlot(): Slot {
-    const slot: Slot = { done: false, response: null, closeInstead: false };
+    const slot: Slot = { done: false, response: null, closeInstead: false, timing: null };
     this.pending.push(slot);
     return slot;
   }
@@ -381,11 +420,23 @@ export class Connection {
       if (head.response) this.heldResponseBytes -= head.response.length;
       if (head.closeInstead) return this.close("control: dropping response", "info");
       if (head.response) {
-        this.socket.write(head.response);
+        const timing = head.timing;
+        if (timing) {
+          timing.times.queuedForSend = performance.now();
+          // The callback runs once the bytes are in the kernel: Kafka's "response sent".
+          this.socket.write(head.response, () => this.core.requestMetrics.record(timing.api, timing.times, performance.now()));
+        } else this.socket.write(head.response);
         this.lastActivity = Date.now();
       }
       if (this.closeAfterSlots.has(head)) return this.endAfterWrite("closed by the broker after its response (authentication failed or SASL protocol error)");
     }
     this.pump();
   }
+}
+
+/** The response bytes a request may bring (only a Fetch answers much): its max_bytes, capped by fetch.max.bytes. */
+function responseReservation(apiKey: number, body: unknown, fetchMaxBytes: number): number {
+  if (apiKey !== ApiKey.Fetch || typeof body !== "object" || body === null) return 0;
+  const maxBytes = "maxBytes" in body && typeof body.maxBytes === "number" ? body.maxBytes : 0x7fffffff;
+  return Math.min(maxBytes, fetchMaxBytes);
 }

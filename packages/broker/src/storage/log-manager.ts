@@ -28,6 +28,7 @@ import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
 import { StorageError } from "./errors.ts";
 import { FileHandleCache, fsyncDir, writeFileAtomic } from "./files.ts";
 import { GroupOffsetStore } from "./group-offset-store.ts";
+import { LatencyHistogram } from "./latency-histogram.ts";
 import { SerialQueue } from "./locks.ts";
 import { MetadataStore, type TopicRecord } from "./metadata.ts";
 import { PartitionLog } from "./partition-log.ts";
@@ -82,6 +83,8 @@ export class LogManager {
   private readonly idAllocator = new SerialQueue();
   private nextPid = 0n;
   private closed = false;
+  /** Duration of every fsync of a partition's active segment (Kafka's LogFlushStats LogFlushRateAndTimeMs). */
+  readonly flushTimes = new LatencyHistogram();
 
   private constructor(
     readonly dataDir: string,
@@ -204,6 +207,7 @@ export class LogManager {
       clock: this.clock,
       tier: this.remote?.tierFor(t.topicId, partition) ?? null,
       maxDecompressedBytes: this.maxDecompressedBytes,
+      onFlush: (ms) => this.flushTimes.record(ms),
     });
   }
 

@@ -78,6 +78,8 @@ export interface PartitionLogOptions {
   tier?: PartitionTier | null;
   /** Bound on one batch's decompressed records (default DEFAULT_MAX_DECOMPRESSED_BYTES). */
   maxDecompressedBytes?: number;
+  /** Called with each fsync of the active segment's duration in ms (Kafka's LogFlushStats). */
+  onFlush?: (ms: number) => void;
 }
 
 export interface RecoveryInfo {
@@ -139,12 +141,14 @@ export class PartitionLog {
     };
     this.commit = new GroupCommit(0, {
       syncActive: async () => {
+        const started = performance.now();
         const lease = await this.files.acquire(this.active.logPath);
         try {
           await lease.handle.datasync();
         } finally {
           lease.release();
         }
+        opts.onFlush?.(performance.now() - started);
       },
       logEndOffset: () => this.leo,
       policy: () => this.config,

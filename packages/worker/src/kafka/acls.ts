@@ -5,9 +5,9 @@
 // kafkajs is CommonJS: under Node's own ESM loader only its default export is
 // reliable (the enums are not detected as named exports).
 import kafkajs, { type AclEntry, type AclFilter } from "kafkajs";
+import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import type { AclBinding, AclOperation } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-import { KafkaProtocolError } from "./raw-connection.ts";
 
 const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajs;
 type AclResourceTypes = kafkajs.AclResourceTypes;

@@ -9,8 +9,8 @@ import { readFileSync } from "node:fs";
 // reliable (the enums are not detected as named exports).
 import kafkajs, { type Admin, type SASLOptions } from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaProtocolError, KafkaConnection, type KafkaConnectionOptions, type SaslMechanism } from "@kappa/kafka-protocol/client";
 import type { Logger } from "../log.ts";
-import { KafkaProtocolError, RawConnection, type RawConnectionOptions, type SaslMechanism } from "./raw-connection.ts";
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -48,8 +48,8 @@ export class ClusterConnections {
   private readonly coordinatorCache = new Map<string, { at: number; address: string }>();
   private readonly adminClient: Admin;
   private adminConnected: Promise<void> | null = null;
-  private readonly pool = new Map<string, Promise<RawConnection>>();
-  private readonly tls: RawConnectionOptions["tls"];
+  private readonly pool = new Map<string, Promise<KafkaConnection>>();
+  private readonly tls: KafkaConnectionOptions["tls"];
 
   constructor(
     private readonly settings: KafkaConnectionSettings,
@@ -92,7 +92,7 @@ export class ClusterConnections {
   }
 
   /** A raw connection to `address`, reused until it breaks. */
-  raw(address: string): Promise<RawConnection> {
+  raw(address: string): Promise<KafkaConnection> {
     const existing = this.pool.get(address);
     if (existing) {
       return existing.then((conn) => {
@@ -102,10 +102,11 @@ export class ClusterConnections {
       });
     }
     const [host, port] = splitAddress(address);
-    const opening = RawConnection.open({
+    const opening = KafkaConnection.open({
       host,
       port,
       clientId: this.settings.clientId,
+      clientSoftwareName: "kappa-worker",
       sasl: this.settings.sasl,
       tls: this.tls,
       connectTimeoutMs: this.settings.connectionTimeoutMs ?? 3_000,
@@ -117,7 +118,7 @@ export class ClusterConnections {
   }
 
   /** Any broker: tries the bootstrap list in order. */
-  async any(): Promise<RawConnection> {
+  async any(): Promise<KafkaConnection> {
     let last: unknown;
     for (const address of this.settings.brokers) {
       try {

@@ -6,10 +6,10 @@
  * observation cycle paid thousands of round trips for it.
  */
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import type { GroupDescription } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 import { byCoordinator, COORDINATOR_MOVED } from "./offsets.ts";
-import { KafkaProtocolError } from "./raw-connection.ts";
 
 const GROUPS_PER_DESCRIBE = 500;
 

@@ -4,9 +4,9 @@
  * offsets of many groups in batched requests.
  */
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import { partitionKey, type OffsetSpec, type PerPartition, type TopicFilter, type TopicPartitions } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-import { KafkaProtocolError } from "./raw-connection.ts";
 
 /** Errors that mean "ask the partition's current leader": the cached leader moved, or the topic changed. */
 const STALE_LEADER = new Set<number>([

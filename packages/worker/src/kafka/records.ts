@@ -10,9 +10,9 @@
  *   inactive group: the coordinator refuses it while the group has members.
  */
 import { ApiKey, ErrorCode, type AbortedTransaction } from "@kappa/kafka-protocol";
+import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import { partitionKey, type PartitionRef } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-import { KafkaProtocolError } from "./raw-connection.ts";
 
 export interface FetchRequestPart extends PartitionRef {
   offset: bigint;

@@ -4,9 +4,9 @@
  * the password itself.
  */
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import { SCRAM_MECHANISM_CODE, scramUpsertion } from "../scram.ts";
 import type { ClusterConnections } from "./connections.ts";
-import { KafkaProtocolError } from "./raw-connection.ts";
 
 export async function describeScramUsers(conns: ClusterConnections, users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>> {
   const out = new Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>();

@@ -4,9 +4,9 @@
  */
 import kafkajs from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaProtocolError, UnsupportedApiError } from "@kappa/kafka-protocol/client";
 import type { PerPartition, TopicPartitions } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-import { KafkaProtocolError, UnsupportedApiError } from "./raw-connection.ts";
 
 const { ConfigResourceTypes } = kafkajs;
 

@@ -6,9 +6,9 @@
  */
 import kafkajs from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import type { TopicDescription, TopicSpec } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-import { KafkaProtocolError } from "./raw-connection.ts";
 
 const { ConfigResourceTypes } = kafkajs;
 

@@ -7,7 +7,7 @@
 import type { ConnectionOptions } from "node:tls";
 import type { PartitionBounds, ReadResult, RecordSource } from "@kappa/catalog";
 import { ApiKey, decodeFetchedRecords, ErrorCode, type ScramMechanism } from "@kappa/kafka-protocol";
-import { KafkaError, ReaderConnection } from "./connection";
+import { KafkaConnection, KafkaProtocolError } from "@kappa/kafka-protocol/client";
 
 export interface KafkaReaderSettings {
   brokers: string[];
@@ -23,11 +23,11 @@ function split(address: string): [string, number] {
 }
 
 export class KafkaRecordSource implements RecordSource {
-  private readonly pool = new Map<string, Promise<ReaderConnection>>();
+  private readonly pool = new Map<string, Promise<KafkaConnection>>();
 
   constructor(private readonly settings: KafkaReaderSettings) {}
 
-  private conn(address: string): Promise<ReaderConnection> {
+  private conn(address: string): Promise<KafkaConnection> {
     const existing = this.pool.get(address);
     if (existing) {
       return existing.then((c) => {
@@ -37,13 +37,13 @@ export class KafkaRecordSource implements RecordSource {
       });
     }
     const [host, port] = split(address);
-    const opening = ReaderConnection.open({ host, port, sasl: this.settings.sasl, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs ?? 3_000, requestTimeoutMs: this.settings.requestTimeoutMs ?? 15_000 });
+    const opening = KafkaConnection.open({ host, port, clientId: "kappa-portal-browser", clientSoftwareName: "kappa-portal", sasl: this.settings.sasl, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs ?? 3_000, requestTimeoutMs: this.settings.requestTimeoutMs ?? 15_000 });
     this.pool.set(address, opening);
     opening.catch(() => this.pool.delete(address));
     return opening;
   }
 
-  private async any(): Promise<ReaderConnection> {
+  private async any(): Promise<KafkaConnection> {
     let last: unknown;
     for (const b of this.settings.brokers) {
       try {
@@ -58,11 +58,11 @@ export class KafkaRecordSource implements RecordSource {
   /** Partition → leader address. */
   private async leaders(topic: string): Promise<Map<number, string>> {
     const c = await this.any();
-    const res = await c.request(ApiKey.Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: false }, c.pick(ApiKey.Metadata, 1, 12));
+    const res = await c.request(ApiKey.Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: false }, c.pickVersion(ApiKey.Metadata, 1, 12));
     const brokers = new Map(res.brokers.map((b) => [b.nodeId, `${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}`]));
     const t = res.topics.find((x) => x.name === topic);
-    if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `metadata of ${topic}`);
-    if (t.errorCode !== 0) throw new KafkaError(t.errorCode, `metadata of ${topic}`);
+    if (!t) throw new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `metadata of ${topic}`);
+    if (t.errorCode !== 0) throw new KafkaProtocolError(t.errorCode, `metadata of ${topic}`);
     return new Map(t.partitions.map((p) => [p.partitionIndex, brokers.get(p.leaderId) ?? ""]));
   }
 
@@ -72,11 +72,11 @@ export class KafkaRecordSource implements RecordSource {
     for (const p of partitions) byLeader.set(leaders.get(p) ?? "", [...(byLeader.get(leaders.get(p) ?? "") ?? []), p]);
     await Promise.all(
       [...byLeader].map(async ([address, ps]) => {
-        if (!address) throw new KafkaError(ErrorCode.LEADER_NOT_AVAILABLE, `leader of ${topic}`);
+        if (!address) throw new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `leader of ${topic}`);
         const c = await this.conn(address);
-        const res = await c.request(ApiKey.ListOffsets, { replicaId: -1, isolationLevel: 1, topics: [{ name: topic, partitions: ps.map((partitionIndex) => ({ partitionIndex, timestamp, currentLeaderEpoch: -1 })) }] }, c.pick(ApiKey.ListOffsets, 1, 7));
+        const res = await c.request(ApiKey.ListOffsets, { replicaId: -1, isolationLevel: 1, topics: [{ name: topic, partitions: ps.map((partitionIndex) => ({ partitionIndex, timestamp, currentLeaderEpoch: -1 })) }] }, c.pickVersion(ApiKey.ListOffsets, 1, 7));
         for (const t of res.topics) for (const p of t.partitions) {
-          if (p.errorCode !== 0) throw new KafkaError(p.errorCode, `ListOffsets ${topic}-${p.partitionIndex}`);
+          if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `ListOffsets ${topic}-${p.partitionIndex}`);
           out.set(p.partitionIndex, { offset: p.offset });
         }
       }),
@@ -102,7 +102,7 @@ export class KafkaRecordSource implements RecordSource {
 
   async read(topic: string, partition: number, from: bigint, maxBytes: number): Promise<ReadResult> {
     const address = (await this.leaders(topic)).get(partition);
-    if (!address) throw new KafkaError(ErrorCode.LEADER_NOT_AVAILABLE, `leader of ${topic}-${partition}`);
+    if (!address) throw new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `leader of ${topic}-${partition}`);
     const c = await this.conn(address);
     const res = await c.request(
       ApiKey.Fetch,
@@ -118,12 +118,12 @@ export class KafkaRecordSource implements RecordSource {
         forgottenTopicsData: [],
         rackId: "",
       },
-      c.pick(ApiKey.Fetch, 4, 12),
+      c.pickVersion(ApiKey.Fetch, 4, 12),
     );
-    if (res.errorCode !== 0) throw new KafkaError(res.errorCode, "Fetch");
+    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, "Fetch");
     const p = res.responses[0]?.partitions[0];
     if (!p) throw new Error(`Fetch ${topic}-${partition}: no answer for the partition`);
-    if (p.errorCode !== 0) throw new KafkaError(p.errorCode, `Fetch ${topic}-${partition} at ${from}`);
+    if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `Fetch ${topic}-${partition} at ${from}`);
     const decoded = decodeFetchedRecords(p.records ?? null, from, (p.abortedTransactions ?? []).map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset })));
     return {
       records: decoded.records.map((r) => ({ partition, offset: r.offset, timestamp: r.timestamp, timestampType: r.timestampType, key: r.key, value: r.value, headers: r.headers })),

@@ -1,32 +1,32 @@
 /*
- * One long-lived Kafka protocol connection, for the requests kafkajs 2.2.4
- * cannot send (SCRAM user admin, ListOffsets −4/−5, DescribeLogDirs,
- * IncrementalAlterConfigs). Requests are pipelined with correlation ids; the
- * broker answers in order on one connection, but matching by id keeps us
- * honest. SASL (PLAIN, SCRAM-SHA-256/512) runs right after ApiVersions, as
- * Kafka requires: ApiVersions → SaslHandshake v1 → SaslAuthenticate.
+ * One Kafka protocol client connection over TCP (or TLS), for callers that
+ * need requests kafkajs cannot send: the worker's admin requests (SCRAM user
+ * admin, ListOffsets −4/−5, DescribeLogDirs, IncrementalAlterConfigs) and the
+ * portal's message-browser reader (Metadata, ListOffsets, Fetch by partition,
+ * without a consumer group). Requests are pipelined and matched by
+ * correlation id. SASL (PLAIN, SCRAM-SHA-256/512) runs right after
+ * ApiVersions, as Kafka requires: ApiVersions → SaslHandshake v1 →
+ * SaslAuthenticate. Exported as `@kappa/kafka-protocol/client` so that the
+ * codecs' entry point stays free of sockets.
  */
-import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from "node:crypto";
-import { connect as netConnect, type Socket } from "node:net";
+import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
-import {
-  ApiKey,
-  apiVersionRange,
-  decodeResponse,
-  encodeRequest,
-  errorName,
-  splitFrames,
-  type ApiKeyWithBody,
-  type RequestInput,
-  type ResponseBodies,
-} from "@kappa/kafka-protocol";
+import { apiVersionRange } from "./codec.ts";
+import { errorName } from "./error-names.ts";
+import { decodeResponse, encodeRequest, splitFrames, type ApiKeyWithBody, type RequestInput } from "./frames.ts";
+import { ApiKey } from "./generated/api-keys.ts";
+import type { ResponseBodies } from "./generated/messages.ts";
+import { scramClient } from "./sasl-scram.ts";
 
 export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
 
-export interface RawConnectionOptions {
+export interface KafkaConnectionOptions {
   host: string;
   port: number;
+  /** The request header's client id (what the broker logs and quotas by). */
   clientId: string;
+  /** ApiVersions v3's client software name (KIP-511: letters, digits, `-` and `.`); "kappa-mesh" if not given. */
+  clientSoftwareName?: string;
   sasl: { mechanism: SaslMechanism; username: string; password: string } | null;
   /** TLS options (ca, servername); null for a plaintext listener. */
   tls: ConnectionOptions | null;
@@ -51,14 +51,12 @@ export class UnsupportedApiError extends Error {
 }
 
 interface Pending {
-  apiKey: ApiKeyWithBody;
-  version: number;
   resolve: (frame: Buffer) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
 
-export class RawConnection {
+export class KafkaConnection {
   private socket: Socket | null = null;
   private buffer: Buffer = Buffer.alloc(0);
   private readonly pending = new Map<number, Pending>();
@@ -67,10 +65,10 @@ export class RawConnection {
   /** Broker's version ranges per API key, from ApiVersions. */
   versions = new Map<number, { min: number; max: number }>();
 
-  private constructor(private readonly options: RawConnectionOptions) {}
+  private constructor(private readonly options: KafkaConnectionOptions) {}
 
-  static async open(options: RawConnectionOptions): Promise<RawConnection> {
-    const conn = new RawConnection(options);
+  static async open(options: KafkaConnectionOptions): Promise<KafkaConnection> {
+    const conn = new KafkaConnection(options);
     await conn.connect();
     try {
       await conn.handshake();
@@ -88,7 +86,8 @@ export class RawConnection {
   private connect(): Promise<void> {
     const { host, port, tls, connectTimeoutMs } = this.options;
     return new Promise((resolve, reject) => {
-      const socket = tls ? tlsConnect({ host, port, ...tls }) : netConnect({ host, port });
+      // SNI carries host names only (RFC 6066); an IP address is not sent.
+      const socket = tls ? tlsConnect({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ...tls }) : netConnect({ host, port });
       const timer = setTimeout(() => {
         socket.destroy(new Error(`connecting to ${host}:${port} timed out after ${connectTimeoutMs} ms`));
       }, connectTimeoutMs);
@@ -113,7 +112,7 @@ export class RawConnection {
 
   private async handshake(): Promise<void> {
     // v3 is the first flexible version; every broker since Kafka 2.4 (and ours) serves it.
-    const api = await this.request(ApiKey.ApiVersions, { clientSoftwareName: "kappa-worker", clientSoftwareVersion: "0.1.0" }, 3);
+    const api = await this.request(ApiKey.ApiVersions, { clientSoftwareName: this.options.clientSoftwareName ?? "kappa-mesh", clientSoftwareVersion: "0.1.0" }, 3);
     if (api.errorCode !== 0) throw new KafkaProtocolError(api.errorCode, "ApiVersions failed");
     this.versions = new Map(api.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
     const sasl = this.options.sasl;
@@ -130,7 +129,10 @@ export class RawConnection {
       await authenticate(Buffer.from(`\u0000${sasl.username}\u0000${sasl.password}`, "utf8"));
       return;
     }
-    await scramAuthenticate(sasl.mechanism, sasl.username, sasl.password, authenticate);
+    const scram = scramClient(sasl.mechanism, sasl.username, sasl.password);
+    const serverFirst = await authenticate(scram.first);
+    // Mutual authentication: the broker proves it knows the ServerKey too.
+    scram.verifyServer(await authenticate(scram.final(serverFirst)));
   }
 
   /** Highest version both sides speak, at least `min`; throws UnsupportedApiError otherwise. */
@@ -162,7 +164,7 @@ export class RawConnection {
         this.fail(new Error(`request ${apiKey} v${version} timed out after ${this.options.requestTimeoutMs} ms`));
         reject(new Error(`request ${apiKey} v${version} timed out after ${this.options.requestTimeoutMs} ms`));
       }, this.options.requestTimeoutMs);
-      this.pending.set(correlationId, { apiKey, version, resolve, reject, timer });
+      this.pending.set(correlationId, { resolve, reject, timer });
       socket.write(frame);
     }).then((responseFrame) => decodeResponse(apiKey, version, responseFrame).body);
   }
@@ -188,7 +190,7 @@ export class RawConnection {
   }
 
   private fail(error: Error): void {
-    if (!this.closedError) this.closedError = error;
+    this.closedError ??= error;
     for (const [id, entry] of this.pending) {
       clearTimeout(entry.timer);
       entry.reject(error);
@@ -198,44 +200,6 @@ export class RawConnection {
   }
 
   close(): void {
-    this.fail(new Error("connection closed by the worker"));
-  }
-}
-
-/** RFC 5802 client side, with the username escaping Kafka expects (`=2C`, `=3D`). */
-async function scramAuthenticate(
-  mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512",
-  username: string,
-  password: string,
-  send: (bytes: Buffer) => Promise<Buffer>,
-): Promise<void> {
-  const hash = mechanism === "SCRAM-SHA-512" ? "sha512" : "sha256";
-  const keyLength = mechanism === "SCRAM-SHA-512" ? 64 : 32;
-  const hmac = (key: Buffer, text: string) => createHmac(hash, key).update(text, "utf8").digest();
-  const clientNonce = randomBytes(24).toString("base64url");
-  const clientFirstBare = `n=${username.replace(/=/g, "=3D").replace(/,/g, "=2C")},r=${clientNonce}`;
-  const serverFirst = (await send(Buffer.from(`n,,${clientFirstBare}`, "utf8"))).toString("utf8");
-  const attrs = new Map(serverFirst.split(",").map((part) => [part.slice(0, 1), part.slice(2)] as const));
-  const nonce = attrs.get("r");
-  const salt = attrs.get("s");
-  const iterations = Number(attrs.get("i"));
-  if (!nonce?.startsWith(clientNonce) || !salt || !Number.isInteger(iterations) || iterations < 4096) {
-    throw new Error(`SCRAM: unexpected server-first message from the broker`);
-  }
-  const salted = pbkdf2Sync(password, Buffer.from(salt, "base64"), iterations, keyLength, hash);
-  const clientKey = hmac(salted, "Client Key");
-  const storedKey = createHash(hash).update(clientKey).digest();
-  const clientFinalWithoutProof = `c=biws,r=${nonce}`;
-  const authMessage = `${clientFirstBare},${serverFirst},${clientFinalWithoutProof}`;
-  const signature = hmac(storedKey, authMessage);
-  const proof = Buffer.alloc(clientKey.length);
-  for (let i = 0; i < proof.length; i++) proof[i] = (clientKey[i] ?? 0) ^ (signature[i] ?? 0);
-  const serverFinal = (await send(Buffer.from(`${clientFinalWithoutProof},p=${proof.toString("base64")}`, "utf8"))).toString("utf8");
-  // Mutual authentication: the broker proves it knows the ServerKey too.
-  const expected = hmac(hmac(salted, "Server Key"), authMessage);
-  const verifier = /(?:^|,)v=([^,]+)/.exec(serverFinal)?.[1];
-  const given = verifier ? Buffer.from(verifier, "base64") : Buffer.alloc(0);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new Error("SCRAM: the broker's server signature does not match");
+    this.fail(new Error("connection closed by the client"));
   }
 }
