@@ -15,57 +15,12 @@ import {
   submitForReview,
   type Db,
 } from "@kappa/catalog";
+import { DEMO_PASSWORD, DEMO_SCHEMAS, DEMO_USERS, SEEDED_ACTION } from "./demo-data.ts";
 
-export const DEMO_PASSWORD = "kappa-demo";
-
-export const DEMO_USERS = {
-  ordersOwner: { email: "owner@orders.example", name: "Olivia Orders" },
-  paymentsOwner: { email: "owner@payments.example", name: "Paul Payments" },
-  ordersMember: { email: "member@orders.example", name: "Mia Member" },
-  reviewer: { email: "reviewer@governance.example", name: "Rita Reviewer" },
-  admin: { email: "admin@kappa.example", name: "Adam Admin" },
-} as const;
-
-const orderEventSchema = JSON.stringify({
-  type: "record",
-  name: "OrderPlaced",
-  namespace: "example.orders",
-  fields: [
-    { name: "orderId", type: "string" },
-    { name: "customerId", type: "string" },
-    { name: "totalCents", type: "long" },
-    { name: "currency", type: "string" },
-    { name: "placedAt", type: { type: "long", logicalType: "timestamp-millis" } },
-  ],
-});
-
-const orderStatusSchema = JSON.stringify({
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  required: ["orderId", "status"],
-  properties: {
-    orderId: { type: "string" },
-    status: { enum: ["PLACED", "PAID", "SHIPPED", "DELIVERED", "CANCELLED"] },
-    updatedAt: { type: "string", format: "date-time" },
-  },
-});
-
-const paymentSchema = JSON.stringify({
-  type: "record",
-  name: "PaymentCaptured",
-  namespace: "example.payments",
-  fields: [
-    { name: "paymentId", type: "string" },
-    { name: "orderId", type: "string" },
-    { name: "amountCents", type: "long" },
-    { name: "cardLast4", type: ["null", "string"], default: null },
-  ],
-});
-
-/** The demo products' schemas, also used by the demo traffic (scripts/demo-traffic.ts) to write valid records. */
-export const DEMO_SCHEMAS = { orderEvent: orderEventSchema, orderStatus: orderStatusSchema, payment: paymentSchema } as const;
-
-const SEEDED_ACTION = "demo.seeded";
+// The accounts, schemas and the seed's completion mark are plain constants in
+// demo-data.ts, so `npm start` and the demo traffic read them without loading
+// the catalog (a restart does not seed).
+export { DEMO_PASSWORD, DEMO_SCHEMAS, DEMO_USERS } from "./demo-data.ts";
 
 /**
  * Seeds once: returns false when a completed seed is found. The actions each
@@ -119,7 +74,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     // A short hot window, so the demo's traffic moves to the object store
     // within minutes of the first start (the tiered-storage panel shows it).
     localRetentionMs: 120_000,
-    schema: { format: "AVRO", definition: orderEventSchema },
+    schema: { format: "AVRO", definition: DEMO_SCHEMAS.orderEvent },
   });
   await submitForReview(db, owner, orderEvents.id);
   await approveProduct(db, reviewer, orderEvents.id);
@@ -135,7 +90,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     cleanupPolicy: "compact",
     keyFields: ["orderId"],
     contactEmail: DEMO_USERS.ordersOwner.email,
-    schema: { format: "JSON_SCHEMA", definition: orderStatusSchema },
+    schema: { format: "JSON_SCHEMA", definition: DEMO_SCHEMAS.orderStatus },
   });
   await submitForReview(db, owner, orderStatus.id);
   await approveProduct(db, reviewer, orderStatus.id);
@@ -149,7 +104,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     ...sla,
     partitions: 3,
     contactEmail: DEMO_USERS.ordersOwner.email,
-    schema: { format: "JSON_SCHEMA", definition: orderStatusSchema },
+    schema: { format: "JSON_SCHEMA", definition: DEMO_SCHEMAS.orderStatus },
   });
   void returns; // stays a DRAFT
 
@@ -163,7 +118,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     partitions: 3,
     retentionMs: 30 * 24 * 3_600_000,
     contactEmail: DEMO_USERS.ordersOwner.email,
-    schema: { format: "AVRO", definition: orderEventSchema },
+    schema: { format: "AVRO", definition: DEMO_SCHEMAS.orderEvent },
   });
   await submitForReview(db, owner, customerOrders.id); // waits in the review queue
 
@@ -177,7 +132,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     availabilityPct: 99.95,
     partitions: 6,
     contactEmail: DEMO_USERS.paymentsOwner.email,
-    schema: { format: "AVRO", definition: paymentSchema },
+    schema: { format: "AVRO", definition: DEMO_SCHEMAS.payment },
   });
   await submitForReview(db, payer, paymentsCaptured.id);
   await approveProduct(db, reviewer, paymentsCaptured.id);
@@ -193,7 +148,7 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     // RESTRICTED data is never kept forever (policy rule topic.retention).
     retentionMs: 90 * 24 * 3_600_000,
     contactEmail: DEMO_USERS.paymentsOwner.email,
-    schema: { format: "AVRO", definition: paymentSchema },
+    schema: { format: "AVRO", definition: DEMO_SCHEMAS.payment },
   });
   await submitForReview(db, payer, refunds.id);
   await rejectProduct(db, reviewer, refunds.id, { reason: "Free-text notes may contain personal data; drop the field or mask it." });

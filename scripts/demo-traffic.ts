@@ -13,7 +13,7 @@
  */
 import avsc from "avsc";
 import kafkajs, { type Consumer, type Producer } from "kafkajs";
-import { DEMO_SCHEMAS } from "../prisma/seed.ts";
+import { DEMO_SCHEMAS } from "../prisma/demo-data.ts";
 
 const { Kafka, logLevel } = kafkajs;
 

@@ -4,18 +4,21 @@
  * $KAPPA_DATA_DIR/postgres, applies migrations, seeds demo data once (demo
  * mode), builds the portal if its sources changed and serves it on $PORT.
  * Ctrl-C / SIGTERM stops everything, PostgreSQL included.
+ *
+ * A restart should be quick (goal ≤ 3 s to a ready portal): the catalog (all
+ * its actions and schemas, seconds to load) is imported only when the
+ * database still needs its policy or the demo seed, the broker and the demo
+ * traffic (kafkajs) only when they run, and the worker and the portal start
+ * side by side.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
-import { CatalogError, createPrismaClient, ensureDefaultPolicy, parseSecretsKey, sealClusterPassword } from "@kappa/catalog";
 import { applyGrants, provisionDatabaseRoles, roleOfUrl } from "@kappa/catalog/database-roles";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
-import { seedDemoData, DEMO_PASSWORD, DEMO_USERS } from "../prisma/seed.ts";
-import { startDemoTraffic } from "./demo-traffic.ts";
+import { DEMO_PASSWORD, DEMO_USERS, SEEDED_ACTION } from "../prisma/demo-data.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
 
@@ -155,6 +158,7 @@ function demoSecret(dataDir: string, name: string, encoding: "base64url" | "base
  * no auto-created topics (topics come from the catalog).
  */
 async function startEmbeddedKafka(config: StartConfig, adminPassword: string, instance: { port: number; folder: string; logName: "kafka" | "kafka-prod" } = { port: config.KAFKA_PORT, folder: "kafka", logName: "kafka" }) {
+  const { applySaslAdmin, configFromArgs, startBroker } = await import("@kappa/broker");
   const brokerConfig = applySaslAdmin(
     configFromArgs([
       "--host", "127.0.0.1",
@@ -182,10 +186,11 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
  * admin password is sealed as the portal would seal it; an existing row is
  * brought up to date (the port may have changed between starts).
  */
-async function registerEmbeddedProd(databaseUrl: string, secretsKey: Buffer, bootstrap: string, admin: { name: string; password: string }) {
+async function registerEmbeddedProd(databaseUrl: string, secretsKey: string, bootstrap: string, admin: { name: string; password: string }) {
+  const { createPrismaClient, parseSecretsKey, sealClusterPassword } = await import("@kappa/catalog");
   const db = createPrismaClient(databaseUrl);
   try {
-    const data = { bootstrap, securityProtocol: "SASL_PLAINTEXT", saslMechanism: "scram-sha-512", adminUser: admin.name, adminPasswordSealed: sealClusterPassword(secretsKey, "prod", admin.password) };
+    const data = { bootstrap, securityProtocol: "SASL_PLAINTEXT", saslMechanism: "scram-sha-512", adminUser: admin.name, adminPasswordSealed: sealClusterPassword(parseSecretsKey(secretsKey), "prod", admin.password) };
     await db.cluster.upsert({ where: { environment: "prod" }, create: { environment: "prod", ...data }, update: data });
   } finally {
     await db.$disconnect();
@@ -219,7 +224,7 @@ async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
   while (!existsSync(readyFile)) {
     if (worker.exitCode !== null) throw new Error(`the worker exited with code ${worker.exitCode} before it was ready`);
     if (Date.now() > deadline) throw new Error("the worker did not report ready within 60 s");
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -263,6 +268,23 @@ async function ensureDatabase(adminUrl: string, name: string) {
   }
 }
 
+/**
+ * Whether the catalog still needs its default policy or (demo mode) the demo
+ * seed. Asked over plain pg: loading the catalog only to hear "nothing to do"
+ * would cost seconds on every restart. The conditions mirror
+ * ensureDefaultPolicy and seedDemoData, which decide again themselves.
+ */
+async function catalogNeedsSetup(databaseUrl: string, demoMode: boolean): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    if ((await client.query(`SELECT 1 FROM "PolicyVersion" LIMIT 1`)).rowCount === 0) return true;
+    return demoMode && (await client.query(`SELECT 1 FROM "AuditEvent" WHERE action = $1 LIMIT 1`, [SEEDED_ACTION])).rowCount === 0;
+  } finally {
+    await client.end();
+  }
+}
+
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -273,7 +295,7 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) 
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the portal did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
@@ -349,7 +371,8 @@ async function main() {
     log(`warning: the portal and the worker connect with DATABASE_URL's role, which runs migrations (see README, Database roles)`);
   }
 
-  {
+  if (await catalogNeedsSetup(databaseUrl, config.demoMode)) {
+    const [{ createPrismaClient, ensureDefaultPolicy }, { seedDemoData }] = await Promise.all([import("@kappa/catalog"), import("../prisma/seed.ts")]);
     const db = createPrismaClient(databaseUrl);
     try {
       // The committed policy document becomes version 1 of an empty catalog.
@@ -374,88 +397,97 @@ async function main() {
       // A second, independent broker as the `prod` environment (its own port and data folder), so promotion can be tried on one machine.
       log(`starting the embedded prod Kafka broker on ${config.KAFKA_PROD_PORT} in ${path.join(config.dataDir, "kafka-prod")}`);
       const prodBootstrap = await startEmbeddedKafka(config, adminPassword, { port: config.KAFKA_PROD_PORT, folder: "kafka-prod", logName: "kafka-prod" });
-      await registerEmbeddedProd(workerDatabaseUrl ?? databaseUrl, parseSecretsKey(secretsKey), prodBootstrap, { name: config.KAFKA_ADMIN_USER, password: adminPassword });
+      await registerEmbeddedProd(workerDatabaseUrl ?? databaseUrl, secretsKey, prodBootstrap, { name: config.KAFKA_ADMIN_USER, password: adminPassword });
     }
   }
-  if (config.startWorker) {
-    log("starting the worker");
-    await startWorker(
-    {
-      ...process.env,
-      DATABASE_URL: workerDatabaseUrl ?? databaseUrl,
-      KAFKA_BROKERS: bootstrap,
-      KAFKA_SASL_MECHANISM: config.embeddedKafka ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM,
-      KAFKA_ADMIN_USER: config.KAFKA_ADMIN_USER,
-      KAFKA_ADMIN_PASSWORD: adminPassword,
-      // The embedded broker is the `dev` environment; a real cluster keeps KAFKA_ENVIRONMENT (or "default").
-      ...(config.embeddedKafka && !process.env.KAFKA_ENVIRONMENT ? { KAFKA_ENVIRONMENT: "dev" } : {}),
-      KAPPA_SECRETS_KEY: secretsKey,
-      KAPPA_PORTAL_URL: config.portalUrl,
-      // Demo webhooks usually point at a receiver on this machine; production keeps the SSRF guard.
-      WORKER_WEBHOOK_ALLOW_PRIVATE: process.env.WORKER_WEBHOOK_ALLOW_PRIVATE ?? String(config.demoMode),
-      ...(verbose ? { LOG_LEVEL: "debug" } : {}),
-    },
-    path.join(config.dataDir, "worker.ready"),
-    );
-    if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
-      const traffic = await startDemoTraffic({ brokers: [bootstrap], username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
-      stops.push(() => traffic.stop());
-      log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
-    }
-  } else {
-    log("KAPPA_START_WORKER=false: no broker and no worker; provisioning tasks stay queued");
-  }
+  // The worker (with the demo traffic) and the portal start side by side: neither
+  // waits for the other (the portal reads only the catalog), and on a restart
+  // the worker's start-up (tsx compiling it, its first catalog and Kafka
+  // round trips) is most of the wait.
+  const workerStarted = config.startWorker
+    ? (async () => {
+        log("starting the worker");
+        await startWorker(
+          {
+            ...process.env,
+            DATABASE_URL: workerDatabaseUrl ?? databaseUrl,
+            KAFKA_BROKERS: bootstrap,
+            KAFKA_SASL_MECHANISM: config.embeddedKafka ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM,
+            KAFKA_ADMIN_USER: config.KAFKA_ADMIN_USER,
+            KAFKA_ADMIN_PASSWORD: adminPassword,
+            // The embedded broker is the `dev` environment; a real cluster keeps KAFKA_ENVIRONMENT (or "default").
+            ...(config.embeddedKafka && !process.env.KAFKA_ENVIRONMENT ? { KAFKA_ENVIRONMENT: "dev" } : {}),
+            KAPPA_SECRETS_KEY: secretsKey,
+            KAPPA_PORTAL_URL: config.portalUrl,
+            // Demo webhooks usually point at a receiver on this machine; production keeps the SSRF guard.
+            WORKER_WEBHOOK_ALLOW_PRIVATE: process.env.WORKER_WEBHOOK_ALLOW_PRIVATE ?? String(config.demoMode),
+            ...(verbose ? { LOG_LEVEL: "debug" } : {}),
+          },
+          path.join(config.dataDir, "worker.ready"),
+        );
+        if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
+          const { startDemoTraffic } = await import("./demo-traffic.ts");
+          const traffic = await startDemoTraffic({ brokers: [bootstrap], username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
+          stops.push(() => traffic.stop());
+          log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
+        }
+      })()
+    : (log("KAPPA_START_WORKER=false: no broker and no worker; provisioning tasks stay queued"), Promise.resolve());
 
-  // The portal never gets Kafka admin credentials: only what it shows and the
-  // key that opens a one-time credential pickup.
-  const { KAFKA_ADMIN_PASSWORD: _adminPassword, PORTAL_DATABASE_URL: _p, WORKER_DATABASE_URL: _w, ...envWithoutKafkaAdmin } = process.env;
-  const portalEnv: NodeJS.ProcessEnv = {
-    ...envWithoutKafkaAdmin,
-    DATABASE_URL: portalDatabaseUrl ?? databaseUrl,
-    NEXTAUTH_SECRET: secret,
-    NEXTAUTH_URL: config.portalUrl,
-    KAPPA_DEMO_MODE: String(config.demoMode),
-    KAPPA_SECRETS_KEY: secretsKey,
-    KAFKA_BOOTSTRAP_DISPLAY: config.KAFKA_BOOTSTRAP_DISPLAY ?? bootstrap,
-    // The message browser reads where the worker does, with its own read-only principal.
-    KAFKA_READER_BROKERS: process.env.KAFKA_READER_BROKERS ?? bootstrap,
-    ...(config.embeddedKafka ? {} : { KAFKA_READER_SASL_MECHANISM: process.env.KAFKA_READER_SASL_MECHANISM ?? (config.KAFKA_SASL_MECHANISM === "plain" ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM), KAFKA_READER_SSL: process.env.KAFKA_READER_SSL ?? config.KAFKA_SSL ?? "false" }),
-    NEXT_TELEMETRY_DISABLED: "1",
-    PORT: String(config.PORT),
-  };
-  const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
-  if (!dev && needsBuild()) {
-    log("building the portal (first start or sources changed; about a minute)…");
-    const buildStarted = Date.now();
-    await buildPortal(nextBin, { ...portalEnv, NODE_ENV: "production" }, sink);
-    log(`built the portal in ${((Date.now() - buildStarted) / 1000).toFixed(0)} s`);
-  }
-  log("starting the portal");
-  // peer-address.cjs records each request's TCP peer for per-address sign-in throttling.
-  const listen = ["--port", String(config.PORT), ...(config.portalHostname ? ["--hostname", config.portalHostname] : [])];
-  const portal = spawn(process.execPath, ["--require", path.join(PORTAL_DIR, "peer-address.cjs"), nextBin, dev ? "dev" : "start", ...listen], {
-    cwd: PORTAL_DIR,
-    env: { ...portalEnv, NODE_ENV: dev ? "development" : "production" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  sink.pipe("portal", portal);
-  stops.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (portal.exitCode !== null) return resolve();
-        portal.once("exit", () => resolve());
-        portal.kill("SIGTERM");
-      }),
-  );
-  portal.on("exit", (code) => {
-    if (!stopping) {
-      console.error(`[kappa] the portal exited unexpectedly (code ${code}); its log: ${path.join(sink.dir, "portal.log")}`);
-      void shutdown(1);
+  const portalStarted = (async () => {
+    // The portal never gets Kafka admin credentials: only what it shows and the
+    // key that opens a one-time credential pickup.
+    const { KAFKA_ADMIN_PASSWORD: _adminPassword, PORTAL_DATABASE_URL: _p, WORKER_DATABASE_URL: _w, ...envWithoutKafkaAdmin } = process.env;
+    const portalEnv: NodeJS.ProcessEnv = {
+      ...envWithoutKafkaAdmin,
+      DATABASE_URL: portalDatabaseUrl ?? databaseUrl,
+      NEXTAUTH_SECRET: secret,
+      NEXTAUTH_URL: config.portalUrl,
+      KAPPA_DEMO_MODE: String(config.demoMode),
+      KAPPA_SECRETS_KEY: secretsKey,
+      KAFKA_BOOTSTRAP_DISPLAY: config.KAFKA_BOOTSTRAP_DISPLAY ?? bootstrap,
+      // The message browser reads where the worker does, with its own read-only principal.
+      KAFKA_READER_BROKERS: process.env.KAFKA_READER_BROKERS ?? bootstrap,
+      ...(config.embeddedKafka ? {} : { KAFKA_READER_SASL_MECHANISM: process.env.KAFKA_READER_SASL_MECHANISM ?? (config.KAFKA_SASL_MECHANISM === "plain" ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM), KAFKA_READER_SSL: process.env.KAFKA_READER_SSL ?? config.KAFKA_SSL ?? "false" }),
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(config.PORT),
+    };
+    const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
+    if (!dev && needsBuild()) {
+      log("building the portal (first start or sources changed; about a minute)…");
+      const buildStarted = Date.now();
+      await buildPortal(nextBin, { ...portalEnv, NODE_ENV: "production" }, sink);
+      log(`built the portal in ${((Date.now() - buildStarted) / 1000).toFixed(0)} s`);
     }
-  });
-  const h = config.portalHostname;
-  const probeHost = !h || h === "0.0.0.0" || h === "::" ? "127.0.0.1" : h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
-  await waitForHttp(`http://${probeHost}:${config.PORT}/signin`, portal, 120_000);
+    log("starting the portal");
+    // peer-address.cjs records each request's TCP peer for per-address sign-in throttling.
+    const listen = ["--port", String(config.PORT), ...(config.portalHostname ? ["--hostname", config.portalHostname] : [])];
+    const portal = spawn(process.execPath, ["--require", path.join(PORTAL_DIR, "peer-address.cjs"), nextBin, dev ? "dev" : "start", ...listen], {
+      cwd: PORTAL_DIR,
+      env: { ...portalEnv, NODE_ENV: dev ? "development" : "production" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    sink.pipe("portal", portal);
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
+          if (portal.exitCode !== null) return resolve();
+          portal.once("exit", () => resolve());
+          portal.kill("SIGTERM");
+        }),
+    );
+    portal.on("exit", (code) => {
+      if (!stopping) {
+        console.error(`[kappa] the portal exited unexpectedly (code ${code}); its log: ${path.join(sink.dir, "portal.log")}`);
+        void shutdown(1);
+      }
+    });
+    const h = config.portalHostname;
+    const probeHost = !h || h === "0.0.0.0" || h === "::" ? "127.0.0.1" : h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
+    await waitForHttp(`http://${probeHost}:${config.PORT}/signin`, portal, 120_000);
+  })();
+  // Both settle before the ready block; a failure of either stops everything (main's catch).
+  await Promise.all([workerStarted, portalStarted]);
 
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   printSummary(config, { bootstrap, databaseUrl, verbose, logsDir: sink.dir, roles });
@@ -463,7 +495,8 @@ async function main() {
 
 main().catch((error: unknown) => {
   console.error(`[kappa] start-up failed: ${error instanceof Error ? error.message : String(error)}`);
-  if (error instanceof CatalogError && error.fields) console.error("[kappa] fields:", error.fields);
+  // A CatalogError (from the seed) names the fields it refused.
+  if (error instanceof Error && "fields" in error && error.fields) console.error("[kappa] fields:", error.fields);
   if (error instanceof Error && error.cause) console.error("[kappa] cause:", error.cause);
   void shutdown(1);
 });

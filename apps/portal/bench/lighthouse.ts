@@ -8,12 +8,21 @@
  * demo traffic, as a new user sees it) on its own ports; LIGHTHOUSE_URL
  * measures a portal that is already running instead (demo accounts needed).
  * Lighthouse 12.2.3 is pinned: 13 needs Node 22.
+ *
+ * Scores move with the machine's load (simulated throttling scales what it
+ * measures), so every figure is printed with os.loadavg(). LIGHTHOUSE_PAGES
+ * (comma-separated names) measures only some pages; LIGHTHOUSE_REPORT_DIR
+ * keeps each page's full JSON report there.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { demoIds, demoPortal, signIn } from "../scripts/demo-portal";
 
 const TARGET = 95;
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
 
 interface Page {
@@ -48,7 +57,10 @@ async function main() {
       { name: "subscription", path: `/subscriptions/${subscriptionId}`, signedIn: true },
     ];
     const rows: { page: string; scores: Record<string, number>; failing: string[] }[] = [];
-    for (const page of pages) {
+    const only = process.env.LIGHTHOUSE_PAGES?.split(",");
+    const reportDir = process.env.LIGHTHOUSE_REPORT_DIR;
+    console.log(`lighthouse against ${base}, load average ${load()}`);
+    for (const page of pages.filter((p) => !only || only.includes(p.name))) {
       const result = await lighthouse(
         `${base}${page.path}`,
         { port: chrome.port, output: "json", logLevel: "error", onlyCategories: [...CATEGORIES], ...(page.signedIn ? { extraHeaders: { Cookie: cookie } } : {}) },
@@ -61,7 +73,14 @@ async function main() {
         .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "notApplicable" && a.scoreDisplayMode !== "manual")
         .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ""}`);
       rows.push({ page: page.name, scores, failing });
-      console.log(`lighthouse: ${page.name.padEnd(12)} ${CATEGORIES.map((c) => `${c} ${scores[c]}`).join(", ")}`);
+      const metric = (id: string) => lhr.audits[id]?.displayValue ?? "?";
+      console.log(
+        `lighthouse: ${page.name.padEnd(12)} ${CATEGORIES.map((c) => `${c} ${scores[c]}`).join(", ")} · LCP ${metric("largest-contentful-paint")}, TBT ${metric("total-blocking-time")}, CLS ${metric("cumulative-layout-shift")} · load average ${load()}`,
+      );
+      if (reportDir) {
+        mkdirSync(reportDir, { recursive: true });
+        writeFileSync(path.join(reportDir, `${page.name}.json`), JSON.stringify(lhr));
+      }
     }
     console.log("\n| page | performance | accessibility | best practices |\n|---|---|---|---|");
     for (const r of rows) console.log(`| ${r.page} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} |`);

@@ -121,6 +121,8 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
       await expect(panel.getByTestId("replay-remote")).toHaveText("240 records");
       await expect(row0.locator("td")).toHaveText(["0", "0", "0 – 39", "40 – 99", "100"]);
       await expect(owner.getByTestId("throughput-now")).toHaveText("12.5 msg/s");
+      // Charts load as they come near the viewport.
+      await owner.getByTestId("throughput-now").scrollIntoViewIfNeeded();
       await expect(owner.getByTestId("throughput-chart")).toBeVisible();
     } finally {
       await withDb(async (db) => {
@@ -159,6 +161,7 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
       await group.getByText("Lag per partition").click();
       await expect(group.getByTestId("partition-lag").locator("tbody tr").first().locator("td")).toHaveText(["0", "10", "52", "42"]);
       await expect(group.getByTestId("partition-lag").locator("tbody tr").nth(5).locator("td")).toHaveText(["5", "none yet", "10", "0"]);
+      await owner.getByRole("heading", { name: "Subscribers' lag" }).scrollIntoViewIfNeeded();
       await expect(owner.getByTestId("lag-chart")).toBeVisible();
 
       // The consumer finds the subscription from their domain page.
@@ -179,6 +182,7 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
       await expect(snippet).toContainText(`-G payments-reconciliation.my-app ${topic}`);
       await expect(consumer.getByTestId("consumer-groups")).toContainText(groupId);
       await expect(consumer.getByTestId("group-lag")).toHaveText("42 messages");
+      await consumer.getByTestId("group-lag").scrollIntoViewIfNeeded();
       await expect(consumer.getByTestId("lag-chart")).toBeVisible();
       await expect(consumer.getByTestId("credentials")).toContainText("has not issued credentials");
 

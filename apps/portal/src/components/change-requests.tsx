@@ -4,8 +4,8 @@ import Link from "next/link";
 import { ReasonAction } from "@/components/reason-form";
 import { Button, Card, ErrorAlert } from "@/components/ui";
 import type { ReviewQueue } from "@/lib/api-types";
-import { age } from "@/lib/format";
 import { useChangeRequestAction } from "@/lib/mutations";
+import { Age } from "./relative-time";
 
 type Change = ReviewQueue["changes"][number];
 
@@ -58,7 +58,7 @@ function ChangeRow({ change: c }: { change: Change }) {
         {partitions && (
           <p className="mt-1 text-xs text-amber-800">Keyed records: after the change a key may map to another partition, so per-key order holds only within old and within new records. Partitions cannot be removed.</p>
         )}
-        <p className="mt-1 text-xs text-slate-500">requested {age(c.createdAt)} ago{c.requestedBy ? ` by ${c.requestedBy.name}` : ""}</p>
+        <p className="mt-1 text-xs text-slate-500">requested <Age iso={c.createdAt} /> ago{c.requestedBy ? ` by ${c.requestedBy.name}` : ""}</p>
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}
       </div>
       {c.mine ? (

@@ -9,8 +9,18 @@ import { formatClock, formatCount, formatRate, type LagSeries } from "@/lib/obse
  * next to them.
  */
 
-const COLORS = ["#4f46e5", "#0891b2", "#d97706", "#db2777", "#059669", "#7c3aed"];
-const AXIS = { fontSize: 11, fill: "#64748b" };
+/*
+ * Colours are the theme's CSS variables (globals.css, --chart-*), not hex
+ * codes: the dark palette redefines them, so a chart follows the theme (system
+ * setting or the nav's choice) without re-rendering.
+ */
+const COLORS = ["var(--chart-1)", "var(--chart-2)", "var(--chart-3)", "var(--chart-4)", "var(--chart-5)", "var(--chart-6)"];
+const AXIS = { fontSize: 11, fill: "var(--chart-axis)" };
+const GRID = "var(--chart-grid)";
+const TOOLTIP = {
+  contentStyle: { background: "var(--chart-tooltip-bg)", borderColor: "var(--chart-grid)", color: "var(--chart-tooltip-text)", fontSize: 12 },
+  cursor: { fill: "var(--chart-cursor)", stroke: "var(--chart-grid)" },
+};
 
 function timeAxis() {
   return <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS} minTickGap={40} />;
@@ -31,13 +41,13 @@ export function ThroughputChart({ points, label }: { points: { t: number; rate: 
     <div role="img" aria-label={label} className="h-40 w-full" data-testid="throughput-chart">
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: 8 }} barCategoryGap={1}>
-          <CartesianGrid stroke="#e2e8f0" vertical={false} />
+          <CartesianGrid stroke={GRID} vertical={false} />
           {timeAxis()}
           <YAxis tick={AXIS} width={56} allowDecimals tickFormatter={(v: number) => formatCount(v)}>
-            <Label value="msg/s" angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "#64748b" }} />
+            <Label value="msg/s" angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "var(--chart-axis)" }} />
           </YAxis>
-          <Tooltip labelFormatter={(l) => `minute from ${tooltipLabel(l)}`} formatter={(v) => [formatRate(typeof v === "number" ? v : null), "average over the minute"]} />
-          <Bar dataKey="rate" fill="#6366f1" isAnimationActive={false} />
+          <Tooltip {...TOOLTIP} labelFormatter={(l) => `minute from ${tooltipLabel(l)}`} formatter={(v) => [formatRate(typeof v === "number" ? v : null), "average over the minute"]} />
+          <Bar dataKey="rate" fill="var(--chart-bar)" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>
@@ -49,10 +59,10 @@ export function LagChart({ series, label, names }: { series: LagSeries; label: s
     <div role="img" aria-label={label} className="h-48 w-full" data-testid="lag-chart">
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={series.points} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke="#e2e8f0" vertical={false} />
+          <CartesianGrid stroke={GRID} vertical={false} />
           {timeAxis()}
           <YAxis tick={AXIS} width={56} allowDecimals={false} tickFormatter={(v: number) => formatCount(v)} />
-          <Tooltip labelFormatter={tooltipLabel} formatter={(v, name) => [`${formatCount(typeof v === "number" ? v : null)} messages`, names?.[String(name)] ?? String(name)]} />
+          <Tooltip {...TOOLTIP} labelFormatter={tooltipLabel} formatter={(v, name) => [`${formatCount(typeof v === "number" ? v : null)} messages`, names?.[String(name)] ?? String(name)]} />
           {series.groups.length > 1 && <Legend formatter={(name: string) => names?.[name] ?? name} wrapperStyle={{ fontSize: 12 }} />}
           {series.groups.map((g, i) => (
             <Line key={g} type="stepAfter" dataKey={g} stroke={COLORS[i % COLORS.length]} strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
@@ -73,14 +83,14 @@ export function ObjectiveChart({ series, objective, unit, label, testId }: { ser
     <div role="img" aria-label={label} className="h-48 w-full" data-testid={testId ?? "objective-chart"}>
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={series.points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-          <CartesianGrid stroke="#e2e8f0" vertical={false} />
+          <CartesianGrid stroke={GRID} vertical={false} />
           {timeAxis()}
           <YAxis tick={AXIS} width={56} allowDecimals={false} tickFormatter={(v: number) => formatCount(v)} domain={[0, (max: number) => Math.max(max, objective ?? 0)]}>
-            <Label value={unit} angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "#64748b" }} />
+            <Label value={unit} angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "var(--chart-axis)" }} />
           </YAxis>
-          <Tooltip labelFormatter={tooltipLabel} formatter={(v, name) => [`${formatCount(typeof v === "number" ? v : null)} ${unit}`, String(name)]} />
+          <Tooltip {...TOOLTIP} labelFormatter={tooltipLabel} formatter={(v, name) => [`${formatCount(typeof v === "number" ? v : null)} ${unit}`, String(name)]} />
           {series.groups.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
-          {objective !== null && <ReferenceLine y={objective} stroke="#e11d48" strokeDasharray="4 3" label={{ value: `objective ${formatCount(objective)} ${unit}`, position: "insideTopRight", fontSize: 11, fill: "#be123c" }} />}
+          {objective !== null && <ReferenceLine y={objective} stroke="var(--chart-objective)" strokeDasharray="4 3" label={{ value: `objective ${formatCount(objective)} ${unit}`, position: "insideTopRight", fontSize: 11, fill: "var(--chart-objective-label)" }} />}
           {series.groups.map((g, i) => (
             <Line key={g} type="stepAfter" dataKey={g} stroke={COLORS[i % COLORS.length]} strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
           ))}

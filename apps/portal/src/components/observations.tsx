@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import type { ConsumerLag, ProductObservations } from "@/lib/api-types";
-import { ago, formatDateTime, formatDurationMs } from "@/lib/format";
+import { formatDateTime, formatDurationMs } from "@/lib/format";
 import {
   describeRange,
   formatBytes,
@@ -17,6 +17,7 @@ import {
   type TimeEstimate,
 } from "@/lib/observations";
 import { LagChart, ThroughputChart } from "./lazy-charts";
+import { Ago } from "./relative-time";
 import { Badge, Button, ErrorAlert } from "./ui";
 
 /* Building blocks for the live figures the worker records: provisioning, tiered storage, throughput, lag. */
@@ -80,7 +81,7 @@ export function ProvisioningSteps({
               <div className="min-w-0">
                 <p className="text-sm font-medium">{s.step}. {s.label}</p>
                 <p className="text-xs text-slate-500">
-                  {s.kind} · attempts {s.attempts} · updated {ago(s.updatedAt)}
+                  {s.kind} · attempts {s.attempts} · updated <Ago iso={s.updatedAt} />
                 </p>
               </div>
               <Badge value={s.status} />
@@ -175,7 +176,7 @@ export function TieredStoragePanel({ data }: { data: ProductObservations }) {
                 }
                 testId="replay-remote"
               />
-              <Stat label="Observed" value={ago(topic.observedAt)} hint={`${topic.partitions} partitions`} />
+              <Stat label="Observed" value={<Ago iso={topic.observedAt} />} hint={`${topic.partitions} partitions`} />
             </dl>
             <details className="mt-3">
               <summary className="cursor-pointer text-sm font-medium text-indigo-700">Offsets per partition</summary>
@@ -260,7 +261,7 @@ export function ConsumerLagList({ consumers, samples, empty, showSubscriber }: {
             <dl className="mt-2 grid grid-cols-3 gap-3">
               <Stat label="Lag" value={`${formatCount(c.totalLag)} messages`} testId="group-lag" />
               <Stat label="Behind by" value={formatLagTime(c.timeLagMs)} />
-              <Stat label="Members" value={c.members} hint={`observed ${ago(c.observedAt)}`} />
+              <Stat label="Members" value={c.members} hint={<>observed <Ago iso={c.observedAt} /></>} />
             </dl>
             <details className="mt-2">
               <summary className="cursor-pointer text-sm font-medium text-indigo-700">Lag per partition</summary>

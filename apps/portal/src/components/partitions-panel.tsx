@@ -3,8 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass, Notice } from "@/components/ui";
 import type { ProductDetail } from "@/lib/api-types";
-import { age } from "@/lib/format";
 import { useChangeRequestAction } from "@/lib/mutations";
+import { Age } from "./relative-time";
 
 function payloadOf(payload: unknown): { from: number; to: number } | null {
   if (typeof payload !== "object" || payload === null || !("from" in payload) || !("to" in payload)) return null;
@@ -62,7 +62,7 @@ export function PartitionsPanel({ product, isOwner }: { product: ProductDetail; 
               <li key={c.id} data-testid="partition-change" className="flex flex-wrap items-center gap-2">
                 <Badge value={c.status} />
                 <span>{p ? `${p.from} → ${p.to} partitions` : c.kind}</span>
-                <span className="text-slate-500">· “{c.reason}” · {age(c.createdAt)} ago</span>
+                <span className="text-slate-500">· “{c.reason}” · <Age iso={c.createdAt} /> ago</span>
                 {c.decisionReason && <span className="text-slate-600">· {c.decisionReason}</span>}
               </li>
             );

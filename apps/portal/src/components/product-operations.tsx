@@ -6,8 +6,9 @@ import { useState } from "react";
 import { Badge, Button, Card, ErrorAlert, Notice } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ProductDetail, ProductDrift, ProductSearchResult } from "@/lib/api-types";
-import { age, formatDateTime } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
+import { Age } from "./relative-time";
 
 /*
  * The operating panels of a product page: declared inputs (lineage), the
@@ -130,7 +131,7 @@ export function DriftPanel({ productId }: { productId: string }) {
   return (
     <Card title="Drift">
       <p className="text-sm text-slate-600" data-testid="drift-checked">
-        {d.lastCheckedAt ? <>The worker last compared the cluster with the catalog {age(d.lastCheckedAt)} ago.</> : <>The worker has not finished a full reconcile yet.</>}
+        {d.lastCheckedAt ? <>The worker last compared the cluster with the catalog <Age iso={d.lastCheckedAt} /> ago.</> : <>The worker has not finished a full reconcile yet.</>}
         {d.lastCheckError && <span className="text-rose-700"> Last check had an error: {d.lastCheckError}</span>}
       </p>
       {d.events.length === 0 ? (

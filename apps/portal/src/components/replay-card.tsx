@@ -5,9 +5,9 @@ import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ReplayAnswer, ReplayItem } from "@/lib/api-types";
 import { formText } from "@/lib/form-text";
-import { ago } from "@/lib/format";
 import { formatBytes, formatCount, formatLagTime } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";
+import { Ago } from "./relative-time";
 import { Badge, Button, ErrorAlert, Field, inputClass, Notice } from "./ui";
 
 type ToKind = "earliest" | "latest" | "timestamp" | "offsets" | "shiftBy";
@@ -128,7 +128,7 @@ export function ReplayCard({ subscriptionId, groupPrefix, groups }: { subscripti
       {latest && (
         <div className="text-sm" data-testid="replay-status">
           <p className="flex flex-wrap items-center gap-2">
-            Last replay of <span className="font-mono">{latest.groupId}</span> <Badge value={latest.status === "APPLIED" ? "DONE" : latest.status === "REFUSED" ? "FAILED" : latest.status} label={latest.status.toLowerCase()} /> {ago(latest.createdAt)}
+            Last replay of <span className="font-mono">{latest.groupId}</span> <Badge value={latest.status === "APPLIED" ? "DONE" : latest.status === "REFUSED" ? "FAILED" : latest.status} label={latest.status.toLowerCase()} /> <Ago iso={latest.createdAt} />
           </p>
           {latest.error && <p className="text-rose-800">{latest.error}</p>}
           {latest.status === "PENDING" && <Notice>The worker applies it within seconds, once it has checked that the group has no members.</Notice>}

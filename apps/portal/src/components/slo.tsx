@@ -4,11 +4,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import { formText } from "@/lib/form-text";
-import { ago, formatDateTime, formatSeconds } from "@/lib/format";
+import { formatDateTime, formatSeconds } from "@/lib/format";
 import { formatCount, formatLagTime, type LagSeries } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";
 import type { AlertItem, ProductSlo, SubscriptionSlo, Verdict } from "@/lib/slo-types";
 import { ObjectiveChart } from "./lazy-charts";
+import { Ago } from "./relative-time";
 import { Badge, Button, ErrorAlert, Field, inputClass, Loading } from "./ui";
 
 /*
@@ -52,7 +53,7 @@ export function AlertList({ alerts, empty }: { alerts: AlertItem[]; empty: strin
           <p className="mt-1 text-sm text-slate-700">{a.message}</p>
           <p className="mt-1 text-xs text-slate-500">
             fired {formatDateTime(a.firedAt)}
-            {a.resolvedAt ? ` · resolved ${formatDateTime(a.resolvedAt)}` : ` · ${ago(a.firedAt)}`} · worst {formatCount(Math.round(a.peakValue))}
+            {a.resolvedAt ? ` · resolved ${formatDateTime(a.resolvedAt)}` : <> · <Ago iso={a.firedAt} /></>} · worst {formatCount(Math.round(a.peakValue))}
           </p>
         </li>
       ))}
@@ -151,7 +152,7 @@ export function SubscriptionObjectives({ subscriptionId }: { subscriptionId: str
                     {o?.maxLagSeconds != null && <span className="text-slate-500"> / {formatSeconds(o.maxLagSeconds)}</span>} <VerdictBadge verdict={g.seconds} />
                     {g.partitions.some((p) => p.timeLagMethod === "read") && <span className="block text-xs text-slate-500">read from the next record&apos;s timestamp</span>}
                   </td>
-                  <td className="py-2 text-xs text-slate-500">{ago(g.observedAt)}</td>
+                  <td className="py-2 text-xs text-slate-500"><Ago iso={g.observedAt} /></td>
                 </tr>
               ))}
             </tbody>

@@ -6,12 +6,13 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, use, useEffect, useState } from "react";
 import { CLASSIFICATIONS, PRODUCT_STATUSES } from "@kappa/catalog/enums";
+import { Ago } from "@/components/relative-time";
 import { Badge, Button, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { ProductSearchResult } from "@/lib/api-types";
 import { CATALOG_PAGE_SIZE, catalogFilters, sameFilters } from "@/lib/catalog-filters";
 import { resultsHeading } from "@/lib/catalog-results";
-import { ago, formatDurationMs, humanize } from "@/lib/format";
+import { formatDurationMs, humanize } from "@/lib/format";
 import { queryKeys, type ProductFilters } from "@/lib/query-keys";
 
 /** The server's first page, streamed: for the filters the page was rendered with (null: the browser asks the API). */
@@ -158,7 +159,7 @@ function Results({ filters, first, active, defaultSort, update, setText }: {
                 ))}
               </div>
               <p className="mt-auto pt-3 text-xs text-slate-500">
-                {p.domain.name} · retention {formatDurationMs(p.retentionMs)} · {p._count.subscriptions} active subscriber{p._count.subscriptions === 1 ? "" : "s"} · updated {ago(p.updatedAt)}
+                {p.domain.name} · retention {formatDurationMs(p.retentionMs)} · {p._count.subscriptions} active subscriber{p._count.subscriptions === 1 ? "" : "s"} · updated <Ago iso={p.updatedAt} />
               </p>
             </li>
           ))}
