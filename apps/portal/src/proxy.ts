@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/env";
+import { busyResponse, overloadedFor } from "@/lib/busy";
 import { allowedOriginsFor, guardRequest, type Refusal } from "@/lib/request-guard";
 import { REQUEST_ID_HEADER } from "@/lib/request-id";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
@@ -34,6 +35,13 @@ export function proxy(request: NextRequest) {
     allowedOrigins: allowedOriginsFor(e.NEXTAUTH_URL, request.headers.get("host"), url.protocol),
   });
   if (refusal) return withSecurityHeaders(refusalResponse(refusal, requestId, isApi), { csp: API_CSP, https, requestId });
+
+  // Shedding load: a saturated database pool was seen in the last Retry-After seconds (src/lib/busy.ts).
+  const busyFor = isApi || url.pathname === "/busy" || (request.method !== "GET" && request.method !== "HEAD") ? 0 : overloadedFor();
+  if (busyFor > 0) {
+    const busy = busyResponse(url.pathname + url.search, busyFor);
+    return withSecurityHeaders(new NextResponse(busy.body, { status: busy.status, headers: busy.headers }), { csp: API_CSP, https, requestId });
+  }
 
   const headers = new Headers(request.headers);
   // Always overwritten here, so a client cannot choose what the server reads

@@ -8,6 +8,7 @@ import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { authOptions } from "./auth";
 import { clientAddress } from "./client-address";
 import { db } from "./db";
+import { busyOnOverload } from "./page-data";
 
 /**
  * The signed-in user with roles re-read from the database on every request,
@@ -47,7 +48,7 @@ export const requestContext = cache(async (): Promise<RequestContext> => {
   };
 });
 
-/** For pages: the actor, or a redirect to the sign-in page. */
+/** For pages: the actor, or a redirect to the sign-in page (or, when the database is saturated, to the busy page). */
 export async function requireActor(returnTo?: string): Promise<Actor> {
   try {
     return await currentActor();
@@ -55,6 +56,7 @@ export async function requireActor(returnTo?: string): Promise<Actor> {
     if (error instanceof UnauthenticatedError) {
       redirect(returnTo ? `/signin?callbackUrl=${encodeURIComponent(returnTo)}` : "/signin");
     }
+    await busyOnOverload(error, returnTo);
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { headers } from "next/headers";
-import { asOverload, CatalogError, toJson, ValidationError } from "@kappa/catalog";
+import { asOverload, CatalogError, OVERLOAD_RETRY_AFTER_SECONDS, OverloadedError, toJson, ValidationError } from "@kappa/catalog";
+import { markOverloaded } from "@/lib/busy";
 import { MAX_BODY_BYTES, tooLarge } from "@/lib/request-guard";
 import { REQUEST_ID_HEADER } from "@/lib/request-id";
 
@@ -38,6 +39,8 @@ export async function requestId(): Promise<string> {
 export async function errorResponse(thrown: unknown): Promise<Response> {
   // A saturated database pool is a 503 with Retry-After, never a 500.
   const error = asOverload(thrown);
+  // Pages shed load for as long (src/lib/busy.ts): the pool is the same.
+  if (error instanceof OverloadedError) markOverloaded(OVERLOAD_RETRY_AFTER_SECONDS);
   const id = await requestId();
   const reply = (body: ApiErrorBody, status: number, extra: Record<string, string> = {}) =>
     Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id, ...extra } });

@@ -4,7 +4,7 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { hasGlobal } from "../permissions.ts";
 import { searchProductsInput } from "../validation.ts";
-import { COUNT_CAP, countSql, detailsSql, fuzzySql, ownUnpublishedTagsSql, pageSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, subscriberCountsSql, tierSql, topTagsSql, tsQueryText, type SearchFilter, type SearchSort } from "./search-sql.ts";
+import { COUNT_CAP, countSql, detailsSql, fuzzySql, ownUnpublishedTagsSql, pageRowsSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, tierSql, topTagsSql, tsQueryText, type SearchFilter, type SearchSort } from "./search-sql.ts";
 
 export { PUBLISHED_STATUSES } from "./search-sql.ts";
 
@@ -32,17 +32,8 @@ function plan(actor: Actor, rawInput: unknown) {
   return { input, q, sort, filter, offset: (input.page - 1) * input.pageSize };
 }
 
-/**
- * The page's ids: one statement for a fixed order; for relevance, the
- * classes in order until offset + page size ids are known. `ran` collects
- * the statements executed (for the benchmark and the EXPLAIN guard).
- */
-async function pageIds(db: Db, filter: SearchFilter, q: string | null, sort: SearchSort, offset: number, limit: number, ran: Prisma.Sql[] = []): Promise<string[]> {
-  if (!q || sort !== "relevance" || !tsQueryText(q)) {
-    const statement = pageSql(filter, q, sort, offset, limit);
-    ran.push(statement);
-    return (await db.$queryRaw<{ id: string }[]>(statement)).map((r) => r.id);
-  }
+/** The page's ids for relevance with words: the classes in order until offset + page size ids are known. */
+async function relevanceIds(db: Db, filter: SearchFilter, q: string, offset: number, limit: number, ran: Prisma.Sql[]): Promise<string[]> {
   const ids: string[] = [];
   for (const tier of RELEVANCE_TIERS) {
     const statement = tierSql(filter, q, tier, offset + limit - ids.length);
@@ -53,45 +44,55 @@ async function pageIds(db: Db, filter: SearchFilter, q: string | null, sort: Sea
   return ids.slice(offset, offset + limit);
 }
 
+type DetailsDomain = { slug: string; name: string };
+/** A row of detailsSql / pageRowsSql: the product's columns, its domain, its active subscribers. */
+type DetailsRow = Prisma.DataProductGetPayload<object> & { subscribers: number; domain: DetailsDomain | string };
+
+async function details(db: Db, ids: string[], ran: Prisma.Sql[]): Promise<DetailsRow[]> {
+  if (ids.length === 0) return [];
+  const statement = detailsSql(ids);
+  ran.push(statement);
+  const byId = new Map((await db.$queryRaw<DetailsRow[]>(statement)).map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /**
- * The catalog search behind both the page and `GET /api/v1/products`:
- * full-text over name and topic (weight A), tags (B) and description (C) with
- * prefix matching, ranked by the weight class matched; nearest names by
- * trigram similarity when the words match nothing (typos), with "did you
- * mean" names; filters, sorting and pagination. Counts are exact up to
- * 1,000, then "1,000+" (`totalIsExact: false`). Plain statements, no
- * transaction: a read has nothing to make atomic and must not hold a pooled
- * connection longer than its queries. Every signed-in user may search:
- * discovery is the point.
+ * Runs one search, pushing every statement it executes onto `ran` (for the
+ * benchmark and the EXPLAIN guard): the capped count beside the page — for
+ * a fixed order the page with its rows in one statement; for relevance the
+ * classes' ids, then the rows — and, when the words match nothing, the
+ * nearest names and their rows.
  */
-export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
+async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sql[]) {
   const { input, q, sort, filter, offset } = plan(actor, rawInput);
-  const [[counted], page] = await Promise.all([
-    db.$queryRaw<{ n: number }[]>(countSql(filter, q)),
-    pageIds(db, filter, q, sort, offset, input.pageSize),
-  ]);
+  const count = countSql(filter, q);
+  ran.push(count);
+  const pageRows = async (): Promise<DetailsRow[]> => {
+    if (q && sort === "relevance" && tsQueryText(q)) return details(db, await relevanceIds(db, filter, q, offset, input.pageSize, ran), ran);
+    const statement = pageRowsSql(filter, q, sort === "relevance" ? "updated" : sort, offset, input.pageSize);
+    ran.push(statement);
+    return db.$queryRaw<DetailsRow[]>(statement);
+  };
+  const [[counted], page] = await Promise.all([db.$queryRaw<{ n: number }[]>(count), pageRows()]);
   let n = counted?.n ?? 0;
-  let ids = page;
+  let rows = page;
   let match: "all" | "text" | "fuzzy" = q ? "text" : "all";
   let suggestions: string[] = [];
   if (q && n === 0) {
     // No product has these words: show the nearest names instead, and offer them.
-    const near = await db.$queryRaw<{ id: string; name: string; distance: number }[]>(fuzzySql(filter, q));
+    const fuzzy = fuzzySql(filter, q);
+    ran.push(fuzzy);
+    const near = await db.$queryRaw<{ id: string; name: string; distance: number }[]>(fuzzy);
     match = "fuzzy";
     n = near.length;
-    ids = near.slice(offset, offset + input.pageSize).map((r) => r.id);
+    rows = await details(db, near.slice(offset, offset + input.pageSize).map((r) => r.id), ran);
     suggestions = [...new Set(near.map((r) => r.name))].slice(0, 5);
   }
-  const [rows, counts] = await Promise.all([
-    ids.length > 0 ? db.dataProduct.findMany({ where: { id: { in: ids } }, include: { domain: { select: { slug: true, name: true } } } }) : [],
-    ids.length > 0 ? db.$queryRaw<{ id: string; n: number }[]>(subscriberCountsSql(ids)) : [],
-  ]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const subscribers = new Map(counts.map((c) => [c.id, c.n]));
-  const items = ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [{ ...row, _count: { subscriptions: subscribers.get(id) ?? 0 } }] : [];
-  });
+  const items = rows.map(({ subscribers, domain, ...product }) => ({
+    ...product,
+    domain: typeof domain === "string" ? (JSON.parse(domain) as DetailsDomain) : domain,
+    _count: { subscriptions: subscribers },
+  }));
   const totalIsExact = n <= COUNT_CAP;
   const total = Math.min(n, COUNT_CAP);
   return {
@@ -111,21 +112,31 @@ export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
 }
 
 /**
- * The statements one search runs (count, page, details, subscriber counts),
- * for the benchmark to time the same SQL over a plain connection and for the
- * EXPLAIN guard test. The page ids come from running the page queries once.
+ * The catalog search behind both the page and `GET /api/v1/products`:
+ * full-text over name and topic (weight A), tags (B) and description (C) with
+ * prefix matching, ranked by the weight class matched; nearest names by
+ * trigram similarity when the words match nothing (typos), with "did you
+ * mean" names; filters, sorting and pagination. Counts are exact up to
+ * 1,000, then "1,000+" (`totalIsExact: false`). Plain statements, no
+ * transaction: a read has nothing to make atomic and must not hold a pooled
+ * connection longer than its queries. Every signed-in user may search:
+ * discovery is the point. Rows come from SQL, not the ORM (the ORM's client
+ * work cost more than the statements; same shape as findMany, tested).
+ */
+export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
+  return runSearch(db, actor, rawInput, []);
+}
+
+/**
+ * The statements one search runs (count, page with rows, or class ids then
+ * rows, fuzzy names), for the benchmark to time the same SQL over a plain
+ * connection and for the EXPLAIN guard test: the search is run once and its
+ * statements recorded.
  */
 export async function searchStatements(db: Db, actor: Actor, rawInput: unknown): Promise<{ text: string; values: unknown[] }[]> {
-  const { input, q, sort, filter, offset } = plan(actor, rawInput);
-  const statements: Prisma.Sql[] = [countSql(filter, q)];
-  let ids = await pageIds(db, filter, q, sort, offset, input.pageSize, statements);
-  if (q && ids.length === 0 && offset === 0) {
-    const fuzzy = fuzzySql(filter, q);
-    statements.push(fuzzy);
-    ids = (await db.$queryRaw<{ id: string }[]>(fuzzy)).slice(0, input.pageSize).map((r) => r.id);
-  }
-  if (ids.length > 0) statements.push(detailsSql(ids), subscriberCountsSql(ids));
-  return statements.map((s) => ({ text: s.text, values: s.values }));
+  const ran: Prisma.Sql[] = [];
+  await runSearch(db, actor, rawInput, ran);
+  return ran.map((s) => ({ text: s.text, values: s.values }));
 }
 
 /**

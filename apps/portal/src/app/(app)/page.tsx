@@ -5,6 +5,7 @@ import type { ProductSearchResult } from "@/lib/api-types";
 import { CATALOG_PAGE_SIZE, catalogFilters } from "@/lib/catalog-filters";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { loadOrNotFound } from "@/server/page-data";
 import { CatalogView } from "./catalog-view";
 
 export const metadata: Metadata = { title: "Catalog" };
@@ -24,7 +25,7 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
     (result) => toJson(result),
     () => null,
   );
-  const facets = await catalogFacets(db(), actor);
+  const facets = await loadOrNotFound(catalogFacets(db(), actor));
   const owns = actor.memberships.some((m) => m.role === "OWNER");
   return (
     <>
