@@ -35,6 +35,9 @@ const schema = z
       .regex(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, "must be host:port[,host:port...]")
       .optional(),
     KAFKA_PORT: z.coerce.number().int().min(1).max(65535).default(9092),
+    // The embedded `prod` environment: a second broker (default KAFKA_PORT + 1); KAPPA_PROD_ENVIRONMENT=false runs dev alone.
+    KAFKA_PROD_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    KAPPA_PROD_ENVIRONMENT: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
     KAFKA_SASL_MECHANISM: z.enum(["none", "plain", "scram-sha-256", "scram-sha-512"], { message: "must be none, plain, scram-sha-256 or scram-sha-512" }).default("scram-sha-512"),
     KAFKA_ADMIN_USER: z.string().min(1).default("kappa-admin"),
     KAFKA_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
@@ -56,6 +59,8 @@ const schema = z
     demoMode: env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined,
     portalUrl: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
     embeddedKafka: env.KAFKA_BROKERS === undefined,
+    prodEnvironment: env.KAFKA_BROKERS === undefined && env.KAPPA_PROD_ENVIRONMENT === "true",
+    KAFKA_PROD_PORT: env.KAFKA_PROD_PORT ?? env.KAFKA_PORT + 1,
     startWorker: env.KAPPA_START_WORKER === "true",
     // Demo mode has well-known passwords: loopback only unless HOSTNAME says otherwise.
     portalHostname: env.HOSTNAME ?? ((env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined) ? "127.0.0.1" : undefined),

@@ -157,14 +157,14 @@ function demoSecret(dataDir: string, name: string, encoding: "base64url" | "base
  * with the admin as super user, ACLs enforced, tiered storage to a folder, and
  * no auto-created topics (topics come from the catalog).
  */
-async function startEmbeddedKafka(config: StartConfig, adminPassword: string) {
+async function startEmbeddedKafka(config: StartConfig, adminPassword: string, instance: { port: number; folder: string; logName: "kafka" | "kafka-prod" } = { port: config.KAFKA_PORT, folder: "kafka", logName: "kafka" }) {
   const { applySaslAdmin, configFromArgs, startBroker } = await import("@kappa/broker");
   const brokerConfig = applySaslAdmin(
     configFromArgs([
       "--host", "127.0.0.1",
-      "--port", String(config.KAFKA_PORT),
-      "--data-dir", path.join(config.dataDir, "kafka"),
-      "--remote-dir", path.join(config.dataDir, "kafka-remote"),
+      "--port", String(instance.port),
+      "--data-dir", path.join(config.dataDir, instance.folder),
+      "--remote-dir", path.join(config.dataDir, `${instance.folder}-remote`),
       "--override", "auto.create.topics.enable=false",
       // Copy closed segments to the object store within seconds, so the
       // portal's tiered-storage panel moves while one watches.
@@ -173,11 +173,28 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string) {
     { name: config.KAFKA_ADMIN_USER, password: adminPassword },
   );
   const line = (level: "DEBUG" | "INFO" | "WARN" | "ERROR", message: string) =>
-    logs?.line("kafka", `${new Date().toISOString()} kappa-broker ${level} ${message}`, level === "DEBUG" ? "debug" : level === "INFO" ? "info" : level === "WARN" ? "warn" : "error");
+    logs?.line(instance.logName, `${new Date().toISOString()} kappa-broker ${level} ${message}`, level === "DEBUG" ? "debug" : level === "INFO" ? "info" : level === "WARN" ? "warn" : "error");
   const logger = { debug: (m: string) => line("DEBUG", m), info: (m: string) => line("INFO", m), warn: (m: string) => line("WARN", m), error: (m: string) => line("ERROR", m) };
   const broker = await startBroker({ ...brokerConfig, logger, saslUsers: [{ name: config.KAFKA_ADMIN_USER, password: adminPassword }] });
   stops.push(() => broker.stop());
   return broker.bootstrap;
+}
+
+/**
+ * Records the embedded prod broker as the registered `prod` environment (demo
+ * only; in production an admin registers clusters on the admin page). The
+ * admin password is sealed as the portal would seal it; an existing row is
+ * brought up to date (the port may have changed between starts).
+ */
+async function registerEmbeddedProd(databaseUrl: string, secretsKey: string, bootstrap: string, admin: { name: string; password: string }) {
+  const { createPrismaClient, parseSecretsKey, sealClusterPassword } = await import("@kappa/catalog");
+  const db = createPrismaClient(databaseUrl);
+  try {
+    const data = { bootstrap, securityProtocol: "SASL_PLAINTEXT", saslMechanism: "scram-sha-512", adminUser: admin.name, adminPasswordSealed: sealClusterPassword(parseSecretsKey(secretsKey), "prod", admin.password) };
+    await db.cluster.upsert({ where: { environment: "prod" }, create: { environment: "prod", ...data }, update: data });
+  } finally {
+    await db.$disconnect();
+  }
 }
 
 /** Starts the worker as a child process and waits until it reports ready. */
@@ -295,6 +312,7 @@ function printSummary(config: StartConfig, facts: { bootstrap: string; databaseU
   ]);
   if (config.startWorker) {
     rows.push(["Kafka bootstrap", `${facts.bootstrap}${config.embeddedKafka ? "  (embedded broker: SASL SCRAM-SHA-512/256 and PLAIN, ACLs on, tiered storage)" : ""}`]);
+    if (config.prodEnvironment) rows.push(["Environments", `dev = ${facts.bootstrap}, prod = 127.0.0.1:${config.KAFKA_PROD_PORT} (second embedded broker, same admin login; promote on a product's page)`]);
     if (config.embeddedKafka) {
       const password = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
       rows.push(["Kafka admin", `user "${config.KAFKA_ADMIN_USER}", ${password}`]);
@@ -375,6 +393,12 @@ async function main() {
   if (config.startWorker && config.embeddedKafka) {
     log(`starting the embedded Kafka broker in ${path.join(config.dataDir, "kafka")}`);
     bootstrap = await startEmbeddedKafka(config, adminPassword);
+    if (config.prodEnvironment) {
+      // A second, independent broker as the `prod` environment (its own port and data folder), so promotion can be tried on one machine.
+      log(`starting the embedded prod Kafka broker on ${config.KAFKA_PROD_PORT} in ${path.join(config.dataDir, "kafka-prod")}`);
+      const prodBootstrap = await startEmbeddedKafka(config, adminPassword, { port: config.KAFKA_PROD_PORT, folder: "kafka-prod", logName: "kafka-prod" });
+      await registerEmbeddedProd(workerDatabaseUrl ?? databaseUrl, secretsKey, prodBootstrap, { name: config.KAFKA_ADMIN_USER, password: adminPassword });
+    }
   }
   // The worker (with the demo traffic) and the portal start side by side: neither
   // waits for the other (the portal reads only the catalog), and on a restart
@@ -391,6 +415,8 @@ async function main() {
             KAFKA_SASL_MECHANISM: config.embeddedKafka ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM,
             KAFKA_ADMIN_USER: config.KAFKA_ADMIN_USER,
             KAFKA_ADMIN_PASSWORD: adminPassword,
+            // The embedded broker is the `dev` environment; a real cluster keeps KAFKA_ENVIRONMENT (or "default").
+            ...(config.embeddedKafka && !process.env.KAFKA_ENVIRONMENT ? { KAFKA_ENVIRONMENT: "dev" } : {}),
             KAPPA_SECRETS_KEY: secretsKey,
             KAPPA_PORTAL_URL: config.portalUrl,
             // Demo webhooks usually point at a receiver on this machine; production keeps the SSRF guard.

@@ -72,6 +72,12 @@ export interface Fixtures {
   ssoMapping(): Promise<string>;
   /** A fresh admin-added reserved principal. */
   reservedPrincipal(): Promise<string>;
+  /** A registered cluster (environment) of the matrix's own, shared by the run; its id. */
+  registeredCluster(): Promise<string>;
+  /** The environment name of registeredCluster(). */
+  clusterEnvironment(): Promise<string>;
+  /** A fresh IN_REVIEW promotion (by the orders owner) of a fresh ACTIVE product to registeredCluster(). */
+  inReviewPromotion(): Promise<string>;
   /** An ODCS contract (YAML) of an orders product named `name`, from the examples. */
   contract(name: string): string;
   /** Product form fields of a new orders product. */
@@ -358,6 +364,26 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     expect: statuses(401, 403, 403, 403, 403, 201),
   },
   "DELETE /api/v1/reserved-principals/[id]": { request: async (f) => ({ path: `/api/v1/reserved-principals/${await f.reservedPrincipal()}` }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  // Environments: clusters are the admins'; promotion is the owners'; its review governance's (four eyes).
+  "GET /api/v1/clusters": { request: () => ({ path: "/api/v1/clusters" }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/clusters": {
+    request: (f) => ({ path: "/api/v1/clusters", body: { environment: `mx${f.unique().replace(/[^a-z0-9]/g, "").slice(-20)}`, bootstrap: "127.0.0.1:1", securityProtocol: "PLAINTEXT" } }),
+    expect: statuses(401, 403, 403, 403, 403, 201),
+  },
+  "PATCH /api/v1/clusters/[id]": {
+    request: async (f) => ({ path: `/api/v1/clusters/${await f.registeredCluster()}`, body: { bootstrap: "127.0.0.1:1", securityProtocol: "PLAINTEXT", maxPartitions: 12 } }),
+    expect: statuses(401, 403, 403, 403, 403, 200),
+  },
+  "GET /api/v1/products/[id]/environments": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/environments` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/v1/products/[id]/promote": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/promote`, body: { environment: await f.clusterEnvironment() } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  "POST /api/v1/promotions/[id]/approve": { request: async (f) => ({ path: `/api/v1/promotions/${await f.inReviewPromotion()}/approve` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/promotions/[id]/reject": {
+    request: async (f) => ({ path: `/api/v1/promotions/${await f.inReviewPromotion()}/reject`, body: { reason: "Not for the matrix." } }),
+    expect: statuses(401, 403, 403, 403, 200, 403),
+  },
   // The whole log for governance and admins; an owner one of their products' history (entity filter).
   "GET /api/v1/audit-events/export": {
     request: (f) => ({ path: `/api/v1/audit-events/export?format=json&entityType=DataProduct&entityId=${f.ids.orderEvents}` }),

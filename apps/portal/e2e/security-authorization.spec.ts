@@ -43,6 +43,13 @@ test.beforeAll(async ({ playwright, baseURL }) => {
   }));
   const as = (caller: Exclude<Caller, "anonymous">) => contexts.get(caller)!;
   const unique = () => `${run}-${++counter}`;
+  let sharedCluster: Promise<{ id: string; environment: string }> | undefined;
+  // One cluster per run (nothing listens on it: the matrix never waits for the worker).
+  const matrixCluster = () =>
+    (sharedCluster ??= (async () => {
+      const environment = `mxc${unique().replace(/[^a-z0-9]/g, "").slice(-20)}`;
+      return { id: await created(await as("admin").post("/api/v1/clusters", { data: { environment, bootstrap: "127.0.0.1:1", securityProtocol: "PLAINTEXT" } }), "cluster"), environment };
+    })());
   const draftProduct = async () => {
     const u = unique();
     return created(
@@ -188,6 +195,12 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       return id;
     },
     ordersPerson,
+    registeredCluster: async () => (await matrixCluster()).id,
+    clusterEnvironment: async () => (await matrixCluster()).environment,
+    inReviewPromotion: async () => {
+      const productId = await activeProduct();
+      return created(await as("owner").post(`/api/v1/products/${productId}/promote`, { data: { environment: (await matrixCluster()).environment } }), "promotion");
+    },
     ssoMapping: async () => created(await as("admin").post("/api/v1/sso/group-mappings", { data: { group: `matrix-${unique()}`, domainId: ids.orders, role: "MEMBER" } }), "group mapping"),
     reservedPrincipal: async () => created(await as("admin").post("/api/v1/reserved-principals", { data: { name: `matrix-reserved-${unique()}`, match: "EXACT", reason: "Reserved by the authorization matrix." } }), "reserved principal"),
     contract: (name) => {
@@ -236,6 +249,8 @@ test.beforeAll(async ({ playwright, baseURL }) => {
 
 test.afterAll(async () => {
   for (const c of contexts.values()) await c.dispose();
+  // The matrix's clusters go again, so later specs see the single-environment product page.
+  await withDb((c) => c.query(`DELETE FROM "Cluster" WHERE environment LIKE 'mx%' AND NOT "primary"`));
 });
 
 for (const [key, entry] of Object.entries(AUTHORIZATION_MATRIX)) {

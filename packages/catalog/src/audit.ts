@@ -15,7 +15,9 @@ export type EntityType =
   | "SsoGroupMapping"
   | "ProductChangeRequest"
   | "ReservedPrincipal"
-  | "ClusterTopic";
+  | "ClusterTopic"
+  | "Cluster"
+  | "ProductDeployment";
 
 /** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */
 export async function recordAudit(

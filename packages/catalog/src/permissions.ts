@@ -14,6 +14,8 @@ export const PERMISSIONS = [
   "product:deprecate",
   "product:retire",
   "product:review",
+  /** Promote an ACTIVE product to another environment (its own review follows). */
+  "product:promote",
   /** Read a product's records (message browser, latest-state view): its domain, or an active subscriber's. */
   "product:browse",
   /** Rebuild a compacted product's latest-state view from offset 0. */
@@ -33,6 +35,8 @@ export const PERMISSIONS = [
   "member:manage",
   /** Global roles and the single-sign-on group mapping. */
   "user:manage",
+  /** Register and change the Kafka clusters named as environments. */
+  "cluster:manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -43,6 +47,7 @@ const DOMAIN_ROLE_PERMISSIONS: Record<"OWNER" | "MEMBER", readonly Permission[]>
     "product:submit",
     "product:deprecate",
     "product:retire",
+    "product:promote",
     "product:browse",
     "stateView:rebuild",
     "webhook:manage",
@@ -59,7 +64,7 @@ const DOMAIN_ROLE_PERMISSIONS: Record<"OWNER" | "MEMBER", readonly Permission[]>
 const GLOBAL_ROLE_PERMISSIONS: Record<"USER" | "GOVERNANCE" | "ADMIN", readonly Permission[]> = {
   USER: [],
   GOVERNANCE: ["product:review", "subscription:decide", "subscription:revoke", "audit:read"],
-  ADMIN: ["audit:read", "platform:admin", "domain:manage", "member:manage", "user:manage"],
+  ADMIN: ["audit:read", "platform:admin", "domain:manage", "member:manage", "user:manage", "cluster:manage"],
 };
 
 /** Whether the actor holds `permission`, in `domainId` when one is given. */

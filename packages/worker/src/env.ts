@@ -37,6 +37,10 @@ export const workerEnvSchema = z
       .refine((list) => list.every((p) => /^User:[^\s;]+$/.test(p)), "must be principals like User:admin separated by \";\"")
       .default([]),
     KAFKA_SSL: bool.default(false),
+    /** The environment name of this worker's own cluster (KAFKA_BROKERS), e.g. dev; clusters admins register are the others. */
+    KAFKA_ENVIRONMENT: z.string().regex(/^[a-z][a-z0-9-]{0,29}$/, "must be 1-30 lower-case letters, digits or '-', starting with a letter").default("default"),
+    /** How often registered clusters (other environments) are reconciled. */
+    WORKER_ENVIRONMENTS_MS: positiveInt(10_000),
     KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
     WORKER_ID: z.string().min(1).max(200).default(`${hostname()}-${process.pid}`),
     WORKER_CONCURRENCY: positiveInt(4),

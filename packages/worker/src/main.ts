@@ -55,6 +55,16 @@ async function main(): Promise<void> {
       sunsetCheckMs: env.WORKER_SUNSET_CHECK_MS,
       messageBrowserReconcileMs: env.WORKER_MESSAGE_BROWSER_RECONCILE_MS,
       slo: { fireAfterMs: env.WORKER_ALERT_FIRE_AFTER_MS, resolveAfterMs: env.WORKER_ALERT_RESOLVE_AFTER_MS, clearRatio: env.WORKER_ALERT_CLEAR_RATIO, freshnessEveryMs: env.WORKER_FRESHNESS_CHECK_MS },
+      environments: {
+        intervalMs: env.WORKER_ENVIRONMENTS_MS,
+        primary: {
+          environment: env.KAFKA_ENVIRONMENT,
+          bootstrap: env.KAFKA_BROKERS.join(","),
+          securityProtocol: `${mechanism === "none" ? "" : "SASL_"}${env.KAFKA_SSL ? "SSL" : "PLAINTEXT"}`,
+          saslMechanism: mechanism,
+          adminUser: mechanism === "none" ? null : env.KAFKA_ADMIN_USER,
+        },
+      },
       stateView: { pollMs: env.WORKER_STATE_POLL_MS, partitionFetchBytes: env.WORKER_STATE_FETCH_BYTES },
       notifications: {
         pollMs: env.WORKER_NOTIFY_POLL_MS,

@@ -5,7 +5,8 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { recordWorkerPrincipals, sweepRecertification, type Db } from "@kappa/catalog";
+import { recordPrimaryCluster, recordWorkerPrincipals, sweepRecertification, type Db, type PrimaryClusterFacts } from "@kappa/catalog";
+import { EnvironmentReconciler } from "./environments/environment-reconciler.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
@@ -55,6 +56,12 @@ export interface WorkerOptions extends RunnerOptions {
   messageBrowserReconcileMs?: number;
   /** SLOs: measured time lag, product freshness and alert rules after each observation cycle; absent: not by this instance. */
   slo?: SloOptions;
+  /**
+   * Environments: this worker's cluster recorded as the primary environment,
+   * and every cluster registered in the catalog reconciled on this interval;
+   * absent: neither (single-cluster behaviour exactly as before).
+   */
+  environments?: { intervalMs: number; primary: PrimaryClusterFacts | null };
 }
 
 export interface SloOptions {
@@ -90,6 +97,7 @@ export class Worker {
   readonly sunset: SunsetScheduler | null;
   readonly stateViews: StateMaterializer | null;
   readonly messageBrowser: MessageBrowserPrincipal | null;
+  readonly environments: EnvironmentReconciler | null;
   private timers: NodeJS.Timeout[] = [];
   private server: Server | null = null;
   private state: HealthReport["status"] = "starting";
@@ -126,6 +134,7 @@ export class Worker {
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
     this.messageBrowser = options.messageBrowserReconcileMs ? new MessageBrowserPrincipal(db, cluster, options.secretsKey, options.messageBrowserReconcileMs, log) : null;
+    this.environments = options.environments ? new EnvironmentReconciler(db, { intervalMs: options.environments.intervalMs, secretsKey: options.secretsKey, clientId: `kappa-worker-${options.workerId}` }, log) : null;
     this.stateViews = options.stateView ? new StateMaterializer(db, cluster, { ...options.stateView, workerId: options.workerId }, log) : null;
   }
 
@@ -138,6 +147,12 @@ export class Worker {
     // The portal holds no Kafka credentials: it learns which principals are
     // the platform's from the catalog, where the worker records them.
     await recordWorkerPrincipals(this.db, { adminUser: this.options.adminUser ?? null, superUsers: this.options.superUsers ?? [] });
+    const primary = this.options.environments?.primary;
+    if (primary) {
+      // Best effort: two workers starting together may race on the row; the next start records it.
+      const recorded = await recordPrimaryCluster(this.db, primary).catch((error: unknown) => ({ recorded: false, reason: errorMessage(error) }));
+      if (!recorded.recorded) this.log.error("could not record this worker's cluster as an environment", { environment: primary.environment, reason: recorded.reason });
+    }
     if (this.options.healthPort > 0 || this.options.healthPort === -1) await this.listen();
     this.runner.start();
     // First reconcile and observation right away, then on their intervals.
@@ -163,6 +178,7 @@ export class Worker {
     this.sunset?.start();
     this.stateViews?.start();
     this.messageBrowser?.start();
+    this.environments?.start();
     this.state = "ready";
     await this.heartbeat();
     if (this.options.readyFile) writeFileSync(this.options.readyFile, JSON.stringify({ workerId: this.options.workerId, healthPort: this.healthPort, pid: process.pid }) + "\n");
@@ -329,7 +345,7 @@ export class Worker {
     if (this.options.readyFile) rmSync(this.options.readyFile, { force: true });
     const graceMs = this.options.shutdownGraceMs ?? 10_000;
     await this.runner.stop(graceMs);
-    await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop(), this.messageBrowser?.stop()]);
+    await Promise.all([this.notifications?.stop(), this.sunset?.stop(), this.stateViews?.stop(), this.messageBrowser?.stop(), this.environments?.stop()]);
     // A reconcile stops between entities; a request in flight is cut short
     // when the caller closes the cluster connections after stop().
     await Promise.race([Promise.allSettled([this.reconciling, this.observing, this.scanning]), new Promise((r) => setTimeout(r, graceMs))]);

@@ -5,6 +5,9 @@ import {
   claimAclsInput,
   claimTopicInput,
   createDomainInput,
+  promoteProductInput,
+  registerClusterInput,
+  updateClusterInput,
   partitionIncreaseInput,
   productInputsInput,
   renameDomainInput,
@@ -251,6 +254,14 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/subscriptions/{id}/successor", tag: "Subscriptions", summary: "Request the same access (service account and purpose) on the product's newer major version.", scope: "write:<domain>", response: anyObject("The new subscription request."), status: 201 },
   { method: "post", path: "/products/{id}/compatibility-mode", tag: "Schemas", summary: "Request a change of the product's compatibility mode (NONE included) with a reason; it applies when governance approves it.", scope: "write:<domain>", body: compatibilityModeChangeInput, response: anyObject("The change request."), status: 201 },
   { method: "get", path: "/my-domains/superseded", tag: "Subscriptions", summary: "Your domains' subscriptions to deprecated products, with the newer major version to move to.", response: anyArray("Notices.") },
+  // Environments and promotion: clusters named as environments, promotion with its own review.
+  { method: "get", path: "/clusters", tag: "Environments", summary: "Every cluster named as an environment, the worker's own (KAFKA_BROKERS, primary) first; passwords are never returned, only hasPassword (admins).", response: anyArray("Clusters.") },
+  { method: "post", path: "/clusters", tag: "Environments", summary: "Register a Kafka cluster as an environment (admins); the admin password is sealed under KAPPA_SECRETS_KEY and never shown again.", scope: "admin", body: registerClusterInput, response: anyObject("The cluster (without its password)."), status: 201 },
+  { method: "patch", path: "/clusters/{id}", tag: "Environments", summary: "Change a registered cluster's connection or bounds (admins); a given adminPassword replaces the stored one.", scope: "admin", body: updateClusterInput, response: anyObject("The cluster (without its password).") },
+  { method: "get", path: "/products/{id}/environments", tag: "Environments", summary: "The product's state in each environment side by side, and the environments the caller may promote it to.", response: anyObject("{ productId, environments, promotableTo }.") },
+  { method: "post", path: "/products/{id}/promote", tag: "Environments", summary: "Promote an ACTIVE product to another environment (domain owners): copies its approved definition and schema versions; checked against the environment's bounds; waits for its own review.", scope: "write:<domain>", body: promoteProductInput, response: anyObject("The promotion (IN_REVIEW)."), status: 201 },
+  { method: "post", path: "/promotions/{id}/approve", tag: "Review", summary: "Approve a promotion (governance, not its requester); evaluated with the policy in force and the environment's bounds; the worker then provisions it on that cluster.", scope: "review", body: approvalCommentInput, response: anyObject("The promotion (APPROVED).") },
+  { method: "post", path: "/promotions/{id}/reject", tag: "Review", summary: "Reject a promotion with a reason.", scope: "review", body: reasonInput, response: anyObject("The promotion (REJECTED).") },
   { method: "get", path: "/openapi.json", tag: "Meta", summary: "This document.", response: anyObject("OpenAPI 3.1."), public: true },
 ];
 

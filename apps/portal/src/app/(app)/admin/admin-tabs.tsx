@@ -6,6 +6,7 @@ const TABS = [
   { href: "/admin/users", label: "Users & roles" },
   { href: "/admin/sso", label: "Single sign-on" },
   { href: "/admin/principals", label: "Reserved principals" },
+  { href: "/admin/clusters", label: "Clusters" },
 ] as const;
 
 /** The admin area's sections; `current` is the active one. */

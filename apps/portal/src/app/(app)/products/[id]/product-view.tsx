@@ -6,6 +6,7 @@ import { exampleValueSource } from "@kappa/catalog/schema-example";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { ContractCard } from "@/components/contract-card";
 import { Credentials } from "@/components/credentials";
+import { EnvironmentsPanel } from "@/components/environments-panel";
 import { HydrationBoundary } from "@/components/hydration-boundary";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { PartitionsPanel } from "@/components/partitions-panel";
@@ -165,6 +166,7 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
 
           <HydrationBoundary>
             <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
+            <EnvironmentsPanel productId={product.id} />
             <PartitionsPanel product={product} isOwner={isOwner} />
             <InputsPanel product={product} isOwner={isOwner} />
             {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} />}

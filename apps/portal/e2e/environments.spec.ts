@@ -1,0 +1,145 @@
+import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
+import { withDb } from "./db";
+import { storageFor, type Role } from "./roles";
+
+/*
+ * Issue 13, environments and promotion: an admin registers a cluster as the
+ * `prod` environment (the password never shown again, the change audited), an
+ * owner promotes an ACTIVE product to it, prod's stricter bound refuses a
+ * product that breaks it, a reviewer approves the promotion (not its
+ * requester), and the product page shows both environments side by side.
+ * The journeys run without a worker: provisioning on the prod cluster is the
+ * worker's, tested against two real brokers in
+ * packages/worker/test/environments.integration.test.ts.
+ */
+const run = Date.now().toString(36);
+const environment = `prod${run.replace(/[^a-z0-9]/g, "").slice(-8)}`;
+const PASSWORD = `prod-admin-secret-${run}`;
+
+async function as(browser: Browser, role: Role): Promise<Page> {
+  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
+}
+
+/** A fresh ACTIVE orders product with `partitions` partitions (the test stands in for the worker's activation). */
+async function activeProduct(owner: APIRequestContext, reviewer: APIRequestContext, name: string, partitions: number): Promise<string> {
+  const domainId = await withDb(async (c) => (await c.query<{ id: string }>(`SELECT id FROM "Domain" WHERE slug = 'orders'`)).rows[0]!.id);
+  const registered = await owner.post("/api/v1/products", {
+    data: {
+      domainId,
+      name,
+      description: "A product promoted by the environments journey.",
+      classification: "INTERNAL",
+      tags: [],
+      freshnessSeconds: 60,
+      availabilityPct: 99.9,
+      partitions,
+      contactEmail: "owner@orders.example",
+      schema: { format: "AVRO", definition: JSON.stringify({ type: "record", name: "Promoted", fields: [{ name: "id", type: "string" }] }) },
+    },
+  });
+  expect(registered.status()).toBe(201);
+  const { id } = (await registered.json()) as { id: string };
+  expect((await owner.post(`/api/v1/products/${id}/submit`)).status()).toBe(200);
+  expect((await reviewer.post(`/api/v1/products/${id}/approve`)).status()).toBe(200);
+  // Standing in for the worker, which activates a product once provisioned.
+  await withDb((c) => c.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [id]));
+  return id;
+}
+
+test.describe.serial("environments and promotion", () => {
+  test.afterAll(async () => {
+    // Later specs see the single-environment product page again.
+    await withDb((c) => c.query(`DELETE FROM "Cluster" WHERE environment = $1`, [environment]));
+  });
+
+  test("an admin registers a cluster as an environment; the password is stored sealed and never shown", async ({ browser }) => {
+    const admin = await as(browser, "admin");
+    await admin.goto("/admin/clusters");
+    await expect(admin.getByRole("link", { name: "Clusters" })).toHaveAttribute("aria-current", "page");
+    const form = admin.getByRole("form", { name: "Register a cluster" });
+    await form.getByLabel("Environment name").fill(environment);
+    await form.getByLabel("Bootstrap servers").fill("kafka-1.prod.example:9093, kafka-2.prod.example:9093");
+    await form.getByLabel("Security protocol").selectOption("SASL_SSL");
+    await form.getByLabel("SASL mechanism").selectOption("scram-sha-512");
+    await form.getByLabel("Admin user").fill("kappa-admin");
+    await form.getByLabel("Admin password").fill(PASSWORD);
+    await form.getByLabel("Maximum partitions (optional)").fill("4");
+    // A bootstrap entry without a port is refused, naming the field.
+    await form.getByLabel("Bootstrap servers").fill("kafka-1.prod.example");
+    await form.getByRole("button", { name: "Register cluster" }).click();
+    await expect(form.getByText("Every bootstrap entry must be host:port")).toBeVisible();
+    await form.getByLabel("Bootstrap servers").fill("kafka-1.prod.example:9093,kafka-2.prod.example:9093");
+    await form.getByLabel("Admin password").fill(PASSWORD);
+    await form.getByRole("button", { name: "Register cluster" }).click();
+
+    const row = admin.getByTestId("cluster-row").filter({ hasText: environment });
+    await expect(row).toContainText("kafka-1.prod.example:9093,kafka-2.prod.example:9093");
+    await expect(row).toContainText("SASL_SSL · scram-sha-512");
+    await expect(row).toContainText("kappa-admin · password stored (encrypted)");
+    await expect(row).toContainText("≤ 4 partitions");
+    await expect(form.getByLabel("Admin password")).toHaveValue("");
+    await expect(admin.getByText(PASSWORD)).toHaveCount(0);
+
+    const stored = await withDb(async (c) => (await c.query<{ sealed: string }>(`SELECT "adminPasswordSealed" AS sealed FROM "Cluster" WHERE environment = $1`, [environment])).rows[0]!.sealed);
+    expect(stored).toMatch(/^v1:/);
+    expect(stored).not.toContain(PASSWORD);
+    const listed = await admin.request.get("/api/v1/clusters");
+    expect(await listed.text()).not.toContain(PASSWORD);
+
+    // Audited, without the password.
+    await admin.goto("/audit");
+    await admin.getByLabel("Action").fill("cluster.registered");
+    const entry = admin.getByRole("row").filter({ hasText: environment });
+    await expect(entry.first()).toContainText("admin@kappa.example");
+    await expect(admin.getByText(PASSWORD)).toHaveCount(0);
+    await admin.context().close();
+  });
+
+  test("an owner promotes; prod's bound refuses a wider product; a reviewer approves; the page shows both environments", async ({ browser }) => {
+    const owner = await as(browser, "ordersOwner");
+    const reviewer = await as(browser, "reviewer");
+    const productName = `Promoted Events ${run}`;
+    const productId = await activeProduct(owner.request, reviewer.request, productName, 2);
+    const wideId = await activeProduct(owner.request, reviewer.request, `Wide Events ${run}`, 6);
+
+    // Beyond prod's bound: refused with the reason, nothing promoted.
+    await owner.goto(`/products/${wideId}`);
+    const widePanel = owner.getByTestId("environments").locator("..");
+    await owner.getByLabel("Promote to", { exact: true }).selectOption(environment);
+    await owner.getByRole("button", { name: `Promote to ${environment}` }).click();
+    await expect(owner.getByText(`${environment} allows at most 4 partitions; this product has 6.`)).toBeVisible();
+    await expect(widePanel.getByTestId(`environment-${environment}`)).toHaveCount(0);
+
+    await owner.goto(`/products/${productId}`);
+    await owner.getByLabel("Promote to", { exact: true }).selectOption(environment);
+    await owner.getByRole("button", { name: `Promote to ${environment}` }).click();
+    const prod = owner.getByTestId(`environment-${environment}`);
+    await expect(prod).toContainText("IN REVIEW");
+    await expect(prod).toContainText("v1");
+    // The requester cannot approve their own promotion: no button for them.
+    await expect(prod.getByRole("button", { name: `Approve for ${environment}` })).toHaveCount(0);
+
+    await reviewer.goto(`/products/${productId}`);
+    const prodForReviewer = reviewer.getByTestId(`environment-${environment}`);
+    await prodForReviewer.getByRole("button", { name: `Approve for ${environment}` }).click();
+    await expect(prodForReviewer).toContainText("APPROVED");
+    await expect(prodForReviewer).toContainText("waiting for the worker");
+
+    // Both environments side by side on the product page.
+    await owner.reload();
+    const columns = owner.getByTestId("environments").getByRole("listitem");
+    await expect(columns).toHaveCount(2);
+    await expect(columns.nth(0)).toContainText("published here");
+    await expect(columns.nth(0)).toContainText("ACTIVE");
+    await expect(columns.nth(1)).toContainText(environment);
+    await expect(columns.nth(1)).toContainText("APPROVED");
+    await expect(columns.nth(1)).toContainText("Reviewer");
+
+    const actions = await withDb(async (c) =>
+      (await c.query<{ action: string }>(`SELECT a.action FROM "AuditEvent" a JOIN "ProductDeployment" d ON d.id = a."entityId" WHERE d."productId" = $1 ORDER BY a.at`, [productId])).rows.map((r) => r.action),
+    );
+    expect(actions).toEqual(["product.promotion.requested", "product.promotion.approved"]);
+    await owner.context().close();
+    await reviewer.context().close();
+  });
+});

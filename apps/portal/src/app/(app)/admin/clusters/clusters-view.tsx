@@ -1,0 +1,140 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Badge, Button, Card, ErrorAlert, Field, inputClass, Loading } from "@/components/ui";
+import { api } from "@/lib/api-client";
+import { environmentKeys, type ClusterInfo } from "@/lib/environments";
+import { formatDateTime, formatDurationMs } from "@/lib/format";
+import { useAdminMutation } from "@/lib/mutations";
+
+const DAY_MS = 86_400_000;
+
+export function ClustersView() {
+  const clusters = useQuery({ queryKey: environmentKeys.clusters(), queryFn: ({ signal }) => api<ClusterInfo[]>("/api/v1/clusters", { signal }) });
+  return (
+    <div className="space-y-6">
+      <Card title="Environments">
+        <p className="mb-3 text-sm text-slate-600">
+          The worker&apos;s own cluster (<span className="font-mono">KAFKA_BROKERS</span>) is the environment products are published to; it records itself here. Every registered
+          cluster is reconciled by the worker with the admin credentials stored here; a product reaches it by promotion and its own review. Passwords are stored encrypted and never shown again.
+        </p>
+        {clusters.isPending && <Loading />}
+        {clusters.isError && <ErrorAlert message={clusters.error.message} />}
+        {clusters.data && clusters.data.length === 0 && <p className="text-sm text-slate-600">No cluster recorded yet: the worker records its own when it starts.</p>}
+        {clusters.data && clusters.data.length > 0 && (
+          <div className="overflow-x-auto">
+            <table className="w-full text-left text-sm" data-testid="clusters">
+              <caption className="sr-only">Clusters named as environments</caption>
+              <thead className="text-xs uppercase text-slate-500">
+                <tr>
+                  <th scope="col" className="py-2 pr-4">Environment</th>
+                  <th scope="col" className="py-2 pr-4">Bootstrap</th>
+                  <th scope="col" className="py-2 pr-4">Security</th>
+                  <th scope="col" className="py-2 pr-4">Admin credentials</th>
+                  <th scope="col" className="py-2 pr-4">Bounds</th>
+                  <th scope="col" className="py-2">Worker</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {clusters.data.map((c) => (
+                  <tr key={c.id} data-testid="cluster-row">
+                    <td className="py-2 pr-4 font-mono text-xs font-semibold">
+                      {c.environment}
+                      {c.primary && <span className="ml-2 font-sans font-normal text-slate-600">(worker&apos;s own)</span>}
+                    </td>
+                    <td className="py-2 pr-4 break-all font-mono text-xs">{c.bootstrap}</td>
+                    <td className="py-2 pr-4 text-xs">{c.securityProtocol}{c.saslMechanism !== "none" ? ` · ${c.saslMechanism}` : ""}</td>
+                    <td className="py-2 pr-4 text-xs">{c.primary ? "the worker's configuration" : c.adminUser ? <>{c.adminUser} · {c.hasPassword ? "password stored (encrypted)" : "no password"}</> : "—"}</td>
+                    <td className="py-2 pr-4 text-xs">
+                      {[c.maxPartitions !== null ? `≤ ${c.maxPartitions} partitions` : null, c.minRetentionMs !== null ? `retention ≥ ${formatDurationMs(c.minRetentionMs)}` : null].filter(Boolean).join(", ") || "global policy only"}
+                    </td>
+                    <td className="py-2 text-xs">
+                      {c.lastError ? <Badge value="FAILED" label="unreachable" /> : c.lastSeenAt ? <Badge value="ACTIVE" label="reached" /> : <Badge value="PENDING" label="not yet" />}
+                      <div className="mt-1 text-slate-600">{c.lastError ?? (c.lastSeenAt ? formatDateTime(c.lastSeenAt) : "")}</div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+      <RegisterCluster />
+    </div>
+  );
+}
+
+const EMPTY = { environment: "", bootstrap: "", securityProtocol: "SASL_SSL", saslMechanism: "scram-sha-512", adminUser: "", adminPassword: "", maxPartitions: "", minRetentionDays: "" };
+
+function RegisterCluster() {
+  const register = useAdminMutation();
+  const [form, setForm] = useState(EMPTY);
+  const sasl = form.securityProtocol.startsWith("SASL_");
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const body = {
+      environment: form.environment,
+      bootstrap: form.bootstrap,
+      securityProtocol: form.securityProtocol,
+      saslMechanism: sasl ? form.saslMechanism : "none",
+      ...(sasl ? { adminUser: form.adminUser, adminPassword: form.adminPassword } : {}),
+      ...(form.maxPartitions ? { maxPartitions: Number(form.maxPartitions) } : {}),
+      ...(form.minRetentionDays ? { minRetentionMs: Math.round(Number(form.minRetentionDays) * DAY_MS) } : {}),
+    };
+    // The password leaves the form state as soon as it is sent: it is never shown again.
+    register.mutate({ method: "POST", path: "/api/v1/clusters", body }, { onSuccess: () => setForm(EMPTY), onSettled: () => setForm((f) => ({ ...f, adminPassword: "" })) });
+  }
+  const errors = register.error?.fields ?? {};
+  const set = (key: keyof typeof EMPTY) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+  return (
+    <Card title="Register a cluster">
+      <form onSubmit={submit} className="space-y-3" aria-label="Register a cluster">
+        <div className="grid gap-3 sm:grid-cols-2">
+          <Field id="cluster-environment" label="Environment name" hint="e.g. prod; lower-case, unique." errors={errors.environment}>
+            {(p) => <input {...p} className={inputClass} value={form.environment} onChange={set("environment")} required autoComplete="off" />}
+          </Field>
+          <Field id="cluster-bootstrap" label="Bootstrap servers" hint="host:port, comma-separated." errors={errors.bootstrap}>
+            {(p) => <input {...p} className={`${inputClass} font-mono`} value={form.bootstrap} onChange={set("bootstrap")} required autoComplete="off" />}
+          </Field>
+          <Field id="cluster-protocol" label="Security protocol" errors={errors.securityProtocol}>
+            {(p) => (
+              <select {...p} className={inputClass} value={form.securityProtocol} onChange={set("securityProtocol")}>
+                {["SASL_SSL", "SASL_PLAINTEXT", "SSL", "PLAINTEXT"].map((v) => <option key={v} value={v}>{v}</option>)}
+              </select>
+            )}
+          </Field>
+          {sasl && (
+            <Field id="cluster-mechanism" label="SASL mechanism" errors={errors.saslMechanism}>
+              {(p) => (
+                <select {...p} className={inputClass} value={form.saslMechanism} onChange={set("saslMechanism")}>
+                  {["scram-sha-512", "scram-sha-256", "plain"].map((v) => <option key={v} value={v}>{v}</option>)}
+                </select>
+              )}
+            </Field>
+          )}
+          {sasl && (
+            <Field id="cluster-admin-user" label="Admin user" hint="The principal the worker signs in with (needs Kafka admin rights)." errors={errors.adminUser}>
+              {(p) => <input {...p} className={inputClass} value={form.adminUser} onChange={set("adminUser")} autoComplete="off" />}
+            </Field>
+          )}
+          {sasl && (
+            <Field id="cluster-admin-password" label="Admin password" hint="Stored encrypted; never shown again." errors={errors.adminPassword}>
+              {(p) => <input {...p} type="password" className={inputClass} value={form.adminPassword} onChange={set("adminPassword")} autoComplete="new-password" />}
+            </Field>
+          )}
+          <Field id="cluster-max-partitions" label="Maximum partitions (optional)" hint="Stricter than the global policy for this environment." errors={errors.maxPartitions}>
+            {(p) => <input {...p} type="number" min={1} inputMode="numeric" className={inputClass} value={form.maxPartitions} onChange={set("maxPartitions")} />}
+          </Field>
+          <Field id="cluster-min-retention" label="Minimum retention in days (optional)" errors={errors.minRetentionMs}>
+            {(p) => <input {...p} type="number" min={0} step="any" inputMode="decimal" className={inputClass} value={form.minRetentionDays} onChange={set("minRetentionDays")} />}
+          </Field>
+        </div>
+        <div className="flex flex-wrap items-center gap-3">
+          <Button type="submit" disabled={register.isPending}>Register cluster</Button>
+          {register.isError && Object.keys(errors).length === 0 && <ErrorAlert message={register.error.message} />}
+        </div>
+      </form>
+    </Card>
+  );
+}

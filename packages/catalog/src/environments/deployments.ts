@@ -1,0 +1,120 @@
+import type { Cluster, DataProduct, ProductDeployment } from "@prisma/client";
+import type { Actor } from "../actor.ts";
+import type { Db, Tx } from "../db.ts";
+import { NotFoundError, ValidationError } from "../errors.ts";
+import { fourEyesConflict } from "../four-eyes.ts";
+import { canInDomain, hasGlobal } from "../permissions.ts";
+import { primaryEnvironment } from "./clusters.ts";
+
+/*
+ * A product's state per environment. The primary environment (the worker's
+ * KAFKA_BROKERS cluster) is the product itself, as it always was; every other
+ * environment is a ProductDeployment: the approved definition copied at
+ * promotion, reviewed on its own, provisioned by the worker on that cluster.
+ */
+
+/** The definition a promotion copies, and the environment's own bounds it must meet. */
+export function checkEnvironmentBounds(cluster: Pick<Cluster, "environment" | "maxPartitions" | "minRetentionMs">, definition: { partitions: number; retentionMs: bigint }): void {
+  const fields: Record<string, string[]> = {};
+  if (cluster.maxPartitions !== null && definition.partitions > cluster.maxPartitions) {
+    fields.partitions = [`${cluster.environment} allows at most ${cluster.maxPartitions} partitions; this product has ${definition.partitions}.`];
+  }
+  // retention.ms = -1 keeps records forever, which meets any minimum.
+  if (cluster.minRetentionMs !== null && definition.retentionMs !== -1n && definition.retentionMs < cluster.minRetentionMs) {
+    fields.retentionMs = [`${cluster.environment} requires a retention of at least ${cluster.minRetentionMs} ms; this product keeps ${definition.retentionMs} ms.`];
+  }
+  const messages = Object.values(fields).flat();
+  if (messages.length > 0) throw new ValidationError(`Refused by the ${cluster.environment} environment's bounds: ${messages.join(" ")}`, fields);
+}
+
+export async function lockDeployment(tx: Tx, deploymentId: string): Promise<ProductDeployment> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ProductDeployment" WHERE id = ${deploymentId} FOR UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Promotion", deploymentId);
+  return tx.productDeployment.findUniqueOrThrow({ where: { id: deploymentId } });
+}
+
+export interface EnvironmentState {
+  environment: string;
+  primary: boolean;
+  /** The product's status (primary) or the deployment's: IN_REVIEW, REJECTED, APPROVED, ACTIVE. */
+  status: string;
+  topicName: string;
+  partitions: number;
+  retentionMs: string;
+  schemaVersions: number[];
+  deploymentId: string | null;
+  requestedBy: string | null;
+  decidedBy: string | null;
+  decisionReason: string | null;
+  lastError: string | null;
+  provisionedAt: string | null;
+  /** Whether the actor may approve or reject this promotion (governance, not its requester). */
+  canDecide: boolean;
+}
+
+export interface ProductEnvironments {
+  productId: string;
+  environments: EnvironmentState[];
+  /** Environments the actor may promote the product to now (registered, not yet promoted or rejected there). */
+  promotableTo: string[];
+}
+
+const PROMOTABLE_STATUSES: readonly DataProduct["status"][] = ["ACTIVE"];
+
+/** The product page's environments panel: each environment's state side by side. */
+export async function productEnvironments(db: Db, actor: Actor, productId: string): Promise<ProductEnvironments> {
+  const product = await db.dataProduct.findUnique({ where: { id: productId }, include: { schemaVersions: { where: { status: "APPROVED" }, select: { id: true, version: true } } } });
+  if (!product) throw new NotFoundError("Data product", productId);
+  const [primary, clusters, deployments] = await Promise.all([
+    primaryEnvironment(db),
+    db.cluster.findMany({ where: { primary: false }, select: { environment: true }, orderBy: { environment: "asc" } }),
+    db.productDeployment.findMany({ where: { productId }, orderBy: { environment: "asc" } }),
+  ]);
+  const people = await db.user.findMany({ where: { id: { in: deployments.flatMap((d) => [d.requestedById, d.decidedById ?? ""]) } }, select: { id: true, name: true } });
+  const nameOf = (id: string | null) => (id === null ? null : (people.find((p) => p.id === id)?.name ?? null));
+  const versionOf = new Map<string, number>();
+  for (const v of await db.schemaVersion.findMany({ where: { id: { in: deployments.flatMap((d) => d.schemaVersionIds) } }, select: { id: true, version: true } })) versionOf.set(v.id, v.version);
+  const reviewer = hasGlobal(actor, "product:review");
+  const environments: EnvironmentState[] = [
+    {
+      environment: primary,
+      primary: true,
+      status: product.status,
+      topicName: product.topicName,
+      partitions: product.partitions,
+      retentionMs: product.retentionMs.toString(),
+      schemaVersions: product.schemaVersions.map((v) => v.version).sort((a, b) => a - b),
+      deploymentId: null,
+      requestedBy: null,
+      decidedBy: null,
+      decisionReason: product.decisionReason,
+      lastError: null,
+      provisionedAt: null,
+      canDecide: false,
+    },
+    ...deployments.map(
+      (d): EnvironmentState => ({
+        environment: d.environment,
+        primary: false,
+        status: d.status,
+        topicName: d.topicName,
+        partitions: d.partitions,
+        retentionMs: d.retentionMs.toString(),
+        schemaVersions: d.schemaVersionIds.flatMap((id) => (versionOf.has(id) ? [versionOf.get(id) ?? 0] : [])).sort((a, b) => a - b),
+        deploymentId: d.id,
+        requestedBy: nameOf(d.requestedById),
+        decidedBy: nameOf(d.decidedById),
+        decisionReason: d.decisionReason,
+        lastError: d.lastError,
+        provisionedAt: d.provisionedAt?.toISOString() ?? null,
+        canDecide: reviewer && d.status === "IN_REVIEW" && fourEyesConflict(actor.id, { requestedById: d.requestedById }) === null,
+      }),
+    ),
+  ];
+  const canPromote = canInDomain(actor, "product:promote", product.domainId) && PROMOTABLE_STATUSES.includes(product.status);
+  const open = new Map(deployments.map((d) => [d.environment, d.status]));
+  const promotableTo = canPromote ? clusters.map((c) => c.environment).filter((e) => !open.has(e) || open.get(e) === "REJECTED") : [];
+  return { productId, environments, promotableTo };
+}
+
+export { PROMOTABLE_STATUSES };

@@ -1,0 +1,129 @@
+// Promotion dev → prod across two embedded brokers over TCP: the worker's own
+// cluster is `dev`; `prod` is a SASL/SCRAM broker with the ACL authorizer that
+// an admin registers in the catalog (password sealed). The promoted product's
+// topic and producer ACLs must appear on prod, and records written there by
+// the producer principal must be readable.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approvePromotion, promoteProduct, registerCluster, rejectPromotion, type Db } from "@kappa/catalog";
+import { approvedProduct, clusterFor, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+
+const DEV_ADMIN = { name: "dev-admin", password: "dev-admin-secret-for-tests" };
+const PROD_ADMIN = { name: "prod-admin", password: "prod-admin-secret-for-tests" };
+const saslBroker = (admin: { name: string; password: string }) => startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${admin.name}`, saslUsers: [admin] });
+
+let dev: TestBroker;
+let prod: TestBroker;
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let db: Db;
+let people: Awaited<ReturnType<typeof seedPeople>>;
+let running: ReturnType<typeof startWorker>;
+let admin: { userId: string };
+
+beforeAll(async () => {
+  // Both as in production: SASL/SCRAM with the ACL authorizer, each with its own admin.
+  [dev, prod] = await Promise.all([saslBroker(DEV_ADMIN), saslBroker(PROD_ADMIN)]);
+  database = await openTestDatabase();
+  db = database.db;
+  people = await seedPeople(db);
+  admin = { userId: (await db.user.create({ data: { email: `admin-${Date.now()}@platform.test`, name: "Platform Admin", globalRole: "ADMIN" } })).id };
+  running = startWorker(
+    db,
+    dev.bootstrap,
+    { environments: { intervalMs: 200, primary: { environment: "dev", bootstrap: dev.bootstrap, securityProtocol: "SASL_PLAINTEXT", saslMechanism: "scram-sha-512", adminUser: DEV_ADMIN.name } } },
+    { mechanism: "SCRAM-SHA-512", username: DEV_ADMIN.name, password: DEV_ADMIN.password },
+  );
+  await running.start();
+});
+
+afterAll(async () => {
+  await running?.stop();
+  await database?.dispose();
+  await dev?.cleanup();
+  await prod?.cleanup();
+});
+
+const prodAdmin = () => clusterFor(prod.bootstrap, { mechanism: "SCRAM-SHA-512", username: PROD_ADMIN.name, password: PROD_ADMIN.password });
+
+describe("environments and promotion", () => {
+  it("records the worker's cluster as the primary environment and an admin registers prod with its password sealed and audited without it", async () => {
+    expect(await db.cluster.findUnique({ where: { environment: "dev" } })).toMatchObject({ primary: true, bootstrap: dev.bootstrap, adminUser: DEV_ADMIN.name, adminPasswordSealed: null });
+    const cluster = await registerCluster(db, admin, SECRETS_KEY, {
+      environment: "prod",
+      bootstrap: prod.bootstrap,
+      securityProtocol: "SASL_PLAINTEXT",
+      saslMechanism: "scram-sha-512",
+      adminUser: PROD_ADMIN.name,
+      adminPassword: PROD_ADMIN.password,
+      maxPartitions: 4,
+    });
+    expect(cluster).toMatchObject({ environment: "prod", hasPassword: true });
+    expect(JSON.stringify(cluster)).not.toContain(PROD_ADMIN.password);
+    const row = await db.cluster.findUniqueOrThrow({ where: { environment: "prod" } });
+    expect(row.adminPasswordSealed).toMatch(/^v1:/);
+    expect(row.adminPasswordSealed).not.toContain(PROD_ADMIN.password);
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { action: "cluster.registered", entityId: cluster.id } });
+    expect(audit.actorId).toBe(admin.userId);
+    expect(JSON.stringify(audit.data)).not.toContain(PROD_ADMIN.password);
+    // Only admins register clusters, and a name is taken once (the worker's own included).
+    await expect(registerCluster(db, people.as.ordersOwner, SECRETS_KEY, { environment: "qa", bootstrap: prod.bootstrap, securityProtocol: "PLAINTEXT" })).rejects.toMatchObject({ status: 403 });
+    await expect(registerCluster(db, admin, SECRETS_KEY, { environment: "dev", bootstrap: prod.bootstrap, securityProtocol: "PLAINTEXT" })).rejects.toMatchObject({ code: "ENVIRONMENT_TAKEN" });
+    // The worker reaches prod with the sealed credentials.
+    await waitFor(async () => (await db.cluster.findUniqueOrThrow({ where: { id: cluster.id } })).lastSeenAt !== null, 5_000, "the worker to reach prod");
+  });
+
+  it("refuses a promotion beyond prod's stricter bounds, naming the field", async () => {
+    const wide = await approvedProduct(db, people, { partitions: 6 });
+    await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: wide.id } })).status === "ACTIVE", 10_000, "the wide product on dev");
+    await expect(promoteProduct(db, people.as.ordersOwner, wide.id, { environment: "prod" })).rejects.toMatchObject({ status: 400, fields: { partitions: [expect.stringContaining("at most 4 partitions")] } });
+  });
+
+  it("promotes dev → prod through its own four-eyes review and provisions the topic and producer ACLs on the prod broker, where records can be read", async () => {
+    const product = await approvedProduct(db, people, { partitions: 3 });
+    await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status === "ACTIVE", 10_000, "the product on dev");
+    await expect(promoteProduct(db, people.as.paymentsOwner, product.id, { environment: "prod" })).rejects.toMatchObject({ status: 403 });
+    const deployment = await promoteProduct(db, people.as.ordersOwner, product.id, { environment: "prod" });
+    expect(deployment).toMatchObject({ status: "IN_REVIEW", topicName: product.topicName, partitions: 3, sourceEnvironment: "dev" });
+    expect(deployment.schemaVersionIds).toHaveLength(1);
+    await expect(promoteProduct(db, people.as.ordersOwner, product.id, { environment: "prod" })).rejects.toMatchObject({ code: "ALREADY_PROMOTED" });
+    // Not provisioned before the review: prod has no such topic.
+    expect((await prodAdmin().listTopics()).includes(product.topicName)).toBe(false);
+    await expect(approvePromotion(db, people.as.ordersOwner, deployment.id)).rejects.toMatchObject({ status: 403 });
+    await expect(rejectPromotion(db, people.as.reviewer, deployment.id, { reason: "x" })).rejects.toMatchObject({ status: 400 });
+    await approvePromotion(db, people.as.reviewer, deployment.id, { comment: "Ready for prod" });
+
+    await waitFor(async () => (await db.productDeployment.findUniqueOrThrow({ where: { id: deployment.id } })).status === "ACTIVE", 10_000, "the prod deployment to become ACTIVE");
+    const cluster = prodAdmin();
+    try {
+      const described = await cluster.describeTopics([product.topicName]);
+      expect(described.get(product.topicName)?.partitions).toBe(3);
+      const producer = await db.serviceAccount.findFirstOrThrow({ where: { domainId: people.orders.id, isProducer: true } });
+      const principal = `User:${producer.name}`;
+      const grants = (await cluster.describeAcls([principal])).map((b) => `${b.operation} ${b.resourceType}:${b.resourceName}`).sort();
+      expect(grants).toEqual(expect.arrayContaining([`WRITE TOPIC:${product.topicName}`, `DESCRIBE TOPIC:${product.topicName}`, "IDEMPOTENT_WRITE CLUSTER:kafka-cluster"]));
+
+      // The producer principal writes through its granted ACL (credentials on a
+      // registered cluster are the operator's step, see the README), and a
+      // reader gets the records back.
+      await cluster.upsertScramUser(producer.name, "SCRAM-SHA-512", "producer-secret-on-prod");
+      const sasl = (username: string, password: string) => ({ sasl: { mechanism: "scram-sha-512" as const, username, password } });
+      const kafkaProducer = kafkaClient(prod.bootstrap, sasl(producer.name, "producer-secret-on-prod")).producer();
+      await kafkaProducer.connect();
+      await kafkaProducer.send({ topic: product.topicName, messages: [{ key: "k1", value: "promoted-record" }] });
+      await kafkaProducer.disconnect();
+      const consumer = kafkaClient(prod.bootstrap, sasl(PROD_ADMIN.name, PROD_ADMIN.password)).consumer({ groupId: `prod-reader-${deployment.id}` });
+      const seen: string[] = [];
+      await consumer.connect();
+      await consumer.subscribe({ topic: product.topicName, fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? "") });
+      await waitFor(() => seen.includes("promoted-record"), 10_000, "the record read back on prod");
+      await consumer.disconnect();
+    } finally {
+      await cluster.close();
+    }
+
+    const actions = (await db.auditEvent.findMany({ where: { entityId: deployment.id }, orderBy: { at: "asc" } })).map((a) => a.action);
+    expect(actions).toEqual(["product.promotion.requested", "product.promotion.approved", "product.promotion.provisioned"]);
+    // dev's product is untouched by the promotion.
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status).toBe("ACTIVE");
+  });
+});
