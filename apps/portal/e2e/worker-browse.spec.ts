@@ -1,6 +1,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import avro from "avsc";
 import { Kafka, logLevel } from "kafkajs";
+import { issuedCredentials } from "./credentials";
 import { storageFor, type Role } from "./roles";
 
 /*
@@ -97,9 +98,8 @@ test.describe.serial("browsing a CONFIDENTIAL product with PII: masked for a sub
     const owner = await as(browser, "ordersOwner");
     const domains = (await (await owner.request.get("/api/v1/my-domains")).json()) as { slug: string; serviceAccounts: { id: string; isProducer: boolean }[] }[];
     const producerAccount = domains.find((d) => d.slug === "orders")?.serviceAccounts.find((a) => a.isProducer);
-    const secret = await owner.request.post(`/api/v1/service-accounts/${producerAccount?.id}/credentials/reveal`);
-    expect(secret.status()).toBe(200);
-    const { username, password } = (await secret.json()) as { username: string; password: string };
+    expect(producerAccount).toBeDefined();
+    const { username, password } = await issuedCredentials(owner.request, producerAccount?.id ?? "");
     const kafka = new Kafka({ clientId: `kappa-e2e-${username}`, brokers: bootstrap.split(","), sasl: { mechanism: "scram-sha-512", username, password }, logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 200 } });
     const producer = kafka.producer();
     await producer.connect();

@@ -1,5 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { Kafka, logLevel, type Consumer } from "kafkajs";
+import { issuedCredentials } from "./credentials";
 import { storageFor, type Role } from "./roles";
 
 /*
@@ -123,9 +124,7 @@ test.describe.serial("journey with the real worker and broker", () => {
     const domains = (await (await ordersOwner.request.get("/api/v1/my-domains")).json()) as { slug: string; serviceAccounts: { id: string; name: string; isProducer: boolean }[] }[];
     const producerAccount = domains.find((d) => d.slug === "orders")?.serviceAccounts.find((a) => a.isProducer);
     expect(producerAccount).toBeDefined();
-    const producerSecret = await ordersOwner.request.post(`/api/v1/service-accounts/${producerAccount?.id}/credentials/reveal`);
-    expect(producerSecret.status()).toBe(200);
-    const { username: producerUser, password: producerPassword } = (await producerSecret.json()) as { username: string; password: string };
+    const { username: producerUser, password: producerPassword } = await issuedCredentials(ordersOwner.request, producerAccount?.id ?? "");
 
     const consumerPage = await as(browser, "paymentsOwner");
     await consumerPage.goto(`/subscriptions/${subscriptionId}`);

@@ -1,6 +1,7 @@
 import { SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import { expect, test, type APIRequestContext, type Browser } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
+import { issuedCredentials } from "./credentials";
 import { storageFor, type Role } from "./roles";
 
 /*
@@ -27,25 +28,6 @@ async function api(browser: Browser, role: Role): Promise<APIRequestContext> {
 async function json<T>(response: Awaited<ReturnType<APIRequestContext["get"]>>, status = 200): Promise<T> {
   expect(response.status(), await response.text()).toBe(status);
   return (await response.json()) as T;
-}
-
-/** A password the worker issued: picked up once; when it was picked up before, rotated and picked up again. */
-async function passwordOf(request: APIRequestContext, accountId: string): Promise<string> {
-  const reveal = () => request.post(`/api/v1/service-accounts/${accountId}/credentials/reveal`);
-  const first = await reveal();
-  if (first.status() === 200) return ((await first.json()) as { password: string }).password;
-  if (first.status() === 409 && /already shown/.test(await first.text())) {
-    expect((await request.post(`/api/v1/service-accounts/${accountId}/credentials/rotate`)).status()).toBe(202);
-  }
-  let password = "";
-  await expect
-    .poll(async () => {
-      const r = await reveal();
-      if (r.status() === 200) password = ((await r.json()) as { password: string }).password;
-      return r.status();
-    }, { timeout: 90_000, intervals: [1000] })
-    .toBe(200);
-  return password;
 }
 
 function kafka(bootstrap: string, username: string, password: string): Kafka {
@@ -86,7 +68,7 @@ test.describe.serial("Schema Registry API with the real broker", () => {
     const domains = await json<{ slug: string; id: string; serviceAccounts: { id: string; name: string; isProducer: boolean }[] }[]>(await owner.get("/api/v1/my-domains"));
     const producerAccount = domains.find((d) => d.slug === "orders")?.serviceAccounts.find((a) => a.isProducer);
     expect(producerAccount).toBeDefined();
-    const producerPassword = await passwordOf(owner, producerAccount?.id ?? "");
+    const producerPassword = (await issuedCredentials(owner, producerAccount?.id ?? "")).password;
     const host = `${baseURL}/api/schema-registry`;
     const producerRegistry = new SchemaRegistry({ host, auth: { username: producerAccount?.name ?? "", password: producerPassword } });
 
@@ -96,7 +78,7 @@ test.describe.serial("Schema Registry API with the real broker", () => {
     const subscription = await json<{ id: string }>(await payments.post("/api/v1/subscriptions", { data: { productId: product.id, serviceAccountId: account.id, purpose: "Decode probe records with the registry." } }), 201);
     await json(await owner.post(`/api/v1/subscriptions/${subscription.id}/approve`));
     await expect.poll(async () => (await json<{ status: string }>(await payments.get(`/api/v1/subscriptions/${subscription.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
-    const consumerPassword = await passwordOf(payments, account.id);
+    const consumerPassword = (await issuedCredentials(payments, account.id)).password;
     const consumerRegistry = new SchemaRegistry({ host, auth: { username: account.name, password: consumerPassword } });
     const bootstrap = (await json<{ connection: { bootstrap: string } }>(await payments.get(`/api/v1/subscriptions/${subscription.id}`))).connection.bootstrap;
 

@@ -181,6 +181,12 @@ export class TaskRunner {
   async drain(): Promise<void> {
     for (;;) {
       const n = await this.pollOnce();
+      // The runner's own loop may be between leasing tasks and starting them
+      // (leased in the database, not yet in `running`): wait for that poll.
+      if (this.polling) {
+        await this.polling;
+        continue;
+      }
       if (n === 0 && this.running.size === 0) return;
       await Promise.race([...this.running.values(), new Promise((r) => setTimeout(r, 20))]);
     }
