@@ -110,6 +110,10 @@ test.describe.serial("browsing a CONFIDENTIAL product with PII: masked for a sub
     });
     await producer.disconnect();
 
+    // The worker grants the message browser's principal READ on live topics in its own loop; until then the
+    // browser answers 503 "not granted yet". Wait for that, as a user would try again.
+    await expect.poll(async () => (await owner.request.get(`/api/v1/products/${productId}/messages?limit=1`)).status(), { timeout: 90_000, intervals: [2000] }).toBe(200);
+
     // The owner's domain sees personal data unmasked.
     await owner.goto(`/products/${productId}/messages`);
     const ownerTable = owner.getByTestId("messages");

@@ -5,7 +5,7 @@
  * Connections are kept per broker and reopened when they break.
  */
 import type { ConnectionOptions } from "node:tls";
-import type { PartitionBounds, ReadResult, RecordSource } from "@kappa/catalog";
+import { NotConfiguredError, type PartitionBounds, type ReadResult, type RecordSource } from "@kappa/catalog";
 import { ApiKey, decodeFetchedRecords, ErrorCode, type ScramMechanism } from "@kappa/kafka-protocol";
 import { KafkaConnection, KafkaProtocolError } from "@kappa/kafka-protocol/client";
 
@@ -15,6 +15,19 @@ export interface KafkaReaderSettings {
   tls: ConnectionOptions | null;
   connectTimeoutMs?: number;
   requestTimeoutMs?: number;
+}
+
+/**
+ * A Kafka error of a read. TOPIC_AUTHORIZATION_FAILED is expected for a few
+ * seconds after a product goes live: the worker grants the browser's
+ * principal READ on live topics in its own loop (WORKER_MESSAGE_BROWSER_RECONCILE_MS),
+ * so it is a 503 to try again, not an unexpected failure.
+ */
+function readFailure(code: number, topic: string, what: string): Error {
+  if (code === ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
+    return new NotConfiguredError(`The message browser has not been granted read access to ${topic} yet (the worker grants it shortly after a product goes live); try again in a few seconds.`);
+  }
+  return new KafkaProtocolError(code, what);
 }
 
 function split(address: string): [string, number] {
@@ -62,7 +75,7 @@ export class KafkaRecordSource implements RecordSource {
     const brokers = new Map(res.brokers.map((b) => [b.nodeId, `${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}`]));
     const t = res.topics.find((x) => x.name === topic);
     if (!t) throw new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `metadata of ${topic}`);
-    if (t.errorCode !== 0) throw new KafkaProtocolError(t.errorCode, `metadata of ${topic}`);
+    if (t.errorCode !== 0) throw readFailure(t.errorCode, topic, `metadata of ${topic}`);
     return new Map(t.partitions.map((p) => [p.partitionIndex, brokers.get(p.leaderId) ?? ""]));
   }
 
@@ -76,7 +89,7 @@ export class KafkaRecordSource implements RecordSource {
         const c = await this.conn(address);
         const res = await c.request(ApiKey.ListOffsets, { replicaId: -1, isolationLevel: 1, topics: [{ name: topic, partitions: ps.map((partitionIndex) => ({ partitionIndex, timestamp, currentLeaderEpoch: -1 })) }] }, c.pickVersion(ApiKey.ListOffsets, 1, 7));
         for (const t of res.topics) for (const p of t.partitions) {
-          if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `ListOffsets ${topic}-${p.partitionIndex}`);
+          if (p.errorCode !== 0) throw readFailure(p.errorCode, topic, `ListOffsets ${topic}-${p.partitionIndex}`);
           out.set(p.partitionIndex, { offset: p.offset });
         }
       }),
@@ -123,7 +136,7 @@ export class KafkaRecordSource implements RecordSource {
     if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, "Fetch");
     const p = res.responses[0]?.partitions[0];
     if (!p) throw new Error(`Fetch ${topic}-${partition}: no answer for the partition`);
-    if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `Fetch ${topic}-${partition} at ${from}`);
+    if (p.errorCode !== 0) throw readFailure(p.errorCode, topic, `Fetch ${topic}-${partition} at ${from}`);
     const decoded = decodeFetchedRecords(p.records ?? null, from, (p.abortedTransactions ?? []).map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset })));
     return {
       records: decoded.records.map((r) => ({ partition, offset: r.offset, timestamp: r.timestamp, timestampType: r.timestampType, key: r.key, value: r.value, headers: r.headers })),
