@@ -46,6 +46,8 @@ import type {
   browseStateKeys,
   requestReplay,
   listReplays,
+  listClusters,
+  productEnvironments,
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
@@ -121,3 +123,6 @@ export interface TopicSchemaInference {
 
 /** GET /api/v1/reserved-principals (platform admins). */
 export type ReservedPrincipals = Jsonish<Awaited<ReturnType<typeof listReservedPrincipals>>>;
+export type ClusterInfo = Jsonish<Awaited<ReturnType<typeof listClusters>>>[number];
+export type ProductEnvironmentsData = Jsonish<Awaited<ReturnType<typeof productEnvironments>>>;
+export type EnvironmentState = ProductEnvironmentsData["environments"][number];

@@ -1,47 +1,9 @@
 /*
- * What the environments API answers (catalog environments/clusters.ts and
- * deployments.ts), and the query keys of the environments views. Cluster keys
- * live under the admin keys so every admin mutation refreshes them.
+ * The query keys of the environments views. Cluster keys live under the admin
+ * keys so every admin mutation refreshes them. The answers' types come from
+ * the catalog (lib/api-types.ts), so the UI cannot drift from the server.
  */
-
-export interface ClusterInfo {
-  id: string;
-  environment: string;
-  primary: boolean;
-  bootstrap: string;
-  securityProtocol: string;
-  saslMechanism: string;
-  adminUser: string | null;
-  hasPassword: boolean;
-  maxPartitions: number | null;
-  minRetentionMs: number | null;
-  lastSeenAt: string | null;
-  lastError: string | null;
-  createdAt: string;
-}
-
-export interface EnvironmentState {
-  environment: string;
-  primary: boolean;
-  status: string;
-  topicName: string;
-  partitions: number;
-  retentionMs: string;
-  schemaVersions: number[];
-  deploymentId: string | null;
-  requestedBy: string | null;
-  decidedBy: string | null;
-  decisionReason: string | null;
-  lastError: string | null;
-  provisionedAt: string | null;
-  canDecide: boolean;
-}
-
-export interface ProductEnvironments {
-  productId: string;
-  environments: EnvironmentState[];
-  promotableTo: string[];
-}
+export type { ClusterInfo, EnvironmentState, ProductEnvironmentsData as ProductEnvironments } from "./api-types";
 
 export const environmentKeys = {
   clusters: () => ["admin", "clusters"] as const,
