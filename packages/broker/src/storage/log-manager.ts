@@ -180,7 +180,22 @@ export class LogManager {
     }
   }
 
-  private async openPartition(t: TopicRecord, partition: number, recover: boolean): Promise<PartitionLog> {
+  /**
+   * New partitions of a topic (CreateTopics, CreatePartitions): opened side by
+   * side, then the logs directory fsynced once for all of their directory
+   * entries before the request is answered. One partition after the other,
+   * with an fsync of the logs directory each, made CreateTopics cost about
+   * four fsyncs per partition in sequence (10,000 topics × 6 partitions:
+   * most of the worker's convergence time).
+   */
+  private async openNewPartitions(t: TopicRecord, from: number, to: number): Promise<PartitionLog[]> {
+    const partitions = Array.from({ length: to - from }, (_, i) => from + i);
+    const logs = await Promise.all(partitions.map((p) => this.openPartition(t, p, false, false)));
+    await fsyncDir(join(this.dataDir, "logs"));
+    return logs;
+  }
+
+  private async openPartition(t: TopicRecord, partition: number, recover: boolean, syncLogsDir = true): Promise<PartitionLog> {
     const dir = this.partitionDir(t.name, partition);
     await mkdir(dir, { recursive: true });
     const idPath = join(dir, "partition.metadata");
@@ -190,7 +205,7 @@ export class LogManager {
     );
     if (!exists) {
       await writeFileAtomic(idPath, `topic_id: ${t.topicId}\n`);
-      await fsyncDir(join(this.dataDir, "logs"));
+      if (syncLogsDir) await fsyncDir(join(this.dataDir, "logs"));
     }
     const name = t.name;
     const topicId = t.topicId;
@@ -291,9 +306,7 @@ export class LogManager {
       if (opts.validateOnly) return { name, topicId, partitions: opts.partitions, configs };
       await this.meta.commit({ op: "createTopic", name, topicId, partitions: opts.partitions, configs });
       const t = this.meta.state.topics[name]!;
-      const logs: PartitionLog[] = [];
-      for (let p = 0; p < t.partitions; p++) logs.push(await this.openPartition(t, p, false));
-      this.logs.set(name, logs);
+      this.logs.set(name, await this.openNewPartitions(t, 0, t.partitions));
       return this.info(t);
     });
   }
@@ -329,8 +342,7 @@ export class LogManager {
       if (validateOnly) return;
       const from = t.partitions;
       await this.meta.commit({ op: "setPartitions", name, partitions: totalCount });
-      const logs = this.logs.get(name)!;
-      for (let p = from; p < totalCount; p++) logs.push(await this.openPartition(t, p, false));
+      this.logs.get(name)!.push(...(await this.openNewPartitions(t, from, totalCount)));
     });
   }
 
