@@ -55,7 +55,13 @@ const taskMs = new Map<string, number[]>();
 const profiler = {
   ...silentLogger,
   info: (message: string, fields?: Record<string, unknown>) => {
-    if (message === "batch done" && typeof fields?.ms === "number") taskMs.set("batch (all kinds)", [...(taskMs.get("batch (all kinds)") ?? []), fields.ms]);
+    if (message === "batch done" && typeof fields?.ms === "number") {
+      taskMs.set("batch (all kinds)", [...(taskMs.get("batch (all kinds)") ?? []), fields.ms]);
+      const phases = fields.phaseMs;
+      if (typeof phases === "object" && phases !== null) {
+        for (const [name, ms] of Object.entries(phases)) if (typeof ms === "number") taskMs.set(`  batch phase ${name}`, [...(taskMs.get(`  batch phase ${name}`) ?? []), ms]);
+      }
+    }
     if (message === "task done" && typeof fields?.kind === "string" && typeof fields.ms === "number") {
       taskMs.set(fields.kind, [...(taskMs.get(fields.kind) ?? []), fields.ms]);
     }
@@ -187,7 +193,10 @@ async function main() {
       const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
       line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + "   (target ≤ 5 min)");
       for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
-      for (const [kind, ms] of taskMs) line(`     ${kind} mean task time`, `${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms (n=${ms.length})`);
+      for (const [kind, ms] of taskMs) {
+        const sum = ms.reduce((a, b) => a + b, 0);
+        line(`     ${kind} time per batch`, `mean ${(sum / ms.length).toFixed(1)} ms, max ${Math.max(...ms)} ms, sum ${fmt(sum)} (n=${ms.length})`);
+      }
       const failed = await db.provisioningTask.findFirst({ where: { status: "FAILED" }, select: { kind: true, lastError: true } });
       if (failed) line("     first failure", `${failed.kind}: ${failed.lastError?.slice(0, 120)}`);
       line("     topics on the broker", String((await cluster.listTopics()).length));

@@ -246,11 +246,21 @@ export class TaskRunner {
     const started = Date.now();
     const fallback = new Set<LeasedTask>();
     const changesOf = new Map<string, Change[]>();
+    // Where a batch's time goes (logged with "batch done"): the bench and an operator read it.
+    const phaseMs: Record<string, number> = {};
+    let phaseStart = Date.now();
+    const lap = (name: string) => {
+      const now = Date.now();
+      phaseMs[name] = (phaseMs[name] ?? 0) + now - phaseStart;
+      phaseStart = now;
+    };
     try {
       await this.markProvisioningMany(tasks.filter((t) => t.entityType === "DataProduct").map((t) => t.entityId));
+      lap("mark");
       const plan = await planBatch(this.ctx, tasks);
+      lap("plan");
       for (const t of plan.single) fallback.add(t);
-      const phase = async (group: LeasedTask[], targetOf: (t: LeasedTask) => string, work: (targets: string[]) => Promise<Map<string, Change[]>>) => {
+      const phase = async (name: string, group: LeasedTask[], targetOf: (t: LeasedTask) => string, work: (targets: string[]) => Promise<Map<string, Change[]>>) => {
         const live = group.filter((t) => !fallback.has(t));
         if (live.length === 0) return;
         try {
@@ -267,10 +277,11 @@ export class TaskRunner {
           this.log.warn("batched reconcile failed; running its tasks one by one", { tasks: live.length, error: errorMessage(error) });
           for (const t of live) fallback.add(t);
         }
+        lap(name);
       };
-      await phase(plan.topics, (t) => t.entityId, (targets) => reconcileProductTopics(this.ctx, targets));
-      await phase(plan.credentials, (t) => plan.accountOf.get(t.id) ?? "", (targets) => ensureCredentialsMany(this.ctx, targets));
-      await phase(plan.acls, (t) => plan.accountOf.get(t.id) ?? "", (targets) => reconcilePrincipalsAcls(this.ctx, targets));
+      await phase("topics", plan.topics, (t) => t.entityId, (targets) => reconcileProductTopics(this.ctx, targets));
+      await phase("credentials", plan.credentials, (t) => plan.accountOf.get(t.id) ?? "", (targets) => ensureCredentialsMany(this.ctx, targets));
+      await phase("acls", plan.acls, (t) => plan.accountOf.get(t.id) ?? "", (targets) => reconcilePrincipalsAcls(this.ctx, targets));
       const scopes = new Map<string, Set<string>>();
       for (const t of plan.grants) {
         const account = plan.accountOf.get(t.id) ?? "";
@@ -278,11 +289,12 @@ export class TaskRunner {
         topics.add(plan.topicOf.get(t.id) ?? "");
         scopes.set(account, topics);
       }
-      await phase(plan.grants, (t) => plan.accountOf.get(t.id) ?? "", () => reconcileGrants(this.ctx, scopes));
+      await phase("grants", plan.grants, (t) => plan.accountOf.get(t.id) ?? "", () => reconcileGrants(this.ctx, scopes));
       const done = tasks.filter((t) => !fallback.has(t));
       await this.completeMany(done, changesOf);
+      lap("complete");
       this.completed += done.length;
-      this.log.info("batch done", { tasks: done.length, fallback: fallback.size, ms: Date.now() - started });
+      this.log.info("batch done", { tasks: done.length, fallback: fallback.size, ms: Date.now() - started, phaseMs });
     } catch (error) {
       // Bookkeeping itself failed (database): every task not yet DONE retries on its own.
       this.log.warn("batch failed; running its tasks one by one", { error: errorMessage(error) });
