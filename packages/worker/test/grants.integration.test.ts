@@ -1,8 +1,8 @@
 // Grant tasks reconcile the account's bindings on the task's topic (plus its
 // group prefix and the cluster), reading the catalog as it is when they run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServiceAccount, requestSubscription, approveSubscription, type Db } from "@kappa/catalog";
-import { approvedProduct, openTestDatabase, seedPeople, startTestBroker, startWorker, type TestBroker } from "./helpers.ts";
+import { createServiceAccount, decryptSecret, requestSubscription, approveSubscription, type Db } from "@kappa/catalog";
+import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, type TestBroker } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-grant-tests" };
 let broker: TestBroker;
@@ -42,6 +42,34 @@ describe("scoped grants", () => {
 
       const bindings = (await worker.cluster.describeAcls([`User:${account.name}`])).map((x) => `${x.operation} ${x.resourceType}:${x.patternType}:${x.resourceName}`).sort();
       expect(bindings).toEqual([`DESCRIBE TOPIC:LITERAL:${a.topicName}`, `READ GROUP:PREFIXED:${account.name}.`, `READ TOPIC:LITERAL:${a.topicName}`].sort());
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("one batch issues several accounts' credentials together: one SCRAM user and one audit event each, and each stored password signs in", async () => {
+    const worker = startWorker(db, broker.bootstrap, { batchSize: 20 }, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
+    try {
+      const product = await approvedProduct(db, people, { partitions: 1 });
+      const stamp = Date.now().toString(36);
+      const subs = await Promise.all([1, 2, 3].map((i) => approvedSubscription(db, people, product.id, `batch${i}-${stamp}`)));
+      await worker.worker.runner.drain();
+      expect(await db.provisioningTask.count({ where: { status: { not: "DONE" } } })).toBe(0);
+      const ids = subs.map((s) => s.account.id);
+      const users = await worker.cluster.describeScramUsers(subs.map((s) => s.account.name));
+      expect(subs.map((s) => users.get(s.account.name))).toEqual([["SCRAM-SHA-512"], ["SCRAM-SHA-512"], ["SCRAM-SHA-512"]]);
+      const issued = await db.auditEvent.groupBy({ by: ["entityId"], where: { action: "serviceAccount.credentials.issued", entityId: { in: ids } }, _count: true });
+      expect(issued.map((a) => [a.entityId, a._count]).sort()).toEqual(ids.map((id) => [id, 1]).sort());
+      for (const { account } of subs) {
+        const row = await db.serviceAccount.findUniqueOrThrow({ where: { id: account.id }, omit: { secretCiphertext: false } });
+        const admin = kafkaClient(broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: account.name, password: decryptSecret(SECRETS_KEY, row.secretCiphertext ?? "", account.id) } }).admin();
+        await admin.connect();
+        await admin.disconnect();
+      }
+      // A second pass over the same accounts (a retried or duplicated step) issues nothing new.
+      await db.provisioningTask.updateMany({ where: { entityId: { in: subs.map((s) => s.subscription.id) } }, data: { status: "PENDING", leasedBy: null, leaseUntil: null } });
+      await worker.worker.runner.drain();
+      expect(await db.auditEvent.count({ where: { action: { startsWith: "serviceAccount.credentials" }, entityId: { in: ids } } })).toBe(3);
     } finally {
       await worker.stop();
     }

@@ -88,6 +88,8 @@ export interface KafkaCluster {
   /** SCRAM mechanisms present per user; users without credentials are absent. */
   describeScramUsers(users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>>;
   upsertScramUser(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void>;
+  /** Many users' credentials in one request. */
+  upsertScramUsers(users: readonly { user: string; mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512"; password: string }[]): Promise<void>;
 
   /** The cluster's `super.users` (`User:<name>` entries); null when it will not say (no DESCRIBE_CONFIGS on the cluster). */
   superUsers(): Promise<string[] | null>;

@@ -21,7 +21,7 @@ import { ClusterConnections, type KafkaConnectionSettings } from "./connections.
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
 import { commitGroupOffsets, fetchRecords, maxTimestamps, offsetsForTimestamp, type FetchedPartition, type FetchOptions, type FetchRequestPart } from "./records.ts";
-import { describeScramUsers, upsertScramUser } from "./scram-users.ts";
+import { describeScramUsers, upsertScramUser, upsertScramUsers, type ScramUpsert } from "./scram-users.ts";
 import { localBytes, remoteBytes } from "./storage-figures.ts";
 import { createPartitions, createTopics, deleteTopics, describeTopics, listTopics, partitionCounts, setTopicConfigs } from "./topics.ts";
 
@@ -85,6 +85,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   upsertScramUser(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void> {
     return upsertScramUser(this.conns, user, mechanism, password);
+  }
+
+  upsertScramUsers(users: readonly ScramUpsert[]): Promise<void> {
+    return upsertScramUsers(this.conns, users);
   }
 
   listOffsets(topics: TopicPartitions[], spec: OffsetSpec): Promise<PerPartition<bigint | null>> {

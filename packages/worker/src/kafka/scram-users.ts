@@ -8,6 +8,12 @@ import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import { SCRAM_MECHANISM_CODE, scramUpsertion } from "../scram.ts";
 import type { ClusterConnections } from "./connections.ts";
 
+export interface ScramUpsert {
+  user: string;
+  mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512";
+  password: string;
+}
+
 export async function describeScramUsers(conns: ClusterConnections, users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>> {
   const out = new Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>();
   if (users.length === 0) return out;
@@ -28,15 +34,20 @@ export async function describeScramUsers(conns: ClusterConnections, users: strin
 }
 
 export async function upsertScramUser(conns: ClusterConnections, user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void> {
+  await upsertScramUsers(conns, [{ user, mechanism, password }]);
+}
+
+/** Many users' credentials in one AlterUserScramCredentials request; the first user the cluster refuses throws. */
+export async function upsertScramUsers(conns: ClusterConnections, users: readonly ScramUpsert[]): Promise<void> {
+  if (users.length === 0) return;
   const conn = await conns.any();
   const version = conn.pickVersion(ApiKey.AlterUserScramCredentials, 0, 0);
-  const { salt, saltedPassword, iterations } = scramUpsertion(mechanism, password);
-  const res = await conn.request(
-    ApiKey.AlterUserScramCredentials,
-    { deletions: [], upsertions: [{ name: user, mechanism: SCRAM_MECHANISM_CODE[mechanism], iterations, salt, saltedPassword }] },
-    version,
-  );
+  const upsertions = users.map(({ user, mechanism, password }) => {
+    const { salt, saltedPassword, iterations } = scramUpsertion(mechanism, password);
+    return { name: user, mechanism: SCRAM_MECHANISM_CODE[mechanism], iterations, salt, saltedPassword };
+  });
+  const res = await conn.request(ApiKey.AlterUserScramCredentials, { deletions: [], upsertions }, version);
   for (const r of res.results) {
-    if (r.errorCode !== 0) throw new KafkaProtocolError(r.errorCode, r.errorMessage ?? `creating SCRAM user ${user}`);
+    if (r.errorCode !== 0) throw new KafkaProtocolError(r.errorCode, r.errorMessage ?? `creating SCRAM user ${r.user}`);
   }
 }

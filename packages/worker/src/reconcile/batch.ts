@@ -7,7 +7,7 @@
  * CreateTopics for many topics, one transaction locking many accounts (in id
  * order, so two batches never deadlock) and one CreateAcls for all of them.
  */
-import { consumerGroupPrefix } from "@kappa/catalog";
+import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword } from "@kappa/catalog";
 import type { AclBinding, TopicDescription } from "../kafka/cluster.ts";
 import {
   consumerBindings,
@@ -20,7 +20,7 @@ import {
   topicSpecFor,
   type Ownership,
 } from "./diff.ts";
-import { catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
+import { catalogTopicsAmong, CREDENTIAL_MECHANISM, reconcileProductTopic, WORKER_ACTOR, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard, refusal } from "./principal-guard.ts";
 
 /** key → values, in one pass (the batch holds thousands of subscriptions). */
@@ -63,16 +63,70 @@ export async function reconcileProductTopics(ctx: ReconcileContext, productIds: 
   return out;
 }
 
-/** Credentials of many accounts: one describe, then the locked single path only for those that need it. */
+/**
+ * Credentials of many accounts: one describe; those that need credentials are
+ * issued together (issueCredentialsMany). Issuing them one transaction and
+ * one AlterUserScramCredentials at a time, while the other batches in flight
+ * waited on the same accounts' locks, was most of a convergence's first minute.
+ */
 export async function ensureCredentialsMany(ctx: ReconcileContext, accountIds: string[]): Promise<Map<string, Change[]>> {
   const out = new Map<string, Change[]>(accountIds.map((id) => [id, []]));
   const accounts = await ctx.db.serviceAccount.findMany({ where: { id: { in: accountIds } }, select: { id: true, name: true, secretHash: true } });
   const users = await ctx.cluster.describeScramUsers(accounts.map((a) => a.name));
-  for (const a of accounts) {
-    const ok = a.secretHash !== null && (users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false);
-    if (!ok) out.set(a.id, await ensureCredentials(ctx, a.id));
-  }
+  const needing = accounts.filter((a) => a.secretHash === null || !(users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false));
+  for (const [id, changes] of await issueCredentialsMany(ctx, needing.map((a) => a.id))) out.set(id, changes);
   return out;
+}
+
+/**
+ * ensureCredentials for many accounts in one transaction: the rows locked in
+ * id order (two batches never deadlock; a batch that waited finds the
+ * credentials issued and does nothing), every principal checked by the guard
+ * before anything is sent, the cluster re-described under the lock, then one
+ * AlterUserScramCredentials for all of them before the catalog rows and one
+ * audit event per account — the same order and audit as the single path, so a
+ * crash between the two still leaves the catalog without a hash (issued again).
+ */
+async function issueCredentialsMany(ctx: ReconcileContext, accountIds: string[]): Promise<Map<string, Change[]>> {
+  const out = new Map<string, Change[]>();
+  const ids = [...new Set(accountIds)].sort();
+  if (ids.length === 0) return out;
+  return ctx.db.$transaction(
+    async (tx) => {
+      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ServiceAccount" WHERE id = ANY(${ids}) ORDER BY id FOR UPDATE`;
+      if (locked.length !== ids.length) throw new Error(`service accounts missing: ${ids.filter((id) => !locked.some((l) => l.id === id)).join(", ")}`);
+      const accounts = await tx.serviceAccount.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, domainId: true, isProducer: true, secretHash: true }, orderBy: { id: "asc" } });
+      const guard = await loadPrincipalGuard(tx, ctx.platformPrincipals ?? []);
+      for (const a of accounts) {
+        const problem = guard(a);
+        if (problem) throw refusal(a, problem);
+      }
+      const users = await ctx.cluster.describeScramUsers(accounts.map((a) => a.name));
+      const issue = accounts
+        .filter((a) => a.secretHash === null || !(users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false))
+        .map((a) => ({ account: a, password: generatePassword() }));
+      if (issue.length === 0) return out;
+      await ctx.cluster.upsertScramUsers(issue.map(({ account, password }) => ({ user: account.name, mechanism: CREDENTIAL_MECHANISM, password })));
+      const issuedAt = new Date();
+      const hashes = await Promise.all(issue.map(({ password }) => hashPassword(password)));
+      for (const [i, { account, password }] of issue.entries()) {
+        await tx.serviceAccount.update({
+          where: { id: account.id },
+          data: { secretHash: hashes[i], secretIssuedAt: issuedAt, secretCiphertext: encryptSecret(ctx.secretsKey, password, account.id) },
+        });
+      }
+      const audits = issue.map(({ account }) => {
+        const kind = account.secretHash ? "credentials.reissued" : "credentials.issued";
+        const detail = { mechanism: CREDENTIAL_MECHANISM, principal: `User:${account.name}`, reason: account.secretHash ? "user missing on the cluster" : "first issue" };
+        out.set(account.id, [{ kind, entityType: "ServiceAccount", entityId: account.id, resource: `user:${account.name}`, detail }]);
+        return { actorId: null, actorEmail: WORKER_ACTOR, action: `serviceAccount.${kind}`, entityType: "ServiceAccount", entityId: account.id, data: detail };
+      });
+      await tx.auditEvent.createMany({ data: audits });
+      ctx.log.info("issued SCRAM credentials", { accounts: issue.length });
+      return out;
+    },
+    { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
+  );
 }
 
 /** ACLs of many principals in one transaction; changes per account id. */
