@@ -71,8 +71,17 @@ describe("catalog search", () => {
     const reviewer = await loadActor(db, ctx.people.reviewer.id);
     const many = await searchProducts(db, reviewer, { q: "orders", pageSize: 10 });
     expect(many).toMatchObject({ total: 1_000, totalIsExact: false, pageCount: 100 });
+    // The planner's estimate past the cap: rounded, above the cap, and near the true count (statistics, not a scan).
+    const [counted] = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM "DataProduct" WHERE "searchVector" @@ to_tsquery('english', 'orders:*')`;
+    const trueCount = counted?.n ?? 0;
+    expect(many.totalEstimate).not.toBeNull();
+    expect(many.totalEstimate!).toBeGreaterThan(1_000);
+    expect(many.totalEstimate! / trueCount).toBeGreaterThan(0.5);
+    expect(many.totalEstimate! / trueCount).toBeLessThan(2);
+    expect(String(many.totalEstimate)).toMatch(/^\d{1,2}0*$/);
     const few = await searchProducts(db, reviewer, { q: "chargeback" });
     expect(few.totalIsExact).toBe(true);
+    expect(few.totalEstimate).toBeNull();
     // Five seeded chargebacks (one per thousand) and ours.
     expect(few.total).toBe(6);
     // Subscriber counts come with the page: the seed's active subscriptions of these products.

@@ -4,7 +4,7 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { hasGlobal } from "../permissions.ts";
 import { searchProductsInput } from "../validation.ts";
-import { COUNT_CAP, countSql, detailsSql, fuzzySql, ownUnpublishedTagsSql, pageRowsSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, tierSql, topTagsSql, tsQueryText, type SearchFilter, type SearchSort } from "./search-sql.ts";
+import { COUNT_CAP, countSql, detailsSql, estimateSql, roundEstimate, fuzzySql, ownUnpublishedTagsSql, pageRowsSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, tierSql, topTagsSql, tsQueryText, type SearchFilter, type SearchSort } from "./search-sql.ts";
 
 export { PUBLISHED_STATUSES } from "./search-sql.ts";
 
@@ -95,11 +95,15 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
   }));
   const totalIsExact = n <= COUNT_CAP;
   const total = Math.min(n, COUNT_CAP);
+  // Past the cap the planner says roughly how many (not recorded in `ran`: it is planned, never executed).
+  const totalEstimate = totalIsExact ? null : await estimate(db, estimateSql(filter, q));
   return {
     items,
     total,
     /** false: more than `total` products match ("1,000+"). */
     totalIsExact,
+    /** With `totalIsExact: false`: the planner's estimate of all matches, two significant figures ("about 27,000"); null when it guesses no more than the cap. */
+    totalEstimate,
     page: input.page,
     pageSize: input.pageSize,
     pageCount: Math.max(1, Math.ceil(total / input.pageSize)),
@@ -111,13 +115,20 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
   };
 }
 
+async function estimate(db: Db, statement: Prisma.Sql): Promise<number | null> {
+  const [row] = await db.$queryRaw<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }[]>(statement);
+  const rows = row?.["QUERY PLAN"][0]?.Plan["Plan Rows"];
+  return typeof rows === "number" && rows > COUNT_CAP ? roundEstimate(rows) : null;
+}
+
 /**
  * The catalog search behind both the page and `GET /api/v1/products`:
  * full-text over name and topic (weight A), tags (B) and description (C) with
  * prefix matching, ranked by the weight class matched; nearest names by
  * trigram similarity when the words match nothing (typos), with "did you
  * mean" names; filters, sorting and pagination. Counts are exact up to
- * 1,000, then "1,000+" (`totalIsExact: false`). Plain statements, no
+ * 1,000, then "1,000+" (`totalIsExact: false`) with the planner's estimate
+ * (`totalEstimate`, "about 27,000"). Plain statements, no
  * transaction: a read has nothing to make atomic and must not hold a pooled
  * connection longer than its queries. Every signed-in user may search:
  * discovery is the point. Rows come from SQL, not the ORM (the ORM's client

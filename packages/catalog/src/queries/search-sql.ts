@@ -76,6 +76,26 @@ export function countSql(f: SearchFilter, q: string | null): Prisma.Sql {
   return Prisma.sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM "DataProduct" p ${where(conditions)} ORDER BY ${ORDER.updated} LIMIT ${COUNT_CAP + 1}) AS capped`;
 }
 
+/**
+ * The planner's estimate of how many products match, for a count past the
+ * cap ("about 27,000"): EXPLAIN plans the statement without running it, so it
+ * costs a planning (about a millisecond), never a scan. An estimate from the
+ * table's statistics, stated as such wherever it is shown.
+ */
+export function estimateSql(f: SearchFilter, q: string | null): Prisma.Sql {
+  const conditions = filterConditions(f);
+  const tsquery = q ? tsQueryText(q) : null;
+  if (q) conditions.push(tsquery ? matches(tsquery) : Prisma.sql`false`);
+  return Prisma.sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM "DataProduct" p ${where(conditions)}`;
+}
+
+/** Two significant figures: 27,431 → 27,000 (an estimate claims no more). */
+export function roundEstimate(n: number): number {
+  if (n < 100) return Math.round(n);
+  const unit = 10 ** (Math.floor(Math.log10(n)) - 1);
+  return Math.round(n / unit) * unit;
+}
+
 /** The relevance classes, best first: 1 all words in name or topic, 2 with the tags, 3 anywhere (the description). */
 export const RELEVANCE_TIERS = [1, 2, 3] as const;
 export type RelevanceTier = (typeof RELEVANCE_TIERS)[number];

@@ -155,7 +155,15 @@ const idParam = (name = "id") => ({ name, in: "path", required: true, schema: { 
 
 export const ROUTES: RouteDoc[] = [
   { method: "get", path: "/me", tag: "Users", summary: "The caller: user, roles, memberships and permissions.", response: anyObject("The signed-in user or the token's user.") },
-  { method: "get", path: "/products", tag: "Products", summary: "Search the catalog.", query: searchProductsInput, response: page(product) },
+  {
+    method: "get",
+    path: "/products",
+    tag: "Products",
+    summary: "Search the catalog.",
+    query: searchProductsInput,
+    // Counts are exact up to 1,000; past that `total` is 1,000, `totalIsExact` false and `totalEstimate` the planner's estimate (two significant figures) or null.
+    response: page(product).extend({ totalIsExact: z.boolean(), totalEstimate: z.number().int().nullable(), match: z.enum(["all", "text", "fuzzy"]), suggestions: z.array(z.string()) }),
+  },
   { method: "post", path: "/products", tag: "Products", summary: "Register a product (DRAFT).", scope: "write:<domain>", body: registerProductInput, response: product, status: 201 },
   { method: "get", path: "/products/{id}", tag: "Products", summary: "A product: metadata, schema versions, subscriptions you may see, provisioning steps.", response: product },
   { method: "patch", path: "/products/{id}", tag: "Products", summary: "Edit a product (only metadata once approved).", scope: "write:<domain>", body: updateProductInput, response: product },
