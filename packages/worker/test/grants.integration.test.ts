@@ -2,7 +2,8 @@
 // group prefix and the cluster), reading the catalog as it is when they run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceAccount, decryptSecret, requestSubscription, approveSubscription, type Db } from "@kappa/catalog";
-import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, type TestBroker } from "./helpers.ts";
+import { ensureCredentials } from "../src/reconcile/entities.ts";
+import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-grant-tests" };
 let broker: TestBroker;
@@ -70,6 +71,48 @@ describe("scoped grants", () => {
       await db.provisioningTask.updateMany({ where: { entityId: { in: subs.map((s) => s.subscription.id) } }, data: { status: "PENDING", leasedBy: null, leaseUntil: null } });
       await worker.worker.runner.drain();
       expect(await db.auditEvent.count({ where: { action: { startsWith: "serviceAccount.credentials" }, entityId: { in: ids } } })).toBe(3);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("in a batch, a grant whose account another transaction holds goes back to the queue instead of holding up the others, and completes once the account is free", async () => {
+    const worker = startWorker(db, broker.bootstrap, { batchSize: 20 }, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
+    try {
+      const product = await approvedProduct(db, people, { partitions: 1 });
+      await worker.worker.runner.drain();
+      const stamp = Date.now().toString(36);
+      const held = await approvedSubscription(db, people, product.id, `held-${stamp}`);
+      const free = await approvedSubscription(db, people, product.id, `free-${stamp}`);
+      // Credentials issued beforehand (so it is the grants that meet the lock), then one account's row held, as a revoke or another batch would.
+      for (const { account } of [held, free]) await ensureCredentials(worker.worker.ctx, account.id);
+      let release = () => {};
+      const gate = new Promise<void>((r) => (release = r));
+      let lockTaken = () => {};
+      const locked = new Promise<void>((r) => (lockTaken = r));
+      const holder = db.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT id FROM "ServiceAccount" WHERE id = ${held.account.id} FOR UPDATE`;
+          lockTaken();
+          await gate;
+        },
+        { timeout: 120_000 },
+      );
+      await locked;
+      const draining = worker.worker.runner.drain();
+      // The free account's grant finishes while the other account is still held.
+      await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: free.subscription.id, status: "DONE" } })) !== null, 15_000, "the free account's grant");
+      const waiting = await db.provisioningTask.findFirstOrThrow({ where: { entityId: held.subscription.id } });
+      expect(waiting.status).not.toBe("DONE");
+      expect(waiting.status).not.toBe("FAILED");
+      release();
+      await holder;
+      await draining;
+      const done = await db.provisioningTask.findFirstOrThrow({ where: { entityId: held.subscription.id } });
+      expect(done).toMatchObject({ status: "DONE", attempts: 1 });
+      const bindings = (await worker.cluster.describeAcls([`User:${held.account.name}`])).map((x) => `${x.operation} ${x.resourceType}:${x.resourceName}`).sort();
+      expect(bindings).toEqual([`DESCRIBE TOPIC:${product.topicName}`, `READ GROUP:${held.account.name}.`, `READ TOPIC:${product.topicName}`].sort());
+      expect(await db.auditEvent.count({ where: { entityId: held.subscription.id, action: "subscription.activated" } })).toBe(1);
     } finally {
       await worker.stop();
     }

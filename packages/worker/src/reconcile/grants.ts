@@ -37,14 +37,45 @@ const describe = (b: AclBinding) => `${b.operation} on ${b.resourceType} ${b.pat
 
 /** Reconciles each account's bindings on its scoped topics, group prefix and the cluster; changes per account id. */
 export async function reconcileGrants(ctx: ReconcileContext, scopes: GrantScopes): Promise<Map<string, Change[]>> {
-  const ids = [...scopes.keys()].sort();
-  const out = new Map<string, Change[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return out;
-  const topics = [...new Set([...scopes.values()].flatMap((s) => [...s]))];
+  return (await grantsLocked(ctx, scopes, "wait")).changes;
+}
+
+/**
+ * The same for a batch of the task runner, taking only the accounts no other
+ * transaction holds (SKIP LOCKED) and naming the rest `busy`: the runner gives
+ * those tasks back to the queue for its next poll. Waiting instead made the
+ * runner's concurrent batches — each spanning most of the consumer accounts —
+ * run one after the other on the accounts' row locks.
+ */
+export async function reconcileGrantsSkippingBusy(ctx: ReconcileContext, scopes: GrantScopes): Promise<{ changes: Map<string, Change[]>; busy: Set<string> }> {
+  return grantsLocked(ctx, scopes, "skip");
+}
+
+async function grantsLocked(ctx: ReconcileContext, allScopes: GrantScopes, mode: "wait" | "skip"): Promise<{ changes: Map<string, Change[]>; busy: Set<string> }> {
+  const wanted = [...allScopes.keys()].sort();
+  const busy = new Set<string>();
+  if (wanted.length === 0) return { changes: new Map(), busy };
   return ctx.db.$transaction(
     async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ServiceAccount" WHERE id = ANY(${ids}) ORDER BY id FOR UPDATE`;
-      if (locked.length !== ids.length) throw new Error(`service accounts missing: ${ids.filter((id) => !locked.some((l) => l.id === id)).join(", ")}`);
+      const locked =
+        mode === "wait"
+          ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ServiceAccount" WHERE id = ANY(${wanted}) ORDER BY id FOR UPDATE`
+          : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ServiceAccount" WHERE id = ANY(${wanted}) ORDER BY id FOR UPDATE SKIP LOCKED`;
+      const lockedIds = new Set(locked.map((l) => l.id));
+      if (mode === "wait" && locked.length !== wanted.length) throw new Error(`service accounts missing: ${wanted.filter((id) => !lockedIds.has(id)).join(", ")}`);
+      const skipped = wanted.filter((id) => !lockedIds.has(id));
+      if (skipped.length > 0) {
+        // Skipped rows exist (held by another transaction) or were deleted: the latter fails the batch as before.
+        const existing = new Set((await tx.serviceAccount.findMany({ where: { id: { in: skipped } }, select: { id: true } })).map((a) => a.id));
+        const gone = skipped.filter((id) => !existing.has(id));
+        if (gone.length > 0) throw new Error(`service accounts missing: ${gone.join(", ")}`);
+        for (const id of skipped) busy.add(id);
+      }
+      const ids = wanted.filter((id) => lockedIds.has(id));
+      const out = new Map<string, Change[]>(ids.map((id) => [id, []]));
+      if (ids.length === 0) return { changes: out, busy };
+      const scopes: GrantScopes = new Map(ids.map((id) => [id, allScopes.get(id) ?? new Set<string>()]));
+      const topics = [...new Set([...scopes.values()].flatMap((s) => [...s]))];
       const accounts = await tx.serviceAccount.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, domainId: true, isProducer: true } });
       const producerDomains = [...new Set(accounts.filter((a) => a.isProducer).map((a) => a.domainId))];
       const [subscribed, subscribers, liveTopics, producingDomains] = await Promise.all([
@@ -106,7 +137,7 @@ export async function reconcileGrants(ctx: ReconcileContext, scopes: GrantScopes
           if (id) out.get(id)?.push({ kind, entityType: "ServiceAccount", entityId: id, resource: `acl:${b.principal}`, detail: { acl: describe(b), binding: b } });
         }
       }
-      return out;
+      return { changes: out, busy };
     },
     { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
   );

@@ -23,7 +23,7 @@ import { errorMessage } from "../log.ts";
 import { ensureCredentialsMany, reconcilePrincipalsAcls, reconcileProductTopics } from "../reconcile/batch.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
 import { auditAsWorker, WORKER_ACTOR, type Change, type ReconcileContext } from "../reconcile/entities.ts";
-import { reconcileGrants } from "../reconcile/grants.ts";
+import { reconcileGrantsSkippingBusy } from "../reconcile/grants.ts";
 import { NonRetryableError, planBatch, runTaskHandler } from "./handlers.ts";
 
 
@@ -100,6 +100,14 @@ export async function renewLease(db: Db, task: LeasedTask, workerId: string, lea
     UPDATE "ProvisioningTask" SET "leaseUntil" = ${NOW} + ${msInterval(leaseMs)}, "updatedAt" = ${NOW}
      WHERE id = ${task.id} AND "leasedBy" = ${workerId} AND status = 'RUNNING'`;
   return n === 1;
+}
+
+/** Gives many leases back without counting the attempts (a batch's tasks whose accounts another batch holds). */
+export async function releaseLeases(db: Db, ids: string[], workerId: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "ProvisioningTask" SET status = 'PENDING', "leaseUntil" = NULL, "leasedBy" = NULL,
+           attempts = GREATEST(attempts - 1, 0), "runAfter" = ${NOW}, "updatedAt" = ${NOW}
+     WHERE id = ANY(${ids}) AND "leasedBy" = ${workerId} AND status = 'RUNNING'`;
 }
 
 /** Gives a lease back without counting the attempt (graceful shutdown). */
@@ -302,12 +310,19 @@ export class TaskRunner {
         topics.add(plan.topicOf.get(t.id) ?? "");
         scopes.set(account, topics);
       }
-      await phase("grants", plan.grants, (t) => plan.accountOf.get(t.id) ?? "", () => reconcileGrants(this.ctx, scopes));
-      const done = tasks.filter((t) => !fallback.has(t));
+      // Accounts another batch holds are skipped, not waited for: their tasks go back to the queue (deferred).
+      const deferred = new Set<LeasedTask>();
+      await phase("grants", plan.grants, (t) => plan.accountOf.get(t.id) ?? "", async () => {
+        const { changes, busy } = await reconcileGrantsSkippingBusy(this.ctx, scopes);
+        for (const t of plan.grants) if (busy.has(plan.accountOf.get(t.id) ?? "")) deferred.add(t);
+        return changes;
+      });
+      if (deferred.size > 0) await releaseLeases(db, [...deferred].map((t) => t.id), workerId);
+      const done = tasks.filter((t) => !fallback.has(t) && !deferred.has(t));
       await this.completeMany(done, changesOf);
       lap("complete");
       this.completed += done.length;
-      this.log.info("batch done", { tasks: done.length, fallback: fallback.size, ms: Date.now() - started, phaseMs });
+      this.log.info("batch done", { tasks: done.length, fallback: fallback.size, deferred: deferred.size, ms: Date.now() - started, phaseMs });
     } catch (error) {
       // Bookkeeping itself failed (database): every task not yet DONE retries on its own.
       this.log.warn("batch failed; running its tasks one by one", { error: errorMessage(error) });
