@@ -4,7 +4,7 @@
 // topic and producer ACLs must appear on prod, and records written there by
 // the producer principal must be readable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvePromotion, promoteProduct, registerCluster, rejectPromotion, type Db } from "@kappa/catalog";
+import { approvePromotion, approveSubscription, consumerGroupPrefix, createServiceAccount, promoteProduct, registerCluster, rejectPromotion, requestSubscription, revokeSubscription, type Db } from "@kappa/catalog";
 import { approvedProduct, clusterFor, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const DEV_ADMIN = { name: "dev-admin", password: "dev-admin-secret-for-tests" };
@@ -18,6 +18,9 @@ let db: Db;
 let people: Awaited<ReturnType<typeof seedPeople>>;
 let running: ReturnType<typeof startWorker>;
 let admin: { userId: string };
+/** Products of the tests below: one promoted to prod (with a record written there), one only on dev. */
+let promoted: { id: string; topicName: string; name: string };
+let devOnly: { id: string };
 
 beforeAll(async () => {
   // Both as in production: SASL/SCRAM with the ACL authorizer, each with its own admin.
@@ -74,11 +77,13 @@ describe("environments and promotion", () => {
   it("refuses a promotion beyond prod's stricter bounds, naming the field", async () => {
     const wide = await approvedProduct(db, people, { partitions: 6 });
     await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: wide.id } })).status === "ACTIVE", 10_000, "the wide product on dev");
+    devOnly = wide;
     await expect(promoteProduct(db, people.as.ordersOwner, wide.id, { environment: "prod" })).rejects.toMatchObject({ status: 400, fields: { partitions: [expect.stringContaining("at most 4 partitions")] } });
   });
 
   it("promotes dev → prod through its own four-eyes review and provisions the topic and producer ACLs on the prod broker, where records can be read", async () => {
     const product = await approvedProduct(db, people, { partitions: 3 });
+    promoted = product;
     await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status === "ACTIVE", 10_000, "the product on dev");
     await expect(promoteProduct(db, people.as.paymentsOwner, product.id, { environment: "prod" })).rejects.toMatchObject({ status: 403 });
     const deployment = await promoteProduct(db, people.as.ordersOwner, product.id, { environment: "prod" });
@@ -125,5 +130,79 @@ describe("environments and promotion", () => {
     expect(actions).toEqual(["product.promotion.requested", "product.promotion.approved", "product.promotion.provisioned"]);
     // dev's product is untouched by the promotion.
     expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status).toBe("ACTIVE");
+  });
+});
+
+describe("subscriptions per environment", () => {
+  const sasl = (username: string, password: string) => ({ sasl: { mechanism: "scram-sha-512" as const, username, password } });
+  const purpose = "Reconciliation of payments against orders in prod.";
+  /** A Fetch of every partition of the promoted topic as `username` on prod: "read", or the refusal. */
+  async function fetchAs(username: string, password: string): Promise<string> {
+    const reader = clusterFor(prod.bootstrap, { mechanism: "SCRAM-SHA-512", username, password });
+    try {
+      const parts = await reader.fetchRecords([0, 1, 2].map((partition) => ({ topic: promoted.topicName, partition, offset: 0n })));
+      const codes = [...parts.values()].map((p) => p.errorCode);
+      return codes.every((c) => c === 0) ? "read" : `error code ${codes.join(",")}`;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    } finally {
+      await reader.close();
+    }
+  }
+
+  it("subscribes a consumer in prod only where the product is live there, grants READ on the prod broker (not dev) after four-eyes approval, and takes it away on revoke", async () => {
+    const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: `${people.payments.slug}-prod-reader`, description: "reads in prod" });
+    const principal = `User:${account.name}`;
+    // Refused where the product is not live, naming the environment; an unknown environment is a field error.
+    await expect(requestSubscription(db, people.as.paymentsOwner, { productId: devOnly.id, serviceAccountId: account.id, purpose, environment: "prod" })).rejects.toMatchObject({
+      code: "NOT_LIVE_IN_ENVIRONMENT",
+      message: expect.stringContaining("is not live in prod (it has not been promoted there)"),
+    });
+    await expect(requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "qa" })).rejects.toMatchObject({
+      status: 400,
+      fields: { environment: ["There is no environment named qa."] },
+    });
+
+    const sub = await requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "prod" });
+    expect(sub).toMatchObject({ status: "REQUESTED", environment: "prod" });
+    await expect(requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "prod" })).rejects.toMatchObject({ code: "DUPLICATE_SUBSCRIPTION" });
+    // The same account may also ask in dev (the primary, stored as NULL): a separate subscription.
+    const inDev = await requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "dev" });
+    expect(inDev.environment).toBeNull();
+    // Four eyes and the product's people: the consumer's own domain cannot approve.
+    await expect(approveSubscription(db, people.as.paymentsOwner, sub.id)).rejects.toMatchObject({ status: 403 });
+    await approveSubscription(db, people.as.ordersOwner, sub.id);
+    // Granted by the environment reconciler, never by a primary-cluster task.
+    expect(await db.provisioningTask.count({ where: { entityType: "Subscription", entityId: sub.id } })).toBe(0);
+    await waitFor(async () => (await db.subscription.findUniqueOrThrow({ where: { id: sub.id } })).status === "ACTIVE", 10_000, "the prod subscription to become ACTIVE");
+
+    const prodCluster = prodAdmin();
+    const devCluster = clusterFor(dev.bootstrap, { mechanism: "SCRAM-SHA-512", username: DEV_ADMIN.name, password: DEV_ADMIN.password });
+    try {
+      const grants = (await prodCluster.describeAcls([principal])).map((b) => `${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`).sort();
+      expect(grants).toEqual([`DESCRIBE TOPIC:LITERAL:${promoted.topicName}`, `READ GROUP:PREFIXED:${consumerGroupPrefix(account.name)}`, `READ TOPIC:LITERAL:${promoted.topicName}`]);
+      expect(await devCluster.describeAcls([principal])).toEqual([]);
+
+      // The consumer reads the promoted record through its ACLs (its SCRAM user on prod is set here, as the operator would).
+      await prodCluster.upsertScramUser(account.name, "SCRAM-SHA-512", "reader-secret-on-prod");
+      const reader = kafkaClient(prod.bootstrap, sasl(account.name, "reader-secret-on-prod")).consumer({ groupId: `${consumerGroupPrefix(account.name)}recon` });
+      const seen: string[] = [];
+      await reader.connect();
+      await reader.subscribe({ topic: promoted.topicName, fromBeginning: true });
+      await reader.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? "") });
+      await waitFor(() => seen.includes("promoted-record"), 10_000, "the subscriber to read on prod");
+      await reader.disconnect();
+      expect(await fetchAs(account.name, "reader-secret-on-prod")).toBe("read");
+
+      await revokeSubscription(db, people.as.ordersOwner, sub.id, { reason: "Reconciliation moved to the new ledger." });
+      await waitFor(async () => (await prodCluster.describeAcls([principal])).length === 0, 10_000, "the prod ACLs to be removed");
+      // Without its ACLs the consumer cannot read any more: a Fetch of the topic as that principal is refused.
+      await waitFor(async () => /authoriz|code 29/i.test(await fetchAs(account.name, "reader-secret-on-prod")), 10_000, "the revoked consumer's Fetch to be refused");
+    } finally {
+      await prodCluster.close();
+      await devCluster.close();
+    }
+    const audit = (await db.auditEvent.findMany({ where: { entityId: { in: [sub.id, account.id] } }, orderBy: { at: "asc" } })).map((a) => a.action);
+    expect(audit).toEqual(expect.arrayContaining(["subscription.requested", "subscription.approved", "subscription.environment-acls", "subscription.activated", "subscription.revoked"]));
   });
 });

@@ -16,6 +16,7 @@ import { errorMessage, type Logger } from "../log.ts";
 import { aclKey, diffTopic, producerBindings } from "../reconcile/diff.ts";
 import { WORKER_ACTOR } from "../reconcile/entities.ts";
 import { assertOwnedPrincipal, platformPrincipals } from "../reconcile/principal-guard.ts";
+import { reconcileEnvironmentGrants, type EnvironmentGrantRun } from "./environment-grants.ts";
 
 export interface EnvironmentReconcilerOptions {
   intervalMs: number;
@@ -29,6 +30,8 @@ export interface EnvironmentRun {
   environment: string;
   deployments: number;
   activated: number;
+  /** Subscribers' ACLs on this cluster (null: not reached). */
+  grants: EnvironmentGrantRun | null;
   error: string | null;
 }
 
@@ -113,16 +116,18 @@ export class EnvironmentReconciler {
   }
 
   private async reconcileEnvironment(cluster: Cluster): Promise<EnvironmentRun> {
-    const run: EnvironmentRun = { environment: cluster.environment, deployments: 0, activated: 0, error: null };
+    const run: EnvironmentRun = { environment: cluster.environment, deployments: 0, activated: 0, grants: null, error: null };
     const deployments = await this.db.productDeployment.findMany({ where: { environment: cluster.environment, status: { in: ["APPROVED", "ACTIVE"] } }, orderBy: { createdAt: "asc" } });
     run.deployments = deployments.length;
     try {
       const kafka = await this.connectionFor(cluster);
       const actual: Map<string, TopicDescription> = deployments.length > 0 ? await kafka.describeTopics(deployments.map((d) => d.topicName)) : new Map<string, TopicDescription>();
+      const live = new Map<string, string>();
       for (const deployment of deployments) {
         try {
           await this.reconcileDeployment(kafka, cluster, deployment, actual.get(deployment.topicName));
           if (await this.markProvisioned(deployment)) run.activated++;
+          live.set(deployment.productId, deployment.topicName);
         } catch (error) {
           const message = errorMessage(error);
           this.log.warn("could not provision a promoted product", { environment: cluster.environment, topic: deployment.topicName, error: message });
@@ -131,6 +136,9 @@ export class EnvironmentReconciler {
       }
       // With nothing to provision, a metadata round trip still tells whether the cluster answers.
       if (deployments.length === 0) await kafka.listTopics();
+      // Subscribers read only where the product is provisioned; every topic ever promoted here bounds what may be taken away.
+      const promoted = await this.db.productDeployment.findMany({ where: { environment: cluster.environment }, select: { topicName: true } });
+      run.grants = await reconcileEnvironmentGrants(this.db, kafka, cluster, live, promoted.map((d) => d.topicName), this.log);
       await this.db.cluster.update({ where: { id: cluster.id }, data: { lastSeenAt: new Date(), lastError: null }, select: { id: true } });
     } catch (error) {
       run.error = errorMessage(error);

@@ -188,7 +188,7 @@ export async function desiredBindingsFor(tx: Db | Tx, account: { id: string; nam
     out.push(...producerBindings(principal, products.map((p) => p.topicName)));
   }
   const subscriptions = await tx.subscription.findMany({
-    where: { serviceAccountId: account.id, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
+    where: { serviceAccountId: account.id, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
     select: { product: { select: { topicName: true } } },
   });
   const topics = [...new Set(subscriptions.map((s) => s.product.topicName))].sort();
