@@ -39,7 +39,7 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
     adapter,
     omit: {
       user: { passwordHash: true },
-      serviceAccount: { secretHash: true, secretCiphertext: true },
+      serviceAccount: { secretHash: true, secretCiphertext: true, scramSealed: true },
       webhookEndpoint: { secretCiphertext: true },
       apiToken: { secretHash: true },
     },

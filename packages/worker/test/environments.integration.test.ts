@@ -4,7 +4,20 @@
 // topic and producer ACLs must appear on prod, and records written there by
 // the producer principal must be readable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvePromotion, approveSubscription, consumerGroupPrefix, createServiceAccount, promoteProduct, registerCluster, rejectPromotion, requestSubscription, revokeSubscription, type Db } from "@kappa/catalog";
+import {
+  approvePromotion,
+  approveSubscription,
+  consumerGroupPrefix,
+  createServiceAccount,
+  promoteProduct,
+  registerCluster,
+  rejectPromotion,
+  requestCredentialRotation,
+  requestSubscription,
+  revealCredentialOnce,
+  revokeSubscription,
+  type Db,
+} from "@kappa/catalog";
 import { approvedProduct, clusterFor, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const DEV_ADMIN = { name: "dev-admin", password: "dev-admin-secret-for-tests" };
@@ -106,12 +119,13 @@ describe("environments and promotion", () => {
       const grants = (await cluster.describeAcls([principal])).map((b) => `${b.operation} ${b.resourceType}:${b.resourceName}`).sort();
       expect(grants).toEqual(expect.arrayContaining([`WRITE TOPIC:${product.topicName}`, `DESCRIBE TOPIC:${product.topicName}`, "IDEMPOTENT_WRITE CLUSTER:kafka-cluster"]));
 
-      // The producer principal writes through its granted ACL (credentials on a
-      // registered cluster are the operator's step, see the README), and a
-      // reader gets the records back.
-      await cluster.upsertScramUser(producer.name, "SCRAM-SHA-512", "producer-secret-on-prod");
+      // The producer's one password, picked up once in the portal, was issued on
+      // dev; the worker installed the same credential on prod, so it writes there
+      // through its granted ACL, and a reader gets the records back.
+      await waitFor(async () => (await db.environmentCredential.findUnique({ where: { serviceAccountId_environment: { serviceAccountId: producer.id, environment: "prod" } } })) !== null, 10_000, "the producer's credential on prod");
+      const issued = await revealCredentialOnce(db, SECRETS_KEY, people.as.ordersOwner, producer.id);
       const sasl = (username: string, password: string) => ({ sasl: { mechanism: "scram-sha-512" as const, username, password } });
-      const kafkaProducer = kafkaClient(prod.bootstrap, sasl(producer.name, "producer-secret-on-prod")).producer();
+      const kafkaProducer = kafkaClient(prod.bootstrap, sasl(producer.name, issued.password)).producer();
       await kafkaProducer.connect();
       await kafkaProducer.send({ topic: product.topicName, messages: [{ key: "k1", value: "promoted-record" }] });
       await kafkaProducer.disconnect();
@@ -183,26 +197,43 @@ describe("subscriptions per environment", () => {
       expect(grants).toEqual([`DESCRIBE TOPIC:LITERAL:${promoted.topicName}`, `READ GROUP:PREFIXED:${consumerGroupPrefix(account.name)}`, `READ TOPIC:LITERAL:${promoted.topicName}`]);
       expect(await devCluster.describeAcls([principal])).toEqual([]);
 
-      // The consumer reads the promoted record through its ACLs (its SCRAM user on prod is set here, as the operator would).
-      await prodCluster.upsertScramUser(account.name, "SCRAM-SHA-512", "reader-secret-on-prod");
-      const reader = kafkaClient(prod.bootstrap, sasl(account.name, "reader-secret-on-prod")).consumer({ groupId: `${consumerGroupPrefix(account.name)}recon` });
+      // A consumer that subscribes only in prod had no credentials: the worker issued them on prod (not dev);
+      // its owners pick the password up once, and it reads the promoted record through its ACLs.
+      expect((await devCluster.describeScramUsers([account.name])).has(account.name)).toBe(false);
+      expect((await prodCluster.describeScramUsers([account.name])).get(account.name)).toEqual(["SCRAM-SHA-512"]);
+      let password = (await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id)).password;
+      const reader = kafkaClient(prod.bootstrap, sasl(account.name, password)).consumer({ groupId: `${consumerGroupPrefix(account.name)}recon` });
       const seen: string[] = [];
       await reader.connect();
       await reader.subscribe({ topic: promoted.topicName, fromBeginning: true });
       await reader.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? "") });
       await waitFor(() => seen.includes("promoted-record"), 10_000, "the subscriber to read on prod");
       await reader.disconnect();
-      expect(await fetchAs(account.name, "reader-secret-on-prod")).toBe("read");
+      expect(await fetchAs(account.name, password)).toBe("read");
+
+      // A rotation reaches prod: the old password stops working there, the new one works.
+      await requestCredentialRotation(db, people.as.paymentsOwner, account.id);
+      await waitFor(async () => /authenticat|SASL|credential/i.test(await fetchAs(account.name, password)), 15_000, "the old password to be refused on prod");
+      const rotated = await waitFor(async () => {
+        try {
+          return await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id);
+        } catch {
+          return null;
+        }
+      }, 15_000, "the rotated password to be ready");
+      expect(rotated.password).not.toBe(password);
+      password = rotated.password;
+      await waitFor(async () => (await fetchAs(account.name, password)) === "read", 15_000, "the new password to read on prod");
 
       await revokeSubscription(db, people.as.ordersOwner, sub.id, { reason: "Reconciliation moved to the new ledger." });
       await waitFor(async () => (await prodCluster.describeAcls([principal])).length === 0, 10_000, "the prod ACLs to be removed");
       // Without its ACLs the consumer cannot read any more: a Fetch of the topic as that principal is refused.
-      await waitFor(async () => /authoriz|code 29/i.test(await fetchAs(account.name, "reader-secret-on-prod")), 10_000, "the revoked consumer's Fetch to be refused");
+      await waitFor(async () => /authoriz|code 29/i.test(await fetchAs(account.name, password)), 10_000, "the revoked consumer's Fetch to be refused");
     } finally {
       await prodCluster.close();
       await devCluster.close();
     }
     const audit = (await db.auditEvent.findMany({ where: { entityId: { in: [sub.id, account.id] } }, orderBy: { at: "asc" } })).map((a) => a.action);
-    expect(audit).toEqual(expect.arrayContaining(["subscription.requested", "subscription.approved", "subscription.environment-acls", "subscription.activated", "subscription.revoked"]));
+    expect(audit).toEqual(expect.arrayContaining(["serviceAccount.credentials.issued", "serviceAccount.credentials.reissued", "serviceAccount.credentials.installed", "subscription.requested", "subscription.approved", "subscription.environment-acls", "subscription.activated", "subscription.revoked"]));
   });
 });
