@@ -1,8 +1,8 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { subscriptionEnvironment } from "../environments/subscriptions.ts";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { assertCarriedOver } from "../major-versions.ts";
 import { notify } from "../notifications/notify.ts";
 import { canInDomain } from "../permissions.ts";

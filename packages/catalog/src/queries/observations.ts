@@ -1,6 +1,6 @@
-import { primaryEnvironment } from "../environments/clusters.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
+import { primaryEnvironment } from "../environments/clusters.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { consumerGroupPrefix } from "../naming.ts";
 import { estimateOffsetTime, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "../observations/figures.ts";
