@@ -103,10 +103,16 @@ export class Connection {
   /** Last time bytes were read or written (connections.max.idle.ms). */
   private lastActivity = Date.now();
 
+  /**
+   * `externalReads`: the socket's bytes are delivered by calling `receive`
+   * (a socket reading into the shared read buffer, see read-buffer.ts);
+   * otherwise the connection listens to the socket's "data" events.
+   */
   constructor(
     private readonly socket: Socket,
     private readonly core: BrokerCore,
     connectionId: number,
+    externalReads = false,
   ) {
     this.session = {
       connectionId,
@@ -127,7 +133,7 @@ export class Connection {
       this.framePool,
     );
     socket.setNoDelay(true);
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    if (!externalReads) socket.on("data", (chunk: Buffer) => this.receive(chunk, chunk.length));
     socket.on("drain", () => this.pump());
     socket.on("error", (err) => {
       // ECONNRESET and friends are the peer's business; note them at debug level only.
@@ -187,10 +193,11 @@ export class Connection {
     this.core.connectionClosed(this);
   }
 
-  private onData(chunk: Buffer): void {
+  /** Bytes `data[0, n)` read from the socket; valid only during this call (the reader copies what it keeps). */
+  receive(data: Uint8Array, n: number): void {
     if (this.closed || this.inputError !== null) return;
     this.lastActivity = Date.now();
-    const frames = this.reader.push(chunk);
+    const frames = this.reader.push(data, n);
     const receivedAt = frames.length > 0 ? performance.now() : 0;
     for (const frame of frames) {
       this.incoming.push({ frame, receivedAt });
