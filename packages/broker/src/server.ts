@@ -11,7 +11,8 @@ import { resolveConfig, type BrokerConfig } from "./config.ts";
 import { enabledSaslMechanisms } from "./config.ts";
 import type { Control } from "./control.ts";
 import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
-import { Connection } from "./net/connection.ts";
+import { Connection, FRAME_POOL_BYTES } from "./net/connection.ts";
+import { FramePool } from "./net/frame-reader.ts";
 import { adoptWithReadBuffer, READ_BUFFER_BYTES } from "./net/read-buffer.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
 import type { RequestMetrics } from "./net/request-metrics.ts";
@@ -175,6 +176,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   let nextConnectionId = 1;
   // One read buffer for every plain connection of this broker (see read-buffer.ts for why that is safe).
   const readBuffer = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
+  // One pool of large frame buffers for all connections (connection.ts FRAME_POOL_BYTES).
+  const framePool = new FramePool(FRAME_POOL_BYTES);
   const sockets = new Set<Socket>();
   const servers: Server[] = [];
   const endpoints: ListenerEndpoint[] = [];
@@ -195,7 +198,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
           sockets.add(adopted);
           adopted.on("close", () => sockets.delete(adopted));
         }
-        conn = new Connection(socket, core, nextConnectionId++, adopted !== null);
+        conn = new Connection(socket, core, nextConnectionId++, { externalReads: adopted !== null, framePool });
         core.sessionListeners.set(conn.session, endpoint);
         // SASL listeners start in the gate's pre-authentication state (no request is read before this returns).
         if (usesSasl(spec.securityProtocol)) conn.session.state = "authenticating";
