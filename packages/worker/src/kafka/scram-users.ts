@@ -6,13 +6,8 @@
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import { SCRAM_MECHANISM_CODE, scramUpsertion } from "../scram.ts";
+import type { ScramCredential, ScramCredentialUpsert } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-
-export interface ScramUpsert {
-  user: string;
-  mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512";
-  password: string;
-}
 
 export async function describeScramUsers(conns: ClusterConnections, users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>> {
   const out = new Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>();
@@ -34,18 +29,19 @@ export async function describeScramUsers(conns: ClusterConnections, users: strin
 }
 
 export async function upsertScramUser(conns: ClusterConnections, user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void> {
-  await upsertScramUsers(conns, [{ user, mechanism, password }]);
+  return upsertScramCredential(conns, user, mechanism, scramUpsertion(mechanism, password));
 }
 
-/** Many users' credentials in one AlterUserScramCredentials request; the first user the cluster refuses throws. */
-export async function upsertScramUsers(conns: ClusterConnections, users: readonly ScramUpsert[]): Promise<void> {
+export async function upsertScramCredential(conns: ClusterConnections, user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", credential: ScramCredential): Promise<void> {
+  await upsertScramCredentials(conns, [{ user, mechanism, credential }]);
+}
+
+/** Many users' salted credentials in one AlterUserScramCredentials request; the first user the cluster refuses throws. */
+export async function upsertScramCredentials(conns: ClusterConnections, users: readonly ScramCredentialUpsert[]): Promise<void> {
   if (users.length === 0) return;
   const conn = await conns.any();
   const version = conn.pickVersion(ApiKey.AlterUserScramCredentials, 0, 0);
-  const upsertions = users.map(({ user, mechanism, password }) => {
-    const { salt, saltedPassword, iterations } = scramUpsertion(mechanism, password);
-    return { name: user, mechanism: SCRAM_MECHANISM_CODE[mechanism], iterations, salt, saltedPassword };
-  });
+  const upsertions = users.map(({ user, mechanism, credential }) => ({ name: user, mechanism: SCRAM_MECHANISM_CODE[mechanism], iterations: credential.iterations, salt: credential.salt, saltedPassword: credential.saltedPassword }));
   const res = await conn.request(ApiKey.AlterUserScramCredentials, { deletions: [], upsertions }, version);
   for (const r of res.results) {
     if (r.errorCode !== 0) throw new KafkaProtocolError(r.errorCode, r.errorMessage ?? `creating SCRAM user ${r.user}`);

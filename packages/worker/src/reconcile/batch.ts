@@ -22,6 +22,7 @@ import {
 } from "./diff.ts";
 import { catalogTopicsAmong, CREDENTIAL_MECHANISM, reconcileProductTopic, WORKER_ACTOR, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard, refusal } from "./principal-guard.ts";
+import { sealedScramCredential } from "./scram-credential.ts";
 
 /** key → values, in one pass (the batch holds thousands of subscriptions). */
 function groupBy<T>(rows: readonly T[], key: (row: T) => string, value: (row: T) => string): Map<string, string[]> {
@@ -104,15 +105,19 @@ async function issueCredentialsMany(ctx: ReconcileContext, accountIds: string[])
       const users = await ctx.cluster.describeScramUsers(accounts.map((a) => a.name));
       const issue = accounts
         .filter((a) => a.secretHash === null || !(users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false))
-        .map((a) => ({ account: a, password: generatePassword() }));
+        .map((a) => {
+          const password = generatePassword();
+          // One salted credential for every environment, as ensureCredentials (scram-credential.ts).
+          return { account: a, password, ...sealedScramCredential(ctx.secretsKey, a.id, password) };
+        });
       if (issue.length === 0) return out;
-      await ctx.cluster.upsertScramUsers(issue.map(({ account, password }) => ({ user: account.name, mechanism: CREDENTIAL_MECHANISM, password })));
+      await ctx.cluster.upsertScramCredentials(issue.map(({ account, credential }) => ({ user: account.name, mechanism: CREDENTIAL_MECHANISM, credential })));
       const issuedAt = new Date();
       const hashes = await Promise.all(issue.map(({ password }) => hashPassword(password)));
-      for (const [i, { account, password }] of issue.entries()) {
+      for (const [i, { account, password, sealed }] of issue.entries()) {
         await tx.serviceAccount.update({
           where: { id: account.id },
-          data: { secretHash: hashes[i], secretIssuedAt: issuedAt, secretCiphertext: encryptSecret(ctx.secretsKey, password, account.id) },
+          data: { secretHash: hashes[i], secretIssuedAt: issuedAt, secretCiphertext: encryptSecret(ctx.secretsKey, password, account.id), scramSealed: sealed },
         });
       }
       const audits = issue.map(({ account }) => {
@@ -149,7 +154,7 @@ export async function reconcilePrincipalsAcls(ctx: ReconcileContext, accountIds:
       const [produced, subscribed] = await Promise.all([
         tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } }),
         tx.subscription.findMany({
-          where: { serviceAccountId: { in: ids }, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
+          where: { serviceAccountId: { in: ids }, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
           select: { serviceAccountId: true, product: { select: { topicName: true } } },
         }),
       ]);
