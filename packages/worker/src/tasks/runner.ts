@@ -62,9 +62,10 @@ const msInterval = (ms: number) => Prisma.sql`make_interval(secs => ${ms / 1000}
  * rows, where the OR made PostgreSQL sort every pending task on each lease
  * (80,000 queued tasks: 300 ms per lease, most of a large convergence).
  */
-export async function leaseTasks(db: Db, workerId: string, limit: number, leaseMs: number): Promise<LeasedTask[]> {
+export async function leaseTasks(db: Db, workerId: string, limit: number, leaseMs: number, running: readonly string[] = []): Promise<LeasedTask[]> {
   if (limit <= 0) return [];
-  const expired = await leaseWhere(db, workerId, limit, leaseMs, Prisma.sql`c.status = 'RUNNING' AND c."leaseUntil" < ${NOW}`);
+  // Never one this worker is still running itself (a renewal late under load): that would run it twice here.
+  const expired = await leaseWhere(db, workerId, limit, leaseMs, Prisma.sql`c.status = 'RUNNING' AND c."leaseUntil" < ${NOW} AND NOT (c.id = ANY(${[...running]}::text[]))`);
   if (expired.length >= limit) return expired;
   const pending = await leaseWhere(db, workerId, limit - expired.length, leaseMs, Prisma.sql`c.status = 'PENDING' AND c."runAfter" <= ${NOW}`);
   return [...expired, ...pending];
@@ -191,7 +192,7 @@ export class TaskRunner {
     const batchSize = Math.max(1, this.options.batchSize ?? 1);
     let leasedCount = 0;
     while (this.running.size < this.options.concurrency && !this.stopped) {
-      const tasks = await leaseTasks(this.ctx.db, this.options.workerId, batchSize, this.options.leaseMs);
+      const tasks = await leaseTasks(this.ctx.db, this.options.workerId, batchSize, this.options.leaseMs, [...this.leased.keys()]);
       this.lastPollError = null;
       this.outages?.success("database");
       if (tasks.length === 0) break;
