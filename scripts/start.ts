@@ -22,7 +22,7 @@ import { DEMO_PASSWORD, DEMO_USERS, SEEDED_ACTION } from "../prisma/demo-data.ts
 import { registerEmbeddedProd } from "./embedded-prod.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
-import { workerCommand } from "./worker-build.ts";
+import { bundledCommand, workerCommand } from "./worker-build.ts";
 
 const dev = process.argv.includes("--dev");
 const verboseFlag = process.argv.includes("--verbose");
@@ -49,7 +49,7 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 /**
- * `npm start` runs us as npm → (sh) → tsx → node. A SIGTERM sent to npm alone
+ * `npm start` runs us as npm → (sh) → node (with tsx's loader). A SIGTERM sent to npm alone
  * ends npm without passing it on, which would orphan the portal and
  * PostgreSQL. So we note our launcher processes and shut down cleanly as soon
  * as one of them is gone. (Linux /proc; elsewhere only signals count.)
@@ -220,7 +220,9 @@ async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
  * group (see there why) and returns its admin URL. Stopping is the last step.
  */
 async function startPostgresSupervisor(dataDir: string, port: number): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts", "postgres-supervisor.ts")], {
+  const command = await bundledCommand(REPO_ROOT, path.join(REPO_ROOT, "scripts", "postgres-supervisor.ts"), path.join(REPO_ROOT, "scripts", ".build", "postgres-supervisor"));
+  if (command.how === "tsx") logs?.line("postgres", `[kappa] postgres supervisor: running its sources under tsx: ${command.detail}`, "warn");
+  const child = spawn(process.execPath, command.args, {
     cwd: REPO_ROOT,
     detached: true,
     env: { ...process.env, KAPPA_PG_DATA_DIR: dataDir, KAPPA_PG_PORT: String(port) },

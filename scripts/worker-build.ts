@@ -52,9 +52,8 @@ function sha1(file: string): string | null {
 
 /** Files outside the import graph that decide how it resolves and compiles. */
 function steeringFiles(repoRoot: string): string[] {
-  return ["package.json", "tsconfig.json", "tsconfig.base.json", "packages/worker/package.json", "packages/worker/tsconfig.json", "packages/catalog/package.json", "packages/catalog/tsconfig.json", "packages/kafka-protocol/package.json", "packages/kafka-protocol/tsconfig.json"].filter((f) =>
-    existsSync(path.join(repoRoot, f)),
-  );
+  const packages = ["broker", "catalog", "kafka-protocol", "worker"].flatMap((p) => [`packages/${p}/package.json`, `packages/${p}/tsconfig.json`]);
+  return ["package.json", "tsconfig.json", "tsconfig.base.json", ...packages].filter((f) => existsSync(path.join(repoRoot, f)));
 }
 
 function upToDate(repoRoot: string, stampFile: string, bundle: string, esbuildVersion: string): boolean {
@@ -88,10 +87,17 @@ function packageName(specifier: string): string {
  * Returns how to start the worker: the bundle (built now if a source changed)
  * or, if it cannot be built, the sources under tsx.
  */
-export async function workerCommand(repoRoot: string): Promise<WorkerCommand> {
-  const entry = path.join(repoRoot, "packages", "worker", "src", "main.ts");
+export function workerCommand(repoRoot: string): Promise<WorkerCommand> {
+  return bundledCommand(repoRoot, path.join(repoRoot, "packages", "worker", "src", "main.ts"), path.join(repoRoot, "packages", "worker", ".build"));
+}
+
+/**
+ * The same for any of our TypeScript entry points run as a child process
+ * (`npm start` also runs the PostgreSQL supervisor this way). `outDir` sits
+ * next to the entry's package, so npm packages resolve as they do from there.
+ */
+export async function bundledCommand(repoRoot: string, entry: string, outDir: string): Promise<WorkerCommand> {
   const tsx: WorkerCommand = { args: ["--import", "tsx", entry], how: "tsx" };
-  const outDir = path.join(repoRoot, "packages", "worker", ".build");
   const bundle = path.join(outDir, "main.mjs");
   const stampFile = path.join(outDir, "stamp.json");
   const run = { args: ["--enable-source-maps", bundle] };
