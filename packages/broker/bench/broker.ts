@@ -7,6 +7,7 @@
 //   BENCH_PRODUCE_ONLY=1: only the kcat produce comparison (and the disk speed it is compared with)
 //   BENCH_CPU=1: also report the CPU seconds the broker process used during the kcat produce runs
 //   BENCH_BROKER_PROF=<dir>: run the broker child with `--cpu-prof` writing its profile into <dir>
+//   BENCH_BROKER_NODE_FLAGS="--trace-gc ...": extra node flags for the broker child (its stdout then goes to stderr)
 //   BENCH_BROKER_OVERRIDES="k=v k=v": extra broker settings (`--override k=v` each), for A/B runs
 //   BENCH_LATENCY_ONLY=1: only the latency runs (kafkajs at 200 and 5,000 records/s, kcat at 5,000)
 //
@@ -82,13 +83,15 @@ function countNewlines(b: Buffer): number {
 async function startBrokerProcess(dataDir: string): Promise<{ proc: ChildProcess; bootstrap: string }> {
   const overrides = (process.env.BENCH_BROKER_OVERRIDES ?? "").split(/\s+/).filter(Boolean).flatMap((kv) => ["--override", kv]);
   const prof = process.env.BENCH_BROKER_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_BROKER_PROF] : [];
-  const proc = spawn(process.execPath, [...prof, "--import", "tsx", "bench/broker-child.ts", "--port", "0", "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0", ...overrides], {
+  const nodeFlags = (process.env.BENCH_BROKER_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
+  const proc = spawn(process.execPath, [...prof, ...nodeFlags, "--import", "tsx", "bench/broker-child.ts", "--port", "0", "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0", ...overrides], {
     cwd: packageDir,
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const bootstrap = await new Promise<string>((resolve, reject) => {
     let out = "";
     proc.stdout?.on("data", (d: Buffer) => {
+      if (nodeFlags.length > 0) process.stderr.write(d);
       out += d.toString();
       const m = /ready on (\S+)/.exec(out);
       if (m?.[1]) resolve(m[1]);

@@ -18,7 +18,9 @@ export type ControlAction =
   /** Handle the request (its effects happen) but close the connection instead of answering: a lost response. */
   | { kind: "drop-response" }
   /** Handle the request and hold the response for `ms` before writing it. */
-  | { kind: "delay"; ms: number };
+  | { kind: "delay"; ms: number }
+  /** Keep the request in its handler phase (in flight, its frame held) until `released` settles, then handle it. */
+  | { kind: "hold"; released: Promise<void> };
 
 export type ControlRule = (req: ControlRequest) => ControlAction | undefined;
 
@@ -50,6 +52,17 @@ export class Control {
 
   delayResponses(apiKey: number, ms: number): () => void {
     return this.add(apiKey, () => ({ kind: "delay", ms }), { keep: true });
+  }
+
+  /** Every request of `apiKey` stays in flight until the returned function is called (and the rule is removed). */
+  holdHandlers(apiKey: number): () => void {
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const remove = this.add(apiKey, () => ({ kind: "hold", released }), { keep: true });
+    return () => {
+      remove();
+      release();
+    };
   }
 
   clear(): void {

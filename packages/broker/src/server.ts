@@ -11,8 +11,10 @@ import { resolveConfig, type BrokerConfig } from "./config.ts";
 import { enabledSaslMechanisms } from "./config.ts";
 import type { Control } from "./control.ts";
 import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
-import { Connection } from "./net/connection.ts";
+import { Connection, FRAME_POOL_BYTES } from "./net/connection.ts";
+import { FramePool } from "./net/frame-reader.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
+import { adoptWithReadBuffer, READ_BUFFER_BYTES } from "./net/read-buffer.ts";
 import type { RequestMetrics } from "./net/request-metrics.ts";
 import type { ApiRegistry } from "./registry.ts";
 import { SaslService } from "./security/sasl/authenticator.ts";
@@ -172,6 +174,10 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   for (const api of CORE_APIS) core.registry.register(api);
 
   let nextConnectionId = 1;
+  // One read buffer for every plain connection of this broker (see read-buffer.ts for why that is safe).
+  const readBuffer = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
+  // One pool of large frame buffers for all connections (connection.ts FRAME_POOL_BYTES).
+  const framePool = new FramePool(FRAME_POOL_BYTES);
   const sockets = new Set<Socket>();
   const servers: Server[] = [];
   const endpoints: ListenerEndpoint[] = [];
@@ -180,15 +186,27 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     for (const [i, spec] of specs.entries()) {
       // Filled in once bound; connections only arrive after that.
       const endpoint: ListenerEndpoint = { ...spec, boundPort: 0, advertisedHost: "", advertisedPort: 0 };
-      const accept = (socket: Socket) => {
-        const conn = new Connection(socket, core, nextConnectionId++);
+      const listenerTls = tls && usesTls(spec.securityProtocol) ? tls : null;
+      const withTls = listenerTls !== null;
+      const accept = (accepted: Socket) => {
+        let conn: Connection | null = null;
+        // Plain TCP: reads go to the shared read buffer (read-buffer.ts); the bytes reach the
+        // connection through `receive`. Reading starts here, and no callback runs before `conn` is set.
+        const adopted = withTls ? null : adoptWithReadBuffer(accepted, readBuffer, (buffer, n) => conn?.receive(buffer, n));
+        const socket = adopted ?? accepted;
+        if (adopted) {
+          sockets.add(adopted);
+          adopted.on("close", () => sockets.delete(adopted));
+        }
+        conn = new Connection(socket, core, nextConnectionId++, { externalReads: adopted !== null, framePool });
         core.sessionListeners.set(conn.session, endpoint);
         // SASL listeners start in the gate's pre-authentication state (no request is read before this returns).
         if (usesSasl(spec.securityProtocol)) conn.session.state = "authenticating";
         core.connections.add(conn);
+        if (!adopted && !withTls) accepted.resume();
       };
       // A TLS server hands over the decrypted TLSSocket after its handshake ("secureConnection").
-      const server: Server = tls && usesTls(spec.securityProtocol) ? createTlsServer(tls, accept) : createServer(accept);
+      const server: Server = listenerTls ? createTlsServer(listenerTls, accept) : createServer({ pauseOnConnect: true }, accept);
       servers.push(await listen(server, spec, config, endpoints, endpoint, i === 0, sockets, logger));
     }
   } catch (err) {

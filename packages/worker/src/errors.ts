@@ -1,3 +1,6 @@
+import { ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
+
 /** The task can never succeed as written (unknown kind, malformed payload): fail it now instead of retrying. */
 export class NonRetryableError extends Error {
   override name = "NonRetryableError";
@@ -12,3 +15,17 @@ export class NonRetryableError extends Error {
 export class PrincipalNotOwnedError extends NonRetryableError {
   override name = "PrincipalNotOwnedError";
 }
+
+/**
+ * Kafka answered SECURITY_DISABLED: the cluster runs without an authorizer,
+ * so ACL requests cannot succeed until `authorizer.class.name` is set on its
+ * brokers. Retrying with backoff would only delay the error an operator
+ * must act on. kafkajs reports it by `type`, the raw client by `code`.
+ */
+export function isSecurityDisabled(error: unknown): boolean {
+  if (error instanceof KafkaProtocolError) return error.code === ErrorCode.SECURITY_DISABLED;
+  return typeof error === "object" && error !== null && "type" in error && error.type === "SECURITY_DISABLED";
+}
+
+export const SECURITY_DISABLED_HINT =
+  "The cluster has no authorizer (Kafka answered SECURITY_DISABLED), so ACLs cannot be set; configure authorizer.class.name on its brokers, then retry the task.";

@@ -56,8 +56,13 @@ const WRITE_HIGH_WATER = 8 * 1024 * 1024;
 const IN_FLIGHT_REQUEST_BYTES_LIMIT = 64 * 1024 * 1024;
 /** Bytes of received, not yet dispatched requests above which reading pauses. */
 const QUEUED_REQUEST_BYTES_LIMIT = 16 * 1024 * 1024;
-/** Idle frame buffers kept for reuse per connection (see FramePool). */
-const FRAME_POOL_BYTES = 16 * 1024 * 1024;
+/**
+ * Idle frame buffers kept for reuse (see FramePool): the broker shares one pool
+ * among its connections, as large as one connection's frames in flight, so a
+ * producer that keeps its 64 MiB in flight reuses the same buffers instead of
+ * allocating (external memory, which V8 answers with full GCs).
+ */
+export const FRAME_POOL_BYTES = 64 * 1024 * 1024;
 /** A frame may take this much longer per MiB it declares (socket.request.receive.timeout.ms). */
 const RECEIVE_MS_PER_MIB = 1000;
 /** After bad input, answers already due get this long to drain before the socket is destroyed. */
@@ -82,7 +87,7 @@ interface Incoming {
 export class Connection {
   readonly session: Session;
   private readonly reader: FrameReader;
-  private readonly framePool = new FramePool(FRAME_POOL_BYTES);
+  private readonly framePool: FramePool;
   private readonly pending: Slot[] = [];
   /** Received frames not yet dispatched, in arrival order. */
   private readonly incoming: Incoming[] = [];
@@ -103,11 +108,20 @@ export class Connection {
   /** Last time bytes were read or written (connections.max.idle.ms). */
   private lastActivity = Date.now();
 
+  /**
+   * `externalReads`: the socket's bytes are delivered by calling `receive`
+   * (a socket reading into the shared read buffer, see read-buffer.ts);
+   * otherwise the connection listens to the socket's "data" events.
+   * `framePool`: the broker's pool of large frame buffers (one per connection when not given).
+   */
   constructor(
     private readonly socket: Socket,
     private readonly core: BrokerCore,
     connectionId: number,
+    options: { externalReads?: boolean; framePool?: FramePool } = {},
   ) {
+    const externalReads = options.externalReads ?? false;
+    this.framePool = options.framePool ?? new FramePool(FRAME_POOL_BYTES);
     this.session = {
       connectionId,
       clientAddress: socket.remoteAddress ?? "unknown",
@@ -127,7 +141,7 @@ export class Connection {
       this.framePool,
     );
     socket.setNoDelay(true);
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    if (!externalReads) socket.on("data", (chunk: Buffer) => this.receive(chunk, chunk.length));
     socket.on("drain", () => this.pump());
     socket.on("error", (err) => {
       // ECONNRESET and friends are the peer's business; note them at debug level only.
@@ -187,10 +201,11 @@ export class Connection {
     this.core.connectionClosed(this);
   }
 
-  private onData(chunk: Buffer): void {
+  /** Bytes `data[0, n)` read from the socket; valid only during this call (the reader copies what it keeps). */
+  receive(data: Uint8Array, n: number): void {
     if (this.closed || this.inputError !== null) return;
     this.lastActivity = Date.now();
-    const frames = this.reader.push(chunk);
+    const frames = this.reader.push(data, n);
     const receivedAt = frames.length > 0 ? performance.now() : 0;
     for (const frame of frames) {
       this.incoming.push({ frame, receivedAt });
@@ -373,7 +388,8 @@ export class Connection {
       this.inFlightRequestBytes -= frame.length;
       this.reservedResponseBytes -= reserved;
     };
-    api.handle(ctx, body).then(
+    const handling = action?.kind === "hold" ? action.released.then(() => api.handle(ctx, body)) : api.handle(ctx, body);
+    handling.then(
       async (result) => {
         times.finished = performance.now();
         handled();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FrameError, FramePool, FrameReader, POOLED_FRAME_MIN_BYTES } from "./frame-reader.ts";
+import { FRAME_GROWTH_FACTOR, FRAME_MIN_ALLOCATION, FrameError, FramePool, FrameReader, POOLED_FRAME_MIN_BYTES } from "./frame-reader.ts";
 
 function frame(body: Buffer): Buffer {
   const prefix = Buffer.alloc(4);
@@ -80,8 +80,7 @@ describe("FrameReader", () => {
     const r = new FrameReader(8 * 1024 * 1024, pool);
     const body = Buffer.alloc(300_000, 7);
     const stream = frame(body);
-    const first: Buffer[] = [];
-    for (let i = 0; i < stream.length; i += 65_536) first.push(...r.push(stream.subarray(i, i + 65_536)));
+    const first = r.push(stream);
     // Buffer comparisons as booleans: a failing toEqual on 300 KB buffers takes minutes to diff.
     expect(first.length).toBe(1);
     const f1 = first[0]!;
@@ -98,6 +97,33 @@ describe("FrameReader", () => {
     const [small] = r.push(frame(Buffer.alloc(POOLED_FRAME_MIN_BYTES - 1, 1)));
     pool.give(small!);
     expect(pool.idleBytes).toBe(0);
+  });
+
+  it("copies out of a reused read buffer, growing a frame with the bytes that arrived, not its declared size", () => {
+    const pool = new FramePool(16 * 1024 * 1024);
+    const r = new FrameReader(8 * 1024 * 1024, pool);
+    const body = Buffer.alloc(3_000_000);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    const stream = Buffer.concat([frame(body), frame(Buffer.alloc(20, 5))]);
+    // One read buffer, overwritten for every read, as the socket's onread buffer is.
+    const readBuffer = Buffer.alloc(50_000);
+    const out: Buffer[] = [];
+    for (let at = 0; at < stream.length; at += readBuffer.length) {
+      const n = stream.copy(readBuffer, 0, at, Math.min(stream.length, at + readBuffer.length));
+      out.push(...r.push(readBuffer, n));
+      readBuffer.fill(0xee);
+      if (out.length === 0) expect(r.allocatedBytes).toBeLessThanOrEqual(FRAME_GROWTH_FACTOR * r.bufferedBytes + FRAME_MIN_ALLOCATION);
+    }
+    expect(out.length).toBe(2);
+    expect(out[0]?.equals(body)).toBe(true);
+    expect(out[1]?.equals(Buffer.alloc(20, 5))).toBe(true);
+    // A prefix split across reads.
+    expect(r.push(Buffer.from([0, 0]))).toEqual([]);
+    expect(r.push(Buffer.from([0, 10, ...Buffer.alloc(10, 1)]))).toEqual([Buffer.alloc(10, 1)]);
+    // 100 MiB declared, 3 bytes sent: 64 KiB allocated.
+    const big = new FrameReader(104857600, pool);
+    big.push(Buffer.from([0x06, 0x40, 0, 0, 1, 2, 3]));
+    expect(big.allocatedBytes).toBe(FRAME_MIN_ALLOCATION);
   });
 
   it("ignores a second give of the same frame and stops keeping buffers past its limit", () => {

@@ -3,10 +3,16 @@
 // size prefix above the current limit (sasl.server.max.receive.size before
 // authentication, socket.request.max.bytes after) or below the smallest
 // possible request header is reported as an error before any of the frame body
-// is buffered, so an absurd prefix cannot make the broker allocate. Nothing is
-// allocated for a declared size either: the body is held as the chunks that
-// actually arrived and assembled only once complete, so a client that declares
-// 100 MiB and sends nothing costs nothing (see also `pendingFrame`, which the
+// is buffered, so an absurd prefix cannot make the broker allocate.
+//
+// The bytes handed to `push` are only valid during the call: the connection
+// reads every socket into one reused buffer (see read-buffer.ts), so that a
+// steady produce stream allocates no backing store per read. The reader copies
+// each byte once, straight into the buffer its frame will be handed out in.
+// Nothing is allocated for a declared size: a frame's buffer grows with the
+// bytes that actually arrived (at most FRAME_GROWTH_FACTOR times them, and at
+// least FRAME_MIN_ALLOCATION), so a client that declares 100 MiB and sends three
+// bytes costs 64 KiB, not 100 MiB (see also `pendingFrame`, which the
 // connection uses to bound how long a frame may take to arrive).
 
 /** Smallest request header: api_key int16, api_version int16, correlation_id int32, client_id length int16. */
@@ -37,13 +43,26 @@ export class FramePool {
 
   /** A buffer of exactly `n` bytes (uninitialised). */
   take(n: number): Buffer {
-    let cap = POOLED_FRAME_MIN_BYTES;
-    while (cap < n) cap *= 2;
+    const cap = pooledCapacity(n);
     let whole = this.free.get(cap)?.pop();
     if (whole) this.freeBytes -= whole.length;
     else whole = Buffer.allocUnsafeSlow(cap);
     this.out.set(whole.buffer, whole);
     return whole.subarray(0, n);
+  }
+
+  /**
+   * `frame` (from `take`, its first `filled` bytes in use) as a buffer of `n`
+   * bytes: the same memory when its backing buffer is large enough, otherwise a
+   * larger one holding a copy of those bytes (and `frame` goes back to the pool).
+   */
+  grow(frame: Buffer, filled: number, n: number): Buffer {
+    const whole = this.out.get(frame.buffer);
+    if (whole && whole.byteOffset === frame.byteOffset && whole.length >= n) return whole.subarray(0, n);
+    const next = this.take(n);
+    frame.copy(next, 0, 0, filled);
+    this.give(frame);
+    return next;
   }
 
   /** Returns a frame from `take`; the caller must not touch it (or any view of it) afterwards. */
@@ -64,17 +83,33 @@ export class FramePool {
   }
 }
 
+/** The capacity of the pooled buffer a frame of `n` bytes is assembled in. */
+export function pooledCapacity(n: number): number {
+  let cap = POOLED_FRAME_MIN_BYTES;
+  while (cap < n) cap *= 2;
+  return cap;
+}
+
 /** The largest frame accepted now, and the setting that says so (for the error message). */
 export interface FrameLimit {
   bytes: number;
   setting: string;
 }
 
+/** A partial frame holds at most this many times the bytes received for it (plus FRAME_MIN_ALLOCATION). */
+export const FRAME_GROWTH_FACTOR = 4;
+/** The first allocation for a frame (its whole size when smaller). */
+export const FRAME_MIN_ALLOCATION = 64 * 1024;
+
 export class FrameReader {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
+  /** The size prefix while it is incomplete (a prefix may be split across reads). */
+  private readonly prefix = Buffer.alloc(4);
+  private prefixBytes = 0;
   /** Size of the frame being assembled, or -1 while the prefix is still incomplete. */
   private expected = -1;
+  /** The buffer the frame is assembled in (shorter than `expected` while few bytes have arrived), or null. */
+  private frame: Buffer | null = null;
+  private filled = 0;
   /** When the first byte of the frame being assembled arrived (ms), or -1 when none is. */
   private startedAt = -1;
   private failure: FrameError | null = null;
@@ -88,9 +123,14 @@ export class FrameReader {
     this.limit = typeof limit === "number" ? () => ({ bytes: limit, setting: "socket.request.max.bytes" }) : limit;
   }
 
-  /** Bytes held for a partial frame (tests assert this stays bounded). */
+  /** Bytes received for the incomplete frame: its prefix while that is incomplete, then its body (tests assert this stays bounded). */
   get bufferedBytes(): number {
-    return this.buffered;
+    return this.expected < 0 ? this.prefixBytes : this.filled;
+  }
+
+  /** Bytes allocated for the incomplete frame (≤ FRAME_GROWTH_FACTOR × bufferedBytes + FRAME_MIN_ALLOCATION). */
+  get allocatedBytes(): number {
+    return this.frame?.length ?? 0;
   }
 
   /** The impossible size prefix that stopped this reader, if any; it then ignores further input. */
@@ -104,20 +144,30 @@ export class FrameReader {
   }
 
   /**
-   * Feed bytes; returns every complete frame (without the size prefix) in
-   * order. On an impossible size prefix it returns the frames before it and
-   * sets `error` (the caller answers those, then closes the connection).
+   * Feed `data[0, end)`, which is only read during this call; returns every
+   * complete frame (without the size prefix) in order. On an impossible size
+   * prefix it returns the frames before it and sets `error` (the caller answers
+   * those, then closes the connection).
    */
-  push(data: Buffer): Buffer[] {
+  push(data: Uint8Array, end: number = data.length): Buffer[] {
     const frames: Buffer[] = [];
-    if (this.failure) return frames;
-    if (this.buffered === 0 && data.length > 0) this.startedAt = this.clock();
-    this.chunks.push(data);
-    this.buffered += data.length;
-    for (;;) {
+    let pos = 0;
+    while (pos < end && !this.failure) {
+      if (this.startedAt < 0) this.startedAt = this.clock();
       if (this.expected < 0) {
-        if (this.buffered < 4) break;
-        const size = this.peekInt32();
+        let size: number;
+        if (this.prefixBytes === 0 && end - pos >= 4) {
+          size = readInt32(data, pos);
+          pos += 4;
+        } else {
+          const n = Math.min(4 - this.prefixBytes, end - pos);
+          this.prefix.set(data.subarray(pos, pos + n), this.prefixBytes);
+          this.prefixBytes += n;
+          pos += n;
+          if (this.prefixBytes < 4) break;
+          size = this.prefix.readInt32BE(0);
+          this.prefixBytes = 0;
+        }
         const limit = this.limit();
         if (size < MIN_REQUEST_FRAME_BYTES) {
           this.fail(`invalid request size ${size} (smaller than a request header)`);
@@ -127,59 +177,55 @@ export class FrameReader {
           this.fail(`request size ${size} exceeds ${limit.setting} ${limit.bytes}`);
           break;
         }
-        this.consume(4);
         this.expected = size;
+        this.filled = 0;
+        if (pos === end) break;
       }
-      if (this.buffered < this.expected) break;
-      frames.push(this.consume(this.expected));
+      const n = Math.min(this.expected - this.filled, end - pos);
+      const frame = this.room(this.filled + n);
+      frame.set(data.subarray(pos, pos + n), this.filled);
+      this.filled += n;
+      pos += n;
+      if (this.filled < this.expected) break;
+      frames.push(frame);
+      this.frame = null;
       this.expected = -1;
+      this.filled = 0;
       // Bytes already here belong to the next frame, which starts now.
-      this.startedAt = this.buffered > 0 ? this.clock() : -1;
+      this.startedAt = pos < end ? this.clock() : -1;
     }
     return frames;
   }
 
+  /** The frame buffer, grown (if need be) to hold `needed` bytes; it is exactly `expected` long once it can hold them all. */
+  private room(needed: number): Buffer {
+    const current = this.frame;
+    if (current && current.length >= needed) return current;
+    let size = needed === this.expected ? needed : Math.min(this.expected, Math.max(FRAME_MIN_ALLOCATION, FRAME_GROWTH_FACTOR * needed));
+    const pooled = this.pool !== null && this.expected >= POOLED_FRAME_MIN_BYTES;
+    // A pooled buffer has a power-of-two capacity: when the whole frame fits in the one this size gets, take the whole frame now (no later copy, no more memory).
+    if (pooled && pooledCapacity(size) === pooledCapacity(this.expected)) size = this.expected;
+    let next: Buffer;
+    if (this.pool && pooled) {
+      next = current ? this.pool.grow(current, this.filled, size) : this.pool.take(size);
+    } else {
+      next = Buffer.allocUnsafe(size);
+      if (current) current.copy(next, 0, 0, this.filled);
+    }
+    this.frame = next;
+    return next;
+  }
+
   private fail(message: string): void {
     this.failure = new FrameError(message);
-    this.chunks = [];
-    this.buffered = 0;
+    if (this.frame && this.pool) this.pool.give(this.frame);
+    this.frame = null;
+    this.prefixBytes = 0;
+    this.filled = 0;
     this.startedAt = -1;
   }
+}
 
-  private peekInt32(): number {
-    const first = this.chunks[0];
-    if (first && first.length >= 4) return first.readInt32BE(0);
-    return Buffer.concat(this.chunks, 4).subarray(0, 4).readInt32BE(0);
-  }
-
-  private consume(n: number): Buffer {
-    const first = this.chunks[0];
-    if (first && first.length >= n) {
-      // Fast path: the frame lies in one chunk. Copy it so that the (possibly much
-      // larger) socket chunk is not kept alive by a small frame.
-      const out = first.length === n ? first : this.allocate(n);
-      if (out !== first) first.copy(out, 0, 0, n);
-      if (first.length === n) this.chunks.shift();
-      else this.chunks[0] = first.subarray(n);
-      this.buffered -= n;
-      return out;
-    }
-    const out = this.allocate(n);
-    let filled = 0;
-    while (filled < n) {
-      const c = this.chunks[0];
-      if (!c) throw new FrameError("internal: frame reader underrun");
-      const take = Math.min(c.length, n - filled);
-      c.copy(out, filled, 0, take);
-      filled += take;
-      if (take === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(take);
-    }
-    this.buffered -= n;
-    return out;
-  }
-
-  private allocate(n: number): Buffer {
-    return this.pool && n >= POOLED_FRAME_MIN_BYTES ? this.pool.take(n) : Buffer.allocUnsafe(n);
-  }
+function readInt32(data: Uint8Array, at: number): number {
+  return ((data[at] ?? 0) << 24) | ((data[at + 1] ?? 0) << 16) | ((data[at + 2] ?? 0) << 8) | (data[at + 3] ?? 0);
 }

@@ -27,6 +27,7 @@ import {
 import type { LogConfig } from "./configs.ts";
 import { DecompressedTooLargeError, DecompressionError, decompress } from "./decompression.ts";
 import { StorageError } from "./errors.ts";
+import { recompressBatch, targetCodec } from "./recompression.ts";
 import { checkRecords, type RecordStats } from "./record-check.ts";
 
 /** Default bound on one batch's decompressed records (broker setting message.decompressed.max.bytes). */
@@ -137,4 +138,17 @@ function checkBatchRecords(data: Buffer, pos: number, size: number, h: BatchHead
     throw err;
   }
   return checkRecords(records, 0, records.length, h.recordCount);
+}
+
+/**
+ * The batches of one Produce partition's `records`, validated; with
+ * compression.type other than "producer", batches with another codec are
+ * rebuilt with the topic's first (recompression.ts) and the result validated.
+ */
+export function prepareAppend(data: Buffer, config: LogConfig, opts: AppendOptions, limits: ValidationLimits, clock: () => number): { data: Buffer; batches: ValidatedBatch[] } {
+  const batches = validateAppendBatches(data, config, opts, limits, clock());
+  const codec = targetCodec(config);
+  if (codec === null || batches.every((b) => (b.header.attributes & ATTR_COMPRESSION_MASK) === codec)) return { data, batches };
+  const rebuilt = Buffer.concat(batches.map((b) => recompressBatch(data.subarray(b.pos, b.pos + b.header.size), codec, config, limits.maxDecompressedBytes)));
+  return { data: rebuilt, batches: validateAppendBatches(rebuilt, config, opts, limits, clock()) };
 }

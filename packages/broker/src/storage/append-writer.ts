@@ -14,8 +14,9 @@
  * the bytes are written, so reads never see a partial batch; durable
  * appends resolve once group-commit.ts has fsynced them.
  */
+import { encodeEndTxnMarkerBatch } from "@kappa/kafka-protocol";
 import type { ValidatedBatch } from "./append-validation.ts";
-import { ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL, OFF_LEADER_EPOCH, setBaseOffset, setLogAppendTime, type BatchHeader } from "./batch.ts";
+import { ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL, OFF_LEADER_EPOCH, readHeader, setBaseOffset, setLogAppendTime, type BatchHeader } from "./batch.ts";
 import type { LogConfig } from "./configs.ts";
 import type { StorageError } from "./errors.ts";
 import { writevFully, type FileHandleCache } from "./files.ts";
@@ -44,6 +45,26 @@ export interface PendingAppend {
   marker?: { commit: boolean; coordinatorEpoch: number };
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
+}
+
+/** A transaction marker as the coordinator hands it over (Kafka's WriteTxnMarkers entry for one partition). */
+export interface TxnMarker {
+  producerId: number;
+  producerEpoch: number;
+  commit: boolean;
+  coordinatorEpoch: number;
+}
+
+/** The append of a transaction marker: its control batch, always durable (Kafka writes markers with acks=all). */
+export function txnMarkerAppend(marker: TxnMarker, now: number): Omit<PendingAppend, "resolve" | "reject"> {
+  const data = encodeEndTxnMarkerBatch({
+    producerId: BigInt(marker.producerId),
+    producerEpoch: marker.producerEpoch,
+    commit: marker.commit,
+    coordinatorEpoch: marker.coordinatorEpoch,
+    timestamp: BigInt(now),
+  });
+  return { data, batches: [{ pos: 0, header: readHeader(data, 0) }], durable: true, marker: { commit: marker.commit, coordinatorEpoch: marker.coordinatorEpoch } };
 }
 
 /** What the writer needs of the partition log (all current state, read at call time). */

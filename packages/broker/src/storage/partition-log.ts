@@ -5,8 +5,9 @@
  * read gate). Its methods are the partition's API; the work of each lives in
  * its own module: append-validation.ts and append-writer.ts (appends),
  * group-commit.ts (fsync), partition-reads.ts and segment.ts (reads,
- * timestamp lookups), retention.ts, compaction.ts, segment-loader.ts and
- * producer-snapshot.ts (start-up and snapshots).
+ * timestamp lookups), partition-maintenance.ts with retention.ts and
+ * compaction.ts (DeleteRecords, retention, compaction), partition-load.ts
+ * with segment-loader.ts and producer-snapshot.ts (start-up and snapshots).
  *
  * Invariants:
  * - Only the last segment (the active one) is ever appended to. Older
@@ -19,17 +20,17 @@
  *   it started (group commit).
  */
 import { rm } from "node:fs/promises";
-import { encodeEndTxnMarkerBatch } from "@kappa/kafka-protocol";
-import { DEFAULT_MAX_DECOMPRESSED_BYTES, validateAppendBatches, type AppendOptions, type ValidationLimits } from "./append-validation.ts";
-import { writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend } from "./append-writer.ts";
-import { ATTR_COMPRESSION_MASK, readHeader } from "./batch.ts";
-import { compactSegments } from "./compaction.ts";
+import { DEFAULT_MAX_DECOMPRESSED_BYTES, prepareAppend, type AppendOptions, type ValidationLimits } from "./append-validation.ts";
+import { txnMarkerAppend, writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend, type TxnMarker } from "./append-writer.ts";
 import type { LogConfig } from "./configs.ts";
 import { StorageError } from "./errors.ts";
 import { fsyncDir, type FileHandleCache } from "./files.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { ReadWriteGate, SerialQueue } from "./locks.ts";
+import { loadPartition } from "./partition-load.ts";
+import { compact, deleteRecordsBefore, runLocalRetention, runRetention, type MaintainedLog } from "./partition-maintenance.ts";
 import {
+  abortedTransactions,
   maxTimestampOffset,
   offsetForTimestamp,
   readBatches,
@@ -38,24 +39,13 @@ import {
   type ReadResult,
   type TimestampAndOffset,
 } from "./partition-reads.ts";
-import { loadProducerState, writeProducerSnapshot } from "./producer-snapshot.ts";
+import { writeProducerSnapshot } from "./producer-snapshot.ts";
 import { ProducerStateTable, type ProducerSummary } from "./producer-state.ts";
-import { recompressBatch, targetCodec } from "./recompression.ts";
-import { expiredAfter, segmentsDueForLocalRetention, segmentsDueForRetention } from "./retention.ts";
-import { loadSegments } from "./segment-loader.ts";
 import { Segment } from "./segment.ts";
 import type { PartitionTier } from "./tiered/types.ts";
-import { collectAbortedTransactions, type AbortedTxn } from "./txn-index.ts";
+import type { AbortedTxn } from "./txn-index.ts";
 
-export type { AppendOptions, AppendResult, ReadOptions, ReadResult, TimestampAndOffset, ProducerSummary, AbortedTxn };
-
-/** A transaction marker as the coordinator hands it over (Kafka's WriteTxnMarkers entry for one partition). */
-export interface TxnMarker {
-  producerId: number;
-  producerEpoch: number;
-  commit: boolean;
-  coordinatorEpoch: number;
-}
+export type { AppendOptions, AppendResult, ReadOptions, ReadResult, TimestampAndOffset, ProducerSummary, AbortedTxn, TxnMarker };
 
 export interface PartitionLogOptions {
   dir: string;
@@ -114,6 +104,8 @@ export class PartitionLog {
   private readonly view: LogView;
   /** The state the writer works on (append-writer.ts). */
   private readonly appendLog: AppendLog;
+  /** The state maintenance works on (partition-maintenance.ts). */
+  private readonly maintained: MaintainedLog;
   private failure: StorageError | null = null;
   private closed = false;
   recovery: RecoveryInfo = { truncatedBytes: 0, segmentsOpened: 0 };
@@ -169,6 +161,24 @@ export class PartitionLog {
       roll: () => this.roll(),
       failure: () => this.failure,
     };
+    this.maintained = {
+      dir: this.dir,
+      files: this.files,
+      gate: this.gate,
+      writer: this.writer,
+      config: () => this.config,
+      segments: () => this.segments,
+      setSegments: (segments) => {
+        this.segments = segments;
+      },
+      logStartOffset: () => this.lso,
+      raiseLogStartOffset: async (offset) => {
+        await this.persistLso(offset);
+        this.lso = offset;
+      },
+      stableOffset: () => this.stableOffset(),
+      roll: () => this.roll(),
+    };
   }
 
   static async open(opts: PartitionLogOptions): Promise<PartitionLog> {
@@ -180,33 +190,22 @@ export class PartitionLog {
   // ---------------------------------------------------------------- loading
 
   private async load(recover: boolean): Promise<void> {
-    const loaded = await loadSegments(this.dir, this.files, this.config.indexIntervalBytes, this.lso, recover, this.clock());
+    const loaded = await loadPartition({
+      dir: this.dir,
+      files: this.files,
+      indexIntervalBytes: this.config.indexIntervalBytes,
+      logStartOffset: this.lso,
+      persistLogStartOffset: this.persistLso,
+      recover,
+      now: this.clock(),
+      tier: this.tier,
+    });
     this.segments = loaded.segments;
     this.recovery = { truncatedBytes: loaded.truncatedBytes, segmentsOpened: loaded.segmentsOpened };
-    this.leo = this.active.nextOffset;
-
-    if (this.lso > this.leo) {
-      // Records were deleted up to an offset the (truncated) log never reached:
-      // restart the log empty at the log start offset, as Kafka does.
-      for (const s of this.segments) await s.deleteFiles();
-      this.segments = [await Segment.create(this.dir, this.lso, this.files, this.config.indexIntervalBytes, this.clock())];
-      await fsyncDir(this.dir);
-      this.leo = this.lso;
-    }
-    // Offsets below the first local segment may still be readable from remote
-    // storage; the log start offset only rises to where the data really starts.
-    const remoteStart = this.tier?.earliestOffset() ?? null;
-    const dataStart = remoteStart === null ? this.segments[0]!.baseOffset : Math.min(remoteStart, this.segments[0]!.baseOffset);
-    if (this.lso < dataStart) {
-      this.lso = dataStart;
-      await this.persistLso(this.lso);
-    }
-    // Segments wholly below the log start offset were due for deletion when we stopped.
-    while (this.segments.length > 1 && this.segments[1]!.baseOffset <= this.lso) {
-      await this.segments.shift()!.deleteFiles();
-    }
+    this.lso = loaded.logStartOffset;
+    this.leo = loaded.logEndOffset;
+    this.producers = loaded.producers;
     this.commit.markFlushed(this.leo);
-    this.producers = await loadProducerState(this.dir, this.segments, this.leo);
   }
 
   // ------------------------------------------------------------- accessors
@@ -267,12 +266,7 @@ export class PartitionLog {
    */
   async abortedTransactions(fetchOffset: bigint, upperBound: bigint): Promise<AbortedTxn[]> {
     this.ensureUsable();
-    const from = Number(fetchOffset);
-    const to = Number(upperBound);
-    const segs = this.segments;
-    const local = segs.filter((s, i) => s.nextOffset > from || i === segs.length - 1).map((s) => s.txnIndex);
-    const remote = this.tier && from < segs[0]!.baseOffset ? await this.tier.txnIndexesFrom(from) : [];
-    return collectAbortedTransactions([...remote, ...local], from, to);
+    return abortedTransactions(this.view, Number(fetchOffset), Number(upperBound));
   }
 
   /** The producers with state here, for DescribeProducers. */
@@ -323,14 +317,7 @@ export class PartitionLog {
   append(data: Buffer, opts: AppendOptions = {}): Promise<AppendResult> {
     try {
       this.ensureUsable();
-      let batches = validateAppendBatches(data, this.config, opts, this.limits, this.clock());
-      // compression.type other than "producer": batches with another codec are rebuilt with the topic's (recompression.ts).
-      const codec = targetCodec(this.config);
-      if (codec !== null && batches.some((b) => (b.header.attributes & ATTR_COMPRESSION_MASK) !== codec)) {
-        data = Buffer.concat(batches.map((b) => recompressBatch(data.subarray(b.pos, b.pos + b.header.size), codec, this.config, this.limits.maxDecompressedBytes)));
-        batches = validateAppendBatches(data, this.config, opts, this.limits, this.clock());
-      }
-      const records = data;
+      const { data: records, batches } = prepareAppend(data, this.config, opts, this.limits, this.clock);
       return new Promise<AppendResult>((resolve, reject) => {
         this.queue.push({ data: records, batches, durable: opts.requireDurable ?? true, resolve, reject });
         this.scheduleDrain();
@@ -348,22 +335,9 @@ export class PartitionLog {
   appendTxnMarker(marker: TxnMarker): Promise<AppendResult> {
     try {
       this.ensureUsable();
-      const data = encodeEndTxnMarkerBatch({
-        producerId: BigInt(marker.producerId),
-        producerEpoch: marker.producerEpoch,
-        commit: marker.commit,
-        coordinatorEpoch: marker.coordinatorEpoch,
-        timestamp: BigInt(this.clock()),
-      });
+      const pending = txnMarkerAppend(marker, this.clock());
       return new Promise<AppendResult>((resolve, reject) => {
-        this.queue.push({
-          data,
-          batches: [{ pos: 0, header: readHeader(data, 0) }],
-          durable: true,
-          marker: { commit: marker.commit, coordinatorEpoch: marker.coordinatorEpoch },
-          resolve,
-          reject,
-        });
+        this.queue.push({ ...pending, resolve, reject });
         this.scheduleDrain();
       });
     } catch (err) {
@@ -473,26 +447,8 @@ export class PartitionLog {
     if (target > this.leo || target < 0) {
       throw new StorageError("OFFSET_OUT_OF_RANGE", `cannot delete records before ${target}: high watermark is ${this.leo}`);
     }
-    await this.maintenance.run(async () => {
-      if (target > this.lso) {
-        await this.persistLso(target);
-        this.lso = target;
-      }
-      await this.deleteSegmentsBelowLso();
-    });
+    await this.maintenance.run(() => deleteRecordsBefore(this.maintained, target));
     return BigInt(this.lso);
-  }
-
-  private async deleteSegmentsBelowLso(): Promise<void> {
-    const doomed: Segment[] = [];
-    while (this.segments.length - doomed.length > 1 && this.segments[doomed.length + 1]!.baseOffset <= this.lso) {
-      doomed.push(this.segments[doomed.length]!);
-    }
-    if (doomed.length === 0) return;
-    await this.gate.exclusive(async () => {
-      this.segments = this.segments.slice(doomed.length);
-    });
-    for (const s of doomed) await s.deleteFiles();
   }
 
   /**
@@ -503,86 +459,22 @@ export class PartitionLog {
     this.ensureUsable();
     if (!this.config.deleteRetention) return 0;
     if (this.remoteStorageEnabled) return this.runLocalRetention(now);
-    return this.maintenance.run(async () => {
-      const cfg = this.config;
-      const expired = expiredAfter(cfg.retentionMs, now);
-      // Kafka rolls an expired active segment so that retention can reach it.
-      await this.writer.run(async () => {
-        if (this.active.size > 0 && this.segments.every(expired)) await this.roll();
-      });
-      const count = segmentsDueForRetention(this.segments, cfg, now);
-      if (count === 0) return 0;
-      const newLso = Math.max(this.lso, this.segments[count]!.baseOffset);
-      if (newLso > this.lso) {
-        await this.persistLso(newLso);
-        this.lso = newLso;
-      }
-      const before = this.segments.length;
-      await this.deleteSegmentsBelowLso();
-      return before - this.segments.length;
-    });
+    return this.maintenance.run(() => runRetention(this.maintained, now));
   }
 
-  /**
-   * Local retention of a tiered partition (KIP-405): deletes the oldest local
-   * segments that are both copied to remote storage and past
-   * local.retention.ms / local.retention.bytes. Only the local log start
-   * offset moves; the data stays readable from remote storage, and total
-   * retention (retention.ms / retention.bytes) is applied to remote segments
-   * by the remote log manager, which moves the log start offset.
-   */
+  /** Local retention of a tiered partition (KIP-405; partition-maintenance.ts). */
   async runLocalRetention(now = this.clock()): Promise<number> {
     this.ensureUsable();
     const tier = this.tier;
     if (!tier || !this.config.remoteStorageEnable) return 0;
-    return this.maintenance.run(async () => {
-      const cfg = this.config;
-      const expired = expiredAfter(cfg.localRetentionMs, now);
-      // Roll an idle, expired active segment so that it can be copied and then leave local disk.
-      await this.writer.run(async () => {
-        if (this.active.size > 0 && this.segments.every(expired)) await this.roll();
-      });
-      const count = segmentsDueForLocalRetention(this.segments, cfg, now, tier.highestOffset());
-      if (count === 0) return 0;
-      const doomed = this.segments.slice(0, count);
-      await this.gate.exclusive(async () => {
-        this.segments = this.segments.slice(count);
-      });
-      for (const seg of doomed) await seg.deleteFiles();
-      await fsyncDir(this.dir);
-      return count;
-    });
+    return this.maintenance.run(() => runLocalRetention(this.maintained, tier, now));
   }
 
-  // ------------------------------------------------------------- compaction
-
-  /**
-   * Compacts the closed segments (cleanup.policy includes compact): keeps the
-   * latest record per key, drops tombstones older than delete.retention.ms;
-   * see compaction.ts. Returns records removed.
-   */
+  /** Compacts the closed segments when cleanup.policy includes compact; returns records removed (partition-maintenance.ts). */
   async compact(now = this.clock()): Promise<number> {
     this.ensureUsable();
     if (!this.config.compact) return 0;
-    return this.maintenance.run(() =>
-      compactSegments(
-        // Only decided data: closed segments wholly below the last stable offset.
-        this.segments.slice(0, -1).filter((s) => s.nextOffset <= this.stableOffset()),
-        {
-          dir: this.dir,
-          files: this.files,
-          gate: this.gate,
-          indexIntervalBytes: this.config.indexIntervalBytes,
-          deleteRetentionMs: this.config.deleteRetentionMs,
-          replaceSegment: (old, next) => {
-            this.segments = this.segments.map((s) => (s === old ? next : s));
-          },
-          // An abort's index entry is in the segment of its marker, at or after the data's.
-          isAborted: (producerId, offset) => this.segments.some((s) => s.nextOffset > offset && s.txnIndex.isAborted(producerId, offset)),
-        },
-        now,
-      ),
-    );
+    return this.maintenance.run(() => compact(this.maintained, now));
   }
 
   // ------------------------------------------------------------------ close

@@ -15,6 +15,7 @@ import type { ReadWriteGate } from "./locks.ts";
 import type { Segment } from "./segment.ts";
 import type { PartitionTier } from "./tiered/types.ts";
 import { firstRecordAtOrAfter } from "./timestamp-search.ts";
+import { collectAbortedTransactions, type AbortedTxn } from "./txn-index.ts";
 
 /** What a read needs of the partition log; the functions return its current state. */
 export interface LogView {
@@ -177,4 +178,16 @@ export async function maxTimestampOffset(log: LogView): Promise<TimestampAndOffs
 
 function toBigints(hit: { offset: number; timestamp: number } | null): TimestampAndOffset | null {
   return hit === null ? null : { offset: BigInt(hit.offset), timestamp: BigInt(hit.timestamp) };
+}
+
+/**
+ * Aborted transactions overlapping [from, to), by first offset: the
+ * transaction indexes of the segment holding `from` and those after it
+ * (txn-index.ts), the remote segments' indexes first for offsets in remote storage.
+ */
+export async function abortedTransactions(log: LogView, from: number, to: number): Promise<AbortedTxn[]> {
+  const segs = log.segments();
+  const local = segs.filter((s, i) => s.nextOffset > from || i === segs.length - 1).map((s) => s.txnIndex);
+  const remote = log.tier && from < segs[0]!.baseOffset ? await log.tier.txnIndexesFrom(from) : [];
+  return collectAbortedTransactions([...remote, ...local], from, to);
 }

@@ -16,6 +16,7 @@
  */
 import { Prisma } from "@prisma/client";
 import type { Db } from "@kappa/catalog";
+import { isSecurityDisabled, SECURITY_DISABLED_HINT } from "../errors.ts";
 import type { OutageTracker } from "../health/outages.ts";
 import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
@@ -72,6 +73,25 @@ export async function leaseTasks(db: Db, workerId: string, limit: number, leaseM
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
     RETURNING t.id, t.kind, t.payload, t."entityType", t."entityId", t.step, t.attempts`;
+}
+
+/**
+ * Milliseconds until some outstanding task can be leased — a PENDING one in
+ * backoff, or a RUNNING one whose lease may expire — counting only tasks whose
+ * earlier steps are all DONE (a later step waits on its predecessor; one
+ * behind a FAILED step waits for retryTask). Null when none is outstanding.
+ */
+export async function msUntilNextRunnable(db: Db): Promise<number | null> {
+  const [row] = await db.$queryRaw<{ ms: number | null }[]>`
+    SELECT (EXTRACT(EPOCH FROM MIN(CASE WHEN c.status = 'PENDING' THEN c."runAfter" ELSE c."leaseUntil" END) - ${NOW}) * 1000)::float8 AS ms
+      FROM "ProvisioningTask" AS c
+     WHERE c.status IN ('PENDING', 'RUNNING')
+       AND NOT EXISTS (
+         SELECT 1 FROM "ProvisioningTask" AS e
+          WHERE e."entityType" = c."entityType" AND e."entityId" = c."entityId"
+            AND e.step < c.step AND e.status <> 'DONE')`;
+  // MIN over no rows is NULL (nothing outstanding); a time already passed is 0.
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }
 
 /** Extends the leases of a batch; the number still ours. */
@@ -177,7 +197,12 @@ export class TaskRunner {
     return leasedCount;
   }
 
-  /** Runs until no eligible task is left (tests, bench). */
+  /**
+   * Runs until every task is DONE or FAILED, or waits behind a FAILED step
+   * (tests, bench). A task whose attempt failed is PENDING with a later
+   * `runAfter` (backoff); drain waits for its retry rather than returning
+   * with work outstanding, as the worker's own loop would retry it.
+   */
   async drain(): Promise<void> {
     for (;;) {
       const n = await this.pollOnce();
@@ -187,7 +212,12 @@ export class TaskRunner {
         await this.polling;
         continue;
       }
-      if (n === 0 && this.running.size === 0) return;
+      if (n === 0 && this.running.size === 0) {
+        const waitMs = await msUntilNextRunnable(this.ctx.db);
+        if (waitMs === null) return;
+        await new Promise((r) => setTimeout(r, Math.min(Math.max(waitMs, 10), 1_000)));
+        continue;
+      }
       await Promise.race([...this.running.values(), new Promise((r) => setTimeout(r, 20))]);
     }
   }
@@ -392,8 +422,9 @@ export class TaskRunner {
 
   private async fail(task: LeasedTask, error: unknown): Promise<void> {
     const { workerId, maxAttempts, backoffBaseMs, backoffMaxMs } = this.options;
-    const message = errorMessage(error).slice(0, 4000);
-    const final = error instanceof NonRetryableError || task.attempts >= maxAttempts;
+    const noAuthorizer = isSecurityDisabled(error);
+    const message = (noAuthorizer ? `${SECURITY_DISABLED_HINT} ${errorMessage(error)}` : errorMessage(error)).slice(0, 4000);
+    const final = error instanceof NonRetryableError || noAuthorizer || task.attempts >= maxAttempts;
     if (final) {
       await this.ctx.db.$transaction(async (tx) => {
         const n = await tx.$executeRaw`
