@@ -43,4 +43,4 @@ REVOKE ALL ON "_prisma_migrations" FROM :"portal", :"worker";
 -- freshness, and the latest-state views' entries and positions (the portal
 -- only asks for a rebuild, on "StateView").
 REVOKE INSERT, UPDATE, DELETE ON "TopicObservation", "TopicObservationSample", "ConsumerGroupObservation", "ConsumerGroupObservationSample", "ReconcileRun", "WorkerInstance",
-  "ClusterTopic", "GroupTopicUsage", "ProductFreshness", "ProductFreshnessSample", "StateEntry", "StateViewPartition" FROM :"portal";
+  "ClusterTopic", "GroupTopicUsage", "ProductFreshness", "ProductFreshnessSample", "StateEntry", "StateViewPartition", "EnvironmentCredential" FROM :"portal";

@@ -8,6 +8,8 @@ import { storageFor, type Role } from "./roles";
  * owner promotes an ACTIVE product to it, prod's stricter bound refuses a
  * product that breaks it, a reviewer approves the promotion (not its
  * requester), and the product page shows both environments side by side.
+ * A consumer then subscribes in prod (offered only where the product is live
+ * there), the owner approves, and the subscription names its environment.
  * The journeys run without a worker: provisioning on the prod cluster is the
  * worker's, tested against two real brokers in
  * packages/worker/test/environments.integration.test.ts.
@@ -15,6 +17,9 @@ import { storageFor, type Role } from "./roles";
 const run = Date.now().toString(36);
 const environment = `prod${run.replace(/[^a-z0-9]/g, "").slice(-8)}`;
 const PASSWORD = `prod-admin-secret-${run}`;
+/** Set by the promotion test for the subscription test after it. */
+let promotedId = "";
+let devOnlyId = "";
 
 async function as(browser: Browser, role: Role): Promise<Page> {
   return (await browser.newContext({ storageState: storageFor(role) })).newPage();
@@ -139,7 +144,56 @@ test.describe.serial("environments and promotion", () => {
       (await c.query<{ action: string }>(`SELECT a.action FROM "AuditEvent" a JOIN "ProductDeployment" d ON d.id = a."entityId" WHERE d."productId" = $1 ORDER BY a.at`, [productId])).rows.map((r) => r.action),
     );
     expect(actions).toEqual(["product.promotion.requested", "product.promotion.approved"]);
+    promotedId = productId;
+    devOnlyId = wideId;
     await owner.context().close();
     await reviewer.context().close();
+  });
+
+  test("a consumer subscribes in prod where the product is live there; the owner approves; the subscription and the panel name the environment", async ({ browser }) => {
+    // Standing in for the worker, which makes an approved promotion ACTIVE once provisioned on that cluster.
+    await withDb((c) => c.query(`UPDATE "ProductDeployment" SET status = 'ACTIVE', "provisionedAt" = now() WHERE "productId" = $1 AND environment = $2`, [promotedId, environment]));
+    const consumer = await as(browser, "paymentsOwner");
+    const owner = await as(browser, "ordersOwner");
+
+    // Not promoted there: the form offers no environment choice, and the API refuses it with the reason.
+    await consumer.goto(`/products/${devOnlyId}/subscribe`);
+    await expect(consumer.getByLabel("Purpose")).toBeVisible();
+    await expect(consumer.getByLabel("Environment")).toHaveCount(0);
+    const accounts = (await (await consumer.request.get("/api/v1/service-accounts")).json()) as { id: string; domainId: string; isProducer: boolean; domain: { slug: string } }[];
+    const account = accounts.find((a) => a.domain.slug === "payments" && !a.isProducer);
+    expect(account).toBeDefined();
+    const refused = await consumer.request.post("/api/v1/subscriptions", { data: { productId: devOnlyId, serviceAccountId: account?.id, purpose: "Reconciliation of payments in prod.", environment } });
+    expect(refused.status()).toBe(409);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(`is not live in ${environment} (it has not been promoted there)`);
+
+    await consumer.goto(`/products/${promotedId}/subscribe`);
+    const choice = consumer.getByLabel("Environment");
+    await expect(choice.getByRole("option")).toHaveCount(2);
+    await expect(choice.getByRole("option").nth(1)).toHaveText(environment);
+    await choice.selectOption(environment);
+    await consumer.getByLabel("Purpose").fill("Reconciliation of payments against orders in prod.");
+    await consumer.getByRole("button", { name: "Request subscription" }).click();
+    await consumer.waitForURL(`**/products/${promotedId}`);
+    const prodColumn = consumer.getByTestId(`environment-${environment}`);
+    await expect(prodColumn.getByRole("list", { name: `Subscribers in ${environment}` })).toContainText("REQUESTED");
+
+    // The product's owner approves (four eyes: not the requester); no worker runs here, so it stays APPROVED.
+    await owner.goto(`/products/${promotedId}`);
+    const ownersView = owner.getByTestId(`environment-${environment}`).getByRole("list", { name: `Subscribers in ${environment}` });
+    await expect(ownersView).toContainText("Payments");
+    const subscriptionId = await withDb(async (c) => (await c.query<{ id: string }>(`SELECT id FROM "Subscription" WHERE "productId" = $1 AND environment = $2`, [promotedId, environment])).rows[0]!.id);
+    expect((await owner.request.post(`/api/v1/subscriptions/${subscriptionId}/approve`)).status()).toBe(200);
+    await owner.reload();
+    await expect(ownersView).toContainText("APPROVED");
+    // The primary environment's column has no subscriber from this request.
+    await expect(owner.getByTestId("environments").getByRole("listitem").first()).toContainText("Subscribers");
+    await ownersView.getByRole("link").first().click();
+    await expect(owner).toHaveURL(new RegExp(`/subscriptions/${subscriptionId}$`));
+    await expect(owner.getByText("Environment", { exact: true })).toBeVisible();
+    await expect(owner.getByText(environment, { exact: true })).toBeVisible();
+    await expect(owner.getByTestId("bootstrap")).toHaveText("kafka-1.prod.example:9093,kafka-2.prod.example:9093");
+    await consumer.context().close();
+    await owner.context().close();
   });
 });

@@ -14,13 +14,15 @@ export interface PoolOptions {
   /**
    * How long a query waits for a pooled connection (or a new one to open)
    * before it fails as an overload (src/overload.ts: a 503, not a 500).
-   * Default: no limit, as in pg.
+   * Default 10 s. An interactive transaction waits as long to start
+   * (Prisma's `maxWait`).
    */
   waitMs?: number;
 }
 
 export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) {
   const url = new URL(databaseUrl);
+  const waitMs = pool.waitMs ?? 10_000;
   const adapter = releasingTransactions(new PrismaPg({
     host: url.hostname,
     port: Number(url.port || 5432),
@@ -33,13 +35,17 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
     // How long a query waits for a pooled connection (KAPPA_DB_POOL_WAIT_MS; past
     // it the API answers 503) — never forever, even against a database that
     // accepts and hangs.
-    connectionTimeoutMillis: pool.waitMs ?? 10_000,
+    connectionTimeoutMillis: waitMs,
   }, url.searchParams.get("schema") ? { schema: url.searchParams.get("schema") ?? undefined } : undefined));
   return new PrismaClient({
     adapter,
+    // A transaction waits for its connection as long as a query does (Prisma's
+    // own default is 2 s, so a burst of row-locked actions on a busy pool
+    // failed as "Unable to start a transaction" while single queries waited).
+    transactionOptions: { maxWait: waitMs },
     omit: {
       user: { passwordHash: true },
-      serviceAccount: { secretHash: true, secretCiphertext: true },
+      serviceAccount: { secretHash: true, secretCiphertext: true, scramSealed: true },
       webhookEndpoint: { secretCiphertext: true },
       apiToken: { secretHash: true },
     },

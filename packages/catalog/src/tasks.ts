@@ -106,7 +106,15 @@ function subscriptionAclPayload(subscription: Subscription, topic: string, accou
   };
 }
 
+/*
+ * Grant and revoke tasks act on the primary cluster only. A subscription in
+ * another environment is granted and revoked by the worker's environment
+ * reconciler from the subscription's status, so no task is queued for it
+ * (every caller — approval, revocation, recertification, retirement — goes
+ * through these two functions).
+ */
 export async function enqueueSubscriptionGrant(tx: Tx, subscription: Subscription, topic: string, account: ServiceAccount): Promise<void> {
+  if (subscription.environment !== null) return;
   await tx.provisioningTask.create({
     data: {
       kind: TASK_KINDS.GRANT_SUBSCRIPTION_ACL,
@@ -119,6 +127,7 @@ export async function enqueueSubscriptionGrant(tx: Tx, subscription: Subscriptio
 }
 
 export async function enqueueSubscriptionRevoke(tx: Tx, subscription: Subscription, topic: string, account: ServiceAccount): Promise<void> {
+  if (subscription.environment !== null) return;
   const last = await tx.provisioningTask.aggregate({
     where: { entityType: "Subscription", entityId: subscription.id },
     _max: { step: true },

@@ -241,6 +241,12 @@ export const requestSubscriptionInput = z.object({
   expiresAt: z
     .union([z.literal("").transform(() => null), z.null(), z.coerce.date({ message: "Enter a date." }).refine((d) => d.getTime() > Date.now(), "The expiry must be in the future.")])
     .optional(),
+  /** The environment to read in (a registered cluster's name); absent: the primary environment. */
+  environment: z
+    .string()
+    .trim()
+    .regex(/^[a-z][a-z0-9-]{0,29}$/, "Choose one of the environments where the product is live.")
+    .optional(),
 }).superRefine((v, ctx) => {
   if (v.piiNeeded && (v.piiJustification ?? "").length < LIMITS.purposeMin) {
     ctx.addIssue({ code: "custom", path: ["piiJustification"], message: `Say why you need the personal data unmasked (at least ${LIMITS.purposeMin} characters).` });

@@ -4,7 +4,20 @@
 // topic and producer ACLs must appear on prod, and records written there by
 // the producer principal must be readable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvePromotion, promoteProduct, registerCluster, rejectPromotion, type Db } from "@kappa/catalog";
+import {
+  approvePromotion,
+  approveSubscription,
+  consumerGroupPrefix,
+  createServiceAccount,
+  promoteProduct,
+  registerCluster,
+  rejectPromotion,
+  requestCredentialRotation,
+  requestSubscription,
+  revealCredentialOnce,
+  revokeSubscription,
+  type Db,
+} from "@kappa/catalog";
 import { approvedProduct, clusterFor, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 const DEV_ADMIN = { name: "dev-admin", password: "dev-admin-secret-for-tests" };
@@ -18,6 +31,9 @@ let db: Db;
 let people: Awaited<ReturnType<typeof seedPeople>>;
 let running: ReturnType<typeof startWorker>;
 let admin: { userId: string };
+/** Products of the tests below: one promoted to prod (with a record written there), one only on dev. */
+let promoted: { id: string; topicName: string; name: string };
+let devOnly: { id: string };
 
 beforeAll(async () => {
   // Both as in production: SASL/SCRAM with the ACL authorizer, each with its own admin.
@@ -74,11 +90,13 @@ describe("environments and promotion", () => {
   it("refuses a promotion beyond prod's stricter bounds, naming the field", async () => {
     const wide = await approvedProduct(db, people, { partitions: 6 });
     await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: wide.id } })).status === "ACTIVE", 10_000, "the wide product on dev");
+    devOnly = wide;
     await expect(promoteProduct(db, people.as.ordersOwner, wide.id, { environment: "prod" })).rejects.toMatchObject({ status: 400, fields: { partitions: [expect.stringContaining("at most 4 partitions")] } });
   });
 
   it("promotes dev → prod through its own four-eyes review and provisions the topic and producer ACLs on the prod broker, where records can be read", async () => {
     const product = await approvedProduct(db, people, { partitions: 3 });
+    promoted = product;
     await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status === "ACTIVE", 10_000, "the product on dev");
     await expect(promoteProduct(db, people.as.paymentsOwner, product.id, { environment: "prod" })).rejects.toMatchObject({ status: 403 });
     const deployment = await promoteProduct(db, people.as.ordersOwner, product.id, { environment: "prod" });
@@ -101,12 +119,13 @@ describe("environments and promotion", () => {
       const grants = (await cluster.describeAcls([principal])).map((b) => `${b.operation} ${b.resourceType}:${b.resourceName}`).sort();
       expect(grants).toEqual(expect.arrayContaining([`WRITE TOPIC:${product.topicName}`, `DESCRIBE TOPIC:${product.topicName}`, "IDEMPOTENT_WRITE CLUSTER:kafka-cluster"]));
 
-      // The producer principal writes through its granted ACL (credentials on a
-      // registered cluster are the operator's step, see the README), and a
-      // reader gets the records back.
-      await cluster.upsertScramUser(producer.name, "SCRAM-SHA-512", "producer-secret-on-prod");
+      // The producer's one password, picked up once in the portal, was issued on
+      // dev; the worker installed the same credential on prod, so it writes there
+      // through its granted ACL, and a reader gets the records back.
+      await waitFor(async () => (await db.environmentCredential.findUnique({ where: { serviceAccountId_environment: { serviceAccountId: producer.id, environment: "prod" } } })) !== null, 10_000, "the producer's credential on prod");
+      const issued = await revealCredentialOnce(db, SECRETS_KEY, people.as.ordersOwner, producer.id);
       const sasl = (username: string, password: string) => ({ sasl: { mechanism: "scram-sha-512" as const, username, password } });
-      const kafkaProducer = kafkaClient(prod.bootstrap, sasl(producer.name, "producer-secret-on-prod")).producer();
+      const kafkaProducer = kafkaClient(prod.bootstrap, sasl(producer.name, issued.password)).producer();
       await kafkaProducer.connect();
       await kafkaProducer.send({ topic: product.topicName, messages: [{ key: "k1", value: "promoted-record" }] });
       await kafkaProducer.disconnect();
@@ -125,5 +144,96 @@ describe("environments and promotion", () => {
     expect(actions).toEqual(["product.promotion.requested", "product.promotion.approved", "product.promotion.provisioned"]);
     // dev's product is untouched by the promotion.
     expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status).toBe("ACTIVE");
+  });
+});
+
+describe("subscriptions per environment", () => {
+  const sasl = (username: string, password: string) => ({ sasl: { mechanism: "scram-sha-512" as const, username, password } });
+  const purpose = "Reconciliation of payments against orders in prod.";
+  /** A Fetch of every partition of the promoted topic as `username` on prod: "read", or the refusal. */
+  async function fetchAs(username: string, password: string): Promise<string> {
+    const reader = clusterFor(prod.bootstrap, { mechanism: "SCRAM-SHA-512", username, password });
+    try {
+      const parts = await reader.fetchRecords([0, 1, 2].map((partition) => ({ topic: promoted.topicName, partition, offset: 0n })));
+      const codes = [...parts.values()].map((p) => p.errorCode);
+      return codes.every((c) => c === 0) ? "read" : `error code ${codes.join(",")}`;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    } finally {
+      await reader.close();
+    }
+  }
+
+  it("subscribes a consumer in prod only where the product is live there, grants READ on the prod broker (not dev) after four-eyes approval, and takes it away on revoke", async () => {
+    const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: `${people.payments.slug}-prod-reader`, description: "reads in prod" });
+    const principal = `User:${account.name}`;
+    // Refused where the product is not live, naming the environment; an unknown environment is a field error.
+    await expect(requestSubscription(db, people.as.paymentsOwner, { productId: devOnly.id, serviceAccountId: account.id, purpose, environment: "prod" })).rejects.toMatchObject({
+      code: "NOT_LIVE_IN_ENVIRONMENT",
+      message: expect.stringContaining("is not live in prod (it has not been promoted there)"),
+    });
+    await expect(requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "qa" })).rejects.toMatchObject({
+      status: 400,
+      fields: { environment: ["There is no environment named qa."] },
+    });
+
+    const sub = await requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "prod" });
+    expect(sub).toMatchObject({ status: "REQUESTED", environment: "prod" });
+    await expect(requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "prod" })).rejects.toMatchObject({ code: "DUPLICATE_SUBSCRIPTION" });
+    // The same account may also ask in dev (the primary, stored as NULL): a separate subscription.
+    const inDev = await requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "dev" });
+    expect(inDev.environment).toBeNull();
+    // Four eyes and the product's people: the consumer's own domain cannot approve.
+    await expect(approveSubscription(db, people.as.paymentsOwner, sub.id)).rejects.toMatchObject({ status: 403 });
+    await approveSubscription(db, people.as.ordersOwner, sub.id);
+    // Granted by the environment reconciler, never by a primary-cluster task.
+    expect(await db.provisioningTask.count({ where: { entityType: "Subscription", entityId: sub.id } })).toBe(0);
+    await waitFor(async () => (await db.subscription.findUniqueOrThrow({ where: { id: sub.id } })).status === "ACTIVE", 10_000, "the prod subscription to become ACTIVE");
+
+    const prodCluster = prodAdmin();
+    const devCluster = clusterFor(dev.bootstrap, { mechanism: "SCRAM-SHA-512", username: DEV_ADMIN.name, password: DEV_ADMIN.password });
+    try {
+      const grants = (await prodCluster.describeAcls([principal])).map((b) => `${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`).sort();
+      expect(grants).toEqual([`DESCRIBE TOPIC:LITERAL:${promoted.topicName}`, `READ GROUP:PREFIXED:${consumerGroupPrefix(account.name)}`, `READ TOPIC:LITERAL:${promoted.topicName}`]);
+      expect(await devCluster.describeAcls([principal])).toEqual([]);
+
+      // A consumer that subscribes only in prod had no credentials: the worker issued them on prod (not dev);
+      // its owners pick the password up once, and it reads the promoted record through its ACLs.
+      expect((await devCluster.describeScramUsers([account.name])).has(account.name)).toBe(false);
+      expect((await prodCluster.describeScramUsers([account.name])).get(account.name)).toEqual(["SCRAM-SHA-512"]);
+      let password = (await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id)).password;
+      const reader = kafkaClient(prod.bootstrap, sasl(account.name, password)).consumer({ groupId: `${consumerGroupPrefix(account.name)}recon` });
+      const seen: string[] = [];
+      await reader.connect();
+      await reader.subscribe({ topic: promoted.topicName, fromBeginning: true });
+      await reader.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? "") });
+      await waitFor(() => seen.includes("promoted-record"), 10_000, "the subscriber to read on prod");
+      await reader.disconnect();
+      expect(await fetchAs(account.name, password)).toBe("read");
+
+      // A rotation reaches prod: the old password stops working there, the new one works.
+      await requestCredentialRotation(db, people.as.paymentsOwner, account.id);
+      await waitFor(async () => /authenticat|SASL|credential/i.test(await fetchAs(account.name, password)), 15_000, "the old password to be refused on prod");
+      const rotated = await waitFor(async () => {
+        try {
+          return await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id);
+        } catch {
+          return null;
+        }
+      }, 15_000, "the rotated password to be ready");
+      expect(rotated.password).not.toBe(password);
+      password = rotated.password;
+      await waitFor(async () => (await fetchAs(account.name, password)) === "read", 15_000, "the new password to read on prod");
+
+      await revokeSubscription(db, people.as.ordersOwner, sub.id, { reason: "Reconciliation moved to the new ledger." });
+      await waitFor(async () => (await prodCluster.describeAcls([principal])).length === 0, 10_000, "the prod ACLs to be removed");
+      // Without its ACLs the consumer cannot read any more: a Fetch of the topic as that principal is refused.
+      await waitFor(async () => /authoriz|code 29/i.test(await fetchAs(account.name, password)), 10_000, "the revoked consumer's Fetch to be refused");
+    } finally {
+      await prodCluster.close();
+      await devCluster.close();
+    }
+    const audit = (await db.auditEvent.findMany({ where: { entityId: { in: [sub.id, account.id] } }, orderBy: { at: "asc" } })).map((a) => a.action);
+    expect(audit).toEqual(expect.arrayContaining(["serviceAccount.credentials.issued", "serviceAccount.credentials.reissued", "serviceAccount.credentials.installed", "subscription.requested", "subscription.approved", "subscription.environment-acls", "subscription.activated", "subscription.revoked"]));
   });
 });

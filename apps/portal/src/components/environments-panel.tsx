@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import { environmentKeys, type EnvironmentState, type ProductEnvironments } from "@/lib/environments";
@@ -37,7 +38,7 @@ export function EnvironmentsPanel({ productId }: { productId: string }) {
     queryKey: environmentKeys.product(productId),
     queryFn: ({ signal }) => api<ProductEnvironments>(`/api/v1/products/${productId}/environments`, { signal }),
     // While the worker provisions an approved promotion, its state changes on its own.
-    refetchInterval: (q) => (q.state.data?.environments.some((e) => e.status === "APPROVED") ? POLL_MS : false),
+    refetchInterval: (q) => (q.state.data?.environments.some((e) => e.status === "APPROVED" || e.subscribers.some((s) => s.status === "APPROVED")) ? POLL_MS : false),
   });
   const action = useEnvironmentAction(productId);
   const data = query.data;
@@ -85,7 +86,20 @@ function EnvironmentColumn({ state: e, action }: { state: EnvironmentState; acti
             <dd>{e.provisionedAt ? formatDateTime(e.provisionedAt) : e.status === "APPROVED" ? "waiting for the worker…" : "—"}</dd>
           </>
         )}
+        <dt className="text-slate-600">Subscribers</dt>
+        <dd>{e.subscribers.length === 0 ? "none" : e.subscribers.length}</dd>
       </dl>
+      {e.subscribers.length > 0 && (
+        <ul className="mt-2 space-y-1 text-sm" aria-label={`Subscribers in ${e.environment}`}>
+          {e.subscribers.map((s) => (
+            <li key={s.subscriptionId} className="flex flex-wrap items-center gap-2">
+              <Link href={`/subscriptions/${s.subscriptionId}`} className="break-all font-mono text-xs text-indigo-700 hover:underline">User:{s.account}</Link>
+              <span className="text-xs text-slate-600">{s.domain}</span>
+              <Badge value={s.status} />
+            </li>
+          ))}
+        </ul>
+      )}
       {e.lastError && <p className="mt-2 text-sm text-rose-700">The worker could not provision it yet: {e.lastError}</p>}
       {e.canDecide && e.deploymentId && (
         <div className="mt-3 flex flex-wrap items-start gap-2">

@@ -2,6 +2,7 @@ import { inTransaction, type ActingUser } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
+import { assertLiveInEnvironment } from "../environments/subscriptions.ts";
 import { ForbiddenError } from "../errors.ts";
 import { assertFourEyes } from "../four-eyes.ts";
 import { notify } from "../notifications/notify.ts";
@@ -38,6 +39,8 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
     assertMayDecideSubscription(actor, subscription);
     const to = nextSubscriptionStatus(subscription.status, "approve");
     await assertAccountUsable(tx, subscription.serviceAccount);
+    // Access on another environment needs the product live there at the decision too.
+    if (subscription.environment !== null) await assertLiveInEnvironment(tx, subscription.productId, subscription.product.name, subscription.environment);
     const policy = await enforcePolicy(tx, actor, {
       event: "subscription.approve",
       entityType: "Subscription",
@@ -63,12 +66,15 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
       product: subscription.product.topicName,
       principal: `User:${subscription.serviceAccount.name}`,
       piiApproved: grantsPii,
+      ...(subscription.environment ? { environment: subscription.environment } : {}),
       policy: (await policy.record()).summary,
     });
     await notify(tx, {
       kind: "subscription.approved",
       title: `Access to ${subscription.product.name} approved`,
-      body: "Access is granted on the broker within seconds; pick up the credentials on the subscription page.",
+      body: subscription.environment
+        ? `Access is granted on the ${subscription.environment} cluster within seconds; pick up the credentials on the subscription page.`
+        : "Access is granted on the broker within seconds; pick up the credentials on the subscription page.",
       link: `/subscriptions/${subscriptionId}`,
       entityType: "Subscription",
       entityId: subscriptionId,

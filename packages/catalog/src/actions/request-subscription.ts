@@ -1,6 +1,7 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
+import { subscriptionEnvironment } from "../environments/subscriptions.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { assertCarriedOver } from "../major-versions.ts";
 import { notify } from "../notifications/notify.ts";
@@ -41,10 +42,12 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     if (account.domainId === product.domainId) {
       throw new ValidationError("Some fields need attention.", { productId: ["Your domain owns this product; it needs no subscription."] });
     }
+    // NULL: the primary environment; another one only where the product's promotion is ACTIVE.
+    const environment = await subscriptionEnvironment(tx, product.id, product.name, input.environment);
     const open = await tx.subscription.findFirst({
-      where: { productId: product.id, serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } },
+      where: { productId: product.id, serviceAccountId: account.id, environment, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } },
     });
-    if (open) throw new ConflictError(`${account.name} already has a ${open.status} subscription to "${product.name}".`, "DUPLICATE_SUBSCRIPTION");
+    if (open) throw new ConflictError(`${account.name} already has a ${open.status} subscription to "${product.name}"${environment ? ` in ${environment}` : ""}.`, "DUPLICATE_SUBSCRIPTION");
     if (carried) await assertCarriedOver(tx, carried.fromSubscriptionId, product.id, account.id);
 
     const openOfAccount = await tx.subscription.count({ where: { serviceAccountId: account.id, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } } });
@@ -65,6 +68,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         piiJustification: input.piiNeeded ? (input.piiJustification ?? null) : null,
         requestedById: actor.id,
         expiresAt: input.expiresAt ?? null,
+        environment,
         ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
       },
@@ -75,6 +79,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       purpose: input.purpose,
       ...(subscription.expiresAt ? { expiresAt: subscription.expiresAt.toISOString() } : {}),
       piiNeeded: input.piiNeeded,
+      ...(environment ? { environment } : {}),
       policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {

@@ -50,6 +50,15 @@ export interface EnvironmentState {
   provisionedAt: string | null;
   /** Whether the actor may approve or reject this promotion (governance, not its requester). */
   canDecide: boolean;
+  /** Open subscriptions in this environment the actor may see (the product's people and governance: all; others: their domains'). */
+  subscribers: EnvironmentSubscriber[];
+}
+
+export interface EnvironmentSubscriber {
+  subscriptionId: string;
+  account: string;
+  domain: string;
+  status: string;
 }
 
 export interface ProductEnvironments {
@@ -65,11 +74,19 @@ const PROMOTABLE_STATUSES: readonly DataProduct["status"][] = ["ACTIVE"];
 export async function productEnvironments(db: Db, actor: Actor, productId: string): Promise<ProductEnvironments> {
   const product = await db.dataProduct.findUnique({ where: { id: productId }, include: { schemaVersions: { where: { status: "APPROVED" }, select: { id: true, version: true } } } });
   if (!product) throw new NotFoundError("Data product", productId);
-  const [primary, clusters, deployments] = await Promise.all([
+  const seesAll = canInDomain(actor, "product:update", product.domainId) || hasGlobal(actor, "product:review");
+  const [primary, clusters, deployments, subscriptions] = await Promise.all([
     primaryEnvironment(db),
     db.cluster.findMany({ where: { primary: false }, select: { environment: true }, orderBy: { environment: "asc" } }),
     db.productDeployment.findMany({ where: { productId }, orderBy: { environment: "asc" } }),
+    db.subscription.findMany({
+      where: { productId, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] }, ...(seesAll ? {} : { consumingDomainId: { in: actor.memberships.map((m) => m.domainId) } }) },
+      select: { id: true, environment: true, status: true, serviceAccount: { select: { name: true } }, consumingDomain: { select: { name: true } } },
+      orderBy: { createdAt: "asc" },
+    }),
   ]);
+  const subscribersIn = (environment: string | null): EnvironmentSubscriber[] =>
+    subscriptions.filter((s) => s.environment === environment).map((s) => ({ subscriptionId: s.id, account: s.serviceAccount.name, domain: s.consumingDomain.name, status: s.status }));
   const people = await db.user.findMany({ where: { id: { in: deployments.flatMap((d) => [d.requestedById, d.decidedById ?? ""]) } }, select: { id: true, name: true } });
   const nameOf = (id: string | null) => (id === null ? null : (people.find((p) => p.id === id)?.name ?? null));
   const versionOf = new Map<string, number>();
@@ -91,6 +108,7 @@ export async function productEnvironments(db: Db, actor: Actor, productId: strin
       lastError: null,
       provisionedAt: null,
       canDecide: false,
+      subscribers: subscribersIn(null),
     },
     ...deployments.map(
       (d): EnvironmentState => ({
@@ -108,6 +126,7 @@ export async function productEnvironments(db: Db, actor: Actor, productId: strin
         lastError: d.lastError,
         provisionedAt: d.provisionedAt?.toISOString() ?? null,
         canDecide: reviewer && d.status === "IN_REVIEW" && fourEyesConflict(actor.id, { requestedById: d.requestedById }) === null,
+        subscribers: subscribersIn(d.environment),
       }),
     ),
   ];

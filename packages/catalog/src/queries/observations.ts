@@ -1,5 +1,6 @@
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
+import { primaryEnvironment } from "../environments/clusters.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { consumerGroupPrefix } from "../naming.ts";
 import { estimateOffsetTime, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "../observations/figures.ts";
@@ -203,7 +204,7 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
   const account = sub.serviceAccount;
   const prefix = consumerGroupPrefix(account.name);
   const since = new Date(now - CHART_WINDOW_MS);
-  const [credentials, tasks, groups, lagSamples] = await Promise.all([
+  const [credentials, tasks, groups, lagSamples, primary, cluster] = await Promise.all([
     credentialState(db, actor, account),
     db.provisioningTask.findMany({ where: { entityType: "Subscription", entityId: sub.id }, orderBy: [{ step: "asc" }, { createdAt: "asc" }] }),
     db.consumerGroupObservation.findMany({ where: { subscriptionId: sub.id }, orderBy: { groupId: "asc" } }),
@@ -212,10 +213,15 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
       orderBy: { bucket: "asc" },
       select: { groupId: true, bucket: true, totalLag: true },
     }),
+    primaryEnvironment(db),
+    // Access in another environment is read from that cluster.
+    sub.environment === null ? null : db.cluster.findUnique({ where: { environment: sub.environment }, select: { bootstrap: true } }),
   ]);
   return {
     id: sub.id,
     status: sub.status,
+    environment: sub.environment ?? primary,
+    primaryEnvironment: sub.environment === null,
     purpose: sub.purpose,
     reason: sub.reason,
     pii: { requested: sub.piiRequested, justification: sub.piiJustification, approvedAt: sub.piiApprovedAt?.toISOString() ?? null, canApprove: sub.piiRequested && !sub.piiApprovedAt && hasGlobal(actor, "subscription:decide") && sub.requestedById !== actor.id },
@@ -227,7 +233,7 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
     consumingDomain: sub.consumingDomain,
     serviceAccount: { id: account.id, name: account.name },
     credentials,
-    connection: { bootstrap, mechanism: "SCRAM-SHA-512" as const, username: account.name, topic: sub.product.topicName, groupPrefix: prefix },
+    connection: { bootstrap: cluster?.bootstrap ?? bootstrap, mechanism: "SCRAM-SHA-512" as const, username: account.name, topic: sub.product.topicName, groupPrefix: prefix },
     provisioning: tasks.map((t) => ({ id: t.id, step: t.step, kind: t.kind, label: taskLabel(t.kind), status: t.status, attempts: t.attempts, lastError: t.lastError, updatedAt: t.updatedAt.toISOString() })),
     viewer: { isProductOwner, isConsumer, canSetExpiry: hasGlobal(actor, "product:review") || canInDomain(actor, "subscription:decide", sub.product.domainId), canRetry: isProductOwner || canInDomain(actor, "product:update", sub.consumingDomainId) || hasGlobal(actor, "platform:admin") || hasGlobal(actor, "product:review") },
     consumers: groups.map(lagGroup),

@@ -7,6 +7,10 @@
  * that cluster; an APPROVED deployment becomes ACTIVE once they do. Every step
  * is idempotent, so several workers may run it at once, and ACTIVE
  * deployments are checked again each cycle (a deleted topic comes back).
+ * Subscriptions in that environment get their consumer ACLs there
+ * (environment-grants.ts), and every account that needs access gets its SCRAM
+ * credential there (environment-credentials.ts); provisioning tasks act on the
+ * primary cluster only.
  */
 import type { Cluster, ProductDeployment } from "@prisma/client";
 import { openClusterPassword, registeredClusters, type Db } from "@kappa/catalog";
@@ -16,6 +20,8 @@ import { errorMessage, type Logger } from "../log.ts";
 import { aclKey, diffTopic, producerBindings } from "../reconcile/diff.ts";
 import { WORKER_ACTOR } from "../reconcile/entities.ts";
 import { assertOwnedPrincipal, platformPrincipals } from "../reconcile/principal-guard.ts";
+import { reconcileEnvironmentCredentials, type EnvironmentCredentialRun } from "./environment-credentials.ts";
+import { reconcileEnvironmentGrants, type EnvironmentGrantRun } from "./environment-grants.ts";
 
 export interface EnvironmentReconcilerOptions {
   intervalMs: number;
@@ -29,6 +35,10 @@ export interface EnvironmentRun {
   environment: string;
   deployments: number;
   activated: number;
+  /** Subscribers' ACLs on this cluster (null: not reached). */
+  grants: EnvironmentGrantRun | null;
+  /** SCRAM credentials installed on this cluster (null: not reached). */
+  credentials: EnvironmentCredentialRun | null;
   error: string | null;
 }
 
@@ -113,16 +123,19 @@ export class EnvironmentReconciler {
   }
 
   private async reconcileEnvironment(cluster: Cluster): Promise<EnvironmentRun> {
-    const run: EnvironmentRun = { environment: cluster.environment, deployments: 0, activated: 0, error: null };
+    const run: EnvironmentRun = { environment: cluster.environment, deployments: 0, activated: 0, grants: null, credentials: null, error: null };
     const deployments = await this.db.productDeployment.findMany({ where: { environment: cluster.environment, status: { in: ["APPROVED", "ACTIVE"] } }, orderBy: { createdAt: "asc" } });
     run.deployments = deployments.length;
     try {
       const kafka = await this.connectionFor(cluster);
       const actual: Map<string, TopicDescription> = deployments.length > 0 ? await kafka.describeTopics(deployments.map((d) => d.topicName)) : new Map<string, TopicDescription>();
+      const live = new Map<string, string>();
+      const needCredentials = new Set<string>();
       for (const deployment of deployments) {
         try {
-          await this.reconcileDeployment(kafka, cluster, deployment, actual.get(deployment.topicName));
+          needCredentials.add(await this.reconcileDeployment(kafka, cluster, deployment, actual.get(deployment.topicName)));
           if (await this.markProvisioned(deployment)) run.activated++;
+          live.set(deployment.productId, deployment.topicName);
         } catch (error) {
           const message = errorMessage(error);
           this.log.warn("could not provision a promoted product", { environment: cluster.environment, topic: deployment.topicName, error: message });
@@ -131,6 +144,13 @@ export class EnvironmentReconciler {
       }
       // With nothing to provision, a metadata round trip still tells whether the cluster answers.
       if (deployments.length === 0) await kafka.listTopics();
+      // Subscribers read only where the product is provisioned; every topic ever promoted here bounds what may be taken away.
+      const promoted = await this.db.productDeployment.findMany({ where: { environment: cluster.environment }, select: { topicName: true } });
+      // Credentials before grants: the producers of what is provisioned here and the granted subscribers.
+      const subscribers = await this.db.subscription.findMany({ where: { environment: cluster.environment, status: { in: ["APPROVED", "ACTIVE"] }, productId: { in: [...live.keys()] } }, select: { serviceAccountId: true } });
+      for (const s of subscribers) needCredentials.add(s.serviceAccountId);
+      run.credentials = await reconcileEnvironmentCredentials(this.db, kafka, cluster, needCredentials, this.options.secretsKey, this.log);
+      run.grants = await reconcileEnvironmentGrants(this.db, kafka, cluster, live, promoted.map((d) => d.topicName), this.log);
       await this.db.cluster.update({ where: { id: cluster.id }, data: { lastSeenAt: new Date(), lastError: null }, select: { id: true } });
     } catch (error) {
       run.error = errorMessage(error);
@@ -140,7 +160,8 @@ export class EnvironmentReconciler {
     return run;
   }
 
-  private async reconcileDeployment(kafka: KafkaCluster, cluster: Cluster, d: ProductDeployment, actual: TopicDescription | undefined): Promise<void> {
+  /** The topic and the producer's ACLs of one deployment; answers the producer account's id (it needs credentials here). */
+  private async reconcileDeployment(kafka: KafkaCluster, cluster: Cluster, d: ProductDeployment, actual: TopicDescription | undefined): Promise<string> {
     const configs = Object.fromEntries(Object.entries(d.configs as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
     const diff = diffTopic({ name: d.topicName, partitions: d.partitions, configs }, actual);
     if (diff.create) await kafka.createTopics([diff.create]);
@@ -155,6 +176,7 @@ export class EnvironmentReconciler {
     const have = new Set((await kafka.describeAcls([principal])).map(aclKey));
     const missing: AclBinding[] = producerBindings(principal, [d.topicName]).filter((b) => !have.has(aclKey(b)));
     if (missing.length > 0) await kafka.createAcls(missing);
+    return producer.id;
   }
 
   /** APPROVED → ACTIVE once (a second worker finds it ACTIVE already), audited; clears an earlier error. */

@@ -10,6 +10,12 @@ export type AclResourceType = "TOPIC" | "GROUP" | "CLUSTER" | "TRANSACTIONAL_ID"
 export type AclPatternType = "LITERAL" | "PREFIXED";
 
 /** One ACL binding, exactly as Kafka stores it. */
+export interface ScramCredential {
+  salt: Buffer;
+  saltedPassword: Buffer;
+  iterations: number;
+}
+
 export interface AclBinding {
   resourceType: AclResourceType;
   resourceName: string;
@@ -88,6 +94,8 @@ export interface KafkaCluster {
   /** SCRAM mechanisms present per user; users without credentials are absent. */
   describeScramUsers(users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>>;
   upsertScramUser(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void>;
+  /** Sets a SCRAM credential already salted (what AlterUserScramCredentials carries): the same credential on several clusters. */
+  upsertScramCredential(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", credential: ScramCredential): Promise<void>;
 
   /** The cluster's `super.users` (`User:<name>` entries); null when it will not say (no DESCRIBE_CONFIGS on the cluster). */
   superUsers(): Promise<string[] | null>;

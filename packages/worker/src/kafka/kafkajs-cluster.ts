@@ -16,12 +16,12 @@ import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls } from "./acls.ts";
 import { superUsers } from "./broker-configs.ts";
 import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
-import type { AclBinding, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
+import type { AclBinding, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, ScramCredential, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
 import { commitGroupOffsets, fetchRecords, maxTimestamps, offsetsForTimestamp, type FetchedPartition, type FetchOptions, type FetchRequestPart } from "./records.ts";
-import { describeScramUsers, upsertScramUser } from "./scram-users.ts";
+import { describeScramUsers, upsertScramCredential, upsertScramUser } from "./scram-users.ts";
 import { localBytes, remoteBytes } from "./storage-figures.ts";
 import { createPartitions, createTopics, deleteTopics, describeTopics, listTopics, partitionCounts, setTopicConfigs } from "./topics.ts";
 
@@ -85,6 +85,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   upsertScramUser(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void> {
     return upsertScramUser(this.conns, user, mechanism, password);
+  }
+
+  upsertScramCredential(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", credential: ScramCredential): Promise<void> {
+    return upsertScramCredential(this.conns, user, mechanism, credential);
   }
 
   listOffsets(topics: TopicPartitions[], spec: OffsetSpec): Promise<PerPartition<bigint | null>> {

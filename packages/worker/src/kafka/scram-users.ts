@@ -6,6 +6,7 @@
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import { SCRAM_MECHANISM_CODE, scramUpsertion } from "../scram.ts";
+import type { ScramCredential } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 
 export async function describeScramUsers(conns: ClusterConnections, users: string[]): Promise<Map<string, ("SCRAM-SHA-256" | "SCRAM-SHA-512")[]>> {
@@ -28,9 +29,13 @@ export async function describeScramUsers(conns: ClusterConnections, users: strin
 }
 
 export async function upsertScramUser(conns: ClusterConnections, user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", password: string): Promise<void> {
+  return upsertScramCredential(conns, user, mechanism, scramUpsertion(mechanism, password));
+}
+
+export async function upsertScramCredential(conns: ClusterConnections, user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", credential: ScramCredential): Promise<void> {
   const conn = await conns.any();
   const version = conn.pickVersion(ApiKey.AlterUserScramCredentials, 0, 0);
-  const { salt, saltedPassword, iterations } = scramUpsertion(mechanism, password);
+  const { salt, saltedPassword, iterations } = credential;
   const res = await conn.request(
     ApiKey.AlterUserScramCredentials,
     { deletions: [], upsertions: [{ name: user, mechanism: SCRAM_MECHANISM_CODE[mechanism], iterations, salt, saltedPassword }] },

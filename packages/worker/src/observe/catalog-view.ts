@@ -95,11 +95,11 @@ export class CatalogView {
         : db.$queryRaw<ProductRow[]>`SELECT id, "topicName", status::text AS status FROM "DataProduct" WHERE "updatedAt" >= ${since}::timestamp - ${`${OVERLAP_MS / 1000} seconds`}::interval`,
       since === null
         ? db.$queryRaw<SubscriptionRow[]>`
-            SELECT s.id, s.status::text AS status, s."serviceAccountId", a.name AS "accountName", s."productId", p."topicName"
+            SELECT s.id, CASE WHEN s.environment IS NULL THEN s.status::text ELSE 'OTHER_ENVIRONMENT' END AS status, s."serviceAccountId", a.name AS "accountName", s."productId", p."topicName"
               FROM "Subscription" s JOIN "ServiceAccount" a ON a.id = s."serviceAccountId" JOIN "DataProduct" p ON p.id = s."productId"
-             WHERE s.status::text = ANY(${[...GRANTED_SUBSCRIPTION_STATUSES]})`
+             WHERE s.environment IS NULL AND s.status::text = ANY(${[...GRANTED_SUBSCRIPTION_STATUSES]})`
         : db.$queryRaw<SubscriptionRow[]>`
-            SELECT s.id, s.status::text AS status, s."serviceAccountId", a.name AS "accountName", s."productId", p."topicName"
+            SELECT s.id, CASE WHEN s.environment IS NULL THEN s.status::text ELSE 'OTHER_ENVIRONMENT' END AS status, s."serviceAccountId", a.name AS "accountName", s."productId", p."topicName"
               FROM "Subscription" s JOIN "ServiceAccount" a ON a.id = s."serviceAccountId" JOIN "DataProduct" p ON p.id = s."productId"
              WHERE s."updatedAt" >= ${since}::timestamp - ${`${OVERLAP_MS / 1000} seconds`}::interval`,
     ]);

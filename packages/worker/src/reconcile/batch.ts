@@ -95,7 +95,7 @@ export async function reconcilePrincipalsAcls(ctx: ReconcileContext, accountIds:
       const [produced, subscribed] = await Promise.all([
         tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } }),
         tx.subscription.findMany({
-          where: { serviceAccountId: { in: ids }, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
+          where: { serviceAccountId: { in: ids }, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
           select: { serviceAccountId: true, product: { select: { topicName: true } } },
         }),
       ]);

@@ -26,6 +26,7 @@ import {
   type Ownership,
 } from "./diff.ts";
 import { assertOwnedPrincipal } from "./principal-guard.ts";
+import { sealedScramCredential } from "./scram-credential.ts";
 
 export interface ReconcileContext {
   db: Db;
@@ -155,13 +156,16 @@ export async function ensureCredentials(ctx: ReconcileContext, serviceAccountId:
     if (account.secretHash && present && !rotate) return [];
     const reason = rotate ? "rotation requested" : account.secretHash ? "user missing on the cluster" : "first issue";
     const password = generatePassword();
-    await ctx.cluster.upsertScramUser(account.name, CREDENTIAL_MECHANISM, password);
+    // One salted credential for every environment: registered clusters get the same one (environment-credentials.ts).
+    const { credential, sealed } = sealedScramCredential(ctx.secretsKey, account.id, password);
+    await ctx.cluster.upsertScramCredential(account.name, CREDENTIAL_MECHANISM, credential);
     await tx.serviceAccount.update({
       where: { id: account.id },
       data: {
         secretHash: await hashPassword(password),
         secretIssuedAt: new Date(),
         secretCiphertext: encryptSecret(ctx.secretsKey, password, account.id),
+        scramSealed: sealed,
       },
     });
     const kind = account.secretHash ? "credentials.reissued" : "credentials.issued";
@@ -188,7 +192,7 @@ export async function desiredBindingsFor(tx: Db | Tx, account: { id: string; nam
     out.push(...producerBindings(principal, products.map((p) => p.topicName)));
   }
   const subscriptions = await tx.subscription.findMany({
-    where: { serviceAccountId: account.id, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
+    where: { serviceAccountId: account.id, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
     select: { product: { select: { topicName: true } } },
   });
   const topics = [...new Set(subscriptions.map((s) => s.product.topicName))].sort();

@@ -225,7 +225,7 @@ async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; 
       ? ctx.db.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } })
       : [],
     ctx.db.subscription.findMany({
-      where: { serviceAccountId: { in: accounts.map((a) => a.id) }, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
+      where: { serviceAccountId: { in: accounts.map((a) => a.id) }, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
       select: { serviceAccountId: true, product: { select: { topicName: true } } },
     }),
   ]);

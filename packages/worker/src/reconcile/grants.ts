@@ -53,12 +53,12 @@ export async function reconcileGrants(ctx: ReconcileContext, scopes: GrantScopes
           SELECT DISTINCT s."serviceAccountId" AS "accountId", p."topicName" AS topic
             FROM "Subscription" s JOIN "DataProduct" p ON p.id = s."productId"
            WHERE s."serviceAccountId" = ANY(${ids}) AND p."topicName" = ANY(${topics})
-             AND s.status::text = ANY(${GRANTED}) AND p.status::text = ANY(${LIVE})`,
+             AND s.environment IS NULL AND s.status::text = ANY(${GRANTED}) AND p.status::text = ANY(${LIVE})`,
         // accounts that hold any granted subscription to a live product (their group prefix stays)
         tx.$queryRaw<{ accountId: string }[]>`
           SELECT DISTINCT s."serviceAccountId" AS "accountId"
             FROM "Subscription" s JOIN "DataProduct" p ON p.id = s."productId"
-           WHERE s."serviceAccountId" = ANY(${ids}) AND s.status::text = ANY(${GRANTED}) AND p.status::text = ANY(${LIVE})`,
+           WHERE s."serviceAccountId" = ANY(${ids}) AND s.environment IS NULL AND s.status::text = ANY(${GRANTED}) AND p.status::text = ANY(${LIVE})`,
         tx.$queryRaw<{ domainId: string; topic: string }[]>`
           SELECT "domainId", "topicName" AS topic FROM "DataProduct" WHERE "topicName" = ANY(${topics}) AND status::text = ANY(${LIVE})`,
         producerDomains.length > 0

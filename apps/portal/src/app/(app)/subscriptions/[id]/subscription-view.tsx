@@ -85,6 +85,7 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
             <DefinitionList
               items={[
                 ["Status", humanize(sub.status)],
+                ["Environment", sub.environment],
                 ["Requested", formatDateTime(sub.createdAt)],
                 ["Decided", formatDateTime(sub.decidedAt)],
                 ["Purpose", sub.purpose],

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { activePolicy, getProduct } from "@kappa/catalog";
+import { activePolicy, getProduct, liveEnvironments } from "@kappa/catalog";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
@@ -13,7 +13,7 @@ export default async function SubscribePage({ params }: { params: Promise<{ id: 
   const { id } = await params;
   const actor = await requireActor(`/products/${id}/subscribe`);
   const product = await loadOrNotFound(getProduct(db(), actor, id));
-  const policy = await activePolicy(db());
+  const [policy, live] = await Promise.all([activePolicy(db()), liveEnvironments(db(), product.id)]);
   const domains = actor.memberships.filter((m) => m.domainId !== product.domainId);
   const ownerDomains = domains.filter((m) => m.role === "OWNER").map((m) => ({ id: m.domainId, slug: m.domainSlug }));
   return (
@@ -30,7 +30,7 @@ export default async function SubscribePage({ params }: { params: Promise<{ id: 
       {domains.length === 0 ? (
         <EmptyState title="No domain to subscribe for">You can request access only for a domain you belong to, other than the product&apos;s own.</EmptyState>
       ) : (
-        <SubscribeForm productId={product.id} productDomainId={product.domainId} classification={product.classification} ownerDomains={ownerDomains} policy={policy} />
+        <SubscribeForm productId={product.id} productDomainId={product.domainId} classification={product.classification} ownerDomains={ownerDomains} policy={policy} environments={live.environments} />
       )}
     </>
   );

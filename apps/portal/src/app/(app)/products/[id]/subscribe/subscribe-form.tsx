@@ -18,12 +18,15 @@ export function SubscribeForm({
   classification,
   ownerDomains,
   policy,
+  environments,
 }: {
   productId: string;
   productDomainId: string;
   classification: string;
   ownerDomains: { id: string; slug: string }[];
   policy: { version: number; document: PolicyDocument };
+  /** Where the product is live: the primary environment first, then every environment its promotion is ACTIVE in. */
+  environments: string[];
 }) {
   const router = useRouter();
   const client = useQueryClient();
@@ -35,6 +38,7 @@ export function SubscribeForm({
   const [expiresOn, setExpiresOn] = useState("");
   // The earliest end of access is tomorrow (UTC), fixed when the form opens.
   const [tomorrow] = useState(() => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10));
+  const [environment, setEnvironment] = useState(environments[0] ?? "");
   const [piiNeeded, setPiiNeeded] = useState(false);
   const [piiJustification, setPiiJustification] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -47,7 +51,7 @@ export function SubscribeForm({
   const [creating, setCreating] = useState(false);
   const selected = serviceAccountId || options[0]?.id || "";
 
-  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string; expiresAt?: string }>({
+  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string; expiresAt?: string; environment?: string }>({
     mutationFn: (body) => api("/api/v1/subscriptions", { method: "POST", body }),
     onSuccess: async () => {
       await Promise.all([
@@ -62,7 +66,16 @@ export function SubscribeForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const body = { productId, serviceAccountId: selected, purpose, piiNeeded, ...(piiNeeded ? { piiJustification } : {}), ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59.000Z` } : {}) };
+    const body = {
+      productId,
+      serviceAccountId: selected,
+      purpose,
+      piiNeeded,
+      ...(piiNeeded ? { piiJustification } : {}),
+      ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59.000Z` } : {}),
+      // Only where the product is live in more than one environment is there a choice to send.
+      ...(environments.length > 1 ? { environment } : {}),
+    };
     const parsed = requestSubscriptionInput.safeParse(body);
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));
@@ -91,6 +104,17 @@ export function SubscribeForm({
             </Field>
           ) : (
             <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">Your domain has no consumer service account yet; create one first.</p>
+          )}
+          {environments.length > 1 && (
+            <Field id="environment" label="Environment" errors={errors.environment} hint="Access is granted on that environment's cluster only; the product is live in these.">
+              {(a) => (
+                <select {...a} value={environment} onChange={(e) => setEnvironment(e.target.value)} className={inputClass}>
+                  {environments.map((name) => (
+                    <option key={name} value={name}>{name}</option>
+                  ))}
+                </select>
+              )}
+            </Field>
           )}
           <Field id="purpose" label="Purpose" errors={errors.purpose} notes={purpose && byField.purpose ? <PolicyNotes id="purpose-notes" results={byField.purpose} /> : undefined} hint={`Why you need the data (at least ${LIMITS.purposeMin} characters); reviewers see it.`}>
             {(a) => <textarea {...a} rows={4} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
