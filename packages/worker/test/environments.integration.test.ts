@@ -11,6 +11,7 @@ import {
   approveSubscription,
   consumerGroupPrefix,
   createServiceAccount,
+  deprecateProduct,
   loadActor,
   productEnvironments,
   promoteProduct,
@@ -20,6 +21,7 @@ import {
   requestCredentialRotation,
   requestPartitionIncrease,
   requestSubscription,
+  retireProduct,
   revealCredentialOnce,
   revokeSubscription,
   type Db,
@@ -281,5 +283,26 @@ describe("later changes carried to a promoted environment", () => {
     const after = await prodOf(people.as.ordersOwner);
     expect(after.prod).toMatchObject({ status: "ACTIVE", partitions: 4, schemaVersions: [1, 2], behind: [], pendingUpdate: null });
     expect(after.promotableTo).toEqual([]);
+  });
+});
+
+describe("retirement on a promoted environment", () => {
+  it("retiring the product takes the producer's ACLs off prod and marks the promotion RETIRED", async () => {
+    await deprecateProduct(db, people.as.ordersOwner, promoted.id, { reason: "Replaced by v2.", sunsetAt: new Date(Date.now() + 86_400_000).toISOString() });
+    await retireProduct(db, people.as.ordersOwner, promoted.id, { reason: "Everyone moved to v2." });
+    const deployment = await db.productDeployment.findUniqueOrThrow({ where: { productId_environment: { productId: promoted.id, environment: "prod" } } });
+    await waitFor(async () => (await db.productDeployment.findUniqueOrThrow({ where: { id: deployment.id } })).status === "RETIRED", 10_000, "the prod promotion to be RETIRED");
+    const producer = await db.serviceAccount.findFirstOrThrow({ where: { domainId: people.orders.id, isProducer: true } });
+    const prodCluster = prodAdmin();
+    try {
+      // No other orders product is live on prod, so its IDEMPOTENT_WRITE goes too.
+      expect(await prodCluster.describeAcls([`User:${producer.name}`])).toEqual([]);
+      // The test worker deletes retired topics (WORKER_RETIRED_TOPICS=delete), on prod as on dev.
+      await waitFor(async () => !(await prodCluster.listTopics()).includes(promoted.topicName), 10_000, "the retired topic to be deleted on prod");
+    } finally {
+      await prodCluster.close();
+    }
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { entityId: deployment.id, action: "product.promotion.retired" } });
+    expect(audit.data).toMatchObject({ environment: "prod", topic: promoted.topicName, topicDeleted: true, aclsDeleted: expect.arrayContaining([`ALLOW WRITE TOPIC:LITERAL:${promoted.topicName}`]) });
   });
 });
