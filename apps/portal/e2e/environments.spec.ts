@@ -196,4 +196,34 @@ test.describe.serial("environments and promotion", () => {
     await consumer.context().close();
     await owner.context().close();
   });
+
+  test("a partition increase on the primary makes prod behind; promoting again waits for review, then prod has it", async ({ browser }) => {
+    const owner = await as(browser, "ordersOwner");
+    const reviewer = await as(browser, "reviewer");
+    const increase = await owner.request.post(`/api/v1/products/${promotedId}/partitions`, { data: { partitions: 3, reason: "More parallel consumers." } });
+    expect(increase.status()).toBe(201);
+    const { id: changeId } = (await increase.json()) as { id: string };
+    expect((await reviewer.request.post(`/api/v1/change-requests/${changeId}/approve`)).status()).toBe(200);
+
+    await owner.goto(`/products/${promotedId}`);
+    const prod = owner.getByTestId(`environment-${environment}`);
+    await expect(prod.getByTestId("behind")).toContainText(`has 3 partitions, ${environment} has 2`);
+    await expect(prod.getByTestId("behind")).toContainText("promote again");
+    await owner.getByLabel("Promote to", { exact: true }).selectOption(environment);
+    await owner.getByRole("button", { name: `Promote to ${environment}` }).click();
+    await expect(prod.getByTestId("pending-update")).toContainText("Update in review: 3 partitions");
+    // prod keeps what it runs until the review; the requester cannot approve it.
+    await expect(prod).toContainText("ACTIVE");
+    await expect(prod.getByRole("button", { name: `Approve for ${environment}` })).toHaveCount(0);
+
+    await reviewer.goto(`/products/${promotedId}`);
+    const forReviewer = reviewer.getByTestId(`environment-${environment}`);
+    await forReviewer.getByRole("button", { name: `Approve for ${environment}` }).click();
+    await expect(forReviewer.getByTestId("pending-update")).toHaveCount(0);
+    await expect(forReviewer.getByTestId("behind")).toHaveCount(0);
+    await owner.reload();
+    await expect(prod.locator("dd").nth(1)).toHaveText("3");
+    await owner.context().close();
+    await reviewer.context().close();
+  });
 });

@@ -134,7 +134,7 @@ export class Worker {
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
     this.messageBrowser = options.messageBrowserReconcileMs ? new MessageBrowserPrincipal(db, cluster, options.secretsKey, options.messageBrowserReconcileMs, log) : null;
-    this.environments = options.environments ? new EnvironmentReconciler(db, { intervalMs: options.environments.intervalMs, secretsKey: options.secretsKey, clientId: `kappa-worker-${options.workerId}` }, log) : null;
+    this.environments = options.environments ? new EnvironmentReconciler(db, { intervalMs: options.environments.intervalMs, secretsKey: options.secretsKey, clientId: `kappa-worker-${options.workerId}`, retiredTopics: options.retiredTopics }, log) : null;
     this.stateViews = options.stateView ? new StateMaterializer(db, cluster, { ...options.stateView, workerId: options.workerId }, log) : null;
   }
 

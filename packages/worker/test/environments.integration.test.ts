@@ -5,15 +5,23 @@
 // the producer principal must be readable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approveChangeRequest,
   approvePromotion,
+  approveSchemaVersion,
   approveSubscription,
   consumerGroupPrefix,
   createServiceAccount,
+  deprecateProduct,
+  loadActor,
+  productEnvironments,
   promoteProduct,
+  proposeSchemaVersion,
   registerCluster,
   rejectPromotion,
   requestCredentialRotation,
+  requestPartitionIncrease,
   requestSubscription,
+  retireProduct,
   revealCredentialOnce,
   revokeSubscription,
   type Db,
@@ -235,5 +243,66 @@ describe("subscriptions per environment", () => {
     }
     const audit = (await db.auditEvent.findMany({ where: { entityId: { in: [sub.id, account.id] } }, orderBy: { at: "asc" } })).map((a) => a.action);
     expect(audit).toEqual(expect.arrayContaining(["serviceAccount.credentials.issued", "serviceAccount.credentials.reissued", "serviceAccount.credentials.installed", "subscription.requested", "subscription.approved", "subscription.environment-acls", "subscription.activated", "subscription.revoked"]));
+  });
+});
+
+describe("later changes carried to a promoted environment", () => {
+  it("a partition increase and a new schema version on dev make prod behind; promoting again is reviewed before the prod broker changes", async () => {
+    const request = await requestPartitionIncrease(db, people.as.ordersOwner, promoted.id, { partitions: 4, reason: "More parallel consumers" });
+    await approveChangeRequest(db, people.as.reviewer, request.id);
+    const v2 = await proposeSchemaVersion(db, people.as.ordersOwner, promoted.id, {
+      definition: JSON.stringify({ type: "record", name: "Event", fields: [{ name: "id", type: "string" }, { name: "note", type: ["null", "string"], default: null }] }),
+    });
+    await approveSchemaVersion(db, people.as.reviewer, v2.id, { fingerprint: v2.fingerprint ?? "" });
+
+    const prodOf = async (as: { userId: string }) => {
+      const state = await productEnvironments(db, await loadActor(db, as.userId), promoted.id);
+      return { prod: state.environments.find((e) => e.environment === "prod"), promotableTo: state.promotableTo };
+    };
+    const behind = await prodOf(people.as.ordersOwner);
+    expect(behind.prod?.behind).toEqual(["dev has v2, prod has v1", "dev has 4 partitions, prod has 3"]);
+    expect(behind.promotableTo).toEqual(["prod"]);
+
+    const again = await promoteProduct(db, people.as.ordersOwner, promoted.id, { environment: "prod" });
+    expect(again).toMatchObject({ status: "ACTIVE", partitions: 3 });
+    await expect(promoteProduct(db, people.as.ordersOwner, promoted.id, { environment: "prod" })).rejects.toMatchObject({ code: "ALREADY_PROMOTED" });
+    const inReview = await prodOf(people.as.reviewer);
+    expect(inReview.prod).toMatchObject({ status: "ACTIVE", partitions: 3, pendingUpdate: { partitions: 4, schemaVersions: [1, 2] }, canDecide: true });
+    // Nothing changes on prod before the review (several reconcile cycles pass).
+    await running.worker.environments?.runNow();
+    await running.worker.environments?.runNow();
+    const prodCluster = prodAdmin();
+    try {
+      expect((await prodCluster.describeTopics([promoted.topicName])).get(promoted.topicName)?.partitions).toBe(3);
+      await expect(approvePromotion(db, people.as.ordersOwner, again.id)).rejects.toMatchObject({ status: 403 });
+      await approvePromotion(db, people.as.reviewer, again.id, { comment: "v2 and a fourth partition for prod" });
+      await waitFor(async () => (await prodCluster.describeTopics([promoted.topicName])).get(promoted.topicName)?.partitions === 4, 10_000, "prod's topic to grow to 4 partitions");
+    } finally {
+      await prodCluster.close();
+    }
+    const after = await prodOf(people.as.ordersOwner);
+    expect(after.prod).toMatchObject({ status: "ACTIVE", partitions: 4, schemaVersions: [1, 2], behind: [], pendingUpdate: null });
+    expect(after.promotableTo).toEqual([]);
+  });
+});
+
+describe("retirement on a promoted environment", () => {
+  it("retiring the product takes the producer's ACLs off prod and marks the promotion RETIRED", async () => {
+    await deprecateProduct(db, people.as.ordersOwner, promoted.id, { reason: "Replaced by v2.", sunsetAt: new Date(Date.now() + 86_400_000).toISOString() });
+    await retireProduct(db, people.as.ordersOwner, promoted.id, { reason: "Everyone moved to v2." });
+    const deployment = await db.productDeployment.findUniqueOrThrow({ where: { productId_environment: { productId: promoted.id, environment: "prod" } } });
+    await waitFor(async () => (await db.productDeployment.findUniqueOrThrow({ where: { id: deployment.id } })).status === "RETIRED", 10_000, "the prod promotion to be RETIRED");
+    const producer = await db.serviceAccount.findFirstOrThrow({ where: { domainId: people.orders.id, isProducer: true } });
+    const prodCluster = prodAdmin();
+    try {
+      // No other orders product is live on prod, so its IDEMPOTENT_WRITE goes too.
+      expect(await prodCluster.describeAcls([`User:${producer.name}`])).toEqual([]);
+      // The test worker deletes retired topics (WORKER_RETIRED_TOPICS=delete), on prod as on dev.
+      await waitFor(async () => !(await prodCluster.listTopics()).includes(promoted.topicName), 10_000, "the retired topic to be deleted on prod");
+    } finally {
+      await prodCluster.close();
+    }
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { entityId: deployment.id, action: "product.promotion.retired" } });
+    expect(audit.data).toMatchObject({ environment: "prod", topic: promoted.topicName, topicDeleted: true, aclsDeleted: expect.arrayContaining([`ALLOW WRITE TOPIC:LITERAL:${promoted.topicName}`]) });
   });
 });

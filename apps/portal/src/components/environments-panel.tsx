@@ -101,6 +101,17 @@ function EnvironmentColumn({ state: e, action }: { state: EnvironmentState; acti
         </ul>
       )}
       {e.lastError && <p className="mt-2 text-sm text-rose-700">The worker could not provision it yet: {e.lastError}</p>}
+      {e.behind.length > 0 && !e.pendingUpdate && (
+        <p className="mt-2 rounded-md bg-amber-50 p-2 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="behind">
+          Behind: {e.behind.join("; ")} — promote again to carry it over (reviewed; {e.environment} keeps what it runs until then).
+        </p>
+      )}
+      {e.pendingUpdate && (
+        <p className="mt-2 rounded-md bg-slate-50 p-2 text-sm text-slate-800 ring-1 ring-slate-200" data-testid="pending-update">
+          Update in review: {e.pendingUpdate.partitions} partitions, schema versions {e.pendingUpdate.schemaVersions.map((v) => `v${v}`).join(", ") || "—"}
+          {e.pendingUpdate.requestedBy ? `, promoted by ${e.pendingUpdate.requestedBy}` : ""}. {e.environment} keeps running the current definition until a reviewer approves it.
+        </p>
+      )}
       {e.canDecide && e.deploymentId && (
         <div className="mt-3 flex flex-wrap items-start gap-2">
           <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve", id: e.deploymentId ?? "" })}>

@@ -1,7 +1,8 @@
+import { Prisma } from "@prisma/client";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
-import { checkEnvironmentBounds, lockDeployment } from "../environments/deployments.ts";
+import { checkEnvironmentBounds, lockDeployment, readPendingUpdate } from "../environments/deployments.ts";
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.ts";
 import { assertFourEyes } from "../four-eyes.ts";
 import { notify } from "../notifications/notify.ts";
@@ -20,8 +21,13 @@ export async function approvePromotion(db: Db, acting: ActingUser, deploymentId:
   const { comment } = parseInput(approvalCommentInput, rawInput);
   return inTransaction(db, acting, async (tx, actor) => {
     if (!hasGlobal(actor, "product:review")) throw new ForbiddenError("Only governance reviewers can approve promotions.");
-    const deployment = await lockDeployment(tx, deploymentId);
-    if (deployment.status !== "IN_REVIEW") throw new ConflictError(`This promotion is ${deployment.status}, not in review.`, "INVALID_TRANSITION");
+    const locked = await lockDeployment(tx, deploymentId);
+    // An ACTIVE deployment with a later definition promoted again: that update is what is reviewed.
+    const pending = locked.status === "ACTIVE" ? readPendingUpdate(locked) : null;
+    if (locked.status !== "IN_REVIEW" && !pending) throw new ConflictError(`This promotion is ${locked.status}, not in review.`, "INVALID_TRANSITION");
+    const deployment = pending
+      ? { ...locked, partitions: pending.partitions, retentionMs: BigInt(pending.retentionMs), cleanupPolicy: pending.cleanupPolicy, configs: pending.configs, schemaVersionIds: pending.schemaVersionIds, requestedById: pending.requestedById }
+      : locked;
     assertFourEyes(actor, deployment, "this promotion");
     const cluster = await tx.cluster.findUnique({ where: { environment: deployment.environment } });
     if (!cluster) throw new NotFoundError("Environment", deployment.environment);
@@ -31,15 +37,20 @@ export async function approvePromotion(db: Db, acting: ActingUser, deploymentId:
     // The promoted definition is the product's as copied: evaluate that, not later edits.
     const facts = productFacts({ ...product, partitions: deployment.partitions, retentionMs: deployment.retentionMs, cleanupPolicy: deployment.cleanupPolicy }, schema);
     const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: product.id, facts: { product: facts } });
-    const updated = await tx.productDeployment.update({
-      where: { id: deploymentId },
-      data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date(), decisionReason: comment || null, lastError: null },
-    });
+    const decision = { decidedById: actor.id, decidedAt: new Date(), decisionReason: comment || null, lastError: null };
+    // An approved update is copied over and stays ACTIVE: the worker grows the topic and sets its configs on its next cycle.
+    const updated = pending
+      ? await tx.productDeployment.update({
+          where: { id: deploymentId },
+          data: { ...decision, partitions: deployment.partitions, retentionMs: deployment.retentionMs, cleanupPolicy: deployment.cleanupPolicy, configs: pending.configs, schemaVersionIds: pending.schemaVersionIds, requestedById: pending.requestedById, pendingUpdate: Prisma.DbNull },
+        })
+      : await tx.productDeployment.update({ where: { id: deploymentId }, data: { ...decision, status: "APPROVED" } });
     const evaluation = await policy.record();
     await recordAudit(tx, actor, "product.promotion.approved", "ProductDeployment", deploymentId, {
       productId: product.id,
       environment: deployment.environment,
       topic: deployment.topicName,
+      ...(pending ? { update: true, partitions: pending.partitions } : {}),
       policy: evaluation.summary,
       ...(comment ? { comment } : {}),
     });

@@ -1,9 +1,11 @@
 import type { Cluster, DataProduct, ProductDeployment } from "@prisma/client";
+import { z } from "zod";
 import type { Actor } from "../actor.ts";
 import type { Db, Tx } from "../db.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import { fourEyesConflict } from "../four-eyes.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { topicConfigs } from "../tasks.ts";
 import { primaryEnvironment } from "./clusters.ts";
 
 /*
@@ -50,6 +52,10 @@ export interface EnvironmentState {
   provisionedAt: string | null;
   /** Whether the actor may approve or reject this promotion (governance, not its requester). */
   canDecide: boolean;
+  /** What the primary environment has that this one lacks (later schema versions, more partitions, other configs); empty: up to date. */
+  behind: string[];
+  /** A later definition promoted again and waiting for review (the environment keeps the current one until then). */
+  pendingUpdate: { partitions: number; schemaVersions: number[]; requestedBy: string | null } | null;
   /** Open subscriptions in this environment the actor may see (the product's people and governance: all; others: their domains'). */
   subscribers: EnvironmentSubscriber[];
 }
@@ -70,6 +76,51 @@ export interface ProductEnvironments {
 
 const PROMOTABLE_STATUSES: readonly DataProduct["status"][] = ["ACTIVE"];
 
+/** A promotion's definition as stored in `pendingUpdate`. */
+export const pendingUpdateShape = z.object({
+  partitions: z.number().int(),
+  retentionMs: z.string(),
+  cleanupPolicy: z.enum(["delete", "compact"]),
+  configs: z.record(z.string(), z.string()),
+  schemaVersionIds: z.array(z.string()),
+  requestedById: z.string(),
+  requestedAt: z.string(),
+});
+export type PendingUpdate = z.infer<typeof pendingUpdateShape>;
+
+export function readPendingUpdate(d: Pick<ProductDeployment, "pendingUpdate">): PendingUpdate | null {
+  return d.pendingUpdate === null ? null : pendingUpdateShape.parse(d.pendingUpdate);
+}
+
+/**
+ * How a deployment lags behind the product on the primary environment: approved
+ * schema versions it does not carry, a partition increase, changed topic
+ * configs. Each entry reads "dev has v3, prod has v2".
+ */
+export function deploymentBehind(
+  primary: string,
+  product: Pick<DataProduct, "partitions" | "retentionMs" | "cleanupPolicy" | "tieredStorage" | "localRetentionMs">,
+  approvedVersions: readonly { id: string; version: number }[],
+  d: Pick<ProductDeployment, "environment" | "partitions" | "configs" | "schemaVersionIds">,
+  versionOf: ReadonlyMap<string, number>,
+): string[] {
+  const out: string[] = [];
+  const missing = approvedVersions.filter((v) => !d.schemaVersionIds.includes(v.id));
+  if (missing.length > 0) {
+    const newest = (list: number[]) => (list.length > 0 ? `v${Math.max(...list)}` : "no schema version");
+    const theirs = d.schemaVersionIds.flatMap((id) => (versionOf.has(id) ? [versionOf.get(id) ?? 0] : []));
+    out.push(`${primary} has ${newest(approvedVersions.map((v) => v.version))}, ${d.environment} has ${newest(theirs)}`);
+  }
+  if (product.partitions > d.partitions) out.push(`${primary} has ${product.partitions} partitions, ${d.environment} has ${d.partitions}`);
+  const want = topicConfigs(product);
+  const have = d.configs as Record<string, unknown>;
+  // Stored configs are the strings topicConfigs() produced at promotion (a number only in rows written by hand).
+  const asText = (v: unknown) => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : "");
+  const changed = Object.keys(want).filter((k) => asText(have[k]) !== want[k]).sort();
+  if (changed.length > 0) out.push(`${primary} has other topic configs (${changed.join(", ")})`);
+  return out;
+}
+
 /** The product page's environments panel: each environment's state side by side. */
 export async function productEnvironments(db: Db, actor: Actor, productId: string): Promise<ProductEnvironments> {
   const product = await db.dataProduct.findUnique({ where: { id: productId }, include: { schemaVersions: { where: { status: "APPROVED" }, select: { id: true, version: true } } } });
@@ -87,10 +138,16 @@ export async function productEnvironments(db: Db, actor: Actor, productId: strin
   ]);
   const subscribersIn = (environment: string | null): EnvironmentSubscriber[] =>
     subscriptions.filter((s) => s.environment === environment).map((s) => ({ subscriptionId: s.id, account: s.serviceAccount.name, domain: s.consumingDomain.name, status: s.status }));
-  const people = await db.user.findMany({ where: { id: { in: deployments.flatMap((d) => [d.requestedById, d.decidedById ?? ""]) } }, select: { id: true, name: true } });
+  const pendingOf = new Map(deployments.map((d) => [d.id, readPendingUpdate(d)]));
+  const people = await db.user.findMany({
+    where: { id: { in: deployments.flatMap((d) => [d.requestedById, d.decidedById ?? "", pendingOf.get(d.id)?.requestedById ?? ""]) } },
+    select: { id: true, name: true },
+  });
   const nameOf = (id: string | null) => (id === null ? null : (people.find((p) => p.id === id)?.name ?? null));
   const versionOf = new Map<string, number>();
-  for (const v of await db.schemaVersion.findMany({ where: { id: { in: deployments.flatMap((d) => d.schemaVersionIds) } }, select: { id: true, version: true } })) versionOf.set(v.id, v.version);
+  const referenced = deployments.flatMap((d) => [...d.schemaVersionIds, ...(pendingOf.get(d.id)?.schemaVersionIds ?? [])]);
+  for (const v of await db.schemaVersion.findMany({ where: { id: { in: referenced } }, select: { id: true, version: true } })) versionOf.set(v.id, v.version);
+  const versionsOf = (ids: readonly string[]) => ids.flatMap((id) => (versionOf.has(id) ? [versionOf.get(id) ?? 0] : [])).sort((a, b) => a - b);
   const reviewer = hasGlobal(actor, "product:review");
   const environments: EnvironmentState[] = [
     {
@@ -108,6 +165,8 @@ export async function productEnvironments(db: Db, actor: Actor, productId: strin
       lastError: null,
       provisionedAt: null,
       canDecide: false,
+      behind: [],
+      pendingUpdate: null,
       subscribers: subscribersIn(null),
     },
     ...deployments.map(
@@ -118,21 +177,36 @@ export async function productEnvironments(db: Db, actor: Actor, productId: strin
         topicName: d.topicName,
         partitions: d.partitions,
         retentionMs: d.retentionMs.toString(),
-        schemaVersions: d.schemaVersionIds.flatMap((id) => (versionOf.has(id) ? [versionOf.get(id) ?? 0] : [])).sort((a, b) => a - b),
+        schemaVersions: versionsOf(d.schemaVersionIds),
         deploymentId: d.id,
         requestedBy: nameOf(d.requestedById),
         decidedBy: nameOf(d.decidedById),
         decisionReason: d.decisionReason,
         lastError: d.lastError,
         provisionedAt: d.provisionedAt?.toISOString() ?? null,
-        canDecide: reviewer && d.status === "IN_REVIEW" && fourEyesConflict(actor.id, { requestedById: d.requestedById }) === null,
+        canDecide:
+          reviewer &&
+          ((d.status === "IN_REVIEW" && fourEyesConflict(actor.id, { requestedById: d.requestedById }) === null) ||
+            (d.status === "ACTIVE" && pendingOf.get(d.id) != null && fourEyesConflict(actor.id, { requestedById: pendingOf.get(d.id)?.requestedById ?? "" }) === null)),
+        behind: d.status === "ACTIVE" ? deploymentBehind(primary, product, product.schemaVersions, d, versionOf) : [],
+        pendingUpdate: (() => {
+          const pending = pendingOf.get(d.id);
+          return pending ? { partitions: pending.partitions, schemaVersions: versionsOf(pending.schemaVersionIds), requestedBy: nameOf(pending.requestedById) } : null;
+        })(),
         subscribers: subscribersIn(d.environment),
       }),
     ),
   ];
   const canPromote = canInDomain(actor, "product:promote", product.domainId) && PROMOTABLE_STATUSES.includes(product.status);
-  const open = new Map(deployments.map((d) => [d.environment, d.status]));
-  const promotableTo = canPromote ? clusters.map((c) => c.environment).filter((e) => !open.has(e) || open.get(e) === "REJECTED") : [];
+  const open = new Map(deployments.map((d) => [d.environment, d]));
+  // Promote again where the environment is ACTIVE but behind, with no update in review yet.
+  const again = (d: ProductDeployment) => d.status === "ACTIVE" && pendingOf.get(d.id) === null && deploymentBehind(primary, product, product.schemaVersions, d, versionOf).length > 0;
+  const promotableTo = canPromote
+    ? clusters.map((c) => c.environment).filter((e) => {
+        const d = open.get(e);
+        return d === undefined || d.status === "REJECTED" || again(d);
+      })
+    : [];
   return { productId, environments, promotableTo };
 }
 

@@ -22,11 +22,14 @@ import { WORKER_ACTOR } from "../reconcile/entities.ts";
 import { assertOwnedPrincipal, platformPrincipals } from "../reconcile/principal-guard.ts";
 import { reconcileEnvironmentCredentials, type EnvironmentCredentialRun } from "./environment-credentials.ts";
 import { reconcileEnvironmentGrants, type EnvironmentGrantRun } from "./environment-grants.ts";
+import { retireDeployment } from "./environment-retirement.ts";
 
 export interface EnvironmentReconcilerOptions {
   intervalMs: number;
   secretsKey: Buffer;
   clientId: string;
+  /** Whether a retired product's topic is deleted on registered clusters too (WORKER_RETIRED_TOPICS); default keep. */
+  retiredTopics?: "delete" | "keep";
   /** Tests and callers with their own connection factory; default: KafkaJsCluster. */
   connect?: (settings: KafkaConnectionSettings, log: Logger) => KafkaCluster;
 }
@@ -124,10 +127,27 @@ export class EnvironmentReconciler {
 
   private async reconcileEnvironment(cluster: Cluster): Promise<EnvironmentRun> {
     const run: EnvironmentRun = { environment: cluster.environment, deployments: 0, activated: 0, grants: null, credentials: null, error: null };
-    const deployments = await this.db.productDeployment.findMany({ where: { environment: cluster.environment, status: { in: ["APPROVED", "ACTIVE"] } }, orderBy: { createdAt: "asc" } });
+    const rows = await this.db.productDeployment.findMany({ where: { environment: cluster.environment, status: { in: ["APPROVED", "ACTIVE"] } }, orderBy: { createdAt: "asc" } });
+    const products = new Map(
+      (await this.db.dataProduct.findMany({ where: { id: { in: rows.map((d) => d.productId) } }, select: { id: true, status: true, domainId: true } })).map((p) => [p.id, p]),
+    );
+    const all = rows.flatMap((d) => {
+      const product = products.get(d.productId);
+      return product ? [{ ...d, product }] : [];
+    });
+    // A retired product is taken off this cluster (environment-retirement.ts), not provisioned.
+    const deployments = all.filter((d) => d.product.status !== "RETIRED");
     run.deployments = deployments.length;
     try {
       const kafka = await this.connectionFor(cluster);
+      for (const d of all.filter((x) => x.product.status === "RETIRED")) {
+        try {
+          await retireDeployment(this.db, kafka, cluster, d, this.options.retiredTopics ?? "keep");
+        } catch (error) {
+          this.log.warn("could not retire a promoted product", { environment: cluster.environment, topic: d.topicName, error: errorMessage(error) });
+          await this.db.productDeployment.update({ where: { id: d.id }, data: { lastError: errorMessage(error).slice(0, 2000) } });
+        }
+      }
       const actual: Map<string, TopicDescription> = deployments.length > 0 ? await kafka.describeTopics(deployments.map((d) => d.topicName)) : new Map<string, TopicDescription>();
       const live = new Map<string, string>();
       const needCredentials = new Set<string>();
