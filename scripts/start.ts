@@ -19,8 +19,10 @@ import pg from "pg";
 import { applyGrants, provisionDatabaseRoles, roleOfUrl } from "@kappa/catalog/database-roles";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
 import { DEMO_PASSWORD, DEMO_USERS, SEEDED_ACTION } from "../prisma/demo-data.ts";
+import { registerEmbeddedProd } from "./embedded-prod.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
+import { bundledCommand, workerCommand } from "./worker-build.ts";
 
 const dev = process.argv.includes("--dev");
 const verboseFlag = process.argv.includes("--verbose");
@@ -47,7 +49,7 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 /**
- * `npm start` runs us as npm → (sh) → tsx → node. A SIGTERM sent to npm alone
+ * `npm start` runs us as npm → (sh) → node (with tsx's loader). A SIGTERM sent to npm alone
  * ends npm without passing it on, which would orphan the portal and
  * PostgreSQL. So we note our launcher processes and shut down cleanly as soon
  * as one of them is gone. (Linux /proc; elsewhere only signals count.)
@@ -180,27 +182,12 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
   return broker.bootstrap;
 }
 
-/**
- * Records the embedded prod broker as the registered `prod` environment (demo
- * only; in production an admin registers clusters on the admin page). The
- * admin password is sealed as the portal would seal it; an existing row is
- * brought up to date (the port may have changed between starts).
- */
-async function registerEmbeddedProd(databaseUrl: string, secretsKey: string, bootstrap: string, admin: { name: string; password: string }) {
-  const { createPrismaClient, parseSecretsKey, sealClusterPassword } = await import("@kappa/catalog");
-  const db = createPrismaClient(databaseUrl);
-  try {
-    const data = { bootstrap, securityProtocol: "SASL_PLAINTEXT", saslMechanism: "scram-sha-512", adminUser: admin.name, adminPasswordSealed: sealClusterPassword(parseSecretsKey(secretsKey), "prod", admin.password) };
-    await db.cluster.upsert({ where: { environment: "prod" }, create: { environment: "prod", ...data }, update: data });
-  } finally {
-    await db.$disconnect();
-  }
-}
-
 /** Starts the worker as a child process and waits until it reports ready. */
 async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
   rmSync(readyFile, { force: true });
-  const worker = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "packages", "worker", "src", "main.ts")], {
+  const command = await workerCommand(REPO_ROOT);
+  logs?.line("worker", `[kappa] worker: ${command.how === "cached" ? "bundle up to date" : command.how === "bundled" ? `bundled its sources (${command.detail})` : `running its sources under tsx: ${command.detail}`}`, command.how === "tsx" ? "warn" : "info");
+  const worker = spawn(process.execPath, command.args, {
     cwd: REPO_ROOT,
     env: { ...env, WORKER_READY_FILE: readyFile },
     stdio: ["ignore", "pipe", "pipe"],
@@ -233,7 +220,9 @@ async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
  * group (see there why) and returns its admin URL. Stopping is the last step.
  */
 async function startPostgresSupervisor(dataDir: string, port: number): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts", "postgres-supervisor.ts")], {
+  const command = await bundledCommand(REPO_ROOT, path.join(REPO_ROOT, "scripts", "postgres-supervisor.ts"), path.join(REPO_ROOT, "scripts", ".build", "postgres-supervisor"));
+  if (command.how === "tsx") logs?.line("postgres", `[kappa] postgres supervisor: running its sources under tsx: ${command.detail}`, "warn");
+  const child = spawn(process.execPath, command.args, {
     cwd: REPO_ROOT,
     detached: true,
     env: { ...process.env, KAPPA_PG_DATA_DIR: dataDir, KAPPA_PG_PORT: String(port) },

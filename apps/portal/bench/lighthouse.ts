@@ -80,7 +80,11 @@ async function main() {
       if (reportDir) {
         mkdirSync(reportDir, { recursive: true });
         writeFileSync(path.join(reportDir, `${page.name}.json`), JSON.stringify(lhr));
+        // The trace says which nodes moved and when (LayoutShift events).
+        writeFileSync(path.join(reportDir, `${page.name}.trace.json`), JSON.stringify(result.artifacts.Trace));
       }
+      const shifts = layoutShifts(result.artifacts.Trace);
+      if (shifts.length > 0) console.log(`lighthouse: ${page.name} layout shifts: ${shifts.join("; ")}`);
     }
     console.log("\n| page | performance | accessibility | best practices |\n|---|---|---|---|");
     for (const r of rows) console.log(`| ${r.page} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} |`);
@@ -91,6 +95,16 @@ async function main() {
     chrome.kill();
     await portal.stop();
   }
+}
+
+/** Each LayoutShift event of the trace: when (ms after navigationStart), its score, how many nodes moved. */
+function layoutShifts(trace: { traceEvents: { name: string; ts: number; args?: { data?: { score?: number; impacted_nodes?: unknown[] } } }[] }): string[] {
+  const events = trace.traceEvents;
+  const start = events.find((e) => e.name === "navigationStart")?.ts ?? Math.min(...events.filter((e) => e.ts > 0).map((e) => e.ts));
+  return events
+    // had_recent_input is not left out: Lighthouse counts those shifts too (there is no user input in its run).
+    .filter((e) => e.name === "LayoutShift" && (e.args?.data?.score ?? 0) > 0)
+    .map((e) => `+${((e.ts - start) / 1000).toFixed(0)} ms score ${(e.args?.data?.score ?? 0).toFixed(3)} (${e.args?.data?.impacted_nodes?.length ?? 0} nodes)`);
 }
 
 main().catch((error: unknown) => {

@@ -5,9 +5,9 @@ import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
 import { api } from "@/lib/api-client";
 import type { NotificationPage } from "@/lib/api-types";
-import { ago } from "@/lib/format";
 import { useMarkNotificationsRead } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { Ago } from "./relative-time";
 import { cx } from "./ui";
 
 /** How often the bell asks for news. Alerts are evaluated every few seconds; this is close enough for a person. */
@@ -94,7 +94,7 @@ export function NotificationBell() {
                       {n.title}
                     </p>
                     {n.body && <p className="line-clamp-2 text-xs text-slate-600">{n.body}</p>}
-                    <p className="mt-0.5 text-xs text-slate-500">{ago(n.createdAt)}</p>
+                    <p className="mt-0.5 text-xs text-slate-500"><Ago iso={n.createdAt} /></p>
                   </Link>
                 </li>
               ))}

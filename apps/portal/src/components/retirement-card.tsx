@@ -4,10 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api } from "@/lib/api-client";
 import type { ProductRetirement } from "@/lib/api-types";
-import { formatDateTime, until } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { useProductAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 import { ReasonAction } from "./reason-form";
+import { Until } from "./relative-time";
 import { Badge, Card, ErrorAlert, Loading } from "./ui";
 
 /** Re-renders every 30 s so the countdown moves without a reload. */
@@ -39,7 +40,7 @@ export function RetirementCard({ productId, status }: { productId: string; statu
         <div className="space-y-3 text-sm" data-testid="retirement">
           {r.sunsetAt ? (
             <p className="text-lg font-semibold" data-testid="sunset-countdown">
-              Sunset {until(r.sunsetAt, now)} <span className="text-sm font-normal text-slate-600">({formatDateTime(r.sunsetAt)})</span>
+              Sunset <Until iso={r.sunsetAt} now={now} /> <span className="text-sm font-normal text-slate-600">({formatDateTime(r.sunsetAt)})</span>
             </p>
           ) : (
             <p>No sunset date set.</p>

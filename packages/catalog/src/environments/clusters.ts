@@ -3,7 +3,6 @@ import type { Actor } from "../actor.ts";
 import type { Db, Tx } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
-import { decryptSecret, encryptSecret } from "../secrets.ts";
 
 /** What anyone may see of a cluster: never the password, only whether one is stored. */
 export interface ClusterView {
@@ -40,17 +39,7 @@ export function clusterView(c: Cluster): ClusterView {
   };
 }
 
-/** The associated data binds a sealed password to its environment (unique, never renamed). */
-const aad = (environment: string) => `cluster:${environment}`;
-
-export function sealClusterPassword(key: Buffer, environment: string, password: string): string {
-  return encryptSecret(key, password, aad(environment));
-}
-
-/** The worker opens it to sign in; nothing else does. */
-export function openClusterPassword(key: Buffer, cluster: Pick<Cluster, "environment" | "adminPasswordSealed">): string | null {
-  return cluster.adminPasswordSealed === null ? null : decryptSecret(key, cluster.adminPasswordSealed, aad(cluster.environment));
-}
+export { openClusterPassword, sealClusterPassword } from "./cluster-password.ts";
 
 /** Every cluster, primary first: the admin page. */
 export async function listClusters(db: Db | Tx, actor: Actor): Promise<ClusterView[]> {

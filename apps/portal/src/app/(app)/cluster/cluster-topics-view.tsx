@@ -3,10 +3,10 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Age } from "@/components/relative-time";
 import { Badge, ButtonLink, Card, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { ClusterTopicPage, ClusterTopicRow } from "@/lib/api-types";
-import { age } from "@/lib/format";
 import { useDebounced } from "@/lib/use-debounced";
 
 interface Acl { principal: string; operation: string; permission: string; patternType: string; resourceName: string; host: string }
@@ -50,7 +50,7 @@ export function ClusterTopicsView({ canClaim }: { canClaim: boolean }) {
             <input id="topic-search" type="search" className={`${inputClass} mt-1`} value={q} onChange={(e) => setQ(e.target.value)} placeholder="contains…" />
           </div>
         </div>
-        {topics.data?.observedAt && <p className="mt-2 text-xs text-slate-500">Last scanned {age(topics.data.observedAt)} ago · refreshed every 30 s</p>}
+        {topics.data?.observedAt && <p className="mt-2 text-xs text-slate-500">Last scanned <Age iso={topics.data.observedAt} /> ago · refreshed every 30 s</p>}
       </Card>
       {topics.isPending && <Loading />}
       {topics.isError && <ErrorAlert message={topics.error.message} />}

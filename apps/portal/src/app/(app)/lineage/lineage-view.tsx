@@ -4,10 +4,10 @@ import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { Age } from "@/components/relative-time";
 import { Card, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { LineageGraphData } from "@/lib/api-types";
-import { age } from "@/lib/format";
 
 // The graph (React Flow + dagre) is heavy client code: loaded only here, after the page is interactive.
 const LineageGraph = dynamic(() => import("@/components/lineage-graph").then((m) => m.LineageGraph), { ssr: false, loading: () => <Loading label="Drawing the graph…" /> });
@@ -46,7 +46,7 @@ export function LineageView({ focus }: { focus: string | null }) {
           </div>
           <p className="text-xs text-slate-500">
             Observed = a consumer group of the account had members or advanced its commits in the last {data.unusedDays} days
-            {data.observedAt ? <> · cluster last scanned {age(data.observedAt)} ago</> : <> · the worker has not scanned the cluster yet</>}.
+            {data.observedAt ? <> · cluster last scanned <Age iso={data.observedAt} /> ago</> : <> · the worker has not scanned the cluster yet</>}.
           </p>
         </div>
         <ul className="mt-3 flex flex-wrap gap-4 text-xs text-slate-600" aria-label="Legend">
@@ -78,7 +78,7 @@ export function LineageView({ focus }: { focus: string | null }) {
                   <td className="py-2 pr-4">{label.get(e.source)}</td>
                   <td className="py-2 pr-4 font-mono text-xs">{label.get(e.target)}</td>
                   <td className="py-2 pr-4">{e.flags.map((f) => FLAG_TEXT[f] ?? f).join(", ")}{e.subscriptionId && <> · <Link className="text-indigo-700 hover:underline" href={`/subscriptions/${e.subscriptionId}`}>subscription</Link></>}</td>
-                  <td className="py-2 text-slate-600">{e.lastActiveAt ? `${age(e.lastActiveAt)} ago` : "never"}</td>
+                  <td className="py-2 text-slate-600">{e.lastActiveAt ? <><Age iso={e.lastActiveAt} /> ago</> : "never"}</td>
                 </tr>
               ))}
             </tbody>

@@ -2,12 +2,13 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { Ago } from "@/components/relative-time";
 import { ServiceAccountForm } from "@/components/service-account-form";
 import { SupersededSubscriptions } from "@/components/successor-notice";
 import { Badge, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { MyDomain } from "@/lib/api-types";
-import { ago, formatDateTime } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
 
 export function MyDomainView() {
@@ -59,7 +60,7 @@ function DomainSection({ domain: d }: { domain: MyDomain }) {
                     <td className="py-2 pr-4 font-mono text-xs">{p.topicName}</td>
                     <td className="py-2 pr-4"><Badge value={p.status} /></td>
                     <td className="py-2 pr-4">{p._count.subscriptions}</td>
-                    <td className="py-2 text-slate-500">{ago(p.updatedAt)}</td>
+                    <td className="py-2 text-slate-500"><Ago iso={p.updatedAt} /></td>
                   </tr>
                 ))}
               </tbody>
@@ -115,7 +116,7 @@ function SubscriptionList({ items, empty }: { items: { id: string; productId: st
               <Link href={`/products/${s.productId}`} className="text-slate-600 hover:underline">Product page</Link>
             </p>
             {s.note && <p className="text-xs text-slate-600">{s.note}</p>}
-            <p className="text-xs text-slate-400">{ago(s.at)}</p>
+            <p className="text-xs text-slate-400"><Ago iso={s.at} /></p>
           </div>
           <Badge value={s.status} />
         </li>

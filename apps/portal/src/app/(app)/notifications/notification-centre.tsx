@@ -3,10 +3,11 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Ago } from "@/components/relative-time";
 import { Button, EmptyState, ErrorAlert, Loading, PageHeader, cx } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { NotificationPage } from "@/lib/api-types";
-import { ago, formatDateTime } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { useMarkNotificationsRead } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -56,7 +57,7 @@ export function NotificationCentre() {
                 </p>
                 {n.body && <p className="mt-0.5 text-sm text-slate-700">{n.body}</p>}
                 <p className="mt-0.5 text-xs text-slate-500">
-                  <time dateTime={n.createdAt} title={formatDateTime(n.createdAt)}>{ago(n.createdAt)}</time> · {n.kind}
+                  <Ago iso={n.createdAt} title={formatDateTime(n.createdAt)} /> · {n.kind}
                 </p>
               </div>
               {n.readAt === null && (

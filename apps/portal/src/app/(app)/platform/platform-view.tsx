@@ -3,10 +3,11 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { Age, Ago, ClockText } from "@/components/relative-time";
 import { Badge, Button, Card, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { PlatformOverview, PlatformTask } from "@/lib/api-types";
-import { age, ago, formatDateTime } from "@/lib/format";
+import { age, formatDateTime } from "@/lib/format";
 import { useRetryTask } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -52,7 +53,7 @@ export function PlatformView() {
                   <>leased by <span className="font-mono">{t.leasedBy ?? "?"}</span>{t.leaseUntil && <> until {formatDateTime(t.leaseUntil)}</>}</>
                 ) : (
                   <>
-                    {new Date(t.runAfter).getTime() > Date.now() ? <>backing off, next attempt in {secondsUntil(t.runAfter)} s</> : <>due, waiting {age(t.runAfter)}</>}
+                    <ClockText iso={t.runAfter} text={new Date(t.runAfter).getTime() > Date.now() ? `backing off, next attempt in ${secondsUntil(t.runAfter)} s` : `due, waiting ${age(t.runAfter)}`} />
                     {t.lastError && <span className="mt-1 block break-words text-rose-700">last error: {t.lastError}</span>}
                   </>
                 ),
@@ -73,8 +74,8 @@ export function PlatformView() {
                   <li key={w.workerId} className="flex items-start justify-between gap-3 py-2">
                     <div className="min-w-0">
                       <p className="font-mono text-xs">{w.workerId}</p>
-                      <p className="text-xs text-slate-500">started {formatDateTime(w.startedAt)} · last seen {ago(w.lastSeenAt)}</p>
-                      {stale && <p className="text-xs text-rose-700">Not seen for {age(w.lastSeenAt)}: probably gone without shutting down.</p>}
+                      <p className="text-xs text-slate-500">started {formatDateTime(w.startedAt)} · last seen <Ago iso={w.lastSeenAt} /></p>
+                      {stale && <p className="text-xs text-rose-700">Not seen for <Age iso={w.lastSeenAt} />: probably gone without shutting down.</p>}
                     </div>
                     <Badge value={stale ? "FAILED" : w.status === "ready" ? "ACTIVE" : w.status === "stopped" ? "RETIRED" : "IN_REVIEW"} label={stale ? "unresponsive" : w.status} />
                   </li>

@@ -3,10 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Age } from "@/components/relative-time";
 import { Badge, Button, Card, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { RecertificationList } from "@/lib/api-types";
-import { age, formatDateTime } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 
 type Item = RecertificationList["items"][number];
 
@@ -47,7 +48,7 @@ function Row({ item: i }: { item: Item }) {
         {i.expiresAt && <Badge value="DEPRECATED" label={`expires ${formatDateTime(i.expiresAt)}`} />}
       </div>
       <p className="mt-1 text-xs text-slate-600">
-        Due {formatDateTime(i.dueAt)} · last certified {i.certifiedAt ? `${age(i.certifiedAt)} ago` : "never"} · last used {i.lastUsedAt ? `${age(i.lastUsedAt)} ago` : "not observed"} · “{i.purpose}”
+        Due {formatDateTime(i.dueAt)} · last certified {i.certifiedAt ? <><Age iso={i.certifiedAt} /> ago</> : "never"} · last used {i.lastUsedAt ? <><Age iso={i.lastUsedAt} /> ago</> : "not observed"} · “{i.purpose}”
       </p>
       <div className="mt-2 flex flex-wrap items-end gap-2">
         <div className="min-w-64 flex-1">

@@ -5,10 +5,11 @@ import Link from "next/link";
 import { ChangeRequestsCard } from "@/components/change-requests";
 import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
+import { Ago } from "@/components/relative-time";
 import { Badge, Button, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { ReviewQueue } from "@/lib/api-types";
-import { ago, humanize } from "@/lib/format";
+import { humanize } from "@/lib/format";
 import { useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -73,7 +74,7 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
         </div>
         <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
         <p className="mt-1 text-sm text-slate-600">
-          {p.domain.name} · submitted {p.submittedAt ? ago(p.submittedAt) : "—"}
+          {p.domain.name} · submitted {p.submittedAt ? <Ago iso={p.submittedAt} /> : "—"}
           {p.submittedBy ? ` by ${p.submittedBy.name}` : ""}
         </p>
         <PolicyDetails policy={p.policy} />
@@ -97,7 +98,7 @@ function SchemaVersionRow({ version: v }: { version: ReviewQueue["schemaVersions
         </p>
         <p className="font-mono text-xs text-slate-500">{v.product.topicName} · {v.product.compatibilityMode}</p>
         <p className="mt-1 text-sm text-slate-600">
-          {v.product.domain.name} · proposed {ago(v.createdAt)}{v.proposedBy ? ` by ${v.proposedBy.name}` : ""}
+          {v.product.domain.name} · proposed <Ago iso={v.createdAt} />{v.proposedBy ? ` by ${v.proposedBy.name}` : ""}
           {compatibility?.mode ? ` · compatible under ${compatibility.mode} with ${(compatibility.checkedVersions ?? []).map((n) => `v${n}`).join(", ") || "—"}` : ""}
         </p>
       </div>
@@ -122,7 +123,7 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name} → {s.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{s.purpose}”</p>
         <p className="mt-1 text-xs text-slate-500">
-          requested {ago(s.createdAt)}{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
+          requested <Ago iso={s.createdAt} />{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
         </p>
         <PolicyDetails policy={s.policy} />
         {action.isError && <div className="mt-2"><ErrorAlert message={action.error.message} /></div>}

@@ -3,10 +3,10 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useActor } from "@/components/actor-context";
+import { Age } from "@/components/relative-time";
 import { Badge, Button, Card, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AdminUser, UserPage } from "@/lib/api-types";
-import { age } from "@/lib/format";
 import { useAdminMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 import { useDebounced } from "@/lib/use-debounced";
@@ -114,7 +114,7 @@ function UserRow({ user }: { user: AdminUser }) {
       </td>
       <td className="py-2 pr-4 text-xs text-slate-600">
         {user.localPassword ? "local password" : "single sign-on only"}
-        {user.lastSignInAt && <div>SSO {age(user.lastSignInAt)} ago</div>}
+        {user.lastSignInAt && <div>SSO <Age iso={user.lastSignInAt} /> ago</div>}
       </td>
     </tr>
   );

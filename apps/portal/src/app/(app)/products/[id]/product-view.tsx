@@ -7,7 +7,6 @@ import { useActor, usePermissions } from "@/components/actor-context";
 import { ContractCard } from "@/components/contract-card";
 import { Credentials } from "@/components/credentials";
 import { EnvironmentsPanel } from "@/components/environments-panel";
-import { HydrationBoundary } from "@/components/hydration-boundary";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { PartitionsPanel } from "@/components/partitions-panel";
 import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
@@ -142,103 +141,91 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
           {(product.status === "DEPRECATED" || product.status === "RETIRED") && <RetirementCard productId={product.id} status={product.status} />}
-          <HydrationBoundary>
-            <Card title="About">
-              <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{product.description}</p>
-              <DefinitionList
-                items={[
-                  ["Classification", <Badge key="c" value={product.classification} label={humanize(product.classification)} />],
-                  ["Tags", product.tags.length ? product.tags.map((t) => `#${t}`).join(" ") : "—"],
-                  ["Freshness target", `within ${formatSeconds(product.freshnessSeconds)}`],
-                  ["Availability target", `${product.availabilityPct} %`],
-                  ["Partitions", product.partitions],
-                  ["Retention", formatDurationMs(product.retentionMs)],
-                  ["Cleanup policy", product.cleanupPolicy === "compact" ? "compact (latest value per key)" : "delete"],
-                  ["Tiered storage", product.tieredStorage ? `on · local hot window ${formatDurationMs(product.localRetentionMs)}` : "off"],
-                  ["Major version", `v${product.majorVersion}`],
-                  ["Registered", `${formatDateTime(product.createdAt)}${product.createdBy ? ` by ${product.createdBy.name}` : ""}`],
-                  ["Submitted", product.submittedAt ? `${formatDateTime(product.submittedAt)}${product.submittedBy ? ` by ${product.submittedBy.name}` : ""}` : "—"],
-                  ["Decided", product.decidedAt ? `${formatDateTime(product.decidedAt)}${product.decidedBy ? ` by ${product.decidedBy.name}` : ""}` : "—"],
-                ]}
+          <Card title="About">
+            <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{product.description}</p>
+            <DefinitionList
+              items={[
+                ["Classification", <Badge key="c" value={product.classification} label={humanize(product.classification)} />],
+                ["Tags", product.tags.length ? product.tags.map((t) => `#${t}`).join(" ") : "—"],
+                ["Freshness target", `within ${formatSeconds(product.freshnessSeconds)}`],
+                ["Availability target", `${product.availabilityPct} %`],
+                ["Partitions", product.partitions],
+                ["Retention", formatDurationMs(product.retentionMs)],
+                ["Cleanup policy", product.cleanupPolicy === "compact" ? "compact (latest value per key)" : "delete"],
+                ["Tiered storage", product.tieredStorage ? `on · local hot window ${formatDurationMs(product.localRetentionMs)}` : "off"],
+                ["Major version", `v${product.majorVersion}`],
+                ["Registered", `${formatDateTime(product.createdAt)}${product.createdBy ? ` by ${product.createdBy.name}` : ""}`],
+                ["Submitted", product.submittedAt ? `${formatDateTime(product.submittedAt)}${product.submittedBy ? ` by ${product.submittedBy.name}` : ""}` : "—"],
+                ["Decided", product.decidedAt ? `${formatDateTime(product.decidedAt)}${product.decidedBy ? ` by ${product.decidedBy.name}` : ""}` : "—"],
+              ]}
+            />
+          </Card>
+
+          <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
+          <EnvironmentsPanel productId={product.id} />
+          <PartitionsPanel product={product} isOwner={isOwner} />
+          <InputsPanel product={product} isOwner={isOwner} />
+          {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} />}
+
+          {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
+            <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
+              <ProvisioningSteps
+                steps={product.provisioning}
+                // Mirrors retryTask's own check (owners of the domain, governance, admins); the server decides.
+                canRetry={isOwner || isReviewer || perms.hasGlobal("platform:admin")}
+                onRetry={(taskId) => retry.mutate({ taskId, productId: product.id })}
+                retrying={retry.isPending}
+                retryError={retry.isError ? retry.error.message : null}
               />
             </Card>
-          </HydrationBoundary>
+          )}
 
-          <HydrationBoundary>
-            <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
-            <EnvironmentsPanel productId={product.id} />
-            <PartitionsPanel product={product} isOwner={isOwner} />
-            <InputsPanel product={product} isOwner={isOwner} />
-            {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} />}
-          </HydrationBoundary>
+          {ON_CLUSTER.includes(product.status) && (
+            <ClusterCards
+              productId={product.id}
+              domainName={product.domain.name}
+              registry={schema ? { url: registryUrl, subject: `${product.topicName}-value`, format: schema.format, example: exampleValueSource(schema.format, schema.definition) } : undefined}
+            />
+          )}
 
-          <HydrationBoundary>
-            {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
-              <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
-                <ProvisioningSteps
-                  steps={product.provisioning}
-                  // Mirrors retryTask's own check (owners of the domain, governance, admins); the server decides.
-                  canRetry={isOwner || isReviewer || perms.hasGlobal("platform:admin")}
-                  onRetry={(taskId) => retry.mutate({ taskId, productId: product.id })}
-                  retrying={retry.isPending}
-                  retryError={retry.isError ? retry.error.message : null}
-                />
-              </Card>
+          <Card
+            title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}
+            actions={
+              <span className="flex items-center gap-2">
+                {schema && <Badge value={schema.status} />}
+                <Link href={`/products/${product.id}/schema`} className="text-sm text-indigo-700 hover:underline">
+                  {isOwner && (product.status === "ACTIVE" || product.status === "DEPRECATED") ? "Versions · propose a new one" : "All versions"}
+                </Link>
+              </span>
+            }
+          >
+            {schema ? (
+              <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
+                {pretty(schema.definition)}
+              </pre>
+            ) : (
+              <p className="text-sm text-slate-600">No schema.</p>
             )}
-          </HydrationBoundary>
-
-          <HydrationBoundary>
-            {ON_CLUSTER.includes(product.status) && (
-              <ClusterCards
-                productId={product.id}
-                domainName={product.domain.name}
-                registry={schema ? { url: registryUrl, subject: `${product.topicName}-value`, format: schema.format, example: exampleValueSource(schema.format, schema.definition) } : undefined}
-              />
-            )}
-          </HydrationBoundary>
-
-          <HydrationBoundary>
-            <Card
-              title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}
-              actions={
-                <span className="flex items-center gap-2">
-                  {schema && <Badge value={schema.status} />}
-                  <Link href={`/products/${product.id}/schema`} className="text-sm text-indigo-700 hover:underline">
-                    {isOwner && (product.status === "ACTIVE" || product.status === "DEPRECATED") ? "Versions · propose a new one" : "All versions"}
-                  </Link>
-                </span>
-              }
-            >
-              {schema ? (
-                <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
-                  {pretty(schema.definition)}
-                </pre>
-              ) : (
-                <p className="text-sm text-slate-600">No schema.</p>
-              )}
-            </Card>
-          </HydrationBoundary>
+          </Card>
 
           {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} />}
         </div>
 
         <div className="space-y-6">
-          <HydrationBoundary>
-            <ContractCard product={product} />
-            <Card title="Contact">
-              <p className="text-sm">
-                <a className="text-indigo-700 hover:underline" href={`mailto:${product.contactEmail}`}>{product.contactEmail}</a>
-              </p>
-              <h3 className="mt-3 text-xs font-medium uppercase tracking-wide text-slate-500">Domain owners</h3>
-              <ul className="mt-1 space-y-1 text-sm">
-                {product.owners.map((o) => (
-                  <li key={o.email}>{o.name} <span className="text-slate-500">· {o.email}</span></li>
-                ))}
-              </ul>
-            </Card>
-            <SubscriptionsCard product={product} />
-            {(isOwner || perms.hasGlobal("audit:read")) && <HistoryCard productId={product.id} />}
-          </HydrationBoundary>
+          <ContractCard product={product} />
+          <Card title="Contact">
+            <p className="text-sm">
+              <a className="text-indigo-700 hover:underline" href={`mailto:${product.contactEmail}`}>{product.contactEmail}</a>
+            </p>
+            <h3 className="mt-3 text-xs font-medium uppercase tracking-wide text-slate-500">Domain owners</h3>
+            <ul className="mt-1 space-y-1 text-sm">
+              {product.owners.map((o) => (
+                <li key={o.email}>{o.name} <span className="text-slate-500">· {o.email}</span></li>
+              ))}
+            </ul>
+          </Card>
+          <SubscriptionsCard product={product} />
+          {(isOwner || perms.hasGlobal("audit:read")) && <HistoryCard productId={product.id} />}
         </div>
       </div>
     </div>

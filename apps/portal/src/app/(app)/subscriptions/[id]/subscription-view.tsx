@@ -4,7 +4,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
-import { HydrationBoundary } from "@/components/hydration-boundary";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { ReplayCard } from "@/components/replay-card";
 import { SubscriptionObjectives } from "@/components/slo";
@@ -54,71 +53,67 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
 
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
-          <HydrationBoundary>
-            <Card title="Connect" actions={<span className="text-xs text-slate-500">SASL/SCRAM-SHA-512</span>}>
-              <ConnectionSnippets sub={sub} registryUrl={registryUrl} />
+          <Card title="Connect" actions={<span className="text-xs text-slate-500">SASL/SCRAM-SHA-512</span>}>
+            <ConnectionSnippets sub={sub} registryUrl={registryUrl} />
+          </Card>
+          <Card title="Your lag" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+            <ConsumerLagList
+              consumers={sub.consumers}
+              samples={sub.lagSamples}
+              empty={
+                granted ? (
+                  <>No consumer group under <code className="font-mono">{sub.connection.groupPrefix}</code> has committed offsets on this topic yet. Start a consumer with the snippet above.</>
+                ) : (
+                  "No access at the moment, so there is no lag to show."
+                )
+              }
+            />
+          </Card>
+          {sub.status !== "REJECTED" && (
+            <Card title="Objectives and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+              <SubscriptionObjectives subscriptionId={sub.id} />
             </Card>
-            <Card title="Your lag" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-              <ConsumerLagList
-                consumers={sub.consumers}
-                samples={sub.lagSamples}
-                empty={
-                  granted ? (
-                    <>No consumer group under <code className="font-mono">{sub.connection.groupPrefix}</code> has committed offsets on this topic yet. Start a consumer with the snippet above.</>
-                  ) : (
-                    "No access at the moment, so there is no lag to show."
-                  )
-                }
-              />
+          )}
+          {granted && perms.canInDomain("subscription:replay", sub.consumingDomain.id) && (
+            <Card title="Replay" actions={<span className="text-xs text-slate-500">reset a consumer group</span>}>
+              <ReplayCard subscriptionId={sub.id} groupPrefix={sub.connection.groupPrefix} groups={sub.consumers.map((c) => ({ groupId: c.groupId, state: c.state, members: c.members, totalLag: c.totalLag }))} />
             </Card>
-            {sub.status !== "REJECTED" && (
-              <Card title="Objectives and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-                <SubscriptionObjectives subscriptionId={sub.id} />
-              </Card>
-            )}
-            {granted && perms.canInDomain("subscription:replay", sub.consumingDomain.id) && (
-              <Card title="Replay" actions={<span className="text-xs text-slate-500">reset a consumer group</span>}>
-                <ReplayCard subscriptionId={sub.id} groupPrefix={sub.connection.groupPrefix} groups={sub.consumers.map((c) => ({ groupId: c.groupId, state: c.state, members: c.members, totalLag: c.totalLag }))} />
-              </Card>
-            )}
-          </HydrationBoundary>
+          )}
         </div>
         <div className="space-y-6">
-          <HydrationBoundary>
-            <Card title="Access">
-              <DefinitionList
-                items={[
-                  ["Status", humanize(sub.status)],
-                  ["Environment", sub.environment],
-                  ["Requested", formatDateTime(sub.createdAt)],
-                  ["Decided", formatDateTime(sub.decidedAt)],
-                  ["Purpose", sub.purpose],
-                  ["Personal data", sub.pii.requested ? (sub.pii.approvedAt ? `unmasked (granted ${formatDateTime(sub.pii.approvedAt)})` : "asked for; masked until governance grants it") : "masked (not asked for)"],
-                  ...(sub.reason ? [["Reason", sub.reason] as [string, string]] : []),
-                ]}
-              />
-              {sub.pii.requested && sub.pii.justification && <p className="mt-2 text-xs text-slate-600">PII justification: {sub.pii.justification}</p>}
-              {sub.pii.canApprove && <GrantPii subscriptionId={sub.id} />}
-              {sub.provisioning.length > 0 && (
-                <div className="mt-4">
-                  <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-500">On the cluster</h3>
-                  <ProvisioningSteps
-                    steps={sub.provisioning}
-                    canRetry={sub.viewer.canRetry}
-                    onRetry={(taskId) => retry.mutate({ taskId, subscriptionId: sub.id })}
-                    retrying={retry.isPending}
-                    retryError={retry.isError ? retry.error.message : null}
-                  />
-                </div>
-              )}
-            </Card>
-            <Card title="Expiry">
-              <SubscriptionExpiry subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
-            </Card>
-            <Card title="Credentials">
-              <Credentials account={sub.serviceAccount} domainName={sub.consumingDomain.name} credentials={sub.credentials} shownIn={queryKeys.subscriptions.detail(sub.id)} />
-            </Card>
-          </HydrationBoundary>
+          <Card title="Access">
+            <DefinitionList
+              items={[
+                ["Status", humanize(sub.status)],
+                ["Environment", sub.environment],
+                ["Requested", formatDateTime(sub.createdAt)],
+                ["Decided", formatDateTime(sub.decidedAt)],
+                ["Purpose", sub.purpose],
+                ["Personal data", sub.pii.requested ? (sub.pii.approvedAt ? `unmasked (granted ${formatDateTime(sub.pii.approvedAt)})` : "asked for; masked until governance grants it") : "masked (not asked for)"],
+                ...(sub.reason ? [["Reason", sub.reason] as [string, string]] : []),
+              ]}
+            />
+            {sub.pii.requested && sub.pii.justification && <p className="mt-2 text-xs text-slate-600">PII justification: {sub.pii.justification}</p>}
+            {sub.pii.canApprove && <GrantPii subscriptionId={sub.id} />}
+            {sub.provisioning.length > 0 && (
+              <div className="mt-4">
+                <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-500">On the cluster</h3>
+                <ProvisioningSteps
+                  steps={sub.provisioning}
+                  canRetry={sub.viewer.canRetry}
+                  onRetry={(taskId) => retry.mutate({ taskId, subscriptionId: sub.id })}
+                  retrying={retry.isPending}
+                  retryError={retry.isError ? retry.error.message : null}
+                />
+              </div>
+            )}
+          </Card>
+          <Card title="Expiry">
+            <SubscriptionExpiry subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
+          </Card>
+          <Card title="Credentials">
+            <Credentials account={sub.serviceAccount} domainName={sub.consumingDomain.name} credentials={sub.credentials} shownIn={queryKeys.subscriptions.detail(sub.id)} />
+          </Card>
         </div>
       </div>
     </div>

@@ -3,11 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { NOTIFICATION_KINDS } from "@kappa/catalog/notification-kinds";
+import { Ago, Until } from "@/components/relative-time";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Field, inputClass, Loading, Notice, PageHeader } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { DomainWebhook, WebhookLog } from "@/lib/api-types";
 import { formText } from "@/lib/form-text";
-import { ago, formatDateTime, until } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
 
 const KINDS = Object.entries(NOTIFICATION_KINDS).filter(([k]) => k !== "webhook.test");
@@ -138,11 +139,11 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
           {log.data.deliveries.map((d) => (
             <tr key={d.id}>
               <td className="py-1 pr-3 font-mono">{d.kind}</td>
-              <td className="py-1 pr-3" title={formatDateTime(d.createdAt)}>{ago(d.createdAt)}</td>
+              <td className="py-1 pr-3"><Ago iso={d.createdAt} title={formatDateTime(d.createdAt)} /></td>
               <td className="py-1 pr-3"><Badge value={d.status === "DELIVERED" ? "DONE" : d.status} label={d.status.toLowerCase()} /></td>
               <td className="py-1 font-mono" data-testid="delivery-attempts">
                 {d.log.length === 0 ? "waiting" : d.log.map((a) => `${a.attempt}: ${a.statusCode ?? a.error ?? "?"} (${a.durationMs} ms)`).join(" · ")}
-                {d.status === "PENDING" && d.log.length > 0 && <span className="text-slate-500"> · next attempt {until(d.nextAttemptAt)}</span>}
+                {d.status === "PENDING" && d.log.length > 0 && <span className="text-slate-500"> · next attempt <Until iso={d.nextAttemptAt} /></span>}
               </td>
             </tr>
           ))}

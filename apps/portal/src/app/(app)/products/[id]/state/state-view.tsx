@@ -3,11 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { keyText, RecordValue, valuePreview } from "@/components/record-value";
+import { Ago } from "@/components/relative-time";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString, type ApiError } from "@/lib/api-client";
 import type { StateEntryJson, StateKeysPage, StateViewStatus } from "@/lib/api-types";
 import { formText } from "@/lib/form-text";
-import { ago, formatDateTime } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { formatCount, formatLagTime } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -43,7 +44,7 @@ export function StateView({ productId, canRebuild }: { productId: string; canReb
               Behind the topic: {formatCount(status.data.lag.records)} records · {status.data.lag.seconds === null ? "unknown" : formatLagTime(status.data.lag.seconds * 1000)}
             </p>
             {status.data.view.lastError && <p className="text-rose-800" role="alert">{status.data.view.lastError}</p>}
-            {status.data.view.lastAppliedAt && <p className="text-xs text-slate-500">Last applied {ago(status.data.view.lastAppliedAt)}</p>}
+            {status.data.view.lastAppliedAt && <p className="text-xs text-slate-500">Last applied <Ago iso={status.data.view.lastAppliedAt} /></p>}
             <table className="w-full text-left text-xs">
               <thead className="uppercase text-slate-500">
                 <tr><th scope="col" className="py-1 pr-2">Partition</th><th scope="col" className="py-1 pr-2">Applied up to</th><th scope="col" className="py-1 pr-2">End</th><th scope="col" className="py-1">Lag</th></tr>
