@@ -97,6 +97,26 @@ test.describe.serial("environments and promotion", () => {
     const entry = admin.getByRole("row").filter({ hasText: environment });
     await expect(entry.first()).toContainText("admin@kappa.example");
     await expect(admin.getByText(PASSWORD)).toHaveCount(0);
+
+    // Editing: the name stays, an empty password field keeps the stored password, a bad bootstrap is refused at its field.
+    await admin.goto("/admin/clusters");
+    await admin.getByRole("button", { name: `Edit ${environment}` }).click();
+    const edit = admin.getByRole("form", { name: `Edit ${environment}` });
+    await expect(edit.getByLabel("New admin password")).toHaveValue("");
+    await expect(edit.getByLabel("Maximum partitions (optional)")).toHaveValue("4");
+    await edit.getByLabel("Bootstrap servers").fill("kafka-1.prod.example");
+    await edit.getByRole("button", { name: `Save ${environment}` }).click();
+    await expect(edit.getByText("Every bootstrap entry must be host:port")).toBeVisible();
+    await edit.getByLabel("Bootstrap servers").fill("kafka-1.prod.example:9093,kafka-2.prod.example:9093");
+    await edit.getByLabel("Admin user").fill("kappa-admin-2");
+    await edit.getByRole("button", { name: `Save ${environment}` }).click();
+    await expect(edit).toHaveCount(0);
+    await expect(row).toContainText("kappa-admin-2 · password stored (encrypted)");
+    await expect(row).toContainText("≤ 4 partitions");
+    const kept = await withDb(async (c) => (await c.query<{ sealed: string }>(`SELECT "adminPasswordSealed" AS sealed FROM "Cluster" WHERE environment = $1`, [environment])).rows[0]!.sealed);
+    expect(kept).toBe(stored);
+    const updated = await withDb(async (c) => (await c.query<{ data: { passwordReplaced: boolean } }>(`SELECT data FROM "AuditEvent" WHERE action = 'cluster.updated' AND data::text LIKE $1 ORDER BY at DESC LIMIT 1`, [`%kappa-admin-2%`])).rows[0]!.data);
+    expect(updated.passwordReplaced).toBe(false);
     await admin.context().close();
   });
 

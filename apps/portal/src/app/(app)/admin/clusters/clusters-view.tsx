@@ -7,11 +7,14 @@ import { api } from "@/lib/api-client";
 import { environmentKeys, type ClusterInfo } from "@/lib/environments";
 import { formatDateTime, formatDurationMs } from "@/lib/format";
 import { useAdminMutation } from "@/lib/mutations";
+import { EditCluster } from "./edit-cluster";
 
 const DAY_MS = 86_400_000;
 
 export function ClustersView() {
   const clusters = useQuery({ queryKey: environmentKeys.clusters(), queryFn: ({ signal }) => api<ClusterInfo[]>("/api/v1/clusters", { signal }) });
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = clusters.data?.find((c) => c.id === editing && !c.primary);
   return (
     <div className="space-y-6">
       <Card title="Environments">
@@ -33,7 +36,8 @@ export function ClustersView() {
                   <th scope="col" className="py-2 pr-4">Security</th>
                   <th scope="col" className="py-2 pr-4">Admin credentials</th>
                   <th scope="col" className="py-2 pr-4">Bounds</th>
-                  <th scope="col" className="py-2">Worker</th>
+                  <th scope="col" className="py-2 pr-4">Worker</th>
+                  <th scope="col" className="py-2"><span className="sr-only">Actions</span></th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -49,9 +53,17 @@ export function ClustersView() {
                     <td className="py-2 pr-4 text-xs">
                       {[c.maxPartitions !== null ? `≤ ${c.maxPartitions} partitions` : null, c.minRetentionMs !== null ? `retention ≥ ${formatDurationMs(c.minRetentionMs)}` : null].filter(Boolean).join(", ") || "global policy only"}
                     </td>
-                    <td className="py-2 text-xs">
+                    <td className="py-2 pr-4 text-xs">
                       {c.lastError ? <Badge value="FAILED" label="unreachable" /> : c.lastSeenAt ? <Badge value="ACTIVE" label="reached" /> : <Badge value="PENDING" label="not yet" />}
                       <div className="mt-1 text-slate-600">{c.lastError ?? (c.lastSeenAt ? formatDateTime(c.lastSeenAt) : "")}</div>
+                    </td>
+                    <td className="py-2 text-xs">
+                      {/* The worker's own cluster is its configuration, not editable here. */}
+                      {!c.primary && (
+                        <Button variant="secondary" onClick={() => setEditing(c.id)} aria-label={`Edit ${c.environment}`}>
+                          Edit
+                        </Button>
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -60,6 +72,7 @@ export function ClustersView() {
           </div>
         )}
       </Card>
+      {edited && <EditCluster key={edited.id} cluster={edited} onDone={() => setEditing(null)} />}
       <RegisterCluster />
     </div>
   );
