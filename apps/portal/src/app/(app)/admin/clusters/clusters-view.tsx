@@ -7,9 +7,8 @@ import { api } from "@/lib/api-client";
 import { environmentKeys, type ClusterInfo } from "@/lib/environments";
 import { formatDateTime, formatDurationMs } from "@/lib/format";
 import { useAdminMutation } from "@/lib/mutations";
+import { ClusterFields, minRetentionMsOf, usesSasl, type ClusterFormFields } from "./cluster-fields";
 import { EditCluster } from "./edit-cluster";
-
-const DAY_MS = 86_400_000;
 
 export function ClustersView() {
   const clusters = useQuery({ queryKey: environmentKeys.clusters(), queryFn: ({ signal }) => api<ClusterInfo[]>("/api/v1/clusters", { signal }) });
@@ -78,12 +77,12 @@ export function ClustersView() {
   );
 }
 
-const EMPTY = { environment: "", bootstrap: "", securityProtocol: "SASL_SSL", saslMechanism: "scram-sha-512", adminUser: "", adminPassword: "", maxPartitions: "", minRetentionDays: "" };
+const EMPTY: ClusterFormFields & { environment: string } = { environment: "", bootstrap: "", securityProtocol: "SASL_SSL", saslMechanism: "scram-sha-512", adminUser: "", adminPassword: "", maxPartitions: "", minRetentionDays: "" };
 
 function RegisterCluster() {
   const register = useAdminMutation();
   const [form, setForm] = useState(EMPTY);
-  const sasl = form.securityProtocol.startsWith("SASL_");
+  const sasl = usesSasl(form);
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const body = {
@@ -93,7 +92,7 @@ function RegisterCluster() {
       saslMechanism: sasl ? form.saslMechanism : "none",
       ...(sasl ? { adminUser: form.adminUser, adminPassword: form.adminPassword } : {}),
       ...(form.maxPartitions ? { maxPartitions: Number(form.maxPartitions) } : {}),
-      ...(form.minRetentionDays ? { minRetentionMs: Math.round(Number(form.minRetentionDays) * DAY_MS) } : {}),
+      ...(form.minRetentionDays ? { minRetentionMs: minRetentionMsOf(form) } : {}),
     };
     // The password leaves the form state as soon as it is sent: it is never shown again.
     register.mutate({ method: "POST", path: "/api/v1/clusters", body }, { onSuccess: () => setForm(EMPTY), onSettled: () => setForm((f) => ({ ...f, adminPassword: "" })) });
@@ -107,41 +106,13 @@ function RegisterCluster() {
           <Field id="cluster-environment" label="Environment name" hint="e.g. prod; lower-case, unique." errors={errors.environment}>
             {(p) => <input {...p} className={inputClass} value={form.environment} onChange={set("environment")} required autoComplete="off" />}
           </Field>
-          <Field id="cluster-bootstrap" label="Bootstrap servers" hint="host:port, comma-separated." errors={errors.bootstrap}>
-            {(p) => <input {...p} className={`${inputClass} font-mono`} value={form.bootstrap} onChange={set("bootstrap")} required autoComplete="off" />}
-          </Field>
-          <Field id="cluster-protocol" label="Security protocol" errors={errors.securityProtocol}>
-            {(p) => (
-              <select {...p} className={inputClass} value={form.securityProtocol} onChange={set("securityProtocol")}>
-                {["SASL_SSL", "SASL_PLAINTEXT", "SSL", "PLAINTEXT"].map((v) => <option key={v} value={v}>{v}</option>)}
-              </select>
-            )}
-          </Field>
-          {sasl && (
-            <Field id="cluster-mechanism" label="SASL mechanism" errors={errors.saslMechanism}>
-              {(p) => (
-                <select {...p} className={inputClass} value={form.saslMechanism} onChange={set("saslMechanism")}>
-                  {["scram-sha-512", "scram-sha-256", "plain"].map((v) => <option key={v} value={v}>{v}</option>)}
-                </select>
-              )}
-            </Field>
-          )}
-          {sasl && (
-            <Field id="cluster-admin-user" label="Admin user" hint="The principal the worker signs in with (needs Kafka admin rights)." errors={errors.adminUser}>
-              {(p) => <input {...p} className={inputClass} value={form.adminUser} onChange={set("adminUser")} autoComplete="off" />}
-            </Field>
-          )}
-          {sasl && (
-            <Field id="cluster-admin-password" label="Admin password" hint="Stored encrypted; never shown again." errors={errors.adminPassword}>
-              {(p) => <input {...p} type="password" className={inputClass} value={form.adminPassword} onChange={set("adminPassword")} autoComplete="new-password" />}
-            </Field>
-          )}
-          <Field id="cluster-max-partitions" label="Maximum partitions (optional)" hint="Stricter than the global policy for this environment." errors={errors.maxPartitions}>
-            {(p) => <input {...p} type="number" min={1} inputMode="numeric" className={inputClass} value={form.maxPartitions} onChange={set("maxPartitions")} />}
-          </Field>
-          <Field id="cluster-min-retention" label="Minimum retention in days (optional)" errors={errors.minRetentionMs}>
-            {(p) => <input {...p} type="number" min={0} step="any" inputMode="decimal" className={inputClass} value={form.minRetentionDays} onChange={set("minRetentionDays")} />}
-          </Field>
+          <ClusterFields
+            idPrefix="cluster"
+            form={form}
+            set={set}
+            errors={errors}
+            hints={{ adminUser: "The principal the worker signs in with (needs Kafka admin rights).", passwordLabel: "Admin password", password: "Stored encrypted; never shown again.", maxPartitions: "Stricter than the global policy for this environment." }}
+          />
         </div>
         <div className="flex flex-wrap items-center gap-3">
           <Button type="submit" disabled={register.isPending}>Register cluster</Button>
