@@ -53,6 +53,11 @@ export interface RunnerOptions {
 
 const NOW = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
 const msInterval = (ms: number) => Prisma.sql`make_interval(secs => ${ms / 1000})`;
+/** Task `c` may run: every earlier step of its entity is DONE (steps of one entity run in order). */
+const EARLIER_STEPS_DONE = Prisma.sql`NOT EXISTS (
+  SELECT 1 FROM "ProvisioningTask" AS e
+   WHERE e."entityType" = c."entityType" AND e."entityId" = c."entityId"
+     AND e.step < c.step AND e.status <> 'DONE')`;
 
 /**
  * Leases up to `limit` eligible tasks for `workerId`: first tasks whose lease
@@ -79,10 +84,7 @@ function leaseWhere(db: Db, workerId: string, limit: number, leaseMs: number, co
      WHERE t.id IN (
        SELECT c.id FROM "ProvisioningTask" AS c
         WHERE ${condition}
-          AND NOT EXISTS (
-            SELECT 1 FROM "ProvisioningTask" AS e
-             WHERE e."entityType" = c."entityType" AND e."entityId" = c."entityId"
-               AND e.step < c.step AND e.status <> 'DONE')
+          AND ${EARLIER_STEPS_DONE}
         ORDER BY c."runAfter", c."createdAt", c.step
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
@@ -100,10 +102,7 @@ export async function msUntilNextRunnable(db: Db): Promise<number | null> {
     SELECT (EXTRACT(EPOCH FROM MIN(CASE WHEN c.status = 'PENDING' THEN c."runAfter" ELSE c."leaseUntil" END) - ${NOW}) * 1000)::float8 AS ms
       FROM "ProvisioningTask" AS c
      WHERE c.status IN ('PENDING', 'RUNNING')
-       AND NOT EXISTS (
-         SELECT 1 FROM "ProvisioningTask" AS e
-          WHERE e."entityType" = c."entityType" AND e."entityId" = c."entityId"
-            AND e.step < c.step AND e.status <> 'DONE')`;
+       AND ${EARLIER_STEPS_DONE}`;
   // MIN over no rows is NULL (nothing outstanding); a time already passed is 0.
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }
