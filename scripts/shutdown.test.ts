@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { childStep, createShutdown, takeDataDir } from "./shutdown.ts";
+import { childStep, createShutdown, launcherGone, takeDataDir } from "./shutdown.ts";
 
 class Exited extends Error {
   constructor(readonly code: number) {
@@ -94,6 +94,22 @@ describe("the data folder between two launchers", () => {
     expect(said).toEqual([`waiting for the previous launcher (pid ${old.pid}) to finish stopping…`]);
     expect(readFileSync(path.join(dir, "launcher.pid"), "utf8").trim()).toBe(String(process.pid));
     release();
+  });
+
+  it("lets a script wait until the launcher it stopped is gone", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "kappa-lock-"));
+    const script = path.join(dir, "start.mjs");
+    writeFileSync(script, "setTimeout(() => {}, 400);");
+    const old = spawn(process.execPath, [script], { stdio: "ignore" });
+    await new Promise((r) => old.once("spawn", r));
+    writeFileSync(path.join(dir, "launcher.pid"), `${old.pid}\n`);
+    const exited = new Promise((r) => old.once("exit", r));
+    await launcherGone(dir);
+    // Gone when it resolves: a zombie (not yet reaped) has an empty command line.
+    const cmdline = `/proc/${old.pid}/cmdline`;
+    expect(existsSync(cmdline) ? readFileSync(cmdline, "utf8") : "").not.toContain("start.mjs");
+    await exited;
+    await launcherGone(path.join(dir, "nothing-here"));
   });
 
   it("gives up after the bounded wait, naming the other launcher", async () => {

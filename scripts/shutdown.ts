@@ -159,3 +159,17 @@ export function childStep<C extends { exitCode: number | null; signalCode: NodeJ
     },
   };
 }
+
+/** Resolves once no launcher holds `dataDir` any more (or after `waitMs`): for scripts that stop `npm start` and go on with its data. */
+export async function launcherGone(dataDir: string, waitMs = 60_000): Promise<void> {
+  const file = path.join(dataDir, LOCK);
+  const held = () => {
+    try {
+      const pid = Number(readFileSync(file, "utf8").trim());
+      return Number.isInteger(pid) && pid > 0 && alive(pid);
+    } catch {
+      return false;
+    }
+  };
+  for (const deadline = Date.now() + waitMs; held() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+}
