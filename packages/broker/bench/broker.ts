@@ -48,6 +48,8 @@ interface Timed {
   ms: number;
   stdout: string;
   stderr: string;
+  /** The child's CPU seconds (all its threads), sampled every 20 ms while it ran (Linux; 0 elsewhere). */
+  cpu: number;
 }
 
 function run(cmd: string, args: string[], stdinFile?: string): Promise<Timed> {
@@ -56,6 +58,8 @@ function run(cmd: string, args: string[], stdinFile?: string): Promise<Timed> {
     // The records file is the child's stdin directly (no pipe through this process).
     const stdin = stdinFile ? openSync(stdinFile, "r") : "ignore";
     const child = spawn(cmd, args, { stdio: [stdin, "pipe", "pipe"] });
+    let cpu = 0;
+    const sampler = setInterval(() => (cpu = cpuSeconds(child.pid) ?? cpu), 20);
     if (typeof stdin === "number") closeSync(stdin);
     let stderr = "";
     child.stdout?.on("data", (d: Buffer) => {
@@ -66,9 +70,10 @@ function run(cmd: string, args: string[], stdinFile?: string): Promise<Timed> {
     child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => {
+      clearInterval(sampler);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code !== 0) reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}: ${stderr}`));
-      else resolve({ ms, stdout: `${lines}`, stderr });
+      else resolve({ ms, stdout: `${lines}`, stderr, cpu });
     });
   });
 }
@@ -193,19 +198,22 @@ async function startMockCluster(): Promise<{ proc: ChildProcess; bootstrap: stri
   return { proc, bootstrap };
 }
 
-async function fsyncWriteSpeed(dir: string, mib: number): Promise<number> {
+/** MB/s of `mib` sequential 1 MiB writes with an fdatasync each, and the CPU seconds per GB they cost this process (all threads). */
+async function fsyncWriteSpeed(dir: string, mib: number): Promise<{ mbs: number; cpuPerGb: number }> {
   const path = join(dir, "fsync-test");
   const h = await open(path, "w");
   const chunk = randomBytes(1024 * 1024);
+  const cpu0 = process.cpuUsage();
   const started = process.hrtime.bigint();
   for (let i = 0; i < mib; i++) {
     await h.write(chunk, 0, chunk.length, i * chunk.length);
     await h.datasync();
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpu = process.cpuUsage(cpu0);
   await h.close();
   await rm(path);
-  return mib / (ms / 1000);
+  return { mbs: mib / (ms / 1000), cpuPerGb: (cpu.user + cpu.system) / 1e6 / ((mib * 1024 * 1024) / 1e9) };
 }
 
 /**
@@ -229,11 +237,15 @@ async function fsyncLatencies(dir: string, bytes: number, ms: number): Promise<n
   return out.sort((a, b) => a - b);
 }
 
-/** User + system CPU seconds of a process so far (Linux /proc; null elsewhere). */
-function cpuSeconds(pid: number | undefined): number | null {
+/**
+ * User + system CPU seconds of a process so far (Linux /proc; null elsewhere);
+ * with `mainThread`, of its main thread only (the one JavaScript event loop,
+ * without libuv's file threads, GC helpers and worker threads).
+ */
+function cpuSeconds(pid: number | undefined, mainThread = false): number | null {
   if (pid === undefined) return null;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     // utime and stime are fields 14 and 15 of stat, i.e. 12 and 13 after the command name.
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
@@ -262,8 +274,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function kcatProduce(bootstrap: string, topic: string, file: string): Promise<number> {
-  return (await run("kcat", ["-b", bootstrap, "-P", "-t", topic, "-X", "acks=all"], file)).ms;
+/** kcat's produce of `file`: wall ms and kcat's own CPU seconds. */
+async function kcatProduce(bootstrap: string, topic: string, file: string): Promise<{ ms: number; cpu: number }> {
+  const r = await run("kcat", ["-b", bootstrap, "-P", "-t", topic, "-X", "acks=all"], file);
+  return { ms: r.ms, cpu: r.cpu };
 }
 
 /** Consumes from the beginning to the end (or `limit` records); returns time and count. */
@@ -328,13 +342,23 @@ async function runIn(work: string): Promise<void> {
     const mockRuns: number[] = [];
     const brokerRuns: number[] = [];
     let brokerCpu = 0;
+    let brokerMainCpu = 0;
     await brokerTiming(broker.proc, "reset-metrics");
+    let kcatMockCpu = 0;
+    let kcatBrokerCpu = 0;
     for (let i = 0; i < (LATENCY_ONLY ? 0 : RUNS); i++) {
-      mockRuns.push(await kcatProduce(mock.bootstrap, `bench-${i}`, file));
+      const onMock = await kcatProduce(mock.bootstrap, `bench-${i}`, file);
+      mockRuns.push(onMock.ms);
+      kcatMockCpu += onMock.cpu;
       const cpu0 = cpuSeconds(broker.proc.pid);
-      brokerRuns.push(await kcatProduce(broker.bootstrap, kcatTopics[i]!, file));
+      const main0 = cpuSeconds(broker.proc.pid, true);
+      const onBroker = await kcatProduce(broker.bootstrap, kcatTopics[i]!, file);
+      brokerRuns.push(onBroker.ms);
+      kcatBrokerCpu += onBroker.cpu;
       const cpu1 = cpuSeconds(broker.proc.pid);
+      const main1 = cpuSeconds(broker.proc.pid, true);
       if (cpu0 !== null && cpu1 !== null) brokerCpu += cpu1 - cpu0;
+      if (main0 !== null && main1 !== null) brokerMainCpu += main1 - main0;
     }
     if (LATENCY_ONLY) {
       await latencyRuns(kafka, broker, lines, note);
@@ -351,7 +375,10 @@ async function runIn(work: string): Promise<void> {
     note("  broker side, Produce requests of those runs", describeProduceTiming(kcatTiming));
     if (process.env.BENCH_CPU === "1") {
       const wall = brokerRuns.reduce((a, b) => a + b, 0) / 1000;
-      note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core)`);
+      const gb = (RUNS * RECORDS * RECORD_BYTES) / 1e9;
+      note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerCpu / gb).toFixed(2)} CPU-s per GB)`);
+      note("  kcat's own CPU (client + librdkafka)", `${(kcatMockCpu / gb).toFixed(2)} CPU-s per GB against the mock (the mock cluster runs inside kcat), ${(kcatBrokerCpu / gb).toFixed(2)} against the broker`);
+      note("  of which its main (event loop) thread", `${brokerMainCpu.toFixed(2)} s (${((brokerMainCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerMainCpu / gb).toFixed(2)} CPU-s per GB)`);
     }
     brokerProduceMedianMs = brokerProduce;
     if (PRODUCE_ONLY) {
@@ -482,8 +509,9 @@ async function latencyRuns(kafka: Kafka, broker: { proc: ChildProcess; bootstrap
 
 /** The disk's fsync'd write speed (after the broker stopped, so its writeback does not slow the broker runs) and the ratio to it. */
 async function diskAndSummary(work: string, note: (k: string, v: string) => void): Promise<void> {
-  const fsyncMBs = await fsyncWriteSpeed(work, 256);
-  note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s (${loadNow()})`);
+  const disk = await fsyncWriteSpeed(work, 256);
+  const fsyncMBs = disk.mbs;
+  note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s, ${disk.cpuPerGb.toFixed(2)} CPU-s per GB (${loadNow()})`);
   const small = await fsyncLatencies(work, 5 * RECORD_BYTES, 3000);
   note("disk: 5 KiB append + fdatasync, back to back for 3 s", `p50 ${percentile(small, 50).toFixed(2)} ms, p99 ${percentile(small, 99).toFixed(2)} ms (${small.length} fsyncs; the floor of an acks=all answer)`);
   if (brokerProduceMedianMs > 0) {
