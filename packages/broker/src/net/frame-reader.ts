@@ -32,10 +32,6 @@ export const POOLED_FRAME_MIN_BYTES = 64 * 1024;
  * a sixth of the broker thread under kcat's produce load). The connection gives
  * a frame back only once nothing can still read it: a Produce request whose
  * handler has finished, i.e. whose appends have been written or rejected.
- *
- * The buffers are backed by SharedArrayBuffers so that the CRC-32C of a large
- * produce can be computed on a helper thread without a copy
- * (storage/crc-offload.ts); they behave as any other Buffer on this thread.
  */
 export class FramePool {
   private readonly free = new Map<number, Buffer[]>();
@@ -50,7 +46,7 @@ export class FramePool {
     const cap = pooledCapacity(n);
     let whole = this.free.get(cap)?.pop();
     if (whole) this.freeBytes -= whole.length;
-    else whole = Buffer.from(new SharedArrayBuffer(cap));
+    else whole = Buffer.allocUnsafeSlow(cap);
     this.out.set(whole.buffer, whole);
     return whole.subarray(0, n);
   }

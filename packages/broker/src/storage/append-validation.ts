@@ -51,13 +51,8 @@ export interface ValidatedBatch {
   header: BatchHeader;
 }
 
-/**
- * Checks every batch in `data`; throws a StorageError with Kafka's error code
- * for the first bad one. `crcVerdicts` (crc-offload.ts) holds the CRC results
- * of the first batches when the helper thread computed them; a batch past
- * them is checked here.
- */
-export function validateAppendBatches(data: Buffer, config: LogConfig, opts: AppendOptions, limits: ValidationLimits, now = Date.now(), crcVerdicts?: Uint8Array): ValidatedBatch[] {
+/** Checks every batch in `data`; throws a StorageError with Kafka's error code for the first bad one. */
+export function validateAppendBatches(data: Buffer, config: LogConfig, opts: AppendOptions, limits: ValidationLimits, now = Date.now()): ValidatedBatch[] {
   const out: ValidatedBatch[] = [];
   let pos = 0;
   while (pos < data.length) {
@@ -76,8 +71,7 @@ export function validateAppendBatches(data: Buffer, config: LogConfig, opts: App
         `record batch of ${size} bytes exceeds max.message.bytes ${config.maxMessageBytes}`,
       );
     }
-    const verdict = crcVerdicts?.[out.length];
-    if (verdict === undefined ? !batchCrcValid(data, pos, size) : verdict !== 1) {
+    if (!batchCrcValid(data, pos, size)) {
       throw new StorageError("CORRUPT_MESSAGE", `record batch at byte ${pos} fails its CRC-32C check`);
     }
     if (h.recordCount <= 0 || h.lastOffsetDelta + 1 !== h.recordCount) {
@@ -149,18 +143,10 @@ function checkBatchRecords(data: Buffer, pos: number, size: number, h: BatchHead
 /**
  * The batches of one Produce partition's `records`, validated; with
  * compression.type other than "producer", batches with another codec are
- * rebuilt with the topic's first (recompression.ts) and the result validated
- * (its CRCs computed here: `crcVerdicts` are those of `data`).
+ * rebuilt with the topic's first (recompression.ts) and the result validated.
  */
-export function prepareAppend(
-  data: Buffer,
-  config: LogConfig,
-  opts: AppendOptions,
-  limits: ValidationLimits,
-  clock: () => number,
-  crcVerdicts?: Uint8Array,
-): { data: Buffer; batches: ValidatedBatch[] } {
-  const batches = validateAppendBatches(data, config, opts, limits, clock(), crcVerdicts);
+export function prepareAppend(data: Buffer, config: LogConfig, opts: AppendOptions, limits: ValidationLimits, clock: () => number): { data: Buffer; batches: ValidatedBatch[] } {
+  const batches = validateAppendBatches(data, config, opts, limits, clock());
   const codec = targetCodec(config);
   if (codec === null || batches.every((b) => (b.header.attributes & ATTR_COMPRESSION_MASK) === codec)) return { data, batches };
   const rebuilt = Buffer.concat(batches.map((b) => recompressBatch(data.subarray(b.pos, b.pos + b.header.size), codec, config, limits.maxDecompressedBytes)));

@@ -41,12 +41,6 @@ export interface PendingAppend {
   data: Buffer;
   batches: ValidatedBatch[];
   durable: boolean;
-  /**
-   * Set while the batches are still being validated (their CRCs on the helper
-   * thread, crc-offload.ts): settles once `data` and `batches` are final, or
-   * rejects with the validation error. The writer waits for it in queue order.
-   */
-  prepared?: Promise<void>;
   /** Set for a transaction marker written by the coordinator (the one batch is its control batch). */
   marker?: { commit: boolean; coordinatorEpoch: number };
   resolve: (r: AppendResult) => void;
@@ -90,27 +84,6 @@ export interface AppendLog {
   roll(): Promise<void>;
   /** Set once the log failed: nothing more is written. */
   failure(): StorageError | null;
-}
-
-/**
- * The appends of `group` whose validation has finished, in order: waits for
- * those still being validated and rejects (and drops) those that failed it.
- */
-export async function settleValidation(group: PendingAppend[]): Promise<PendingAppend[]> {
-  if (!group.some((r) => r.prepared)) return group;
-  const ready: PendingAppend[] = [];
-  for (const r of group) {
-    if (r.prepared) {
-      try {
-        await r.prepared;
-      } catch (err) {
-        r.reject(err);
-        continue;
-      }
-    }
-    ready.push(r);
-  }
-  return ready;
 }
 
 /** Assigns offsets to a group of appends and writes them with as few writes as possible. */

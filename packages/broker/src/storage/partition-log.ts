@@ -21,9 +21,8 @@
  */
 import { rm } from "node:fs/promises";
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, prepareAppend, type AppendOptions, type ValidationLimits } from "./append-validation.ts";
-import { settleValidation, txnMarkerAppend, writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend, type TxnMarker } from "./append-writer.ts";
+import { txnMarkerAppend, writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend, type TxnMarker } from "./append-writer.ts";
 import type { LogConfig } from "./configs.ts";
-import { CRC_OFFLOAD_MIN_BYTES, crcOffload } from "./crc-offload.ts";
 import { StorageError } from "./errors.ts";
 import { fsyncDir, type FileHandleCache } from "./files.ts";
 import { GroupCommit } from "./group-commit.ts";
@@ -318,7 +317,6 @@ export class PartitionLog {
   append(data: Buffer, opts: AppendOptions = {}): Promise<AppendResult> {
     try {
       this.ensureUsable();
-      if (data.length >= CRC_OFFLOAD_MIN_BYTES && crcOffload.accepts(data)) return this.appendCheckedOffThread(data, opts);
       const { data: records, batches } = prepareAppend(data, this.config, opts, this.limits, this.clock);
       return new Promise<AppendResult>((resolve, reject) => {
         this.queue.push({ data: records, batches, durable: opts.requireDurable ?? true, resolve, reject });
@@ -327,28 +325,6 @@ export class PartitionLog {
     } catch (err) {
       return Promise.reject(err);
     }
-  }
-
-  /**
-   * `append` for large partition data: the CRCs are computed on the helper
-   * thread, the rest of the validation when they are back. The append takes
-   * its place in the queue now, so offsets still follow arrival order.
-   */
-  private appendCheckedOffThread(data: Buffer, opts: AppendOptions): Promise<AppendResult> {
-    const config = this.config;
-    const verdicts = crcOffload.verdicts(data);
-    return new Promise<AppendResult>((resolve, reject) => {
-      const pending: PendingAppend = { data, batches: [], durable: opts.requireDurable ?? true, resolve, reject };
-      pending.prepared = verdicts.then((v) => {
-        const prepared = prepareAppend(data, config, opts, this.limits, this.clock, v ?? undefined);
-        pending.data = prepared.data;
-        pending.batches = prepared.batches;
-      });
-      // Handled where the writer awaits it (settleValidation); this keeps an early rejection from counting as unhandled.
-      pending.prepared.catch(() => undefined);
-      this.queue.push(pending);
-      this.scheduleDrain();
-    });
   }
 
   /**
@@ -379,7 +355,7 @@ export class PartitionLog {
           const group = this.queue;
           this.queue = [];
           try {
-            await writeAppendGroup(this.appendLog, await settleValidation(group));
+            await writeAppendGroup(this.appendLog, group);
           } catch (err) {
             // A failed write leaves the file in an unknown state: stop taking appends
             // (recovery on the next open truncates it) and fail every request of the
