@@ -5,7 +5,8 @@
 //     against the mock, too short to compare on its own)
 //   BENCH_KAFKAJS_RECORDS (100000): records for the kafkajs produce/consume runs
 //   BENCH_PRODUCE_ONLY=1: only the kcat produce comparison (and the disk speed it is compared with)
-//   BENCH_CPU=1: also report the CPU seconds the broker process used during the kcat produce runs
+//   BENCH_CPU=0: leave out the CPU lines of the kcat produce runs (CPU seconds per GB produced of the broker
+//     process, of its main thread alone, and of kcat against each side; Linux /proc); printed by default
 //   BENCH_BROKER_PROF=<dir>: run the broker child with `--cpu-prof` writing its profile into <dir>
 //   BENCH_BROKER_NODE_FLAGS="--trace-gc ...": extra node flags for the broker child (its stdout then goes to stderr)
 //   BENCH_BROKER_OVERRIDES="k=v k=v": extra broker settings (`--override k=v` each), for A/B runs
@@ -373,7 +374,7 @@ async function runIn(work: string): Promise<void> {
     note("broker: kcat produce acks=all (fsync'd)", mbpsRuns(RECORDS, brokerRuns));
     note("  produce vs mock, medians (target ≥ 60 %)", `${((mockProduce / brokerProduce) * 100).toFixed(0)} %`);
     note("  broker side, Produce requests of those runs", describeProduceTiming(kcatTiming));
-    if (process.env.BENCH_CPU === "1") {
+    if (process.env.BENCH_CPU !== "0") {
       const wall = brokerRuns.reduce((a, b) => a + b, 0) / 1000;
       const gb = (RUNS * RECORDS * RECORD_BYTES) / 1e9;
       note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerCpu / gb).toFixed(2)} CPU-s per GB)`);
