@@ -378,8 +378,8 @@ async function runIn(work: string): Promise<void> {
       const wall = brokerRuns.reduce((a, b) => a + b, 0) / 1000;
       const gb = (RUNS * RECORDS * RECORD_BYTES) / 1e9;
       note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerCpu / gb).toFixed(2)} CPU-s per GB)`);
-      note("  kcat's own CPU (client + librdkafka)", `${(kcatMockCpu / gb).toFixed(2)} CPU-s per GB against the mock (the mock cluster runs inside kcat), ${(kcatBrokerCpu / gb).toFixed(2)} against the broker`);
       note("  of which its main (event loop) thread", `${brokerMainCpu.toFixed(2)} s (${((brokerMainCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerMainCpu / gb).toFixed(2)} CPU-s per GB)`);
+      note("  kcat's own CPU (client + librdkafka)", `${(kcatMockCpu / gb).toFixed(2)} CPU-s per GB against the mock (the mock cluster runs inside kcat), ${(kcatBrokerCpu / gb).toFixed(2)} against the broker`);
     }
     brokerProduceMedianMs = brokerProduce;
     if (PRODUCE_ONLY) {
