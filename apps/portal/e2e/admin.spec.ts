@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { withDb } from "./db";
-import { storageFor, type Role } from "./roles";
+import { as, storageFor } from "./roles";
 
 /*
  * Issue 13's admin journeys: domains, members and roles, global roles — each
@@ -9,10 +9,6 @@ import { storageFor, type Role } from "./roles";
  * partitions to an ACTIVE product through review.
  */
 const run = Date.now().toString(36);
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
-}
 
 test.describe.serial("admin management", () => {
   const slug = `fleet-${run}`;
