@@ -46,6 +46,8 @@ async function addMapping(admin: Page, group: string, target: { domain: string; 
   }
   await admin.getByRole("button", { name: "Add mapping" }).click();
   await expect(admin.getByTestId("sso-mapping").filter({ hasText: group })).toBeVisible();
+  // The form is ready for the next group once the added one is cleared from it.
+  await expect(admin.getByLabel("Group", { exact: true })).toHaveValue("");
 }
 
 test("SSO sign-in maps provider groups to domains and roles, and follows a change of groups at the next sign-in", async ({ browser }) => {

@@ -26,7 +26,9 @@ export function PartitionsPanel({ product, isOwner }: { product: ProductDetail; 
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    request.mutate({ kind: "request", partitions: Number(form.partitions), reason: form.reason }, { onSuccess: () => setForm({ ...form, reason: "" }) });
+    const reason = form.reason;
+    // Clears the reason sent from the form as it is now, not from the submit-time copy.
+    request.mutate({ kind: "request", partitions: Number(form.partitions), reason }, { onSuccess: () => setForm((now) => (now.reason === reason ? { ...now, reason: "" } : now)) });
   }
   const keyed = product.cleanupPolicy === "compact";
   return (

@@ -55,7 +55,11 @@ function AddMapping({ domains }: { domains: AdminDomain[] }) {
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const body = target === "domain" ? { group: form.group, domainId: form.domainId || undefined, role: form.role } : { group: form.group, globalRole: form.globalRole };
-    add.mutate({ method: "POST", path: "/api/v1/sso/group-mappings", body }, { onSuccess: () => setForm({ ...form, group: "" }) });
+    add.mutate({ method: "POST", path: "/api/v1/sso/group-mappings", body }, {
+      // Clears the group that was added, from the form as it is now: anything typed or
+      // chosen while the request was on its way stays (the submit-time copy would undo it).
+      onSuccess: () => setForm((now) => (now.group === body.group ? { ...now, group: "" } : now)),
+    });
   }
   const errors = add.error?.fields ?? {};
   return (
