@@ -13,12 +13,16 @@
  *     refresh round (every figure of every partition re-read once).
  *  4. The worker's memory: peak RSS of this process over the run.
  * BENCH_PRODUCTS, BENCH_PARTITIONS, BENCH_SUBSCRIPTIONS, BENCH_GROUPS change the shape;
- * BENCH_BROKER_PROFILE=<dir> writes the broker's CPU profile there.
+ * BENCH_BROKER_PROFILE=<dir> writes the broker's CPU profile there;
+ * BENCH_HEAP_SNAPSHOTS=<dir> writes heap snapshots of this process after the
+ * convergence and after the observation (run with --expose-gc to have the
+ * retained heap printed too).
  * Prints the figures; exits non-zero only on errors, not on missed targets.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { writeHeapSnapshot } from "node:v8";
 import { mkdtemp, rm } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
@@ -93,6 +97,21 @@ const sampler = setInterval(() => {
   memory.heap = Math.max(memory.heap, m.heapUsed);
 }, 100);
 sampler.unref();
+
+/**
+ * The heap still held after a full GC (what the worker keeps, as opposed to
+ * the garbage of its last work that the peak includes), and a heap snapshot
+ * when BENCH_HEAP_SNAPSHOTS names a directory.
+ */
+function retained(label: string) {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return;
+  gc();
+  const m = process.memoryUsage();
+  line(`     retained after a GC (${label}): RSS / heap over the baseline`, `${mb(m.rss - baseline.rss)} / ${mb(m.heapUsed - baseline.heap)}`);
+  const dir = process.env.BENCH_HEAP_SNAPSHOTS;
+  if (dir) line("     heap snapshot", writeHeapSnapshot(path.join(dir, `worker-${label.replace(/\W+/g, "-")}.heapsnapshot`)));
+}
 
 async function startChildBroker(dataDir: string) {
   const port = await freePort();
@@ -205,7 +224,8 @@ async function main() {
       const users = await cluster.describeScramUsers(accounts.map((a) => a.name));
       line(`     SCRAM-SHA-512 users on the broker (of ${accounts.length} accounts)`, String([...users.values()].filter((m) => m.includes("SCRAM-SHA-512")).length));
       line("     products ACTIVE / subscriptions ACTIVE", `${await db.dataProduct.count({ where: { status: "ACTIVE" } })} / ${await db.subscription.count({ where: { status: "ACTIVE" } })}`);
-      line("     worker peak RSS / heap so far", `${mb(memory.rss)} / ${mb(memory.heap)}`);
+      line("     worker peak RSS / heap so far", `${mb(memory.rss)} / ${mb(memory.heap)}   (over the baseline ${mb(memory.rss - baseline.rss)} / ${mb(memory.heap - baseline.heap)})`);
+      retained("converged");
 
       // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
       await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
@@ -292,6 +312,7 @@ async function main() {
     const rows = await db.topicObservation.count();
     const groupRows = await db.consumerGroupObservation.count();
     line("     TopicObservation / ConsumerGroupObservation rows", `${rows} / ${groupRows}`);
+    retained("observing");
 
     // ---- 4. memory
     line("4. bench process peak RSS (worker + harness; broker in a child)", `${mb(memory.rss)}   (peak heap ${mb(memory.heap)}; load ${loadAverage()})`);
@@ -302,7 +323,9 @@ async function main() {
   } finally {
     await cluster.close();
     await db.$disconnect();
+    const stopping = Date.now();
     await broker.stop();
+    line("     broker shutdown (child process, SIGTERM → exit)", fmt(Date.now() - stopping));
     await rm(dataDir, { recursive: true, force: true });
     await pgServer.stop();
   }
