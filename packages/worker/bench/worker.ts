@@ -22,11 +22,11 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { writeHeapSnapshot } from "node:v8";
 import { mkdtemp, rm } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeHeapSnapshot } from "node:v8";
 import kafkajs from "kafkajs";
 import pg from "pg";
 import { createPrismaClient } from "@kappa/catalog";
