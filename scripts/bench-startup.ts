@@ -12,6 +12,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { launcherGone } from "./shutdown.ts";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "..");
 const PORT = Number(process.env.BENCH_PORTAL_PORT ?? 3310);
@@ -32,12 +33,13 @@ function startUntilReady(dir: string, dataDir: string): Promise<{ ms: number; li
   });
   const lines: string[] = [];
   let buffer = "";
+  // npm exits before the launcher has stopped; the restart is measured from a stopped launcher.
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once("exit", () => resolve());
       process.kill(-child.pid!, "SIGTERM");
-    });
+    }).then(() => launcherGone(dataDir));
   return new Promise((resolve, reject) => {
     let done = false;
     const onData = (chunk: Buffer) => {

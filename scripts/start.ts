@@ -22,6 +22,7 @@ import { DEMO_PASSWORD, DEMO_USERS, SEEDED_ACTION } from "../prisma/demo-data.ts
 import { registerEmbeddedProd } from "./embedded-prod.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
 import { serviceLogs, type ServiceLogs } from "./service-logs.ts";
+import { childStep, createShutdown, takeDataDir } from "./shutdown.ts";
 import { bundledCommand, workerCommand } from "./worker-build.ts";
 
 const dev = process.argv.includes("--dev");
@@ -30,21 +31,12 @@ const PORTAL_DIR = path.join(REPO_ROOT, "apps", "portal");
 const bootedAt = Date.now();
 const log = (message: string) => console.log(`[kappa +${((Date.now() - bootedAt) / 1000).toFixed(1)}s] ${message}`);
 
-const stops: (() => Promise<void>)[] = [];
-let stopping = false;
 /** Set once the configuration is read: the services' log files (and the console for what matters). */
 let logs: ServiceLogs | null = null;
 
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    log("stopping…");
-    for (const stop of stops.reverse()) {
-      await stop().catch((error: unknown) => console.error("[kappa] error while stopping:", error));
-    }
-  }
-  process.exit(code);
-}
+// Steps stop in reverse order, each awaited; a second signal joins the stop under way (scripts/shutdown.ts).
+const stops = createShutdown({ log });
+const shutdown = (code: number) => stops.run(code);
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
@@ -74,12 +66,14 @@ function watchLaunchers(): void {
     pid = info.ppid;
   }
   if (launchers.length === 0) return;
-  setInterval(() => {
+  const watch = setInterval(() => {
     if (launchers.some((p) => parentOf(p) === null)) {
+      clearInterval(watch);
       log("the launching process is gone");
       void shutdown(0);
     }
-  }, 1000).unref();
+  }, 1000);
+  watch.unref();
 }
 watchLaunchers();
 
@@ -178,7 +172,7 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
     logs?.line(instance.logName, `${new Date().toISOString()} kappa-broker ${level} ${message}`, level === "DEBUG" ? "debug" : level === "INFO" ? "info" : level === "WARN" ? "warn" : "error");
   const logger = { debug: (m: string) => line("DEBUG", m), info: (m: string) => line("INFO", m), warn: (m: string) => line("WARN", m), error: (m: string) => line("ERROR", m) };
   const broker = await startBroker({ ...brokerConfig, logger, saslUsers: [{ name: config.KAFKA_ADMIN_USER, password: adminPassword }] });
-  stops.push(() => broker.stop());
+  stops.add({ name: instance.logName === "kafka" ? "the Kafka broker" : "the prod Kafka broker", stop: () => broker.stop() });
   return broker.bootstrap;
 }
 
@@ -193,16 +187,10 @@ async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
     stdio: ["ignore", "pipe", "pipe"],
   });
   if (logs) logs.pipe("worker", worker);
-  stops.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (worker.exitCode !== null) return resolve();
-        worker.once("exit", () => resolve());
-        worker.kill("SIGTERM"); // finishes or releases its leases
-      }),
-  );
+  // SIGTERM: the worker finishes or releases its leases.
+  stops.add(childStep("the worker", worker, (c) => c.kill("SIGTERM")));
   worker.on("exit", (code) => {
-    if (!stopping) {
+    if (!stops.stopping) {
       console.error(`[kappa] the worker exited unexpectedly (code ${code}); its log: ${logs ? path.join(logs.dir, "worker.log") : "(none)"}`);
       void shutdown(1);
     }
@@ -229,14 +217,20 @@ async function startPostgresSupervisor(dataDir: string, port: number): Promise<s
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   if (logs) logs.pipe("postgres", child);
-  stops.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.send("stop");
-      }),
-  );
+  const step = childStep("PostgreSQL", child, (c) => c.send("stop"));
+  stops.add({
+    ...step,
+    // Its own process group (detached): SIGQUIT is PostgreSQL's immediate shutdown (recovered from the WAL on the next start).
+    force: () => {
+      if (child.pid && child.exitCode === null) {
+        try {
+          process.kill(-child.pid, "SIGQUIT");
+        } catch {
+          step.force?.();
+        }
+      }
+    },
+  });
   return new Promise<string>((resolve, reject) => {
     child.once("message", (message: { type: string; adminUrl?: string; message?: string }) => {
       if (message.type === "ready" && message.adminUrl) resolve(message.adminUrl);
@@ -322,10 +316,13 @@ async function main() {
   const started = Date.now();
   const config = parseStartConfig(process.env);
   mkdirSync(config.dataDir, { recursive: true });
+  // The data folder is ours until our last stop step: a launcher still stopping on it is waited for.
+  const release = await takeDataDir(config.dataDir, log);
   const verbose = verboseFlag || config.KAPPA_LOG === "debug";
   logs = serviceLogs(config.dataDir, verbose || dev);
   const sink = logs;
-  stops.unshift(async () => sink.close());
+  stops.addLast({ name: "the logs", stop: async () => sink.close() });
+  stops.addLast({ name: "the data folder", stop: async () => release() });
 
   // Three roles (finding 9 of issue 8): the owner runs migrations and owns
   // every table; the portal and the worker get their own least-privilege
@@ -417,7 +414,7 @@ async function main() {
         if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
           const { startDemoTraffic } = await import("./demo-traffic.ts");
           const traffic = await startDemoTraffic({ brokers: [bootstrap], username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
-          stops.push(() => traffic.stop());
+          stops.add({ name: "the demo traffic", stop: () => traffic.stop() });
           log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
         }
       })()
@@ -457,16 +454,9 @@ async function main() {
       stdio: ["ignore", "pipe", "pipe"],
     });
     sink.pipe("portal", portal);
-    stops.push(
-      () =>
-        new Promise<void>((resolve) => {
-          if (portal.exitCode !== null) return resolve();
-          portal.once("exit", () => resolve());
-          portal.kill("SIGTERM");
-        }),
-    );
+    stops.add(childStep("the portal", portal, (c) => c.kill("SIGTERM")));
     portal.on("exit", (code) => {
-      if (!stopping) {
+      if (!stops.stopping) {
         console.error(`[kappa] the portal exited unexpectedly (code ${code}); its log: ${path.join(sink.dir, "portal.log")}`);
         void shutdown(1);
       }

@@ -61,10 +61,17 @@ async function main() {
     const reportDir = process.env.LIGHTHOUSE_REPORT_DIR;
     console.log(`lighthouse against ${base}, load average ${load()}`);
     for (const page of pages.filter((p) => !only || only.includes(p.name))) {
-      const result = await lighthouse(
-        `${base}${page.path}`,
-        { port: chrome.port, output: "json", logLevel: "error", onlyCategories: [...CATEGORIES], ...(page.signedIn ? { extraHeaders: { Cookie: cookie } } : {}) },
-      );
+      const run = () =>
+        lighthouse(
+          `${base}${page.path}`,
+          { port: chrome.port, output: "json", logLevel: "error", onlyCategories: [...CATEGORIES], ...(page.signedIn ? { extraHeaders: { Cookie: cookie } } : {}) },
+        );
+      let result = await run();
+      // A failed trace recording (Lighthouse's NO_NAVSTART, seen now and then on the first page) says nothing about the page: measure it again, once.
+      if (result?.lhr.runtimeError?.code === "NO_NAVSTART") {
+        console.log(`lighthouse: ${page.name}: trace recording failed (NO_NAVSTART), measuring again`);
+        result = await run();
+      }
       if (!result) throw new Error(`no Lighthouse result for ${page.path}`);
       const { lhr } = result;
       const scores = Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((lhr.categories[c]?.score ?? 0) * 100)]));

@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { withDb } from "./db";
-import { storageFor, type Role } from "./roles";
+import { as, storageFor } from "./roles";
 
 /*
  * Issue 13's admin journeys: domains, members and roles, global roles — each
@@ -9,10 +9,6 @@ import { storageFor, type Role } from "./roles";
  * partitions to an ACTIVE product through review.
  */
 const run = Date.now().toString(36);
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
-}
 
 test.describe.serial("admin management", () => {
   const slug = `fleet-${run}`;
@@ -229,4 +225,28 @@ test("an admin reserves a Kafka principal: an owner's new account cannot take it
   await expect(events.filter({ hasText: "reservedPrincipal.added" })).toHaveCount(1);
   await expect(events.filter({ hasText: "reservedPrincipal.removed" })).toHaveCount(1);
   await expect(events.filter({ hasText: "reservedPrincipal.added" })).toContainText("admin@kappa.example");
+});
+
+test("every admin section is refused to a non-admin on the server, and shows the admin tabs to an admin", async ({ browser }) => {
+  const sections = [
+    ["/admin/domains", "Only platform admins manage domains."],
+    ["/admin/users", "Only platform admins manage users and global roles."],
+    ["/admin/sso", "Only platform admins see the single-sign-on configuration."],
+    ["/admin/principals", "Only platform admins see the reserved Kafka principals."],
+    ["/admin/clusters", "Only platform admins see and register the clusters."],
+  ] as const;
+  const reviewer = await as(browser, "reviewer");
+  const admin = await as(browser, "admin");
+  for (const [href, refusal] of sections) {
+    await reviewer.goto(href);
+    await expect(reviewer.getByText("Not available")).toBeVisible();
+    await expect(reviewer.getByText(refusal)).toBeVisible();
+    await expect(reviewer.getByRole("navigation", { name: "Admin sections" })).toHaveCount(0);
+
+    await admin.goto(href);
+    const tabs = admin.getByRole("navigation", { name: "Admin sections" });
+    await expect(tabs.getByRole("link", { name: /./ })).toHaveCount(sections.length);
+    await expect(tabs.locator('[aria-current="page"]')).toHaveAttribute("href", href);
+    await expect(admin.getByText("Not available")).toHaveCount(0);
+  }
 });

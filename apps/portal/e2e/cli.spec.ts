@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
 import { parse, stringify } from "yaml";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /*
  * The `kappa` CLI against the real portal, worker and broker (the worker
@@ -21,11 +21,6 @@ const run = Date.now().toString(36);
 const name = `Cli Parcels ${run}`;
 const contractId = `orders.cli-parcels-${run}`;
 const topic = `${contractId}.v1`;
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ storageState: storageFor(role) });
-  return context.newPage();
-}
 
 interface Result {
   code: number;

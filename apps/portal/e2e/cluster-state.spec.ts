@@ -1,7 +1,7 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { encryptSecret } from "@kappa/catalog";
 import { one, withDb } from "./db";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /** What the portal shows as the bootstrap address: the e2e broker's (playwright.config.ts). */
 const BOOTSTRAP = `127.0.0.1:${process.env.KAPPA_E2E_KAFKA_PORT}`;
@@ -15,11 +15,6 @@ const BOOTSTRAP = `127.0.0.1:${process.env.KAPPA_E2E_KAFKA_PORT}`;
  * by payments-reconciliation), "Order Status" and "Payments Captured"
  * (APPROVED), each with its provisioning steps still PENDING.
  */
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ storageState: storageFor(role) });
-  return context.newPage();
-}
 
 interface Seeded {
   productId: string;

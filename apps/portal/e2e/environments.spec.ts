@@ -1,6 +1,6 @@
-import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { withDb } from "./db";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /*
  * Issue 13, environments and promotion: an admin registers a cluster as the
@@ -20,10 +20,6 @@ const PASSWORD = `prod-admin-secret-${run}`;
 /** Set by the promotion test for the subscription test after it. */
 let promotedId = "";
 let devOnlyId = "";
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
-}
 
 /** A fresh ACTIVE orders product with `partitions` partitions (the test stands in for the worker's activation). */
 async function activeProduct(owner: APIRequestContext, reviewer: APIRequestContext, name: string, partitions: number): Promise<string> {

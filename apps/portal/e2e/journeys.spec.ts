@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { storageFor, type Role } from "./roles";
+import { expect, test } from "@playwright/test";
+import { as } from "./roles";
 
 /*
  * The publish → review → subscribe journeys of issue 2, as each role does them
@@ -19,11 +19,6 @@ const avroSchema = JSON.stringify({
     { name: "carrier", type: "string" },
   ],
 });
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ storageState: storageFor(role) });
-  return context.newPage();
-}
 
 let productId = "";
 

@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { withDb } from "./db";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /*
  * Notifications and retirement as people see them (worker off): a request
@@ -12,11 +12,6 @@ import { storageFor, type Role } from "./roles";
 const run = Date.now().toString(36);
 const productName = `Returns Feed ${run}`;
 const avro = JSON.stringify({ type: "record", name: "ReturnOpened", fields: [{ name: "returnId", type: "string" }] });
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ storageState: storageFor(role) });
-  return context.newPage();
-}
 
 async function post<T>(page: Page, path: string, data: unknown): Promise<T> {
   const origin = new URL(page.url() === "about:blank" ? (test.info().project.use.baseURL ?? "http://localhost") : page.url()).origin;

@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { withDb } from "./db";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /*
  * Operating the mesh in the browser: the cluster topic browser, claiming an
@@ -11,10 +11,6 @@ import { storageFor, type Role } from "./roles";
  */
 const run = Date.now().toString(36);
 const topic = `legacy.clicks-${run}`;
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
-}
 
 const acl = (principal: string, patternType: "LITERAL" | "PREFIXED", resourceName: string) => ({ resourceType: "TOPIC", resourceName, patternType, principal, host: "*", operation: "READ", permission: "ALLOW" });
 

@@ -1,5 +1,5 @@
-import { expect, request as playwrightRequest, test, type Browser, type Page } from "@playwright/test";
-import { storageFor, type Role } from "./roles";
+import { expect, request as playwrightRequest, test } from "@playwright/test";
+import { as } from "./roles";
 
 /*
  * Policies as code in the browser and over the API: the product form
@@ -10,11 +10,6 @@ import { storageFor, type Role } from "./roles";
  */
 
 const run = Date.now().toString(36);
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ storageState: storageFor(role) });
-  return context.newPage();
-}
 
 const piiSchema = (tagged: boolean) =>
   JSON.stringify({

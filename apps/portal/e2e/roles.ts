@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { Browser, Page } from "@playwright/test";
 
 /** Demo accounts seeded by prisma/seed.ts (password "kappa-demo"). */
 export const ROLES = {
@@ -14,4 +15,10 @@ export const DEMO_PASSWORD = "kappa-demo";
 
 export function storageFor(role: Role): string {
   return path.join(import.meta.dirname, ".auth", `${role}.json`);
+}
+
+/** A page signed in as `role` (its own browser context, from the storage state auth.setup.ts saved). */
+export async function as(browser: Browser, role: Role): Promise<Page> {
+  const context = await browser.newContext({ storageState: storageFor(role) });
+  return context.newPage();
 }

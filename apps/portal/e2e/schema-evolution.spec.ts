@@ -1,6 +1,7 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { createProduct } from "./api-setup";
 import { withDb } from "./db";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /*
  * The Evolve journey: an orders product read by the payments domain gets a
@@ -18,11 +19,6 @@ const orderId = { name: "orderId", type: "string" };
 const amountCents = { name: "amountCents", type: "long" };
 const channel = { name: "channel", type: "string" };
 
-async function as(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ storageState: storageFor(role) });
-  return context.newPage();
-}
-
 let productId = "";
 let subscriptionId = "";
 let slug = "";
@@ -30,23 +26,17 @@ let slug = "";
 test.describe.serial("evolve a product's schema", () => {
   test("setup: an ACTIVE orders product with an active payments subscription", async ({ browser }) => {
     const owner = await as(browser, "ordersOwner");
-    const me = (await (await owner.request.get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] };
-    const created = await owner.request.post("/api/v1/products", {
-      data: {
-        domainId: me.memberships.find((m) => m.domainSlug === "orders")?.domainId,
-        name: productName,
-        description: "Order totals as they are settled, one record per order.",
-        classification: "INTERNAL",
-        tags: ["orders"],
-        freshnessSeconds: 60,
-        availabilityPct: 99.9,
-        partitions: 1,
-        contactEmail: "owner@orders.example",
-        schema: { format: "AVRO", definition: record([orderId, amountCents, channel]) },
-      },
-    });
-    expect(created.status()).toBe(201);
-    ({ id: productId } = (await created.json()) as { id: string });
+    ({ id: productId } = await createProduct(owner, "orders", {
+      name: productName,
+      description: "Order totals as they are settled, one record per order.",
+      classification: "INTERNAL",
+      tags: ["orders"],
+      freshnessSeconds: 60,
+      availabilityPct: 99.9,
+      partitions: 1,
+      contactEmail: "owner@orders.example",
+      schema: { format: "AVRO", definition: record([orderId, amountCents, channel]) },
+    }));
     slug = `orders.order-totals-${run}`;
     expect((await owner.request.post(`/api/v1/products/${productId}/submit`)).status()).toBe(200);
     const reviewer = await as(browser, "reviewer");

@@ -1,8 +1,9 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import avro from "avsc";
 import { Kafka, logLevel } from "kafkajs";
+import { createProduct } from "./api-setup";
 import { issuedCredentials } from "./credentials";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /*
  * Issue 12's browse journeys with the real worker and broker (project
@@ -38,10 +39,6 @@ const encoder = avro.Type.forSchema({
   ],
 });
 
-async function as(browser: Browser, role: Role): Promise<Page> {
-  return (await browser.newContext({ storageState: storageFor(role) })).newPage();
-}
-
 let productId = "";
 let topic = "";
 let bootstrap = "";
@@ -51,25 +48,19 @@ test.describe.serial("browsing a CONFIDENTIAL product with PII: masked for a sub
 
   test("the owner publishes a compacted CONFIDENTIAL product, governance approves, the payments owner subscribes without a PII need", async ({ browser }) => {
     const owner = await as(browser, "ordersOwner");
-    const me = (await (await owner.request.get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] };
-    const created = await owner.request.post("/api/v1/products", {
-      data: {
-        domainId: me.memberships.find((m) => m.domainSlug === "orders")?.domainId,
-        name: productName,
-        description: "The latest profile per customer, for support tools and delivery planning.",
-        classification: "CONFIDENTIAL",
-        tags: ["orders", "customers"],
-        freshnessSeconds: 60,
-        availabilityPct: 99.9,
-        partitions: 1,
-        cleanupPolicy: "compact",
-        keyFields: ["customerId"],
-        contactEmail: "owner@orders.example",
-        schema: { format: "AVRO", definition: JSON.stringify(schema) },
-      },
-    });
-    expect(created.status(), await created.text()).toBe(201);
-    ({ id: productId, topicName: topic } = (await created.json()) as { id: string; topicName: string });
+    ({ id: productId, topicName: topic } = await createProduct(owner, "orders", {
+      name: productName,
+      description: "The latest profile per customer, for support tools and delivery planning.",
+      classification: "CONFIDENTIAL",
+      tags: ["orders", "customers"],
+      freshnessSeconds: 60,
+      availabilityPct: 99.9,
+      partitions: 1,
+      cleanupPolicy: "compact",
+      keyFields: ["customerId"],
+      contactEmail: "owner@orders.example",
+      schema: { format: "AVRO", definition: JSON.stringify(schema) },
+    }));
 
     await owner.goto(`/products/${productId}`);
     await owner.getByRole("button", { name: "Submit for review" }).click();

@@ -1,7 +1,8 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { Kafka, logLevel, type Consumer } from "kafkajs";
+import { createProduct } from "./api-setup";
 import { issuedCredentials } from "./credentials";
-import { storageFor, type Role } from "./roles";
+import { as } from "./roles";
 
 /*
  * The whole journey with the real worker and broker: only with
@@ -19,11 +20,6 @@ import { storageFor, type Role } from "./roles";
 const run = Date.now().toString(36);
 const productName = `Parcel Scans ${run}`;
 const schema = JSON.stringify({ type: "record", name: "ParcelScanned", namespace: "example.orders", fields: [{ name: "parcelId", type: "string" }, { name: "depot", type: "string" }] });
-
-async function as(browser: Browser, role: Role): Promise<Page> {
-  const context = await browser.newContext({ storageState: storageFor(role) });
-  return context.newPage();
-}
 
 function client(bootstrap: string, username: string, password: string): Kafka {
   return new Kafka({
@@ -66,26 +62,19 @@ test.describe.serial("journey with the real worker and broker", () => {
 
   test("publish → approve: the product's steps complete on the broker and it becomes ACTIVE", async ({ browser }) => {
     const owner = await as(browser, "ordersOwner");
-    const me = (await (await owner.request.get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] };
-    const orders = me.memberships.find((m) => m.domainSlug === "orders");
-    const created = await owner.request.post("/api/v1/products", {
-      data: {
-        domainId: orders?.domainId,
-        name: productName,
-        description: "Every parcel scan at a depot, for tracking pages and depot dashboards.",
-        classification: "INTERNAL",
-        tags: ["orders", "shipping"],
-        freshnessSeconds: 60,
-        availabilityPct: 99.9,
-        partitions: 1,
-        contactEmail: "owner@orders.example",
-        tieredStorage: true,
-        localRetentionMs: 60_000,
-        schema: { format: "AVRO", definition: schema },
-      },
-    });
-    expect(created.status()).toBe(201);
-    ({ id: productId, topicName: topic } = (await created.json()) as { id: string; topicName: string });
+    ({ id: productId, topicName: topic } = await createProduct(owner, "orders", {
+      name: productName,
+      description: "Every parcel scan at a depot, for tracking pages and depot dashboards.",
+      classification: "INTERNAL",
+      tags: ["orders", "shipping"],
+      freshnessSeconds: 60,
+      availabilityPct: 99.9,
+      partitions: 1,
+      contactEmail: "owner@orders.example",
+      tieredStorage: true,
+      localRetentionMs: 60_000,
+      schema: { format: "AVRO", definition: schema },
+    }));
 
     await owner.goto(`/products/${productId}`);
     await owner.getByRole("button", { name: "Submit for review" }).click();

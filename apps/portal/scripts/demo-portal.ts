@@ -5,7 +5,7 @@
  * benchmark and the README screenshots.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -55,6 +55,19 @@ export async function demoPortal(options: { existing?: string; port: number; pgP
         process.kill(-server.pid, "SIGTERM");
         await new Promise((r) => server.once("exit", r));
       }
+      // npm exits before the launcher has stopped its brokers and PostgreSQL; the launcher holds launcher.pid until it is done.
+      const lock = path.join(dataDir, "launcher.pid");
+      const launcherRuns = () => {
+        try {
+          const pid = Number(readFileSync(lock, "utf8").trim());
+          if (!(pid > 0)) return false;
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false; // no lock, or its process is gone
+        }
+      };
+      for (const deadline = Date.now() + 60_000; launcherRuns() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -5,7 +5,8 @@
 //     against the mock, too short to compare on its own)
 //   BENCH_KAFKAJS_RECORDS (100000): records for the kafkajs produce/consume runs
 //   BENCH_PRODUCE_ONLY=1: only the kcat produce comparison (and the disk speed it is compared with)
-//   BENCH_CPU=1: also report the CPU seconds the broker process used during the kcat produce runs
+//   BENCH_CPU=0: leave out the CPU lines of the kcat produce runs (CPU seconds per GB produced of the broker
+//     process, of its main thread alone, and of kcat against each side; Linux /proc); printed by default
 //   BENCH_BROKER_PROF=<dir>: run the broker child with `--cpu-prof` writing its profile into <dir>
 //   BENCH_BROKER_NODE_FLAGS="--trace-gc ...": extra node flags for the broker child (its stdout then goes to stderr)
 //   BENCH_BROKER_OVERRIDES="k=v k=v": extra broker settings (`--override k=v` each), for A/B runs
@@ -48,6 +49,8 @@ interface Timed {
   ms: number;
   stdout: string;
   stderr: string;
+  /** The child's CPU seconds (all its threads), sampled every 20 ms while it ran (Linux; 0 elsewhere). */
+  cpu: number;
 }
 
 function run(cmd: string, args: string[], stdinFile?: string): Promise<Timed> {
@@ -56,6 +59,8 @@ function run(cmd: string, args: string[], stdinFile?: string): Promise<Timed> {
     // The records file is the child's stdin directly (no pipe through this process).
     const stdin = stdinFile ? openSync(stdinFile, "r") : "ignore";
     const child = spawn(cmd, args, { stdio: [stdin, "pipe", "pipe"] });
+    let cpu = 0;
+    const sampler = setInterval(() => (cpu = cpuSeconds(child.pid) ?? cpu), 20);
     if (typeof stdin === "number") closeSync(stdin);
     let stderr = "";
     child.stdout?.on("data", (d: Buffer) => {
@@ -66,9 +71,10 @@ function run(cmd: string, args: string[], stdinFile?: string): Promise<Timed> {
     child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => {
+      clearInterval(sampler);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code !== 0) reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}: ${stderr}`));
-      else resolve({ ms, stdout: `${lines}`, stderr });
+      else resolve({ ms, stdout: `${lines}`, stderr, cpu });
     });
   });
 }
@@ -193,19 +199,33 @@ async function startMockCluster(): Promise<{ proc: ChildProcess; bootstrap: stri
   return { proc, bootstrap };
 }
 
-async function fsyncWriteSpeed(dir: string, mib: number): Promise<number> {
-  const path = join(dir, "fsync-test");
-  const h = await open(path, "w");
+/**
+ * MB/s of `mib` sequential 1 MiB writes with an fdatasync each, and the CPU
+ * seconds per GB they cost this process (all threads). With `files` > 1 the
+ * MiBs are spread over that many files written side by side, each with its
+ * own write + fdatasync loop: the pattern of a produce to that many partitions
+ * (one log file and one fsync per partition).
+ */
+async function fsyncWriteSpeed(dir: string, mib: number, files = 1): Promise<{ mbs: number; cpuPerGb: number }> {
   const chunk = randomBytes(1024 * 1024);
+  const per = Math.ceil(mib / files);
+  const handles = await Promise.all(Array.from({ length: files }, (_, f) => open(join(dir, `fsync-test-${f}`), "w")));
+  const cpu0 = process.cpuUsage();
   const started = process.hrtime.bigint();
-  for (let i = 0; i < mib; i++) {
-    await h.write(chunk, 0, chunk.length, i * chunk.length);
-    await h.datasync();
-  }
+  await Promise.all(
+    handles.map(async (h) => {
+      for (let i = 0; i < per; i++) {
+        await h.write(chunk, 0, chunk.length, i * chunk.length);
+        await h.datasync();
+      }
+    }),
+  );
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  await h.close();
-  await rm(path);
-  return mib / (ms / 1000);
+  const cpu = process.cpuUsage(cpu0);
+  for (const h of handles) await h.close();
+  for (let f = 0; f < files; f++) await rm(join(dir, `fsync-test-${f}`));
+  const total = per * files;
+  return { mbs: total / (ms / 1000), cpuPerGb: (cpu.user + cpu.system) / 1e6 / ((total * 1024 * 1024) / 1e9) };
 }
 
 /**
@@ -229,11 +249,15 @@ async function fsyncLatencies(dir: string, bytes: number, ms: number): Promise<n
   return out.sort((a, b) => a - b);
 }
 
-/** User + system CPU seconds of a process so far (Linux /proc; null elsewhere). */
-function cpuSeconds(pid: number | undefined): number | null {
+/**
+ * User + system CPU seconds of a process so far (Linux /proc; null elsewhere);
+ * with `mainThread`, of its main thread only (the one JavaScript event loop,
+ * without libuv's file threads, GC helpers and worker threads).
+ */
+function cpuSeconds(pid: number | undefined, mainThread = false): number | null {
   if (pid === undefined) return null;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     // utime and stime are fields 14 and 15 of stat, i.e. 12 and 13 after the command name.
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
@@ -262,8 +286,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function kcatProduce(bootstrap: string, topic: string, file: string): Promise<number> {
-  return (await run("kcat", ["-b", bootstrap, "-P", "-t", topic, "-X", "acks=all"], file)).ms;
+/** kcat's produce of `file`: wall ms and kcat's own CPU seconds. */
+async function kcatProduce(bootstrap: string, topic: string, file: string): Promise<{ ms: number; cpu: number }> {
+  const r = await run("kcat", ["-b", bootstrap, "-P", "-t", topic, "-X", "acks=all"], file);
+  return { ms: r.ms, cpu: r.cpu };
 }
 
 /** Consumes from the beginning to the end (or `limit` records); returns time and count. */
@@ -328,13 +354,23 @@ async function runIn(work: string): Promise<void> {
     const mockRuns: number[] = [];
     const brokerRuns: number[] = [];
     let brokerCpu = 0;
+    let brokerMainCpu = 0;
     await brokerTiming(broker.proc, "reset-metrics");
+    let kcatMockCpu = 0;
+    let kcatBrokerCpu = 0;
     for (let i = 0; i < (LATENCY_ONLY ? 0 : RUNS); i++) {
-      mockRuns.push(await kcatProduce(mock.bootstrap, `bench-${i}`, file));
+      const onMock = await kcatProduce(mock.bootstrap, `bench-${i}`, file);
+      mockRuns.push(onMock.ms);
+      kcatMockCpu += onMock.cpu;
       const cpu0 = cpuSeconds(broker.proc.pid);
-      brokerRuns.push(await kcatProduce(broker.bootstrap, kcatTopics[i]!, file));
+      const main0 = cpuSeconds(broker.proc.pid, true);
+      const onBroker = await kcatProduce(broker.bootstrap, kcatTopics[i]!, file);
+      brokerRuns.push(onBroker.ms);
+      kcatBrokerCpu += onBroker.cpu;
       const cpu1 = cpuSeconds(broker.proc.pid);
+      const main1 = cpuSeconds(broker.proc.pid, true);
       if (cpu0 !== null && cpu1 !== null) brokerCpu += cpu1 - cpu0;
+      if (main0 !== null && main1 !== null) brokerMainCpu += main1 - main0;
     }
     if (LATENCY_ONLY) {
       await latencyRuns(kafka, broker, lines, note);
@@ -349,9 +385,12 @@ async function runIn(work: string): Promise<void> {
     note("broker: kcat produce acks=all (fsync'd)", mbpsRuns(RECORDS, brokerRuns));
     note("  produce vs mock, medians (target ≥ 60 %)", `${((mockProduce / brokerProduce) * 100).toFixed(0)} %`);
     note("  broker side, Produce requests of those runs", describeProduceTiming(kcatTiming));
-    if (process.env.BENCH_CPU === "1") {
+    if (process.env.BENCH_CPU !== "0") {
       const wall = brokerRuns.reduce((a, b) => a + b, 0) / 1000;
-      note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core)`);
+      const gb = (RUNS * RECORDS * RECORD_BYTES) / 1e9;
+      note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerCpu / gb).toFixed(2)} CPU-s per GB)`);
+      note("  of which its main (event loop) thread", `${brokerMainCpu.toFixed(2)} s (${((brokerMainCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerMainCpu / gb).toFixed(2)} CPU-s per GB)`);
+      note("  kcat's own CPU (client + librdkafka)", `${(kcatMockCpu / gb).toFixed(2)} CPU-s per GB against the mock (the mock cluster runs inside kcat), ${(kcatBrokerCpu / gb).toFixed(2)} against the broker`);
     }
     brokerProduceMedianMs = brokerProduce;
     if (PRODUCE_ONLY) {
@@ -482,13 +521,18 @@ async function latencyRuns(kafka: Kafka, broker: { proc: ChildProcess; bootstrap
 
 /** The disk's fsync'd write speed (after the broker stopped, so its writeback does not slow the broker runs) and the ratio to it. */
 async function diskAndSummary(work: string, note: (k: string, v: string) => void): Promise<void> {
-  const fsyncMBs = await fsyncWriteSpeed(work, 256);
-  note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s (${loadNow()})`);
+  const disk = await fsyncWriteSpeed(work, 256);
+  const fsyncMBs = disk.mbs;
+  note("disk: sequential 1 MiB writes, fdatasync each", `${fsyncMBs.toFixed(1)} MB/s, ${disk.cpuPerGb.toFixed(2)} CPU-s per GB (${loadNow()})`);
+  // The broker's produce writes PARTITIONS log files, each fsync'd on its own: the same writes spread over as many files, for comparison (the goal's ratio stays the one above).
+  const spread = await fsyncWriteSpeed(work, 256, PARTITIONS);
+  note(`disk: the same over ${PARTITIONS} files side by side`, `${spread.mbs.toFixed(1)} MB/s, ${spread.cpuPerGb.toFixed(2)} CPU-s per GB (${loadNow()}; the broker's pattern for ${PARTITIONS} partitions)`);
   const small = await fsyncLatencies(work, 5 * RECORD_BYTES, 3000);
   note("disk: 5 KiB append + fdatasync, back to back for 3 s", `p50 ${percentile(small, 50).toFixed(2)} ms, p99 ${percentile(small, 99).toFixed(2)} ms (${small.length} fsyncs; the floor of an acks=all answer)`);
   if (brokerProduceMedianMs > 0) {
     const brokerMBs = (RECORDS * RECORD_BYTES) / 1024 / 1024 / (brokerProduceMedianMs / 1000);
     note("  broker produce vs fsync'd disk (target ≥ 90 %)", `${((brokerMBs / fsyncMBs) * 100).toFixed(0)} %`);
+    note(`  broker produce vs the ${PARTITIONS}-file disk figure`, `${((brokerMBs / spread.mbs) * 100).toFixed(0)} %`);
   }
   process.stdout.write(`\nmachine: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the end\n`);
 }

@@ -1,7 +1,8 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useEffect, useRef, useState, type ComponentProps, type ReactNode, type Ref } from "react";
+import type { ComponentProps, ReactNode, Ref } from "react";
+import { useNear } from "./when-near";
 
 /*
  * The charts, loaded when they come near the viewport: recharts is the
@@ -27,23 +28,8 @@ const Objective = dynamic(() => import("./charts").then((m) => m.ObjectiveChart)
 
 /** Renders the placeholder until it is 200 px from the viewport, then the chart (and keeps it). */
 function WhenNear({ height, children }: { height: string; children: ReactNode }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [near, setNear] = useState(false);
-  useEffect(() => {
-    const element = ref.current;
-    if (near || !element) return;
-    const observer = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((e) => e.isIntersecting)) {
-          setNear(true);
-          observer.disconnect();
-        }
-      },
-      { rootMargin: "200px 0px" },
-    );
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, [near]);
+  // No idle fallback: a chart is a picture of figures the card also states in text.
+  const { ref, near } = useNear<HTMLDivElement>({ margin: "200px 0px", fallback: false });
   return near ? children : <Placeholder height={height} ref={ref} />;
 }
 

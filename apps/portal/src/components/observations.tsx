@@ -1,6 +1,6 @@
 "use client";
 
-import type { ReactNode } from "react";
+import { memo, type ReactNode } from "react";
 import type { ConsumerLag, ProductObservations } from "@/lib/api-types";
 import { formatDateTime, formatDurationMs } from "@/lib/format";
 import {
@@ -123,9 +123,15 @@ function Stat({ label, value, hint, testId }: { label: string; value: ReactNode;
 
 const NOT_OBSERVED = "not observed yet";
 
+/*
+ * The panels below take the slices of an observation they show, not the whole
+ * answer, and are memoised: TanStack Query's structural sharing keeps a slice
+ * that did not change the same object across polls, so a 3 s poll re-renders
+ * only the panels whose figures moved.
+ */
+
 /** Tiered storage on/off, local hot window, bytes per tier, and the replay window. */
-export function TieredStoragePanel({ data }: { data: ProductObservations }) {
-  const { tieredStorage: tiered, topic, replay } = data;
+export const TieredStoragePanel = memo(function TieredStoragePanel({ tieredStorage: tiered, topic, replay }: Pick<ProductObservations, "tieredStorage" | "topic" | "replay">) {
   const split = topic ? storageSplit(topic.localBytes, topic.remoteBytes) : null;
   return (
     <div className="space-y-4" data-testid="tiered-storage">
@@ -210,30 +216,30 @@ export function TieredStoragePanel({ data }: { data: ProductObservations }) {
       </div>
     </div>
   );
-}
+});
 
-export function ThroughputPanel({ data }: { data: ProductObservations }) {
-  const points = throughputSeries(data.throughput);
+export const ThroughputPanel = memo(function ThroughputPanel({ throughput, topic }: Pick<ProductObservations, "throughput" | "topic">) {
+  const points = throughputSeries(throughput);
   const known = points.filter((p) => p.rate !== null);
   return (
     <div className="space-y-2" data-testid="throughput">
-      <p className={data.topic ? "text-2xl font-semibold tabular-nums" : "text-sm font-medium text-slate-600"} data-testid="throughput-now">
-        {data.topic ? formatRate(data.topic.messagesPerSecond) : NOT_OBSERVED}
+      <p className={topic ? "text-2xl font-semibold tabular-nums" : "text-sm font-medium text-slate-600"} data-testid="throughput-now">
+        {topic ? formatRate(topic.messagesPerSecond) : NOT_OBSERVED}
       </p>
-      {data.topic && data.topic.messagesPerSecond === null && <p className="text-xs text-slate-500">The rate needs two observations; it appears after the next one.</p>}
+      {topic && topic.messagesPerSecond === null && <p className="text-xs text-slate-500">The rate needs two observations; it appears after the next one.</p>}
       {known.length >= 2 ? (
-        <ThroughputChart points={points} label={`Messages per second, one bar per minute over the last ${points.length} minutes; now ${formatRate(data.topic?.messagesPerSecond ?? null)}.`} />
+        <ThroughputChart points={points} label={`Messages per second, one bar per minute over the last ${points.length} minutes; now ${formatRate(topic?.messagesPerSecond ?? null)}.`} />
       ) : (
         <p className="text-xs text-slate-500">The chart fills in as the worker records one bar per minute.</p>
       )}
     </div>
   );
-}
+});
 
 /** Each consumer group's state, total and per-partition lag, and the lag history. */
 type GroupView = Omit<ConsumerLag, "domainName" | "account"> & { domainName?: string | null; account?: string | null };
 
-export function ConsumerLagList({ consumers, samples, empty, showSubscriber }: { consumers: GroupView[]; samples: LagSample[]; empty: ReactNode; showSubscriber?: boolean }) {
+export const ConsumerLagList = memo(function ConsumerLagList({ consumers, samples, empty, showSubscriber }: { consumers: GroupView[]; samples: LagSample[]; empty: ReactNode; showSubscriber?: boolean }) {
   if (consumers.length === 0) return <div className="text-sm text-slate-600">{empty}</div>;
   const series = lagSeries(samples);
   const total = consumers.reduce((a, c) => a + c.totalLag, 0);
@@ -291,4 +297,4 @@ export function ConsumerLagList({ consumers, samples, empty, showSubscriber }: {
       </ul>
     </div>
   );
-}
+});

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { Badge, Button, Card, ErrorAlert, Notice } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ProductDetail, ProductDrift, ProductSearchResult } from "@/lib/api-types";
@@ -124,9 +124,11 @@ export function ClaimAclsPanel({ product, canDecide }: { product: ProductDetail;
   );
 }
 
-export function DriftPanel({ productId }: { productId: string }) {
+/** `placeholder` stands in while the drift loads (the card's place held on the page). */
+export function DriftPanel({ productId, placeholder = null }: { productId: string; placeholder?: ReactNode }) {
   const drift = useQuery({ queryKey: [...queryKeys.products.detail(productId), "drift"], queryFn: ({ signal }) => api<ProductDrift>(`/api/v1/products/${productId}/drift`, { signal }) });
-  if (drift.isPending || drift.isError) return null;
+  if (drift.isPending) return placeholder;
+  if (drift.isError) return null;
   const d = drift.data;
   return (
     <Card title="Drift">

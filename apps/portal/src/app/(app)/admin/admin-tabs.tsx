@@ -9,8 +9,10 @@ const TABS = [
   { href: "/admin/clusters", label: "Clusters" },
 ] as const;
 
+export type AdminHref = (typeof TABS)[number]["href"];
+
 /** The admin area's sections; `current` is the active one. */
-export function AdminTabs({ current }: { current: (typeof TABS)[number]["href"] }) {
+export function AdminTabs({ current }: { current: AdminHref }) {
   return (
     <nav aria-label="Admin sections" className="mb-6 border-b border-slate-200">
       <ul className="-mb-px flex flex-wrap gap-1">

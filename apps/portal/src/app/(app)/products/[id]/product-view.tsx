@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { memo } from "react";
 import { exampleValueSource } from "@kappa/catalog/schema-example";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { ContractCard } from "@/components/contract-card";
@@ -14,7 +15,8 @@ import { ReasonAction } from "@/components/reason-form";
 import { RetirementCard } from "@/components/retirement-card";
 import { ProductFreshness } from "@/components/slo";
 import { SnippetTabs } from "@/components/snippets";
-import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
+import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Notice } from "@/components/ui";
+import { PanelPlaceholder, usePageIdle, WhenNear } from "@/components/when-near";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
 import { kafkajsProducerSnippet, kcatProduceCommand, type ProducerRegistrySettings } from "@/lib/connection-snippets";
@@ -40,9 +42,21 @@ function pretty(definition: string): string {
 /** Statuses that change without the viewer doing anything. */
 const WAITING_STATUSES: readonly string[] = ["IN_REVIEW", "APPROVED", "PROVISIONING"];
 
+/*
+ * Below the fold, each panel with queries of its own (environments, drift,
+ * the cluster's observations, history) mounts only when it comes near the
+ * viewport or a few seconds after the page is idle (components/when-near.tsx):
+ * until then its card and heading hold its place.
+ */
+const DRIFT_PLACEHOLDER = <PanelPlaceholder title="Drift" height="h-16" />;
+const CLUSTER_PLACEHOLDER = <PanelPlaceholder title="Tiered storage and replay" height="h-96" />;
+const HISTORY_PLACEHOLDER = <PanelPlaceholder title="History" height="h-64" />;
+
 export function ProductView({ initial, registryUrl }: { initial: ProductDetail; registryUrl: string }) {
   const me = useActor();
   const perms = usePermissions();
+  // The first poll waits until the page is idle: hydration comes first.
+  const idle = usePageIdle();
   const { data: product } = useQuery({
     queryKey: queryKeys.products.detail(initial.id),
     queryFn: ({ signal }) => api<ProductDetail>(`/api/v1/products/${initial.id}`, { signal }),
@@ -51,7 +65,7 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
     // watch it while a decision or a provisioning step is still outstanding.
     refetchInterval: (q) => {
       const data = q.state.data;
-      if (!data) return false;
+      if (!data || !idle) return false;
       const waiting = WAITING_STATUSES.includes(data.status) || data.provisioning.some((s) => s.status !== "DONE");
       return waiting ? POLL_MS : false;
     },
@@ -162,10 +176,17 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
           </Card>
 
           <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
-          <EnvironmentsPanel productId={product.id} />
+          {/* Nothing until it knows there is a second environment: a single-cluster platform shows no card at all. */}
+          <WhenNear placeholder={<div className="h-0" />}>
+            <EnvironmentsPanel productId={product.id} />
+          </WhenNear>
           <PartitionsPanel product={product} isOwner={isOwner} />
           <InputsPanel product={product} isOwner={isOwner} />
-          {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} />}
+          {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && (
+            <WhenNear placeholder={DRIFT_PLACEHOLDER}>
+              <DriftPanel productId={product.id} placeholder={DRIFT_PLACEHOLDER} />
+            </WhenNear>
+          )}
 
           {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
             <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
@@ -181,11 +202,13 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
           )}
 
           {ON_CLUSTER.includes(product.status) && (
-            <ClusterCards
-              productId={product.id}
-              domainName={product.domain.name}
-              registry={schema ? { url: registryUrl, subject: `${product.topicName}-value`, format: schema.format, example: exampleValueSource(schema.format, schema.definition) } : undefined}
-            />
+            <WhenNear placeholder={CLUSTER_PLACEHOLDER}>
+              <ClusterCards
+                productId={product.id}
+                domainName={product.domain.name}
+                registry={schema ? { url: registryUrl, subject: `${product.topicName}-value`, format: schema.format, example: exampleValueSource(schema.format, schema.definition) } : undefined}
+              />
+            </WhenNear>
           )}
 
           <Card
@@ -225,7 +248,11 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
             </ul>
           </Card>
           <SubscriptionsCard product={product} />
-          {(isOwner || perms.hasGlobal("audit:read")) && <HistoryCard productId={product.id} />}
+          {(isOwner || perms.hasGlobal("audit:read")) && (
+            <WhenNear placeholder={HISTORY_PLACEHOLDER}>
+              <HistoryCard productId={product.id} />
+            </WhenNear>
+          )}
         </div>
       </div>
     </div>
@@ -281,9 +308,9 @@ function HistoryCard({ productId }: { productId: string }) {
     queryKey: queryKeys.audit.list(filters),
     queryFn: ({ signal }) => api<AuditPage>(`/api/v1/audit-events${toQueryString({ ...filters, pageSize: 50 })}`, { signal }),
   });
+  if (history.isPending) return HISTORY_PLACEHOLDER;
   return (
     <Card title="History">
-      {history.isPending && <Loading />}
       {history.isError && <ErrorAlert message={history.error.message} />}
       {history.data && (
         <ol className="space-y-2 text-sm" data-testid="history">
@@ -330,46 +357,56 @@ function ClusterCards({ productId, domainName, registry }: { productId: string; 
     queryFn: ({ signal }) => api<ProductObservations>(`/api/v1/products/${productId}/observations`, { signal }),
     refetchInterval: POLL_MS,
   });
-  if (observed.isPending) return <Card title="Tiered storage and replay"><Loading /></Card>;
+  if (observed.isPending) return CLUSTER_PLACEHOLDER;
   if (observed.isError) return <Card title="Tiered storage and replay"><ErrorAlert message={observed.error.message} /></Card>;
   const data = observed.data;
+  // Each card gets only its slice of the answer (kept the same object by structural sharing while it does not change), so a poll redraws only what moved.
   return (
     <>
-      {data.producer && (
-        <Card title="Producer access" actions={<span className="text-xs text-slate-500">owners only</span>}>
-          <div className="space-y-4">
-            <div>
-              <Credentials account={data.producer.serviceAccount} domainName={domainName} credentials={data.producer.credentials} shownIn={queryKeys.products.observations(productId)} />
-            </div>
-            <div className="min-w-0">
-              <SnippetTabs
-                label="Producer snippet"
-                tabs={[
-                  { id: "kafkajs", label: "kafkajs", code: kafkajsProducerSnippet(data.producer.connection, registry) },
-                  { id: "kcat", label: "kcat", code: kcatProduceCommand(data.producer.connection, registry) },
-                ]}
-              />
-            </div>
-          </div>
-        </Card>
-      )}
+      {data.producer && <ProducerAccess producer={data.producer} productId={productId} domainName={domainName} registry={registry} />}
       <Card title="Tiered storage and replay" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-        <TieredStoragePanel data={data} />
+        <TieredStoragePanel tieredStorage={data.tieredStorage} topic={data.topic} replay={data.replay} />
       </Card>
       <Card title="Throughput">
-        <ThroughputPanel data={data} />
+        <ThroughputPanel throughput={data.throughput} topic={data.topic} />
       </Card>
-      <Card title="Freshness and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-        <ProductFreshness productId={productId} />
-      </Card>
+      <FreshnessCard productId={productId} />
       <Card title={data.seesAllLag ? "Subscribers' lag" : "Your lag"}>
-        <ConsumerLagList
-          consumers={data.consumers}
-          samples={data.lagSamples}
-          showSubscriber={data.seesAllLag}
-          empty={data.seesAllLag ? "No subscriber's consumer group has committed offsets on this topic yet." : "None of your domains' consumer groups has committed offsets on this topic yet."}
-        />
+        <ConsumerLagList consumers={data.consumers} samples={data.lagSamples} showSubscriber={data.seesAllLag} empty={data.seesAllLag ? SUBSCRIBERS_NO_LAG : OWN_NO_LAG} />
       </Card>
     </>
   );
 }
+
+const SUBSCRIBERS_NO_LAG = "No subscriber's consumer group has committed offsets on this topic yet.";
+const OWN_NO_LAG = "None of your domains' consumer groups has committed offsets on this topic yet.";
+
+const ProducerAccess = memo(function ProducerAccess({ producer, productId, domainName, registry }: { producer: NonNullable<ProductObservations["producer"]>; productId: string; domainName: string; registry?: ProducerRegistrySettings }) {
+  return (
+    <Card title="Producer access" actions={<span className="text-xs text-slate-500">owners only</span>}>
+      <div className="space-y-4">
+        <div>
+          <Credentials account={producer.serviceAccount} domainName={domainName} credentials={producer.credentials} shownIn={queryKeys.products.observations(productId)} />
+        </div>
+        <div className="min-w-0">
+          <SnippetTabs
+            label="Producer snippet"
+            tabs={[
+              { id: "kafkajs", label: "kafkajs", code: kafkajsProducerSnippet(producer.connection, registry) },
+              { id: "kcat", label: "kcat", code: kcatProduceCommand(producer.connection, registry) },
+            ]}
+          />
+        </div>
+      </div>
+    </Card>
+  );
+});
+
+/** Polls on its own (the product's SLO), so the observation poll need not redraw it. */
+const FreshnessCard = memo(function FreshnessCard({ productId }: { productId: string }) {
+  return (
+    <Card title="Freshness and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+      <ProductFreshness productId={productId} />
+    </Card>
+  );
+});

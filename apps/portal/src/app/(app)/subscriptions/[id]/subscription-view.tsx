@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { memo } from "react";
 import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
@@ -10,6 +11,7 @@ import { SubscriptionObjectives } from "@/components/slo";
 import { SnippetTabs } from "@/components/snippets";
 import { SubscriptionExpiry } from "@/components/subscription-expiry";
 import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui";
+import { PanelPlaceholder, usePageIdle, WhenNear } from "@/components/when-near";
 import { api, type ApiError } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
 import { kafkajsSnippet, kcatCommand } from "@/lib/connection-snippets";
@@ -19,131 +21,209 @@ import { queryKeys } from "@/lib/query-keys";
 
 const POLL_MS = 3000;
 
+/*
+ * The detail is polled every few seconds for the lag, but most of the page
+ * (header, Connect, Access, Expiry, Credentials) does not change with it: each
+ * card is a memoised component given only its slice of the detail, which
+ * TanStack Query's structural sharing keeps the same object while it does not
+ * change, so a poll redraws the lag and little else. The first poll waits
+ * until the page is idle; the cards with queries of their own (objectives,
+ * replay) mount when they come near the viewport (components/when-near.tsx).
+ */
+const OBJECTIVES_PLACEHOLDER = <PanelPlaceholder title="Objectives and alerts" height="h-64" />;
+const REPLAY_PLACEHOLDER = <PanelPlaceholder title="Replay" height="h-64" />;
+
 export function SubscriptionView({ initial, registryUrl }: { initial: SubscriptionDetail; registryUrl: string }) {
+  const idle = usePageIdle();
   const { data: sub } = useQuery({
     queryKey: queryKeys.subscriptions.detail(initial.id),
     queryFn: ({ signal }) => api<SubscriptionDetail>(`/api/v1/subscriptions/${initial.id}`, { signal }),
     initialData: initial,
-    refetchInterval: POLL_MS,
+    refetchInterval: idle ? POLL_MS : false,
   });
-  const retry = useRetryTask();
   const perms = usePermissions();
   const granted = sub.status === "APPROVED" || sub.status === "ACTIVE";
 
   return (
     <div className="space-y-6">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="min-w-0">
-          <p className="text-sm text-slate-500">
-            Subscription of {sub.consumingDomain.name} to <Link href={`/products/${sub.product.id}`} className="text-indigo-700 underline underline-offset-2 hover:no-underline">{sub.product.name}</Link> ({sub.product.domainName})
-          </p>
-          <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight">
-            {sub.product.name} <span className="text-slate-400">←</span> <span className="font-mono text-xl">User:{sub.serviceAccount.name}</span>
-            <span data-testid="subscription-status"><Badge value={sub.status} /></span>
-          </h1>
-          <p className="mt-1 font-mono text-sm text-slate-600">{sub.product.topicName}</p>
-        </div>
-      </div>
-
-      {sub.product.sunsetAt && (
-        <div className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
-          <strong>{humanize(sub.product.status)}:</strong> the product sunsets {formatDateTime(sub.product.sunsetAt)}; plan to move off it before then.
-        </div>
-      )}
+      <Header consumingDomain={sub.consumingDomain.name} product={sub.product} account={sub.serviceAccount.name} status={sub.status} />
 
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
-          <Card title="Connect" actions={<span className="text-xs text-slate-500">SASL/SCRAM-SHA-512</span>}>
-            <ConnectionSnippets sub={sub} registryUrl={registryUrl} />
-          </Card>
-          <Card title="Your lag" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-            <ConsumerLagList
-              consumers={sub.consumers}
-              samples={sub.lagSamples}
-              empty={
-                granted ? (
-                  <>No consumer group under <code className="font-mono">{sub.connection.groupPrefix}</code> has committed offsets on this topic yet. Start a consumer with the snippet above.</>
-                ) : (
-                  "No access at the moment, so there is no lag to show."
-                )
-              }
-            />
-          </Card>
+          <ConnectCard connection={sub.connection} registryUrl={registryUrl} />
+          <LagCard consumers={sub.consumers} samples={sub.lagSamples} granted={granted} groupPrefix={sub.connection.groupPrefix} />
           {sub.status !== "REJECTED" && (
-            <Card title="Objectives and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-              <SubscriptionObjectives subscriptionId={sub.id} />
-            </Card>
+            <WhenNear placeholder={OBJECTIVES_PLACEHOLDER}>
+              <ObjectivesCard subscriptionId={sub.id} />
+            </WhenNear>
           )}
           {granted && perms.canInDomain("subscription:replay", sub.consumingDomain.id) && (
-            <Card title="Replay" actions={<span className="text-xs text-slate-500">reset a consumer group</span>}>
-              <ReplayCard subscriptionId={sub.id} groupPrefix={sub.connection.groupPrefix} groups={sub.consumers.map((c) => ({ groupId: c.groupId, state: c.state, members: c.members, totalLag: c.totalLag }))} />
-            </Card>
+            <WhenNear placeholder={REPLAY_PLACEHOLDER}>
+              <Card title="Replay" actions={<span className="text-xs text-slate-500">reset a consumer group</span>}>
+                <ReplayCard subscriptionId={sub.id} groupPrefix={sub.connection.groupPrefix} groups={sub.consumers.map((c) => ({ groupId: c.groupId, state: c.state, members: c.members, totalLag: c.totalLag }))} />
+              </Card>
+            </WhenNear>
           )}
         </div>
         <div className="space-y-6">
-          <Card title="Access">
-            <DefinitionList
-              items={[
-                ["Status", humanize(sub.status)],
-                ["Environment", sub.environment],
-                ["Requested", formatDateTime(sub.createdAt)],
-                ["Decided", formatDateTime(sub.decidedAt)],
-                ["Purpose", sub.purpose],
-                ["Personal data", sub.pii.requested ? (sub.pii.approvedAt ? `unmasked (granted ${formatDateTime(sub.pii.approvedAt)})` : "asked for; masked until governance grants it") : "masked (not asked for)"],
-                ...(sub.reason ? [["Reason", sub.reason] as [string, string]] : []),
-              ]}
-            />
-            {sub.pii.requested && sub.pii.justification && <p className="mt-2 text-xs text-slate-600">PII justification: {sub.pii.justification}</p>}
-            {sub.pii.canApprove && <GrantPii subscriptionId={sub.id} />}
-            {sub.provisioning.length > 0 && (
-              <div className="mt-4">
-                <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-500">On the cluster</h3>
-                <ProvisioningSteps
-                  steps={sub.provisioning}
-                  canRetry={sub.viewer.canRetry}
-                  onRetry={(taskId) => retry.mutate({ taskId, subscriptionId: sub.id })}
-                  retrying={retry.isPending}
-                  retryError={retry.isError ? retry.error.message : null}
-                />
-              </div>
-            )}
-          </Card>
-          <Card title="Expiry">
-            <SubscriptionExpiry subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
-          </Card>
-          <Card title="Credentials">
-            <Credentials account={sub.serviceAccount} domainName={sub.consumingDomain.name} credentials={sub.credentials} shownIn={queryKeys.subscriptions.detail(sub.id)} />
-          </Card>
+          <AccessCard
+            id={sub.id}
+            status={sub.status}
+            environment={sub.environment}
+            createdAt={sub.createdAt}
+            decidedAt={sub.decidedAt}
+            purpose={sub.purpose}
+            reason={sub.reason}
+            pii={sub.pii}
+            provisioning={sub.provisioning}
+            canRetry={sub.viewer.canRetry}
+          />
+          <ExpiryCard subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
+          <CredentialsCard subscriptionId={sub.id} account={sub.serviceAccount} domainName={sub.consumingDomain.name} credentials={sub.credentials} />
         </div>
       </div>
     </div>
   );
 }
 
-function ConnectionSnippets({ sub, registryUrl }: { sub: SubscriptionDetail; registryUrl: string }) {
+const Header = memo(function Header({ consumingDomain, product, account, status }: { consumingDomain: string; product: SubscriptionDetail["product"]; account: string; status: string }) {
   return (
-    <div className="space-y-3">
+    <>
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
+          <p className="text-sm text-slate-500">
+            Subscription of {consumingDomain} to <Link href={`/products/${product.id}`} className="text-indigo-700 underline underline-offset-2 hover:no-underline">{product.name}</Link> ({product.domainName})
+          </p>
+          <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight">
+            {product.name} <span className="text-slate-400">←</span> <span className="font-mono text-xl">User:{account}</span>
+            <span data-testid="subscription-status"><Badge value={status} /></span>
+          </h1>
+          <p className="mt-1 font-mono text-sm text-slate-600">{product.topicName}</p>
+        </div>
+      </div>
+
+      {product.sunsetAt && (
+        <div className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
+          <strong>{humanize(product.status)}:</strong> the product sunsets {formatDateTime(product.sunsetAt)}; plan to move off it before then.
+        </div>
+      )}
+    </>
+  );
+});
+
+const ConnectCard = memo(function ConnectCard({ connection, registryUrl }: { connection: SubscriptionDetail["connection"]; registryUrl: string }) {
+  return (
+    <Card title="Connect" actions={<span className="text-xs text-slate-500">SASL/SCRAM-SHA-512</span>}>
+      <div className="space-y-3">
+        <DefinitionList
+          items={[
+            ["Bootstrap", <span key="b" className="font-mono" data-testid="bootstrap">{connection.bootstrap}</span>],
+            ["SASL mechanism", connection.mechanism],
+            ["User", <span key="u" className="font-mono">{connection.username}</span>],
+            ["Topic", <span key="t" className="font-mono">{connection.topic}</span>],
+            ["Consumer groups", <span key="g" className="font-mono">{connection.groupPrefix}*</span>],
+            ["Schema registry", <span key="r" className="font-mono break-all">{registryUrl}</span>],
+            ["Password", <span key="p">from <code className="font-mono">KAFKA_PASSWORD</code> (see Credentials)</span>],
+          ]}
+        />
+        <SnippetTabs
+          label="Consumer snippet"
+          tabs={[
+            { id: "kafkajs", label: "kafkajs", code: kafkajsSnippet(connection, { url: registryUrl }) },
+            { id: "kcat", label: "kcat", code: kcatCommand(connection) },
+          ]}
+        />
+      </div>
+    </Card>
+  );
+});
+
+const LagCard = memo(function LagCard({ consumers, samples, granted, groupPrefix }: { consumers: SubscriptionDetail["consumers"]; samples: SubscriptionDetail["lagSamples"]; granted: boolean; groupPrefix: string }) {
+  return (
+    <Card title="Your lag" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+      <ConsumerLagList
+        consumers={consumers}
+        samples={samples}
+        empty={
+          granted ? (
+            <>No consumer group under <code className="font-mono">{groupPrefix}</code> has committed offsets on this topic yet. Start a consumer with the snippet above.</>
+          ) : (
+            "No access at the moment, so there is no lag to show."
+          )
+        }
+      />
+    </Card>
+  );
+});
+
+/** Polls its own query (objectives and alerts); the detail's poll need not redraw it. */
+const ObjectivesCard = memo(function ObjectivesCard({ subscriptionId }: { subscriptionId: string }) {
+  return (
+    <Card title="Objectives and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
+      <SubscriptionObjectives subscriptionId={subscriptionId} />
+    </Card>
+  );
+});
+
+const AccessCard = memo(function AccessCard({
+  id,
+  status,
+  environment,
+  createdAt,
+  decidedAt,
+  purpose,
+  reason,
+  pii,
+  provisioning,
+  canRetry,
+}: Pick<SubscriptionDetail, "id" | "status" | "environment" | "createdAt" | "decidedAt" | "purpose" | "reason" | "pii" | "provisioning"> & { canRetry: boolean }) {
+  const retry = useRetryTask();
+  return (
+    <Card title="Access">
       <DefinitionList
         items={[
-          ["Bootstrap", <span key="b" className="font-mono" data-testid="bootstrap">{sub.connection.bootstrap}</span>],
-          ["SASL mechanism", sub.connection.mechanism],
-          ["User", <span key="u" className="font-mono">{sub.connection.username}</span>],
-          ["Topic", <span key="t" className="font-mono">{sub.connection.topic}</span>],
-          ["Consumer groups", <span key="g" className="font-mono">{sub.connection.groupPrefix}*</span>],
-          ["Schema registry", <span key="r" className="font-mono break-all">{registryUrl}</span>],
-          ["Password", <span key="p">from <code className="font-mono">KAFKA_PASSWORD</code> (see Credentials)</span>],
+          ["Status", humanize(status)],
+          ["Environment", environment],
+          ["Requested", formatDateTime(createdAt)],
+          ["Decided", formatDateTime(decidedAt)],
+          ["Purpose", purpose],
+          ["Personal data", pii.requested ? (pii.approvedAt ? `unmasked (granted ${formatDateTime(pii.approvedAt)})` : "asked for; masked until governance grants it") : "masked (not asked for)"],
+          ...(reason ? [["Reason", reason] as [string, string]] : []),
         ]}
       />
-      <SnippetTabs
-        label="Consumer snippet"
-        tabs={[
-          { id: "kafkajs", label: "kafkajs", code: kafkajsSnippet(sub.connection, { url: registryUrl }) },
-          { id: "kcat", label: "kcat", code: kcatCommand(sub.connection) },
-        ]}
-      />
-    </div>
+      {pii.requested && pii.justification && <p className="mt-2 text-xs text-slate-600">PII justification: {pii.justification}</p>}
+      {pii.canApprove && <GrantPii subscriptionId={id} />}
+      {provisioning.length > 0 && (
+        <div className="mt-4">
+          <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-500">On the cluster</h3>
+          <ProvisioningSteps
+            steps={provisioning}
+            canRetry={canRetry}
+            onRetry={(taskId) => retry.mutate({ taskId, subscriptionId: id })}
+            retrying={retry.isPending}
+            retryError={retry.isError ? retry.error.message : null}
+          />
+        </div>
+      )}
+    </Card>
   );
-}
+});
+
+const ExpiryCard = memo(function ExpiryCard(props: { subscriptionId: string; expiresAt: string | null; certifiedAt: string | null; canSet: boolean; granted: boolean }) {
+  return (
+    <Card title="Expiry">
+      <SubscriptionExpiry {...props} />
+    </Card>
+  );
+});
+
+const CredentialsCard = memo(function CredentialsCard({ subscriptionId, account, domainName, credentials }: { subscriptionId: string; account: SubscriptionDetail["serviceAccount"]; domainName: string; credentials: SubscriptionDetail["credentials"] }) {
+  return (
+    <Card title="Credentials">
+      <Credentials account={account} domainName={domainName} credentials={credentials} shownIn={queryKeys.subscriptions.detail(subscriptionId)} />
+    </Card>
+  );
+});
 
 /** Governance: grant the subscription's stated need for personal data. */
 function GrantPii({ subscriptionId }: { subscriptionId: string }) {
