@@ -144,8 +144,13 @@ describe("transactions across kill -9", () => {
 
       for (let round = 0; round < ROUNDS; round++) {
         let killed = false;
-        const processing = runProcessor(port, round, outcome, () => killed);
-        await sleep(150 + randomInt(500));
+        let settled = false;
+        const before = outcome.committed.size;
+        const processing = runProcessor(port, round, outcome, () => killed).finally(() => (settled = true));
+        // Kill once this incarnation has committed (so every round makes progress however
+        // loaded the machine is), at a random moment of the transactions that follow.
+        await waitFor(() => outcome.committed.size > before || settled, 60_000, `round ${round}'s first commit`);
+        await sleep(randomInt(400));
         await killHard(child);
         killed = true;
         await processing;

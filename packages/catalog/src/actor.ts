@@ -1,6 +1,7 @@
 import { Prisma, type GlobalRole, type MembershipRole } from "@prisma/client";
 import type { Db, Tx } from "./db.ts";
 import { UnauthenticatedError } from "./errors.ts";
+import { readRows } from "./read-rows.ts";
 import type { RequestContext } from "./request-context.ts";
 
 /** The signed-in user as every action sees it: identity plus roles. */
@@ -24,6 +25,16 @@ interface ActorRow {
   memberships: { domainId: string; domainSlug: string; role: MembershipRole }[] | string;
 }
 
+/** The user and their memberships (as a JSON array) in one statement; exported for the benchmark's raw-SQL side. */
+export function actorSql(userId: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT u.id, u.email, u.name, u."globalRole"::text AS "globalRole",
+           coalesce((SELECT json_agg(json_build_object('domainId', m."domainId", 'domainSlug', d.slug, 'role', m.role) ORDER BY m."domainId")
+                       FROM "Membership" m JOIN "Domain" d ON d.id = m."domainId"
+                      WHERE m."userId" = u.id), '[]'::json) AS memberships
+      FROM "User" u WHERE u.id = ${userId}`;
+}
+
 /**
  * Loads the acting user fresh from the database (inside the action's
  * transaction, or per request in the portal), so a role removed a second ago
@@ -33,12 +44,8 @@ interface ActorRow {
  * machine against ~1 ms for the statement (issue 14, notes/scale2.md).
  */
 export async function loadActor(db: Db | Tx, userId: string): Promise<Actor> {
-  const [user] = await db.$queryRaw<ActorRow[]>(Prisma.sql`
-    SELECT u.id, u.email, u.name, u."globalRole"::text AS "globalRole",
-           coalesce((SELECT json_agg(json_build_object('domainId', m."domainId", 'domainSlug', d.slug, 'role', m.role) ORDER BY m."domainId")
-                       FROM "Membership" m JOIN "Domain" d ON d.id = m."domainId"
-                      WHERE m."userId" = u.id), '[]'::json) AS memberships
-      FROM "User" u WHERE u.id = ${userId}`);
+  // Straight on the pool outside a transaction (read-rows.ts: text, enum as text and json columns only).
+  const [user] = await readRows<ActorRow>(db, actorSql(userId));
   if (!user) throw new UnauthenticatedError("Your account no longer exists; sign in again.");
   // The driver hands json back parsed; a string would be the same array, serialised.
   const memberships = typeof user.memberships === "string" ? (JSON.parse(user.memberships) as Actor["memberships"]) : user.memberships;

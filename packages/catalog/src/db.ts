@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
+import type pg from "pg";
 
 export type { Prisma } from "@prisma/client";
 
@@ -23,7 +24,8 @@ export interface PoolOptions {
 export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) {
   const url = new URL(databaseUrl);
   const waitMs = pool.waitMs ?? 10_000;
-  const adapter = releasingTransactions(new PrismaPg({
+  const driver: Driver = { pool: null };
+  const adapter = releasingTransactions(driver, new PrismaPg({
     host: url.hostname,
     port: Number(url.port || 5432),
     user: decodeURIComponent(url.username),
@@ -37,7 +39,7 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
     // accepts and hangs.
     connectionTimeoutMillis: waitMs,
   }, url.searchParams.get("schema") ? { schema: url.searchParams.get("schema") ?? undefined } : undefined));
-  return new PrismaClient({
+  const client = new PrismaClient({
     adapter,
     // A transaction waits for its connection as long as a query does (Prisma's
     // own default is 2 s, so a burst of row-locked actions on a busy pool
@@ -50,6 +52,25 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
       apiToken: { secretHash: true },
     },
   });
+  drivers.set(client, driver);
+  return client;
+}
+
+/** The pg pool Prisma's adapter queries through, once it has connected (null before, and after $disconnect). */
+interface Driver {
+  pool: pg.Pool | null;
+}
+const drivers = new WeakMap<object, Driver>();
+
+/**
+ * The pool under a client createPrismaClient made, for the few hot read
+ * statements that skip the ORM (src/read-rows.ts) — the same pool, so the
+ * same size, wait and overload rules. null for a transaction client (its
+ * statements must run on the transaction's connection) and before Prisma
+ * has connected.
+ */
+export function poolOf(db: Db | Tx): pg.Pool | null {
+  return drivers.get(db)?.pool ?? null;
 }
 
 export type Db = ReturnType<typeof createPrismaClient>;
@@ -67,16 +88,29 @@ type Transaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
  * pooled client is never released. Each outage then takes pool slots for
  * good, until queries wait forever for a connection and $disconnect() hangs.
  * Here a failed COMMIT/ROLLBACK releases (and so discards) the client, once.
+ * It also records the adapter's pool in `driver` (poolOf()).
  */
-function releasingTransactions(factory: AdapterFactory): AdapterFactory {
+function releasingTransactions(driver: Driver, factory: AdapterFactory): AdapterFactory {
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
     const adapter = await connect();
     const start = adapter.startTransaction.bind(adapter);
     adapter.startTransaction = async (isolationLevel) => guardRelease(await start(isolationLevel));
+    // Remember the pool for poolOf() until the adapter is disposed ($disconnect ends it).
+    const underlying: unknown = adapter.underlyingDriver();
+    driver.pool = isPool(underlying) ? underlying : null;
+    const dispose = adapter.dispose.bind(adapter);
+    adapter.dispose = async () => {
+      driver.pool = null;
+      await dispose();
+    };
     return adapter;
   };
   return factory;
+}
+
+function isPool(value: unknown): value is pg.Pool {
+  return typeof value === "object" && value !== null && "query" in value && "totalCount" in value && typeof value.query === "function";
 }
 
 function guardRelease(tx: Transaction): Transaction {

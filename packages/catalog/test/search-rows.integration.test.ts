@@ -1,5 +1,6 @@
 import { Prisma } from "@prisma/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { poolOf } from "../src/db.ts";
 import { approveProduct, loadActor, registerProduct, searchProducts, submitForReview, type Db } from "../src/index.ts";
 import { seedScaleCatalog } from "../src/testing/scale-catalog.ts";
 import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
@@ -78,5 +79,24 @@ describe("loadActor", () => {
     const reviewer = await loadActor(db, ctx.people.reviewer.id);
     expect(reviewer).toMatchObject({ globalRole: "GOVERNANCE", memberships: [] });
     await expect(loadActor(db, "no-such-user")).rejects.toThrow(/no longer exists/);
+  });
+
+  it("reads straight from the pool outside a transaction, and on the transaction's own connection inside one", async () => {
+    // The pool is known once Prisma has connected (it has: the tests above ran queries).
+    expect(poolOf(db)).not.toBeNull();
+    const before = (await loadActor(db, ctx.people.paymentsOwner.id)).memberships.length;
+    await db
+      .$transaction(async (tx) => {
+        expect(poolOf(tx)).toBeNull();
+        await tx.membership.create({ data: { userId: ctx.people.paymentsOwner.id, domainId: ctx.orders.id, role: "MEMBER" } });
+        // Uncommitted: only the transaction's connection sees it — loadActor(tx) must read there.
+        expect((await loadActor(tx, ctx.people.paymentsOwner.id)).memberships).toHaveLength(before + 1);
+        expect((await loadActor(db, ctx.people.paymentsOwner.id)).memberships).toHaveLength(before);
+        throw new Error("roll back");
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Error) || error.message !== "roll back") throw error;
+      });
+    expect((await loadActor(db, ctx.people.paymentsOwner.id)).memberships).toHaveLength(before);
   });
 });

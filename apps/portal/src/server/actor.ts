@@ -1,14 +1,17 @@
 import "server-only";
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { getServerSession } from "next-auth";
 import { cache } from "react";
 import { authenticateApiToken, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
+import { env } from "@/env";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
-import { authOptions } from "./auth";
+import { createSessionDecoder, sessionCookieName, sessionTokenFrom } from "@/lib/session-token";
 import { clientAddress } from "./client-address";
 import { db } from "./db";
 import { busyOnOverload } from "./page-data";
+
+/** Decoded session cookies, remembered by value for this process (src/lib/session-token.ts). */
+let sessionDecoder: ReturnType<typeof createSessionDecoder> | undefined;
 
 /**
  * The signed-in user with roles re-read from the database on every request,
@@ -27,10 +30,13 @@ export const currentActor = cache(async (): Promise<Actor> => {
     const tokenActor = await authenticateApiToken(db(), bearer[1], { method: h.get(METHOD_HEADER) ?? "unknown", path: h.get(PATH_HEADER) ?? "unknown" });
     return { ...tokenActor, request: await requestContext() };
   }
-  const session = await getServerSession(authOptions());
-  if (!session?.userId) throw new UnauthenticatedError();
+  const e = env();
+  // next-auth's session cookie, decoded as its session endpoint would (src/lib/session-token.ts).
+  sessionDecoder ??= createSessionDecoder({ secret: e.NEXTAUTH_SECRET });
+  const userId = await sessionDecoder(sessionTokenFrom((await cookies()).getAll(), sessionCookieName(e.NEXTAUTH_URL)));
+  if (!userId) throw new UnauthenticatedError();
   // The request context rides along, so actingUser(actor) hands it to the action's audit event.
-  return { ...(await loadActor(db(), session.userId)), request: await requestContext() };
+  return { ...(await loadActor(db(), userId)), request: await requestContext() };
 });
 
 /**

@@ -3,8 +3,9 @@ import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { hasGlobal } from "../permissions.ts";
+import { readRows } from "../read-rows.ts";
 import { searchProductsInput } from "../validation.ts";
-import { COUNT_CAP, countSql, detailsSql, estimateSql, roundEstimate, fuzzySql, ownUnpublishedTagsSql, pageRowsSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, tierSql, topTagsSql, tsQueryText, type SearchFilter, type SearchSort } from "./search-sql.ts";
+import { COUNT_CAP, countSql, detailsSql, estimateSql, roundEstimate, fuzzySql, ownUnpublishedTagsSql, pageRowsSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, tierRowsSql, tierSql, topTagsSql, tsQueryText, type RelevanceTier, type SearchFilter, type SearchSort } from "./search-sql.ts";
 
 export { PUBLISHED_STATUSES } from "./search-sql.ts";
 
@@ -33,15 +34,29 @@ function plan(actor: Actor, rawInput: unknown) {
 }
 
 /** The page's ids for relevance with words: the classes in order until offset + page size ids are known. */
-async function relevanceIds(db: Db, filter: SearchFilter, q: string, offset: number, limit: number, ran: Prisma.Sql[]): Promise<string[]> {
+async function relevanceIds(db: Db, filter: SearchFilter, q: string, offset: number, limit: number, ran: Prisma.Sql[], tiers: readonly RelevanceTier[] = RELEVANCE_TIERS): Promise<string[]> {
   const ids: string[] = [];
-  for (const tier of RELEVANCE_TIERS) {
+  for (const tier of tiers) {
     const statement = tierSql(filter, q, tier, offset + limit - ids.length);
     ran.push(statement);
-    ids.push(...(await db.$queryRaw<{ id: string }[]>(statement)).map((r) => r.id));
+    ids.push(...(await readRows<{ id: string }>(db, statement)).map((r) => r.id));
     if (ids.length >= offset + limit) break;
   }
   return ids.slice(offset, offset + limit);
+}
+
+/**
+ * The first page by relevance: class 1's rows with their details in one
+ * statement (a common word fills the page from it: one round trip), then —
+ * only if it did not — the later classes' ids and their rows.
+ */
+async function firstRelevancePage(db: Db, filter: SearchFilter, q: string, limit: number, ran: Prisma.Sql[]): Promise<DetailsRow[]> {
+  const statement = tierRowsSql(filter, q, 1, limit);
+  ran.push(statement);
+  const rows = await readRows<DetailsRow>(db, statement);
+  if (rows.length >= limit) return rows;
+  const more = await relevanceIds(db, filter, q, 0, limit - rows.length, ran, RELEVANCE_TIERS.slice(1));
+  return [...rows, ...(await details(db, more, ran))];
 }
 
 type DetailsDomain = { slug: string; name: string };
@@ -52,7 +67,7 @@ async function details(db: Db, ids: string[], ran: Prisma.Sql[]): Promise<Detail
   if (ids.length === 0) return [];
   const statement = detailsSql(ids);
   ran.push(statement);
-  const byId = new Map((await db.$queryRaw<DetailsRow[]>(statement)).map((r) => [r.id, r]));
+  const byId = new Map((await readRows<DetailsRow>(db, statement)).map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -63,17 +78,28 @@ async function details(db: Db, ids: string[], ran: Prisma.Sql[]): Promise<Detail
  * classes' ids, then the rows — and, when the words match nothing, the
  * nearest names and their rows.
  */
-async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sql[]) {
+async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sql[], planned: Prisma.Sql[] = []) {
   const { input, q, sort, filter, offset } = plan(actor, rawInput);
   const count = countSql(filter, q);
   ran.push(count);
+  const words = q ? tsQueryText(q) : null;
   const pageRows = async (): Promise<DetailsRow[]> => {
-    if (q && sort === "relevance" && tsQueryText(q)) return details(db, await relevanceIds(db, filter, q, offset, input.pageSize, ran), ran);
+    if (q && sort === "relevance" && words) {
+      if (offset === 0) return firstRelevancePage(db, filter, q, input.pageSize, ran);
+      return details(db, await relevanceIds(db, filter, q, offset, input.pageSize, ran), ran);
+    }
     const statement = pageRowsSql(filter, q, sort === "relevance" ? "updated" : sort, offset, input.pageSize);
     ran.push(statement);
-    return db.$queryRaw<DetailsRow[]>(statement);
+    return readRows<DetailsRow>(db, statement);
   };
-  const [[counted], page] = await Promise.all([db.$queryRaw<{ n: number }[]>(count), pageRows()]);
+  // The count, the page and the planner's estimate side by side (three pooled connections, one
+  // round trip of wall time). The estimate only plans — it is used when the count passes the cap,
+  // and skipped where nothing can match.
+  const [[counted], page, estimated] = await Promise.all([
+    readRows<{ n: number }>(db, count),
+    pageRows(),
+    q && !words ? null : estimate(db, estimateSql(filter, q), planned),
+  ]);
   let n = counted?.n ?? 0;
   let rows = page;
   let match: "all" | "text" | "fuzzy" = q ? "text" : "all";
@@ -82,7 +108,7 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
     // No product has these words: show the nearest names instead, and offer them.
     const fuzzy = fuzzySql(filter, q);
     ran.push(fuzzy);
-    const near = await db.$queryRaw<{ id: string; name: string; distance: number }[]>(fuzzy);
+    const near = await readRows<{ id: string; name: string; distance: number }>(db, fuzzy);
     match = "fuzzy";
     n = near.length;
     rows = await details(db, near.slice(offset, offset + input.pageSize).map((r) => r.id), ran);
@@ -96,7 +122,7 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
   const totalIsExact = n <= COUNT_CAP;
   const total = Math.min(n, COUNT_CAP);
   // Past the cap the planner says roughly how many (not recorded in `ran`: it is planned, never executed).
-  const totalEstimate = totalIsExact ? null : await estimate(db, estimateSql(filter, q));
+  const totalEstimate = totalIsExact ? null : estimated;
   return {
     items,
     total,
@@ -115,8 +141,9 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
   };
 }
 
-async function estimate(db: Db, statement: Prisma.Sql): Promise<number | null> {
-  const [row] = await db.$queryRaw<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }[]>(statement);
+async function estimate(db: Db, statement: Prisma.Sql, planned: Prisma.Sql[]): Promise<number | null> {
+  planned.push(statement);
+  const [row] = await readRows<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(db, statement);
   const rows = row?.["QUERY PLAN"][0]?.Plan["Plan Rows"];
   return typeof rows === "number" && rows > COUNT_CAP ? roundEstimate(rows) : null;
 }
@@ -132,7 +159,8 @@ async function estimate(db: Db, statement: Prisma.Sql): Promise<number | null> {
  * transaction: a read has nothing to make atomic and must not hold a pooled
  * connection longer than its queries. Every signed-in user may search:
  * discovery is the point. Rows come from SQL, not the ORM (the ORM's client
- * work cost more than the statements; same shape as findMany, tested).
+ * work cost more than the statements; same shape as findMany, tested), run
+ * straight on the pool (read-rows.ts).
  */
 export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
   return runSearch(db, actor, rawInput, []);
@@ -142,12 +170,14 @@ export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
  * The statements one search runs (count, page with rows, or class ids then
  * rows, fuzzy names), for the benchmark to time the same SQL over a plain
  * connection and for the EXPLAIN guard test: the search is run once and its
- * statements recorded.
+ * statements recorded. `withEstimate` adds the planner's estimate (an
+ * EXPLAIN: planned, never executed, so not one for the guard to EXPLAIN).
  */
-export async function searchStatements(db: Db, actor: Actor, rawInput: unknown): Promise<{ text: string; values: unknown[] }[]> {
+export async function searchStatements(db: Db, actor: Actor, rawInput: unknown, options: { withEstimate?: boolean } = {}): Promise<{ text: string; values: unknown[] }[]> {
   const ran: Prisma.Sql[] = [];
-  await runSearch(db, actor, rawInput, ran);
-  return ran.map((s) => ({ text: s.text, values: s.values }));
+  const planned: Prisma.Sql[] = [];
+  await runSearch(db, actor, rawInput, ran, planned);
+  return [...ran, ...(options.withEstimate ? planned : [])].map((s) => ({ text: s.text, values: s.values }));
 }
 
 /**
@@ -159,8 +189,8 @@ export async function catalogFacets(db: Db, actor: Actor) {
   const own = ownDomains(actor);
   const [domains, top, mine] = await Promise.all([
     db.domain.findMany({ select: { slug: true, name: true }, orderBy: { name: "asc" } }),
-    db.$queryRaw<{ tag: string }[]>(topTagsSql(50, own === null)),
-    own && own.length > 0 ? db.$queryRaw<{ tag: string }[]>(ownUnpublishedTagsSql(own)) : [],
+    readRows<{ tag: string }>(db, topTagsSql(50, own === null)),
+    own && own.length > 0 ? readRows<{ tag: string }>(db, ownUnpublishedTagsSql(own)) : [],
   ]);
   const tags = top.map((t) => t.tag);
   // Their own drafts' tags (at most a domain's worth) join the menu.

@@ -187,6 +187,19 @@ export function pageRowsSql(f: SearchFilter, q: string | null, sort: Exclude<Sea
 }
 
 /**
+ * One relevance class's first `limit` rows with their details (detailsSql's
+ * columns) in one statement: tierSql's short index walk as a subquery, then
+ * primary-key lookups — the first page of a common word in one round trip.
+ */
+export function tierRowsSql(f: SearchFilter, q: string, tier: RelevanceTier, limit: number): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${DETAILS_COLUMNS}
+      FROM (${tierSql(f, q, tier, limit)}) AS page
+      JOIN "DataProduct" p ON p.id = page.id JOIN "Domain" d ON d.id = p."domainId"
+     ORDER BY ${ORDER.updated}`;
+}
+
+/**
  * The filter menu's tags, most used first, from the trigger-kept counts:
  * published products for everyone, unpublished ones too for governance
  * (a table of one row per tag, whatever the catalog holds).
