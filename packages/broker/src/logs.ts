@@ -115,6 +115,8 @@ export interface Logs {
   partition(topic: string, partition: number): PartitionView | undefined;
   /** Throws KafkaError (TOPIC_ALREADY_EXISTS, INVALID_CONFIG, ...). */
   createTopic(name: string, partitions: number, configs: Record<string, string>): Promise<TopicMeta>;
+  /** Several topics in one go (one CreateTopics request): per topic its meta or its error (KafkaError for Kafka's codes); durable before it resolves. */
+  createTopics(topics: ReadonlyArray<{ name: string; partitions: number; configs: Record<string, string> }>): Promise<Array<TopicMeta | Error>>;
   deleteTopic(name: string): Promise<void>;
   addPartitions(name: string, totalCount: number): Promise<void>;
   /** Validation of topic config overrides (null value = remove the override). */

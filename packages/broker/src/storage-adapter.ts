@@ -167,6 +167,10 @@ export class StorageLogs implements Logs {
   async createTopic(name: string, partitions: number, configs: Record<string, string>): Promise<TopicMeta> {
     return topicMeta(await mapped(this.manager.createTopic(name, { partitions, configs: { ...this.topicDefaults, ...configs } })));
   }
+  async createTopics(topics: ReadonlyArray<{ name: string; partitions: number; configs: Record<string, string> }>): Promise<Array<TopicMeta | Error>> {
+    const results = await this.manager.createTopics(topics.map((t) => ({ name: t.name, partitions: t.partitions, configs: { ...this.topicDefaults, ...t.configs } })));
+    return results.map((r) => (r instanceof StorageError ? new KafkaError(r.code, r.message, { cause: r }) : r instanceof Error ? r : topicMeta(r)));
+  }
   deleteTopic(name: string): Promise<void> {
     return mapped(this.manager.deleteTopic(name));
   }

@@ -13,7 +13,10 @@
  *     refresh round (every figure of every partition re-read once).
  *  4. The worker's memory: peak RSS of this process over the run.
  * BENCH_PRODUCTS, BENCH_PARTITIONS, BENCH_SUBSCRIPTIONS, BENCH_GROUPS change the shape;
- * BENCH_BROKER_PROFILE=<dir> writes the broker's CPU profile there.
+ * BENCH_BROKER_PROFILE=<dir> writes the broker's CPU profile there;
+ * BENCH_HEAP_SNAPSHOTS=<dir> writes heap snapshots of this process after the
+ * convergence and after the observation (run with --expose-gc to have the
+ * retained heap printed too).
  * Prints the figures; exits non-zero only on errors, not on missed targets.
  */
 import { spawn } from "node:child_process";
@@ -23,6 +26,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeHeapSnapshot } from "node:v8";
 import kafkajs from "kafkajs";
 import pg from "pg";
 import { createPrismaClient } from "@kappa/catalog";
@@ -93,6 +97,21 @@ const sampler = setInterval(() => {
   memory.heap = Math.max(memory.heap, m.heapUsed);
 }, 100);
 sampler.unref();
+
+/**
+ * The heap still held after a full GC (what the worker keeps, as opposed to
+ * the garbage of its last work that the peak includes), and a heap snapshot
+ * when BENCH_HEAP_SNAPSHOTS names a directory.
+ */
+function retained(label: string) {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return;
+  gc();
+  const m = process.memoryUsage();
+  line(`     retained after a GC (${label}): RSS / heap over the baseline`, `${mb(m.rss - baseline.rss)} / ${mb(m.heapUsed - baseline.heap)}`);
+  const dir = process.env.BENCH_HEAP_SNAPSHOTS;
+  if (dir) line("     heap snapshot", writeHeapSnapshot(path.join(dir, `worker-${label.replace(/\W+/g, "-")}.heapsnapshot`)));
+}
 
 async function startChildBroker(dataDir: string) {
   const port = await freePort();
@@ -205,7 +224,8 @@ async function main() {
       const users = await cluster.describeScramUsers(accounts.map((a) => a.name));
       line(`     SCRAM-SHA-512 users on the broker (of ${accounts.length} accounts)`, String([...users.values()].filter((m) => m.includes("SCRAM-SHA-512")).length));
       line("     products ACTIVE / subscriptions ACTIVE", `${await db.dataProduct.count({ where: { status: "ACTIVE" } })} / ${await db.subscription.count({ where: { status: "ACTIVE" } })}`);
-      line("     worker peak RSS / heap so far", `${mb(memory.rss)} / ${mb(memory.heap)}`);
+      line("     worker peak RSS / heap so far", `${mb(memory.rss)} / ${mb(memory.heap)}   (over the baseline ${mb(memory.rss - baseline.rss)} / ${mb(memory.heap - baseline.heap)})`);
+      retained("converged");
 
       // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
       await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
@@ -227,7 +247,8 @@ async function main() {
     const raw = await KafkaConnection.open({ host: host!, port: Number(port), clientId: "bench", sasl, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 30000 });
     const groupStart = Date.now();
     const commitVersion = raw.pickVersion(ApiKey.OffsetCommit, 2, 8);
-    const subs = await db.subscription.findMany({ select: { serviceAccount: { select: { name: true } }, product: { select: { topicName: true } } }, orderBy: { id: "asc" } });
+    // The harness's own rows: dropped once the groups exist, so they are not counted as the worker's memory.
+    let subs: { serviceAccount: { name: string }; product: { topicName: string } }[] = await db.subscription.findMany({ select: { serviceAccount: { select: { name: true } }, product: { select: { topicName: true } } }, orderBy: { id: "asc" } });
     for (let g0 = 0; g0 < GROUPS; g0 += 200) {
       await Promise.all(
         Array.from({ length: Math.min(200, GROUPS - g0) }, async (_, j) => {
@@ -241,6 +262,7 @@ async function main() {
       );
     }
     raw.close();
+    subs = [];
     line(`     (set up ${GROUPS} groups with committed offsets)`, fmt(Date.now() - groupStart));
 
     let now = Date.now();
@@ -292,6 +314,7 @@ async function main() {
     const rows = await db.topicObservation.count();
     const groupRows = await db.consumerGroupObservation.count();
     line("     TopicObservation / ConsumerGroupObservation rows", `${rows} / ${groupRows}`);
+    retained("observing");
 
     // ---- 4. memory
     line("4. bench process peak RSS (worker + harness; broker in a child)", `${mb(memory.rss)}   (peak heap ${mb(memory.heap)}; load ${loadAverage()})`);
@@ -302,7 +325,9 @@ async function main() {
   } finally {
     await cluster.close();
     await db.$disconnect();
+    const stopping = Date.now();
     await broker.stop();
+    line("     broker shutdown (child process, SIGTERM → exit)", fmt(Date.now() - stopping));
     await rm(dataDir, { recursive: true, force: true });
     await pgServer.stop();
   }

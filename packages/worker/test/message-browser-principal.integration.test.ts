@@ -1,11 +1,11 @@
 // The message browser's principal on a SASL/SCRAM broker with ACLs: issued by
 // the worker, sealed for the portal, reads product topics by partition, and
 // can do nothing else — no produce, no consumer group, no other topic.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decryptSecret, type Db } from "@kappa/catalog";
 import { ApiKey, decodeFetchedRecords, encodeRecordBatch, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaConnection } from "@kappa/kafka-protocol/client";
-import { MESSAGE_BROWSER_PRINCIPAL_NAME, reconcileMessageBrowser } from "../src/reconcile/platform-reader.ts";
+import { MESSAGE_BROWSER_PRINCIPAL_NAME, READER_FULL_PASS_EVERY, ReaderState, readerBindings, reconcileMessageBrowser } from "../src/reconcile/platform-reader.ts";
 import { approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, startTestBroker, startWorker, testLogger, waitFor, type TestBroker } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };
@@ -15,12 +15,13 @@ let db: Db;
 let running: ReturnType<typeof startWorker>;
 let topic = "";
 let productId = "";
+let people: Awaited<ReturnType<typeof seedPeople>>;
 
 beforeAll(async () => {
   broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${ADMIN.name}`, saslUsers: [ADMIN] });
   database = await openTestDatabase();
   db = database.db;
-  const people = await seedPeople(db);
+  people = await seedPeople(db);
   running = startWorker(db, broker.bootstrap, {}, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
   await running.start();
   const product = await approvedProduct(db, people, { partitions: 2 });
@@ -93,6 +94,38 @@ describe("the message browser principal", () => {
     await db.dataProduct.update({ where: { id: productId }, data: { status: "RETIRED" } });
     const r = await reconcileMessageBrowser(db, running.cluster, SECRETS_KEY, testLogger);
     expect(r.deleted).toBe(2);
+    expect(await running.cluster.describeAcls([`User:${MESSAGE_BROWSER_PRINCIPAL_NAME}`])).toEqual([]);
+  });
+
+  it("between full passes applies only what changed in the catalog: a new product's topic is granted, a retired one's revoked, the cluster not described", async () => {
+    const state = new ReaderState();
+    expect((await reconcileMessageBrowser(db, running.cluster, SECRETS_KEY, testLogger, state)).full).toBe(true);
+    const product = await approvedProduct(db, people, { partitions: 1 });
+    await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status === "ACTIVE", 15_000, "the new product live");
+    const describes = vi.spyOn(running.cluster, "describeAcls");
+    try {
+      const added = await reconcileMessageBrowser(db, running.cluster, SECRETS_KEY, testLogger, state);
+      expect(added).toMatchObject({ full: false, created: 2, deleted: 0 });
+      // Nothing changed: nothing sent.
+      expect(await reconcileMessageBrowser(db, running.cluster, SECRETS_KEY, testLogger, state)).toMatchObject({ full: false, created: 0, deleted: 0 });
+      expect(describes).not.toHaveBeenCalled();
+    } finally {
+      describes.mockRestore();
+    }
+    const conn = await asReader();
+    try {
+      expect((await fetchFrom(conn, product.topicName)).responses[0]?.partitions[0]?.errorCode).toBe(0);
+      await db.dataProduct.update({ where: { id: product.id }, data: { status: "RETIRED" } });
+      expect(await reconcileMessageBrowser(db, running.cluster, SECRETS_KEY, testLogger, state)).toMatchObject({ full: false, created: 0, deleted: 2 });
+      expect((await fetchFrom(conn, product.topicName)).responses[0]?.partitions[0]?.errorCode).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    } finally {
+      conn.close();
+    }
+    // Drift made on the cluster by hand is left to the next full pass, which undoes it.
+    await running.cluster.createAcls(readerBindings(["operator.private.v1"]));
+    expect((await reconcileMessageBrowser(db, running.cluster, SECRETS_KEY, testLogger, state)).deleted).toBe(0);
+    state.passesSinceFull = READER_FULL_PASS_EVERY - 1;
+    expect(await reconcileMessageBrowser(db, running.cluster, SECRETS_KEY, testLogger, state)).toMatchObject({ full: true, deleted: 2 });
     expect(await running.cluster.describeAcls([`User:${MESSAGE_BROWSER_PRINCIPAL_NAME}`])).toEqual([]);
   });
 });

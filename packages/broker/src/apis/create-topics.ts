@@ -25,6 +25,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results: Result[] = [];
+    const creating: Array<{ index: number; name: string; partitions: number; configs: Record<string, string> }> = [];
     // ControllerApis.createTopics: CREATE on CLUSTER allows any topic, otherwise CREATE on the TOPIC.
     const clusterCreate = b.authorizer.authorize(ctx.session, "CREATE", CLUSTER_RESOURCE);
     for (const t of req.topics) {
@@ -94,13 +95,20 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         results.push({ name: t.name, errorCode: ErrorCode.NONE, errorMessage: null });
         continue;
       }
-      try {
-        await b.logs.createTopic(t.name, partitions, configs);
-        b.logger.info(`created topic ${t.name} with ${partitions} partition(s)${Object.keys(configs).length ? ` and configs ${JSON.stringify(configs)}` : ""}`);
-        results.push({ name: t.name, errorCode: ErrorCode.NONE, errorMessage: null });
-      } catch (err) {
-        const e = errorOf(ctx, err, `creating topic ${t.name}`);
-        fail(e.code, e.message);
+      creating.push({ index: results.length, name: t.name, partitions, configs });
+      results.push({ name: t.name, errorCode: ErrorCode.NONE, errorMessage: null });
+    }
+    // The valid topics are created together: one journal commit and one
+    // logs-dir fsync for the request, each topic still answering its own error.
+    const created = creating.length > 0 ? await b.logs.createTopics(creating) : [];
+    for (const [i, c] of creating.entries()) {
+      const r = created[i];
+      if (r instanceof Error || r === undefined) {
+        const e = errorOf(ctx, r ?? new Error("no result"), `creating topic ${c.name}`);
+        logRefusal(ctx, `CreateTopics of ${c.name}`, e.code, e.message);
+        results[c.index] = { name: c.name, errorCode: e.code, errorMessage: e.message };
+      } else {
+        b.logger.info(`created topic ${c.name} with ${c.partitions} partition(s)${Object.keys(c.configs).length ? ` and configs ${JSON.stringify(c.configs)}` : ""}`);
       }
     }
     return { throttleTimeMs: 0, topics: results };

@@ -37,6 +37,8 @@ import { RemoteLogManager, type RemoteLogManagerOptions } from "./tiered/remote-
 const CLEAN_SHUTDOWN = ".kappa_clean_shutdown";
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 const PRODUCER_ID_BLOCK = 1000n;
+/** Partitions closed side by side on shutdown. */
+const CLOSE_CONCURRENCY = 32;
 
 export interface TopicInfo {
   name: string;
@@ -291,23 +293,78 @@ export class LogManager {
   }
 
   createTopic(name: string, opts: CreateTopicOptions): Promise<TopicInfo> {
+    return this.createTopics([{ name, ...opts }]).then(([result]) => {
+      if (result instanceof Error) throw result;
+      return result!;
+    });
+  }
+
+  /**
+   * Several topics at once (one CreateTopics request): each is validated on
+   * its own and answers its own error (a StorageError, or the I/O error), as Kafka's per-topic results do. The
+   * journal entries of all of them are committed together (the metadata
+   * store writes concurrent commits with one fsync), then every partition of
+   * every topic opens side by side and the logs directory is fsynced once
+   * before anything is answered — so a topic answered as created survives a
+   * kill -9 exactly as when topics were created one at a time, which cost
+   * about one journal fsync, one logs-dir fsync and a partition's chain of
+   * fsyncs per topic in sequence (10,000 topics: most of the worker's
+   * convergence time).
+   */
+  createTopics(specs: ReadonlyArray<CreateTopicOptions & { name: string }>): Promise<Array<TopicInfo | Error>> {
     return this.admin.run(async () => {
       this.ensureOpen();
-      const nameError = LogManager.validateTopicName(name);
-      if (nameError) throw new StorageError("INVALID_TOPIC_EXCEPTION", nameError);
-      if (this.meta.state.topics[name]) throw new StorageError("TOPIC_ALREADY_EXISTS", `Topic '${name}' already exists.`);
-      if (!Number.isInteger(opts.partitions) || opts.partitions <= 0) {
-        throw new StorageError("INVALID_PARTITIONS", `Number of partitions must be larger than 0 (got ${opts.partitions}).`);
+      const results: Array<TopicInfo | Error> = [];
+      const creating: Array<{ index: number; name: string; topicId: string; partitions: number; configs: Record<string, string> }> = [];
+      const names = new Set<string>();
+      for (const [index, spec] of specs.entries()) {
+        const { name, partitions } = spec;
+        const problem = ((): StorageError | null => {
+          const nameError = LogManager.validateTopicName(name);
+          if (nameError) return new StorageError("INVALID_TOPIC_EXCEPTION", nameError);
+          if (this.meta.state.topics[name] || names.has(name)) return new StorageError("TOPIC_ALREADY_EXISTS", `Topic '${name}' already exists.`);
+          if (!Number.isInteger(partitions) || partitions <= 0) {
+            return new StorageError("INVALID_PARTITIONS", `Number of partitions must be larger than 0 (got ${partitions}).`);
+          }
+          return null;
+        })();
+        if (problem) {
+          results.push(problem);
+          continue;
+        }
+        const configs = { ...(spec.configs ?? {}) };
+        const errors = validateTopicConfigs(configs, { remoteStorageSystemEnabled: this.remoteStorageSystemEnabled });
+        if (errors.length > 0) {
+          results.push(new StorageError("INVALID_CONFIG", errors.map((e) => e.message).join("; ")));
+          continue;
+        }
+        const topicId = randomUUID();
+        results.push({ name, topicId, partitions, configs });
+        if (spec.validateOnly) continue;
+        names.add(name);
+        creating.push({ index, name, topicId, partitions, configs });
       }
-      const configs = { ...(opts.configs ?? {}) };
-      const errors = validateTopicConfigs(configs, { remoteStorageSystemEnabled: this.remoteStorageSystemEnabled });
-      if (errors.length > 0) throw new StorageError("INVALID_CONFIG", errors.map((e) => e.message).join("; "));
-      const topicId = randomUUID();
-      if (opts.validateOnly) return { name, topicId, partitions: opts.partitions, configs };
-      await this.meta.commit({ op: "createTopic", name, topicId, partitions: opts.partitions, configs });
-      const t = this.meta.state.topics[name]!;
-      this.logs.set(name, await this.openNewPartitions(t, 0, t.partitions));
-      return this.info(t);
+      if (creating.length === 0) return results;
+      const committed = await Promise.allSettled(
+        creating.map((c) => this.meta.commit({ op: "createTopic", name: c.name, topicId: c.topicId, partitions: c.partitions, configs: c.configs })),
+      );
+      const opened = await Promise.allSettled(
+        creating.map(async (c, i) => {
+          const commit = committed[i]!;
+          if (commit.status === "rejected") throw commit.reason;
+          const t = this.meta.state.topics[c.name]!;
+          const logs = await Promise.all(Array.from({ length: t.partitions }, (_, p) => this.openPartition(t, p, false, false)));
+          this.logs.set(c.name, logs);
+          return t;
+        }),
+      );
+      // Before any answer: the directory entries of every new partition directory.
+      await fsyncDir(join(this.dataDir, "logs"));
+      for (const [i, c] of creating.entries()) {
+        const o = opened[i]!;
+        results[c.index] = o.status === "fulfilled" ? this.info(o.value) : o.reason instanceof Error ? o.reason : new Error(String(o.reason));
+      }
+      return results;
     });
   }
 
@@ -484,14 +541,24 @@ export class LogManager {
     }
     // A log that failed has an unknown tail: leave the shutdown unclean so the next open recovers it.
     let clean = true;
-    for (const log of this.allPartitions()) {
-      if (log.failed) clean = false;
-      try {
-        await log.close();
-      } catch (err) {
-        firstError ??= { error: err };
+    // Several partitions close at a time (Kafka closes a log dir's logs on a
+    // pool of threads, too): each close writes and fsyncs its indexes and its
+    // producer snapshot, and one after the other made a shutdown with 60,000
+    // partitions take many minutes.
+    const logs = this.allPartitions();
+    let next = 0;
+    const closeNext = async (): Promise<void> => {
+      while (next < logs.length) {
+        const log = logs[next++]!;
+        if (log.failed) clean = false;
+        try {
+          await log.close();
+        } catch (err) {
+          firstError ??= { error: err };
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(CLOSE_CONCURRENCY, logs.length) }, closeNext));
     await this.meta.close();
     await this.files.closeAll();
     if (firstError === null && clean) {

@@ -6,7 +6,7 @@
 // reliable (the enums are not detected as named exports).
 import kafkajs, { type AclEntry, type AclFilter } from "kafkajs";
 import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
-import type { AclBinding, AclOperation } from "./cluster.ts";
+import type { AclBinding, AclOperation, AclResourcePattern } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 
 const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajs;
@@ -52,14 +52,40 @@ function toKafkaJsAcl(b: AclBinding): AclEntry {
 }
 
 export async function describeAcls(conns: ClusterConnections, principals?: string[]): Promise<AclBinding[]> {
+  return describeFiltered(
+    conns,
+    (principals ?? [undefined]).map((principal) => ({
+      resourceType: AclResourceTypes.ANY,
+      resourcePatternType: ResourcePatternTypes.ANY,
+      principal,
+      operation: AclOperationTypes.ANY,
+      permissionType: AclPermissionTypes.ANY,
+    })),
+  );
+}
+
+/**
+ * Every binding (of any principal) on exactly these resource patterns: one
+ * DescribeAcls filter per pattern, which a broker answers from the bindings of
+ * that resource alone. A pattern without a pattern type matches both LITERAL
+ * and PREFIXED bindings of that exact name (Kafka's ANY, not MATCH).
+ */
+export async function describeAclsOn(conns: ClusterConnections, patterns: readonly AclResourcePattern[]): Promise<AclBinding[]> {
+  if (patterns.length === 0) return [];
+  return describeFiltered(
+    conns,
+    patterns.map((p) => ({
+      resourceType: RESOURCE_TYPES[p.resourceType],
+      resourceName: p.resourceName,
+      resourcePatternType: p.patternType === undefined ? ResourcePatternTypes.ANY : p.patternType === "LITERAL" ? ResourcePatternTypes.LITERAL : ResourcePatternTypes.PREFIXED,
+      operation: AclOperationTypes.ANY,
+      permissionType: AclPermissionTypes.ANY,
+    })),
+  );
+}
+
+async function describeFiltered(conns: ClusterConnections, filters: AclFilter[]): Promise<AclBinding[]> {
   const admin = await conns.admin();
-  const filters: AclFilter[] = (principals ?? [undefined]).map((principal) => ({
-    resourceType: AclResourceTypes.ANY,
-    resourcePatternType: ResourcePatternTypes.ANY,
-    principal,
-    operation: AclOperationTypes.ANY,
-    permissionType: AclPermissionTypes.ANY,
-  }));
   const out: AclBinding[] = [];
   const responses = await Promise.all(filters.map((f) => admin.describeAcls(f)));
   for (const res of responses) {

@@ -22,6 +22,13 @@ export interface ScramCredentialUpsert {
   credential: ScramCredential;
 }
 
+/** A resource pattern of an ACL binding: what DescribeAcls can be asked about instead of a principal. */
+export interface AclResourcePattern {
+  resourceType: AclResourceType;
+  resourceName: string;
+  patternType?: AclPatternType;
+}
+
 export interface AclBinding {
   resourceType: AclResourceType;
   resourceName: string;
@@ -93,6 +100,8 @@ export interface KafkaCluster {
 
   /** Every ACL binding of these principals (all principals when omitted). */
   describeAcls(principals?: string[]): Promise<AclBinding[]>;
+  /** Every ACL binding, of any principal, on exactly these resource patterns (no pattern type: LITERAL and PREFIXED of that name). */
+  describeAclsOn(patterns: readonly AclResourcePattern[]): Promise<AclBinding[]>;
   createAcls(bindings: AclBinding[]): Promise<void>;
   /** Deletes exactly these bindings (literal filters, nothing wider). */
   deleteAcls(bindings: AclBinding[]): Promise<void>;

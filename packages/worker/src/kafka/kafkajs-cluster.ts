@@ -13,10 +13,10 @@
  * shared connections (connections.ts).
  */
 import type { Logger } from "../log.ts";
-import { createAcls, deleteAcls, describeAcls } from "./acls.ts";
+import { createAcls, deleteAcls, describeAcls, describeAclsOn } from "./acls.ts";
 import { superUsers } from "./broker-configs.ts";
 import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
-import type { AclBinding, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, ScramCredential, ScramCredentialUpsert, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
+import type { AclBinding, AclResourcePattern, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, ScramCredential, ScramCredentialUpsert, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
@@ -69,6 +69,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   describeAcls(principals?: string[]): Promise<AclBinding[]> {
     return describeAcls(this.conns, principals);
+  }
+
+  describeAclsOn(patterns: readonly AclResourcePattern[]): Promise<AclBinding[]> {
+    return describeAclsOn(this.conns, patterns);
   }
 
   createAcls(bindings: AclBinding[]): Promise<void> {

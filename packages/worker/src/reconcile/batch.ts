@@ -113,7 +113,7 @@ async function issueCredentialsMany(ctx: ReconcileContext, accountIds: string[])
       if (issue.length === 0) return out;
       await ctx.cluster.upsertScramCredentials(issue.map(({ account, credential }) => ({ user: account.name, mechanism: CREDENTIAL_MECHANISM, credential })));
       const issuedAt = new Date();
-      const hashes = await Promise.all(issue.map(({ password }) => hashPassword(password)));
+      const hashes = await hashAll(issue.map(({ password }) => password));
       for (const [i, { account, password, sealed }] of issue.entries()) {
         await tx.serviceAccount.update({
           where: { id: account.id },
@@ -132,6 +132,26 @@ async function issueCredentialsMany(ctx: ReconcileContext, accountIds: string[])
     },
     { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
   );
+}
+
+/**
+ * scrypt hashes of many passwords, HASH_CONCURRENCY at a time: each hash
+ * holds 32 MiB (N = 2^15, r = 8) on a libuv thread, and a batch of 50
+ * accounts hashed all at once kept the whole thread pool — 128 MiB of the
+ * worker's RSS — busy with them.
+ */
+const HASH_CONCURRENCY = 2;
+async function hashAll(passwords: readonly string[]): Promise<string[]> {
+  const out: string[] = new Array<string>(passwords.length);
+  let next = 0;
+  const run = async (): Promise<void> => {
+    while (next < passwords.length) {
+      const i = next++;
+      out[i] = await hashPassword(passwords[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, passwords.length) }, run));
+  return out;
 }
 
 /** ACLs of many principals in one transaction; changes per account id. */

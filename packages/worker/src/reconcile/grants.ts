@@ -12,7 +12,7 @@
  * so a grant and a revoke of one account never interleave.
  */
 import { consumerGroupPrefix } from "@kappa/catalog";
-import type { AclBinding } from "../kafka/cluster.ts";
+import type { AclBinding, AclResourcePattern } from "../kafka/cluster.ts";
 import {
   CLUSTER_RESOURCE_NAME,
   CONSUMER_TOPIC_OPERATIONS,
@@ -120,7 +120,16 @@ async function grantsLocked(ctx: ReconcileContext, allScopes: GrantScopes, mode:
         );
       }
       const principals = accounts.map((a) => `User:${a.name}`);
-      const actual = (await ctx.cluster.describeAcls(principals)).filter((b) => inScope.get(b.principal)?.(b) ?? false);
+      // Asked by resource, not by principal: a consumer account holds
+      // bindings on hundreds of topics, and describing all of them for every
+      // grant batch (then keeping the few in scope) was most of its time.
+      // These patterns are exactly what inScope keeps.
+      const patterns: AclResourcePattern[] = [
+        ...topics.filter((t) => t !== "").map((t) => ({ resourceType: "TOPIC" as const, resourceName: t, patternType: "LITERAL" as const })),
+        ...[...new Set(accounts.map((a) => consumerGroupPrefix(a.name)))].map((p) => ({ resourceType: "GROUP" as const, resourceName: p, patternType: "PREFIXED" as const })),
+        { resourceType: "CLUSTER", resourceName: CLUSTER_RESOURCE_NAME },
+      ];
+      const actual = (await ctx.cluster.describeAclsOn(patterns)).filter((b) => inScope.get(b.principal)?.(b) ?? false);
       const own: Ownership = {
         principals: new Set(principals),
         topics: await catalogTopicsAmong(tx, topics),

@@ -8,8 +8,9 @@
  *
  * Reconciled on start and on a short timer: credentials issued when the
  * catalog or the cluster lacks them, and the ACLs brought to exactly one
- * LITERAL READ + DESCRIBE per live product topic. Only this principal's own
- * ALLOW bindings are ever deleted.
+ * LITERAL READ + DESCRIBE per live product topic — incrementally between
+ * occasional full passes (ReaderState). Only this principal's own ALLOW
+ * bindings are ever deleted.
  */
 import { encryptSecret, generatePassword, type Db } from "@kappa/catalog";
 import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
@@ -30,9 +31,30 @@ export interface ReaderReconcileResult {
   issued: boolean;
   created: number;
   deleted: number;
+  /** True when the principal's bindings were described and diffed (a full pass); false when only catalog changes were applied. */
+  full: boolean;
 }
 
-export async function reconcileMessageBrowser(db: Db, cluster: KafkaCluster, secretsKey: Buffer, log: Logger): Promise<ReaderReconcileResult> {
+/** Passes between two full ones (describe + diff): with the default 10 s timer, drift made on the broker by hand is undone within 10 minutes. */
+export const READER_FULL_PASS_EVERY = 60;
+
+/**
+ * What the reconcile timer remembers between passes: the live product topics
+ * the principal was last brought to. A pass reads the live topic names from
+ * the catalog (one indexed query) and only grants the topics that became live
+ * and removes those that stopped being live since the last pass; every
+ * READER_FULL_PASS_EVERY passes (and on the first, and after a failure) it
+ * describes the principal's bindings on the cluster and diffs all of them, as
+ * every pass used to — at 10,000 products that was 20,000 bindings described
+ * and compared every 10 s. Comparing topic sets, not `updatedAt`, also sees
+ * status changes written without touching `updatedAt`.
+ */
+export class ReaderState {
+  known: Set<string> | null = null;
+  passesSinceFull = 0;
+}
+
+export async function reconcileMessageBrowser(db: Db, cluster: KafkaCluster, secretsKey: Buffer, log: Logger, state?: ReaderState): Promise<ReaderReconcileResult> {
   let issued = false;
   const stored = await db.platformCredential.findUnique({ where: { name: MESSAGE_BROWSER_PRINCIPAL_NAME } });
   const onCluster = (await cluster.describeScramUsers([MESSAGE_BROWSER_PRINCIPAL_NAME])).get(MESSAGE_BROWSER_PRINCIPAL_NAME)?.includes(MECHANISM) ?? false;
@@ -51,25 +73,42 @@ export async function reconcileMessageBrowser(db: Db, cluster: KafkaCluster, sec
     issued = true;
   }
   const products = await db.dataProduct.findMany({ where: { status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { topicName: true } });
-  const desired = readerBindings(products.map((p) => p.topicName));
-  const actual = await cluster.describeAcls([PRINCIPAL]);
-  const want = new Set(desired.map(aclKey));
-  const have = new Set(actual.map(aclKey));
-  const create = desired.filter((b) => !have.has(aclKey(b)));
-  // Everything else this principal holds goes: it must never hold more than product topics.
-  const remove = actual.filter((b) => b.permission === "ALLOW" && !want.has(aclKey(b)));
+  const live = new Set(products.map((p) => p.topicName));
+  const known = state?.known ?? null;
+  const full = !state || known === null || state.passesSinceFull + 1 >= READER_FULL_PASS_EVERY;
+  // Forgotten first: a failure below leaves the next pass a full one.
+  if (state) state.known = null;
+  let create: AclBinding[];
+  let remove: AclBinding[];
+  if (full || known === null) {
+    const desired = readerBindings([...live]);
+    const actual = await cluster.describeAcls([PRINCIPAL]);
+    const want = new Set(desired.map(aclKey));
+    const have = new Set(actual.map(aclKey));
+    create = desired.filter((b) => !have.has(aclKey(b)));
+    // Everything else this principal holds goes: it must never hold more than product topics.
+    remove = actual.filter((b) => b.permission === "ALLOW" && !want.has(aclKey(b)));
+  } else {
+    create = readerBindings([...live].filter((t) => !known.has(t)));
+    remove = readerBindings([...known].filter((t) => !live.has(t)));
+  }
   await cluster.deleteAcls(remove);
   await cluster.createAcls(create);
   if (create.length + remove.length > 0) {
     await auditAsWorker(db, "platform.acls.reconciled", "Platform", MESSAGE_BROWSER_PRINCIPAL_NAME, { principal: PRINCIPAL, created: create.length, deleted: remove.length });
   }
-  return { issued, created: create.length, deleted: remove.length };
+  if (state) {
+    state.known = live;
+    state.passesSinceFull = full ? 0 : state.passesSinceFull + 1;
+  }
+  return { issued, created: create.length, deleted: remove.length, full };
 }
 
 /** Runs the reconcile on a timer, logging failures (Kafka down) and retrying on the next tick. */
 export class MessageBrowserPrincipal {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private readonly state = new ReaderState();
   lastError: string | null = null;
 
   constructor(
@@ -86,7 +125,7 @@ export class MessageBrowserPrincipal {
   }
 
   runNow(): Promise<void> {
-    this.running ??= reconcileMessageBrowser(this.db, this.cluster, this.secretsKey, this.log)
+    this.running ??= reconcileMessageBrowser(this.db, this.cluster, this.secretsKey, this.log, this.state)
       .then(() => {
         this.lastError = null;
       })

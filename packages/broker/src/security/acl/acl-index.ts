@@ -6,7 +6,13 @@
 // has (a per-type count of prefix lengths keeps that to a few map lookups even
 // with tens of thousands of prefixes). Within a pattern only the principal's
 // own ACLs and `User:*`'s are read.
-import { bindingKey, PatternType, WILDCARD, WILDCARD_PRINCIPAL, type AclBinding } from "./types.ts";
+//
+// DescribeAcls and DeleteAcls filters are answered from the same maps: a filter
+// naming a resource type and name reads that name's patterns only, one naming
+// a principal reads that principal's ACLs only (a second index), and only a
+// filter naming neither walks every ACL. The candidates are then checked with
+// Kafka's filter semantics (filterMatches), so the index only narrows.
+import { AclResourceType, bindingKey, filterMatches, PatternType, WILDCARD, WILDCARD_PRINCIPAL, type AclBinding, type AclFilter } from "./types.ts";
 
 export interface PatternEntry {
   /** principal → its ACLs on this pattern */
@@ -24,6 +30,7 @@ interface TypeIndex {
 export class AclIndex {
   private readonly byType = new Map<number, TypeIndex>();
   private readonly byKey = new Map<string, AclBinding>();
+  private readonly byPrincipal = new Map<string, Set<AclBinding>>();
 
   get size(): number {
     return this.byKey.size;
@@ -42,6 +49,9 @@ export class AclIndex {
     const key = bindingKey(b);
     if (this.byKey.has(key)) return false;
     this.byKey.set(key, b);
+    const own = this.byPrincipal.get(b.principal);
+    if (own) own.add(b);
+    else this.byPrincipal.set(b.principal, new Set([b]));
     let t = this.byType.get(b.resourceType);
     if (!t) {
       t = { literal: new Map(), prefixed: new Map(), prefixLengths: new Map() };
@@ -68,6 +78,9 @@ export class AclIndex {
     const stored = this.byKey.get(key);
     if (!stored) return null;
     this.byKey.delete(key);
+    const own = this.byPrincipal.get(b.principal);
+    own?.delete(stored);
+    if (own?.size === 0) this.byPrincipal.delete(b.principal);
     const t = this.byType.get(b.resourceType);
     const prefixed = b.patternType === PatternType.PREFIXED;
     const patterns = prefixed ? t?.prefixed : t?.literal;
@@ -118,5 +131,47 @@ export class AclIndex {
         if (principal !== WILDCARD_PRINCIPAL) yield* e.byPrincipal.get(WILDCARD_PRINCIPAL) ?? [];
       }
     }
+  }
+
+  /** Every stored ACL `filter` matches (DescribeAcls, DeleteAcls), in the order of the narrowest index that applies. */
+  *matching(filter: AclFilter): Generator<AclBinding> {
+    for (const b of this.candidates(filter)) if (filterMatches(filter, b)) yield b;
+  }
+
+  /** A superset of the ACLs `filter` can match, from the narrowest index that applies. */
+  private *candidates(f: AclFilter): Generator<AclBinding> {
+    if (f.resourceName !== null && f.patternType !== PatternType.UNKNOWN) {
+      const types = f.resourceType === AclResourceType.ANY ? [...this.byType.keys()] : [f.resourceType];
+      for (const type of types) {
+        const t = this.byType.get(type);
+        if (!t) continue;
+        const entries: PatternEntry[] = [];
+        if (f.patternType === PatternType.MATCH) {
+          this.forEachMatchingPattern(type, f.resourceName, (e) => {
+            entries.push(e);
+            return false;
+          });
+        } else {
+          if (f.patternType === PatternType.ANY || f.patternType === PatternType.LITERAL) {
+            const e = t.literal.get(f.resourceName);
+            if (e) entries.push(e);
+          }
+          if (f.patternType === PatternType.ANY || f.patternType === PatternType.PREFIXED) {
+            const e = t.prefixed.get(f.resourceName);
+            if (e) entries.push(e);
+          }
+        }
+        for (const e of entries) {
+          if (f.principal !== null) yield* e.byPrincipal.get(f.principal) ?? [];
+          else for (const list of e.byPrincipal.values()) yield* list;
+        }
+      }
+      return;
+    }
+    if (f.principal !== null) {
+      yield* this.byPrincipal.get(f.principal) ?? [];
+      return;
+    }
+    yield* this.byKey.values();
   }
 }

@@ -18,7 +18,6 @@ import { AclStore } from "./acl-store.ts";
 import {
   AclOperationCode,
   bindingKey,
-  filterMatches,
   operationCode,
   PatternType,
   Permission,
@@ -167,9 +166,7 @@ export class StandardAuthorizer implements Authorizer {
 
   /** DescribeAcls: every stored ACL the filter matches. */
   acls(filter: AclFilter): AclBinding[] {
-    const out: AclBinding[] = [];
-    for (const b of this.index.all()) if (filterMatches(filter, b)) out.push(b);
-    return out;
+    return [...this.index.matching(filter)];
   }
 
   /**
@@ -198,8 +195,7 @@ export class StandardAuthorizer implements Authorizer {
     const results: DeleteResult[] = filters.map(({ filter, problem }) => {
       if (problem !== null) return { problem, deleted: [] };
       const deleted: AclBinding[] = [];
-      for (const b of this.index.all()) {
-        if (!filterMatches(filter, b)) continue;
+      for (const b of this.index.matching(filter)) {
         const k = bindingKey(b);
         if (taken.has(k)) continue;
         taken.add(k);
