@@ -244,6 +244,31 @@ describe("subscriptions per environment", () => {
     const audit = (await db.auditEvent.findMany({ where: { entityId: { in: [sub.id, account.id] } }, orderBy: { at: "asc" } })).map((a) => a.action);
     expect(audit).toEqual(expect.arrayContaining(["serviceAccount.credentials.issued", "serviceAccount.credentials.reissued", "serviceAccount.credentials.installed", "subscription.requested", "subscription.approved", "subscription.environment-acls", "subscription.activated", "subscription.revoked"]));
   });
+  it("keeps a prod subscription APPROVED, not ACTIVE, while its account's credential cannot be installed on prod, and activates it once a rotation makes one", async () => {
+    const account = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: `${people.payments.slug}-legacy-reader`, description: "credentials from before sealing" });
+    // Credentials issued before they were sealed for other environments: the worker cannot carry them to prod.
+    await db.serviceAccount.update({ where: { id: account.id }, data: { secretHash: "scrypt$legacy", secretIssuedAt: new Date(), scramSealed: null } });
+    const sub = await requestSubscription(db, people.as.paymentsOwner, { productId: promoted.id, serviceAccountId: account.id, purpose, environment: "prod" });
+    await approveSubscription(db, people.as.ordersOwner, sub.id);
+    const prodCluster = prodAdmin();
+    try {
+      // The grant is made (harmless without a credential), but ACTIVE would tell the consumer it can connect.
+      await waitFor(async () => (await prodCluster.describeAcls([`User:${account.name}`])).length === 3, 10_000, "the prod ACLs of the legacy account");
+      // Three more whole cycles (each runNow waits for the one under way) leave it APPROVED.
+      for (let i = 0; i < 3; i++) await running.worker.environments?.runNow();
+      expect((await db.subscription.findUniqueOrThrow({ where: { id: sub.id } })).status).toBe("APPROVED");
+      expect((await prodCluster.describeScramUsers([account.name])).has(account.name)).toBe(false);
+
+      // One rotation issues a sealed credential; the worker installs it on prod and only then activates.
+      await requestCredentialRotation(db, people.as.paymentsOwner, account.id);
+      await waitFor(async () => (await db.subscription.findUniqueOrThrow({ where: { id: sub.id } })).status === "ACTIVE", 15_000, "the prod subscription to become ACTIVE");
+      expect((await prodCluster.describeScramUsers([account.name])).get(account.name)).toEqual(["SCRAM-SHA-512"]);
+      await revokeSubscription(db, people.as.ordersOwner, sub.id, { reason: "Test over." });
+      await waitFor(async () => (await prodCluster.describeAcls([`User:${account.name}`])).length === 0, 10_000, "the prod ACLs to be removed");
+    } finally {
+      await prodCluster.close();
+    }
+  });
 });
 
 describe("later changes carried to a promoted environment", () => {

@@ -22,12 +22,14 @@ export interface EnvironmentCredentialRun {
   installed: number;
   issued: number;
   refused: string[];
+  /** Accounts whose current credential is on the cluster after this run (only their subscriptions may turn ACTIVE). */
+  ready: Set<string>;
 }
 
 const ACCOUNT = { id: true, name: true, domainId: true, isProducer: true, secretHash: true, secretIssuedAt: true, scramSealed: true } as const;
 
 export async function reconcileEnvironmentCredentials(db: Db, kafka: KafkaCluster, cluster: Cluster, accountIds: ReadonlySet<string>, secretsKey: Buffer, log: Logger): Promise<EnvironmentCredentialRun> {
-  const run: EnvironmentCredentialRun = { installed: 0, issued: 0, refused: [] };
+  const run: EnvironmentCredentialRun = { installed: 0, issued: 0, refused: [], ready: new Set() };
   if (accountIds.size === 0) return run;
   const [accounts, installed, guard] = await Promise.all([
     db.serviceAccount.findMany({ where: { id: { in: [...accountIds] } }, select: ACCOUNT }),
@@ -36,7 +38,8 @@ export async function reconcileEnvironmentCredentials(db: Db, kafka: KafkaCluste
   ]);
   const users = await kafka.describeScramUsers(accounts.map((a) => a.name));
   const installedAt = new Map(installed.map((r) => [r.serviceAccountId, r.issuedAt]));
-  for (const account of accounts) {
+  for (const listed of accounts) {
+    let account = listed;
     const problem = guard(account);
     if (problem) {
       run.refused.push(`${account.name}: ${problem}`);
@@ -44,12 +47,20 @@ export async function reconcileEnvironmentCredentials(db: Db, kafka: KafkaCluste
     }
     try {
       if (account.secretHash === null) {
-        if (await issueHere(db, kafka, cluster, account.id, secretsKey)) run.issued++;
-        continue;
+        if (await issueHere(db, kafka, cluster, account.id, secretsKey)) {
+          run.issued++;
+          run.ready.add(account.id);
+          continue;
+        }
+        // Issued meanwhile by someone else (the primary's grant, another worker): install that issue below.
+        account = await db.serviceAccount.findUniqueOrThrow({ where: { id: account.id }, select: ACCOUNT });
       }
       const present = users.get(account.name)?.includes(CREDENTIAL_MECHANISM) ?? false;
       const current = installedAt.get(account.id);
-      if (present && current !== undefined && account.secretIssuedAt !== null && current.getTime() >= account.secretIssuedAt.getTime()) continue;
+      if (present && current !== undefined && account.secretIssuedAt !== null && current.getTime() >= account.secretIssuedAt.getTime()) {
+        run.ready.add(account.id);
+        continue;
+      }
       if (account.scramSealed === null || account.secretIssuedAt === null) {
         // Issued before credentials were carried to other environments: only a new issue has the sealed credential.
         throw new Error(`its credentials were issued before they could be carried to ${cluster.environment}; rotate them once`);
@@ -64,6 +75,7 @@ export async function reconcileEnvironmentCredentials(db: Db, kafka: KafkaCluste
         reason: current === undefined ? "first install" : present ? "rotated" : "user missing on the cluster",
       });
       run.installed++;
+      run.ready.add(account.id);
     } catch (error) {
       run.refused.push(`${account.name}: ${errorMessage(error)}`);
       log.warn("could not install credentials on a registered cluster", { environment: cluster.environment, account: account.name, error: errorMessage(error) });

@@ -33,8 +33,20 @@ const LIVE = new Set<string>(LIVE_PRODUCT_STATUSES);
  * Makes the consumer ACLs on `cluster` match the catalog's subscriptions in
  * that environment. `liveTopics` maps product id → topic of the deployments
  * provisioned on this cluster in this cycle (only those may be read).
+ * A granted subscription turns ACTIVE only when its account is in
+ * `credentialsReady` (its current credential is on the cluster): ACTIVE means
+ * the consumer can connect, so an account whose credential could not be
+ * installed this cycle stays APPROVED until a later cycle installs it.
  */
-export async function reconcileEnvironmentGrants(db: Db, kafka: KafkaCluster, cluster: Cluster, liveTopics: ReadonlyMap<string, string>, allTopics: readonly string[], log: Logger): Promise<EnvironmentGrantRun> {
+export async function reconcileEnvironmentGrants(
+  db: Db,
+  kafka: KafkaCluster,
+  cluster: Cluster,
+  liveTopics: ReadonlyMap<string, string>,
+  allTopics: readonly string[],
+  credentialsReady: ReadonlySet<string>,
+  log: Logger,
+): Promise<EnvironmentGrantRun> {
   const run: EnvironmentGrantRun = { granted: 0, removed: 0, activated: 0, refused: [] };
   const subscriptions = await db.subscription.findMany({
     where: { environment: cluster.environment },
@@ -90,7 +102,7 @@ export async function reconcileEnvironmentGrants(db: Db, kafka: KafkaCluster, cl
         deleted: extra.map(describeBinding),
       });
     }
-    run.activated += await activate(db, grantedIds, cluster.environment);
+    if (credentialsReady.has(account.id)) run.activated += await activate(db, grantedIds, cluster.environment);
   }
   return run;
 }

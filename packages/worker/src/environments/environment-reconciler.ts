@@ -170,7 +170,7 @@ export class EnvironmentReconciler {
       const subscribers = await this.db.subscription.findMany({ where: { environment: cluster.environment, status: { in: ["APPROVED", "ACTIVE"] }, productId: { in: [...live.keys()] } }, select: { serviceAccountId: true } });
       for (const s of subscribers) needCredentials.add(s.serviceAccountId);
       run.credentials = await reconcileEnvironmentCredentials(this.db, kafka, cluster, needCredentials, this.options.secretsKey, this.log);
-      run.grants = await reconcileEnvironmentGrants(this.db, kafka, cluster, live, promoted.map((d) => d.topicName), this.log);
+      run.grants = await reconcileEnvironmentGrants(this.db, kafka, cluster, live, promoted.map((d) => d.topicName), run.credentials.ready, this.log);
       await this.db.cluster.update({ where: { id: cluster.id }, data: { lastSeenAt: new Date(), lastError: null }, select: { id: true } });
     } catch (error) {
       run.error = errorMessage(error);
