@@ -34,8 +34,9 @@ test("the catalog page's scripts carry no validation library", async ({ page }) 
   await page.waitForLoadState("networkidle");
   const loaded = await Promise.all(scripts);
   expect(loaded.length).toBeGreaterThan(0);
-  // zod's error class and Ajv's schema-registry message: present in any build that bundles them.
-  const offenders = loaded.filter((s) => s.body.includes('"$ZodError"') || s.body.includes("schema with key or id")).map((s) => s.url);
+  // zod's error class and Ajv's schema-registry message: present in any build that bundles them. next-auth's
+  // client loads only when the user signs out (its error code names it).
+  const offenders = loaded.filter((s) => s.body.includes('"$ZodError"') || s.body.includes("schema with key or id") || s.body.includes("INVALID_CALLBACK_URL_ERROR")).map((s) => s.url);
   expect(offenders).toEqual([]);
 });
 
@@ -50,4 +51,37 @@ test("the first page of results comes with the page itself (streamed), without a
   await expect(page.getByRole("link", { name: "Refunds", exact: true })).toBeVisible();
   await page.waitForLoadState("networkidle");
   expect(asked).toEqual([]);
+});
+
+test("the bell's first request and the links' prefetches wait until the page has loaded; then the bell answers", async ({ page }) => {
+  const bellAsked = page.waitForRequest((r) => new URL(r.url()).pathname === "/api/v1/notifications");
+  await page.goto("/");
+  await bellAsked;
+  // Every prefetch (?_rsc=) and the bell's request start after the load event, not while the page hydrates.
+  const timing = () =>
+    page.evaluate(() => {
+      const navigation = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      const deferred = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/v1/notifications") || e.name.includes("_rsc="));
+      return { load: navigation.loadEventEnd, deferred: deferred.map((e) => ({ url: e.name, start: e.startTime })) };
+    });
+  // The product links in view are prefetched once the page is idle (next/link's own prefetch, only later).
+  await expect.poll(async () => (await timing()).deferred.filter((e) => e.url.includes("_rsc=")).length).toBeGreaterThan(0);
+  const { load, deferred } = await timing();
+  expect(load).toBeGreaterThan(0);
+  for (const e of deferred) expect(e.start, e.url).toBeGreaterThanOrEqual(load);
+
+  const bell = page.getByTestId("notification-bell");
+  await bell.click();
+  await expect(page.getByRole("region", { name: "Latest notifications" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Latest notifications" }).getByRole("link", { name: "All notifications" })).toBeVisible();
+});
+
+test("sign out (next-auth's client loads on the click) leads to the sign-in page", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: /^\d[\d,]*\+? products?$/ })).toBeVisible();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/signin/);
+  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
+  await page.goto("/");
+  await page.waitForURL(/\/signin/);
 });
