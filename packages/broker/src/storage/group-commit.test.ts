@@ -14,8 +14,9 @@ function harness() {
   const errors: unknown[] = [];
   const commit = new GroupCommit(0, {
     syncActive: () =>
-      new Promise<void>((resolve, reject) => {
-        syncs.push({ coversUpTo: leo, finish: resolve, fail: reject });
+      new Promise<number>((resolve, reject) => {
+        const coversUpTo = leo;
+        syncs.push({ coversUpTo, finish: () => resolve(coversUpTo), fail: reject });
       }),
     logEndOffset: () => leo,
     policy: () => ({ flushMessages: Number.MAX_SAFE_INTEGER, flushMs: Number.MAX_SAFE_INTEGER }),
