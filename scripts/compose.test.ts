@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_WORKER_MAX_HEAP_MB, WORKER_MALLOC_ARENA_MAX } from "@kappa/worker/runtime";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -16,6 +17,14 @@ describe("docker-compose.yml", () => {
     expect(portal).not.toContain("admin-secret");
     const worker = out.slice(out.indexOf("\n  worker:"));
     expect(worker).toContain("KAFKA_ADMIN_PASSWORD: admin-secret");
+  });
+
+  it("runs the worker with the heap cap and malloc arenas npm start uses (packages/worker/src/runtime.ts)", () => {
+    const env = { KAFKA_ADMIN_PASSWORD: "admin-secret", KAPPA_SECRETS_KEY: "k", NEXTAUTH_SECRET: "s".repeat(32) };
+    const worker = (out: string) => out.slice(out.indexOf("\n  worker:"));
+    expect(worker(config(env))).toContain(`NODE_OPTIONS: --max-old-space-size=${DEFAULT_WORKER_MAX_HEAP_MB}`);
+    expect(worker(config(env))).toMatch(new RegExp(`MALLOC_ARENA_MAX: ['"]?${WORKER_MALLOC_ARENA_MAX}['"]?\n`));
+    expect(worker(config({ ...env, WORKER_MAX_HEAP_MB: "512" }))).toContain("NODE_OPTIONS: --max-old-space-size=512");
   });
 
   it("gives the worker and the portal their own least-privilege database roles (issue 8, finding 9)", () => {
