@@ -26,8 +26,8 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
@@ -98,6 +98,7 @@ function takeBaseline() {
   Object.assign(baseline, { rss: m.rss, heap: m.heapUsed });
   Object.assign(memory, { rss: m.rss, heap: m.heapUsed });
   Object.assign(live, { peak: m.heapUsed, fullGcs: 0 });
+  gcSince();
   Object.assign(offHeap, { external: m.external, arrayBuffers: m.arrayBuffers });
   memoryBreakdown("baseline");
 }
@@ -118,15 +119,25 @@ sampler.unref();
  * larger by the garbage V8 let accumulate between full GCs.
  */
 const live = { peak: 0, fullGcs: 0 };
+/** GC pauses on the main thread (all kinds / full GCs) since the last gcSince() call: what the heap settings cost in time. */
+const gcTime = { allMs: 0, fullMs: 0, full: 0 };
 const gcObserver = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+    gcTime.allMs += entry.duration;
     // NODE_PERFORMANCE_GC_MAJOR = 4 (mark-compact).
     if (kind !== 4) continue;
+    gcTime.fullMs += entry.duration;
+    gcTime.full++;
     live.fullGcs++;
     live.peak = Math.max(live.peak, getHeapStatistics().used_heap_size);
   }
 });
+function gcSince(): string {
+  const text = `GC pauses ${(gcTime.allMs / 1000).toFixed(2)} s, of it ${gcTime.full} full GCs ${(gcTime.fullMs / 1000).toFixed(2)} s`;
+  Object.assign(gcTime, { allMs: 0, fullMs: 0, full: 0 });
+  return text;
+}
 gcObserver.observe({ entryTypes: ["gc"] });
 
 /** Anonymous (heap, malloc, buffers) and file-backed (code, libraries) resident memory, from /proc. */
@@ -264,7 +275,7 @@ async function main() {
       await worker.runner.drain();
       const converge = Date.now() - t1;
       const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
-      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + "   (target ≤ 5 min)");
+      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + `   (target ≤ 5 min; ${gcSince()})`);
       for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
       for (const [kind, ms] of taskMs) {
         const sum = ms.reduce((a, b) => a + b, 0);
@@ -284,9 +295,10 @@ async function main() {
       // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
       await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
       await fullReconcile(worker.ctx, "bench-warmup");
+      gcSince();
       const t2 = Date.now();
       const noop = await fullReconcile(worker.ctx, "bench");
-      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; load ${loadAverage()}; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"})`);
+      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; load ${loadAverage()}; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"}; ${gcSince()})`);
     }
 
     if (ONLY === "converge") {
@@ -319,6 +331,7 @@ async function main() {
     subs = [];
     line(`     (set up ${GROUPS} groups with committed offsets)`, fmt(Date.now() - groupStart));
 
+    gcSince();
     let now = Date.now();
     let slowestRamp = 0;
     const cycle = async (label: string) => {
@@ -365,6 +378,7 @@ async function main() {
       total += ms;
     }
     line(`   slowest of ${round} cycles (one refresh round of ${fmt(worker.observer.refreshRoundMs)})`, `${fmt(slowest)}   (mean ${fmt(total / round)}; target ≤ 5 s)`);
+    line("     the observation cycles' GC", gcSince());
     const rows = await db.topicObservation.count();
     const groupRows = await db.consumerGroupObservation.count();
     line("     TopicObservation / ConsumerGroupObservation rows", `${rows} / ${groupRows}`);
@@ -382,11 +396,14 @@ async function main() {
     const stopping = Date.now();
     await broker.stop();
     line("     broker shutdown (child process, SIGTERM → exit)", fmt(Date.now() - stopping));
-    await rm(dataDir, { recursive: true, force: true });
+    // Synchronously: the promise version walks the 60,000 partition folders side by side, holding a
+    // closure and a path per entry — it filled this process's capped heap (the bench's, not the worker's).
+    rmSync(dataDir, { recursive: true, force: true });
     await pgServer.stop();
   }
 }
 
+// BENCH_WORKER_RUNTIME=applied (set by the re-execution) also lets an A/B run measure without the settings.
 const RUNTIME_APPLIED = "BENCH_WORKER_RUNTIME";
 if (process.env[RUNTIME_APPLIED] !== "applied") {
   const maxHeapMb = Number(process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB);
