@@ -3,8 +3,8 @@ import { DEFAULT_WORKER_MAX_HEAP_MB, MIN_WORKER_MAX_HEAP_MB, workerNodeFlags, wo
 
 describe("the worker process's runtime settings", () => {
   it("caps the V8 heap, by default and as configured", () => {
-    expect(workerNodeFlags()).toEqual([`--max-old-space-size=${DEFAULT_WORKER_MAX_HEAP_MB}`]);
-    expect(workerNodeFlags(1024)).toEqual(["--max-old-space-size=1024"]);
+    expect(workerNodeFlags()).toEqual([`--max-old-space-size=${DEFAULT_WORKER_MAX_HEAP_MB}`, "--heap-growing-percent=60"]);
+    expect(workerNodeFlags(1024)).toEqual(["--max-old-space-size=1024", "--heap-growing-percent=60"]);
   });
 
   it("refuses a cap the worker cannot run in", () => {
