@@ -209,6 +209,23 @@ test.describe.serial("environments and promotion", () => {
     await expect(owner.getByText("Environment", { exact: true })).toBeVisible();
     await expect(owner.getByText(environment, { exact: true })).toBeVisible();
     await expect(owner.getByTestId("bootstrap")).toHaveText("kafka-1.prod.example:9093,kafka-2.prod.example:9093");
+    // Approved, not active yet: the page says what it waits for on that environment (no worker runs here). The
+    // account's credential state decides the wording, so the test sets it and puts it back.
+    const accountId = account?.id ?? "";
+    const before = await withDb(async (c) => (await c.query<{ secretHash: string | null; scramSealed: string | null; secretIssuedAt: Date | null }>(`SELECT "secretHash", "scramSealed", "secretIssuedAt" FROM "ServiceAccount" WHERE id = $1`, [accountId])).rows[0]!);
+    try {
+      // No credentials yet: the worker issues them on that cluster itself.
+      await withDb((c) => c.query(`UPDATE "ServiceAccount" SET "secretHash" = NULL, "secretIssuedAt" = NULL, "scramSealed" = NULL WHERE id = $1`, [accountId]));
+      await owner.reload();
+      await expect(owner.getByTestId("environment-wait")).toContainText(`the worker grants access on ${environment}'s cluster`);
+      // Credentials issued before they were sealed for other environments: the page asks for one rotation.
+      await withDb((c) => c.query(`UPDATE "ServiceAccount" SET "secretHash" = 'scrypt$legacy', "secretIssuedAt" = now() WHERE id = $1`, [accountId]));
+      await owner.reload();
+      await expect(owner.getByTestId("environment-wait")).toContainText(`Not usable in ${environment} yet`);
+      await expect(owner.getByTestId("environment-wait")).toContainText("Rotate the credentials once");
+    } finally {
+      await withDb((c) => c.query(`UPDATE "ServiceAccount" SET "secretHash" = $2, "scramSealed" = $3, "secretIssuedAt" = $4 WHERE id = $1`, [accountId, before.secretHash, before.scramSealed, before.secretIssuedAt]));
+    }
     await consumer.context().close();
     await owner.context().close();
   });

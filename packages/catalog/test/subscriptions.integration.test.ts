@@ -14,6 +14,7 @@ import {
   revokeSubscription,
   searchProducts,
   submitForReview,
+  subscriptionDetail,
   type Db,
 } from "../src/index.ts";
 import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
@@ -217,5 +218,33 @@ describe("reads", () => {
     await expect(listAuditEvents(db, await loadActor(db, ctx.people.paymentsOwner.id), { entityType: "DataProduct", entityId: product.id })).rejects.toMatchObject({
       status: 403,
     });
+  });
+});
+
+describe("a subscription in another environment", () => {
+  it("says it waits for the worker there, and that credentials from before sealing need one rotation", async () => {
+    const product = await approvedProduct("Sub Elsewhere");
+    const account = await newAccount();
+    await db.cluster.create({ data: { environment: "prodwait", bootstrap: "kafka.prodwait.example:9093", securityProtocol: "SASL_SSL", saslMechanism: "scram-sha-512" } });
+    const sub = await db.subscription.create({
+      data: { productId: product.id, consumingDomainId: ctx.payments.id, serviceAccountId: account.id, purpose: "Reconcile in prodwait.", status: "APPROVED", requestedById: ctx.people.paymentsOwner.id, environment: "prodwait" },
+    });
+    const owner = await loadActor(db, ctx.people.paymentsOwner.id);
+    const detail = () => subscriptionDetail(db, owner, sub.id, "localhost:9092");
+
+    // No credentials yet: the worker issues them on that cluster itself.
+    expect((await detail()).environmentWait).toEqual({ environment: "prodwait", needsRotation: false });
+    // Issued before credentials were sealed for other environments: only a rotation can carry them there.
+    await db.serviceAccount.update({ where: { id: account.id }, data: { secretHash: "scrypt$legacy", secretIssuedAt: new Date() } });
+    expect((await detail()).environmentWait).toEqual({ environment: "prodwait", needsRotation: true });
+    // A sealed issue (what every issue since writes) can be installed there.
+    await db.serviceAccount.update({ where: { id: account.id }, data: { scramSealed: "sealed-credential" } });
+    expect((await detail()).environmentWait).toEqual({ environment: "prodwait", needsRotation: false });
+    // ACTIVE there, or a subscription on the primary environment: nothing to wait for.
+    await db.subscription.update({ where: { id: sub.id }, data: { status: "ACTIVE" } });
+    expect((await detail()).environmentWait).toBeNull();
+    const primary = await requestSubscription(db, ctx.as.paymentsMember, { productId: product.id, serviceAccountId: (await newAccount()).id, purpose: "Reconcile on the primary." });
+    await approveSubscription(db, ctx.as.ordersOwner, primary.id);
+    expect((await subscriptionDetail(db, owner, primary.id, "localhost:9092")).environmentWait).toBeNull();
   });
 });

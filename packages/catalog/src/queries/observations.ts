@@ -204,7 +204,8 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
   const account = sub.serviceAccount;
   const prefix = consumerGroupPrefix(account.name);
   const since = new Date(now - CHART_WINDOW_MS);
-  const [credentials, tasks, groups, lagSamples, primary, cluster] = await Promise.all([
+  const waitingOnCluster = sub.environment !== null && sub.status === "APPROVED";
+  const [credentials, tasks, groups, lagSamples, primary, cluster, unsealed] = await Promise.all([
     credentialState(db, actor, account),
     db.provisioningTask.findMany({ where: { entityType: "Subscription", entityId: sub.id }, orderBy: [{ step: "asc" }, { createdAt: "asc" }] }),
     db.consumerGroupObservation.findMany({ where: { subscriptionId: sub.id }, orderBy: { groupId: "asc" } }),
@@ -216,6 +217,8 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
     primaryEnvironment(db),
     // Access in another environment is read from that cluster.
     sub.environment === null ? null : db.cluster.findUnique({ where: { environment: sub.environment }, select: { bootstrap: true } }),
+    // Credentials issued before they were sealed for other environments cannot be carried there (the worker refuses them until a rotation).
+    waitingOnCluster ? db.serviceAccount.count({ where: { id: account.id, secretHash: { not: null }, OR: [{ scramSealed: null }, { secretIssuedAt: null }] } }) : 0,
   ]);
   return {
     id: sub.id,
@@ -235,6 +238,12 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
     credentials,
     connection: { bootstrap: cluster?.bootstrap ?? bootstrap, mechanism: "SCRAM-SHA-512" as const, username: account.name, topic: sub.product.topicName, groupPrefix: prefix },
     provisioning: tasks.map((t) => ({ id: t.id, step: t.step, kind: t.kind, label: taskLabel(t.kind), status: t.status, attempts: t.attempts, lastError: t.lastError, updatedAt: t.updatedAt.toISOString() })),
+    /**
+     * Approved in another environment and not ACTIVE yet: the worker's environment reconciler grants it on that
+     * cluster once the account's credential is there. `needsRotation`: the account's credentials were issued before
+     * they could be carried to other environments, so it stays APPROVED until they are rotated once.
+     */
+    environmentWait: waitingOnCluster ? { environment: sub.environment as string, needsRotation: unsealed > 0 } : null,
     viewer: { isProductOwner, isConsumer, canSetExpiry: hasGlobal(actor, "product:review") || canInDomain(actor, "subscription:decide", sub.product.domainId), canRetry: isProductOwner || canInDomain(actor, "product:update", sub.consumingDomainId) || hasGlobal(actor, "platform:admin") || hasGlobal(actor, "product:review") },
     consumers: groups.map(lagGroup),
     lagSamples: lagSamples.map((s) => ({ groupId: s.groupId, bucket: s.bucket.toISOString(), totalLag: Number(s.totalLag) })),

@@ -76,6 +76,7 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
             reason={sub.reason}
             pii={sub.pii}
             provisioning={sub.provisioning}
+            environmentWait={sub.environmentWait}
             canRetry={sub.viewer.canRetry}
           />
           <ExpiryCard subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
@@ -175,8 +176,9 @@ const AccessCard = memo(function AccessCard({
   reason,
   pii,
   provisioning,
+  environmentWait,
   canRetry,
-}: Pick<SubscriptionDetail, "id" | "status" | "environment" | "createdAt" | "decidedAt" | "purpose" | "reason" | "pii" | "provisioning"> & { canRetry: boolean }) {
+}: Pick<SubscriptionDetail, "id" | "status" | "environment" | "createdAt" | "decidedAt" | "purpose" | "reason" | "pii" | "provisioning" | "environmentWait"> & { canRetry: boolean }) {
   const retry = useRetryTask();
   return (
     <Card title="Access">
@@ -193,6 +195,13 @@ const AccessCard = memo(function AccessCard({
       />
       {pii.requested && pii.justification && <p className="mt-2 text-xs text-slate-600">PII justification: {pii.justification}</p>}
       {pii.canApprove && <GrantPii subscriptionId={id} />}
+      {environmentWait && (
+        <p className="mt-3 text-sm text-amber-800" role="status" data-testid="environment-wait">
+          {environmentWait.needsRotation
+            ? `Not usable in ${environmentWait.environment} yet: the account's credentials were issued before credentials were carried to other environments, so ${environmentWait.environment} cannot get them. Rotate the credentials once (Credentials below); the worker then installs the new ones there, grants access and marks the subscription active.`
+            : `Approved: the worker grants access on ${environmentWait.environment}'s cluster and marks the subscription active once the account's credentials are there too.`}
+        </p>
+      )}
       {provisioning.length > 0 && (
         <div className="mt-4">
           <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-500">On the cluster</h3>
