@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { StorageError } from "./errors.ts";
 import { GroupCommit } from "./group-commit.ts";
+import { SerialQueue } from "./locks.ts";
 
 /**
  * A GroupCommit over a simulated log: `write` advances the log end as the
@@ -8,15 +9,20 @@ import { GroupCommit } from "./group-commit.ts";
  * every fdatasync is a promise the test finishes by hand, recording the log
  * end it could cover (the log end when it started).
  */
-function harness() {
+function harness(queue?: SerialQueue) {
   let leo = 0;
   const syncs: Array<{ coversUpTo: number; finish: () => void; fail: (e: unknown) => void }> = [];
   const errors: unknown[] = [];
   const commit = new GroupCommit(0, {
-    syncActive: () =>
-      new Promise<void>((resolve, reject) => {
-        syncs.push({ coversUpTo: leo, finish: resolve, fail: reject });
-      }),
+    syncActive: () => {
+      // As partition-log.ts: the log end is read when the sync begins, i.e. when the shared queue lets it run.
+      const sync = () =>
+        new Promise<number>((resolve, reject) => {
+          const coversUpTo = leo;
+          syncs.push({ coversUpTo, finish: () => resolve(coversUpTo), fail: reject });
+        });
+      return queue ? queue.run(sync) : sync();
+    },
     logEndOffset: () => leo,
     policy: () => ({ flushMessages: Number.MAX_SAFE_INTEGER, flushMs: Number.MAX_SAFE_INTEGER }),
     onSyncError: (err) => errors.push(err),
@@ -81,5 +87,34 @@ describe("group commit", () => {
     await expect(a).rejects.toBe(failure);
     await expect(h.write(1)).rejects.toBe(failure);
     expect(h.acked).toEqual([]);
+  });
+
+  it("with the partitions' fsyncs one at a time, a sync that waited for its turn covers what was written meanwhile, and nothing later", async () => {
+    const queue = new SerialQueue();
+    const a = harness(queue);
+    const b = harness(queue);
+    const a1 = a.write(1);
+    await tick();
+    expect(a.syncs).toHaveLength(1);
+    const b1 = b.write(1);
+    await tick();
+    expect(b.syncs).toHaveLength(0); // waits for a's fsync
+    const b2 = b.write(1); // written while b's sync waited: it began later, so it covers this too
+    a.syncs[0]!.finish();
+    await a1;
+    await tick();
+    expect(b.syncs).toHaveLength(1);
+    expect(b.syncs[0]!.coversUpTo).toBe(2);
+    const b3 = b.write(1); // written after b's fsync began: not covered by it
+    b.syncs[0]!.finish();
+    await Promise.all([b1, b2]);
+    await tick();
+    expect(b.acked).toEqual([1, 2]);
+    expect(b.syncs).toHaveLength(2);
+    expect(b.syncs[1]!.coversUpTo).toBe(3);
+    b.syncs[1]!.finish();
+    await b3;
+    expect(b.acked).toEqual([1, 2, 3]);
+    expect(a.syncs).toHaveLength(1);
   });
 });

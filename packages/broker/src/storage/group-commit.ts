@@ -7,12 +7,19 @@
  * byte written before it began, so N pipelined acks=all produces share one
  * fdatasync instead of paying for N. Segments older than the active one were
  * synced when they were rolled, so syncing the active segment is enough.
+ *
+ * The sync reports the log end offset it read as it began (not when it was
+ * requested): a sync that waited for its turn (the log manager runs the
+ * partitions' fsyncs one at a time) covers everything written meanwhile.
  */
 import type { StorageError } from "./errors.ts";
 
 export interface GroupCommitOptions {
-  /** fdatasync of the active segment file. */
-  syncActive: () => Promise<void>;
+  /**
+   * fdatasync of the active segment file; resolves with the log end offset
+   * read just before the fdatasync began (every offset below it is then on disk).
+   */
+  syncActive: () => Promise<number>;
   /** The log end offset now: what an fsync started now makes durable. */
   logEndOffset: () => number;
   /** flush.messages and flush.ms of the topic (read at each write: configs can change). */
@@ -102,14 +109,13 @@ export class GroupCommit {
     try {
       while (this.flushRequested && !this.failure) {
         this.flushRequested = false;
-        const target = this.opts.logEndOffset();
-        if (target <= this.flushed) {
+        if (this.opts.logEndOffset() <= this.flushed) {
           this.resolveWaiters();
           continue;
         }
         this.messagesSinceFlush = 0;
-        await this.opts.syncActive();
-        if (target > this.flushed) this.flushed = target;
+        const covered = await this.opts.syncActive();
+        if (covered > this.flushed) this.flushed = covered;
         this.resolveWaiters();
         if (this.waiters.length > 0) this.flushRequested = true;
       }

@@ -87,6 +87,8 @@ export class LogManager {
   private closed = false;
   /** Duration of every fsync of a partition's active segment (Kafka's LogFlushStats LogFlushRateAndTimeMs). */
   readonly flushTimes = new LatencyHistogram();
+  /** The partitions' fsyncs, one at a time (partition-log.ts `fsyncQueue`). */
+  private readonly fsyncQueue = new SerialQueue();
 
   private constructor(
     readonly dataDir: string,
@@ -225,6 +227,7 @@ export class LogManager {
       tier: this.remote?.tierFor(t.topicId, partition) ?? null,
       maxDecompressedBytes: this.maxDecompressedBytes,
       onFlush: (ms) => this.flushTimes.record(ms),
+      fsyncQueue: this.fsyncQueue,
     });
   }
 
