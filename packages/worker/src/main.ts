@@ -6,6 +6,7 @@
 import { getHeapStatistics } from "node:v8";
 import { createPrismaClient, parseSecretsKey } from "@kappa/catalog";
 import { ConfigurationError, parseWorkerEnv } from "./env.ts";
+import { oldSpaceCapBytes, watchHeap } from "./health/heap-watch.ts";
 import { KafkaJsCluster } from "./kafka/kafkajs-cluster.ts";
 import { errorMessage, jsonLogger } from "./log.ts";
 import { Worker } from "./worker.ts";
@@ -101,7 +102,10 @@ async function main(): Promise<void> {
       );
   };
   // The heap cap decides how large a catalog this process can hold (src/runtime.ts); say it once.
-  log.info("memory settings", { heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1048576), mallocArenaMax: env.MALLOC_ARENA_MAX ?? null });
+  const cap = oldSpaceCapBytes(process.execArgv, process.env.NODE_OPTIONS);
+  log.info("memory settings", { heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1048576), oldSpaceCapMb: cap === null ? null : Math.round(cap / 1048576), mallocArenaMax: env.MALLOC_ARENA_MAX ?? null });
+  // And a warning, after a full collection, when the live set comes close to it (src/health/heap-watch.ts).
+  watchHeap(log);
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   await worker.start();
