@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_WORKER_MAX_HEAP_MB, WORKER_MALLOC_ARENA_MAX, workerNodeFlags } from "@kappa/worker/runtime";
 
 const root = path.resolve(import.meta.dirname, "..");
 
 /** Validates docker-compose.yml offline with Debian's docker-compose (installed by .ci/run). */
-describe("docker-compose.yml", () => {
+// Each test runs docker-compose (a Python program, ~2 s a run, more on a loaded machine): more than the default 5 s.
+describe("docker-compose.yml", { timeout: 30_000 }, () => {
   const config = (env: Record<string, string>) =>
     execFileSync("docker-compose", ["config"], { cwd: root, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
@@ -16,6 +18,17 @@ describe("docker-compose.yml", () => {
     expect(portal).not.toContain("admin-secret");
     const worker = out.slice(out.indexOf("\n  worker:"));
     expect(worker).toContain("KAFKA_ADMIN_PASSWORD: admin-secret");
+  });
+
+  it("runs the worker with the heap cap and malloc arenas npm start uses (packages/worker/src/runtime.ts)", () => {
+    const env = { KAFKA_ADMIN_PASSWORD: "admin-secret", KAPPA_SECRETS_KEY: "k", NEXTAUTH_SECRET: "s".repeat(32) };
+    const worker = (out: string) => out.slice(out.indexOf("\n  worker:"));
+    // The command's node flags, one list item per line in `docker-compose config`.
+    const flags = (out: string) => [...worker(out).matchAll(/^\s+- (--\S+)$/gm)].map((m) => m[1]);
+    const defaults = config(env);
+    expect(flags(defaults)).toEqual([...workerNodeFlags(DEFAULT_WORKER_MAX_HEAP_MB), "--import"]);
+    expect(worker(defaults)).toMatch(new RegExp(`MALLOC_ARENA_MAX: ['"]?${WORKER_MALLOC_ARENA_MAX}['"]?\n`));
+    expect(flags(config({ ...env, WORKER_MAX_HEAP_MB: "512" }))).toEqual([...workerNodeFlags(512), "--import"]);
   });
 
   it("gives the worker and the portal their own least-privilege database roles (issue 8, finding 9)", () => {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_WORKER_MAX_HEAP_MB, MIN_WORKER_MAX_HEAP_MB } from "@kappa/worker/runtime";
 
 /**
  * Start-up configuration, parsed once. A bad value stops start-up with a
@@ -49,6 +50,8 @@ const schema = z
     KAPPA_DEMO_TRAFFIC: z.enum(["0", "1", "false", "true"], { message: "must be 0 or 1" }).default("1"),
     // debug: stream every service's log to the console (as `npm start -- --verbose`).
     KAPPA_LOG: z.enum(["info", "debug"], { message: "must be info or debug" }).default("info"),
+    // The worker process's V8 heap cap in MB (--max-old-space-size; packages/worker/src/runtime.ts says how it is sized).
+    WORKER_MAX_HEAP_MB: z.coerce.number().int().min(MIN_WORKER_MAX_HEAP_MB, `must be a whole number of MB, at least ${MIN_WORKER_MAX_HEAP_MB}`).default(DEFAULT_WORKER_MAX_HEAP_MB),
     // Tests of the portal alone turn the broker and the worker off.
     KAPPA_START_WORKER: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
   })

@@ -18,6 +18,7 @@ import path from "node:path";
 import pg from "pg";
 import { applyGrants, provisionDatabaseRoles, roleOfUrl } from "@kappa/catalog/database-roles";
 import { migrateDatabase, REPO_ROOT } from "@kappa/catalog/migrate";
+import { workerNodeFlags, workerProcessEnv } from "@kappa/worker/runtime";
 import { DEMO_PASSWORD, DEMO_USERS, SEEDED_ACTION } from "../prisma/demo-data.ts";
 import { registerEmbeddedProd } from "./embedded-prod.ts";
 import { DEMO_KAFKA_ADMIN_PASSWORD, parseStartConfig, type StartConfig } from "./env.ts";
@@ -177,13 +178,14 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
 }
 
 /** Starts the worker as a child process and waits until it reports ready. */
-async function startWorker(env: NodeJS.ProcessEnv, readyFile: string) {
+async function startWorker(env: NodeJS.ProcessEnv, readyFile: string, maxHeapMb: number) {
   rmSync(readyFile, { force: true });
   const command = await workerCommand(REPO_ROOT);
   logs?.line("worker", `[kappa] worker: ${command.how === "cached" ? "bundle up to date" : command.how === "bundled" ? `bundled its sources (${command.detail})` : `running its sources under tsx: ${command.detail}`}`, command.how === "tsx" ? "warn" : "info");
-  const worker = spawn(process.execPath, command.args, {
+  // The heap cap and malloc arenas of packages/worker/src/runtime.ts (what the worker's benchmark measures).
+  const worker = spawn(process.execPath, [...workerNodeFlags(maxHeapMb), ...command.args], {
     cwd: REPO_ROOT,
-    env: { ...env, WORKER_READY_FILE: readyFile },
+    env: workerProcessEnv({ ...env, WORKER_READY_FILE: readyFile }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   if (logs) logs.pipe("worker", worker);
@@ -410,6 +412,7 @@ async function main() {
             ...(verbose ? { LOG_LEVEL: "debug" } : {}),
           },
           path.join(config.dataDir, "worker.ready"),
+          config.WORKER_MAX_HEAP_MB,
         );
         if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
           const { startDemoTraffic } = await import("./demo-traffic.ts");

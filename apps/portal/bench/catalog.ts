@@ -17,7 +17,10 @@
  * session decode and no SQL). Then the catalog page's time to first byte; then 20 concurrent clients for 20 s over the search mix:
  * requests per second, p95, every status other than 200, and the portal
  * server's CPU time per request (user + system from /proc: on a shared,
- * loaded machine the figure that compares two builds fairly); then
+ * loaded machine the figure that compares two builds fairly), beside the
+ * whole CPU budget of a request — the portal's, PostgreSQL's (postmaster and
+ * backends) and this client's own — and the requests per second 2 cores
+ * allow at that cost; then
  * `GET /api/v1/me` alone, and the catalog page (an overload there must be a
  * 503, never a 500).
  *
@@ -97,9 +100,51 @@ function serverCpuSeconds(port: number): number {
   return total;
 }
 
-/** CLIENTS loops fetching `url(i)` for `seconds`: throughput, p95 and every status seen. */
-async function concurrently(seconds: number, url: (i: number) => string, cookie: string, port: number) {
+/** user + system CPU seconds of a /proc stat line, with those of its reaped children (PostgreSQL's parallel workers, autovacuum). */
+function statCpuSeconds(pid: string): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+/**
+ * CPU seconds used so far by the PostgreSQL on `pgPort`: its postmaster
+ * (found by `-p <port>` on its command line) and every backend it forked.
+ * With the portal's and this client's own, the whole CPU a request costs on
+ * the machine: at 2 cores, 2,000 CPU-ms per second divided by their sum is
+ * the most requests per second the machine can serve.
+ */
+function postgresCpuSeconds(pgPort: number): number {
+  const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  const postmaster = pids.find((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      return args[0]?.endsWith("/postgres") === true && args.includes(String(pgPort));
+    } catch {
+      return false;
+    }
+  });
+  if (!postmaster) return NaN;
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      if (pid === postmaster || readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1] === postmaster) total += statCpuSeconds(pid);
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+const ownCpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+/** CLIENTS loops fetching `url(i)` for `seconds`: throughput, p95, every status seen, and the CPU each request cost (portal, PostgreSQL, this client). */
+async function concurrently(seconds: number, url: (i: number) => string, cookie: string, port: number, pgPort: number) {
   const cpuBefore = serverCpuSeconds(port);
+  const pgBefore = postgresCpuSeconds(pgPort);
+  const ownBefore = ownCpuSeconds();
   const statuses = new Map<string, number>();
   const latencies: number[] = [];
   const deadline = Date.now() + seconds * 1000;
@@ -123,8 +168,13 @@ async function concurrently(seconds: number, url: (i: number) => string, cookie:
   );
   const elapsed = (Date.now() - started) / 1000;
   const cpu = serverCpuSeconds(port) - cpuBefore;
+  const perRequest = (seconds: number) => (seconds * 1000) / latencies.length;
+  const [portalMs, postgresMs, clientMs] = [perRequest(cpu), perRequest(postgresCpuSeconds(pgPort) - pgBefore), perRequest(ownCpuSeconds() - ownBefore)];
+  const totalMs = portalMs + postgresMs + clientMs;
   return {
-    cpuMsPerRequest: (cpu * 1000) / latencies.length,
+    cpuMsPerRequest: portalMs,
+    /** The CPU budget: portal + PostgreSQL + this client per request, and what 2 cores allow at that cost. */
+    budget: `CPU per request: portal ${portalMs.toFixed(2)} ms + PostgreSQL ${postgresMs.toFixed(2)} ms + this client ${clientMs.toFixed(2)} ms = ${totalMs.toFixed(2)} ms, so at most ${(2000 / totalMs).toFixed(0)} req/s on 2 cores`,
     seconds: elapsed,
     perSecond: latencies.length / elapsed,
     p95: quantile(latencies, 0.95),
@@ -211,12 +261,15 @@ async function benchScale(products: number, offset: number) {
     console.log(`\ncatalog page: time to first byte p50 ${ms(quantile(ttfb, 0.5))}, p95 ${ms(quantile(ttfb, 0.95))} (target ≤ 100 ms); whole page p95 ${ms(quantile(full, 0.95))}; load ${loadAverage()}`);
 
     // 20 concurrent clients over the search mix, then over the catalog page itself.
-    const api = await concurrently(CONCURRENT_S, (i) => `${portal.base}/api/v1/products?${qs(CASES[i % CASES.length]!.query)}`, cookie, port);
+    const api = await concurrently(CONCURRENT_S, (i) => `${portal.base}/api/v1/products?${qs(CASES[i % CASES.length]!.query)}`, cookie, port, pgPort);
     console.log(`${CLIENTS} concurrent clients for ${api.seconds.toFixed(0)} s (API search mix): ${api.perSecond.toFixed(0)} req/s (target ≥ 150), p95 ${ms(api.p95)}, ${api.errors} not 200 (${api.statuses}; target 0); portal server CPU ${api.cpuMsPerRequest.toFixed(2)} ms per request; load ${loadAverage()}`);
-    const meLoad = await concurrently(Math.max(5, CONCURRENT_S / 2), () => `${portal.base}/api/v1/me`, cookie, port);
+    console.log(`  ${api.budget}`);
+    const meLoad = await concurrently(Math.max(5, CONCURRENT_S / 2), () => `${portal.base}/api/v1/me`, cookie, port, pgPort);
     console.log(`${CLIENTS} concurrent clients for ${meLoad.seconds.toFixed(0)} s (GET /api/v1/me, the fixed cost alone): ${meLoad.perSecond.toFixed(0)} req/s, p95 ${ms(meLoad.p95)}, ${meLoad.errors} not 200; portal server CPU ${meLoad.cpuMsPerRequest.toFixed(2)} ms per request; load ${loadAverage()}`);
-    const page = await concurrently(Math.max(5, CONCURRENT_S / 2), (i) => `${portal.base}/?${qs(CASES[i % CASES.length]!.query)}`, cookie, port);
+    console.log(`  ${meLoad.budget}`);
+    const page = await concurrently(Math.max(5, CONCURRENT_S / 2), (i) => `${portal.base}/?${qs(CASES[i % CASES.length]!.query)}`, cookie, port, pgPort);
     console.log(`${CLIENTS} concurrent clients for ${page.seconds.toFixed(0)} s (catalog page, same mix): ${page.perSecond.toFixed(0)} req/s, p95 ${ms(page.p95)}, ${page.errors} not 200 (${page.statuses}; an overload must be 503, never 500); portal server CPU ${page.cpuMsPerRequest.toFixed(2)} ms per request; load ${loadAverage()}`);
+    console.log(`  ${page.budget}`);
   } finally {
     await raw.end().catch(() => undefined);
     await db.$disconnect();

@@ -22,6 +22,8 @@ import lighthouse from "lighthouse";
 import { demoIds, demoPortal, signIn } from "../scripts/demo-portal";
 
 const TARGET = 95;
+/** How often a page whose trace recording failed (NO_NAVSTART) is measured again. */
+const NAVSTART_RETRIES = 3;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
 
@@ -67,11 +69,13 @@ async function main() {
           { port: chrome.port, output: "json", logLevel: "error", onlyCategories: [...CATEGORIES], ...(page.signedIn ? { extraHeaders: { Cookie: cookie } } : {}) },
         );
       let result = await run();
-      // A failed trace recording (Lighthouse's NO_NAVSTART, seen now and then on the first page) says nothing about the page: measure it again, once.
-      if (result?.lhr.runtimeError?.code === "NO_NAVSTART") {
-        console.log(`lighthouse: ${page.name}: trace recording failed (NO_NAVSTART), measuring again`);
+      // A failed trace recording (Lighthouse's NO_NAVSTART, seen now and then, twice in a row at times) says nothing
+      // about the page: measure it again, up to NAVSTART_RETRIES times, and say so.
+      for (let retry = 1; retry <= NAVSTART_RETRIES && result?.lhr.runtimeError?.code === "NO_NAVSTART"; retry++) {
+        console.log(`lighthouse: ${page.name}: trace recording failed (NO_NAVSTART), measuring again (retry ${retry} of ${NAVSTART_RETRIES})`);
         result = await run();
       }
+      if (result?.lhr.runtimeError) console.log(`lighthouse: ${page.name}: Lighthouse failed: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`);
       if (!result) throw new Error(`no Lighthouse result for ${page.path}`);
       const { lhr } = result;
       const scores = Object.fromEntries(CATEGORIES.map((c) => [c, Math.round((lhr.categories[c]?.score ?? 0) * 100)]));

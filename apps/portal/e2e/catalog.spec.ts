@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { storageFor } from "./roles";
 
 /* The catalog page: ranked search, typos answered with "did you mean", and a lean bundle. */
@@ -34,8 +34,9 @@ test("the catalog page's scripts carry no validation library", async ({ page }) 
   await page.waitForLoadState("networkidle");
   const loaded = await Promise.all(scripts);
   expect(loaded.length).toBeGreaterThan(0);
-  // zod's error class and Ajv's schema-registry message: present in any build that bundles them.
-  const offenders = loaded.filter((s) => s.body.includes('"$ZodError"') || s.body.includes("schema with key or id")).map((s) => s.url);
+  // zod's error class and Ajv's schema-registry message: present in any build that bundles them. next-auth's
+  // client loads only when the user signs out (its error code names it).
+  const offenders = loaded.filter((s) => s.body.includes('"$ZodError"') || s.body.includes("schema with key or id") || s.body.includes("INVALID_CALLBACK_URL_ERROR")).map((s) => s.url);
   expect(offenders).toEqual([]);
 });
 
@@ -50,4 +51,73 @@ test("the first page of results comes with the page itself (streamed), without a
   await expect(page.getByRole("link", { name: "Refunds", exact: true })).toBeVisible();
   await page.waitForLoadState("networkidle");
   expect(asked).toEqual([]);
+});
+
+declare global {
+  interface Window {
+    __releaseIdle?: () => void;
+  }
+}
+
+/*
+ * Holds the page's idle moment: requestIdleCallback callbacks wait until the test calls window.__releaseIdle().
+ * (components/page-idle.ts waits for load, then one idle callback.)
+ */
+async function holdIdle(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const held: (() => void)[] = [];
+    window.requestIdleCallback = (cb) => held.push(() => cb({ didTimeout: false, timeRemaining: () => 50 }));
+    window.__releaseIdle = () => held.splice(0).forEach((cb) => cb());
+  });
+}
+
+/** The page has hydrated: the theme menu (a client component beside the bell) reacts. */
+async function hydrated(page: Page): Promise<void> {
+  await page.getByTestId("theme-select").selectOption("dark");
+  await expect(page.locator("html")).toHaveClass(/dark/);
+}
+
+test("the bell asks for news and links prefetch only once the page is idle; then the bell answers", async ({ page }) => {
+  await holdIdle(page);
+  const asked: string[] = [];
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === "/api/v1/notifications" || url.searchParams.has("_rsc")) asked.push(url.pathname + url.search);
+  });
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: /^\d[\d,]*\+? products?$/ })).toBeVisible();
+  await hydrated(page);
+  await page.waitForLoadState("load");
+  expect(asked).toEqual([]);
+
+  const bellAsked = page.waitForRequest((r) => new URL(r.url()).pathname === "/api/v1/notifications");
+  await page.evaluate(() => window.__releaseIdle?.());
+  await bellAsked;
+  // The product links in view are prefetched now (next/link's own prefetch, only later).
+  await expect.poll(() => asked.filter((u) => u.includes("_rsc=")).length).toBeGreaterThan(0);
+
+  await page.getByTestId("notification-bell").click();
+  const panel = page.getByRole("region", { name: "Latest notifications" });
+  await expect(panel).toBeVisible();
+  await expect(panel.getByRole("link", { name: "All notifications" })).toBeVisible();
+});
+
+test("opening the bell before the page is idle asks for news at once", async ({ page }) => {
+  await holdIdle(page);
+  await page.goto("/");
+  await hydrated(page);
+  const bellAsked = page.waitForRequest((r) => new URL(r.url()).pathname === "/api/v1/notifications");
+  await page.getByTestId("notification-bell").click();
+  await bellAsked;
+  await expect(page.getByRole("region", { name: "Latest notifications" })).toBeVisible();
+});
+
+test("sign out (next-auth's client loads on the click) leads to the sign-in page", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: /^\d[\d,]*\+? products?$/ })).toBeVisible();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/signin/);
+  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
+  await page.goto("/");
+  await page.waitForURL(/\/signin/);
 });

@@ -13,7 +13,8 @@ import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { apiVersionRange } from "./codec.ts";
 import { errorName } from "./error-names.ts";
-import { decodeResponse, encodeRequest, splitFrames, type ApiKeyWithBody, type RequestInput } from "./frames.ts";
+import { FrameAssembler } from "./frame-assembler.ts";
+import { decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput } from "./frames.ts";
 import { ApiKey } from "./generated/api-keys.ts";
 import type { ResponseBodies } from "./generated/messages.ts";
 import { scramClient } from "./sasl-scram.ts";
@@ -58,7 +59,7 @@ interface Pending {
 
 export class KafkaConnection {
   private socket: Socket | null = null;
-  private buffer: Buffer = Buffer.alloc(0);
+  private readonly frames = new FrameAssembler();
   private readonly pending = new Map<number, Pending>();
   private nextCorrelationId = 1;
   private closedError: Error | null = null;
@@ -170,10 +171,9 @@ export class KafkaConnection {
   }
 
   private onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
     let frames: Buffer[];
     try {
-      ({ frames, rest: this.buffer } = splitFrames(this.buffer));
+      frames = this.frames.push(chunk);
     } catch (error) {
       this.fail(error instanceof Error ? error : new Error(String(error)));
       return;
@@ -184,8 +184,8 @@ export class KafkaConnection {
       if (!entry) continue;
       this.pending.delete(correlationId);
       clearTimeout(entry.timer);
-      // Copy: decoded bytes fields are views, and the receive buffer is reused.
-      entry.resolve(Buffer.from(frame));
+      // Each frame is a buffer of its own (decoded bytes fields are views into it).
+      entry.resolve(frame);
     }
   }
 

@@ -17,16 +17,22 @@
  * BENCH_HEAP_SNAPSHOTS=<dir> writes heap snapshots of this process after the
  * convergence and after the observation (run with --expose-gc to have the
  * retained heap printed too).
+ * The bench runs with the worker process's own settings (src/runtime.ts: the
+ * V8 heap cap, WORKER_MAX_HEAP_MB if set, and MALLOC_ARENA_MAX), as `npm start`
+ * starts the worker: it re-executes itself with them (glibc reads
+ * MALLOC_ARENA_MAX only at process start). The harness shares that heap, so
+ * the cap is tighter here than in the worker's own process.
  * Prints the figures; exits non-zero only on errors, not on missed targets.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { writeHeapSnapshot } from "node:v8";
+import { getHeapStatistics, writeHeapSnapshot } from "node:v8";
 import kafkajs from "kafkajs";
 import pg from "pg";
 import { createPrismaClient } from "@kappa/catalog";
@@ -36,6 +42,7 @@ import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
 import { silentLogger } from "../src/log.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
+import { DEFAULT_WORKER_MAX_HEAP_MB, workerNodeFlags, workerProcessEnv } from "../src/runtime.ts";
 import { leaseTasks } from "../src/tasks/runner.ts";
 import { Worker } from "../src/worker.ts";
 import { seedWorkerBench } from "./seed.ts";
@@ -90,13 +97,69 @@ function takeBaseline() {
   const m = process.memoryUsage();
   Object.assign(baseline, { rss: m.rss, heap: m.heapUsed });
   Object.assign(memory, { rss: m.rss, heap: m.heapUsed });
+  Object.assign(live, { peak: m.heapUsed, fullGcs: 0 });
+  gcSince();
+  Object.assign(offHeap, { external: m.external, arrayBuffers: m.arrayBuffers });
+  memoryBreakdown("baseline");
 }
+const offHeap = { external: 0, arrayBuffers: 0 };
 const sampler = setInterval(() => {
   const m = process.memoryUsage();
   memory.rss = Math.max(memory.rss, m.rss);
   memory.heap = Math.max(memory.heap, m.heapUsed);
+  offHeap.external = Math.max(offHeap.external, m.external);
+  offHeap.arrayBuffers = Math.max(offHeap.arrayBuffers, m.arrayBuffers);
 }, 100);
 sampler.unref();
+
+/*
+ * The live set: the heap in use right after each mark-compact (V8's full GC)
+ * is what the process really holds then; its maximum over a phase is what a
+ * heap cap (--max-old-space-size) must leave room for. The peak heap above is
+ * larger by the garbage V8 let accumulate between full GCs.
+ */
+const live = { peak: 0, fullGcs: 0 };
+/** GC pauses on the main thread (all kinds / full GCs) since the last gcSince() call: what the heap settings cost in time. */
+const gcTime = { allMs: 0, fullMs: 0, full: 0 };
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+    gcTime.allMs += entry.duration;
+    // NODE_PERFORMANCE_GC_MAJOR = 4 (mark-compact).
+    if (kind !== 4) continue;
+    gcTime.fullMs += entry.duration;
+    gcTime.full++;
+    live.fullGcs++;
+    live.peak = Math.max(live.peak, getHeapStatistics().used_heap_size);
+  }
+});
+function gcSince(): string {
+  const text = `GC pauses ${(gcTime.allMs / 1000).toFixed(2)} s, of it ${gcTime.full} full GCs ${(gcTime.fullMs / 1000).toFixed(2)} s`;
+  Object.assign(gcTime, { allMs: 0, fullMs: 0, full: 0 });
+  return text;
+}
+gcObserver.observe({ entryTypes: ["gc"] });
+
+/** Anonymous (heap, malloc, buffers) and file-backed (code, libraries) resident memory, from /proc. */
+function residentSplit(): { anonymous: number; file: number } | null {
+  try {
+    const rollup = readFileSync("/proc/self/smaps_rollup", "utf8");
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0) * 1024;
+    return { anonymous: kb("Anonymous"), file: kb("Rss") - kb("Anonymous") };
+  } catch {
+    return null;
+  }
+}
+
+/** Where the resident memory is: V8's heap (committed / used), buffers and other off-heap memory. */
+function memoryBreakdown(label: string) {
+  const m = process.memoryUsage();
+  const split = residentSplit();
+  line(
+    `     ${label}: RSS = anonymous + file-backed; heap committed / used; external / of it array buffers`,
+    `${mb(m.rss)}${split ? ` = ${mb(split.anonymous)} + ${mb(split.file)}` : ""}; ${mb(m.heapTotal)} / ${mb(m.heapUsed)}; ${mb(m.external)} / ${mb(m.arrayBuffers)}`,
+  );
+}
 
 /**
  * The heap still held after a full GC (what the worker keeps, as opposed to
@@ -109,6 +172,8 @@ function retained(label: string) {
   gc();
   const m = process.memoryUsage();
   line(`     retained after a GC (${label}): RSS / heap over the baseline`, `${mb(m.rss - baseline.rss)} / ${mb(m.heapUsed - baseline.heap)}`);
+  memoryBreakdown(`after that GC (${label})`);
+  line(`     live heap peak (heap in use after a full GC; ${live.fullGcs} full GCs so far) / peak external / array buffers`, `${mb(live.peak)} / ${mb(offHeap.external)} / ${mb(offHeap.arrayBuffers)}`);
   const dir = process.env.BENCH_HEAP_SNAPSHOTS;
   if (dir) line("     heap snapshot", writeHeapSnapshot(path.join(dir, `worker-${label.replace(/\W+/g, "-")}.heapsnapshot`)));
 }
@@ -210,7 +275,7 @@ async function main() {
       await worker.runner.drain();
       const converge = Date.now() - t1;
       const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
-      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + "   (target ≤ 5 min)");
+      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + `   (target ≤ 5 min; ${gcSince()})`);
       for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
       for (const [kind, ms] of taskMs) {
         const sum = ms.reduce((a, b) => a + b, 0);
@@ -230,9 +295,10 @@ async function main() {
       // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
       await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
       await fullReconcile(worker.ctx, "bench-warmup");
+      gcSince();
       const t2 = Date.now();
       const noop = await fullReconcile(worker.ctx, "bench");
-      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; load ${loadAverage()}; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"})`);
+      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; load ${loadAverage()}; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"}; ${gcSince()})`);
     }
 
     if (ONLY === "converge") {
@@ -265,6 +331,7 @@ async function main() {
     subs = [];
     line(`     (set up ${GROUPS} groups with committed offsets)`, fmt(Date.now() - groupStart));
 
+    gcSince();
     let now = Date.now();
     let slowestRamp = 0;
     const cycle = async (label: string) => {
@@ -311,6 +378,7 @@ async function main() {
       total += ms;
     }
     line(`   slowest of ${round} cycles (one refresh round of ${fmt(worker.observer.refreshRoundMs)})`, `${fmt(slowest)}   (mean ${fmt(total / round)}; target ≤ 5 s)`);
+    line("     the observation cycles' GC", gcSince());
     const rows = await db.topicObservation.count();
     const groupRows = await db.consumerGroupObservation.count();
     line("     TopicObservation / ConsumerGroupObservation rows", `${rows} / ${groupRows}`);
@@ -328,11 +396,21 @@ async function main() {
     const stopping = Date.now();
     await broker.stop();
     line("     broker shutdown (child process, SIGTERM → exit)", fmt(Date.now() - stopping));
-    await rm(dataDir, { recursive: true, force: true });
+    // Synchronously: the promise version walks the 60,000 partition folders side by side, holding a
+    // closure and a path per entry — it filled this process's capped heap (the bench's, not the worker's).
+    rmSync(dataDir, { recursive: true, force: true });
     await pgServer.stop();
   }
 }
 
+// BENCH_WORKER_RUNTIME=applied (set by the re-execution) also lets an A/B run measure without the settings.
+const RUNTIME_APPLIED = "BENCH_WORKER_RUNTIME";
+if (process.env[RUNTIME_APPLIED] !== "applied") {
+  const maxHeapMb = Number(process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB);
+  const child = spawnSync(process.execPath, [...process.execArgv, ...workerNodeFlags(maxHeapMb), fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...workerProcessEnv(process.env), [RUNTIME_APPLIED]: "applied" } });
+  process.exit(child.status ?? 1);
+}
+line("worker runtime (src/runtime.ts, as npm start runs the worker): V8 heap limit / MALLOC_ARENA_MAX", `${mb(getHeapStatistics().heap_size_limit)} / ${process.env.MALLOC_ARENA_MAX ?? "unset"}`);
 main().then(
   // Everything is closed above; exiting here also ends what the libraries leave
   // pending (the bench printed its figures and then did not exit, session 3).

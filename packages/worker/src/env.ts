@@ -77,6 +77,8 @@ export const workerEnvSchema = z
       }
     }),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    /** Read by glibc at process start, not by the worker; only logged at start (src/runtime.ts sets it). */
+    MALLOC_ARENA_MAX: z.string().optional(),
     /** The portal's public URL: links in e-mails and webhook payloads. */
     KAPPA_PORTAL_URL: z.string().url("must be the portal's public URL, e.g. https://kappa.example.com").default("http://localhost:3000"),
     /** smtp://user:pass@host:587 or smtps://…; unset: no e-mail (the in-app centre and webhooks still work). */

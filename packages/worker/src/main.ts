@@ -3,6 +3,7 @@
  * environment once (env.ts), runs until SIGINT/SIGTERM, then shuts down
  * gracefully: running tasks finish or give their leases back.
  */
+import { getHeapStatistics } from "node:v8";
 import { createPrismaClient, parseSecretsKey } from "@kappa/catalog";
 import { ConfigurationError, parseWorkerEnv } from "./env.ts";
 import { KafkaJsCluster } from "./kafka/kafkajs-cluster.ts";
@@ -99,6 +100,8 @@ async function main(): Promise<void> {
         },
       );
   };
+  // The heap cap decides how large a catalog this process can hold (src/runtime.ts); say it once.
+  log.info("memory settings", { heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1048576), mallocArenaMax: env.MALLOC_ARENA_MAX ?? null });
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   await worker.start();

@@ -1,10 +1,10 @@
 "use client";
 
-import Link from "next/link";
 import { ReasonAction } from "@/components/reason-form";
 import { Button, Card, ErrorAlert } from "@/components/ui";
 import type { ReviewQueue } from "@/lib/api-types";
 import { useChangeRequestAction } from "@/lib/mutations";
+import { Link } from "./link";
 import { Age } from "./relative-time";
 
 type Change = ReviewQueue["changes"][number];

@@ -1,12 +1,12 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import { environmentKeys, type EnvironmentState, type ProductEnvironments } from "@/lib/environments";
 import { formatDateTime, formatDurationMs } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
+import { Link } from "./link";
 import { ReasonAction } from "./reason-form";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass } from "./ui";
 

@@ -1,11 +1,10 @@
 "use client";
 
-import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { signOut } from "next-auth/react";
 import { useState } from "react";
 import type { Theme } from "@/lib/theme";
 import { useActor, usePermissions } from "./actor-context";
+import { Link } from "./link";
 import { NotificationBell } from "./notification-bell";
 import { ThemeToggle } from "./theme-toggle";
 import { cx } from "./ui";
@@ -88,7 +87,8 @@ export function Nav({ theme }: { theme: Theme }) {
           <ThemeToggle initial={theme} />
           <button
             type="button"
-            onClick={() => void signOut({ callbackUrl: "/signin" })}
+            // next-auth's client loads on use, not with every page (it was main-thread time during hydration).
+            onClick={() => void import("next-auth/react").then(({ signOut }) => signOut({ callbackUrl: "/signin" }))}
             className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50"
           >
             Sign out

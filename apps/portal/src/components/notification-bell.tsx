@@ -1,12 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
 import { api } from "@/lib/api-client";
 import type { NotificationPage } from "@/lib/api-types";
 import { useMarkNotificationsRead } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { Link } from "./link";
+import { usePageIdle } from "./page-idle";
 import { Ago } from "./relative-time";
 import { cx } from "./ui";
 
@@ -23,9 +24,14 @@ export function NotificationBell() {
   const panelId = useId();
   const wrapper = useRef<HTMLDivElement>(null);
   const markRead = useMarkNotificationsRead();
+  // The bell is on every page: its first request waits until the page has
+  // loaded and been idle once (or until the panel is opened), so it does not
+  // compete with the page's own first paint and hydration. Then it polls.
+  const idle = usePageIdle();
   const { data } = useQuery({
     queryKey: queryKeys.notifications.list({ limit: 8 }),
     queryFn: ({ signal }) => api<NotificationPage>("/api/v1/notifications?limit=8", { signal }),
+    enabled: idle || open,
     refetchInterval: POLL_MS,
   });
   const unread = data?.unread ?? 0;

@@ -1,13 +1,13 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { Badge, Button, Card, ErrorAlert, Notice } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ProductDetail, ProductDrift, ProductSearchResult } from "@/lib/api-types";
 import { formatDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
+import { Link } from "./link";
 import { Age } from "./relative-time";
 
 /*

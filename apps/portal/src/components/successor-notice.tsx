@@ -1,12 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { api } from "@/lib/api-client";
 import type { SubscriptionSuccessor, SuccessorNotice } from "@/lib/api-types";
 import { formatDateTime } from "@/lib/format";
 import { useCarryOverSubscription } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { Link } from "./link";
 import { Badge, Button, Card, ErrorAlert } from "./ui";
 
 /**

@@ -1,5 +1,5 @@
-import Link from "next/link";
 import type { ComponentProps, ReactNode } from "react";
+import { Link } from "./link";
 
 /* Small, consistent building blocks. Server- and client-safe (no hooks). */
 

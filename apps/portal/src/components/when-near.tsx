@@ -1,7 +1,10 @@
 "use client";
 
 import { useEffect, useRef, useState, type ReactNode, type RefObject } from "react";
+import { usePageIdle } from "./page-idle";
 import { Card, Loading } from "./ui";
+
+export { usePageIdle };
 
 /*
  * Deferring below-the-fold work until the page has settled. A page's first
@@ -9,39 +12,6 @@ import { Card, Loading } from "./ui";
  * far down the page, their queries and their 3 s polls, should not compete
  * with hydrating what is on screen.
  */
-
-/** Resolves once the page has loaded and the main thread was idle once (a timeout where there is no requestIdleCallback). */
-let pageIdle: Promise<void> | null = null;
-function whenPageIdle(): Promise<void> {
-  pageIdle ??= new Promise<void>((resolve) => {
-    const idle = () => (typeof window.requestIdleCallback === "function" ? window.requestIdleCallback(() => resolve(), { timeout: 2_000 }) : window.setTimeout(resolve, 200));
-    if (document.readyState === "complete") idle();
-    else window.addEventListener("load", idle, { once: true });
-  });
-  return pageIdle;
-}
-
-/**
- * False until the page has loaded, been idle once and then `delayMs` have
- * passed; then true for good. A poll given `refetchInterval: idle ? ms : false`
- * starts its first interval only then, instead of firing during hydration.
- */
-export function usePageIdle(delayMs = 0, enabled = true): boolean {
-  const [idle, setIdle] = useState(false);
-  useEffect(() => {
-    if (!enabled) return;
-    let timer: number | undefined;
-    let live = true;
-    void whenPageIdle().then(() => {
-      if (live) timer = window.setTimeout(() => setIdle(true), delayMs);
-    });
-    return () => {
-      live = false;
-      window.clearTimeout(timer);
-    };
-  }, [delayMs, enabled]);
-  return idle;
-}
 
 /** How long after the page is idle a deferred panel loads even if nobody scrolled to it. */
 const FALLBACK_MS = 4_000;

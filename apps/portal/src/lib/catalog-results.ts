@@ -1,3 +1,5 @@
+import { formatNumber } from "./format";
+
 /** What the catalog heading needs of a search result (see searchProducts in @kappa/catalog). */
 export interface ResultCount {
   total: number;
@@ -16,8 +18,8 @@ export interface ResultCount {
  */
 export function resultsHeading(data: ResultCount): string {
   // Past the cap with an estimate: say it is one ("About 27,000 products (estimate)").
-  if (!data.totalIsExact && data.totalEstimate && data.match !== "fuzzy") return `About ${data.totalEstimate.toLocaleString("en")} products (estimate)`;
-  const n = `${data.total.toLocaleString("en")}${data.totalIsExact ? "" : "+"}`;
+  if (!data.totalIsExact && data.totalEstimate && data.match !== "fuzzy") return `About ${formatNumber(data.totalEstimate)} products (estimate)`;
+  const n = `${formatNumber(data.total)}${data.totalIsExact ? "" : "+"}`;
   const noun = `product${data.total === 1 && data.totalIsExact ? "" : "s"}`;
   return data.match === "fuzzy" && data.total > 0 ? `${n} ${noun} with a similar name` : `${n} ${noun}`;
 }

@@ -6,6 +6,7 @@
  * a zero would claim something the cluster never said.
  */
 import type { OffsetRange } from "@kappa/catalog/observation-figures";
+import { formatNumber, formatUtcClock } from "./format";
 
 export const UNKNOWN = "unknown";
 
@@ -27,14 +28,14 @@ export function formatBytes(bytes: number | null | undefined): string {
 /** 1234567 → "1,234,567"; null → "unknown". */
 export function formatCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return UNKNOWN;
-  return n.toLocaleString("en-US");
+  return formatNumber(n, 3);
 }
 
 /** Messages per second with a precision that suits the size. */
 export function formatRate(perSecond: number | null | undefined): string {
   if (perSecond === null || perSecond === undefined || !Number.isFinite(perSecond)) return UNKNOWN;
   const digits = perSecond === 0 || perSecond >= 100 ? 0 : perSecond >= 10 ? 1 : 2;
-  return `${perSecond.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 })} msg/s`;
+  return `${formatNumber(perSecond, digits)} msg/s`;
 }
 
 /** "45 s", "3 min 20 s", "2 h 5 min": a time lag estimate. */
@@ -124,7 +125,7 @@ export function throughputSeries(samples: RateSample[]): { t: number; rate: numb
 
 /** "14:05" in UTC, for chart axes (the rest of the portal shows UTC too). */
 export function formatClock(epochMs: number): string {
-  return new Date(epochMs).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+  return formatUtcClock(epochMs);
 }
 
 // ---------------------------------------------------------------------------

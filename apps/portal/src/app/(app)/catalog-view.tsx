@@ -2,10 +2,10 @@
 
 // The enum lists only: validation.ts would bring zod into this page's browser bundle.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, use, useEffect, useState } from "react";
 import { CLASSIFICATIONS, PRODUCT_STATUSES } from "@kappa/catalog/enums";
+import { Link } from "@/components/link";
 import { Ago } from "@/components/relative-time";
 import { Badge, Button, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";

@@ -1,9 +1,15 @@
 "use client";
 
-import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { Button, ErrorAlert, Field, inputClass } from "@/components/ui";
 import { formText } from "@/lib/form-text";
+
+/*
+ * next-auth's client (ES5 with its regenerator runtime, ~50 KB) is loaded when
+ * the user starts on the form, not with the page: evaluating it at load was
+ * main-thread time during hydration. Focus in the form starts the download.
+ */
+const nextAuth = () => import("next-auth/react");
 
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: "Wrong e-mail or password.",
@@ -32,6 +38,7 @@ export function SignInForm({ callbackUrl, initialError, sso }: { callbackUrl: st
     setPending(true);
     setError(null);
     try {
+      const { signIn } = await nextAuth();
       const result = await signIn("credentials", {
         email: formText(data, "email"),
         password: formText(data, "password"),
@@ -53,7 +60,7 @@ export function SignInForm({ callbackUrl, initialError, sso }: { callbackUrl: st
   }
 
   return (
-    <div className="space-y-4">
+    <div className="space-y-4" onFocusCapture={() => void nextAuth().catch(() => undefined)}>
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
         <Field id="email" label="E-mail">
           {(a) => <input {...a} name="email" type="email" autoComplete="username" required className={inputClass} />}
@@ -71,7 +78,7 @@ export function SignInForm({ callbackUrl, initialError, sso }: { callbackUrl: st
           <div className="flex items-center gap-3 text-xs text-slate-500">
             <span className="h-px flex-1 bg-slate-200" /> or <span className="h-px flex-1 bg-slate-200" />
           </div>
-          <Button variant="secondary" className="w-full" onClick={() => void signIn(sso.id, { callbackUrl })}>
+          <Button variant="secondary" className="w-full" onClick={() => void nextAuth().then(({ signIn }) => signIn(sso.id, { callbackUrl }))}>
             Sign in with {sso.name}
           </Button>
         </>

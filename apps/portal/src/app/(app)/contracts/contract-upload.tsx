@@ -1,8 +1,8 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState, type ChangeEvent } from "react";
+import { Link } from "@/components/link";
 import { PolicyResultList } from "@/components/policy-results";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";

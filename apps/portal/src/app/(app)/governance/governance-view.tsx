@@ -1,9 +1,9 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { Link } from "@/components/link";
 import { PolicyResultList } from "@/components/policy-results";
 import { Badge, Button, Card, EmptyState, ErrorAlert, Field, inputClass, Notice, cx } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";

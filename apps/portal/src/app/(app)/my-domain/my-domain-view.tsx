@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
+import { Link } from "@/components/link";
 import { Ago } from "@/components/relative-time";
 import { ServiceAccountForm } from "@/components/service-account-form";
 import { SupersededSubscriptions } from "@/components/successor-notice";

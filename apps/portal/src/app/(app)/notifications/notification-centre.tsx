@@ -1,8 +1,8 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
+import { Link } from "@/components/link";
 import { Ago } from "@/components/relative-time";
 import { Button, EmptyState, ErrorAlert, Loading, PageHeader, cx } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";

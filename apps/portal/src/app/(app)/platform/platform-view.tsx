@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import type { ReactNode } from "react";
+import { Link } from "@/components/link";
 import { Age, Ago, ClockText } from "@/components/relative-time";
 import { Badge, Button, Card, ErrorAlert, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";

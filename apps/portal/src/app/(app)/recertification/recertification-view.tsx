@@ -1,8 +1,8 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
+import { Link } from "@/components/link";
 import { Age } from "@/components/relative-time";
 import { Badge, Button, Card, EmptyState, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";

@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { ChangeRequestsCard } from "@/components/change-requests";
+import { Link } from "@/components/link";
 import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
 import { Ago } from "@/components/relative-time";

@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState, type FormEvent } from "react";
+import { Link } from "@/components/link";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { AdminDomain } from "@/lib/api-types";

@@ -1,13 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { memo } from "react";
 import { exampleValueSource } from "@kappa/catalog/schema-example";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { ContractCard } from "@/components/contract-card";
 import { Credentials } from "@/components/credentials";
 import { EnvironmentsPanel } from "@/components/environments-panel";
+import { Link } from "@/components/link";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { PartitionsPanel } from "@/components/partitions-panel";
 import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";

@@ -1,10 +1,10 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { memo } from "react";
 import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
+import { Link } from "@/components/link";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { ReplayCard } from "@/components/replay-card";
 import { SubscriptionObjectives } from "@/components/slo";

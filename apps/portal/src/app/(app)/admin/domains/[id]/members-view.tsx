@@ -1,9 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useActor, usePermissions } from "@/components/actor-context";
+import { Link } from "@/components/link";
 import { Age } from "@/components/relative-time";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api } from "@/lib/api-client";

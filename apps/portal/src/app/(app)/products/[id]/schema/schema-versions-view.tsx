@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
+import { Link } from "@/components/link";
 import { DefinitionsSideBySide, FieldDiff } from "@/components/schema-diff";
 import { Badge, ButtonLink, Card, Field, inputClass } from "@/components/ui";
 import { api } from "@/lib/api-client";

@@ -1,9 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { DecisionForm } from "@/components/decision-form";
+import { Link } from "@/components/link";
 import { DefinitionsSideBySide, FieldDiff } from "@/components/schema-diff";
 import { Badge, ButtonLink, Card, DefinitionList, Notice } from "@/components/ui";
 import { api } from "@/lib/api-client";
