@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { UnsupportedVersionError, apiName, apiVersionRange, requestHeaderVersion, responseHeaderVersion } from "./codec.ts";
 import { errorMessage, errorName } from "./error-names.ts";
 import { ProtocolError } from "./errors.ts";
-import { decodeRequest, decodeRequestHeader, decodeResponse, encodeRequest, encodeResponse, splitFrames } from "./frames.ts";
+import { decodeRequest, decodeRequestHeader, decodeResponse, encodeRequest, encodeResponse } from "./frames.ts";
 import { ApiKey } from "./generated/api-keys.ts";
 import { ErrorCode } from "./generated/error-codes.ts";
 import { encodeRecordBatch } from "./record-batch.ts";
@@ -188,21 +188,6 @@ describe("absurd lengths inside requests", () => {
       decodeRequest(hex("0000 0003 00000001 ffff ffff ffff 00007530 00000001 0001 74 00000001 00000000 7fffffff 00")),
     ).toThrow(ProtocolError);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
-  });
-});
-
-describe("splitFrames", () => {
-  it("splits complete frames and keeps the partial rest", () => {
-    const a = encodeRequest({ apiKey: ApiKey.ApiVersions, apiVersion: 0, correlationId: 1, clientId: "x" }, {});
-    const b = encodeRequest({ apiKey: ApiKey.ApiVersions, apiVersion: 0, correlationId: 2, clientId: "x" }, {});
-    const { frames, rest } = splitFrames(Buffer.concat([a, b, b.subarray(0, 6)]));
-    expect(frames.map((f) => decodeRequestHeader(f).correlationId)).toEqual([1, 2]);
-    expect(rest.length).toBe(6);
-  });
-
-  it("rejects negative and oversized frame sizes", () => {
-    expect(() => splitFrames(hex("ffffffff"))).toThrow(ProtocolError);
-    expect(() => splitFrames(hex("7fffffff"), 1024)).toThrow(ProtocolError);
   });
 });
 

@@ -8,7 +8,6 @@
  * Response header (ResponseHeader.json): correlation_id int32, TAGGED_FIELDS (v1).
  */
 import { decodeBody, encodeBody, requestHeaderVersion, responseHeaderVersion } from "./codec.ts";
-import { ProtocolError } from "./errors.ts";
 import type { RequestBodies, ResponseBodies } from "./generated/messages.ts";
 import { Reader } from "./reader.ts";
 import { Writer } from "./writer.ts";
@@ -125,23 +124,4 @@ export function decodeResponse<K extends ApiKeyWithBody>(
   if (responseHeaderVersion(apiKey, apiVersion) >= 1) r.taggedFields();
   const body: object = decodeBody(apiKey, apiVersion, "response", r);
   return { correlationId, body: body as ResponseBodies[K] };
-}
-
-/**
- * Splits complete frames off the front of a connection's receive buffer.
- * Returns the frames (without size prefix, as views) and the unconsumed rest.
- * A negative size or one above `maxFrameBytes` throws before anything is
- * buffered for it.
- */
-export function splitFrames(buf: Buffer, maxFrameBytes = 100 * 1024 * 1024): { frames: Buffer[]; rest: Buffer } {
-  const frames: Buffer[] = [];
-  let pos = 0;
-  while (pos + 4 <= buf.length) {
-    const size = buf.readInt32BE(pos);
-    if (size < 0 || size > maxFrameBytes) throw new ProtocolError(`frame size ${size} is outside 0..${maxFrameBytes}`);
-    if (pos + 4 + size > buf.length) break;
-    frames.push(buf.subarray(pos + 4, pos + 4 + size));
-    pos += 4 + size;
-  }
-  return { frames, rest: buf.subarray(pos) };
 }

@@ -64,8 +64,8 @@ export {
   decodeResponse,
   encodeRequest,
   encodeResponse,
-  splitFrames,
 } from "./frames.ts";
+export { FrameAssembler } from "./frame-assembler.ts";
 export type {
   ApiKeyWithBody,
   DecodedRequest,
