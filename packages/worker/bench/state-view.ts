@@ -1,6 +1,11 @@
 /*
  * `npm run bench -w packages/worker` (second part): the latest-state view.
- * Real PostgreSQL (embedded) and the project's broker over TCP, both started here.
+ * Real PostgreSQL (embedded) and the project's broker over TCP, both started
+ * here; the broker in its own process (bench/child-broker.ts), and this
+ * process re-executed with the worker's runtime settings (src/runtime.ts: the
+ * V8 heap cap WORKER_MAX_HEAP_MB, default 512, the heap growing factor and
+ * MALLOC_ARENA_MAX), as `npm start` runs the worker — so the memory figures
+ * are the materialiser's (plus this harness: the producer and the checks).
  *  1. Produce BENCH_STATE_RECORDS (1,000,000) records over BENCH_STATE_KEYS
  *     (100,000) keys, ~120 bytes each, to a compacted topic of 4 partitions.
  *  2. Materialise them from offset 0: time to converge and records/s, peak RSS
@@ -11,23 +16,28 @@
  *     (same loop, same load) and of each part on its own.
  * Checks the view against what was produced. Prints the figures.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { getHeapStatistics } from "node:v8";
 import pg from "pg";
-import { startBroker } from "@kappa/broker";
 import { createPrismaClient, decodeValue, loadActor, lookupStateKey, recordViewer } from "@kappa/catalog";
 import { startTestPostgres } from "@kappa/catalog/testing";
 import { ApiKey, encodeRecordBatch } from "@kappa/kafka-protocol";
 import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
 import { silentLogger } from "../src/log.ts";
+import { DEFAULT_WORKER_MAX_HEAP_MB, workerNodeFlags, workerProcessEnv } from "../src/runtime.ts";
 import { StateMaterializer } from "../src/state/materializer.ts";
+import { BENCH_SASL, startChildBroker } from "./child-broker.ts";
 
 const RECORDS = Number(process.env.BENCH_STATE_RECORDS ?? 1_000_000);
 const KEYS = Number(process.env.BENCH_STATE_KEYS ?? 100_000);
 const PARTITIONS = 4;
-const LOOKUPS = 2_000;
+const LOOKUPS = Number(process.env.BENCH_STATE_LOOKUPS ?? 2_000);
 const TOPIC = "bench.customers.v1";
 
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
@@ -84,7 +94,7 @@ async function main() {
   line("load average (1 / 5 / 15 min) at the start", loadavg().map((l) => l.toFixed(2)).join(" / "));
   const pgServer = await startTestPostgres();
   const dataDir = await mkdtemp(path.join(tmpdir(), "kappa-state-bench-"));
-  const broker = await startBroker({ host: "127.0.0.1", port: 0, "log.dirs": dataDir, "auto.create.topics.enable": false, "message.max.bytes": 16 * 1024 * 1024, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  const broker = await startChildBroker(dataDir, { "message.max.bytes": String(16 * 1024 * 1024) });
   const admin = new pg.Client(pgServer.adminUrl);
   await admin.connect();
   await admin.query(`CREATE DATABASE bench_state TEMPLATE kappa_test_template`);
@@ -92,11 +102,22 @@ async function main() {
   const url = new URL(pgServer.adminUrl);
   url.pathname = "/bench_state";
   const db = createPrismaClient(url.toString());
-  const cluster = new KafkaJsCluster({ brokers: [broker.bootstrap], sasl: null, ssl: false, clientId: "kappa-state-bench" }, silentLogger);
+  const cluster = new KafkaJsCluster({ brokers: [broker.bootstrap], sasl: BENCH_SASL, ssl: false, clientId: "kappa-state-bench" }, silentLogger);
   const [host, port] = [broker.bootstrap.split(":")[0] ?? "127.0.0.1", Number(broker.bootstrap.split(":")[1])];
-  const conn = await KafkaConnection.open({ host, port, clientId: "state-bench-producer", sasl: null, tls: null, connectTimeoutMs: 3_000, requestTimeoutMs: 60_000 });
+  const conn = await KafkaConnection.open({ host, port, clientId: "state-bench-producer", sasl: BENCH_SASL, tls: null, connectTimeoutMs: 3_000, requestTimeoutMs: 60_000 });
   let peakRss = 0;
   let peakHeap = 0;
+  // The live set: heap in use right after each full (mark-compact) collection — what the cap must hold.
+  let liveHeap = 0;
+  let fullGcs = 0;
+  const gcs = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if ((entry as { detail?: { kind?: number } }).detail?.kind !== 4) continue; // NODE_PERFORMANCE_GC_MAJOR
+      fullGcs++;
+      liveHeap = Math.max(liveHeap, process.memoryUsage().heapUsed);
+    }
+  });
+  gcs.observe({ entryTypes: ["gc"] });
   const sampler = setInterval(() => {
     const m = process.memoryUsage();
     peakRss = Math.max(peakRss, m.rss);
@@ -117,16 +138,22 @@ async function main() {
     await produce(conn, 0, RECORDS, expected);
     line(`produced ${RECORDS.toLocaleString("en-US")} records over ${KEYS.toLocaleString("en-US")} keys (${PARTITIONS} partitions)`, `${((Date.now() - produceStart) / 1000).toFixed(1)} s`);
 
+    // The harness's own live set (the produced records' expected values, clients), after a full GC when exposed.
+    (globalThis as { gc?: () => void }).gc?.();
+    const liveBefore = process.memoryUsage().heapUsed;
     const rssBefore = process.memoryUsage().rss;
     peakRss = 0;
     peakHeap = 0;
-    const m = new StateMaterializer(db, cluster, { workerId: "bench", pollMs: 3_600_000, sliceMs: 3_600_000 }, silentLogger);
+    liveHeap = 0;
+    fullGcs = 0;
+    const m = new StateMaterializer(db, cluster, { workerId: "bench", pollMs: 3_600_000, sliceMs: 3_600_000, ...(process.env.WORKER_STATE_FETCH_BYTES ? { partitionFetchBytes: Number(process.env.WORKER_STATE_FETCH_BYTES) } : {}) }, silentLogger);
     const t0 = Date.now();
     await m.catchUp();
     const converge = (Date.now() - t0) / 1000;
     line("materialise from offset 0: time to converge", `${converge.toFixed(1)} s`);
     line("materialise from offset 0: throughput", `${Math.round(RECORDS / converge).toLocaleString("en-US")} records/s`);
     line("worker process memory while materialising (peak RSS / heap)", `${mib(peakRss)} / ${mib(peakHeap)} (RSS before: ${mib(rssBefore)})`);
+    line("  live heap peak (after a full GC) / full GCs / heap cap", `${mib(liveHeap)} (${mib(liveHeap - liveBefore)} over the harness's ${mib(liveBefore)}) / ${fullGcs} / ${process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB} MiB`);
 
     const updates = Math.round(RECORDS / 10);
     await produce(conn, RECORDS, RECORDS + updates, expected, 10);
@@ -182,6 +209,7 @@ async function main() {
     await m.stop();
   } finally {
     clearInterval(sampler);
+    gcs.disconnect();
     conn.close();
     await cluster.close();
     await db.$disconnect();
@@ -191,7 +219,18 @@ async function main() {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// Re-executed once with the worker's runtime settings (BENCH_WORKER_RUNTIME=applied marks the child).
+const RUNTIME_APPLIED = "BENCH_WORKER_RUNTIME";
+if (process.env[RUNTIME_APPLIED] !== "applied") {
+  const maxHeapMb = Number(process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB);
+  const child = spawnSync(process.execPath, [...process.execArgv, ...workerNodeFlags(maxHeapMb), fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...workerProcessEnv(process.env), [RUNTIME_APPLIED]: "applied" } });
+  process.exit(child.status ?? 1);
+}
+line("worker runtime (src/runtime.ts): V8 heap limit / MALLOC_ARENA_MAX", `${mib(getHeapStatistics().heap_size_limit)} / ${process.env.MALLOC_ARENA_MAX ?? "unset"}`);
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

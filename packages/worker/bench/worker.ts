@@ -24,7 +24,7 @@
  * the cap is tighter here than in the worker's own process.
  * Prints the figures; exits non-zero only on errors, not on missed targets.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
@@ -36,7 +36,7 @@ import { getHeapStatistics, writeHeapSnapshot } from "node:v8";
 import kafkajs from "kafkajs";
 import pg from "pg";
 import { createPrismaClient } from "@kappa/catalog";
-import { freePort, startTestPostgres } from "@kappa/catalog/testing";
+import { startTestPostgres } from "@kappa/catalog/testing";
 import { ApiKey } from "@kappa/kafka-protocol";
 import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
@@ -45,6 +45,7 @@ import { fullReconcile } from "../src/reconcile/full.ts";
 import { DEFAULT_WORKER_MAX_HEAP_MB, workerNodeFlags, workerProcessEnv } from "../src/runtime.ts";
 import { leaseTasks } from "../src/tasks/runner.ts";
 import { Worker } from "../src/worker.ts";
+import { BENCH_SASL, SASL_ADMIN, startChildBroker } from "./child-broker.ts";
 import { seedWorkerBench } from "./seed.ts";
 
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 10_000);
@@ -58,8 +59,6 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const OBSERVE_INTERVAL_MS = 5_000;
 /** BENCH_ONLY=observe skips the convergence and reconcile figures (topics are created directly); BENCH_ONLY=converge stops after them. */
 const ONLY = process.env.BENCH_ONLY ?? "";
-const SASL_ADMIN = { user: "kappa-admin", password: "bench-admin-secret" };
-const BROKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../broker");
 
 /** Collects per-kind task durations from the runner's "task done" log lines. */
 const taskMs = new Map<string, number[]>();
@@ -178,34 +177,6 @@ function retained(label: string) {
   if (dir) line("     heap snapshot", writeHeapSnapshot(path.join(dir, `worker-${label.replace(/\W+/g, "-")}.heapsnapshot`)));
 }
 
-async function startChildBroker(dataDir: string) {
-  const port = await freePort();
-  const proc = spawn(
-    process.execPath,
-    [...(process.env.BENCH_BROKER_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_BROKER_PROFILE}`] : []), "--import", "tsx", "src/cli.ts", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--sasl-admin", `${SASL_ADMIN.user}:${SASL_ADMIN.password}`, "--override", "group.initial.rebalance.delay.ms=0", "--override", "auto.create.topics.enable=false"],
-    { cwd: BROKER_DIR, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let err = "";
-  proc.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("kappa-broker ready")) resolve();
-    });
-    proc.once("exit", (code) => reject(new Error(`broker exited with ${code}:\n${err}`)));
-  });
-  return {
-    bootstrap: `127.0.0.1:${port}`,
-    pid: proc.pid,
-    stop: () => new Promise<void>((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      proc.once("exit", () => resolve());
-      proc.kill("SIGTERM");
-    }),
-  };
-}
-
 /** RSS of another process (the broker), from /proc. */
 function rssOf(pid: number | undefined): number | null {
   try {
@@ -221,7 +192,7 @@ async function main() {
   const pgServer = await startTestPostgres();
   const dataDir = await mkdtemp(path.join(tmpdir(), "kappa-worker-bench-"));
   const broker = await startChildBroker(dataDir);
-  const sasl = { mechanism: "SCRAM-SHA-512" as const, username: SASL_ADMIN.user, password: SASL_ADMIN.password };
+  const sasl = BENCH_SASL;
   const admin = new pg.Client(pgServer.adminUrl);
   await admin.connect();
   await admin.query(`CREATE DATABASE bench TEMPLATE kappa_test_template`);

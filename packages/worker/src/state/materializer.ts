@@ -155,7 +155,7 @@ export class StateMaterializer {
       const positions = await this.db.stateViewPartition.findMany({ where: { productId: view.productId }, orderBy: { partition: "asc" } });
       const fetched = await this.cluster.fetchRecords(
         positions.map((p) => ({ topic: view.topic, partition: p.partition, offset: p.nextOffset })),
-        { partitionMaxBytes: this.options.partitionFetchBytes ?? 4 * 1024 * 1024, maxBytes: 16 * 1024 * 1024, isolationLevel: 1 },
+        { partitionMaxBytes: this.options.partitionFetchBytes ?? 1024 * 1024, maxBytes: 16 * 1024 * 1024, isolationLevel: 1 },
       );
       let progressed = false;
       let behind = false;
