@@ -177,4 +177,22 @@ describe(`catalog query plans at ${PRODUCTS.toLocaleString("en")} products`, () 
       await client.query("ROLLBACK");
     }
   });
+
+  it("walks of the sort indexes read no table rows once the catalog is vacuumed (the columns the filters read are included)", async () => {
+    // A real catalog is in autovacuum's steady state: the visibility map says its pages are
+    // visible, so a walk of an index that holds every column the statement reads is an
+    // index-only scan (migration 20261202044256_sort_index_include). Last in this file: the
+    // VACUUM changes what the other cases plan against.
+    await client.query(`VACUUM "DataProduct"`);
+    const shapes: Record<string, unknown>[] = [{}, { tag: "pii", classification: "CONFIDENTIAL" }, { domain: "logistics", sort: "created" }];
+    for (const shape of shapes) {
+      const statements = (await searchStatements(db, member, { ...shape, pageSize: 12 })).filter((s) => !s.text.startsWith("SELECT count(*)") || Object.keys(shape).length === 0);
+      for (const statement of statements) {
+        const found = await plan(statement.text, statement.values);
+        const walks = found.filter((s) => /using DataProduct_(updatedAt|createdAt)_id_idx/.test(s));
+        expect(walks.length, `${JSON.stringify(shape)}: ${found.join(", ")}`).toBeGreaterThan(0);
+        expect(walks.every((s) => s.startsWith("Index Only Scan")), `${JSON.stringify(shape)}: ${found.join(", ")}`).toBe(true);
+      }
+    }
+  });
 });
