@@ -88,6 +88,11 @@ test.describe("security headers (finding 7)", () => {
       // Served over http here: no HSTS (it would pin a plain-http demo).
       expect(h["strict-transport-security"]).toBeUndefined();
     }
+    // An API answer is the caller's own view: never stored; and the portal does not gzip it (API_CACHE_CONTROL),
+    // while pages still are.
+    expect(api.headers()["cache-control"]).toBe("no-store, no-transform");
+    expect(api.headers()["content-encoding"]).toBeUndefined();
+    expect(page.headers()["content-encoding"]).toBe("gzip");
     const csp = page.headers()["content-security-policy"] ?? "";
     expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{20,}' 'strict-dynamic'/);
     expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);

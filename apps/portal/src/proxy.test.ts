@@ -41,3 +41,12 @@ describe("the proxy after an overload", () => {
     expect(proxy(request("/products/new", "POST")).status).not.toBe(503);
   });
 });
+
+describe("the proxy's API refusals", () => {
+  it("are JSON the portal does not store or compress, like every API answer", async () => {
+    const res = proxy(new NextRequest("http://localhost:3000/api/v1/products", { method: "POST", headers: { origin: "http://evil.example", host: "localhost:3000", "content-type": "application/json" }, body: "{}" }));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("cache-control")).toBe("no-store, no-transform");
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("CROSS_ORIGIN");
+  });
+});

@@ -4,7 +4,7 @@ import { busyResponse, overloadedFor } from "@/lib/busy";
 import { allowedOriginsFor, guardRequest, type Refusal } from "@/lib/request-guard";
 import { REQUEST_ID_HEADER } from "@/lib/request-id";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
-import { API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
+import { API_CACHE_CONTROL, API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 
 /*
  * The portal's one request guard (Next 16's proxy, formerly middleware), in
@@ -60,7 +60,7 @@ export function proxy(request: NextRequest) {
 function refusalResponse(refusal: Refusal, requestId: string, isApi: boolean): NextResponse {
   if (isApi) {
     const body = { error: { code: refusal.code, message: refusal.message, requestId, ...(refusal.fields ? { fields: refusal.fields } : {}) } };
-    return NextResponse.json(body, { status: refusal.status });
+    return NextResponse.json(body, { status: refusal.status, headers: { "cache-control": API_CACHE_CONTROL } });
   }
   return new NextResponse(`${refusal.message}\n`, { status: refusal.status, headers: { "content-type": "text/plain; charset=utf-8" } });
 }

@@ -53,5 +53,23 @@ export function pageCsp(nonce: string, options: { dev: boolean; https: boolean }
   return directives.join("; ");
 }
 
+/**
+ * The Cache-Control of the JSON API's answers (json() and errorResponse() in
+ * src/server/http.ts). `no-store`: an answer is the signed-in caller's view
+ * (visibility rules, their permissions), so no browser or shared cache keeps
+ * it. `no-transform`: the portal does not gzip API answers. Next's
+ * compression middleware gzips every route answer whatever its size (Next
+ * drops a route's Content-Length, so the middleware's 1 KiB threshold never
+ * applies), and `no-transform` is the one thing that makes it skip a response.
+ * Measured on 2 cores, gzip with its thread-pool round trips and the extra
+ * chunked writes cost ~1 CPU-ms per answer in the portal and ~0.6 in the
+ * client, more than the whole SQL of a cheap search. Pages, scripts and
+ * styles are still compressed. A TLS-terminating proxy in front of the portal
+ * (needed for any deployment beyond this host) may compress API answers
+ * itself: nginx's gzip ignores no-transform; CDNs that honour it pass them
+ * uncompressed (a 12-product search page is ~13 KB).
+ */
+export const API_CACHE_CONTROL = "no-store, no-transform";
+
 /** API responses are data, never documents: nothing may run or frame them. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";

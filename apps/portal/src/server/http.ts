@@ -4,6 +4,7 @@ import { asOverload, CatalogError, OVERLOAD_RETRY_AFTER_SECONDS, OverloadedError
 import { markOverloaded } from "@/lib/busy";
 import { MAX_BODY_BYTES, tooLarge } from "@/lib/request-guard";
 import { REQUEST_ID_HEADER } from "@/lib/request-id";
+import { API_CACHE_CONTROL } from "@/lib/security-headers";
 
 /** Every API error has this body; `fields` maps form fields to messages; `requestId` is what to quote to an operator. */
 export interface ApiErrorBody {
@@ -43,7 +44,7 @@ export async function errorResponse(thrown: unknown): Promise<Response> {
   if (error instanceof OverloadedError) markOverloaded(OVERLOAD_RETRY_AFTER_SECONDS);
   const id = await requestId();
   const reply = (body: ApiErrorBody, status: number, extra: Record<string, string> = {}) =>
-    Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id, ...extra } });
+    Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: id, "cache-control": API_CACHE_CONTROL, ...extra } });
   if (error instanceof CatalogError) {
     // `details`: structured refusals (policy rules, schema incompatibilities) spread into the body.
     const retryAfter = error.status === 429 || error.status === 503 ? error.details?.retryAfterSeconds : undefined;
@@ -98,12 +99,13 @@ export function queryObject(request: Request): Record<string, string> {
   return Object.fromEntries(new URL(request.url).searchParams);
 }
 
-export function json(value: unknown, status = 200): Response {
-  return Response.json(toJson(value), { status });
+/** A JSON API answer (not stored, not compressed by the portal: see API_CACHE_CONTROL). */
+export function json(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return Response.json(toJson(value), { status, headers: { "cache-control": API_CACHE_CONTROL, ...headers } });
 }
 
 /** 503 for a feature this deployment has not configured (e.g. no KAPPA_SECRETS_KEY). */
 export function notConfigured(message: string): Response {
   const body: ApiErrorBody = { error: { code: "NOT_CONFIGURED", message } };
-  return Response.json(body, { status: 503, headers: { "cache-control": "no-store" } });
+  return Response.json(body, { status: 503, headers: { "cache-control": API_CACHE_CONTROL } });
 }
