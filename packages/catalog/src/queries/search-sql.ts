@@ -5,7 +5,8 @@ import { Prisma } from "@prisma/client";
  * its benchmark (raw SQL side by side) and the EXPLAIN guard test run exactly
  * the same statements. Every branch is index-backed:
  *  - text: the weighted tsvector (GIN "DataProduct_searchVector_idx");
- *  - typos: nearest names by word similarity (GiST "DataProduct_name_trgm_gist_idx", KNN);
+ *  - typos: nearest names by word similarity (GiST "DataProduct_name_trgm_gist_idx", KNN,
+ *    with a 256-byte signature so the nearest-first walk reads few pages);
  *  - sorts: (updatedAt DESC, id), (createdAt DESC, id), (name, id);
  *  - filters: tags (GIN), status, classification, domain (unique index on domainId, slug, …).
  * Values are always bound parameters; only constants are spliced in.
