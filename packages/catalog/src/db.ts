@@ -24,7 +24,10 @@ export interface PoolOptions {
 export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) {
   const url = new URL(databaseUrl);
   const waitMs = pool.waitMs ?? 10_000;
-  const driver: Driver = { pool: null };
+  // Behind a transaction-mode pooler (Prisma's own `pgbouncer=true` flag) a
+  // session setting or a prepared statement does not stay with the client.
+  const sessionFeatures = url.searchParams.get("pgbouncer") !== "true";
+  const driver: Driver = { pool: null, namedStatements: sessionFeatures };
   const adapter = releasingTransactions(driver, new PrismaPg({
     host: url.hostname,
     port: Number(url.port || 5432),
@@ -38,6 +41,10 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
     // it the API answers 503) — never forever, even against a database that
     // accepts and hangs.
     connectionTimeoutMillis: waitMs,
+    // The hot reads run as named statements (src/read-rows.ts: parsed once per
+    // connection); every execution still gets a plan for its own values, as an
+    // unnamed statement does, instead of PostgreSQL's generic plan after five.
+    ...(sessionFeatures ? { options: "-c plan_cache_mode=force_custom_plan" } : {}),
   }, url.searchParams.get("schema") ? { schema: url.searchParams.get("schema") ?? undefined } : undefined));
   const client = new PrismaClient({
     adapter,
@@ -59,6 +66,8 @@ export function createPrismaClient(databaseUrl: string, pool: PoolOptions = {}) 
 /** The pg pool Prisma's adapter queries through, once it has connected (null before, and after $disconnect). */
 interface Driver {
   pool: pg.Pool | null;
+  /** Whether read-rows may prepare named statements on the pool's connections (not behind a transaction pooler). */
+  namedStatements: boolean;
 }
 const drivers = new WeakMap<object, Driver>();
 
@@ -71,6 +80,11 @@ const drivers = new WeakMap<object, Driver>();
  */
 export function poolOf(db: Db | Tx): pg.Pool | null {
   return drivers.get(db)?.pool ?? null;
+}
+
+/** Whether statements on poolOf(db) may be named (prepared once per connection; plan_cache_mode=force_custom_plan is set). */
+export function namesStatements(db: Db | Tx): boolean {
+  return drivers.get(db)?.namedStatements ?? false;
 }
 
 export type Db = ReturnType<typeof createPrismaClient>;

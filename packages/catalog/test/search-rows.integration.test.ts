@@ -1,6 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poolOf } from "../src/db.ts";
+import { createPrismaClient, poolOf } from "../src/db.ts";
+import { readRows } from "../src/read-rows.ts";
 import { approveProduct, loadActor, registerProduct, searchProducts, submitForReview, type Db } from "../src/index.ts";
 import { seedScaleCatalog } from "../src/testing/scale-catalog.ts";
 import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
@@ -14,12 +15,14 @@ import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
  */
 
 let db: Db;
+let dbUrl: string;
 let dispose: () => Promise<void>;
 let ctx: Awaited<ReturnType<typeof seedPeople>>;
 
 beforeAll(async () => {
   let url: string;
   ({ db, url, dispose } = await openTestDatabase());
+  dbUrl = url;
   ctx = await seedPeople(db);
   const p = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Refund Lines", tags: ["payments", "pii"] }));
   await submitForReview(db, ctx.as.ordersOwner, p.id);
@@ -98,5 +101,65 @@ describe("loadActor", () => {
         if (!(error instanceof Error) || error.message !== "roll back") throw error;
       });
     expect((await loadActor(db, ctx.people.paymentsOwner.id)).memberships).toHaveLength(before);
+  });
+});
+
+describe("the hot reads' named statements (read-rows.ts)", () => {
+  // One connection, so every statement below runs in the same session.
+  const single = (url: string) => {
+    const u = new URL(url);
+    u.searchParams.set("connection_limit", "1");
+    return createPrismaClient(u.toString());
+  };
+
+  it("are prepared once per connection, and still planned for their own values", async () => {
+    const one = single(dbUrl);
+    try {
+      await one.$queryRaw`SELECT 1`; // connects the pool
+      const statement = Prisma.sql`SELECT count(*)::int AS n FROM "DataProduct" WHERE status = ${"ACTIVE"}::"ProductStatus"`;
+      const first = await readRows<{ n: number }>(one, statement);
+      expect(await readRows<{ n: number }>(one, statement)).toEqual(first);
+      const prepared = await readRows<{ statement: string }>(one, Prisma.sql`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'kappa\_%'`);
+      expect(prepared.map((p) => p.statement)).toContain(statement.text);
+      const [mode] = await readRows<{ mode: string }>(one, Prisma.sql`SELECT current_setting('plan_cache_mode') AS mode`);
+      expect(mode?.mode).toBe("force_custom_plan");
+    } finally {
+      await one.$disconnect();
+    }
+  });
+
+  it("survive a column added under a prepared statement (a migration while the portal runs)", async () => {
+    const one = single(dbUrl);
+    try {
+      await one.$executeRawUnsafe(`CREATE TABLE "ReadRowsProbe" (a int)`);
+      await one.$executeRawUnsafe(`INSERT INTO "ReadRowsProbe" VALUES (1)`);
+      const all = Prisma.sql`SELECT * FROM "ReadRowsProbe"`;
+      expect(await readRows(one, all)).toEqual([{ a: 1 }]);
+      await one.$executeRawUnsafe(`ALTER TABLE "ReadRowsProbe" ADD COLUMN b text DEFAULT 'x'`);
+      // PostgreSQL refuses the prepared statement ("cached plan must not change result type"); it reruns unnamed.
+      expect(await readRows(one, all)).toEqual([{ a: 1, b: "x" }]);
+      expect(await readRows(one, all)).toEqual([{ a: 1, b: "x" }]);
+    } finally {
+      await one.$executeRawUnsafe(`DROP TABLE IF EXISTS "ReadRowsProbe"`);
+      await one.$disconnect();
+    }
+  });
+
+  it("are not used behind a transaction pooler (pgbouncer=true): no session setting, nothing prepared", async () => {
+    const u = new URL(dbUrl);
+    u.searchParams.set("pgbouncer", "true");
+    const pooled = single(u.toString());
+    try {
+      await pooled.$queryRaw`SELECT 1`;
+      const statement = Prisma.sql`SELECT count(*)::int AS n FROM "Domain" WHERE slug <> ${"-"}`;
+      await readRows(pooled, statement);
+      await readRows(pooled, statement);
+      const prepared = await readRows<{ n: number }>(pooled, Prisma.sql`SELECT count(*)::int AS n FROM pg_prepared_statements`);
+      expect(prepared[0]?.n).toBe(0);
+      const [mode] = await readRows<{ mode: string }>(pooled, Prisma.sql`SELECT current_setting('plan_cache_mode') AS mode`);
+      expect(mode?.mode).toBe("auto");
+    } finally {
+      await pooled.$disconnect();
+    }
   });
 });
