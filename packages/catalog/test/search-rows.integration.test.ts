@@ -1,8 +1,8 @@
 import { Prisma } from "@prisma/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, poolOf } from "../src/db.ts";
-import { readRows } from "../src/read-rows.ts";
 import { approveProduct, loadActor, registerProduct, searchProducts, submitForReview, type Db } from "../src/index.ts";
+import { readRows } from "../src/read-rows.ts";
 import { seedScaleCatalog } from "../src/testing/scale-catalog.ts";
 import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
 
