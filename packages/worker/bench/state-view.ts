@@ -16,12 +16,10 @@
  *     (same loop, same load) and of each part on its own.
  * Checks the view against what was produced. Prints the figures.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import pg from "pg";
 import { createPrismaClient, decodeValue, loadActor, lookupStateKey, recordViewer } from "@kappa/catalog";
@@ -30,9 +28,10 @@ import { ApiKey, encodeRecordBatch } from "@kappa/kafka-protocol";
 import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
 import { silentLogger } from "../src/log.ts";
-import { DEFAULT_WORKER_MAX_HEAP_MB, workerNodeFlags, workerProcessEnv } from "../src/runtime.ts";
+import { DEFAULT_WORKER_MAX_HEAP_MB } from "../src/runtime.ts";
 import { StateMaterializer } from "../src/state/materializer.ts";
 import { BENCH_SASL, startChildBroker } from "./child-broker.ts";
+import { runUnderWorkerRuntime } from "./worker-runtime.ts";
 
 const RECORDS = Number(process.env.BENCH_STATE_RECORDS ?? 1_000_000);
 const KEYS = Number(process.env.BENCH_STATE_KEYS ?? 100_000);
@@ -219,13 +218,7 @@ async function main() {
   }
 }
 
-// Re-executed once with the worker's runtime settings (BENCH_WORKER_RUNTIME=applied marks the child).
-const RUNTIME_APPLIED = "BENCH_WORKER_RUNTIME";
-if (process.env[RUNTIME_APPLIED] !== "applied") {
-  const maxHeapMb = Number(process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB);
-  const child = spawnSync(process.execPath, [...process.execArgv, ...workerNodeFlags(maxHeapMb), fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...workerProcessEnv(process.env), [RUNTIME_APPLIED]: "applied" } });
-  process.exit(child.status ?? 1);
-}
+runUnderWorkerRuntime(import.meta.url);
 line("worker runtime (src/runtime.ts): V8 heap limit / MALLOC_ARENA_MAX", `${mib(getHeapStatistics().heap_size_limit)} / ${process.env.MALLOC_ARENA_MAX ?? "unset"}`);
 main().then(
   () => process.exit(0),

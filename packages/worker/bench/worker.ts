@@ -24,14 +24,12 @@
  * the cap is tighter here than in the worker's own process.
  * Prints the figures; exits non-zero only on errors, not on missed targets.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { getHeapStatistics, writeHeapSnapshot } from "node:v8";
 import kafkajs from "kafkajs";
 import pg from "pg";
@@ -42,11 +40,11 @@ import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { KafkaJsCluster } from "../src/kafka/kafkajs-cluster.ts";
 import { silentLogger } from "../src/log.ts";
 import { fullReconcile } from "../src/reconcile/full.ts";
-import { DEFAULT_WORKER_MAX_HEAP_MB, workerNodeFlags, workerProcessEnv } from "../src/runtime.ts";
 import { leaseTasks } from "../src/tasks/runner.ts";
 import { Worker } from "../src/worker.ts";
 import { BENCH_SASL, SASL_ADMIN, startChildBroker } from "./child-broker.ts";
 import { seedWorkerBench } from "./seed.ts";
+import { runUnderWorkerRuntime } from "./worker-runtime.ts";
 
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 10_000);
 const PARTITIONS = Number(process.env.BENCH_PARTITIONS ?? 6);
@@ -374,13 +372,7 @@ async function main() {
   }
 }
 
-// BENCH_WORKER_RUNTIME=applied (set by the re-execution) also lets an A/B run measure without the settings.
-const RUNTIME_APPLIED = "BENCH_WORKER_RUNTIME";
-if (process.env[RUNTIME_APPLIED] !== "applied") {
-  const maxHeapMb = Number(process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB);
-  const child = spawnSync(process.execPath, [...process.execArgv, ...workerNodeFlags(maxHeapMb), fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...workerProcessEnv(process.env), [RUNTIME_APPLIED]: "applied" } });
-  process.exit(child.status ?? 1);
-}
+runUnderWorkerRuntime(import.meta.url);
 line("worker runtime (src/runtime.ts, as npm start runs the worker): V8 heap limit / MALLOC_ARENA_MAX", `${mb(getHeapStatistics().heap_size_limit)} / ${process.env.MALLOC_ARENA_MAX ?? "unset"}`);
 main().then(
   // Everything is closed above; exiting here also ends what the libraries leave
