@@ -19,7 +19,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { PerformanceObserver } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import pg from "pg";
 import { createPrismaClient, decodeValue, loadActor, lookupStateKey, recordViewer } from "@kappa/catalog";
@@ -31,6 +30,7 @@ import { silentLogger } from "../src/log.ts";
 import { DEFAULT_WORKER_MAX_HEAP_MB } from "../src/runtime.ts";
 import { StateMaterializer } from "../src/state/materializer.ts";
 import { BENCH_SASL, startChildBroker } from "./child-broker.ts";
+import { GcWatch } from "./gc-watch.ts";
 import { runUnderWorkerRuntime } from "./worker-runtime.ts";
 
 const RECORDS = Number(process.env.BENCH_STATE_RECORDS ?? 1_000_000);
@@ -107,16 +107,7 @@ async function main() {
   let peakRss = 0;
   let peakHeap = 0;
   // The live set: heap in use right after each full (mark-compact) collection — what the cap must hold.
-  let liveHeap = 0;
-  let fullGcs = 0;
-  const gcs = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      if ((entry as { detail?: { kind?: number } }).detail?.kind !== 4) continue; // NODE_PERFORMANCE_GC_MAJOR
-      fullGcs++;
-      liveHeap = Math.max(liveHeap, process.memoryUsage().heapUsed);
-    }
-  });
-  gcs.observe({ entryTypes: ["gc"] });
+  const gcWatch = new GcWatch();
   const sampler = setInterval(() => {
     const m = process.memoryUsage();
     peakRss = Math.max(peakRss, m.rss);
@@ -143,8 +134,7 @@ async function main() {
     const rssBefore = process.memoryUsage().rss;
     peakRss = 0;
     peakHeap = 0;
-    liveHeap = 0;
-    fullGcs = 0;
+    gcWatch.resetLive(0);
     const m = new StateMaterializer(db, cluster, { workerId: "bench", pollMs: 3_600_000, sliceMs: 3_600_000, ...(process.env.WORKER_STATE_FETCH_BYTES ? { partitionFetchBytes: Number(process.env.WORKER_STATE_FETCH_BYTES) } : {}) }, silentLogger);
     const t0 = Date.now();
     await m.catchUp();
@@ -152,7 +142,7 @@ async function main() {
     line("materialise from offset 0: time to converge", `${converge.toFixed(1)} s`);
     line("materialise from offset 0: throughput", `${Math.round(RECORDS / converge).toLocaleString("en-US")} records/s`);
     line("worker process memory while materialising (peak RSS / heap)", `${mib(peakRss)} / ${mib(peakHeap)} (RSS before: ${mib(rssBefore)})`);
-    line("  live heap peak (after a full GC) / full GCs / heap cap", `${mib(liveHeap)} (${mib(liveHeap - liveBefore)} over the harness's ${mib(liveBefore)}) / ${fullGcs} / ${process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB} MiB`);
+    line("  live heap peak (after a full GC) / full GCs / heap cap", `${mib(gcWatch.livePeak)} (${mib(gcWatch.livePeak - liveBefore)} over the harness's ${mib(liveBefore)}) / ${gcWatch.fullGcs} / ${process.env.WORKER_MAX_HEAP_MB ?? DEFAULT_WORKER_MAX_HEAP_MB} MiB`);
 
     const updates = Math.round(RECORDS / 10);
     await produce(conn, RECORDS, RECORDS + updates, expected, 10);
@@ -208,7 +198,7 @@ async function main() {
     await m.stop();
   } finally {
     clearInterval(sampler);
-    gcs.disconnect();
+    gcWatch.stop();
     conn.close();
     await cluster.close();
     await db.$disconnect();

@@ -29,7 +29,6 @@ import { readFileSync, rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
-import { PerformanceObserver } from "node:perf_hooks";
 import { getHeapStatistics, writeHeapSnapshot } from "node:v8";
 import kafkajs from "kafkajs";
 import pg from "pg";
@@ -43,6 +42,7 @@ import { fullReconcile } from "../src/reconcile/full.ts";
 import { leaseTasks } from "../src/tasks/runner.ts";
 import { Worker } from "../src/worker.ts";
 import { BENCH_SASL, SASL_ADMIN, startChildBroker } from "./child-broker.ts";
+import { GcWatch } from "./gc-watch.ts";
 import { seedWorkerBench } from "./seed.ts";
 import { runUnderWorkerRuntime } from "./worker-runtime.ts";
 
@@ -94,8 +94,8 @@ function takeBaseline() {
   const m = process.memoryUsage();
   Object.assign(baseline, { rss: m.rss, heap: m.heapUsed });
   Object.assign(memory, { rss: m.rss, heap: m.heapUsed });
-  Object.assign(live, { peak: m.heapUsed, fullGcs: 0 });
-  gcSince();
+  gcWatch.resetLive(m.heapUsed);
+  gcWatch.pausesSince();
   Object.assign(offHeap, { external: m.external, arrayBuffers: m.arrayBuffers });
   memoryBreakdown("baseline");
 }
@@ -109,33 +109,8 @@ const sampler = setInterval(() => {
 }, 100);
 sampler.unref();
 
-/*
- * The live set: the heap in use right after each mark-compact (V8's full GC)
- * is what the process really holds then; its maximum over a phase is what a
- * heap cap (--max-old-space-size) must leave room for. The peak heap above is
- * larger by the garbage V8 let accumulate between full GCs.
- */
-const live = { peak: 0, fullGcs: 0 };
-/** GC pauses on the main thread (all kinds / full GCs) since the last gcSince() call: what the heap settings cost in time. */
-const gcTime = { allMs: 0, fullMs: 0, full: 0 };
-const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-    gcTime.allMs += entry.duration;
-    // NODE_PERFORMANCE_GC_MAJOR = 4 (mark-compact).
-    if (kind !== 4) continue;
-    gcTime.fullMs += entry.duration;
-    gcTime.full++;
-    live.fullGcs++;
-    live.peak = Math.max(live.peak, getHeapStatistics().used_heap_size);
-  }
-});
-function gcSince(): string {
-  const text = `GC pauses ${(gcTime.allMs / 1000).toFixed(2)} s, of it ${gcTime.full} full GCs ${(gcTime.fullMs / 1000).toFixed(2)} s`;
-  Object.assign(gcTime, { allMs: 0, fullMs: 0, full: 0 });
-  return text;
-}
-gcObserver.observe({ entryTypes: ["gc"] });
+/** The live set and GC pauses (bench/gc-watch.ts). */
+const gcWatch = new GcWatch();
 
 /** Anonymous (heap, malloc, buffers) and file-backed (code, libraries) resident memory, from /proc. */
 function residentSplit(): { anonymous: number; file: number } | null {
@@ -170,7 +145,7 @@ function retained(label: string) {
   const m = process.memoryUsage();
   line(`     retained after a GC (${label}): RSS / heap over the baseline`, `${mb(m.rss - baseline.rss)} / ${mb(m.heapUsed - baseline.heap)}`);
   memoryBreakdown(`after that GC (${label})`);
-  line(`     live heap peak (heap in use after a full GC; ${live.fullGcs} full GCs so far) / peak external / array buffers`, `${mb(live.peak)} / ${mb(offHeap.external)} / ${mb(offHeap.arrayBuffers)}`);
+  line(`     live heap peak (heap in use after a full GC; ${gcWatch.fullGcs} full GCs so far) / peak external / array buffers`, `${mb(gcWatch.livePeak)} / ${mb(offHeap.external)} / ${mb(offHeap.arrayBuffers)}`);
   const dir = process.env.BENCH_HEAP_SNAPSHOTS;
   if (dir) line("     heap snapshot", writeHeapSnapshot(path.join(dir, `worker-${label.replace(/\W+/g, "-")}.heapsnapshot`)));
 }
@@ -244,7 +219,7 @@ async function main() {
       await worker.runner.drain();
       const converge = Date.now() - t1;
       const byKind = await db.provisioningTask.groupBy({ by: ["kind", "status"], _count: true, orderBy: { kind: "asc" } });
-      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + `   (target ≤ 5 min; ${gcSince()})`);
+      line(`1. empty → converged (task runner, ${CONCURRENCY} × batches of ${BATCH})`, fmt(converge) + `   (target ≤ 5 min; ${gcWatch.pausesSince()})`);
       for (const k of byKind) line(`     ${k.kind} ${k.status}`, String(k._count));
       for (const [kind, ms] of taskMs) {
         const sum = ms.reduce((a, b) => a + b, 0);
@@ -264,10 +239,10 @@ async function main() {
       // ---- 2. no-op full reconcile (open tasks mark entities busy: close them as the runner would have)
       await db.provisioningTask.updateMany({ where: { status: { not: "DONE" } }, data: { status: "DONE" } });
       await fullReconcile(worker.ctx, "bench-warmup");
-      gcSince();
+      gcWatch.pausesSince();
       const t2 = Date.now();
       const noop = await fullReconcile(worker.ctx, "bench");
-      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; load ${loadAverage()}; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"}; ${gcSince()})`);
+      line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; load ${loadAverage()}; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"}; ${gcWatch.pausesSince()})`);
     }
 
     if (ONLY === "converge") {
@@ -300,7 +275,7 @@ async function main() {
     subs = [];
     line(`     (set up ${GROUPS} groups with committed offsets)`, fmt(Date.now() - groupStart));
 
-    gcSince();
+    gcWatch.pausesSince();
     let now = Date.now();
     let slowestRamp = 0;
     const cycle = async (label: string) => {
@@ -347,7 +322,7 @@ async function main() {
       total += ms;
     }
     line(`   slowest of ${round} cycles (one refresh round of ${fmt(worker.observer.refreshRoundMs)})`, `${fmt(slowest)}   (mean ${fmt(total / round)}; target ≤ 5 s)`);
-    line("     the observation cycles' GC", gcSince());
+    line("     the observation cycles' GC", gcWatch.pausesSince());
     const rows = await db.topicObservation.count();
     const groupRows = await db.consumerGroupObservation.count();
     line("     TopicObservation / ConsumerGroupObservation rows", `${rows} / ${groupRows}`);

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { z } from "zod";
 import { parseSecretsKey } from "@kappa/catalog/secrets";
+import { DEFAULT_PARTITION_FETCH_BYTES } from "./state/materializer.ts";
 
 /*
  * The worker's configuration, parsed once at start-up. Nothing else in the
@@ -100,13 +101,8 @@ export const workerEnvSchema = z
     WORKER_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
     /** How often latest-state views look for new records once caught up. */
     WORKER_STATE_POLL_MS: positiveInt(1_000),
-    /**
-     * Bytes read per partition per round by the latest-state views. A round's
-     * records are held several times over while they are applied (decoded
-     * records, the hex/base64 arrays of one INSERT): 4 MiB × 4 partitions
-     * peaked at a 230 MiB live heap, 1 MiB at 66 MiB, at the same records/s.
-     */
-    WORKER_STATE_FETCH_BYTES: positiveInt(1024 * 1024),
+    /** Bytes read per partition per round by the latest-state views (why 1 MiB: src/state/materializer.ts). */
+    WORKER_STATE_FETCH_BYTES: positiveInt(DEFAULT_PARTITION_FETCH_BYTES),
     /** How often the message browser's principal is reconciled (new product topics become browsable within this). */
     WORKER_MESSAGE_BROWSER_RECONCILE_MS: positiveInt(10_000),
     /** SLO alerts: how long a value stays above its objective before the alert fires (0: at once). */

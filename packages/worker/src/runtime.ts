@@ -34,11 +34,11 @@
 
 /** The V8 old-generation cap (MB) the worker runs with unless WORKER_MAX_HEAP_MB says otherwise. */
 /*
- * 512, not the 256 that fits the reconcile and the observer at 10,000 products (live peak 134 MB): the latest-state
- * view materialising a 1,000,000-record compacted topic from offset 0 (packages/worker/bench/state-view.ts) ran out
- * of heap under 256 and peaked at 403 MB under 512 (with that benchmark's broker in the same process). With the fixed
- * growing factor the cap is a ceiling, not where the heap settles: the worker benchmark's peak is set by 1.6× the live
- * set, well under either cap.
+ * 512, not the 256 that fits the reconcile and the observer at 10,000 products alone (live peak 134–141 MB): a
+ * latest-state view materialising a 1,000,000-record compacted topic from offset 0 adds ~66 MB of live heap
+ * (packages/worker/bench/state-view.ts, 1 MiB rounds; it ran out of heap under 256 when that benchmark's broker shared
+ * its process and it read 4 MiB rounds), and the cap keeps about 2× headroom over both. With the fixed growing factor
+ * the cap is a ceiling, not where the heap settles: the worker benchmark's peak is set by 1.6× the live set.
  */
 export const DEFAULT_WORKER_MAX_HEAP_MB = 512;
 
