@@ -100,8 +100,8 @@ export function queryObject(request: Request): Record<string, string> {
 }
 
 /** A JSON API answer (not stored, not compressed by the portal: see API_CACHE_CONTROL). */
-export function json(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return Response.json(toJson(value), { status, headers: { "cache-control": API_CACHE_CONTROL, ...headers } });
+export function json(value: unknown, status = 200): Response {
+  return Response.json(toJson(value), { status, headers: { "cache-control": API_CACHE_CONTROL } });
 }
 
 /** 503 for a feature this deployment has not configured (e.g. no KAPPA_SECRETS_KEY). */
