@@ -70,6 +70,13 @@ export interface BrokerConfig {
   "remote.log.manager.task.interval.ms": number;
   /** Kappa-specific: bytes of remote segment data (chunks and indexes) cached for fetches below the local log start. */
   "remote.log.reader.cache.bytes": number;
+  /**
+   * Kappa-specific: bytes of a partition's active segment, behind its end,
+   * left in the OS page cache once fsynced; older synced bytes are dropped
+   * from it (posix_fadvise DONTNEED, Linux only). −1 keeps everything cached,
+   * as Kafka does. See the storage README ("The page cache").
+   */
+  "log.page.cache.window.bytes": number;
   // Authorization (src/security/acl). Kafka's names and defaults.
   /**
    * null/"" = no authorizer: everything is allowed and the ACL APIs answer
@@ -147,6 +154,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "remote.log.storage.dir": null,
   "remote.log.manager.task.interval.ms": 30000,
   "remote.log.reader.cache.bytes": 64 * 1024 * 1024,
+  "log.page.cache.window.bytes": 16 * 1024 * 1024,
   "authorizer.class.name": null,
   "super.users": null,
   "allow.everyone.if.no.acl.found": false,
@@ -282,6 +290,7 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "remote.log.storage.dir": nullableStr(raw, "remote.log.storage.dir"),
     "remote.log.manager.task.interval.ms": int(raw, "remote.log.manager.task.interval.ms", 1, 2 ** 31 - 1),
     "remote.log.reader.cache.bytes": int(raw, "remote.log.reader.cache.bytes", 0),
+    "log.page.cache.window.bytes": int(raw, "log.page.cache.window.bytes", -1),
     "authorizer.class.name": authorizerClass(raw),
     "super.users": superUsers(raw),
     "allow.everyone.if.no.acl.found": bool(raw, "allow.everyone.if.no.acl.found"),

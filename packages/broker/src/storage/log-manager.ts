@@ -62,6 +62,8 @@ export interface LogManagerOptions {
   remote?: RemoteLogManagerOptions;
   /** Bound on one produced batch's decompressed records (broker setting message.decompressed.max.bytes). */
   maxDecompressedBytes?: number;
+  /** Synced bytes of each active segment left in the page cache (broker setting log.page.cache.window.bytes; −1, the default, keeps all). */
+  pageCacheWindowBytes?: number;
 }
 
 export interface CreateTopicOptions {
@@ -99,6 +101,7 @@ export class LogManager {
     /** Tiered storage, when the broker has it on. */
     readonly remote: RemoteLogManager | null,
     private readonly maxDecompressedBytes: number | undefined,
+    private readonly pageCacheWindowBytes: number | undefined,
   ) {
     this.groups = new GroupOffsetStore(meta);
     this.recoveredFromCrash = recovered;
@@ -137,7 +140,7 @@ export class LogManager {
           remote = await RemoteLogManager.open(join(dataDir, "meta"), ids, opts.remote, clock);
         }
         const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
-        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote, opts.maxDecompressedBytes);
+        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote, opts.maxDecompressedBytes, opts.pageCacheWindowBytes);
         await mgr.openAllLogs(!clean);
         remote?.start(
           () => mgr.partitionsWithTopicIds(),
@@ -228,6 +231,7 @@ export class LogManager {
       maxDecompressedBytes: this.maxDecompressedBytes,
       onFlush: (ms) => this.flushTimes.record(ms),
       fsyncQueue: this.fsyncQueue,
+      pageCacheWindowBytes: this.pageCacheWindowBytes,
     });
   }
 

@@ -27,6 +27,7 @@ import { StorageError } from "./errors.ts";
 import { fsyncDir, type FileHandleCache } from "./files.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { ReadWriteGate, SerialQueue } from "./locks.ts";
+import { PageCacheWindow } from "./page-cache.ts";
 import { loadPartition } from "./partition-load.ts";
 import { compact, deleteRecordsBefore, runLocalRetention, runRetention, type MaintainedLog } from "./partition-maintenance.ts";
 import {
@@ -77,6 +78,11 @@ export interface PartitionLogOptions {
    * fdatasyncs per GB (each costs CPU and a journal commit whatever its size).
    */
   fsyncQueue?: SerialQueue;
+  /**
+   * Synced bytes of the active segment kept in the OS page cache behind its
+   * end; older ones are dropped (page-cache.ts). −1 (the default) keeps all.
+   */
+  pageCacheWindowBytes?: number;
 }
 
 export interface RecoveryInfo {
@@ -108,6 +114,7 @@ export class PartitionLog {
   private readonly maintenance = new SerialQueue();
   private readonly gate = new ReadWriteGate();
   private readonly commit: GroupCommit;
+  private readonly pageCache: PageCacheWindow;
   /** The state reads see (partition-reads.ts), always the current one. */
   private readonly view: LogView;
   /** The state the writer works on (append-writer.ts). */
@@ -130,6 +137,7 @@ export class PartitionLog {
     this.tier = opts.tier ?? null;
     this.onFlush = opts.onFlush;
     this.limits = { maxDecompressedBytes: opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES };
+    this.pageCache = new PageCacheWindow(this.files, opts.pageCacheWindowBytes ?? -1);
     this.view = {
       topic: this.topic,
       partition: this.partition,
@@ -402,13 +410,15 @@ export class PartitionLog {
     // Deleted while this sync waited for its turn: its waiters fail, as appends to a deleted log do.
     if (this.closed) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `${this.topic}-${this.partition} is closed`);
     const started = performance.now();
-    const lease = await this.files.acquire(this.active.logPath);
+    const { logPath, size } = this.active; // the bytes this sync covers, read with `covers`
+    const lease = await this.files.acquire(logPath);
     try {
       await lease.handle.datasync();
     } finally {
       lease.release();
     }
     this.onFlush?.(performance.now() - started);
+    this.pageCache.afterSync(logPath, size);
     return covers;
   }
 
@@ -422,6 +432,7 @@ export class PartitionLog {
       lease.release();
     }
     this.commit.markFlushed(this.leo);
+    this.pageCache.afterSync(old.logPath, old.size, true);
     await old.writeIndexes();
     await writeProducerSnapshot(this.dir, this.leo, this.producers);
     const seg = await Segment.create(this.dir, this.leo, this.files, this.config.indexIntervalBytes, this.clock());
@@ -514,6 +525,7 @@ export class PartitionLog {
       });
     }
     this.closed = true;
+    await this.pageCache.settled();
     for (const s of this.segments) this.files.retire(s.logPath);
   }
 
@@ -522,6 +534,7 @@ export class PartitionLog {
     this.closed = true;
     this.commit.stop();
     await this.writer.run(async () => undefined);
+    await this.pageCache.settled();
     for (const s of this.segments) this.files.retire(s.logPath);
     await rm(this.dir, { recursive: true, force: true });
   }
