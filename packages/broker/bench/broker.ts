@@ -334,7 +334,8 @@ async function runIn(work: string): Promise<void> {
   };
   process.stdout.write(
     `kappa broker benchmark: ${RECORDS.toLocaleString("en-US")} records of ${RECORD_BYTES} bytes per kcat run (${RUNS} runs each), ${PARTITIONS} partitions\n` +
-      `machine: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start (other work on the machine skews every figure)\n\n`,
+      `machine: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the start (other work on the machine skews every figure)\n` +
+      `broker overrides: ${process.env.BENCH_BROKER_OVERRIDES?.trim() || "none"} (log.page.cache.window.bytes is 16 MiB unless overridden; -1 keeps the whole log in the page cache, as Kafka)\n\n`,
   );
 
   let completed = false;
