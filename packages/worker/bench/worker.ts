@@ -243,6 +243,7 @@ async function main() {
       const t2 = Date.now();
       const noop = await fullReconcile(worker.ctx, "bench");
       line("2. no-op full reconcile", fmt(Date.now() - t2) + `   (target ≤ 5 s; load ${loadAverage()}; changes ${noop.changes.length}, section errors ${noop.errors.map((e) => e.resource).join(",") || "none"}; ${gcWatch.pausesSince()})`);
+      line("     waited on, by part", Object.entries(noop.timing).map(([part, ms]) => `${part} ${fmt(ms)}`).join(", "));
     }
 
     if (ONLY === "converge") {

@@ -82,7 +82,7 @@ export interface HealthReport {
   dependencies: { database: DependencyHealth; kafka: DependencyHealth };
   workerId: string;
   tasks: { inFlight: number; completed: number; failed: number; lastPollError: string | null };
-  reconcile: { lastRunAt: string | null; lastDriftCount: number | null; lastError: string | null };
+  reconcile: { lastRunAt: string | null; lastDriftCount: number | null; lastDurationMs: number | null; lastTimingMs: Record<string, number> | null; lastError: string | null };
   observe: { lastAt: string | null; lastDurationMs: number | null; unknown: string[]; lastError: string | null; stepErrors: Record<string, string> };
 }
 
@@ -302,6 +302,8 @@ export class Worker {
       reconcile: {
         lastRunAt: this.lastReconcile?.at.toISOString() ?? null,
         lastDriftCount: this.lastReconcile?.result?.changes.length ?? null,
+        lastDurationMs: this.lastReconcile?.result?.durationMs ?? null,
+        lastTimingMs: this.lastReconcile?.result ? Object.fromEntries(Object.entries(this.lastReconcile.result.timing).map(([part, ms]) => [part, Math.round(ms)])) : null,
         lastError: this.lastReconcile?.error ?? null,
       },
       observe: {

@@ -145,6 +145,10 @@ describe("product topics", () => {
 
     const again = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     expect(again.changes.filter((c) => c.entityId === product.id || c.entityId === other.id)).toEqual([]);
+    // What the run waited on, by part: the catalog's reads and the cluster's describes of each section.
+    expect(Object.keys(again.timing)).toEqual(expect.arrayContaining(["busy.catalog", "topics.catalog", "topics.cluster", "acls.catalog"]));
+    expect(Object.values(again.timing).every((ms) => ms >= 0)).toBe(true);
+    expect(again.timing["topics.cluster"]).toBeGreaterThan(0);
   });
 
   it("runs one full reconcile at a time across workers (another worker's unfinished run makes it skip; a stale one does not)", async () => {

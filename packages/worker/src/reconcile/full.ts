@@ -41,6 +41,12 @@ export interface FullReconcileResult {
   /** Per-entity failures; the run continues past them. */
   errors: { resource: string; message: string }[];
   durationMs: number;
+  /**
+   * Milliseconds the run waited on each part, repairs excluded: `<section>.catalog`
+   * (PostgreSQL reads), `<section>.cluster` (Kafka describes), `acls.diff` (the
+   * comparison itself); for the benchmark and the worker's log.
+   */
+  timing: Record<string, number>;
 }
 
 /** Products per page of the topic section; accounts per page of the ACL section (an account can hold hundreds of bindings). */
@@ -60,7 +66,16 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
     const busy = await tx.reconcileRun.findFirst({ where: { finishedAt: null, workerId: { not: workerId }, startedAt: { gt: new Date(Date.now() - RUN_STALE_MS) } } });
     return busy ? null : tx.reconcileRun.create({ data: { workerId } });
   });
-  if (!run) return { runId: null, changes: [], skipped: 0, errors: [], durationMs: Date.now() - started };
+  if (!run) return { runId: null, changes: [], skipped: 0, errors: [], durationMs: Date.now() - started, timing: {} };
+  const timing: Record<string, number> = {};
+  const timed = async <T>(part: string, work: () => Promise<T> | T): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await work();
+    } finally {
+      timing[part] = (timing[part] ?? 0) + performance.now() - t0;
+    }
+  };
   const changes: Change[] = [];
   const errors: FullReconcileResult["errors"] = [];
   let skipped = 0;
@@ -76,7 +91,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
   };
 
   try {
-    const busy = await busyEntities(ctx);
+    const busy = await timed("busy.catalog", () => busyEntities(ctx));
     const section = async (name: string, work: () => Promise<void>) => {
       try {
         await work();
@@ -92,14 +107,16 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
     // --- topics, a page of products at a time (only the config keys the catalog owns)
     await section("topics", async () => {
       for await (const page of pages(PAGE, (after, take) =>
-        ctx.db.dataProduct.findMany({
-          where: { status: { in: [...LIVE_PRODUCT_STATUSES] }, ...(after ? { id: { gt: after } } : {}) },
-          select: { id: true, domainId: true, topicName: true, partitions: true, retentionMs: true, cleanupPolicy: true, tieredStorage: true, localRetentionMs: true },
-          orderBy: { id: "asc" },
-          take,
-        }),
+        timed("topics.catalog", () =>
+          ctx.db.dataProduct.findMany({
+            where: { status: { in: [...LIVE_PRODUCT_STATUSES] }, ...(after ? { id: { gt: after } } : {}) },
+            select: { id: true, domainId: true, topicName: true, partitions: true, retentionMs: true, cleanupPolicy: true, tieredStorage: true, localRetentionMs: true },
+            orderBy: { id: "asc" },
+            take,
+          }),
+        ),
       )) {
-        const described = await ctx.cluster.describeTopics(page.map((p) => p.topicName), OWNED_TOPIC_CONFIGS);
+        const described = await timed("topics.cluster", () => ctx.cluster.describeTopics(page.map((p) => p.topicName), OWNED_TOPIC_CONFIGS));
         for (const p of page) {
           if (topicDiffIsEmpty(diffTopic(topicSpecFor(p), described.get(p.topicName)))) continue;
           if (busy.products.has(p.id)) skip();
@@ -121,7 +138,9 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
     // ACL diff, no credentials — and each run lists them in its errors.
     const guard = await loadPrincipalGuard(ctx.db, ctx.platformPrincipals ?? []);
     for await (const page of pages(ACCOUNT_PAGE, (after, take) =>
-      ctx.db.serviceAccount.findMany({ where: after ? { id: { gt: after } } : {}, select: { id: true, name: true, domainId: true, isProducer: true }, orderBy: { id: "asc" }, take }),
+      timed("acls.catalog", () =>
+        ctx.db.serviceAccount.findMany({ where: after ? { id: { gt: after } } : {}, select: { id: true, name: true, domainId: true, isProducer: true }, orderBy: { id: "asc" }, take }),
+      ),
     )) {
       if (options.stopping?.()) break;
       const accounts = page.filter((a) => {
@@ -130,17 +149,17 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
         return problem === null;
       });
       if (accounts.length === 0) continue;
-      const desired = await desiredBindingsOf(ctx, accounts);
+      const desired = await timed("acls.catalog", () => desiredBindingsOf(ctx, accounts));
       const busyAccount = (id: string) => busy.accounts.has(id);
       await section("acls", async () => {
         const principals = accounts.map((a) => `User:${a.name}`);
-        const actual = await ctx.cluster.describeAcls(principals);
+        const actual = await timed("acls.cluster", () => ctx.cluster.describeAcls(principals));
         const ownership: Ownership = {
           principals: new Set(principals),
-          topics: await catalogTopicsAmong(ctx.db, actual.filter((b) => b.resourceType === "TOPIC").map((b) => b.resourceName)),
+          topics: await timed("acls.catalog", () => catalogTopicsAmong(ctx.db, actual.filter((b) => b.resourceType === "TOPIC").map((b) => b.resourceName))),
           groupPrefixOf: new Map(accounts.map((a) => [`User:${a.name}`, consumerGroupPrefix(a.name)])),
         };
-        const diff = diffAcls(desired.bindings, actual, ownership);
+        const diff = await timed("acls.diff", () => diffAcls(desired.bindings, actual, ownership));
         const accountByPrincipal = new Map(accounts.map((a) => [`User:${a.name}`, a]));
         for (const principal of new Set([...diff.create, ...diff.delete].map((b) => b.principal))) {
           const account = accountByPrincipal.get(principal);
@@ -152,9 +171,12 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
       const needsCredentials = accounts.filter((a) => desired.granted.has(a.id));
       if (needsCredentials.length > 0) {
         await section("users", async () => {
-          const users = await ctx.cluster.describeScramUsers(needsCredentials.map((a) => a.name));
+          const users = await timed("users.cluster", () => ctx.cluster.describeScramUsers(needsCredentials.map((a) => a.name)));
           // Whether a hash exists, without reading the column itself.
-          const hashed = new Set((await ctx.db.serviceAccount.findMany({ where: { id: { in: needsCredentials.map((a) => a.id) }, secretHash: { not: null } }, select: { id: true } })).map((a) => a.id));
+          const withHash = await timed("users.catalog", () =>
+            ctx.db.serviceAccount.findMany({ where: { id: { in: needsCredentials.map((a) => a.id) }, secretHash: { not: null } }, select: { id: true } }),
+          );
+          const hashed = new Set(withHash.map((a) => a.id));
           for (const a of needsCredentials) {
             const ok = hashed.has(a.id) && (users.get(a.name)?.includes(CREDENTIAL_MECHANISM) ?? false);
             if (ok) continue;
@@ -182,7 +204,7 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
     });
   });
   if (changes.length > 0) ctx.log.warn("full reconcile repaired drift", { changes: changes.length, kinds: [...new Set(changes.map((c) => c.kind))] });
-  return { runId: run.id, changes, skipped, errors, durationMs: Date.now() - started };
+  return { runId: run.id, changes, skipped, errors, durationMs: Date.now() - started, timing };
 }
 
 /** Products and accounts with an open provisioning task (PENDING, RUNNING, FAILED): their difference is the task's to settle. */
