@@ -5,28 +5,22 @@
  * (source STATIC_BROKER_CONFIG); a principal without DESCRIBE_CONFIGS on the
  * cluster gets CLUSTER_AUTHORIZATION_FAILED, which we report as "unknown".
  */
-import kafkajs from "kafkajs";
 import type { ClusterConnections } from "./connections.ts";
-
-const { ConfigResourceTypes } = kafkajs;
+import { ConfigResource, describeConfigs } from "./describe-configs.ts";
 
 /** `super.users` of every broker, as principals (`User:name`); null when the cluster will not say. */
 export async function superUsers(conns: ClusterConnections): Promise<string[] | null> {
   const brokers = await conns.brokerAddresses();
   if (brokers.size === 0) return null;
-  const admin = await conns.admin();
-  const res = await admin.describeConfigs({
-    resources: [...brokers.keys()].map((id) => ({ type: ConfigResourceTypes.BROKER, name: String(id), configNames: ["super.users"] })),
-    includeSynonyms: false,
-  });
+  const res = await describeConfigs(conns, [...brokers.keys()].map((id) => ({ type: ConfigResource.BROKER, name: String(id), configNames: ["super.users"] })));
   const out = new Set<string>();
   let answered = false;
-  for (const r of res.resources) {
+  for (const r of res) {
     if (r.errorCode !== 0) continue;
     answered = true;
-    for (const e of r.configEntries) {
-      if (e.configName !== "super.users" || !e.configValue) continue;
-      for (const p of e.configValue.split(";").map((s) => s.trim()).filter(Boolean)) out.add(p);
+    for (const e of r.configs) {
+      if (e.name !== "super.users" || !e.value) continue;
+      for (const p of e.value.split(";").map((s) => s.trim()).filter(Boolean)) out.add(p);
     }
   }
   return answered ? [...out] : null;

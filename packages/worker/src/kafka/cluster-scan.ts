@@ -4,14 +4,10 @@
  * does not manage, and every committed offset of every consumer group (who
  * reads what, for observed lineage and the topic browser).
  */
-import kafkajs from "kafkajs";
 import { ApiKey } from "@kappa/kafka-protocol";
 import type { GroupCommits } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-
-const { ConfigResourceTypes } = kafkajs;
-/** DescribeConfigs ConfigSource: an override set on the topic itself (KIP-226). */
-const DYNAMIC_TOPIC_CONFIG = 1;
+import { ConfigResource, describeConfigs, DYNAMIC_TOPIC_CONFIG } from "./describe-configs.ts";
 
 /**
  * Configs set on each topic (not broker defaults), in pages of 500 topics per
@@ -20,19 +16,13 @@ const DYNAMIC_TOPIC_CONFIG = 1;
 export async function topicOverrides(conns: ClusterConnections, names: string[]): Promise<Map<string, Record<string, string>>> {
   const out = new Map<string, Record<string, string>>();
   if (names.length === 0) return out;
-  const admin = await conns.admin();
-  for (let i = 0; i < names.length; i += 500) {
-    const page = names.slice(i, i + 500);
-    const res = await admin.describeConfigs({ resources: page.map((name) => ({ type: ConfigResourceTypes.TOPIC, name })), includeSynonyms: false });
-    for (const r of res.resources) {
-      if (r.errorCode !== 0) continue;
-      const set: Record<string, string> = {};
-      for (const e of r.configEntries) {
-        const source = (e as { configSource?: number }).configSource;
-        if (source === DYNAMIC_TOPIC_CONFIG || (source === undefined && !e.isDefault)) set[e.configName] = e.isSensitive ? "(sensitive)" : e.configValue;
-      }
-      out.set(r.resourceName, set);
+  for (const r of await describeConfigs(conns, names.map((name) => ({ type: ConfigResource.TOPIC, name })))) {
+    if (r.errorCode !== 0) continue;
+    const set: Record<string, string> = {};
+    for (const e of r.configs) {
+      if (e.source === DYNAMIC_TOPIC_CONFIG) set[e.name] = e.isSensitive ? "(sensitive)" : (e.value ?? "");
     }
+    out.set(r.name, set);
   }
   return out;
 }

@@ -2,13 +2,11 @@
  * Bytes on the brokers' disks (DescribeLogDirs) and in the remote tier. A
  * cluster that cannot say answers null ("unknown"), never 0.
  */
-import kafkajs from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaProtocolError, UnsupportedApiError } from "@kappa/kafka-protocol/client";
 import type { PerPartition, TopicPartitions } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-
-const { ConfigResourceTypes } = kafkajs;
+import { ConfigResource, describeConfigs } from "./describe-configs.ts";
 
 /** Read-only topic config through which the project's broker reports tiered bytes per partition (packages/broker/README.md). */
 export const REMOTE_LOG_SIZE_CONFIG = "kappa.remote.log.size.bytes";
@@ -66,23 +64,16 @@ export async function localBytes(conns: ClusterConnections, wanted: TopicPartiti
 export async function remoteBytes(conns: ClusterConnections, wanted: TopicPartitions[]): Promise<PerPartition<bigint> | null> {
   if (wanted.length === 0) return new Map();
   const topics = wanted.map((t) => t.topic);
-  const admin = await conns.admin();
   const out = zeros(wanted);
-  // 500 topics per DescribeConfigs request, one config key each.
-  for (let i = 0; i < topics.length; i += 500) {
-    const res = await admin.describeConfigs({
-      resources: topics.slice(i, i + 500).map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [REMOTE_LOG_SIZE_CONFIG] })),
-      includeSynonyms: false,
+  // One config key per topic (500 topics per DescribeConfigs request).
+  for (const r of await describeConfigs(conns, topics.map((name) => ({ type: ConfigResource.TOPIC, name, configNames: [REMOTE_LOG_SIZE_CONFIG] })))) {
+    if (r.errorCode !== 0) return null;
+    const entry = r.configs.find((e) => e.name === REMOTE_LOG_SIZE_CONFIG);
+    if (!entry || entry.value === null) return null;
+    const values = out.get(r.name);
+    entry.value.split(",").forEach((v, partition) => {
+      if (values && partition < values.length && /^\d+$/.test(v.trim())) values[partition] = BigInt(v.trim());
     });
-    for (const r of res.resources) {
-      if (r.errorCode !== 0) return null;
-      const entry = r.configEntries.find((e) => e.configName === REMOTE_LOG_SIZE_CONFIG);
-      if (!entry || entry.configValue === null) return null;
-      const values = out.get(r.resourceName);
-      entry.configValue.split(",").forEach((v, partition) => {
-        if (values && partition < values.length && /^\d+$/.test(v.trim())) values[partition] = BigInt(v.trim());
-      });
-    }
   }
   return out;
 }

@@ -4,13 +4,11 @@
  * kafkajs' legacy AlterConfigs, which replaces every override of a topic and
  * would wipe settings an operator made outside the catalog.
  */
-import kafkajs from "kafkajs";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import type { TopicDescription, TopicSpec } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
-
-const { ConfigResourceTypes } = kafkajs;
+import { ConfigResource, describeConfigs } from "./describe-configs.ts";
 
 export async function listTopics(conns: ClusterConnections): Promise<string[]> {
   const meta = await conns.metadata(null);
@@ -23,9 +21,6 @@ export async function partitionCounts(conns: ClusterConnections, topics: string[
   return out;
 }
 
-/** Topics per DescribeConfigs request: bounded responses at 10,000 topics. */
-const TOPICS_PER_DESCRIBE = 500;
-
 /**
  * Partition counts and configs of the topics that exist. With `configNames`
  * only those keys are asked for (the reconcile needs the four the catalog
@@ -35,21 +30,14 @@ export async function describeTopics(conns: ClusterConnections, names: string[],
   const out = new Map<string, TopicDescription>();
   const meta = await conns.topicMetadata(names);
   if (meta.length === 0) return out;
-  const admin = await conns.admin();
-  for (let i = 0; i < meta.length; i += TOPICS_PER_DESCRIBE) {
-    const page = meta.slice(i, i + TOPICS_PER_DESCRIBE);
-    const configs = await admin.describeConfigs({
-      resources: page.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.name, ...(configNames ? { configNames } : {}) })),
-      includeSynonyms: false,
-    });
-    const byName = new Map(configs.resources.map((r) => [r.resourceName, r]));
-    for (const t of page) {
-      const resource = byName.get(t.name);
-      if (resource && resource.errorCode !== 0) throw new KafkaProtocolError(resource.errorCode, resource.errorMessage || `describing configs of ${t.name}`);
-      const entries: Record<string, string> = {};
-      for (const e of resource?.configEntries ?? []) entries[e.configName] = e.configValue;
-      out.set(t.name, { name: t.name, partitions: t.partitions.length, configs: entries });
-    }
+  const described = await describeConfigs(conns, meta.map((t) => ({ type: ConfigResource.TOPIC, name: t.name, configNames: configNames ?? null })));
+  const byName = new Map(described.map((r) => [r.name, r]));
+  for (const t of meta) {
+    const resource = byName.get(t.name);
+    if (resource && resource.errorCode !== 0) throw new KafkaProtocolError(resource.errorCode, resource.errorMessage || `describing configs of ${t.name}`);
+    const entries: Record<string, string> = {};
+    for (const e of resource?.configs ?? []) if (e.value !== null) entries[e.name] = e.value;
+    out.set(t.name, { name: t.name, partitions: t.partitions.length, configs: entries });
   }
   return out;
 }
