@@ -9,7 +9,8 @@ import { PRODUCT_STATUSES } from "../enums.ts";
  *  - typos: nearest names by word similarity (GiST "DataProduct_name_trgm_gist_idx", KNN,
  *    with a 256-byte signature so the nearest-first walk reads few pages);
  *  - sorts: (updatedAt DESC, id), (createdAt DESC, id), (name, id);
- *  - filters: tags (GIN), status, classification, domain (unique index on domainId, slug, …).
+ *  - filters: tags (GIN), status, classification, domain (unique index on domainId, slug, …),
+ *    a tag with a classification (GIN over both, with btree_gin for the enum).
  * Values are always bound parameters; only constants are spliced in.
  */
 
