@@ -11,7 +11,9 @@
  * "raw SQL" = the statements the catalog's search executes (searchStatements,
  * the figure issue 14's ≤ 2× goal is about); "all SQL" = everything the
  * request sends the database — the actor's statement, the search's, and the
- * planner's estimate (an EXPLAIN). First the request's fixed cost
+ * count's plan (an EXPLAIN: the estimate, and whether the statistics prove
+ * more than 1,000 matches so that the capped count is skipped; the table's
+ * changes since ANALYZE, read once a second, are left out). First the request's fixed cost
  * (`GET /api/v1/me`) and the floor under it: the same route without a
  * session (a 401 — the request guard, Next's routing and a JSON body, no
  * session decode and no SQL). Then the catalog page's time to first byte; then 20 concurrent clients for 20 s over the search mix:

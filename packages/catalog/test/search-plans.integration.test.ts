@@ -2,7 +2,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../src/actor.ts";
 import { loadActor, searchProducts, searchStatements, type Db } from "../src/index.ts";
-import { countSql, ownUnpublishedTagsSql, topTagsSql } from "../src/queries/search-sql.ts";
+import { hasGlobal } from "../src/permissions.ts";
+import { countSql, ownUnpublishedTagsSql, topTagsSql, type SearchFilter } from "../src/queries/search-sql.ts";
 import { seedScaleCatalog } from "../src/testing/scale-catalog.ts";
 import { openTestDatabase } from "./fixtures.ts";
 
@@ -36,6 +37,8 @@ const SHAPES: Record<string, unknown>[] = [
   { sort: "updated", page: 40 },
   { tag: "pii" },
   { tag: "pii", classification: "CONFIDENTIAL" },
+  { tag: "finance", classification: "PUBLIC", sort: "name" },
+  { tag: "pii", classification: "RESTRICTED", q: "orders" },
   { classification: "RESTRICTED", sort: "name" },
   { status: "DRAFT" },
   { status: "DEPRECATED", sort: "created" },
@@ -79,6 +82,13 @@ afterAll(async () => {
   await dispose?.();
 });
 
+/** The search's filter for an actor and a shape, as plan() in search-products.ts builds it. */
+function filterOf(actor: Actor, shape: Record<string, unknown>): SearchFilter {
+  const text = (key: string) => (typeof shape[key] === "string" ? shape[key] : undefined);
+  const ownDomainIds = hasGlobal(actor, "product:review") ? null : actor.memberships.map((m) => m.domainId);
+  return { ownDomainIds, domain: text("domain"), classification: text("classification"), tag: text("tag"), status: text("status") };
+}
+
 async function plan(text: string, values: unknown[]): Promise<string[]> {
   const { rows } = await client.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
   const root = rows[0]?.["QUERY PLAN"][0]?.Plan;
@@ -105,35 +115,52 @@ describe(`catalog query plans at ${PRODUCTS.toLocaleString("en")} products`, () 
     it(`never scans DataProduct sequentially for ${who}`, async () => {
       const offenders: string[] = [];
       let planned = 0;
+      let skipped = 0;
       for (const shape of SHAPES) {
-        for (const statement of await searchStatements(db, actor(), { ...shape, pageSize: 12 })) {
+        const ran = await searchStatements(db, actor(), { ...shape, pageSize: 12 });
+        // A count the statistics made unnecessary still runs when a page comes back empty:
+        // its forms are guarded too (for words the free form only runs where its plan reads an index).
+        const counted = ran.some((s) => s.text.startsWith("SELECT count(*)"));
+        if (!counted) skipped++;
+        const fallback = counted ? [] : [countSql(filterOf(actor(), shape), typeof shape.q === "string" ? shape.q : null, "recency"), countSql(filterOf(actor(), shape), typeof shape.q === "string" ? shape.q : null)];
+        for (const statement of [...ran, ...fallback]) {
           const found = await plan(statement.text, statement.values);
           planned++;
           if (found.some((s) => s.startsWith("Seq Scan on DataProduct"))) offenders.push(`${JSON.stringify(shape)}: ${found.join(", ")}\n  ${statement.text.replace(/\s+/g, " ")}`);
         }
       }
       expect(offenders).toEqual([]);
-      // Each shape plans at least its count and page statements.
+      // Each shape plans at least its count (run, or the forms a skipped one would run) and page statements.
       expect(planned).toBeGreaterThanOrEqual(SHAPES.length * 2);
+      // The common cases (no filter, a common word) skip the count at this size.
+      expect(skipped).toBeGreaterThan(0);
     });
   }
 
   it("a search's count takes the planner's own path unless that path scans; a domain's count reads the domain's index", async () => {
     // textCount: the count without an order when its plan reads an index, else the recency walk.
     let free = 0;
+    const skipped: string[] = [];
     for (const shape of SHAPES.filter((s) => typeof s.q === "string" && !s.domain)) {
       const ran = await searchStatements(db, member, { ...shape, pageSize: 12 });
       const counts = ran.filter((s) => s.text.startsWith("SELECT count(*)"));
-      expect(counts, JSON.stringify(shape)).toHaveLength(1);
-      const executed = counts[0]!;
-      const freeForm = countSql({ ownDomainIds: member.memberships.map((m) => m.domainId) }, String(shape.q), "free");
+      expect(counts.length, JSON.stringify(shape)).toBeLessThanOrEqual(1);
+      const executed = counts[0];
+      if (!executed) {
+        skipped.push(JSON.stringify(shape));
+        continue;
+      }
+      const freeForm = countSql(filterOf(member, shape), String(shape.q), "free");
       const freePlan = await plan(freeForm.text, freeForm.values);
       const scans = freePlan.some((s) => s.startsWith("Seq Scan on DataProduct"));
       expect(executed.text.includes("ORDER BY"), `${JSON.stringify(shape)}: ${freePlan.join(", ")}`).toBe(scans);
       if (!scans) free++;
     }
-    // In this catalog a word in ~10 % of the products (payments) is counted from the text index.
+    // In this catalog a word in ~10 % of the products (payments) is counted from the text index;
+    // a word in a quarter of them (orders) is not counted at all: the statistics prove 1,000+.
     expect(free).toBeGreaterThan(0);
+    expect(skipped).toContain(JSON.stringify({ q: "orders" }));
+    expect(skipped).not.toContain(JSON.stringify({ q: "chargeback" }));
     const payments = (await searchStatements(db, member, { q: "payments", pageSize: 12 })).find((s) => s.text.startsWith("SELECT count(*)"));
     expect(await plan(payments?.text ?? "", payments?.values ?? [])).toContain("Bitmap Heap Scan on DataProduct");
     // Past the cap, the count's own plan gives the estimate.
@@ -164,10 +191,22 @@ describe(`catalog query plans at ${PRODUCTS.toLocaleString("en")} products`, () 
     }
   });
 
+  it("a tag with a classification is counted from the two-column GIN index, not from two bitmaps ANDed", async () => {
+    // Migration 20261202104500_tags_classification_gin (btree_gin for the enum). Without it the
+    // planner ANDs the tags index's bitmap with the classification index's — a quarter of the catalog.
+    const indexes = (node: PlanNode): string[] => [...(node["Index Name"] ? [node["Index Name"]] : []), ...(node.Plans ?? []).flatMap(indexes)];
+    const count = (await searchStatements(db, member, { tag: "pii", classification: "CONFIDENTIAL", pageSize: 12 })).find((s) => s.text.startsWith("SELECT count(*)"));
+    expect(count).toBeDefined();
+    const { rows } = await client.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${count?.text ?? ""}`, count?.values ?? []);
+    const used = indexes(rows[0]!["QUERY PLAN"][0]!.Plan);
+    expect(used).toContain("DataProduct_tags_classification_idx");
+    expect(used).not.toContain("DataProduct_classification_idx");
+  });
+
   it("a missing index is caught: without the sort index, the name sort scans", async () => {
     // The guard must be able to fail: drop the index inside a transaction and look again.
     // (Statements first: DROP INDEX locks the table against the ORM's connections.)
-    const [, page] = await searchStatements(db, member, { sort: "name", pageSize: 12 });
+    const page = (await searchStatements(db, member, { sort: "name", pageSize: 12 })).find((s) => !s.text.startsWith("SELECT count(*)"));
     await client.query("BEGIN");
     try {
       await client.query(`DROP INDEX "DataProduct_name_id_idx"`);

@@ -1,11 +1,12 @@
-import { Prisma } from "@prisma/client";
+import type { Prisma } from "@prisma/client";
 import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { hasGlobal } from "../permissions.ts";
 import { readRows } from "../read-rows.ts";
 import { searchProductsInput } from "../validation.ts";
-import { COUNT_CAP, countSql, detailsSql, estimateSql, roundEstimate, fuzzySql, ownUnpublishedTagsSql, pageRowsSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, tierRowsSql, tierSql, topTagsSql, tsQueryText, type RelevanceTier, type SearchFilter, type SearchSort } from "./search-sql.ts";
+import { countMatches } from "./search-count.ts";
+import { COUNT_CAP, detailsSql, fuzzySql, ownUnpublishedTagsSql, pageRowsSql, PUBLISHED_STATUSES, RELEVANCE_TIERS, tierRowsSql, tierSql, topTagsSql, tsQueryText, type RelevanceTier, type SearchFilter, type SearchSort } from "./search-sql.ts";
 
 export { PUBLISHED_STATUSES } from "./search-sql.ts";
 
@@ -73,10 +74,11 @@ async function details(db: Db, ids: string[], ran: Prisma.Sql[]): Promise<Detail
 
 /**
  * Runs one search, pushing every statement it executes onto `ran` (for the
- * benchmark and the EXPLAIN guard): the capped count beside the page — for
+ * benchmark and the EXPLAIN guard): the count's plan beside the page — for
  * a fixed order the page with its rows in one statement; for relevance the
- * classes' ids, then the rows — and, when the words match nothing, the
- * nearest names and their rows.
+ * classes' ids, then the rows —, the capped count unless the plan's
+ * statistics prove more than the cap (search-count.ts), and, when the words
+ * match nothing, the nearest names and their rows.
  */
 async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sql[], planned: Prisma.Sql[] = []) {
   const { input, q, sort, filter, offset } = plan(actor, rawInput);
@@ -90,28 +92,26 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
     ran.push(statement);
     return readRows<DetailsRow>(db, statement);
   };
-  // The count, the page and the planner's estimate side by side (pooled connections, one round
-  // trip of wall time; for words the count waits for its plan). The estimate only plans — it is
-  // used when the count passes the cap, and skipped where nothing can match.
-  const counting = async (): Promise<{ n: number; estimated: number | null }> => {
-    if (q && words && !filter.domain) return textCount(db, filter, q, ran, planned);
-    const count = countSql(filter, q);
-    ran.push(count);
-    const [[counted], estimated] = await Promise.all([readRows<{ n: number }>(db, count), q && !words ? null : estimate(db, estimateSql(filter, q), planned)]);
-    return { n: counted?.n ?? 0, estimated };
-  };
-  const [{ n: counted, estimated }, page] = await Promise.all([counting(), pageRows()]);
-  let n = counted;
+  // The count and the page side by side (pooled connections, one round trip of wall time).
+  const [counted, page] = await Promise.all([countMatches(db, filter, q, ran, planned), pageRows()]);
   let rows = page;
+  // The exact total when known: the capped count's up to the cap; a page shorter than asked for is the
+  // last, so offset + its rows (past the cap too); an empty page after a skipped count asks the count.
+  let exact: number | null;
+  if (page.length > 0 && page.length < input.pageSize) exact = offset + page.length;
+  else {
+    const n = counted.n ?? (page.length === 0 ? await counted.count() : null);
+    exact = n !== null && n <= COUNT_CAP ? n : null;
+  }
   let match: "all" | "text" | "fuzzy" = q ? "text" : "all";
   let suggestions: string[] = [];
-  if (q && n === 0) {
+  if (q && exact === 0) {
     // No product has these words: show the nearest names instead, and offer them.
     const fuzzy = fuzzySql(filter, q);
     ran.push(fuzzy);
     const near = await readRows<{ id: string; name: string; distance: number }>(db, fuzzy);
     match = "fuzzy";
-    n = near.length;
+    exact = near.length;
     rows = await details(db, near.slice(offset, offset + input.pageSize).map((r) => r.id), ran);
     suggestions = [...new Set(near.map((r) => r.name))].slice(0, 5);
   }
@@ -120,10 +120,10 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
     domain: typeof domain === "string" ? (JSON.parse(domain) as DetailsDomain) : domain,
     _count: { subscriptions: subscribers },
   }));
-  const totalIsExact = n <= COUNT_CAP;
-  const total = Math.min(n, COUNT_CAP);
+  const totalIsExact = exact !== null;
+  const total = exact ?? COUNT_CAP;
   // Past the cap the planner says roughly how many (not recorded in `ran`: it is planned, never executed).
-  const totalEstimate = totalIsExact ? null : estimated;
+  const totalEstimate = totalIsExact ? null : counted.estimated;
   return {
     items,
     total,
@@ -142,50 +142,6 @@ async function runSearch(db: Db, actor: Actor, rawInput: unknown, ran: Prisma.Sq
   };
 }
 
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Plan Rows": number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
-/**
- * The capped count of a search with words, in the form the planner serves
- * best. Walking the recency index checks every product's words on the way
- * (a product of a word in 10 % of the catalog: ~11,000 rows for a thousand
- * matches, ~11 ms at 100k); the text index finds the matches directly
- * (~4 ms). Left free, though, the planner may read a common word's table
- * sequentially until a thousand match — which the EXPLAIN guard forbids, as
- * the same plan reads the whole table when the matches sit at its end. So
- * the free form is planned first (EXPLAIN: the planning the estimate costs
- * anyway, and its scan's row count is the estimate) and run unless its plan
- * scans DataProduct sequentially; then the recency walk is.
- */
-async function textCount(db: Db, filter: SearchFilter, q: string, ran: Prisma.Sql[], planned: Prisma.Sql[]): Promise<{ n: number; estimated: number | null }> {
-  const free = countSql(filter, q, "free");
-  const explain = Prisma.sql`EXPLAIN (FORMAT JSON) ${free}`;
-  planned.push(explain);
-  const [row] = await readRows<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(db, explain);
-  const root = row?.["QUERY PLAN"][0]?.Plan;
-  const all = root ? nodes(root) : [];
-  const sequential = all.length === 0 || all.some((node) => node["Node Type"] === "Seq Scan" && node["Relation Name"] === "DataProduct");
-  const statement = sequential ? countSql(filter, q, "recency") : free;
-  ran.push(statement);
-  const [counted] = await readRows<{ n: number }>(db, statement);
-  // The rows the planner expects of the scan under the cap's LIMIT: the estimate of all matches.
-  const rows = all.find((node) => node["Node Type"] === "Limit")?.Plans?.[0]?.["Plan Rows"];
-  return { n: counted?.n ?? 0, estimated: typeof rows === "number" && rows > COUNT_CAP ? roundEstimate(rows) : null };
-}
-
-async function estimate(db: Db, statement: Prisma.Sql, planned: Prisma.Sql[]): Promise<number | null> {
-  planned.push(statement);
-  const [row] = await readRows<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(db, statement);
-  const rows = row?.["QUERY PLAN"][0]?.Plan["Plan Rows"];
-  return typeof rows === "number" && rows > COUNT_CAP ? roundEstimate(rows) : null;
-}
-
 /**
  * The catalog search behind both the page and `GET /api/v1/products`:
  * full-text over name and topic (weight A), tags (B) and description (C) with
@@ -193,7 +149,9 @@ async function estimate(db: Db, statement: Prisma.Sql, planned: Prisma.Sql[]): P
  * trigram similarity when the words match nothing (typos), with "did you
  * mean" names; filters, sorting and pagination. Counts are exact up to
  * 1,000, then "1,000+" (`totalIsExact: false`) with the planner's estimate
- * (`totalEstimate`, "about 27,000"). Plain statements, no
+ * (`totalEstimate`, "about 27,000"); the count is skipped where the
+ * statistics prove more than 1,000 (search-count.ts), and a page shorter
+ * than asked for gives the exact total. Plain statements, no
  * transaction: a read has nothing to make atomic and must not hold a pooled
  * connection longer than its queries. Every signed-in user may search:
  * discovery is the point. Rows come from SQL, not the ORM (the ORM's client
@@ -205,11 +163,12 @@ export async function searchProducts(db: Db, actor: Actor, rawInput: unknown) {
 }
 
 /**
- * The statements one search runs (count, page with rows, or class ids then
- * rows, fuzzy names), for the benchmark to time the same SQL over a plain
- * connection and for the EXPLAIN guard test: the search is run once and its
- * statements recorded. `withEstimate` adds the planner's estimate (an
- * EXPLAIN: planned, never executed, so not one for the guard to EXPLAIN).
+ * The statements one search runs (count unless skipped, page with rows, or
+ * class ids then rows, fuzzy names), for the benchmark to time the same SQL
+ * over a plain connection and for the EXPLAIN guard test: the search is run
+ * once and its statements recorded. `withEstimate` adds the count's plan
+ * (the estimates EXPLAIN: planned, never executed, so not one for the guard
+ * to EXPLAIN).
  */
 export async function searchStatements(db: Db, actor: Actor, rawInput: unknown, options: { withEstimate?: boolean } = {}): Promise<{ text: string; values: unknown[] }[]> {
   const ran: Prisma.Sql[] = [];

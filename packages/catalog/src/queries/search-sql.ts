@@ -1,4 +1,5 @@
 import { Prisma } from "@prisma/client";
+import { PRODUCT_STATUSES } from "../enums.ts";
 
 /*
  * The SQL of the catalog search, one builder per statement, so the search,
@@ -8,7 +9,8 @@ import { Prisma } from "@prisma/client";
  *  - typos: nearest names by word similarity (GiST "DataProduct_name_trgm_gist_idx", KNN,
  *    with a 256-byte signature so the nearest-first walk reads few pages);
  *  - sorts: (updatedAt DESC, id), (createdAt DESC, id), (name, id);
- *  - filters: tags (GIN), status, classification, domain (unique index on domainId, slug, …).
+ *  - filters: tags (GIN), status, classification, domain (unique index on domainId, slug, …),
+ *    a tag with a classification (GIN over both, with btree_gin for the enum).
  * Values are always bound parameters; only constants are spliced in.
  */
 
@@ -35,13 +37,18 @@ export interface SearchFilter {
 
 const PUBLISHED = Prisma.raw(PUBLISHED_STATUSES.map((s) => `'${s}'`).join(", "));
 
+/** A search box's words: letters and digits only, lower case, at most 8. */
+export function searchWords(q: string): string[] {
+  return q.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.slice(0, 8) ?? [];
+}
+
 /**
  * A search box's words as a tsquery: every word required, each a prefix
  * (`ref` finds Refunds), letters and digits only; `weights` restricts the
  * match to those weight classes (A = name and topic, B = tags). null: no word.
  */
 export function tsQueryText(q: string, weights = ""): string | null {
-  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.slice(0, 8) ?? [];
+  const words = searchWords(q);
   if (words.length === 0) return null;
   return words.map((w) => `${w}:*${weights}`).join(" & ");
 }
@@ -50,12 +57,16 @@ export function tsQueryText(q: string, weights = ""): string | null {
 export function filterConditions(f: SearchFilter): Prisma.Sql[] {
   const out: Prisma.Sql[] = [];
   if (f.ownDomainIds !== null) out.push(Prisma.sql`(p.status IN (${PUBLISHED}) OR p."domainId" = ANY(${f.ownDomainIds}::text[]))`);
-  out.push(f.status ? Prisma.sql`p.status = ${f.status}::"ProductStatus"` : Prisma.sql`p.status <> 'RETIRED'`);
+  out.push(statusCondition(f));
   if (f.domain) out.push(Prisma.sql`p."domainId" = (SELECT d.id FROM "Domain" d WHERE d.slug = ${f.domain})`);
-  if (f.classification) out.push(Prisma.sql`p.classification = ${f.classification}::"Classification"`);
-  if (f.tag) out.push(Prisma.sql`p.tags @> ARRAY[${f.tag}]::text[]`);
+  if (f.classification) out.push(classificationCondition(f.classification));
+  if (f.tag) out.push(tagCondition(f.tag));
   return out;
 }
+
+const statusCondition = (f: SearchFilter) => (f.status ? Prisma.sql`p.status = ${f.status}::"ProductStatus"` : Prisma.sql`p.status <> 'RETIRED'`);
+const classificationCondition = (classification: string) => Prisma.sql`p.classification = ${classification}::"Classification"`;
+const tagCondition = (tag: string) => Prisma.sql`p.tags @> ARRAY[${tag}]::text[]`;
 
 const where = (conditions: Prisma.Sql[]) => Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
 const matches = (tsquery: string) => Prisma.sql`p."searchVector" @@ to_tsquery('english', ${tsquery})`;
@@ -88,16 +99,76 @@ export function countSql(f: SearchFilter, q: string | null, form: "recency" | "f
 }
 
 /**
- * The planner's estimate of how many products match, for a count past the
- * cap ("about 27,000"): EXPLAIN plans the statement without running it, so it
- * costs a planning (about a millisecond), never a scan. An estimate from the
- * table's statistics, stated as such wherever it is shown.
+ * Statuses the visibility rule can hide from a member once RETIRED is ruled
+ * out by the status condition: the unpublished ones (other domains' drafts,
+ * reviews and rejections).
  */
-export function estimateSql(f: SearchFilter, q: string | null): Prisma.Sql {
-  const conditions = filterConditions(f);
-  const tsquery = q ? tsQueryText(q) : null;
-  if (q) conditions.push(tsquery ? matches(tsquery) : Prisma.sql`false`);
-  return Prisma.sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM "DataProduct" p ${where(conditions)}`;
+const HIDDEN_STATUSES = Prisma.raw(
+  PRODUCT_STATUSES.filter((s) => s !== "RETIRED" && !(PUBLISHED_STATUSES as readonly string[]).includes(s)).map((s) => `'${s}'`).join(", "),
+);
+
+/** The estimates statement and what its InitPlans are, in order (search-count.ts reads them). */
+export interface EstimatesStatement {
+  statement: Prisma.Sql;
+  /**
+   * null: no lower bound can be derived for this search (a domain filter —
+   * its condition's estimate is the planner's generic one for a value only
+   * known at run time —, or a member filtering on a status they may not see
+   * everywhere). Otherwise what follows InitPlan 1 (the capped count) and 2
+   * (the table's rows): whether InitPlan 3 estimates the rows the visibility
+   * rule hides, and how many narrow conditions follow.
+   */
+  bound: { hidden: boolean; narrow: number } | null;
+}
+
+/**
+ * One EXPLAIN, never executed, that plans what deciding the count needs
+ * (about a millisecond of planning, no scan):
+ *  1. the capped count in the planner's own form (countSql "free"): its
+ *     plan says whether that form scans, and its scan's rows are the
+ *     estimate of all matches ("about 27,000");
+ *  2. the table's rows as the planner reckons them (reltuples scaled to the
+ *     table's current size);
+ *  3. for a member, the rows the visibility rule may hide (unpublished
+ *     statuses, anyone's);
+ *  4. each condition alone — the status condition, the classification, the
+ *     tag, and each word on its own (the planner's estimate of several words
+ *     together assumes they are independent, which is no bound). A word as
+ *     the whole lexeme, not the prefix the search matches: its rows are a
+ *     subset of the prefix's, and its estimate is the lexeme's frequency in
+ *     the statistics' sample, where a prefix's is extrapolated from the
+ *     lexemes that match it — or, with fewer than 100 of them in the
+ *     statistics, PostgreSQL's fixed guess of 2 %.
+ * Each of 2–4 is `SELECT 1 … LIMIT 1`, so none is planned as a parallel
+ * scan (whose rows are per worker).
+ */
+export function estimatesSql(f: SearchFilter, q: string | null): EstimatesStatement {
+  const one = (condition: Prisma.Sql | null) => Prisma.sql`(SELECT 1 FROM "DataProduct" p ${condition ? where([condition]) : Prisma.empty} LIMIT 1)`;
+  const parts: Prisma.Sql[] = [Prisma.sql`(${countSql(f, q, "free")})`, one(null)];
+  const unseen = f.ownDomainIds !== null && f.status !== undefined && !(PUBLISHED_STATUSES as readonly string[]).includes(f.status);
+  const words = q ? searchWords(q) : [];
+  let bound: EstimatesStatement["bound"] = null;
+  if (!f.domain && !unseen && (!q || words.length > 0)) {
+    // With a status filter the rule hides nothing the filter lets through (published, or governance).
+    const hidden = f.ownDomainIds !== null && f.status === undefined;
+    if (hidden) parts.push(one(Prisma.sql`p.status IN (${HIDDEN_STATUSES})`));
+    const narrow = [statusCondition(f), ...(f.classification ? [classificationCondition(f.classification)] : []), ...(f.tag ? [tagCondition(f.tag)] : []), ...words.map((w) => matches(w))];
+    parts.push(...narrow.map(one));
+    bound = { hidden, narrow: narrow.length };
+  }
+  return { statement: Prisma.sql`EXPLAIN (FORMAT JSON) SELECT ${Prisma.join(parts, ", ")}`, bound };
+}
+
+/**
+ * How far the statistics may be behind the table: rows inserted, updated or
+ * deleted since DataProduct was last analysed, and whether it ever was
+ * (without statistics the planner's estimates are defaults, no evidence).
+ */
+export function tableChangesSql(): Prisma.Sql {
+  return Prisma.sql`
+    SELECT coalesce(s.n_mod_since_analyze, 0)::float8 AS changed,
+           (s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL) AS analysed
+      FROM pg_stat_user_tables s WHERE s.relid = '"DataProduct"'::regclass`;
 }
 
 /** Two significant figures: 27,431 → 27,000 (an estimate claims no more). */

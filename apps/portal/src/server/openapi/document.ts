@@ -161,7 +161,7 @@ export const ROUTES: RouteDoc[] = [
     tag: "Products",
     summary: "Search the catalog.",
     query: searchProductsInput,
-    // Counts are exact up to 1,000; past that `total` is 1,000, `totalIsExact` false and `totalEstimate` the planner's estimate (two significant figures) or null.
+    // Counts are exact up to 1,000; past that `total` is 1,000, `totalIsExact` false and `totalEstimate` the planner's estimate (two significant figures) or null — except on the last page (shorter than `pageSize`), whose position gives the exact total.
     response: page(product).extend({ totalIsExact: z.boolean(), totalEstimate: z.number().int().nullable(), match: z.enum(["all", "text", "fuzzy"]), suggestions: z.array(z.string()) }),
   },
   { method: "post", path: "/products", tag: "Products", summary: "Register a product (DRAFT).", scope: "write:<domain>", body: registerProductInput, response: product, status: 201 },
