@@ -30,6 +30,7 @@ import { ReadWriteGate, SerialQueue } from "./locks.ts";
 import { PageCacheWindow } from "./page-cache.ts";
 import { loadPartition } from "./partition-load.ts";
 import { compact, deleteRecordsBefore, runLocalRetention, runRetention, type MaintainedLog } from "./partition-maintenance.ts";
+import { FirstWriteGuard } from "./partition-metadata.ts";
 import {
   abortedTransactions,
   maxTimestampOffset,
@@ -123,6 +124,8 @@ export class PartitionLog {
   private readonly maintained: MaintainedLog;
   private failure: StorageError | null = null;
   private closed = false;
+  /** Makes the topic id durable before the first record bytes (partition-metadata.ts); set by load. */
+  private firstWrite = new FirstWriteGuard("", false);
   recovery: RecoveryInfo = { truncatedBytes: 0, segmentsOpened: 0 };
 
   private constructor(opts: PartitionLogOptions) {
@@ -168,6 +171,7 @@ export class PartitionLog {
       },
       roll: () => this.roll(),
       failure: () => this.failure,
+      beforeWrite: () => this.firstWrite.beforeWrite(),
     };
     this.maintained = {
       dir: this.dir,
@@ -214,6 +218,7 @@ export class PartitionLog {
     this.leo = loaded.logEndOffset;
     this.producers = loaded.producers;
     this.commit.markFlushed(this.leo);
+    this.firstWrite = new FirstWriteGuard(this.dir, this.size === 0);
   }
 
   // ------------------------------------------------------------- accessors
