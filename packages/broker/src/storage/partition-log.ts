@@ -517,17 +517,25 @@ export class PartitionLog {
 
   // ------------------------------------------------------------------ close
 
-  /** Flushes, writes the active segment's indexes and a producer snapshot. */
+  /**
+   * Flushes, writes the active segment's indexes and a producer snapshot —
+   * except for a partition that never held a record (log end 0): its indexes
+   * are empty and it has no producers, which is what the next open finds
+   * without the files. Those writes cost six fsyncs a partition and made a
+   * clean shutdown after creating 60,000 partitions take 38–51 s.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.commit.stop();
     if (!this.failure) {
       await this.writer.run(async () => undefined);
       await this.commit.waitFlushed(this.leo);
-      await this.writer.run(async () => {
-        await this.active.writeIndexes();
-        await writeProducerSnapshot(this.dir, this.leo, this.producers);
-      });
+      if (this.leo > 0) {
+        await this.writer.run(async () => {
+          await this.active.writeIndexes();
+          await writeProducerSnapshot(this.dir, this.leo, this.producers);
+        });
+      }
     }
     this.closed = true;
     await this.pageCache.settled();

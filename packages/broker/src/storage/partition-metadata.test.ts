@@ -139,3 +139,21 @@ describe("opening after a crash between creation and first write", () => {
     expect(await readPartitionMetadata(join(logs, "t-1"), mgr.getTopic("t")!.topicId)).toBe("match");
   });
 });
+
+describe("closing", () => {
+  it("writes no index or producer snapshot for a partition that never held a record, and both for one that did", async () => {
+    mgr = await LogManager.open(dir.path);
+    await mgr.createTopic("t", { partitions: 3 });
+    await mgr.getPartition("t", 2).append(buildBatch({ producerId: 7, producerEpoch: 0, baseSequence: 0, records: [{ key: null, value: "a" }] }), { requireDurable: true });
+    synced = [];
+    await mgr.close();
+    expect(synced.filter((p) => p.startsWith("logs/t-0") || p.startsWith("logs/t-1"))).toEqual([]);
+    expect(synced).toEqual(expect.arrayContaining(["logs/t-2/00000000000000000000.index.tmp", "logs/t-2/producer-state.json.tmp"]));
+    // The next open finds the same state: empty partitions usable, the producer's sequence kept.
+    mgr = await LogManager.open(dir.path);
+    expect(mgr.recoveredFromCrash).toBe(false);
+    for (const p of [0, 1]) expect((await mgr.getPartition("t", p).append(buildBatch({ records: [{ key: null, value: "b" }] }))).baseOffset).toBe(0n);
+    const retry = await mgr.getPartition("t", 2).append(buildBatch({ producerId: 7, producerEpoch: 0, baseSequence: 0, records: [{ key: null, value: "a" }] }));
+    expect(retry.duplicate).toBe(true);
+  });
+});
