@@ -84,6 +84,8 @@ export interface AppendLog {
   roll(): Promise<void>;
   /** Set once the log failed: nothing more is written. */
   failure(): StorageError | null;
+  /** Awaited before record bytes are written (the first write makes the topic id durable: partition-metadata.ts). */
+  beforeWrite(): Promise<void>;
 }
 
 /** Assigns offsets to a group of appends and writes them with as few writes as possible. */
@@ -101,6 +103,7 @@ export async function writeAppendGroup(log: AppendLog, group: PendingAppend[]): 
 
   const flushBufs = async (): Promise<void> => {
     if (bufs.length === 0) return;
+    await log.beforeWrite();
     const seg = log.active();
     const lease = await log.files.acquire(seg.logPath);
     try {

@@ -12,7 +12,7 @@
  *                                (the topic id) and producer-state.json
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   ConfigTypeCode,
@@ -26,12 +26,13 @@ import {
 } from "./configs.ts";
 import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
 import { StorageError } from "./errors.ts";
-import { FileHandleCache, fsyncDir, writeFileAtomic } from "./files.ts";
+import { FileHandleCache, fsyncDir } from "./files.ts";
 import { GroupOffsetStore } from "./group-offset-store.ts";
 import { LatencyHistogram } from "./latency-histogram.ts";
 import { SerialQueue } from "./locks.ts";
 import { MetadataStore, type TopicRecord } from "./metadata.ts";
 import { PartitionLog } from "./partition-log.ts";
+import { PARTITION_METADATA, holdsNoRecords, readPartitionMetadata, writePartitionMetadata } from "./partition-metadata.ts";
 import { RemoteLogManager, type RemoteLogManagerOptions } from "./tiered/remote-log-manager.ts";
 
 const CLEAN_SHUTDOWN = ".kappa_clean_shutdown";
@@ -167,53 +168,56 @@ export class LogManager {
     for (const t of Object.values(this.meta.state.topics)) {
       for (let p = 0; p < t.partitions; p++) expected.set(`${t.name}-${p}`, { topic: t, partition: p });
     }
-    // Directories of deleted topics (crash mid-delete) or of an older topic with the same name.
+    // Directories of deleted topics (crash mid-delete) or of an older topic with the same name
+    // are removed. One of this topic whose id never reached the disk (a crash after creation,
+    // before the first write made it durable: partition-metadata.ts) holds no records and is
+    // adopted: its id is rewritten from the journal, which was durable before the directory existed.
     for (const d of await readdir(join(this.dataDir, "logs"))) {
       const e = expected.get(d);
-      const idFile = await readFile(join(this.dataDir, "logs", d, "partition.metadata"), "utf8").catch(
-        (err: NodeJS.ErrnoException) => {
-          if (err.code === "ENOENT" || err.code === "ENOTDIR") return "";
-          throw err;
-        },
-      );
-      if (!e || idFile.trim() !== `topic_id: ${e.topic.topicId}`) {
-        await rm(join(this.dataDir, "logs", d), { recursive: true, force: true });
-      }
+      const dir = join(this.dataDir, "logs", d);
+      const id = e ? await readPartitionMetadata(dir, e.topic.topicId) : "other";
+      if (id === "unwritten" && (await holdsNoRecords(dir))) await writePartitionMetadata(dir, e!.topic.topicId);
+      else if (id !== "match") await rm(dir, { recursive: true, force: true });
     }
     for (const t of Object.values(this.meta.state.topics)) {
       const logs: PartitionLog[] = [];
       for (let p = 0; p < t.partitions; p++) logs.push(await this.openPartition(t, p, recover));
       this.logs.set(t.name, logs);
     }
+    // The entries of directories created, adopted or removed above, once.
+    await fsyncDir(join(this.dataDir, "logs"));
   }
 
   /**
-   * New partitions of a topic (CreateTopics, CreatePartitions): opened side by
-   * side, then the logs directory fsynced once for all of their directory
-   * entries before the request is answered. One partition after the other,
-   * with an fsync of the logs directory each, made CreateTopics cost about
-   * four fsyncs per partition in sequence (10,000 topics × 6 partitions:
-   * most of the worker's convergence time).
+   * New partitions of a topic (CreatePartitions): opened side by side with no
+   * fsync each, then the logs directory fsynced once for all of their
+   * directory entries before the request is answered and before a Produce can
+   * reach them (partition-metadata.ts has the model). One partition after the
+   * other, with an fsync of the logs directory each, made CreateTopics cost
+   * about four fsyncs per partition in sequence (10,000 topics × 6
+   * partitions: most of the worker's convergence time); opened side by side,
+   * still three each (id file, its rename, the first segment's entry).
    */
   private async openNewPartitions(t: TopicRecord, from: number, to: number): Promise<PartitionLog[]> {
     const partitions = Array.from({ length: to - from }, (_, i) => from + i);
-    const logs = await Promise.all(partitions.map((p) => this.openPartition(t, p, false, false)));
+    const logs = await Promise.all(partitions.map((p) => this.openPartition(t, p, false)));
     await fsyncDir(join(this.dataDir, "logs"));
     return logs;
   }
 
-  private async openPartition(t: TopicRecord, partition: number, recover: boolean, syncLogsDir = true): Promise<PartitionLog> {
+  /**
+   * Opens (creating when new) one partition. Creation does no fsync: the
+   * caller fsyncs the logs directory once for all the partitions it opens,
+   * and the partition's first write makes its id durable (partition-metadata.ts).
+   */
+  private async openPartition(t: TopicRecord, partition: number, recover: boolean): Promise<PartitionLog> {
     const dir = this.partitionDir(t.name, partition);
     await mkdir(dir, { recursive: true });
-    const idPath = join(dir, "partition.metadata");
-    const exists = await stat(idPath).then(
+    const exists = await stat(join(dir, PARTITION_METADATA)).then(
       () => true,
       () => false,
     );
-    if (!exists) {
-      await writeFileAtomic(idPath, `topic_id: ${t.topicId}\n`);
-      if (syncLogsDir) await fsyncDir(join(this.dataDir, "logs"));
-    }
+    if (!exists) await writePartitionMetadata(dir, t.topicId);
     const name = t.name;
     const topicId = t.topicId;
     return PartitionLog.open({
@@ -311,12 +315,13 @@ export class LogManager {
    * its own and answers its own error (a StorageError, or the I/O error), as Kafka's per-topic results do. The
    * journal entries of all of them are committed together (the metadata
    * store writes concurrent commits with one fsync), then every partition of
-   * every topic opens side by side and the logs directory is fsynced once
-   * before anything is answered — so a topic answered as created survives a
-   * kill -9 exactly as when topics were created one at a time, which cost
-   * about one journal fsync, one logs-dir fsync and a partition's chain of
-   * fsyncs per topic in sequence (10,000 topics: most of the worker's
-   * convergence time).
+   * every topic opens side by side without an fsync of its own, and the logs
+   * directory is fsynced once before anything is answered or appended — so a
+   * topic answered as created comes back after a crash, its partitions either
+   * whole or adopted on open (partition-metadata.ts). Created one at a time,
+   * topics cost about one journal fsync, one logs-dir fsync and a partition's
+   * chain of fsyncs per topic in sequence (10,000 topics: most of the
+   * worker's convergence time).
    */
   createTopics(specs: ReadonlyArray<CreateTopicOptions & { name: string }>): Promise<Array<TopicInfo | Error>> {
     return this.admin.run(async () => {
@@ -360,16 +365,17 @@ export class LogManager {
           const commit = committed[i]!;
           if (commit.status === "rejected") throw commit.reason;
           const t = this.meta.state.topics[c.name]!;
-          const logs = await Promise.all(Array.from({ length: t.partitions }, (_, p) => this.openPartition(t, p, false, false)));
-          this.logs.set(c.name, logs);
-          return t;
+          const logs = await Promise.all(Array.from({ length: t.partitions }, (_, p) => this.openPartition(t, p, false)));
+          return { t, logs };
         }),
       );
-      // Before any answer: the directory entries of every new partition directory.
+      // Before any answer, and before a Produce can reach the new partitions: the directory
+      // entries of every new partition directory (their first write relies on it).
       await fsyncDir(join(this.dataDir, "logs"));
       for (const [i, c] of creating.entries()) {
         const o = opened[i]!;
-        results[c.index] = o.status === "fulfilled" ? this.info(o.value) : o.reason instanceof Error ? o.reason : new Error(String(o.reason));
+        if (o.status === "fulfilled") this.logs.set(c.name, o.value.logs);
+        results[c.index] = o.status === "fulfilled" ? this.info(o.value.t) : o.reason instanceof Error ? o.reason : new Error(String(o.reason));
       }
       return results;
     });

@@ -30,6 +30,7 @@ import { ReadWriteGate, SerialQueue } from "./locks.ts";
 import { PageCacheWindow } from "./page-cache.ts";
 import { loadPartition } from "./partition-load.ts";
 import { compact, deleteRecordsBefore, runLocalRetention, runRetention, type MaintainedLog } from "./partition-maintenance.ts";
+import { FirstWriteGuard } from "./partition-metadata.ts";
 import {
   abortedTransactions,
   maxTimestampOffset,
@@ -123,6 +124,8 @@ export class PartitionLog {
   private readonly maintained: MaintainedLog;
   private failure: StorageError | null = null;
   private closed = false;
+  /** Makes the topic id durable before the first record bytes (partition-metadata.ts); set by load. */
+  private firstWrite = new FirstWriteGuard("", false);
   recovery: RecoveryInfo = { truncatedBytes: 0, segmentsOpened: 0 };
 
   private constructor(opts: PartitionLogOptions) {
@@ -168,6 +171,7 @@ export class PartitionLog {
       },
       roll: () => this.roll(),
       failure: () => this.failure,
+      beforeWrite: () => this.firstWrite.beforeWrite(),
     };
     this.maintained = {
       dir: this.dir,
@@ -214,6 +218,7 @@ export class PartitionLog {
     this.leo = loaded.logEndOffset;
     this.producers = loaded.producers;
     this.commit.markFlushed(this.leo);
+    this.firstWrite = new FirstWriteGuard(this.dir, this.size === 0);
   }
 
   // ------------------------------------------------------------- accessors
@@ -512,17 +517,25 @@ export class PartitionLog {
 
   // ------------------------------------------------------------------ close
 
-  /** Flushes, writes the active segment's indexes and a producer snapshot. */
+  /**
+   * Flushes, writes the active segment's indexes and a producer snapshot —
+   * except for a partition that never held a record (log end 0): its indexes
+   * are empty and it has no producers, which is what the next open finds
+   * without the files. Those writes cost six fsyncs a partition and made a
+   * clean shutdown after creating 60,000 partitions take 38–51 s.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.commit.stop();
     if (!this.failure) {
       await this.writer.run(async () => undefined);
       await this.commit.waitFlushed(this.leo);
-      await this.writer.run(async () => {
-        await this.active.writeIndexes();
-        await writeProducerSnapshot(this.dir, this.leo, this.producers);
-      });
+      if (this.leo > 0) {
+        await this.writer.run(async () => {
+          await this.active.writeIndexes();
+          await writeProducerSnapshot(this.dir, this.leo, this.producers);
+        });
+      }
     }
     this.closed = true;
     await this.pageCache.settled();

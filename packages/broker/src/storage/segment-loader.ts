@@ -2,7 +2,8 @@
  * Opening the segments of one partition directory at start-up: completes or
  * discards an interrupted compaction swap, opens every `<base>.log` in
  * offset order (CRC-scanning and truncating the last one after an unclean
- * shutdown) and creates the first segment of an empty partition.
+ * shutdown) and creates the first segment of an empty partition (unsynced,
+ * like the rest of a partition's creation: partition-metadata.ts).
  *
  * Compaction's swap protocol (compaction.ts): `.cleaned` files were never
  * complete, so they are dropped; a `.log.swap` was fully written and fsynced
@@ -59,8 +60,9 @@ export async function loadSegments(
   }
   const segmentsOpened = segments.length;
   if (segments.length === 0) {
+    // No fsync: the file is empty, and the partition's first write fsyncs the
+    // directory before any record bytes go in (partition-metadata.ts).
     segments.push(await Segment.create(dir, emptyBaseOffset, files, indexIntervalBytes, now));
-    await fsyncDir(dir);
   }
   return { segments, truncatedBytes, segmentsOpened };
 }
