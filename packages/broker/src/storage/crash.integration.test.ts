@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LogManager } from "./log-manager.ts";
-import { recordsOf, splitBatches, tempDir } from "./test-helpers.ts";
+import { recordsOf, runUntilKilled, splitBatches, tempDir } from "./test-helpers.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -20,37 +19,15 @@ interface RoundOutput {
 }
 
 /** Runs the child until it has acknowledged some appends, then SIGKILLs it after a random delay. */
-function runAndKill(round: number, killAfterMs: number): Promise<RoundOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(here, "crash-child.ts"), dir.path, String(round)], {
-      cwd: here,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    let timer: NodeJS.Timeout | null = null;
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (!timer && out.includes("ready\n")) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    });
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (signal !== "SIGKILL") {
-        reject(new Error(`child exited on its own (code ${code}): ${err}`));
-        return;
-      }
-      const acks: RoundOutput["acks"] = [];
-      const commits: bigint[] = [];
-      // Only whole lines count: the kill may cut the last one.
-      for (const line of out.split("\n").slice(0, -1)) {
-        const [kind, a, b] = line.split(" ");
-        if (kind === "ack") acks.push({ offset: BigInt(a!), value: b! });
-        else if (kind === "commit") commits.push(BigInt(a!));
-      }
-      resolve({ acks, commits });
-    });
-  });
+async function runAndKill(round: number, killAfterMs: number): Promise<RoundOutput> {
+  const acks: RoundOutput["acks"] = [];
+  const commits: bigint[] = [];
+  for (const line of await runUntilKilled(join(here, "crash-child.ts"), [dir.path, String(round)], killAfterMs)) {
+    const [kind, a, b] = line.split(" ");
+    if (kind === "ack") acks.push({ offset: BigInt(a!), value: b! });
+    else if (kind === "commit") commits.push(BigInt(a!));
+  }
+  return { acks, commits };
 }
 
 it("every acknowledged durable append survives SIGKILL exactly once and in order", { timeout: 60_000 }, async () => {

@@ -7,14 +7,13 @@
 // file removed). Every reopen must then bring back every topic that was
 // answered as created with all its partitions usable, the record-less
 // partitions adopted in place, and every acknowledged record.
-import { spawn } from "node:child_process";
 import { readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LogManager } from "./log-manager.ts";
 import { PARTITION_METADATA, holdsNoRecords } from "./partition-metadata.ts";
-import { buildBatch, recordsOf, tempDir } from "./test-helpers.ts";
+import { buildBatch, recordsOf, runUntilKilled, tempDir } from "./test-helpers.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -30,36 +29,14 @@ interface RoundOutput {
   acks: Array<{ topic: string; offset: bigint; value: string }>;
 }
 
-function runAndKill(round: number, killAfterMs: number): Promise<RoundOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(here, "create-crash-child.ts"), dir.path, String(round)], {
-      cwd: here,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    let timer: NodeJS.Timeout | null = null;
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (!timer && out.includes("ready\n")) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    });
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (signal !== "SIGKILL") {
-        reject(new Error(`child exited on its own (code ${code}): ${err}`));
-        return;
-      }
-      const res: RoundOutput = { created: [], acks: [] };
-      // Only whole lines count: the kill may cut the last one.
-      for (const line of out.split("\n").slice(0, -1)) {
-        const [kind, ...rest] = line.split(" ");
-        if (kind === "created") res.created.push(...rest);
-        else if (kind === "ack") res.acks.push({ topic: rest[0]!, offset: BigInt(rest[1]!), value: rest[2]! });
-      }
-      resolve(res);
-    });
-  });
+async function runAndKill(round: number, killAfterMs: number): Promise<RoundOutput> {
+  const res: RoundOutput = { created: [], acks: [] };
+  for (const line of await runUntilKilled(join(here, "create-crash-child.ts"), [dir.path, String(round)], killAfterMs)) {
+    const [kind, ...rest] = line.split(" ");
+    if (kind === "created") res.created.push(...rest);
+    else if (kind === "ack") res.acks.push({ topic: rest[0]!, offset: BigInt(rest[1]!), value: rest[2]! });
+  }
+  return res;
 }
 
 /** What a power loss may do to a partition whose creation was never fsynced: returns the damage done. */

@@ -1,9 +1,35 @@
 /** Helpers shared by the storage tests (not exported from the package). */
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { encodeRecordBatch } from "@kappa/kafka-protocol";
 import { HEADER_SIZE, LOG_OVERHEAD, crc32c, decodeRecords, readHeader, type BatchHeader } from "./batch.ts";
+
+/**
+ * Runs `script` (a child process under tsx, in its own folder) and SIGKILLs it
+ * `killAfterMs` after it printed "ready"; resolves with the whole lines it
+ * printed before it died (the kill may cut the last one). A child that exits
+ * on its own is an error, with its stderr.
+ */
+export function runUntilKilled(script: string, args: readonly string[], killAfterMs: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: dirname(script), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    let timer: NodeJS.Timeout | null = null;
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (!timer && out.includes("ready\n")) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    });
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      if (signal !== "SIGKILL") reject(new Error(`child exited on its own (code ${code}): ${err}`));
+      else resolve(out.split("\n").slice(0, -1));
+    });
+  });
+}
 
 export async function tempDir(prefix = "kappa-storage-"): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));

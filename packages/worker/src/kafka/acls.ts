@@ -11,7 +11,7 @@
 // kafkajs is CommonJS: under Node's own ESM loader only its default export is
 // reliable (the enums are not detected as named exports).
 import kafkajs from "kafkajs";
-import { ApiKey } from "@kappa/kafka-protocol";
+import { ApiKey, type DeleteAclsRequestFilter } from "@kappa/kafka-protocol";
 import { KafkaProtocolError } from "@kappa/kafka-protocol/client";
 import type { AclBinding, AclOperation, AclResourcePattern } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
@@ -50,16 +50,8 @@ const PREFIXED: number = ResourcePatternTypes.PREFIXED;
 const DENY: number = AclPermissionTypes.DENY;
 const OPERATION_NAMES = reverse(OPERATIONS);
 
-/** A DescribeAcls / DeleteAcls filter (the request's field names); null name/principal/host = any. */
-interface AclFilter {
-  resourceTypeFilter: number;
-  resourceNameFilter: string | null;
-  patternTypeFilter: number;
-  principalFilter: string | null;
-  hostFilter: string | null;
-  operation: number;
-  permissionType: number;
-}
+/** A DescribeAcls / DeleteAcls filter (the two requests' filters have the same fields); null name/principal/host = any. */
+type AclFilter = DeleteAclsRequestFilter;
 
 const patternCode = (b: Pick<AclBinding, "patternType">) => (b.patternType === "LITERAL" ? ResourcePatternTypes.LITERAL : ResourcePatternTypes.PREFIXED);
 const permissionCode = (b: Pick<AclBinding, "permission">) => (b.permission === "ALLOW" ? AclPermissionTypes.ALLOW : AclPermissionTypes.DENY);
