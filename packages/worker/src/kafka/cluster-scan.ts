@@ -5,6 +5,7 @@
  * reads what, for observed lineage and the topic browser).
  */
 import { ApiKey } from "@kappa/kafka-protocol";
+import { groupBy } from "../group-by.ts";
 import type { GroupCommits } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 import { ConfigResource, describeConfigs, DYNAMIC_TOPIC_CONFIG } from "./describe-configs.ts";
@@ -38,8 +39,11 @@ export async function allCommittedOffsets(conns: ClusterConnections, groupIds: s
   const out = new Map<string, GroupCommits>();
   if (groupIds.length === 0) return out;
   const coordinators = await conns.groupCoordinators(groupIds);
-  const byCoordinator = new Map<string, string[]>();
-  for (const [groupId, address] of coordinators) byCoordinator.set(address, [...(byCoordinator.get(address) ?? []), groupId]);
+  const byCoordinator = groupBy(
+    coordinators,
+    ([, address]) => address,
+    ([groupId]) => groupId,
+  );
   const take = (groupId: string, errorCode: number, topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; errorCode: number }[] }[]) => {
     const commits: GroupCommits = { topics: new Map(), errorCode };
     for (const t of topics) {

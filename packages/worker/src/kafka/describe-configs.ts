@@ -8,6 +8,7 @@
  * which made the reconcile's topic section 4 of its 6.7 s.
  */
 import { ApiKey } from "@kappa/kafka-protocol";
+import { groupBy } from "../group-by.ts";
 import type { ClusterConnections } from "./connections.ts";
 
 /** DescribeConfigs resource types (Kafka's ConfigResource.Type). */
@@ -47,13 +48,13 @@ export interface DescribedResource {
 /** The answers for `resources`, in pages of 500 per broker; a resource's error is in its entry, not thrown. */
 export async function describeConfigs(conns: ClusterConnections, resources: readonly ConfigQuery[]): Promise<DescribedResource[]> {
   if (resources.length === 0) return [];
-  const byAddress = new Map<string | null, ConfigQuery[]>();
   const brokers = resources.some((r) => r.type === ConfigResource.BROKER) ? await conns.brokerAddresses() : new Map<number, string>();
-  for (const r of resources) {
-    // A broker the metadata does not list: asked of any broker, which answers with the resource's error.
-    const address = r.type === ConfigResource.BROKER ? (brokers.get(Number(r.name)) ?? null) : null;
-    byAddress.set(address, [...(byAddress.get(address) ?? []), r]);
-  }
+  // A broker the metadata does not list: asked of any broker (null), which answers with the resource's error.
+  const byAddress = groupBy(
+    resources,
+    (r) => (r.type === ConfigResource.BROKER ? (brokers.get(Number(r.name)) ?? null) : null),
+    (r) => r,
+  );
   const out: DescribedResource[] = [];
   for (const [address, list] of byAddress) {
     const conn = address === null ? await conns.any() : await conns.raw(address);

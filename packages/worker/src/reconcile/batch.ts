@@ -8,6 +8,7 @@
  * order, so two batches never deadlock) and one CreateAcls for all of them.
  */
 import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword } from "@kappa/catalog";
+import { groupBy } from "../group-by.ts";
 import type { AclBinding, TopicDescription } from "../kafka/cluster.ts";
 import {
   consumerBindings,
@@ -23,17 +24,6 @@ import {
 import { catalogTopicsAmong, CREDENTIAL_MECHANISM, reconcileProductTopic, WORKER_ACTOR, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard, refusal } from "./principal-guard.ts";
 import { sealedScramCredential } from "./scram-credential.ts";
-
-/** key → values, in one pass (the batch holds thousands of subscriptions). */
-function groupBy<T>(rows: readonly T[], key: (row: T) => string, value: (row: T) => string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const r of rows) {
-    const list = out.get(key(r));
-    if (list) list.push(value(r));
-    else out.set(key(r), [value(r)]);
-  }
-  return out;
-}
 
 const LIVE = LIVE_PRODUCT_STATUSES as readonly string[];
 

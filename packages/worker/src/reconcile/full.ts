@@ -13,6 +13,7 @@
  * would race the task's own status bookkeeping.
  */
 import { consumerGroupPrefix } from "@kappa/catalog";
+import { groupBy } from "../group-by.ts";
 import { jsonSafe } from "../json.ts";
 import type { AclBinding } from "../kafka/cluster.ts";
 import { errorMessage } from "../log.ts";
@@ -251,12 +252,7 @@ async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; 
       select: { serviceAccountId: true, product: { select: { topicName: true } } },
     }),
   ]);
-  const topicsOfDomain = new Map<string, string[]>();
-  for (const p of produced) {
-    const list = topicsOfDomain.get(p.domainId);
-    if (list) list.push(p.topicName);
-    else topicsOfDomain.set(p.domainId, [p.topicName]);
-  }
+  const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => p.topicName);
   const topicsOfAccount = new Map<string, Set<string>>();
   for (const s of subscribed) {
     const set = topicsOfAccount.get(s.serviceAccountId);
