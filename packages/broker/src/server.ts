@@ -12,7 +12,7 @@ import { enabledSaslMechanisms } from "./config.ts";
 import type { Control } from "./control.ts";
 import { GroupMetadataLog } from "./groups/group-metadata-log.ts";
 import { Connection, FRAME_POOL_BYTES } from "./net/connection.ts";
-import { FramePool } from "./net/frame-reader.ts";
+import { DIRECT_READ_MIN_BYTES, FramePool } from "./net/frame-reader.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
 import { adoptWithReadBuffer, READ_BUFFER_BYTES } from "./net/read-buffer.ts";
 import type { RequestMetrics } from "./net/request-metrics.ts";
@@ -176,6 +176,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   let nextConnectionId = 1;
   // One read buffer for every plain connection of this broker (see read-buffer.ts for why that is safe).
   const readBuffer = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
+  // Its start, for a read that should bring only the start of a large frame (Connection `wantsShortRead`).
+  const readBufferHead = readBuffer.subarray(0, DIRECT_READ_MIN_BYTES);
   // One pool of large frame buffers for all connections (connection.ts FRAME_POOL_BYTES).
   const framePool = new FramePool(FRAME_POOL_BYTES);
   const sockets = new Set<Socket>();
@@ -190,9 +192,17 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
       const withTls = listenerTls !== null;
       const accept = (accepted: Socket) => {
         let conn: Connection | null = null;
-        // Plain TCP: reads go to the shared read buffer (read-buffer.ts); the bytes reach the
-        // connection through `receive`. Reading starts here, and no callback runs before `conn` is set.
-        const adopted = withTls ? null : adoptWithReadBuffer(accepted, readBuffer, (buffer, n) => conn?.receive(buffer, n));
+        // Plain TCP: reads go to the shared read buffer (read-buffer.ts), the bytes reaching the
+        // connection through `receive`, or, for the rest of a large frame, straight into that
+        // frame's buffer (`readTarget`, reported with `receiveDirect`). Reading starts here, and
+        // no callback runs before `conn` is set (until then the target is the shared buffer).
+        const adopted = withTls
+          ? null
+          : adoptWithReadBuffer(
+              accepted,
+              () => conn?.readTarget() ?? (conn?.wantsShortRead() ? readBufferHead : readBuffer),
+              (buffer, n) => (buffer === readBuffer || buffer === readBufferHead ? conn?.receive(buffer, n) : conn?.receiveDirect(n)),
+            );
         const socket = adopted ?? accepted;
         if (adopted) {
           sockets.add(adopted);

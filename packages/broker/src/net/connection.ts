@@ -205,7 +205,33 @@ export class Connection {
   receive(data: Uint8Array, n: number): void {
     if (this.closed || this.inputError !== null) return;
     this.lastActivity = Date.now();
-    const frames = this.reader.push(data, n);
+    this.queueFrames(this.reader.push(data, n));
+  }
+
+  /**
+   * Where the socket's next read should go when it can skip the shared read
+   * buffer: the rest of the large frame being assembled (FrameReader
+   * `directTarget`); null otherwise. Called by the socket after every read, so
+   * the view it returns is the read target until the next read is reported.
+   */
+  readTarget(): Buffer | null {
+    if (this.closed || this.inputError !== null) return null;
+    return this.reader.directTarget();
+  }
+
+  /** Whether the next read into the shared buffer should take only the start of a frame (FrameReader `nextReadBytes`). */
+  wantsShortRead(): boolean {
+    return this.reader.nextReadBytes() !== undefined;
+  }
+
+  /** `n` bytes were read into the view `readTarget` returned (no copy: they are in the frame already). */
+  receiveDirect(n: number): void {
+    if (this.closed || this.inputError !== null) return;
+    this.lastActivity = Date.now();
+    this.queueFrames(this.reader.pushDirect(n));
+  }
+
+  private queueFrames(frames: Buffer[]): void {
     const receivedAt = frames.length > 0 ? performance.now() : 0;
     for (const frame of frames) {
       this.incoming.push({ frame, receivedAt });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FRAME_GROWTH_FACTOR, FRAME_MIN_ALLOCATION, FrameError, FramePool, FrameReader, POOLED_FRAME_MIN_BYTES } from "./frame-reader.ts";
+import { DIRECT_READ_MIN_BYTES, FRAME_GROWTH_FACTOR, FRAME_MIN_ALLOCATION, FrameError, FramePool, FrameReader, POOLED_FRAME_MIN_BYTES } from "./frame-reader.ts";
 
 function frame(body: Buffer): Buffer {
   const prefix = Buffer.alloc(4);
@@ -124,6 +124,69 @@ describe("FrameReader", () => {
     const big = new FrameReader(104857600, pool);
     big.push(Buffer.from([0x06, 0x40, 0, 0, 1, 2, 3]));
     expect(big.allocatedBytes).toBe(FRAME_MIN_ALLOCATION);
+  });
+
+  it("hands out the rest of a large frame as the next read's target, so its bytes arrive in the frame uncopied", () => {
+    const pool = new FramePool(16 * 1024 * 1024);
+    const r = new FrameReader(8 * 1024 * 1024, pool);
+    const body = Buffer.alloc(1_000_000);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 7) % 253;
+    const small = Buffer.alloc(30, 3);
+    const stream = Buffer.concat([frame(body), frame(small), frame(body)]);
+    const shared = Buffer.alloc(1024 * 1024);
+    const out: Buffer[] = [];
+    const targets = new Set<ArrayBufferLike>();
+    let copiedThroughShared = 0;
+    let at = 0;
+    // What the socket does: read into the direct target when there is one, else into the shared
+    // buffer (at most nextReadBytes), at most 100,000 bytes a read (what a busy socket has ready).
+    while (at < stream.length) {
+      const target = r.directTarget();
+      if (target) {
+        expect(target.length).toBeGreaterThanOrEqual(1);
+        targets.add(target.buffer);
+        const n = stream.copy(target, 0, at, Math.min(stream.length, at + Math.min(target.length, 100_000)));
+        at += n;
+        out.push(...r.pushDirect(n));
+      } else {
+        const limit = Math.min(shared.length, r.nextReadBytes() ?? shared.length, 100_000);
+        const n = stream.copy(shared, 0, at, Math.min(stream.length, at + limit));
+        at += n;
+        copiedThroughShared += n;
+        out.push(...r.push(shared, n));
+        shared.fill(0xee);
+      }
+      if (out.length < 1) expect(r.allocatedBytes).toBeLessThanOrEqual(FRAME_GROWTH_FACTOR * r.bufferedBytes + FRAME_MIN_ALLOCATION);
+    }
+    expect(out.length).toBe(3);
+    expect(out[0]!.equals(body)).toBe(true);
+    expect(out[1]!.equals(small)).toBe(true);
+    expect(out[2]!.equals(body)).toBe(true);
+    // The large frames were handed out in the buffers the reads went into.
+    expect(targets.has(out[0]!.buffer)).toBe(true);
+    expect(targets.has(out[2]!.buffer)).toBe(true);
+    // Only the starts of frames came through the shared buffer: a full read where the frame before
+    // was small or there was none (the first and the third here), DIRECT_READ_MIN_BYTES after one
+    // read directly (the small frame), never the rest of a large frame.
+    expect(copiedThroughShared).toBeLessThanOrEqual(2 * 100_000 + DIRECT_READ_MIN_BYTES);
+    // A frame with less than DIRECT_READ_MIN_BYTES to come, or none started: no target.
+    expect(r.directTarget()).toBeNull();
+    r.push(frame(Buffer.alloc(DIRECT_READ_MIN_BYTES - 1)).subarray(0, 4));
+    expect(r.directTarget()).toBeNull();
+    expect(() => r.pushDirect(10)).toThrow(/without a matching directTarget/);
+  });
+
+  it("grows a directly read frame by the same bound as a copied one: a declared size costs nothing until bytes come", () => {
+    const r = new FrameReader(104857600, new FramePool(16 * 1024 * 1024));
+    r.push(Buffer.from([0x06, 0x40, 0, 0]));
+    const target = r.directTarget();
+    expect(target?.length).toBe(FRAME_MIN_ALLOCATION);
+    expect(r.allocatedBytes).toBe(FRAME_MIN_ALLOCATION);
+    target!.fill(1);
+    r.pushDirect(target!.length);
+    const next = r.directTarget();
+    expect(r.allocatedBytes).toBeLessThanOrEqual(FRAME_GROWTH_FACTOR * r.bufferedBytes + FRAME_MIN_ALLOCATION);
+    expect(next!.length).toBe(r.allocatedBytes - r.bufferedBytes);
   });
 
   it("ignores a second give of the same frame and stops keeping buffers past its limit", () => {

@@ -9,11 +9,22 @@
 // reads every socket into one reused buffer (see read-buffer.ts), so that a
 // steady produce stream allocates no backing store per read. The reader copies
 // each byte once, straight into the buffer its frame will be handed out in.
+// The body of a large frame is not copied at all: `directTarget` gives the
+// connection the unfilled part of the frame's buffer for the socket to read
+// into, and `pushDirect` counts what arrived there.
 // Nothing is allocated for a declared size: a frame's buffer grows with the
 // bytes that actually arrived (at most FRAME_GROWTH_FACTOR times them, and at
 // least FRAME_MIN_ALLOCATION), so a client that declares 100 MiB and sends three
 // bytes costs 64 KiB, not 100 MiB (see also `pendingFrame`, which the
 // connection uses to bound how long a frame may take to arrive).
+
+/**
+ * A frame body with at least this many bytes still to come is read from the
+ * socket straight into its own buffer (`directTarget`); smaller remainders go
+ * through the shared read buffer, whose one read can then also bring the
+ * frames behind it.
+ */
+export const DIRECT_READ_MIN_BYTES = 16 * 1024;
 
 /** Smallest request header: api_key int16, api_version int16, correlation_id int32, client_id length int16. */
 export const MIN_REQUEST_FRAME_BYTES = 10;
@@ -114,6 +125,8 @@ export class FrameReader {
   private startedAt = -1;
   private failure: FrameError | null = null;
   private readonly limit: () => FrameLimit;
+  /** Whether the last complete frame ended with a direct read (see `nextReadBytes`). */
+  private lastFrameDirect = false;
 
   constructor(
     limit: number | (() => FrameLimit),
@@ -188,6 +201,7 @@ export class FrameReader {
       pos += n;
       if (this.filled < this.expected) break;
       frames.push(frame);
+      this.lastFrameDirect = false;
       this.frame = null;
       this.expected = -1;
       this.filled = 0;
@@ -195,6 +209,58 @@ export class FrameReader {
       this.startedAt = pos < end ? this.clock() : -1;
     }
     return frames;
+  }
+
+  /**
+   * Where the next socket read may land directly: the unfilled part of the
+   * frame being assembled, so that its bytes are read from the kernel into the
+   * buffer the frame is handed out in instead of into the shared read buffer
+   * and then copied (`push`). Null while no frame body is expected, when less
+   * than `minBytes` of it are still due (the next read then also brings the
+   * frames after it, through the shared buffer), or after an error.
+   *
+   * The frame grows here by the same rule as in `push` (at most
+   * FRAME_GROWTH_FACTOR times the bytes received, FRAME_MIN_ALLOCATION at
+   * first), so reading directly allocates no more for a declared size than
+   * copying does. The view is only valid until the next call of `push`,
+   * `pushDirect` or `directTarget`; the caller reports what was read into it
+   * with `pushDirect`.
+   */
+  directTarget(minBytes: number = DIRECT_READ_MIN_BYTES): Buffer | null {
+    if (this.failure || this.expected < 0 || this.expected - this.filled < minBytes) return null;
+    const frame = this.room(this.filled + 1);
+    return frame.subarray(this.filled);
+  }
+
+  /**
+   * How much the next read into the shared buffer should take, when
+   * `directTarget` has none: after a frame that was read directly, the next is
+   * probably large too, and a read of just its start (DIRECT_READ_MIN_BYTES)
+   * lets the rest of it go to its own buffer rather than a whole frame being
+   * read into the shared buffer and copied; otherwise as much as has arrived
+   * (`undefined`: the whole shared buffer), many small frames in one read.
+   */
+  nextReadBytes(): number | undefined {
+    return this.lastFrameDirect && this.expected < 0 ? DIRECT_READ_MIN_BYTES : undefined;
+  }
+
+  /**
+   * `n` bytes were read into the view `directTarget` returned; returns the
+   * frame when they complete it (at most one: the view ends where the frame does).
+   */
+  pushDirect(n: number): Buffer[] {
+    const frame = this.frame;
+    if (!frame || this.expected < 0 || n <= 0 || this.filled + n > frame.length) {
+      throw new Error(`pushDirect(${n}) without a matching directTarget (frame ${frame?.length ?? "none"}, filled ${this.filled}, expected ${this.expected})`);
+    }
+    this.filled += n;
+    if (this.filled < this.expected) return [];
+    this.lastFrameDirect = true;
+    this.frame = null;
+    this.expected = -1;
+    this.filled = 0;
+    this.startedAt = -1;
+    return [frame];
   }
 
   /** The frame buffer, grown (if need be) to hold `needed` bytes; it is exactly `expected` long once it can hold them all. */

@@ -69,4 +69,38 @@ describe("adoptWithReadBuffer", () => {
     });
     // The afterEach server.close() resolves only because the count reached 0.
   });
+
+  it("reads into the buffer a target function names for each read, and tells the callback which one it was", async () => {
+    const shared = Buffer.alloc(4096);
+    const own = Buffer.alloc(600_000);
+    let ownFilled = 0;
+    let sharedBytes = 0;
+    const server = createServer({ pauseOnConnect: true }, (accepted) => {
+      // The first 4,096 bytes into the shared buffer, then the rest straight into `own`.
+      adoptWithReadBuffer(
+        accepted,
+        // (A target must never be empty: libuv answers a read into zero bytes with ENOBUFS.)
+        () => (sharedBytes < 4096 || ownFilled === own.length ? shared.subarray(0, Math.max(1, 4096 - sharedBytes)) : own.subarray(ownFilled)),
+        (buf, n) => {
+          if (buf.buffer === shared.buffer) sharedBytes += n;
+          else {
+            expect(buf.buffer).toBe(own.buffer);
+            ownFilled += n;
+          }
+        },
+      );
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const client = connect(port, "127.0.0.1");
+    const payload = Buffer.alloc(4096 + own.length);
+    for (let i = 0; i < payload.length; i++) payload[i] = i % 241;
+    client.write(payload);
+    await until(() => sharedBytes + ownFilled === payload.length);
+    expect(sharedBytes).toBe(4096);
+    expect(own.equals(payload.subarray(4096))).toBe(true);
+    client.destroy();
+  });
 });

@@ -21,6 +21,13 @@
 // from the handle and destroyed when the new socket closes, so
 // `server.maxConnections` and `server.close()` keep their meaning.
 //
+// The target may also be a function, which Node asks for the buffer of each
+// next read (lib/net.js `onread.buffer`, called before the first read and
+// after every callback): the broker answers with the unfilled part of a large
+// frame being assembled, so that its bytes go from the kernel straight into
+// the frame's own buffer, and with the shared buffer otherwise (connection.ts
+// `readTarget`).
+//
 // TLS listeners keep Node's default reads (the TLS socket decrypts into its own
 // buffers; `adoptWithReadBuffer` returns null for anything but a TCP handle).
 import { Socket, type ConnectOpts, type SocketConstructorOpts } from "node:net";
@@ -28,8 +35,15 @@ import { Socket, type ConnectOpts, type SocketConstructorOpts } from "node:net";
 /** Size of the shared read buffer: one read takes up to this much from a socket. */
 export const READ_BUFFER_BYTES = 1024 * 1024;
 
-/** Called with bytes `buffer[0, n)`, valid only during the call. */
+/** Called with bytes `buffer[0, n)` (the buffer the read went into), valid only during the call. */
 export type ReadCallback = (buffer: Buffer, n: number) => void;
+
+/**
+ * The buffer the socket's next read goes into: one buffer for every read, or a
+ * function Node calls before the first read and after each callback (its
+ * answer must stay valid until the read into it has been reported).
+ */
+export type ReadTarget = Buffer | (() => Buffer);
 
 /** The libuv TCP handle of a socket Node's server accepted, if it is one whose reads can go to a user buffer. */
 function tcpHandleOf(socket: Socket): object | null {
@@ -47,7 +61,7 @@ function tcpHandleOf(socket: Socket): object | null {
  * `onRead`. Returns the new socket (reading), or null when the socket is not a
  * plain TCP socket (then the caller uses it as it is, and resumes it).
  */
-export function adoptWithReadBuffer(accepted: Socket, buffer: Buffer, onRead: ReadCallback): Socket | null {
+export function adoptWithReadBuffer(accepted: Socket, buffer: ReadTarget, onRead: ReadCallback): Socket | null {
   const handle = tcpHandleOf(accepted);
   if (!handle || accepted.destroyed) return null;
   // @types/node 20 lists `onread` under ConnectOpts only; Node 20's Socket constructor reads it (lib/net.js), as its docs now say.
@@ -58,8 +72,9 @@ export function adoptWithReadBuffer(accepted: Socket, buffer: Buffer, onRead: Re
     allowHalfOpen: accepted.allowHalfOpen,
     onread: {
       buffer,
-      callback: (n: number) => {
-        onRead(buffer, n);
+      // Node passes the buffer this read went into (with a function target, its latest answer).
+      callback: (n: number, into: Buffer) => {
+        onRead(into, n);
         // Flow control is the connection's (socket.pause()/resume()), not this return value.
         return true;
       },
