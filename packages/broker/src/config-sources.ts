@@ -47,6 +47,7 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "remote.log.manager.task.interval.ms": "int",
   "remote.log.reader.cache.bytes": "int",
   "log.page.cache.window.bytes": "int",
+  "log.direct.io": "bool",
   "authorizer.class.name": "nullableString",
   "super.users": "nullableString",
   "allow.everyone.if.no.acl.found": "bool",

@@ -77,6 +77,13 @@ export interface BrokerConfig {
    * as Kafka does. See the storage README ("The page cache").
    */
   "log.page.cache.window.bytes": number;
+  /**
+   * Kappa-specific: appends go to disk with O_DIRECT, bypassing the OS page
+   * cache, where the data dir's filesystem allows it (otherwise, and with
+   * false, they are buffered writes as in Kafka). log.page.cache.window.bytes
+   * then has nothing of the appends to drop. See the storage README ("Direct I/O").
+   */
+  "log.direct.io": boolean;
   // Authorization (src/security/acl). Kafka's names and defaults.
   /**
    * null/"" = no authorizer: everything is allowed and the ACL APIs answer
@@ -155,6 +162,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "remote.log.manager.task.interval.ms": 30000,
   "remote.log.reader.cache.bytes": 64 * 1024 * 1024,
   "log.page.cache.window.bytes": 16 * 1024 * 1024,
+  "log.direct.io": true,
   "authorizer.class.name": null,
   "super.users": null,
   "allow.everyone.if.no.acl.found": false,
@@ -291,6 +299,7 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "remote.log.manager.task.interval.ms": int(raw, "remote.log.manager.task.interval.ms", 1, 2 ** 31 - 1),
     "remote.log.reader.cache.bytes": int(raw, "remote.log.reader.cache.bytes", 0),
     "log.page.cache.window.bytes": int(raw, "log.page.cache.window.bytes", -1),
+    "log.direct.io": bool(raw, "log.direct.io"),
     "authorizer.class.name": authorizerClass(raw),
     "super.users": superUsers(raw),
     "allow.everyone.if.no.acl.found": bool(raw, "allow.everyone.if.no.acl.found"),

@@ -142,7 +142,7 @@ export class StorageLogs implements Logs {
 
   static async open(config: BrokerConfig): Promise<StorageLogs> {
     return new StorageLogs(
-      await LogManager.open(config["log.dirs"], { remote: await remoteLogOptions(config), maxDecompressedBytes: config["message.decompressed.max.bytes"], pageCacheWindowBytes: config["log.page.cache.window.bytes"] }),
+      await LogManager.open(config["log.dirs"], { remote: await remoteLogOptions(config), maxDecompressedBytes: config["message.decompressed.max.bytes"], pageCacheWindowBytes: config["log.page.cache.window.bytes"], directIo: config["log.direct.io"] }),
       config,
     );
   }

@@ -19,7 +19,6 @@ import type { ValidatedBatch } from "./append-validation.ts";
 import { ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL, OFF_LEADER_EPOCH, readHeader, setBaseOffset, setLogAppendTime, type BatchHeader } from "./batch.ts";
 import type { LogConfig } from "./configs.ts";
 import type { StorageError } from "./errors.ts";
-import { writevFully, type FileHandleCache } from "./files.ts";
 import type { GroupCommit } from "./group-commit.ts";
 import { lastSequence, type BatchMetadata, type ProducerStateTable } from "./producer-state.ts";
 import type { Segment } from "./segment.ts";
@@ -69,7 +68,6 @@ export function txnMarkerAppend(marker: TxnMarker, now: number): Omit<PendingApp
 
 /** What the writer needs of the partition log (all current state, read at call time). */
 export interface AppendLog {
-  readonly files: FileHandleCache;
   readonly commit: GroupCommit;
   config(): LogConfig;
   clock(): number;
@@ -86,6 +84,8 @@ export interface AppendLog {
   failure(): StorageError | null;
   /** Awaited before record bytes are written (the first write makes the topic id durable: partition-metadata.ts). */
   beforeWrite(): Promise<void>;
+  /** Writes `bufs` at `position`, the active segment's end (buffered, or direct: direct-io.ts). */
+  writeActive(bufs: Buffer[], position: number): Promise<void>;
 }
 
 /** Assigns offsets to a group of appends and writes them with as few writes as possible. */
@@ -105,12 +105,7 @@ export async function writeAppendGroup(log: AppendLog, group: PendingAppend[]): 
     if (bufs.length === 0) return;
     await log.beforeWrite();
     const seg = log.active();
-    const lease = await log.files.acquire(seg.logPath);
-    try {
-      await writevFully(lease.handle, bufs, seg.size);
-    } finally {
-      lease.release();
-    }
+    await log.writeActive(bufs, seg.size);
     const base = seg.size;
     let records = 0;
     for (const w of written) {

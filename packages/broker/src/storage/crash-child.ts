@@ -10,7 +10,8 @@ import { buildBatch } from "./test-helpers.ts";
 const [dir, round] = process.argv.slice(2);
 if (!dir || round === undefined) throw new Error("usage: crash-child.ts <dataDir> <round>");
 
-const mgr = await LogManager.open(dir);
+// With the broker's default log.direct.io (direct-io.ts): rolls, padding and recovery under kill -9.
+const mgr = await LogManager.open(dir, { directIo: true });
 if (!mgr.getTopic("crash")) {
   await mgr.createTopic("crash", { partitions: 1, configs: { "segment.bytes": "65536", "index.interval.bytes": "1024" } });
 }

@@ -94,13 +94,17 @@ export class FileHandleCache {
   private tick = 0;
   private closing = new Set<Promise<void>>();
   private closeError: { error: unknown } | null = null;
-  constructor(readonly limit = 512) {}
+  constructor(
+    readonly limit = 512,
+    /** How files are opened (fs.open flags): read-write by default; the direct writers' cache opens O_WRONLY | O_DIRECT (direct-io.ts). */
+    private readonly flags: string | number = "r+",
+  ) {}
 
   async acquire(path: string): Promise<HandleLease> {
     let e = this.entries.get(path);
     const isNew = !e;
     if (!e) {
-      e = { path, handle: open(path, "r+"), refs: 0, lastUse: 0, retired: false };
+      e = { path, handle: open(path, this.flags), refs: 0, lastUse: 0, retired: false };
       this.entries.set(path, e);
       e.handle.catch(() => {
         if (this.entries.get(path) === e) this.entries.delete(path);

@@ -12,7 +12,7 @@
  *                                (the topic id) and producer-state.json
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { constants, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   ConfigTypeCode,
@@ -25,6 +25,7 @@ import {
   type DescribedConfig,
 } from "./configs.ts";
 import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
+import { probeDirectIo, StagingPool, type DirectIo } from "./direct-io.ts";
 import { StorageError } from "./errors.ts";
 import { FileHandleCache, fsyncDir } from "./files.ts";
 import { GroupOffsetStore } from "./group-offset-store.ts";
@@ -65,6 +66,12 @@ export interface LogManagerOptions {
   maxDecompressedBytes?: number;
   /** Synced bytes of each active segment left in the page cache (broker setting log.page.cache.window.bytes; −1, the default, keeps all). */
   pageCacheWindowBytes?: number;
+  /**
+   * Appends bypass the page cache where the data dir's filesystem allows it
+   * (broker setting log.direct.io; direct-io.ts). Off by default here; the
+   * broker turns it on unless configured otherwise.
+   */
+  directIo?: boolean;
 }
 
 export interface CreateTopicOptions {
@@ -93,6 +100,11 @@ export class LogManager {
   /** The partitions' fsyncs, one at a time (partition-log.ts `fsyncQueue`). */
   private readonly fsyncQueue = new SerialQueue();
 
+  /** Whether appends bypass the page cache (log.direct.io on and the filesystem allows it). */
+  get directIoActive(): boolean {
+    return this.directIo !== null;
+  }
+
   private constructor(
     readonly dataDir: string,
     private readonly meta: MetadataStore,
@@ -103,6 +115,8 @@ export class LogManager {
     readonly remote: RemoteLogManager | null,
     private readonly maxDecompressedBytes: number | undefined,
     private readonly pageCacheWindowBytes: number | undefined,
+    /** Set when appends bypass the page cache (direct-io.ts). */
+    private readonly directIo: DirectIo | null,
   ) {
     this.groups = new GroupOffsetStore(meta);
     this.recoveredFromCrash = recovered;
@@ -141,7 +155,11 @@ export class LogManager {
           remote = await RemoteLogManager.open(join(dataDir, "meta"), ids, opts.remote, clock);
         }
         const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
-        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote, opts.maxDecompressedBytes, opts.pageCacheWindowBytes);
+        const directIo: DirectIo | null =
+          opts.directIo && (await probeDirectIo(dataDir))
+            ? { files: new FileHandleCache(opts.fileHandleLimit ?? 512, constants.O_WRONLY | constants.O_DIRECT), staging: new StagingPool() }
+            : null;
+        const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote, opts.maxDecompressedBytes, opts.pageCacheWindowBytes, directIo);
         await mgr.openAllLogs(!clean);
         remote?.start(
           () => mgr.partitionsWithTopicIds(),
@@ -236,6 +254,7 @@ export class LogManager {
       onFlush: (ms) => this.flushTimes.record(ms),
       fsyncQueue: this.fsyncQueue,
       pageCacheWindowBytes: this.pageCacheWindowBytes,
+      directIo: this.directIo,
     });
   }
 
@@ -574,6 +593,7 @@ export class LogManager {
     await Promise.all(Array.from({ length: Math.min(CLOSE_CONCURRENCY, logs.length) }, closeNext));
     await this.meta.close();
     await this.files.closeAll();
+    await this.directIo?.files.closeAll();
     if (firstError === null && clean) {
       await writeFile(join(this.dataDir, CLEAN_SHUTDOWN), "");
       await fsyncDir(this.dataDir);

@@ -23,8 +23,9 @@ import { rm } from "node:fs/promises";
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, prepareAppend, type AppendOptions, type ValidationLimits } from "./append-validation.ts";
 import { txnMarkerAppend, writeAppendGroup, type AppendLog, type AppendResult, type PendingAppend, type TxnMarker } from "./append-writer.ts";
 import type { LogConfig } from "./configs.ts";
+import { DirectAppender, type DirectIo } from "./direct-io.ts";
 import { StorageError } from "./errors.ts";
-import { fsyncDir, type FileHandleCache } from "./files.ts";
+import { fsyncDir, readFully, writevFully, type FileHandleCache } from "./files.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { ReadWriteGate, SerialQueue } from "./locks.ts";
 import { PageCacheWindow } from "./page-cache.ts";
@@ -84,6 +85,8 @@ export interface PartitionLogOptions {
    * end; older ones are dropped (page-cache.ts). −1 (the default) keeps all.
    */
   pageCacheWindowBytes?: number;
+  /** Appends bypass the page cache (direct-io.ts); null or absent: buffered writes. */
+  directIo?: DirectIo | null;
 }
 
 export interface RecoveryInfo {
@@ -116,6 +119,9 @@ export class PartitionLog {
   private readonly gate = new ReadWriteGate();
   private readonly commit: GroupCommit;
   private readonly pageCache: PageCacheWindow;
+  private readonly directIo: DirectIo | null;
+  /** The direct writer of the active segment, once something was written to it (direct I/O on). */
+  private appender: DirectAppender | null = null;
   /** The state reads see (partition-reads.ts), always the current one. */
   private readonly view: LogView;
   /** The state the writer works on (append-writer.ts). */
@@ -140,7 +146,9 @@ export class PartitionLog {
     this.tier = opts.tier ?? null;
     this.onFlush = opts.onFlush;
     this.limits = { maxDecompressedBytes: opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES };
-    this.pageCache = new PageCacheWindow(this.files, opts.pageCacheWindowBytes ?? -1);
+    this.directIo = opts.directIo ?? null;
+    // Direct writes leave nothing of their own in the page cache to drop.
+    this.pageCache = new PageCacheWindow(this.files, this.directIo ? -1 : (opts.pageCacheWindowBytes ?? -1));
     this.view = {
       topic: this.topic,
       partition: this.partition,
@@ -158,7 +166,6 @@ export class PartitionLog {
       onSyncError: (err) => this.fail(err),
     });
     this.appendLog = {
-      files: this.files,
       commit: this.commit,
       config: () => this.config,
       clock: this.clock,
@@ -172,6 +179,7 @@ export class PartitionLog {
       roll: () => this.roll(),
       failure: () => this.failure,
       beforeWrite: () => this.firstWrite.beforeWrite(),
+      writeActive: (bufs, position) => this.writeActive(bufs, position),
     };
     this.maintained = {
       dir: this.dir,
@@ -427,15 +435,67 @@ export class PartitionLog {
     return covers;
   }
 
-  /** Must run inside the writer queue. */
-  private async roll(): Promise<void> {
-    const old = this.active;
-    const lease = await this.files.acquire(old.logPath);
+  /** Writes `bufs` at `position` (the end) of the active segment; must run inside the writer queue. */
+  private async writeActive(bufs: Buffer[], position: number): Promise<void> {
+    const seg = this.active;
+    if (this.directIo) {
+      if (this.appender?.path !== seg.logPath) this.appender = new DirectAppender(this.directIo, seg.logPath, seg.size, (from, to) => this.readActive(seg.logPath, from, to));
+      await this.appender.write(bufs, position);
+      return;
+    }
+    const lease = await this.files.acquire(seg.logPath);
+    try {
+      await writevFully(lease.handle, bufs, position);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async readActive(path: string, from: number, to: number): Promise<Buffer> {
+    const buf = Buffer.alloc(to - from);
+    const lease = await this.files.acquire(path);
+    try {
+      const n = await readFully(lease.handle, buf, from);
+      if (n !== buf.length) throw new StorageError("KAFKA_STORAGE_ERROR", `${path}: read ${n} of the ${buf.length} bytes before its end at ${to}`);
+    } finally {
+      lease.release();
+    }
+    return buf;
+  }
+
+  /**
+   * The active segment stops being written (roll, close): the padding a
+   * direct write left past its end is cut off, and its direct descriptor closed.
+   * The caller syncs the file afterwards.
+   */
+  private async finishDirectWrites(seg: Segment): Promise<void> {
+    const appender = this.appender;
+    if (!appender || appender.path !== seg.logPath) return;
+    this.appender = null;
+    appender.retire();
+    if (!appender.padded) return;
+    const lease = await this.files.acquire(seg.logPath);
+    try {
+      await lease.handle.truncate(seg.size);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async syncFile(path: string): Promise<void> {
+    const lease = await this.files.acquire(path);
     try {
       await lease.handle.datasync();
     } finally {
       lease.release();
     }
+  }
+
+  /** Must run inside the writer queue. */
+  private async roll(): Promise<void> {
+    const old = this.active;
+    await this.finishDirectWrites(old);
+    await this.syncFile(old.logPath);
     this.commit.markFlushed(this.leo);
     this.pageCache.afterSync(old.logPath, old.size, true);
     await old.writeIndexes();
@@ -530,13 +590,19 @@ export class PartitionLog {
     if (!this.failure) {
       await this.writer.run(async () => undefined);
       await this.commit.waitFlushed(this.leo);
-      if (this.leo > 0) {
-        await this.writer.run(async () => {
+      await this.writer.run(async () => {
+        if (this.appender) {
+          await this.finishDirectWrites(this.active);
+          await this.syncFile(this.active.logPath);
+        }
+        if (this.leo > 0) {
           await this.active.writeIndexes();
           await writeProducerSnapshot(this.dir, this.leo, this.producers);
-        });
-      }
+        }
+      });
     }
+    this.appender?.retire();
+    this.appender = null;
     this.closed = true;
     await this.pageCache.settled();
     for (const s of this.segments) this.files.retire(s.logPath);
@@ -548,6 +614,8 @@ export class PartitionLog {
     this.commit.stop();
     await this.writer.run(async () => undefined);
     await this.pageCache.settled();
+    this.appender?.retire();
+    this.appender = null;
     for (const s of this.segments) this.files.retire(s.logPath);
     await rm(this.dir, { recursive: true, force: true });
   }

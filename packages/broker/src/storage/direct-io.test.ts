@@ -1,0 +1,133 @@
+/**
+ * log.direct.io: appends bypass the page cache, and the log reads, rolls,
+ * closes and recovers exactly as with buffered writes.
+ */
+import { execFileSync } from "node:child_process";
+import { readdir, stat, truncate } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { alignedBuffer, DIRECT_IO_BLOCK, probeDirectIo } from "./direct-io.ts";
+import { LogManager } from "./log-manager.ts";
+import { buildBatch, recordsOf, tempDir } from "./test-helpers.ts";
+
+let dir: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  dir = await tempDir("kappa-direct-io-");
+});
+afterEach(async () => {
+  await dir.cleanup();
+});
+
+function resident(file: string): number {
+  return Number(execFileSync("fincore", ["--bytes", "--noheadings", "--output", "RES", file], { encoding: "utf8" }).trim());
+}
+
+/** Values of every record from offset 0 to the end. */
+async function readAll(mgr: LogManager, topic: string): Promise<string[]> {
+  const log = mgr.getPartition(topic, 0);
+  const out: string[] = [];
+  let offset = 0;
+  for (;;) {
+    const r = await log.read(BigInt(offset), 1024 * 1024);
+    if (r.records.length === 0) return out;
+    for (const rec of recordsOf(r.records)) {
+      if (rec.offset < offset) continue;
+      out.push(rec.value ?? "");
+      offset = rec.offset + 1;
+    }
+  }
+}
+
+/** Record values of odd, block-unaligned sizes, so that most appends end inside a block. */
+function values(n: number, seed: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${seed}-${i}-` + "v".repeat((i * 7919 + seed * 31) % 3001));
+}
+
+async function appendAll(mgr: LogManager, topic: string, vals: string[], durable: boolean): Promise<void> {
+  const log = mgr.getPartition(topic, 0);
+  for (let i = 0; i < vals.length; i += 3) {
+    await log.append(buildBatch({ records: vals.slice(i, i + 3).map((value) => ({ key: null, value })) }), { requireDurable: durable });
+  }
+}
+
+async function segmentFiles(topic: string): Promise<string[]> {
+  const d = join(dir.path, "logs", `${topic}-0`);
+  return (await readdir(d)).filter((f) => f.endsWith(".log")).sort().map((f) => join(d, f));
+}
+
+describe("direct I/O appends", () => {
+  it("is available on Linux for the data dir's filesystem, with block-aligned memory", async () => {
+    expect(await probeDirectIo(dir.path)).toBe(process.platform === "linux");
+    const buf = alignedBuffer(10_000);
+    expect(buf.length).toBe(10_000);
+  });
+
+  it("leaves the appended bytes out of the page cache, and the log reads them back exactly", async () => {
+    const mgr = await LogManager.open(dir.path, { directIo: true });
+    expect(mgr.directIoActive).toBe(true);
+    await mgr.createTopic("t", { partitions: 1 });
+    const vals = values(3000, 1);
+    await appendAll(mgr, "t", vals, true);
+    const [segment] = await segmentFiles("t");
+    const size = (await stat(segment!)).size;
+    expect(size).toBeGreaterThan(4 * 1024 * 1024);
+    // Buffered appends would leave all of it cached (page-cache.test.ts): direct ones none of it,
+    // bar the pages reads brought in (none yet).
+    expect(resident(segment!)).toBeLessThan(256 * 1024);
+    expect(await readAll(mgr, "t")).toEqual(vals);
+    await mgr.close();
+    // Closed: the padding of the last block is cut off, so the file ends at the log's end.
+    const after = (await stat(segment!)).size;
+    expect(after % DIRECT_IO_BLOCK).not.toBe(0);
+    expect(after).toBeLessThanOrEqual(size);
+  });
+
+  it("continues a segment whose end is inside a block after a restart, and rolls to files of exact size", async () => {
+    const first = values(500, 2);
+    const second = values(700, 3);
+    let mgr = await LogManager.open(dir.path, { directIo: true });
+    await mgr.createTopic("t", { partitions: 1, configs: { "segment.bytes": String(600 * 1024) } });
+    await appendAll(mgr, "t", first, false);
+    await mgr.close();
+    mgr = await LogManager.open(dir.path, { directIo: true });
+    await appendAll(mgr, "t", second, true);
+    expect(await readAll(mgr, "t")).toEqual([...first, ...second]);
+    const files = await segmentFiles("t");
+    expect(files.length).toBeGreaterThan(2);
+    // Rolled segments were truncated to their last batch: a buffered open of each scans clean.
+    await mgr.close();
+    mgr = await LogManager.open(dir.path, { directIo: false });
+    expect(await readAll(mgr, "t")).toEqual([...first, ...second]);
+    expect(mgr.getPartition("t", 0).recovery.truncatedBytes).toBe(0);
+    await mgr.close();
+  });
+
+  it("recovers a segment left with the zeros of a direct write's last block (a crash before the roll or close cut them)", async () => {
+    const vals = values(400, 4);
+    let mgr = await LogManager.open(dir.path, { directIo: true });
+    await mgr.createTopic("t", { partitions: 1 });
+    await appendAll(mgr, "t", vals, true);
+    await mgr.close();
+    const [segment] = await segmentFiles("t");
+    const exact = (await stat(segment!)).size;
+    // What a kill -9 leaves: the file as long as the last direct write's whole blocks.
+    await truncate(segment!, Math.ceil(exact / DIRECT_IO_BLOCK) * DIRECT_IO_BLOCK);
+    mgr = await LogManager.open(dir.path, { directIo: true });
+    expect(await readAll(mgr, "t")).toEqual(vals);
+    expect(mgr.getPartition("t", 0).recovery.truncatedBytes).toBe(Math.ceil(exact / DIRECT_IO_BLOCK) * DIRECT_IO_BLOCK - exact);
+    const more = values(50, 5);
+    await appendAll(mgr, "t", more, true);
+    expect(await readAll(mgr, "t")).toEqual([...vals, ...more]);
+    await mgr.close();
+  });
+
+  it("writes through the page cache when turned off (Kafka's behaviour)", async () => {
+    const mgr = await LogManager.open(dir.path, { directIo: false });
+    expect(mgr.directIoActive).toBe(false);
+    await mgr.createTopic("t", { partitions: 1 });
+    await appendAll(mgr, "t", values(1000, 6), true);
+    const [segment] = await segmentFiles("t");
+    expect(resident(segment!)).toBeGreaterThan((await stat(segment!)).size / 2);
+    await mgr.close();
+  });
+});
