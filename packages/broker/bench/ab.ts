@@ -3,9 +3,9 @@
 // packages/broker). Each round runs one kcat produce of 300,000 1 KiB records (acks=all) against
 // the mock and then against every broker (the order reversed every other round), so that a slow
 // spell of the machine hits every side alike; it prints each side's median, its ratio to the
-// mock's, and the broker process's CPU seconds per run. On this 2-core VM one run's figure moves
-// ±10 % with the machine's state: `npm run bench` is the figure of record, this is for deciding
-// whether a change helps.
+// mock's, and the CPU seconds per run of the broker process and of kcat (with GNU time). On
+// this 2-core VM one run's figure moves ±10 % with the machine's state: `npm run bench` is the
+// figure of record, this is for deciding whether a change helps.
 //
 //   AB_SIDES='name|ENV=1 ENV2=2|setting=value setting=value|/path/to/other/packages/broker;name2|...'
 //     each side: a name, environment for its broker process, broker settings (--override each),
@@ -14,7 +14,7 @@
 //   AB_ROUNDS (15): rounds.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
@@ -35,6 +35,7 @@ interface Running extends Side {
   bootstrap: string;
   ms: number[];
   cpu: number[];
+  kcatCpu: number[];
 }
 
 function sides(): Side[] {
@@ -51,13 +52,20 @@ function cpuSeconds(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function produce(file: string, bootstrap: string, topic: string): number {
+/** GNU time, for kcat's own CPU (user + system seconds) when installed. */
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+
+/** One kcat produce of `file`: wall ms, and kcat's CPU seconds (NaN without /usr/bin/time). */
+function produce(file: string, bootstrap: string, topic: string): { ms: number; cpu: number } {
   const fd = openSync(file, "r");
   const started = process.hrtime.bigint();
-  const r = spawnSync("kcat", ["-b", bootstrap, "-P", "-t", topic, "-X", "acks=all"], { stdio: [fd, "ignore", "pipe"] });
+  const kcat = ["kcat", "-b", bootstrap, "-P", "-t", topic, "-X", "acks=all"];
+  const r = TIME ? spawnSync(TIME, ["-f", "kcat-cpu %U %S", ...kcat], { stdio: [fd, "ignore", "pipe"] }) : spawnSync(kcat[0]!, kcat.slice(1), { stdio: [fd, "ignore", "pipe"] });
   closeSync(fd);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.status !== 0) throw new Error(`kcat produce to ${bootstrap} exited with ${r.status}: ${r.stderr.toString()}`);
-  return Number(process.hrtime.bigint() - started) / 1e6;
+  const m = /kcat-cpu ([\d.]+) ([\d.]+)/.exec(r.stderr.toString());
+  return { ms, cpu: m ? Number(m[1]) + Number(m[2]) : NaN };
 }
 
 async function startBroker(side: Side, dataDir: string): Promise<Running> {
@@ -82,7 +90,7 @@ async function startBroker(side: Side, dataDir: string): Promise<Running> {
   await admin.connect();
   await admin.createTopics({ topics: Array.from({ length: ROUNDS + 1 }, (_, r) => ({ topic: `ab-${r}`, numPartitions: 4 })) });
   await admin.disconnect();
-  return { ...side, proc, bootstrap, ms: [], cpu: [] };
+  return { ...side, proc, bootstrap, ms: [], cpu: [], kcatCpu: [] };
 }
 
 async function startMock(): Promise<{ proc: ChildProcess; bootstrap: string }> {
@@ -125,20 +133,27 @@ async function main(): Promise<void> {
     produce(file, mock.bootstrap, "warm-up");
     for (const s of running) produce(file, s.bootstrap, `ab-${ROUNDS}`);
     const mockMs: number[] = [];
+    const mockKcatCpu: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      mockMs.push(produce(file, mock.bootstrap, `ab-${r}`));
+      const onMock = produce(file, mock.bootstrap, `ab-${r}`);
+      mockMs.push(onMock.ms);
+      mockKcatCpu.push(onMock.cpu);
       for (const s of r % 2 === 1 ? [...running].reverse() : running) {
         const cpu0 = cpuSeconds(s.proc.pid);
-        s.ms.push(produce(file, s.bootstrap, `ab-${r}`));
+        const run = produce(file, s.bootstrap, `ab-${r}`);
+        s.ms.push(run.ms);
+        s.kcatCpu.push(run.cpu);
         s.cpu.push(cpuSeconds(s.proc.pid) - cpu0);
       }
     }
-    process.stdout.write(`mock cluster: median ${mbs(median(mockMs)).toFixed(0)} MB/s; load at the end ${readFileSync("/proc/loadavg", "utf8").trim()}\n`);
+    process.stdout.write(
+      `mock cluster: median ${mbs(median(mockMs)).toFixed(0)} MB/s, kcat CPU ${median(mockKcatCpu).toFixed(2)} s a run (the mock's own threads are in another kcat process); load at the end ${readFileSync("/proc/loadavg", "utf8").trim()}\n`,
+    );
     for (const s of running) {
       const perRound = s.ms.map((ms, i) => mockMs[i]! / ms);
       process.stdout.write(
         `${s.name.padEnd(16)} median ${mbs(median(s.ms)).toFixed(0)} MB/s = ${((100 * median(mockMs)) / median(s.ms)).toFixed(1)} % of the mock's median ` +
-          `(median of per-round ratios ${(100 * median(perRound)).toFixed(1)} %); broker CPU ${median(s.cpu).toFixed(2)} s a run\n`,
+          `(median of per-round ratios ${(100 * median(perRound)).toFixed(1)} %); CPU a run: broker ${median(s.cpu).toFixed(2)} s, kcat ${median(s.kcatCpu).toFixed(2)} s\n`,
       );
     }
   } finally {
