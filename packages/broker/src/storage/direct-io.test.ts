@@ -102,6 +102,23 @@ describe("direct I/O appends", () => {
     await mgr.close();
   });
 
+  it("writes a group of appends larger than a staging chunk, from a start inside a block, byte for byte", async () => {
+    const mgr = await LogManager.open(dir.path, { directIo: true });
+    await mgr.createTopic("t", { partitions: 1 });
+    const log = mgr.getPartition("t", 0);
+    const head = values(7, 7);
+    await appendAll(mgr, "t", head, true);
+    // 48 appends of ~100 KB sent at once: they queue while the first writes, and are written as one group.
+    const big = Array.from({ length: 48 }, (_, i) => `big-${i}-` + String.fromCharCode(97 + (i % 26)).repeat(100_000 + i * 37));
+    await Promise.all(big.map((value) => log.append(buildBatch({ records: [{ key: null, value }] }), { requireDurable: true })));
+    const expected = [...head, ...big];
+    expect(await readAll(mgr, "t")).toEqual(expected);
+    await mgr.close();
+    const reopened = await LogManager.open(dir.path, { directIo: false });
+    expect(await readAll(reopened, "t")).toEqual(expected);
+    await reopened.close();
+  });
+
   it("recovers a segment left with the zeros of a direct write's last block (a crash before the roll or close cut them)", async () => {
     const vals = values(400, 4);
     let mgr = await LogManager.open(dir.path, { directIo: true });

@@ -28,7 +28,7 @@
  * aligned memory cannot be had (koffi missing), `probeDirectIo` says so and the
  * log writes through the page cache as before.
  */
-import { constants, open, rm } from "node:fs/promises";
+import { constants, open, rm, type FileHandle } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { FileHandleCache } from "./files.ts";
@@ -38,6 +38,10 @@ export const DIRECT_IO_BLOCK = 4096;
 /** Idle staging buffers kept for reuse, across all partitions. */
 const STAGING_IDLE_BYTES = 32 * 1024 * 1024;
 const STAGING_MIN_BYTES = 64 * 1024;
+/** A group of appends is written in chunks of this many bytes (whole blocks), each from its own staging buffer. */
+export const STAGING_CHUNK_BYTES = 1024 * 1024;
+/** Chunk writes of one append group in flight at once (the next chunk is copied while they run). */
+const STAGING_CHUNKS_IN_FLIGHT = 4;
 
 type AddressOf = (buf: Buffer) => bigint;
 
@@ -157,41 +161,85 @@ export class DirectAppender {
     }
     let total = 0;
     for (const b of bufs) total += b.length;
+    // The bytes written: the partial block's, then `bufs`, then zeros to a block's end, from `start`.
     const start = this.end - this.tailLength;
     const length = alignUp(this.tailLength + total);
-    const staging = this.io.staging.take(length);
+    const sources = this.tailLength > 0 ? [this.tail.subarray(0, this.tailLength), ...bufs] : bufs;
+    let source = 0;
+    let sourceAt = 0;
+    const lease = await this.io.files.acquire(this.path);
+    const inFlight = new Set<Promise<void>>();
+    let failure: { error: unknown } | null = null;
+    let last: Buffer | null = null;
     try {
-      this.tail.copy(staging, 0, 0, this.tailLength);
-      let at = this.tailLength;
-      for (const b of bufs) at += b.copy(staging, at);
-      staging.fill(0, at, length);
-      const lease = await this.io.files.acquire(this.path);
-      try {
-        let written = 0;
-        while (written < length) {
-          const { bytesWritten } = await lease.handle.write(staging, written, length - written, start + written);
-          // A short direct write (a full disk) that is not whole blocks cannot be resumed aligned.
-          if (bytesWritten <= 0 || bytesWritten % DIRECT_IO_BLOCK !== 0) throw new Error(`short direct write to ${this.path}: ${bytesWritten} of ${length - written} bytes`);
-          written += bytesWritten;
+      // In chunks of whole blocks, each copied into its own staging buffer and written while the
+      // next is copied, at most STAGING_CHUNKS_IN_FLIGHT at a time: staging memory stays bounded
+      // (and reused) however large a group of appends is.
+      for (let off = 0; off < length && failure === null; off += STAGING_CHUNK_BYTES) {
+        const n = Math.min(STAGING_CHUNK_BYTES, length - off);
+        const staging = this.io.staging.take(n);
+        let at = 0;
+        while (at < n && source < sources.length) {
+          const src = sources[source]!;
+          const copied = src.copy(staging, at, sourceAt, Math.min(src.length, sourceAt + (n - at)));
+          at += copied;
+          sourceAt += copied;
+          if (sourceAt === src.length) {
+            source++;
+            sourceAt = 0;
+          }
         }
-      } finally {
-        lease.release();
+        staging.fill(0, at, n);
+        const isLast = off + n === length;
+        if (isLast) last = staging;
+        const write = writeWholeBlocks(lease.handle, staging, n, start + off, this.path).then(
+          () => {
+            if (!isLast) this.io.staging.give(staging);
+          },
+          (error: unknown) => {
+            failure ??= { error };
+            if (!isLast) this.io.staging.give(staging);
+          },
+        );
+        inFlight.add(write);
+        void write.finally(() => inFlight.delete(write));
+        if (inFlight.size >= STAGING_CHUNKS_IN_FLIGHT) await Promise.race(inFlight);
       }
+      // Every write is finished (or failed) before any staging buffer or the descriptor is reused.
+      await Promise.all(inFlight);
+      if (failure !== null) throw (failure as { error: unknown }).error;
       const newEnd = this.end + total;
       const keep = newEnd % DIRECT_IO_BLOCK;
-      const from = this.tailLength + total - keep;
-      if (this.tail.length < keep) this.tail = Buffer.allocUnsafe(DIRECT_IO_BLOCK);
-      staging.copy(this.tail, 0, from, from + keep);
+      if (keep > 0) {
+        // The new partial block is the end of the last chunk.
+        const lastChunk = last!;
+        const from = (length - DIRECT_IO_BLOCK) % STAGING_CHUNK_BYTES;
+        if (this.tail.length < DIRECT_IO_BLOCK) this.tail = Buffer.allocUnsafe(DIRECT_IO_BLOCK);
+        lastChunk.copy(this.tail, 0, from, from + keep);
+      }
       this.tailLength = keep;
       this.end = newEnd;
     } finally {
-      this.io.staging.give(staging);
+      await Promise.all(inFlight);
+      lease.release();
+      if (last) this.io.staging.give(last);
     }
   }
 
   /** The segment stops being written here (roll, close, deletion): its O_DIRECT descriptor is closed. */
   retire(): void {
     this.io.files.retire(this.path);
+  }
+}
+
+/** Writes `buf[0, n)` at `position` (both whole blocks), resuming after a short write of whole blocks. */
+async function writeWholeBlocks(handle: FileHandle, buf: Buffer, n: number, position: number, path: string): Promise<void> {
+  let written = 0;
+  while (written < n) {
+    const { bytesWritten } = await handle.write(buf, written, n - written, position + written);
+    // A short direct write (a full disk) that is not whole blocks cannot be resumed aligned.
+    if (bytesWritten <= 0 || bytesWritten % DIRECT_IO_BLOCK !== 0) throw new Error(`short direct write to ${path}: ${bytesWritten} of ${n - written} bytes`);
+    written += bytesWritten;
   }
 }
 
