@@ -2,13 +2,12 @@
  * log.direct.io: appends bypass the page cache, and the log reads, rolls,
  * closes and recovers exactly as with buffered writes.
  */
-import { execFileSync } from "node:child_process";
 import { readdir, stat, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { alignedBuffer, DIRECT_IO_BLOCK, probeDirectIo } from "./direct-io.ts";
 import { LogManager } from "./log-manager.ts";
-import { buildBatch, recordsOf, tempDir } from "./test-helpers.ts";
+import { buildBatch, recordsOf, residentBytes, tempDir } from "./test-helpers.ts";
 
 let dir: { path: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -18,9 +17,6 @@ afterEach(async () => {
   await dir.cleanup();
 });
 
-function resident(file: string): number {
-  return Number(execFileSync("fincore", ["--bytes", "--noheadings", "--output", "RES", file], { encoding: "utf8" }).trim());
-}
 
 /** Values of every record from offset 0 to the end. */
 async function readAll(mgr: LogManager, topic: string): Promise<string[]> {
@@ -73,7 +69,7 @@ describe("direct I/O appends", () => {
     expect(size).toBeGreaterThan(4 * 1024 * 1024);
     // Buffered appends would leave all of it cached (page-cache.test.ts): direct ones none of it,
     // bar the pages reads brought in (none yet).
-    expect(resident(segment!)).toBeLessThan(256 * 1024);
+    expect(residentBytes(segment!)).toBeLessThan(256 * 1024);
     expect(await readAll(mgr, "t")).toEqual(vals);
     await mgr.close();
     // Closed: the padding of the last block is cut off, so the file ends at the log's end.
@@ -144,7 +140,7 @@ describe("direct I/O appends", () => {
     await mgr.createTopic("t", { partitions: 1 });
     await appendAll(mgr, "t", values(1000, 6), true);
     const [segment] = await segmentFiles("t");
-    expect(resident(segment!)).toBeGreaterThan((await stat(segment!)).size / 2);
+    expect(residentBytes(segment!)).toBeGreaterThan((await stat(segment!)).size / 2);
     await mgr.close();
   });
 });

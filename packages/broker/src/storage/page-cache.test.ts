@@ -2,13 +2,12 @@
  * log.page.cache.window.bytes: what of a partition's synced log stays in the
  * OS page cache, read with util-linux's fincore (mincore(2) over the file).
  */
-import { execFileSync } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LogManager } from "./log-manager.ts";
 import { DROP_STEP_BYTES, pageCacheDropIsNative } from "./page-cache.ts";
-import { buildBatch, tempDir } from "./test-helpers.ts";
+import { buildBatch, residentBytes, tempDir } from "./test-helpers.ts";
 
 const MiB = 1024 * 1024;
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -20,10 +19,6 @@ afterEach(async () => {
   await dir.cleanup();
 });
 
-/** Bytes of `file` resident in the page cache. */
-function resident(file: string): number {
-  return Number(execFileSync("fincore", ["--bytes", "--noheadings", "--output", "RES", file], { encoding: "utf8" }).trim());
-}
 
 /** Writes `mib` MiB to t-0 in durable 256 KiB batches, closes the broker's logs (which waits for advice in flight) and returns the segment files. */
 async function writeDurably(mib: number, opts: { window: number; segmentBytes?: number }): Promise<string[]> {
@@ -47,7 +42,7 @@ describe("the page-cache window", () => {
 
   it("keeps the window behind the active segment's end cached and drops the synced bytes before it", async () => {
     const [segment] = await writeDurably(12, { window: MiB });
-    const cached = resident(segment!);
+    const cached = residentBytes(segment!);
     // The window, plus at most one step not yet dropped (calls move in DROP_STEP_BYTES), plus alignment.
     expect(cached).toBeLessThanOrEqual(MiB + DROP_STEP_BYTES + 64 * 1024);
     expect(cached).toBeGreaterThanOrEqual(MiB / 2);
@@ -55,12 +50,12 @@ describe("the page-cache window", () => {
 
   it("keeps everything cached with −1 (Kafka's behaviour)", async () => {
     const [segment] = await writeDurably(12, { window: -1 });
-    expect(resident(segment!)).toBeGreaterThanOrEqual(11 * MiB);
+    expect(residentBytes(segment!)).toBeGreaterThanOrEqual(11 * MiB);
   });
 
   it("drops a rolled segment's synced bytes beyond the window, whatever the step", async () => {
     const segments = await writeDurably(6, { window: 0, segmentBytes: 2 * MiB });
     expect(segments.length).toBeGreaterThanOrEqual(3);
-    for (const rolled of segments.slice(0, -1)) expect(resident(rolled)).toBe(0);
+    for (const rolled of segments.slice(0, -1)) expect(residentBytes(rolled)).toBe(0);
   });
 });

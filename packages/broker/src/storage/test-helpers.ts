@@ -1,10 +1,15 @@
 /** Helpers shared by the storage tests (not exported from the package). */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { encodeRecordBatch } from "@kappa/kafka-protocol";
 import { HEADER_SIZE, LOG_OVERHEAD, crc32c, decodeRecords, readHeader, type BatchHeader } from "./batch.ts";
+
+/** Bytes of `file` resident in the OS page cache: util-linux's fincore (mincore(2) over the file; Debian util-linux-extra). */
+export function residentBytes(file: string): number {
+  return Number(execFileSync("fincore", ["--bytes", "--noheadings", "--output", "RES", file], { encoding: "utf8" }).trim());
+}
 
 /**
  * Runs `script` (a child process under tsx, in its own folder) and SIGKILLs it
