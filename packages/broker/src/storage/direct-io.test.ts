@@ -2,10 +2,11 @@
  * log.direct.io: appends bypass the page cache, and the log reads, rolls,
  * closes and recovers exactly as with buffered writes.
  */
-import { readdir, stat, truncate } from "node:fs/promises";
+import { constants, readdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { alignedBuffer, DIRECT_IO_BLOCK, probeDirectIo } from "./direct-io.ts";
+import { alignedBuffer, DIRECT_IO_BLOCK, DirectAppender, probeDirectIo, StagingPool, TailCache, type DirectIo } from "./direct-io.ts";
+import { FileHandleCache, readFully } from "./files.ts";
 import { LogManager } from "./log-manager.ts";
 import { buildBatch, recordsOf, residentBytes, tempDir } from "./test-helpers.ts";
 
@@ -132,6 +133,55 @@ describe("direct I/O appends", () => {
     await appendAll(mgr, "t", more, true);
     expect(await readAll(mgr, "t")).toEqual([...vals, ...more]);
     await mgr.close();
+  });
+
+  it("keeps the partial last blocks of the most recently written segments only, and reads a dropped one back from its file", async () => {
+    const io: DirectIo = {
+      files: new FileHandleCache(16, constants.O_WRONLY | constants.O_DIRECT),
+      staging: new StagingPool(),
+      tails: new TailCache(2),
+    };
+    const buffered = new FileHandleCache(16);
+    const readBacks: string[] = [];
+    const files = Array.from({ length: 5 }, (_, i) => join(dir.path, `segment-${i}.log`));
+    const expected = files.map(() => Buffer.alloc(0));
+    const appenders = await Promise.all(
+      files.map(async (path) => {
+        await writeFile(path, "");
+        return new DirectAppender(io, path, 0, async (from, to) => {
+          readBacks.push(path);
+          const buf = Buffer.alloc(to - from);
+          const lease = await buffered.acquire(path);
+          try {
+            expect(await readFully(lease.handle, buf, from)).toBe(buf.length);
+          } finally {
+            lease.release();
+          }
+          return buf;
+        });
+      }),
+    );
+    // Round-robin appends of odd sizes: every append ends inside a block, and with 5 segments
+    // and room for 2 blocks each segment's block was dropped before its next append.
+    for (let round = 0; round < 8; round++) {
+      for (let i = 0; i < files.length; i++) {
+        const bytes = Buffer.alloc(1000 + ((round * 7 + i * 13) % 5) * 777, 97 + ((round + i) % 26));
+        await appenders[i]!.write([bytes], expected[i]!.length);
+        expected[i] = Buffer.concat([expected[i]!, bytes]);
+        expect(io.tails.size).toBeLessThanOrEqual(2);
+      }
+    }
+    // The first round read nothing back (empty files); every later append of the 5 had to.
+    expect(readBacks.length).toBe(7 * files.length);
+    for (const a of appenders) a.retire();
+    await io.files.closeAll();
+    await buffered.closeAll();
+    for (let i = 0; i < files.length; i++) {
+      const onDisk = await readFile(files[i]!);
+      expect(onDisk.length).toBe(Math.ceil(expected[i]!.length / DIRECT_IO_BLOCK) * DIRECT_IO_BLOCK);
+      expect(onDisk.subarray(0, expected[i]!.length).equals(expected[i]!)).toBe(true);
+      expect(onDisk.subarray(expected[i]!.length).every((b) => b === 0)).toBe(true);
+    }
   });
 
   it("writes through the page cache when turned off (Kafka's behaviour)", async () => {

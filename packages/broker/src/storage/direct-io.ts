@@ -116,11 +116,48 @@ export class StagingPool {
   }
 }
 
+/** Partial last blocks kept in memory at most, across all partitions (LRU; see `TailCache`). */
+export const MAX_KEPT_TAILS = 1024;
+
+/**
+ * The partial last blocks kept in memory, the most recently written
+ * partitions' only: a broker with 60,000 partitions would otherwise hold up
+ * to 4 KiB for each one ever written. A partition whose block was dropped
+ * reads it back from its file (one buffered read) at its next write.
+ */
+export class TailCache {
+  private readonly order = new Map<DirectAppender, true>();
+  constructor(readonly limit = MAX_KEPT_TAILS) {}
+
+  /** `a` was just written: it is the most recent; the oldest beyond the limit forget their blocks. */
+  touch(a: DirectAppender): void {
+    this.order.delete(a);
+    this.order.set(a, true);
+    if (this.order.size <= this.limit) return;
+    for (const old of this.order.keys()) {
+      if (this.order.size <= this.limit) break;
+      // One writing now keeps its block (it is the one being changed); it is dropped at a later touch.
+      if (old === a || !old.forgetTail()) continue;
+      this.order.delete(old);
+    }
+  }
+
+  remove(a: DirectAppender): void {
+    this.order.delete(a);
+  }
+
+  /** Partitions whose block is kept (tests). */
+  get size(): number {
+    return this.order.size;
+  }
+}
+
 /** What the log manager shares with its partitions when direct I/O is on. */
 export interface DirectIo {
   /** O_DIRECT descriptors of active segments (apart from the buffered ones reads use). */
   readonly files: FileHandleCache;
   readonly staging: StagingPool;
+  readonly tails: TailCache;
 }
 
 /**
@@ -133,7 +170,11 @@ export class DirectAppender {
   private tailLength = 0;
   /** Logical end of the segment: what has been written (the file may be longer by padding). */
   private end: number;
-  private started = false;
+  /** Whether `tail` holds the partial block (read back at the first write, and after `forgetTail`). */
+  private tailKnown = false;
+  /** Whether a direct write happened (it may have left padding past the end). */
+  private wrote = false;
+  private writing = false;
 
   constructor(
     private readonly io: DirectIo,
@@ -147,17 +188,36 @@ export class DirectAppender {
 
   /** True once a direct write may have left padding past the logical end (the segment then needs `truncate` at roll/close). */
   get padded(): boolean {
-    return this.started && this.end % DIRECT_IO_BLOCK !== 0;
+    return this.wrote && this.end % DIRECT_IO_BLOCK !== 0;
+  }
+
+  /** Drops the partial block from memory (TailCache); false while a write is using it. */
+  forgetTail(): boolean {
+    if (this.writing) return false;
+    this.tail = Buffer.alloc(0);
+    this.tailLength = 0;
+    this.tailKnown = false;
+    return true;
   }
 
   /** Writes `bufs` at `position`, which must be the segment's logical end. */
   async write(bufs: Buffer[], position: number): Promise<void> {
     if (position !== this.end) throw new Error(`direct append to ${this.path} at ${position}, but its end is ${this.end}`);
-    if (!this.started) {
+    this.writing = true;
+    try {
+      await this.writeAtEnd(bufs);
+    } finally {
+      this.writing = false;
+    }
+    this.io.tails.touch(this);
+  }
+
+  private async writeAtEnd(bufs: Buffer[]): Promise<void> {
+    if (!this.tailKnown) {
       const blockStart = this.end - (this.end % DIRECT_IO_BLOCK);
       this.tail = this.end > blockStart ? await this.readBack(blockStart, this.end) : Buffer.alloc(0);
       this.tailLength = this.tail.length;
-      this.started = true;
+      this.tailKnown = true;
     }
     let total = 0;
     for (const b of bufs) total += b.length;
@@ -207,6 +267,7 @@ export class DirectAppender {
       }
       // Every write is finished (or failed) before any staging buffer or the descriptor is reused.
       await Promise.all(inFlight);
+      this.wrote = true;
       if (failure !== null) throw (failure as { error: unknown }).error;
       const newEnd = this.end + total;
       const keep = newEnd % DIRECT_IO_BLOCK;
@@ -228,6 +289,7 @@ export class DirectAppender {
 
   /** The segment stops being written here (roll, close, deletion): its O_DIRECT descriptor is closed. */
   retire(): void {
+    this.io.tails.remove(this);
     this.io.files.retire(this.path);
   }
 }

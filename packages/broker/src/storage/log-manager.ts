@@ -25,7 +25,7 @@ import {
   type DescribedConfig,
 } from "./configs.ts";
 import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
-import { probeDirectIo, StagingPool, type DirectIo } from "./direct-io.ts";
+import { probeDirectIo, StagingPool, TailCache, type DirectIo } from "./direct-io.ts";
 import { StorageError } from "./errors.ts";
 import { FileHandleCache, fsyncDir } from "./files.ts";
 import { GroupOffsetStore } from "./group-offset-store.ts";
@@ -157,7 +157,7 @@ export class LogManager {
         const files = new FileHandleCache(opts.fileHandleLimit ?? 512);
         const directIo: DirectIo | null =
           opts.directIo && (await probeDirectIo(dataDir))
-            ? { files: new FileHandleCache(opts.fileHandleLimit ?? 512, constants.O_WRONLY | constants.O_DIRECT), staging: new StagingPool() }
+            ? { files: new FileHandleCache(opts.fileHandleLimit ?? 512, constants.O_WRONLY | constants.O_DIRECT), staging: new StagingPool(), tails: new TailCache() }
             : null;
         const mgr = new LogManager(dataDir, meta, files, clock, !clean, remote, opts.maxDecompressedBytes, opts.pageCacheWindowBytes, directIo);
         await mgr.openAllLogs(!clean);
