@@ -15,6 +15,11 @@
 // For 1 KiB records it measures, against the broker running as a child process
 // with its default durability (acks=all is fsync'd before it is acknowledged):
 //  - produce throughput with kcat (-X acks=all) and with kafkajs (acks=-1)
+//  - the same bytes from a light client (raw-produce.ts: Produce requests encoded
+//    before the clock starts, 8 in flight), i.e. what the broker takes when the
+//    client's own CPU does not share the 2 cores with it; with the broker's minor
+//    page faults per GB beside each (this VM prices a fault into memory the host
+//    took back at several times a copy)
 //  - consume throughput from beginning to end with kcat and with kafkajs
 //  - produce latency p50/p99 at fixed rates, 200 and 5,000 records/s (kafkajs,
 //    one record per send, acks=-1), and at 5,000 records/s with kcat/librdkafka
@@ -34,7 +39,8 @@ import { mkdtemp, open, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kafka, logLevel } from "kafkajs";
+import { Kafka, logLevel, type Admin } from "kafkajs";
+import { rawProduce, type RawProduceResult } from "./raw-produce.ts";
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 300_000);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
@@ -265,6 +271,17 @@ function cpuSeconds(pid: number | undefined, mainThread = false): number | null 
   }
 }
 
+/** The process's minor page faults so far (Linux /proc; null elsewhere): on this VM each fault into memory the host took back is priced at several times a copy. */
+function minorFaults(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // minflt is field 10 of stat, i.e. 7 after the command name.
+    return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[7]);
+  } catch {
+    return null;
+  }
+}
+
 function mbps(records: number, ms: number): string {
   return `${((records * RECORD_BYTES) / 1024 / 1024 / (ms / 1000)).toFixed(1)} MB/s, ${Math.round(records / (ms / 1000)).toLocaleString("en-US")} rec/s`;
 }
@@ -359,13 +376,17 @@ async function runIn(work: string): Promise<void> {
     await brokerTiming(broker.proc, "reset-metrics");
     let kcatMockCpu = 0;
     let kcatBrokerCpu = 0;
+    let brokerFaults = 0;
     for (let i = 0; i < (LATENCY_ONLY ? 0 : RUNS); i++) {
       const onMock = await kcatProduce(mock.bootstrap, `bench-${i}`, file);
       mockRuns.push(onMock.ms);
       kcatMockCpu += onMock.cpu;
       const cpu0 = cpuSeconds(broker.proc.pid);
       const main0 = cpuSeconds(broker.proc.pid, true);
+      const faults0 = minorFaults(broker.proc.pid);
       const onBroker = await kcatProduce(broker.bootstrap, kcatTopics[i]!, file);
+      const faults1 = minorFaults(broker.proc.pid);
+      if (faults0 !== null && faults1 !== null) brokerFaults += faults1 - faults0;
       brokerRuns.push(onBroker.ms);
       kcatBrokerCpu += onBroker.cpu;
       const cpu1 = cpuSeconds(broker.proc.pid);
@@ -392,9 +413,11 @@ async function runIn(work: string): Promise<void> {
       note("  broker process CPU during its kcat runs", `${brokerCpu.toFixed(2)} s over ${wall.toFixed(2)} s wall (${((brokerCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerCpu / gb).toFixed(2)} CPU-s per GB)`);
       note("  of which its main (event loop) thread", `${brokerMainCpu.toFixed(2)} s (${((brokerMainCpu / wall) * 100).toFixed(0)} % of one core; ${(brokerMainCpu / gb).toFixed(2)} CPU-s per GB)`);
       note("  of which its other threads (libuv pool, V8)", `${(brokerCpu - brokerMainCpu).toFixed(2)} s (${((brokerCpu - brokerMainCpu) / gb).toFixed(2)} CPU-s per GB; the pool does the log writes and fdatasyncs)`);
+      note("  broker page faults (minor)", `${Math.round(brokerFaults / gb).toLocaleString("en-US")} per GB`);
       note("  kcat's own CPU (client + librdkafka)", `${(kcatMockCpu / gb).toFixed(2)} CPU-s per GB against the mock (the mock cluster runs inside kcat), ${(kcatBrokerCpu / gb).toFixed(2)} against the broker`);
     }
     brokerProduceMedianMs = brokerProduce;
+    if (!LATENCY_ONLY) await lightClientRuns(admin, broker, note);
     if (PRODUCE_ONLY) {
       await admin.disconnect();
       completed = true;
@@ -470,6 +493,53 @@ async function runIn(work: string): Promise<void> {
 }
 
 let brokerProduceMedianMs = 0;
+/** MB/s of the light client's runs (median), for the comparison with the disk. */
+let lightClientMBs = 0;
+
+/**
+ * The same bytes produced by a client that costs almost nothing (raw-produce.ts: requests
+ * encoded before the clock starts), RUNS runs of RECORDS records each to fresh topics: what
+ * the broker takes when kcat's own CPU is not sharing the 2 cores with it.
+ */
+async function lightClientRuns(admin: Admin, broker: { proc: ChildProcess; bootstrap: string }, note: (k: string, v: string) => void): Promise<void> {
+  const topics = Array.from({ length: RUNS }, (_, i) => `bench-raw-${i}`);
+  await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+  const [host, port] = splitHostPort(broker.bootstrap);
+  const runs: RawProduceResult[] = [];
+  let brokerCpu = 0;
+  let brokerMainCpu = 0;
+  const faults0 = minorFaults(broker.proc.pid);
+  await brokerTiming(broker.proc, "reset-metrics");
+  for (const topic of topics) {
+    const cpu0 = cpuSeconds(broker.proc.pid);
+    const main0 = cpuSeconds(broker.proc.pid, true);
+    runs.push(await rawProduce({ host, port, topic, partitions: PARTITIONS, bytes: RECORDS * RECORD_BYTES, recordBytes: RECORD_BYTES }));
+    const cpu1 = cpuSeconds(broker.proc.pid);
+    const main1 = cpuSeconds(broker.proc.pid, true);
+    if (cpu0 !== null && cpu1 !== null) brokerCpu += cpu1 - cpu0;
+    if (main0 !== null && main1 !== null) brokerMainCpu += main1 - main0;
+  }
+  const rates = runs.map((r) => r.bytes / 1024 / 1024 / (r.ms / 1000));
+  lightClientMBs = median(rates);
+  const gb = runs.reduce((n, r) => n + r.bytes, 0) / 1e9;
+  const clientCpu = runs.reduce((n, r) => n + r.clientCpu, 0);
+  note(
+    "broker: light client produce acks=-1 (fsync'd)",
+    `${lightClientMBs.toFixed(1)} MB/s (median of ${runs.length}; runs ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)} MB/s; ${runs[0]!.requests} requests of ~1 MiB each, 8 in flight)`,
+  );
+  note("  broker side, Produce requests of those runs", describeProduceTiming(await brokerTiming(broker.proc, "metrics")));
+  if (process.env.BENCH_CPU !== "0") {
+    note("  broker process CPU (main thread / others)", `${(brokerCpu / gb).toFixed(2)} CPU-s per GB (${(brokerMainCpu / gb).toFixed(2)} / ${((brokerCpu - brokerMainCpu) / gb).toFixed(2)})`);
+    note("  the light client's own CPU", `${(clientCpu / gb).toFixed(2)} CPU-s per GB`);
+    const faults1 = minorFaults(broker.proc.pid);
+    if (faults0 !== null && faults1 !== null) note("  broker page faults (minor)", `${Math.round((faults1 - faults0) / gb).toLocaleString("en-US")} per GB`);
+  }
+}
+
+function splitHostPort(bootstrap: string): [string, number] {
+  const at = bootstrap.lastIndexOf(":");
+  return [bootstrap.slice(0, at), Number(bootstrap.slice(at + 1))];
+}
 
 /**
  * Latency at fixed rates, one 1 KiB record per send, acks=all: kafkajs at 200/s
@@ -543,6 +613,10 @@ async function diskAndSummary(work: string, note: (k: string, v: string) => void
     note("  broker produce vs fsync'd disk (target ≥ 90 %)", `${((brokerMBs / fsyncMBs) * 100).toFixed(0)} %`);
     note(`  broker produce vs the ${PARTITIONS}-file disk figure`, `${((brokerMBs / spread.mbs) * 100).toFixed(0)} %`);
     note(`  broker produce vs the ${logMiB} MiB disk figure`, `${((brokerMBs / grown.mbs) * 100).toFixed(0)} %`);
+  }
+  if (lightClientMBs > 0) {
+    note("  light-client produce vs fsync'd disk", `${((lightClientMBs / fsyncMBs) * 100).toFixed(0)} %`);
+    note(`  light-client produce vs the ${logMiB} MiB disk figure`, `${((lightClientMBs / grown.mbs) * 100).toFixed(0)} %`);
   }
   process.stdout.write(`\nmachine: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} at the end\n`);
 }

@@ -189,18 +189,36 @@ describe("FrameReader", () => {
     expect(next!.length).toBe(r.allocatedBytes - r.bufferedBytes);
   });
 
-  it("ignores a second give of the same frame and stops keeping buffers past its limit", () => {
+  it("ignores a second give of the same frame and keeps the buffers given back last within its limit", () => {
     const pool = new FramePool(1024 * 1024);
     const a = pool.take(700_000);
     const b = pool.take(700_000);
     pool.give(a);
     pool.give(a);
     expect(pool.idleBytes).toBe(1024 * 1024);
+    // Over the limit: the older idle buffer (a) is dropped for the one just given back.
     pool.give(b);
     expect(pool.idleBytes).toBe(1024 * 1024);
     const c = pool.take(600_000);
     const d = pool.take(600_000);
-    expect(c.buffer === a.buffer).toBe(true);
-    expect(d.buffer === a.buffer).toBe(false);
+    expect(c.buffer === b.buffer).toBe(true);
+    expect(d.buffer === a.buffer || d.buffer === b.buffer).toBe(false);
+  });
+
+  it("follows a change of frame size: a pool full of one size makes room for the size in use now", () => {
+    const pool = new FramePool(8 * 1024 * 1024);
+    // ~1 MB frames (kcat's) fill the pool with 1 MiB buffers.
+    const small = Array.from({ length: 8 }, () => pool.take(1_000_000));
+    for (const f of small) pool.give(f);
+    expect(pool.idleBytes).toBe(8 * 1024 * 1024);
+    // Frames a little over 1 MiB (2 MiB buffers), one in flight at a time: from the second on, each reuses the last.
+    const first = pool.take(1_100_000);
+    pool.give(first);
+    for (let i = 0; i < 5; i++) {
+      const next = pool.take(1_100_000);
+      expect(next.buffer === first.buffer).toBe(true);
+      pool.give(next);
+    }
+    expect(pool.idleBytes).toBe(8 * 1024 * 1024);
   });
 });

@@ -18,6 +18,8 @@
 // bytes costs 64 KiB, not 100 MiB (see also `pendingFrame`, which the
 // connection uses to bound how long a frame may take to arrive).
 
+import { SizeClassPool } from "../buffer-pool.ts";
+
 /**
  * A frame body with at least this many bytes still to come is read from the
  * socket straight into its own buffer (`directTarget`); smaller remainders go
@@ -45,19 +47,17 @@ export const POOLED_FRAME_MIN_BYTES = 64 * 1024;
  * handler has finished, i.e. whose appends have been written or rejected.
  */
 export class FramePool {
-  private readonly free = new Map<number, Buffer[]>();
-  private freeBytes = 0;
+  private readonly pool: SizeClassPool;
   /** Backing buffers handed out and not given back, so a stray or double give is ignored. */
   private readonly out = new WeakMap<ArrayBufferLike, Buffer>();
 
-  constructor(private readonly maxFreeBytes: number) {}
+  constructor(maxFreeBytes: number) {
+    this.pool = new SizeClassPool(maxFreeBytes, POOLED_FRAME_MIN_BYTES, (cap) => Buffer.allocUnsafeSlow(cap));
+  }
 
   /** A buffer of exactly `n` bytes (uninitialised). */
   take(n: number): Buffer {
-    const cap = pooledCapacity(n);
-    let whole = this.free.get(cap)?.pop();
-    if (whole) this.freeBytes -= whole.length;
-    else whole = Buffer.allocUnsafeSlow(cap);
+    const whole = this.pool.take(n);
     this.out.set(whole.buffer, whole);
     return whole.subarray(0, n);
   }
@@ -81,16 +81,12 @@ export class FramePool {
     const whole = this.out.get(frame.buffer);
     if (!whole) return;
     this.out.delete(frame.buffer);
-    if (this.freeBytes + whole.length > this.maxFreeBytes) return;
-    let list = this.free.get(whole.length);
-    if (!list) this.free.set(whole.length, (list = []));
-    list.push(whole);
-    this.freeBytes += whole.length;
+    this.pool.give(whole);
   }
 
   /** Bytes held in free buffers (tests). */
   get idleBytes(): number {
-    return this.freeBytes;
+    return this.pool.idleBytes;
   }
 }
 

@@ -31,6 +31,7 @@
 import { constants, open, rm, type FileHandle } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { SizeClassPool } from "../buffer-pool.ts";
 import type { FileHandleCache } from "./files.ts";
 
 /** Alignment of offsets, lengths and memory of every direct write. */
@@ -91,28 +92,10 @@ export async function probeDirectIo(dir: string): Promise<boolean> {
   }
 }
 
-/** Aligned buffers for the writes in flight, reused (power-of-two sizes). */
-export class StagingPool {
-  private readonly free = new Map<number, Buffer[]>();
-  private idle = 0;
-
-  take(n: number): Buffer {
-    let cap = STAGING_MIN_BYTES;
-    while (cap < n) cap *= 2;
-    const buf = this.free.get(cap)?.pop();
-    if (buf) {
-      this.idle -= cap;
-      return buf;
-    }
-    return alignedBuffer(cap);
-  }
-
-  give(buf: Buffer): void {
-    if (this.idle + buf.length > STAGING_IDLE_BYTES) return;
-    let list = this.free.get(buf.length);
-    if (!list) this.free.set(buf.length, (list = []));
-    list.push(buf);
-    this.idle += buf.length;
+/** Aligned buffers for the writes in flight, reused (power-of-two sizes; see SizeClassPool). */
+export class StagingPool extends SizeClassPool {
+  constructor() {
+    super(STAGING_IDLE_BYTES, STAGING_MIN_BYTES, alignedBuffer);
   }
 }
 
