@@ -5,7 +5,7 @@
 import { constants, readdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { alignedBuffer, DIRECT_IO_BLOCK, DirectAppender, probeDirectIo, StagingPool, TailCache, type DirectIo } from "./direct-io.ts";
+import { alignedBuffer, DIRECT_IO_BLOCK, DIRECT_WRITE_MIN_BYTES, DirectAppender, probeDirectIo, StagingPool, TailCache, type DirectIo } from "./direct-io.ts";
 import { FileHandleCache, readFully } from "./files.ts";
 import { LogManager } from "./log-manager.ts";
 import { buildBatch, recordsOf, residentBytes, tempDir } from "./test-helpers.ts";
@@ -40,10 +40,14 @@ function values(n: number, seed: number): string[] {
   return Array.from({ length: n }, (_, i) => `${seed}-${i}-` + "v".repeat((i * 7919 + seed * 31) % 3001));
 }
 
-async function appendAll(mgr: LogManager, topic: string, vals: string[], durable: boolean): Promise<void> {
+/**
+ * Appends `vals` one batch of `perBatch` records at a time. The default makes
+ * batches of ~100 KB, above DIRECT_WRITE_MIN_BYTES: each is written directly.
+ */
+async function appendAll(mgr: LogManager, topic: string, vals: string[], durable: boolean, perBatch = 64): Promise<void> {
   const log = mgr.getPartition(topic, 0);
-  for (let i = 0; i < vals.length; i += 3) {
-    await log.append(buildBatch({ records: vals.slice(i, i + 3).map((value) => ({ key: null, value })) }), { requireDurable: durable });
+  for (let i = 0; i < vals.length; i += perBatch) {
+    await log.append(buildBatch({ records: vals.slice(i, i + perBatch).map((value) => ({ key: null, value })) }), { requireDurable: durable });
   }
 }
 
@@ -148,16 +152,19 @@ describe("direct I/O appends", () => {
     const appenders = await Promise.all(
       files.map(async (path) => {
         await writeFile(path, "");
-        return new DirectAppender(io, path, 0, async (from, to) => {
-          readBacks.push(path);
-          const buf = Buffer.alloc(to - from);
-          const lease = await buffered.acquire(path);
-          try {
-            expect(await readFully(lease.handle, buf, from)).toBe(buf.length);
-          } finally {
-            lease.release();
-          }
-          return buf;
+        return new DirectAppender(io, path, 0, {
+          read: async (from, to) => {
+            readBacks.push(path);
+            const buf = Buffer.alloc(to - from);
+            const lease = await buffered.acquire(path);
+            try {
+              expect(await readFully(lease.handle, buf, from)).toBe(buf.length);
+            } finally {
+              lease.release();
+            }
+            return buf;
+          },
+          write: () => Promise.reject(new Error("every write here is large enough to go direct")),
         });
       }),
     );
@@ -165,7 +172,7 @@ describe("direct I/O appends", () => {
     // and room for 2 blocks each segment's block was dropped before its next append.
     for (let round = 0; round < 8; round++) {
       for (let i = 0; i < files.length; i++) {
-        const bytes = Buffer.alloc(1000 + ((round * 7 + i * 13) % 5) * 777, 97 + ((round + i) % 26));
+        const bytes = Buffer.alloc(DIRECT_WRITE_MIN_BYTES + 1000 + ((round * 7 + i * 13) % 5) * 777, 97 + ((round + i) % 26));
         await appenders[i]!.write([bytes], expected[i]!.length);
         expected[i] = Buffer.concat([expected[i]!, bytes]);
         expect(io.tails.size).toBeLessThanOrEqual(2);
@@ -182,6 +189,31 @@ describe("direct I/O appends", () => {
       expect(onDisk.subarray(0, expected[i]!.length).equals(expected[i]!)).toBe(true);
       expect(onDisk.subarray(expected[i]!.length).every((b) => b === 0)).toBe(true);
     }
+  });
+
+  it("writes small groups of appends through the page cache, mixed with direct ones, byte for byte", async () => {
+    const mgr = await LogManager.open(dir.path, { directIo: true });
+    await mgr.createTopic("t", { partitions: 1 });
+    const small = values(90, 8);
+    const large = values(300, 9);
+    // Small (3 records, a few KB: buffered), large (64 records: direct), small again, large again —
+    // each direct write starts inside a block the buffered ones left in the page cache.
+    await appendAll(mgr, "t", small.slice(0, 45), true, 3);
+    const [segment] = await segmentFiles("t");
+    const afterSmall = (await stat(segment!)).size;
+    expect(afterSmall).toBeGreaterThan(0);
+    // Buffered: what they wrote is in the page cache (Kafka's behaviour for every write).
+    expect(residentBytes(segment!)).toBeGreaterThanOrEqual(afterSmall - DIRECT_IO_BLOCK);
+    await appendAll(mgr, "t", large.slice(0, 150), true);
+    await appendAll(mgr, "t", small.slice(45), true, 3);
+    await appendAll(mgr, "t", large.slice(150), true);
+    const expected = [...small.slice(0, 45), ...large.slice(0, 150), ...small.slice(45), ...large.slice(150)];
+    expect(await readAll(mgr, "t")).toEqual(expected);
+    await mgr.close();
+    const reopened = await LogManager.open(dir.path, { directIo: false });
+    expect(await readAll(reopened, "t")).toEqual(expected);
+    expect(reopened.getPartition("t", 0).recovery.truncatedBytes).toBe(0);
+    await reopened.close();
   });
 
   it("writes through the page cache when turned off (Kafka's behaviour)", async () => {

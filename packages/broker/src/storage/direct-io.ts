@@ -99,6 +99,17 @@ export class StagingPool extends SizeClassPool {
   }
 }
 
+/**
+ * A group of appends smaller than this is written through the page cache
+ * (buffered), a larger one directly. A direct write is a device write before
+ * the fsync that acks=all waits for, where a buffered one is a copy into
+ * memory: for the small appends of a latency-bound producer (a few KiB a
+ * request) it added a device round trip to every answer (kcat at 5,000
+ * records/s: RTT p99 16–19 ms direct, 8–10 ms buffered), and their copy costs
+ * little. Large groups, the bulk of a throughput-bound stream, go direct.
+ */
+export const DIRECT_WRITE_MIN_BYTES = 64 * 1024;
+
 /** Partial last blocks kept in memory at most, across all partitions (LRU; see `TailCache`). */
 export const MAX_KEPT_TAILS = 1024;
 
@@ -143,9 +154,22 @@ export interface DirectIo {
   readonly tails: TailCache;
 }
 
+/** The segment's ordinary (buffered) descriptor, as the direct writer uses it. */
+export interface BufferedFile {
+  /** The bytes [from, to) (the partial block before a direct write). */
+  read(from: number, to: number): Promise<Buffer>;
+  /** Writes `bufs` at `position` through the page cache (a small group of appends). */
+  write(bufs: Buffer[], position: number): Promise<void>;
+}
+
 /**
- * The direct writer of one active segment. Writes must follow each other at
- * the segment's end (the partition's writer queue guarantees it).
+ * The writer of one active segment: large groups of appends directly, small
+ * ones through the page cache (DIRECT_WRITE_MIN_BYTES). Writes must follow each
+ * other at the segment's end (the partition's writer queue guarantees it).
+ *
+ * The two kinds mix safely in one file: before a direct write Linux writes
+ * back and drops the cached pages it covers, and the partial block it rewrites
+ * is read back through the page cache, which holds the buffered bytes.
  */
 export class DirectAppender {
   /** The bytes of the last, partial block (its first `tailLength` bytes). */
@@ -163,8 +187,7 @@ export class DirectAppender {
     private readonly io: DirectIo,
     readonly path: string,
     size: number,
-    /** Reads the segment's bytes [from, to) through a buffered descriptor (the partial block at open). */
-    private readonly readBack: (from: number, to: number) => Promise<Buffer>,
+    private readonly buffered: BufferedFile,
   ) {
     this.end = size;
   }
@@ -186,6 +209,16 @@ export class DirectAppender {
   /** Writes `bufs` at `position`, which must be the segment's logical end. */
   async write(bufs: Buffer[], position: number): Promise<void> {
     if (position !== this.end) throw new Error(`direct append to ${this.path} at ${position}, but its end is ${this.end}`);
+    let total = 0;
+    for (const b of bufs) total += b.length;
+    if (total < DIRECT_WRITE_MIN_BYTES) {
+      await this.buffered.write(bufs, position);
+      this.end += total;
+      // The partial block changed in the page cache: the next direct write reads it back from there.
+      this.io.tails.remove(this);
+      this.forgetTail();
+      return;
+    }
     this.writing = true;
     try {
       await this.writeAtEnd(bufs);
@@ -198,7 +231,7 @@ export class DirectAppender {
   private async writeAtEnd(bufs: Buffer[]): Promise<void> {
     if (!this.tailKnown) {
       const blockStart = this.end - (this.end % DIRECT_IO_BLOCK);
-      this.tail = this.end > blockStart ? await this.readBack(blockStart, this.end) : Buffer.alloc(0);
+      this.tail = this.end > blockStart ? await this.buffered.read(blockStart, this.end) : Buffer.alloc(0);
       this.tailLength = this.tail.length;
       this.tailKnown = true;
     }

@@ -147,8 +147,8 @@ export class PartitionLog {
     this.onFlush = opts.onFlush;
     this.limits = { maxDecompressedBytes: opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES };
     this.directIo = opts.directIo ?? null;
-    // Direct writes leave nothing of their own in the page cache to drop.
-    this.pageCache = new PageCacheWindow(this.files, this.directIo ? -1 : (opts.pageCacheWindowBytes ?? -1));
+    // With direct I/O on, the small groups of appends still go through the page cache (direct-io.ts DIRECT_WRITE_MIN_BYTES).
+    this.pageCache = new PageCacheWindow(this.files, opts.pageCacheWindowBytes ?? -1);
     this.view = {
       topic: this.topic,
       partition: this.partition,
@@ -439,11 +439,20 @@ export class PartitionLog {
   private async writeActive(bufs: Buffer[], position: number): Promise<void> {
     const seg = this.active;
     if (this.directIo) {
-      if (this.appender?.path !== seg.logPath) this.appender = new DirectAppender(this.directIo, seg.logPath, seg.size, (from, to) => this.readActive(seg.logPath, from, to));
+      if (this.appender?.path !== seg.logPath) {
+        this.appender = new DirectAppender(this.directIo, seg.logPath, seg.size, {
+          read: (from, to) => this.readActive(seg.logPath, from, to),
+          write: (b, at) => this.writeBuffered(seg.logPath, b, at),
+        });
+      }
       await this.appender.write(bufs, position);
       return;
     }
-    const lease = await this.files.acquire(seg.logPath);
+    await this.writeBuffered(seg.logPath, bufs, position);
+  }
+
+  private async writeBuffered(path: string, bufs: Buffer[], position: number): Promise<void> {
+    const lease = await this.files.acquire(path);
     try {
       await writevFully(lease.handle, bufs, position);
     } finally {
