@@ -44,6 +44,11 @@ export class SizeClassPool {
     return entry.buf;
   }
 
+  /** Whether `take(n)` would reuse an idle buffer (allocating nothing). */
+  hasIdle(n: number): boolean {
+    return (this.free.get(this.capacityFor(n))?.length ?? 0) > 0;
+  }
+
   /** Keeps `buf` (a whole buffer from `take`) for reuse; the caller must not touch it afterwards. */
   give(buf: Buffer): void {
     if (buf.length > this.maxIdleBytes) return;

@@ -205,6 +205,29 @@ describe("FrameReader", () => {
     expect(d.buffer === a.buffer || d.buffer === b.buffer).toBe(false);
   });
 
+  it("assembles a large frame in an idle pooled buffer at once, without growing it step by step", () => {
+    const pool = new FramePool(16 * 1024 * 1024);
+    const body = Buffer.alloc(1_000_000);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 13) % 251;
+    const stream = frame(body);
+    // No idle buffer: the frame grows with what arrived (64 KiB first).
+    const cold = new FrameReader(8 * 1024 * 1024, pool);
+    expect(cold.push(stream.subarray(0, 10_000))).toEqual([]);
+    expect(cold.allocatedBytes).toBe(FRAME_MIN_ALLOCATION);
+    const [first] = cold.push(stream.subarray(10_000));
+    expect(first?.equals(body)).toBe(true);
+    pool.give(first!);
+    const idle = pool.idleBytes;
+    // An idle buffer of the frame's size: taken whole at the first bytes, and it is the one given back.
+    const warm = new FrameReader(8 * 1024 * 1024, pool);
+    expect(warm.push(stream.subarray(0, 10_000))).toEqual([]);
+    expect(warm.allocatedBytes).toBe(body.length);
+    expect(pool.idleBytes).toBe(idle - 1024 * 1024);
+    const [second] = warm.push(stream.subarray(10_000));
+    expect(second?.equals(body)).toBe(true);
+    expect(second!.buffer === first!.buffer).toBe(true);
+  });
+
   it("follows a change of frame size: a pool full of one size makes room for the size in use now", () => {
     const pool = new FramePool(8 * 1024 * 1024);
     // ~1 MB frames (kcat's) fill the pool with 1 MiB buffers.
