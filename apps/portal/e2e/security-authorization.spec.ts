@@ -32,9 +32,14 @@ async function created(response: Awaited<ReturnType<APIRequestContext["post"]>>,
 }
 
 test.beforeAll(async ({ playwright, baseURL }) => {
-  contexts.set("anonymous", await playwright.request.newContext({ baseURL }));
+  // A new connection for every request: these contexts live through the whole matrix, and a
+  // caller's connection can sit idle while other callers build fixtures for seconds. Reused after
+  // 5 s, it races the server's keep-alive timeout (Node's default), which closes it as the request
+  // is sent: a CI run failed here with "read ECONNRESET" after a 5.4 s test.
+  const extraHTTPHeaders = { Connection: "close" };
+  contexts.set("anonymous", await playwright.request.newContext({ baseURL, extraHTTPHeaders }));
   for (const [caller, role] of Object.entries(ROLE_OF) as [Exclude<Caller, "anonymous">, Role][]) {
-    contexts.set(caller, await playwright.request.newContext({ baseURL, storageState: storageFor(role) }));
+    contexts.set(caller, await playwright.request.newContext({ baseURL, extraHTTPHeaders, storageState: storageFor(role) }));
   }
   const ids = await withDb(async (c) => ({
     orders: (await c.query<{ id: string }>(`SELECT id FROM "Domain" WHERE slug = 'orders'`)).rows[0]!.id,
