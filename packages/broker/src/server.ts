@@ -21,6 +21,7 @@ import { SaslService } from "./security/sasl/authenticator.ts";
 import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
 import { isSupportedMechanism } from "./security/sasl/mechanisms.ts";
 import { ScramCredentialStore } from "./security/scram/credential-store.ts";
+import { DIRECT_WRITE_MIN_BYTES } from "./storage/direct-io.ts";
 import type { LatencyHistogram } from "./storage/latency-histogram.ts";
 import { StorageLogs } from "./storage-adapter.ts";
 import { brokerParticipants } from "./transactions/participants.ts";
@@ -126,6 +127,14 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   const config = resolveConfig(settings);
   const logger = givenLogger ?? consoleLogger("kappa-broker", process.env.KAPPA_BROKER_DEBUG === "1");
   const logs = await StorageLogs.open(config);
+  // Said once at start, since the filesystem decides (tmpfs before Linux 6.6 and some overlay filesystems refuse O_DIRECT).
+  if (config["log.direct.io"]) {
+    logger.info(
+      logs.manager.directIoActive
+        ? `log.direct.io: groups of appends of ${DIRECT_WRITE_MIN_BYTES / 1024} KiB or more bypass the page cache (O_DIRECT) in ${config["log.dirs"]}`
+        : `log.direct.io is on, but ${config["log.dirs"]} refuses O_DIRECT (or aligned memory is unavailable): appends are written through the page cache`,
+    );
+  }
   let clusterId: string;
   let firstStart: boolean;
   try {

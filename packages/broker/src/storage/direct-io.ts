@@ -24,7 +24,7 @@
  * buffered descriptors; Linux keeps them coherent with direct writes (each
  * direct write invalidates the cached pages it covers).
  *
- * Where a filesystem refuses O_DIRECT (tmpfs, some overlay setups) or the
+ * Where a filesystem refuses O_DIRECT (tmpfs before Linux 6.6, some overlay setups) or the
  * aligned memory cannot be had (koffi missing), `probeDirectIo` says so and the
  * log writes through the page cache as before.
  */
