@@ -15,9 +15,10 @@
 // Nothing is allocated for a declared size: a frame's buffer grows with the
 // bytes that actually arrived (at most FRAME_GROWTH_FACTOR times them, and at
 // least FRAME_MIN_ALLOCATION), so a client that declares 100 MiB and sends three
-// bytes costs 64 KiB, not 100 MiB. (A large frame for which the pool holds an
-// idle buffer takes that buffer whole at once: it is memory already allocated.) (see also `pendingFrame`, which the
-// connection uses to bound how long a frame may take to arrive).
+// bytes costs 64 KiB, not 100 MiB (see also `pendingFrame`, which the
+// connection uses to bound how long a frame may take to arrive). A large frame
+// for which the pool holds an idle buffer takes that buffer whole at once: it
+// is memory already allocated.
 
 import { SizeClassPool } from "../buffer-pool.ts";
 
