@@ -2,6 +2,7 @@
  * File helpers: atomic replace, directory fsync, full positioned reads and
  * writes, and a reference-counted cache of open file handles with a limit.
  */
+import { writevSync } from "node:fs";
 import { open, rename, writeFile, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 
@@ -50,20 +51,40 @@ export async function writevFully(h: FileHandle, bufs: Buffer[], position: numbe
   while (written < total) {
     const { bytesWritten } = await h.writev(pending, position + written);
     written += bytesWritten;
-    if (written < total) {
-      // Short write (disk full, signals): resume at the first unwritten byte.
-      let skip = bytesWritten;
-      const rest: Buffer[] = [];
-      for (const b of pending) {
-        if (skip >= b.length) skip -= b.length;
-        else {
-          rest.push(skip > 0 ? b.subarray(skip) : b);
-          skip = 0;
-        }
-      }
-      pending = rest;
+    // Short write (disk full, signals): resume at the first unwritten byte.
+    if (written < total) pending = after(pending, bytesWritten);
+  }
+}
+
+/**
+ * `writevFully` on the calling thread: for small appends written through the
+ * page cache, where the write is a copy into memory and handing it to
+ * libuv's thread pool and back cost more than the copy (partition-log.ts
+ * `SYNC_WRITE_BELOW_BYTES`). Blocks the caller for as long as write(2) does.
+ */
+export function writevFullySync(fd: number, bufs: Buffer[], position: number): void {
+  let total = 0;
+  for (const b of bufs) total += b.length;
+  let written = 0;
+  let pending = bufs;
+  while (written < total) {
+    const n = writevSync(fd, pending, position + written);
+    written += n;
+    if (written < total) pending = after(pending, n);
+  }
+}
+
+/** `bufs` without their first `skip` bytes. */
+function after(bufs: Buffer[], skip: number): Buffer[] {
+  const rest: Buffer[] = [];
+  for (const b of bufs) {
+    if (skip >= b.length) skip -= b.length;
+    else {
+      rest.push(skip > 0 ? b.subarray(skip) : b);
+      skip = 0;
     }
   }
+  return rest;
 }
 
 export async function writeEmpty(path: string): Promise<void> {

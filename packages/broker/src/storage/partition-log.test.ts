@@ -1,4 +1,6 @@
-import { open, readFile, rm, stat, writeFile, appendFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync, statSync } from "node:fs";
+import { open, readdir, readFile, rm, stat, writeFile, appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { OFF_ATTRIBUTES, OFF_CRC, OFF_LAST_OFFSET_DELTA, batchCrcValid, crc32c, readHeader } from "./batch.ts";
@@ -176,17 +178,77 @@ describe("flush policy", () => {
   });
 });
 
+describe("small appends", () => {
+  it("are written on the calling thread: with libuv's thread pool busy, the bytes are in the segment file at once", async () => {
+    const log = await openLog();
+    // The first append opens the segment's handle (on the pool); later ones reuse it.
+    await log.append(buildBatch({ records: [kv("a", "first")] }), { requireDurable: true });
+    const partitionDir = join(dir.path, "logs", "t-0");
+    const segment = join(partitionDir, (await readdir(partitionDir)).find((f) => f.endsWith(".log"))!);
+    const before = statSync(segment).size;
+    // Every pool thread blocked in open(2) of a FIFO that has no writer yet.
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const fifos = Array.from({ length: threads }, (_, i) => join(dir.path, `fifo-${i}`));
+    for (const f of fifos) execFileSync("mkfifo", [f]);
+    const blocked = fifos.map((f) => open(f, "r"));
+    let unblocked = false;
+    const unblock = async (): Promise<void> => {
+      if (unblocked) return;
+      unblocked = true;
+      // A non-blocking open for writing fails (ENXIO) until the reader's open has started: retried.
+      for (const f of fifos) {
+        for (;;) {
+          try {
+            closeSync(openSync(f, constants.O_WRONLY | constants.O_NONBLOCK));
+            break;
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        }
+      }
+      for (const h of await Promise.all(blocked)) await h.close();
+    };
+    try {
+      await new Promise((r) => setTimeout(r, 50));
+      const batch = buildBatch({ records: [kv("b", "x".repeat(2000))] });
+      const appended = log.append(batch, { requireDurable: true });
+      // Its fsync waits for a pool thread; its write did not.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(statSync(segment).size).toBe(before + batch.length);
+      await unblock();
+      expect((await appended).baseOffset).toBe(1n);
+    } finally {
+      await unblock();
+    }
+  });
+});
+
 describe("I/O failure", () => {
-  it("fails the appends of a failed write instead of leaving them pending, and refuses later appends", async () => {
+  // Small groups of appends are written on the event loop's thread (writev(2) on the handle's fd), larger ones on
+  // libuv's pool (FileHandle.writev): a failure of either is injected where that path meets node.
+  const cases = [
+    {
+      path: "a small group, written on the event loop's thread",
+      value: "b",
+      inject: (proto: object) => vi.spyOn(proto as { fd: number }, "fd", "get").mockReturnValueOnce(-1),
+    },
+    {
+      path: "a large group, written on libuv's thread pool",
+      value: "b".repeat(70_000),
+      inject: (proto: object) => vi.spyOn(proto as { writev: () => Promise<unknown> }, "writev").mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error"), { code: "EIO" })),
+    },
+  ];
+  it.each(cases)("fails the appends of a failed write instead of leaving them pending, and refuses later appends ($path)", async ({ value, inject }) => {
     const log = await openLog();
     await log.append(buildBatch({ records: [kv("a", "b")] }));
     const h = await open(join(dir.path, "probe"), "w");
-    const proto = Object.getPrototypeOf(h) as { writev: () => Promise<unknown> };
+    const proto = Object.getPrototypeOf(h) as object;
     await h.close();
-    const spy = vi.spyOn(proto, "writev").mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error"), { code: "EIO" }));
+    const spy = inject(proto);
     try {
       const results = await Promise.allSettled(
-        [1, 2, 3].map(() => log.append(buildBatch({ records: [kv("a", "b")] }), { requireDurable: true })),
+        [1, 2, 3].map(() => log.append(buildBatch({ records: [kv("a", value)] }), { requireDurable: true })),
       );
       expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
       await expectCode(log.append(buildBatch({ records: [kv("a", "b")] })), 56);
