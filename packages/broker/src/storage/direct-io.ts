@@ -32,7 +32,7 @@ import { constants, open, rm, type FileHandle } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { SizeClassPool } from "../buffer-pool.ts";
-import type { FileHandleCache } from "./files.ts";
+import { byteLength, type FileHandleCache } from "./files.ts";
 
 /** Alignment of offsets, lengths and memory of every direct write. */
 export const DIRECT_IO_BLOCK = 4096;
@@ -209,8 +209,7 @@ export class DirectAppender {
   /** Writes `bufs` at `position`, which must be the segment's logical end. */
   async write(bufs: Buffer[], position: number): Promise<void> {
     if (position !== this.end) throw new Error(`direct append to ${this.path} at ${position}, but its end is ${this.end}`);
-    let total = 0;
-    for (const b of bufs) total += b.length;
+    const total = byteLength(bufs);
     if (total < DIRECT_WRITE_MIN_BYTES) {
       await this.buffered.write(bufs, position);
       this.end += total;
@@ -221,22 +220,21 @@ export class DirectAppender {
     }
     this.writing = true;
     try {
-      await this.writeAtEnd(bufs);
+      await this.writeAtEnd(bufs, total);
     } finally {
       this.writing = false;
     }
     this.io.tails.touch(this);
   }
 
-  private async writeAtEnd(bufs: Buffer[]): Promise<void> {
+  /** Writes `bufs` (`total` bytes) directly at the logical end. */
+  private async writeAtEnd(bufs: Buffer[], total: number): Promise<void> {
     if (!this.tailKnown) {
       const blockStart = this.end - (this.end % DIRECT_IO_BLOCK);
       this.tail = this.end > blockStart ? await this.buffered.read(blockStart, this.end) : Buffer.alloc(0);
       this.tailLength = this.tail.length;
       this.tailKnown = true;
     }
-    let total = 0;
-    for (const b of bufs) total += b.length;
     // The bytes written: the partial block's, then `bufs`, then zeros to a block's end, from `start`.
     const start = this.end - this.tailLength;
     const length = alignUp(this.tailLength + total);

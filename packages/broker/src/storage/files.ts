@@ -43,9 +43,15 @@ export async function readFully(h: FileHandle, buf: Buffer, position: number): P
   return done;
 }
 
-export async function writevFully(h: FileHandle, bufs: Buffer[], position: number): Promise<void> {
+/** Bytes in `bufs` together. */
+export function byteLength(bufs: readonly Buffer[]): number {
   let total = 0;
   for (const b of bufs) total += b.length;
+  return total;
+}
+
+export async function writevFully(h: FileHandle, bufs: Buffer[], position: number): Promise<void> {
+  const total = byteLength(bufs);
   let written = 0;
   let pending = bufs;
   while (written < total) {
@@ -63,8 +69,7 @@ export async function writevFully(h: FileHandle, bufs: Buffer[], position: numbe
  * `SYNC_WRITE_BELOW_BYTES`). Blocks the caller for as long as write(2) does.
  */
 export function writevFullySync(fd: number, bufs: Buffer[], position: number): void {
-  let total = 0;
-  for (const b of bufs) total += b.length;
+  const total = byteLength(bufs);
   let written = 0;
   let pending = bufs;
   while (written < total) {

@@ -25,7 +25,7 @@ import { txnMarkerAppend, writeAppendGroup, type AppendLog, type AppendResult, t
 import type { LogConfig } from "./configs.ts";
 import { DirectAppender, type DirectIo } from "./direct-io.ts";
 import { StorageError } from "./errors.ts";
-import { fsyncDir, readFully, writevFully, writevFullySync, type FileHandleCache } from "./files.ts";
+import { byteLength, fsyncDir, readFully, writevFully, writevFullySync, type FileHandleCache } from "./files.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { ReadWriteGate, SerialQueue } from "./locks.ts";
 import { PageCacheWindow } from "./page-cache.ts";
@@ -468,9 +468,7 @@ export class PartitionLog {
   private async writeBuffered(path: string, bufs: Buffer[], position: number): Promise<void> {
     const lease = await this.files.acquire(path);
     try {
-      let total = 0;
-      for (const b of bufs) total += b.length;
-      if (total < SYNC_WRITE_BELOW_BYTES) writevFullySync(lease.handle.fd, bufs, position);
+      if (byteLength(bufs) < SYNC_WRITE_BELOW_BYTES) writevFullySync(lease.handle.fd, bufs, position);
       else await writevFully(lease.handle, bufs, position);
     } finally {
       lease.release();
