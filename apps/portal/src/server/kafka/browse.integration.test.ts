@@ -3,14 +3,16 @@
 // against the real broker, the catalog's access rules, decoding and masking on
 // real PostgreSQL. The worker issues the principal in production
 // (packages/worker/test/message-browser-principal.integration.test.ts); here
-// the test creates it the same way on the broker.
+// the test creates it the same way on the broker. The broker is the project's
+// own, run as a separate program with the repository's `npm run broker`
+// command (the portal depends on the catalog only, not on the broker package).
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import avro from "avsc";
 import kafkajs from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startBroker, type RunningBroker } from "@kappa/broker";
 import { browseMessages, loadActor, type Db } from "@kappa/catalog";
 import { createTestDatabase } from "@kappa/catalog/testing";
 // Brings the `pgAdminUrl` the global setup provides into inject()'s types.
@@ -35,7 +37,7 @@ const schema = {
 const type = avro.Type.forSchema(schema as avro.Schema);
 
 let dir: string;
-let broker: RunningBroker;
+let broker: { process: ChildProcess; bootstrap: string } | null = null;
 let db: Db;
 let dispose: () => Promise<void>;
 let source: KafkaRecordSource;
@@ -51,19 +53,60 @@ function framed(schemaId: number, payload: Buffer): Buffer {
   return Buffer.concat([header, payload]);
 }
 
+const REPO_ROOT = path.resolve(import.meta.dirname, "../../../../..");
+
+/** Runs `npm run broker -- <args>` from the repository's root, in its own process group, until it says it is ready. */
+async function startBrokerProcess(args: string[]): Promise<{ process: ChildProcess; bootstrap: string }> {
+  const child = spawn("npm", ["run", "--silent", "broker", "--", ...args], { cwd: REPO_ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  let ready = false;
+  const bootstrap = await new Promise<string>((resolve, reject) => {
+    // Read to the end either way: a full pipe would block the broker's log writes.
+    const onData = (chunk: Buffer) => {
+      if (ready) return;
+      output += chunk.toString("utf8");
+      const line = /kappa-broker ready on (\S+)/.exec(output);
+      if (line) {
+        ready = true;
+        resolve(line[1]!);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("error", reject);
+    child.once("exit", (code, signal) => reject(new Error(`the broker exited (${code ?? signal}) before it was ready:\n${output}`)));
+  });
+  return { process: child, bootstrap };
+}
+
+/** SIGTERM to the broker's process group (npm, tsx and the broker), then waits until none of it is left. */
+async function stopBrokerProcess(child: ChildProcess): Promise<void> {
+  const group = -child.pid!;
+  const alive = (): boolean => {
+    try {
+      process.kill(group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(group, "SIGTERM");
+  const deadline = Date.now() + 20_000;
+  while (alive()) {
+    if (Date.now() > deadline) process.kill(group, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "kappa-portal-broker-"));
-  broker = await startBroker({
-    host: "127.0.0.1",
-    port: 0,
-    "log.dirs": dir,
-    listeners: "SASL_PLAINTEXT://127.0.0.1:0",
-    "authorizer.class.name": "standard",
-    "super.users": `User:${ADMIN.name}`,
-    saslUsers: [ADMIN, READER],
-    "auto.create.topics.enable": false,
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-  });
+  broker = await startBrokerProcess([
+    ...["--host", "127.0.0.1", "--port", "0", "--data-dir", dir],
+    // A SASL_PLAINTEXT listener and the ACL authorizer with the admin as super user; the reader an ordinary user.
+    ...["--sasl-admin", `${ADMIN.name}:${ADMIN.password}`, "--sasl-user", `${READER.name}:${READER.password}`],
+    ...["--override", "auto.create.topics.enable=false"],
+  ]);
   ({ db, dispose } = await createTestDatabase(inject("pgAdminUrl")));
   const registered = await db.registrySchema.create({ data: { format: "AVRO", identity: "test-identity", normalized: JSON.stringify(schema), canonicalForm: JSON.stringify(schema), fingerprint: "0".repeat(64) } });
   schemaId = registered.id;
@@ -125,7 +168,7 @@ beforeAll(async () => {
 afterAll(async () => {
   source?.close();
   await dispose?.();
-  await broker?.stop();
+  if (broker) await stopBrokerProcess(broker.process);
   await rm(dir, { recursive: true, force: true });
 });
 
