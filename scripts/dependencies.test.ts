@@ -10,10 +10,13 @@ import { describe, expect, it } from "vitest";
  *   packages/worker → catalog, kafka-protocol
  *   packages/broker → kafka-protocol
  *   packages/catalog, packages/kafka-protocol → none of ours
+ *   packages/engines → none of ours (launchers of existing engines: Apache Kafka)
  *
  * One deliberate exception: integration tests and benchmarks of the worker
  * use the embedded broker as the real Kafka they talk to over TCP (a
- * devDependency, never imported by runtime code). The portal has no such
+ * devDependency, never imported by runtime code), and so do the test suites
+ * that run against Apache Kafka through packages/engines (the worker's and
+ * the broker's, whose oracle runs compare it with Kafka). The portal has no such
  * exception: its message-browser integration test runs the broker as a
  * separate program (`npm run broker`). The launcher in scripts/ wires
  * everything together and is not part of the rule.
@@ -34,8 +37,10 @@ interface Rule {
 
 const RULES: Record<string, Rule> = {
   "apps/portal": { allowed: ["@kappa/catalog", "@kappa/kafka-protocol"] },
-  "packages/worker": { allowed: ["@kappa/catalog", "@kappa/kafka-protocol"], testOnly: ["@kappa/broker"] },
-  "packages/broker": { allowed: ["@kappa/kafka-protocol"] },
+  "packages/worker": { allowed: ["@kappa/catalog", "@kappa/kafka-protocol"], testOnly: ["@kappa/broker", "@kappa/engines"] },
+  "packages/broker": { allowed: ["@kappa/kafka-protocol"], testOnly: ["@kappa/engines"] },
+  // Launchers of the engines the product runs against (Apache Kafka); they know nothing of the mesh.
+  "packages/engines": { allowed: [] },
   "packages/catalog": { allowed: [] },
   "packages/kafka-protocol": { allowed: [] },
   // The kappa CLI talks HTTP to the portal only.

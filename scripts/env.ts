@@ -36,6 +36,9 @@ const schema = z
       .regex(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, "must be host:port[,host:port...]")
       .optional(),
     KAFKA_PORT: z.coerce.number().int().min(1).max(65535).default(9092),
+    // Which Kafka `npm start` runs when KAFKA_BROKERS is unset: the embedded broker, or Apache Kafka
+    // (3 KRaft nodes for dev, one for prod; packages/engines fetches it from Maven Central; needs Java 17 and Maven).
+    KAPPA_KAFKA: z.enum(["embedded", "apache"], { message: "must be embedded or apache" }).default("embedded"),
     // The embedded `prod` environment: a second broker (default KAFKA_PORT + 1); KAPPA_PROD_ENVIRONMENT=false runs dev alone.
     KAFKA_PROD_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     KAPPA_PROD_ENVIRONMENT: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
@@ -61,7 +64,10 @@ const schema = z
     // Demo mode (demo users and data) is the default only for the embedded database.
     demoMode: env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined,
     portalUrl: env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`,
+    /** The launcher starts the Kafka (the embedded broker or Apache Kafka); false when KAFKA_BROKERS points at a cluster. */
     embeddedKafka: env.KAFKA_BROKERS === undefined,
+    /** Which Kafka the launcher starts, or null when KAFKA_BROKERS points at one. */
+    kafkaEngine: env.KAFKA_BROKERS === undefined ? env.KAPPA_KAFKA : null,
     prodEnvironment: env.KAFKA_BROKERS === undefined && env.KAPPA_PROD_ENVIRONMENT === "true",
     KAFKA_PROD_PORT: env.KAFKA_PROD_PORT ?? env.KAFKA_PORT + 1,
     startWorker: env.KAPPA_START_WORKER === "true",
@@ -72,6 +78,9 @@ const schema = z
   .superRefine((env, ctx) => {
     if (env.startWorker && !env.demoMode && env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
       ctx.addIssue({ code: "custom", path: ["KAFKA_ADMIN_PASSWORD"], message: "is required outside demo mode (the worker's Kafka admin login)" });
+    }
+    if (env.KAPPA_KAFKA === "apache" && env.KAFKA_BROKERS) {
+      ctx.addIssue({ code: "custom", path: ["KAPPA_KAFKA"], message: "apache starts a local Apache Kafka cluster, but KAFKA_BROKERS points at one: set one or the other" });
     }
     if ((env.PORTAL_DATABASE_URL || env.WORKER_DATABASE_URL) && !env.DATABASE_URL) {
       ctx.addIssue({ code: "custom", path: [env.PORTAL_DATABASE_URL ? "PORTAL_DATABASE_URL" : "WORKER_DATABASE_URL"], message: "needs DATABASE_URL (the owner role) too; the embedded database makes its own roles" });

@@ -177,6 +177,28 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
   return broker.bootstrap;
 }
 
+/**
+ * Apache Kafka instead of the embedded broker (`KAPPA_KAFKA=apache`): the
+ * pinned release from packages/engines — 3 KRaft nodes as `dev` (ports
+ * KAFKA_PORT, +2, +3 at their first start) and, with the prod environment, a
+ * single node as `prod` on KAFKA_PROD_PORT — same admin login, data under the
+ * data folder. Answers the dev bootstrap (all three nodes).
+ */
+async function startApacheKafkaClusters(config: StartConfig, adminPassword: string, secretsKey: string, workerDatabaseUrl: string): Promise<string> {
+  const { startApacheKafka, APACHE_KAFKA_VERSION } = await import("@kappa/engines");
+  const line = (name: "kafka" | "kafka-prod") => (message: string) => logs?.line(name, `${new Date().toISOString()} apache-kafka INFO ${message}`, "info");
+  log(`starting Apache Kafka ${APACHE_KAFKA_VERSION} (3 KRaft nodes) in ${path.join(config.dataDir, "apache-kafka")}; the first start fetches it from Maven Central`);
+  const dev = await startApacheKafka({ nodes: 3, dataDir: path.join(config.dataDir, "apache-kafka"), adminUser: config.KAFKA_ADMIN_USER, adminPassword, ports: [config.KAFKA_PORT, config.KAFKA_PORT + 2, config.KAFKA_PORT + 3], log: line("kafka") });
+  stops.add({ name: "Apache Kafka (dev)", stop: () => dev.stop() });
+  if (config.prodEnvironment) {
+    log(`starting Apache Kafka (one node) as the prod environment on ${config.KAFKA_PROD_PORT} in ${path.join(config.dataDir, "apache-kafka-prod")}`);
+    const prod = await startApacheKafka({ nodes: 1, dataDir: path.join(config.dataDir, "apache-kafka-prod"), adminUser: config.KAFKA_ADMIN_USER, adminPassword, ports: [config.KAFKA_PROD_PORT], log: line("kafka-prod") });
+    stops.add({ name: "Apache Kafka (prod)", stop: () => prod.stop() });
+    await registerEmbeddedProd(workerDatabaseUrl, secretsKey, prod.bootstrap, { name: config.KAFKA_ADMIN_USER, password: adminPassword });
+  }
+  return dev.bootstrap;
+}
+
 /** Starts the worker as a child process and waits until it reports ready. */
 async function startWorker(env: NodeJS.ProcessEnv, readyFile: string, maxHeapMb: number) {
   rmSync(readyFile, { force: true });
@@ -296,8 +318,14 @@ function printSummary(config: StartConfig, facts: { bootstrap: string; databaseU
       : `${config.portalHostname ?? "every interface"}${config.HOSTNAME ? " (HOSTNAME)" : ""}`,
   ]);
   if (config.startWorker) {
-    rows.push(["Kafka bootstrap", `${facts.bootstrap}${config.embeddedKafka ? "  (embedded broker: SASL SCRAM-SHA-512/256 and PLAIN, ACLs on, tiered storage)" : ""}`]);
-    if (config.prodEnvironment) rows.push(["Environments", `dev = ${facts.bootstrap}, prod = 127.0.0.1:${config.KAFKA_PROD_PORT} (second embedded broker, same admin login; promote on a product's page)`]);
+    const kind =
+      config.kafkaEngine === "apache"
+        ? "  (Apache Kafka, 3 KRaft nodes: SASL SCRAM-SHA-512 (PLAIN for the admin), StandardAuthorizer, tiered storage; node logs in " + path.join(config.dataDir, "apache-kafka", "node-*", "server.log") + ")"
+        : config.embeddedKafka
+          ? "  (embedded broker: SASL SCRAM-SHA-512/256 and PLAIN, ACLs on, tiered storage)"
+          : "";
+    rows.push(["Kafka bootstrap", `${facts.bootstrap}${kind}`]);
+    if (config.prodEnvironment) rows.push(["Environments", `dev = ${config.kafkaEngine === "apache" ? "the three nodes above" : facts.bootstrap}, prod = 127.0.0.1:${config.KAFKA_PROD_PORT} (${config.kafkaEngine === "apache" ? "a single Apache Kafka node" : "second embedded broker"}, same admin login; promote on a product's page)`]);
     if (config.embeddedKafka) {
       const password = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
       rows.push(["Kafka admin", `user "${config.KAFKA_ADMIN_USER}", ${password}`]);
@@ -378,7 +406,14 @@ async function main() {
   // Kafka: the embedded broker unless KAFKA_BROKERS points at a cluster.
   const adminPassword = config.KAFKA_ADMIN_PASSWORD ?? (config.demoMode ? DEMO_KAFKA_ADMIN_PASSWORD : "");
   let bootstrap = config.KAFKA_BROKERS ?? `127.0.0.1:${config.KAFKA_PORT}`;
-  if (config.startWorker && config.embeddedKafka) {
+  if (config.startWorker && config.kafkaEngine === "apache") {
+    try {
+      bootstrap = await startApacheKafkaClusters(config, adminPassword, secretsKey, workerDatabaseUrl ?? databaseUrl);
+    } catch (error) {
+      // EngineUnavailableError names what to install (Java 17, Maven).
+      throw new Error(`KAPPA_KAFKA=apache: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  } else if (config.startWorker && config.embeddedKafka) {
     log(`starting the embedded Kafka broker in ${path.join(config.dataDir, "kafka")}`);
     bootstrap = await startEmbeddedKafka(config, adminPassword);
     if (config.prodEnvironment) {
@@ -416,7 +451,7 @@ async function main() {
         );
         if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
           const { startDemoTraffic } = await import("./demo-traffic.ts");
-          const traffic = await startDemoTraffic({ brokers: [bootstrap], username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
+          const traffic = await startDemoTraffic({ brokers: bootstrap.split(","), username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
           stops.add({ name: "the demo traffic", stop: () => traffic.stop() });
           log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
         }

@@ -1,0 +1,106 @@
+import { spawn, spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+/** Where the engines' pinned artifacts are kept between runs (`KAPPA_ENGINES_CACHE`, default ~/.cache/kappa-mesh/engines). */
+export function enginesCacheDir(): string {
+  return process.env.KAPPA_ENGINES_CACHE || path.join(os.homedir(), ".cache", "kappa-mesh", "engines");
+}
+
+export const ENGINES_DIR = path.resolve(import.meta.dirname, "..");
+
+export class EngineUnavailableError extends Error {
+  override name = "EngineUnavailableError";
+}
+
+/** The `java` to run engines with: `JAVA_HOME/bin/java` or the one on PATH, version 17 or later. */
+export function findJava(): string {
+  const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, "bin", "java") : "java";
+  const probe = spawnSync(java, ["-version"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) {
+    throw new EngineUnavailableError(`Apache Kafka needs Java 17 or later, and no \`${java}\` runs here. Install it (Debian: apt-get install -y openjdk-17-jre-headless) or set JAVA_HOME.`);
+  }
+  const match = /version "(\d+)/.exec(probe.stderr);
+  const major = match ? Number(match[1]) : 0;
+  if (major < 17) throw new EngineUnavailableError(`Apache Kafka 4 needs Java 17 or later; ${java} is version ${major || "unknown"}. Install Java 17 (Debian: apt-get install -y openjdk-17-jre-headless) or set JAVA_HOME.`);
+  return java;
+}
+
+function findMaven(): string {
+  const probe = spawnSync("mvn", ["-v"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) {
+    throw new EngineUnavailableError("Fetching Apache Kafka needs Maven (`mvn`), which is not installed. Install it (Debian: apt-get install -y maven); it fetches the pinned release from Maven Central once into the engines cache.");
+  }
+  return "mvn";
+}
+
+/**
+ * Resolves the artifacts a pom lists (with their runtime dependencies) into a
+ * folder of jars in the engines cache, once per pom content: Maven fetches
+ * from Maven Central and verifies each checksum (`--strict-checksums`). A
+ * second call with the same pom answers from the cache without Maven.
+ */
+export async function ensureArtifacts(name: string, pomFile: string, log: (line: string) => void = () => {}): Promise<string> {
+  const pom = readFileSync(pomFile);
+  const key = createHash("sha256").update(pom).digest("hex").slice(0, 12);
+  const dir = path.join(enginesCacheDir(), `${name}-${key}`);
+  if (existsSync(path.join(dir, ".complete"))) return path.join(dir, "libs");
+  const mvn = findMaven();
+  mkdirSync(enginesCacheDir(), { recursive: true });
+  const staging = `${dir}.fetching-${process.pid}-${randomBytes(3).toString("hex")}`;
+  mkdirSync(staging, { recursive: true });
+  log(`fetching ${name} from Maven Central into ${dir} (once; Maven verifies checksums)`);
+  const started = Date.now();
+  try {
+    const output = await run(mvn, ["-B", "-q", "--strict-checksums", "-f", pomFile, "dependency:copy-dependencies", `-DoutputDirectory=${path.join(staging, "libs")}`, "-DincludeScope=runtime"]);
+    if (output.code !== 0) throw new EngineUnavailableError(`Maven could not fetch ${name} (exit ${output.code}):\n${output.text.slice(-4000)}`);
+    writeFileSync(path.join(staging, ".complete"), `fetched ${new Date().toISOString()} in ${Date.now() - started} ms from ${path.relative(ENGINES_DIR, pomFile)}\n`);
+    try {
+      renameSync(staging, dir);
+    } catch (error) {
+      // Another process finished the same fetch first: keep its copy.
+      if (!existsSync(path.join(dir, ".complete"))) throw error;
+      rmSync(staging, { recursive: true, force: true });
+    }
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  log(`fetched ${name} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return path.join(dir, "libs");
+}
+
+export function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout.on("data", (d: Buffer) => (text += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (text += d.toString()));
+    const timer = options.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), options.timeoutMs) : undefined;
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: code ?? -1, text });
+    });
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
