@@ -44,6 +44,14 @@ export interface BrokerConfig {
   "sasl.server.max.receive.size": number;
   /** Connections with no bytes in either direction and nothing in flight for this long are closed; −1 = never. */
   "connections.max.idle.ms": number;
+  /** KIP-306: a failed authentication's answer, and the close after it, wait this long (Kafka's name and default). */
+  "connection.failed.authentication.delay.ms": number;
+  /** Kappa-specific: failed authentications of one client address or user name before it is put in backoff; 0 = no backoff. */
+  "sasl.failed.authentication.backoff.threshold": number;
+  /** Kappa-specific: the first backoff; doubled for every further failure. */
+  "sasl.failed.authentication.backoff.ms": number;
+  /** Kappa-specific: the longest backoff. */
+  "sasl.failed.authentication.backoff.max.ms": number;
   /**
    * Kappa-specific: a request frame must arrive within this long of its first
    * byte, plus one second per MiB it declares; a slower one closes the
@@ -151,6 +159,10 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "socket.request.max.bytes": 104857600,
   "sasl.server.max.receive.size": 524288,
   "connections.max.idle.ms": 600000,
+  "connection.failed.authentication.delay.ms": 100,
+  "sasl.failed.authentication.backoff.threshold": 5,
+  "sasl.failed.authentication.backoff.ms": 1000,
+  "sasl.failed.authentication.backoff.max.ms": 5000,
   "socket.request.receive.timeout.ms": 30000,
   "message.decompressed.max.bytes": 128 * 1024 * 1024,
   "fetch.max.bytes": 57671680,
@@ -288,6 +300,10 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "socket.request.max.bytes": int(raw, "socket.request.max.bytes", 1, 2 ** 31 - 1),
     "sasl.server.max.receive.size": int(raw, "sasl.server.max.receive.size", 1, 2 ** 31 - 1),
     "connections.max.idle.ms": int(raw, "connections.max.idle.ms", -1),
+    "connection.failed.authentication.delay.ms": failedAuthDelay(raw),
+    "sasl.failed.authentication.backoff.threshold": int(raw, "sasl.failed.authentication.backoff.threshold", 0, 1_000_000),
+    "sasl.failed.authentication.backoff.ms": int(raw, "sasl.failed.authentication.backoff.ms", 1, 2 ** 31 - 1),
+    "sasl.failed.authentication.backoff.max.ms": int(raw, "sasl.failed.authentication.backoff.max.ms", int(raw, "sasl.failed.authentication.backoff.ms", 1), 2 ** 31 - 1),
     "socket.request.receive.timeout.ms": int(raw, "socket.request.receive.timeout.ms", 1, 2 ** 31 - 1),
     "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
@@ -310,6 +326,16 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "transaction.partition.verification.enable": bool(raw, "transaction.partition.verification.enable"),
     ...listenerSettings(raw),
   };
+}
+
+/** Kafka (KafkaConfig) requires the delay to be below connections.max.idle.ms. */
+function failedAuthDelay(raw: Raw): number {
+  const delay = int(raw, "connection.failed.authentication.delay.ms", 0, 2 ** 31 - 1);
+  const idle = raw["connections.max.idle.ms"];
+  if (typeof idle === "number" && idle > 0 && delay >= idle) {
+    throw new ConfigError(`connection.failed.authentication.delay.ms=${delay} should always be less than connections.max.idle.ms=${idle} to prevent failed authentication responses from timing out`);
+  }
+  return delay;
 }
 
 type ListenerSettings = Pick<
