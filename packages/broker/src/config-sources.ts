@@ -42,6 +42,7 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "sasl.failed.authentication.backoff.max.ms": "int",
   "socket.request.receive.timeout.ms": "int",
   "message.decompressed.max.bytes": "int",
+  "max.request.partition.size.limit": "int",
   "fetch.max.bytes": "int",
   "max.incremental.fetch.session.cache.slots": "int",
   "queued.max.requests.per.connection": "int",

@@ -60,6 +60,8 @@ export interface BrokerConfig {
   "socket.request.receive.timeout.ms": number;
   /** Kappa-specific: largest decompressed records section of one produced batch (compression bombs). */
   "message.decompressed.max.bytes": number;
+  /** Most partitions one DescribeTopicPartitions answer holds, whatever the client asks (Kafka's name and default). */
+  "max.request.partition.size.limit": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
   /** Fetch sessions (KIP-227) the broker keeps at once (Kafka's name and default). */
@@ -165,6 +167,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "sasl.failed.authentication.backoff.max.ms": 5000,
   "socket.request.receive.timeout.ms": 30000,
   "message.decompressed.max.bytes": 128 * 1024 * 1024,
+  "max.request.partition.size.limit": 2000,
   "fetch.max.bytes": 57671680,
   "max.incremental.fetch.session.cache.slots": 1000,
   "queued.max.requests.per.connection": 1000,
@@ -306,6 +309,7 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "sasl.failed.authentication.backoff.max.ms": int(raw, "sasl.failed.authentication.backoff.max.ms", int(raw, "sasl.failed.authentication.backoff.ms", 1), 2 ** 31 - 1),
     "socket.request.receive.timeout.ms": int(raw, "socket.request.receive.timeout.ms", 1, 2 ** 31 - 1),
     "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
+    "max.request.partition.size.limit": int(raw, "max.request.partition.size.limit", 1, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
     "max.incremental.fetch.session.cache.slots": int(raw, "max.incremental.fetch.session.cache.slots", 0, 2 ** 31 - 1),
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),

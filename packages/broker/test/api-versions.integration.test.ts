@@ -57,6 +57,8 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   IncrementalAlterConfigs: [0, 1],
   // Not in the spec table; librdkafka 2.0.2 and kafkajs both use v0-1.
   DeleteRecords: [0, 1],
+  // KIP-966's paginated topic description (Kafka 3.8+; the Java admin's describeTopics uses it).
+  DescribeTopicPartitions: [0, 0],
 };
 
 /** librdkafka 2.0.2 feature windows (BROKER-SPEC §1): a feature is on only if the range overlaps. */
