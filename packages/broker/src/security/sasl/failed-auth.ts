@@ -27,6 +27,14 @@ export const FAILURE_MEMORY_MS = 15 * 60 * 1000;
 export const LOG_INTERVAL_MS = 60 * 1000;
 /** Keys tracked at most (least recently failed ones are dropped first), so spraying user names cannot grow memory. */
 export const MAX_TRACKED_KEYS = 10_000;
+/** Distinct addresses and user names counted per summary line; the rest are counted under "others". */
+const MAX_SUMMARY_KEYS = 1000;
+const OTHERS = "(others)";
+
+function countInto(m: Map<string, number>, key: string): void {
+  const k = m.has(key) || m.size < MAX_SUMMARY_KEYS ? key : OTHERS;
+  m.set(k, (m.get(k) ?? 0) + 1);
+}
 
 export interface FailedAuthSettings {
   delayMs: number;
@@ -174,8 +182,8 @@ export class FailedAuthGuard {
     const p = this.pendingSummary(now);
     if (refused) p.refusedInBackoff++;
     else p.failures++;
-    p.byAddress.set(address, (p.byAddress.get(address) ?? 0) + 1);
-    if (user !== null) p.byUser.set(user, (p.byUser.get(user) ?? 0) + 1);
+    countInto(p.byAddress, address);
+    if (user !== null) countInto(p.byUser, user);
     p.lastReason = reason;
     const due = this.lastLogAt + this.logIntervalMs - now;
     if (due <= 0) {
