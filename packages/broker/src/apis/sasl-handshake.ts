@@ -22,7 +22,7 @@ export const saslHandshakeApi = defineApi<SaslHandshakeRequest, SaslHandshakeRes
     const outcome = ctx.broker.sasl.handshake(ctx.session, req.mechanism);
     if (outcome.close) {
       // Kafka's UnsupportedSaslMechanismException is an AuthenticationException: its close is delayed too (KIP-306).
-      await ctx.broker.sasl.delayFailure();
+      await ctx.broker.sasl.delayFailure(ctx.broker.sasl.failures.addressBackoffLeft(ctx.session.clientAddress));
       ctx.broker.closeAfterResponse(ctx.session);
     }
     else if (ctx.apiVersion === 0 && outcome.errorCode === 0) ctx.session.rawSaslTokens = true;

@@ -75,7 +75,8 @@ export class SaslService {
       return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [], close: false };
     }
     if (!isSupportedMechanism(mechanism) || !this.enabledMechanisms.includes(mechanism)) {
-      this.logger.info(`connection from ${session.clientAddress}: unsupported SASL mechanism "${mechanism}"`);
+      // Counted with the failed authentications (Kafka's UnsupportedSaslMechanismException is one), not a line each.
+      this.failures.recordFailure(session.clientAddress, null, "SaslHandshake", `unsupported SASL mechanism ${JSON.stringify(mechanism)}`);
       return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: [...this.enabledMechanisms], close: true };
     }
     session.saslMechanism = mechanism;

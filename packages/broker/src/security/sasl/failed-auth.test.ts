@@ -76,4 +76,12 @@ describe("FailedAuthGuard", () => {
     expect(lines[1]).toContain("(1001 in all)"); // 1000 names and "(others)"
     g.close();
   });
+
+  it("escapes control characters of client-chosen names in the log", () => {
+    const { g, lines } = guard({ threshold: 0 });
+    g.recordFailure("10.0.0.1", "eve\nINFO forged line", "PLAIN", "PLAIN: invalid password or unknown user eve\nINFO forged line");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain("\n");
+    expect(lines[0]).toContain("users eve\\x0aINFO forged line ×1");
+  });
 });

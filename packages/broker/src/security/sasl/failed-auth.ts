@@ -31,7 +31,18 @@ export const MAX_TRACKED_KEYS = 10_000;
 const MAX_SUMMARY_KEYS = 1000;
 const OTHERS = "(others)";
 
-function countInto(m: Map<string, number>, key: string): void {
+/** Client-chosen text (user names, mechanism names) as it goes into a log line: control characters escaped, at most 100 characters. */
+export function loggable(text: string): string {
+  let escaped = "";
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    escaped += code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, "0")}` : c;
+  }
+  return escaped.length > 100 ? `${escaped.slice(0, 100)}…` : escaped;
+}
+
+function countInto(m: Map<string, number>, raw: string): void {
+  const key = loggable(raw);
   const k = m.has(key) || m.size < MAX_SUMMARY_KEYS ? key : OTHERS;
   m.set(k, (m.get(k) ?? 0) + 1);
 }
@@ -160,7 +171,7 @@ export class FailedAuthGuard {
       const exponent = Math.min(30, s.failures - threshold);
       const wasBlocked = s.blockedUntil > now;
       s.blockedUntil = now + Math.min(maxBackoffMs, backoffMs * 2 ** exponent);
-      if (!wasBlocked) this.pendingSummary(now).backoffsStarted.push(`${label} (${s.failures} failures, ${s.blockedUntil - now} ms)`);
+      if (!wasBlocked) this.pendingSummary(now).backoffsStarted.push(`${loggable(label)} (${s.failures} failures, ${s.blockedUntil - now} ms)`);
     }
     // Re-insert so the map's order is least recently failed first.
     this.keys.delete(key);
@@ -184,7 +195,7 @@ export class FailedAuthGuard {
     else p.failures++;
     countInto(p.byAddress, address);
     if (user !== null) countInto(p.byUser, user);
-    p.lastReason = reason;
+    p.lastReason = loggable(reason);
     const due = this.lastLogAt + this.logIntervalMs - now;
     if (due <= 0) {
       this.flushLog();
