@@ -9,7 +9,8 @@
 // message after connection.failed.authentication.delay.ms (KIP-306), then the
 // connection is closed; an unknown mechanism gets UNSUPPORTED_SASL_MECHANISM (33)
 // with the enabled list, after the same delay, then the connection is closed.
-// Backoff per address and user, and the rate-limited failure log: failed-auth.ts. On a PLAINTEXT/SSL listener, or once authenticated, both SASL APIs answer
+// Backoff per address and user, and the rate-limited failure log: failed-auth.ts.
+// On a PLAINTEXT/SSL listener, or once authenticated, both SASL APIs answer
 // ILLEGAL_SASL_STATE (34) as Kafka's KafkaApis does; session_lifetime_ms is 0, so
 // clients never re-authenticate (KIP-368 is not implemented).
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
