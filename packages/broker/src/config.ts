@@ -44,6 +44,14 @@ export interface BrokerConfig {
   "sasl.server.max.receive.size": number;
   /** Connections with no bytes in either direction and nothing in flight for this long are closed; −1 = never. */
   "connections.max.idle.ms": number;
+  /** KIP-306: a failed authentication's answer, and the close after it, wait this long (Kafka's name and default). */
+  "connection.failed.authentication.delay.ms": number;
+  /** Kappa-specific: failed authentications of one client address or user name before it is put in backoff; 0 = no backoff. */
+  "sasl.failed.authentication.backoff.threshold": number;
+  /** Kappa-specific: the first backoff; doubled for every further failure. */
+  "sasl.failed.authentication.backoff.ms": number;
+  /** Kappa-specific: the longest backoff. */
+  "sasl.failed.authentication.backoff.max.ms": number;
   /**
    * Kappa-specific: a request frame must arrive within this long of its first
    * byte, plus one second per MiB it declares; a slower one closes the
@@ -52,6 +60,8 @@ export interface BrokerConfig {
   "socket.request.receive.timeout.ms": number;
   /** Kappa-specific: largest decompressed records section of one produced batch (compression bombs). */
   "message.decompressed.max.bytes": number;
+  /** Most partitions one DescribeTopicPartitions answer holds, whatever the client asks (Kafka's name and default). */
+  "max.request.partition.size.limit": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
   /** Fetch sessions (KIP-227) the broker keeps at once (Kafka's name and default). */
@@ -151,8 +161,13 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "socket.request.max.bytes": 104857600,
   "sasl.server.max.receive.size": 524288,
   "connections.max.idle.ms": 600000,
+  "connection.failed.authentication.delay.ms": 100,
+  "sasl.failed.authentication.backoff.threshold": 5,
+  "sasl.failed.authentication.backoff.ms": 1000,
+  "sasl.failed.authentication.backoff.max.ms": 5000,
   "socket.request.receive.timeout.ms": 30000,
   "message.decompressed.max.bytes": 128 * 1024 * 1024,
+  "max.request.partition.size.limit": 2000,
   "fetch.max.bytes": 57671680,
   "max.incremental.fetch.session.cache.slots": 1000,
   "queued.max.requests.per.connection": 1000,
@@ -288,8 +303,13 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "socket.request.max.bytes": int(raw, "socket.request.max.bytes", 1, 2 ** 31 - 1),
     "sasl.server.max.receive.size": int(raw, "sasl.server.max.receive.size", 1, 2 ** 31 - 1),
     "connections.max.idle.ms": int(raw, "connections.max.idle.ms", -1),
+    "connection.failed.authentication.delay.ms": failedAuthDelay(raw),
+    "sasl.failed.authentication.backoff.threshold": int(raw, "sasl.failed.authentication.backoff.threshold", 0, 1_000_000),
+    "sasl.failed.authentication.backoff.ms": int(raw, "sasl.failed.authentication.backoff.ms", 1, 2 ** 31 - 1),
+    "sasl.failed.authentication.backoff.max.ms": int(raw, "sasl.failed.authentication.backoff.max.ms", int(raw, "sasl.failed.authentication.backoff.ms", 1), 2 ** 31 - 1),
     "socket.request.receive.timeout.ms": int(raw, "socket.request.receive.timeout.ms", 1, 2 ** 31 - 1),
     "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
+    "max.request.partition.size.limit": int(raw, "max.request.partition.size.limit", 1, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
     "max.incremental.fetch.session.cache.slots": int(raw, "max.incremental.fetch.session.cache.slots", 0, 2 ** 31 - 1),
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),
@@ -310,6 +330,16 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "transaction.partition.verification.enable": bool(raw, "transaction.partition.verification.enable"),
     ...listenerSettings(raw),
   };
+}
+
+/** Kafka (KafkaConfig) requires the delay to be below connections.max.idle.ms. */
+function failedAuthDelay(raw: Raw): number {
+  const delay = int(raw, "connection.failed.authentication.delay.ms", 0, 2 ** 31 - 1);
+  const idle = raw["connections.max.idle.ms"];
+  if (typeof idle === "number" && idle > 0 && delay >= idle) {
+    throw new ConfigError(`connection.failed.authentication.delay.ms=${delay} should always be less than connections.max.idle.ms=${idle} to prevent failed authentication responses from timing out`);
+  }
+  return delay;
 }
 
 type ListenerSettings = Pick<

@@ -112,6 +112,8 @@ export interface ConfigProblem {
 export interface Logs {
   topic(name: string): TopicMeta | undefined;
   topics(): TopicMeta[];
+  /** The existing topic whose name equals `name` once '.' and '_' are equated (Kafka's collision rule), if any. */
+  collidingTopic(name: string): string | undefined;
   partition(topic: string, partition: number): PartitionView | undefined;
   /** Throws KafkaError (TOPIC_ALREADY_EXISTS, INVALID_CONFIG, ...). */
   createTopic(name: string, partitions: number, configs: Record<string, string>): Promise<TopicMeta>;

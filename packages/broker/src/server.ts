@@ -158,7 +158,12 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     const changed = await ensureBootstrapUsers(credentials, saslUsers ?? []);
     // User names only: the passwords went into PBKDF2 and nowhere else.
     if (changed.length > 0) logger.info(`SCRAM credentials created or updated at start-up for: ${changed.join(", ")}`);
-    sasl = new SaslService(credentials, enabledSaslMechanisms(config).filter(isSupportedMechanism), logger);
+    sasl = new SaslService(credentials, enabledSaslMechanisms(config).filter(isSupportedMechanism), logger, {
+      delayMs: config["connection.failed.authentication.delay.ms"],
+      threshold: config["sasl.failed.authentication.backoff.threshold"],
+      backoffMs: config["sasl.failed.authentication.backoff.ms"],
+      maxBackoffMs: config["sasl.failed.authentication.backoff.max.ms"],
+    });
     transactions = await TransactionCoordinator.open(config["log.dirs"], brokerParticipants(logs, (t, p) => core?.appendWaiters.notify(t, p), logger), {
       maxTimeoutMs: config["transaction.max.timeout.ms"],
       abortTimedOutIntervalMs: config["transaction.abort.timed.out.transaction.cleanup.interval.ms"],
@@ -280,6 +285,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
       for (const s of sockets) s.destroy();
       await closed;
       await core.groups.close();
+      sasl.failures.close();
       // After the connections: no new transitions; the ones in flight finish (markers included) before the logs close.
       await transactions.stop();
       await logs.close();

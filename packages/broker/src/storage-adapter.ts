@@ -154,6 +154,9 @@ export class StorageLogs implements Logs {
   topics(): TopicMeta[] {
     return this.manager.listTopics().map(topicMeta);
   }
+  collidingTopic(name: string): string | undefined {
+    return this.manager.collidingTopic(name);
+  }
   partition(topic: string, partition: number): PartitionView | undefined {
     const log = this.manager.partition(topic, partition);
     if (!log) return undefined;

@@ -36,7 +36,8 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   // Issue 15: modern-client APIs.
   DescribeCluster: [0, 1],
   OffsetForLeaderEpoch: [0, 4],
-  ApiVersions: [0, 3],
+  // v4 (KIP-1022, Kafka 3.9+): v3's fields; SupportedFeatures may then list features whose minimum is 0.
+  ApiVersions: [0, 4],
   CreateTopics: [0, 4],
   DeleteTopics: [0, 3],
   // Beyond the spec table (transactions, issue 15): InitProducerId up to KIP-588's v4 and v5, whose only
@@ -56,6 +57,8 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   IncrementalAlterConfigs: [0, 1],
   // Not in the spec table; librdkafka 2.0.2 and kafkajs both use v0-1.
   DeleteRecords: [0, 1],
+  // KIP-966's paginated topic description (Kafka 3.8+; the Java admin's describeTopics uses it).
+  DescribeTopicPartitions: [0, 0],
 };
 
 /** librdkafka 2.0.2 feature windows (BROKER-SPEC §1): a feature is on only if the range overlaps. */
@@ -85,6 +88,35 @@ describe("ApiVersions", () => {
     expect(broker.registry.advertisedVersions()).toEqual(
       [...CORE_APIS].sort((a, b) => a.apiKey - b.apiKey).map((a) => ({ apiKey: a.apiKey, minVersion: a.advertised.min, maxVersion: a.advertised.max })),
     );
+  });
+
+  it("reports Kafka 4.1's supported and finalized features for what it implements (kafka-features describe)", async () => {
+    const c = await RawClient.connect(broker.port);
+    try {
+      const v4 = (await c.request(ApiKey.ApiVersions, 4, { clientSoftwareName: "test", clientSoftwareVersion: "1" })).body;
+      expect(v4.supportedFeatures).toEqual([
+        { name: "group.version", minVersion: 0, maxVersion: 0 },
+        { name: "kraft.version", minVersion: 0, maxVersion: 0 },
+        { name: "metadata.version", minVersion: 7, maxVersion: 27 },
+        { name: "transaction.version", minVersion: 0, maxVersion: 0 },
+      ]);
+      expect(v4.finalizedFeaturesEpoch).toBe(0n);
+      expect(v4.finalizedFeatures).toEqual([{ name: "metadata.version", minVersionLevel: 27, maxVersionLevel: 27 }]);
+      // Before v4, features whose minimum is 0 are left out, as Kafka does for older clients.
+      const v3 = (await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "test", clientSoftwareVersion: "1" })).body;
+      expect(v3.supportedFeatures).toEqual([{ name: "metadata.version", minVersion: 7, maxVersion: 27 }]);
+      expect(v3.finalizedFeatures).toEqual(v4.finalizedFeatures);
+    } finally {
+      c.close();
+    }
+    // librdkafka 2.0.2 sends ApiVersions v3 and must still read the answer with its tagged fields.
+    const { runKcat } = await import("./sasl-helpers.ts");
+    const r = await runKcat(broker.bootstrap, ["-L", "-d", "broker", "-m", "5"]);
+    expect(r.code, r.stderr).toBe(0);
+    // One ApiVersions round (no fallback to v0 after a parse failure), then librdkafka's features turn on.
+    expect(r.stderr.match(/APIVERSION_QUERY -> UP/g)?.length ?? 0).toBeGreaterThan(0);
+    expect(r.stderr).toMatch(/Updated enabled protocol features to ApiVersion,.*MsgVer2/);
+    expect(r.stderr).not.toMatch(/ApiVersionRequest failed|ApiVersion.*Retrying with/i);
   });
 
   it("advertises the ranges BROKER-SPEC requires, and the codec supports every served version", () => {

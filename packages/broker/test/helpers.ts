@@ -117,9 +117,10 @@ export class RawClient {
     for (const f of w) f();
   }
 
-  static connect(port: number, host = "127.0.0.1"): Promise<RawClient> {
+  /** `localAddress` (e.g. 127.0.0.2, any loopback address on Linux) is the client address the broker sees. */
+  static connect(port: number, host = "127.0.0.1", localAddress?: string): Promise<RawClient> {
     return new Promise((resolve, reject) => {
-      const s = connect(port, host, () => resolve(new RawClient(s)));
+      const s = connect({ port, host, ...(localAddress ? { localAddress } : {}) }, () => resolve(new RawClient(s)));
       s.once("error", reject);
     });
   }

@@ -55,8 +55,8 @@ function values(records: Buffer | null): string[] {
 describe("version negotiation", () => {
   it("answers an ApiVersions version above its range with a v0 UNSUPPORTED_VERSION body (BROKER-SPEC §2)", async () => {
     const c = await RawClient.connect(broker.port);
-    // ApiVersions v4: header v2 (client_id "test", empty tagged fields), then a body the broker must not parse.
-    const req = Buffer.from([0, 0, 0, 0, 0, 18, 0, 4, 0, 0, 0, 78, 0, 4, 0x74, 0x65, 0x73, 0x74, 0, 0xff, 0xff]);
+    // ApiVersions v5: header v2 (client_id "test", empty tagged fields), then a body the broker must not parse.
+    const req = Buffer.from([0, 0, 0, 0, 0, 18, 0, 5, 0, 0, 0, 78, 0, 4, 0x74, 0x65, 0x73, 0x74, 0, 0xff, 0xff]);
     req.writeInt32BE(req.length - 4, 0);
     c.write(req);
     const frame = await c.nextFrame();
@@ -65,7 +65,7 @@ describe("version negotiation", () => {
     const { correlationId, body } = decodeResponse(ApiKey.ApiVersions, 0, frame);
     expect(correlationId).toBe(78);
     expect(body.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
-    expect(body.apiKeys).toContainEqual({ apiKey: ApiKey.ApiVersions, minVersion: 0, maxVersion: 3 });
+    expect(body.apiKeys).toContainEqual({ apiKey: ApiKey.ApiVersions, minVersion: 0, maxVersion: 4 });
   });
 
   it("closes the connection for a version it advertises but does not serve, and for unknown api keys", async () => {

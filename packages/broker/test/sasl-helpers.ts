@@ -79,6 +79,11 @@ export function runKcat(bootstrap: string, args: string[], input?: string, timeo
   });
 }
 
-export function kcatSasl(user: string, password: string, protocol = "SASL_PLAINTEXT", mechanism = "SCRAM-SHA-512"): string[] {
+/**
+ * kcat's SASL flags. PLAIN by default: Debian's kcat is built on librdkafka 2.0.2,
+ * whose SCRAM client-final carries a wrong nonce (fixed in librdkafka 2.6.1), which
+ * Kafka 4.x and this broker refuse.
+ */
+export function kcatSasl(user: string, password: string, protocol = "SASL_PLAINTEXT", mechanism = "PLAIN"): string[] {
   return ["-X", `security.protocol=${protocol}`, "-X", `sasl.mechanisms=${mechanism}`, "-X", `sasl.username=${user}`, "-X", `sasl.password=${password}`];
 }

@@ -125,7 +125,8 @@ describe("kcat over TLS", () => {
     expect(c.stdout.split("\n").filter((l) => l !== "")).toEqual(values);
   });
 
-  it("SASL_SSL with SCRAM-SHA-512: right credentials produce and consume, wrong ones are refused", async () => {
+  // PLAIN: Debian's kcat (librdkafka 2.0.2) fails SCRAM against Kafka 4.x and this broker (kcatSasl); kafkajs covers SCRAM over SASL_SSL above.
+  it("SASL_SSL with PLAIN: right credentials produce and consume, wrong ones are refused", async () => {
     const topic = uniqueName("kcat-sasl-ssl");
     const ca = ["-X", `ssl.ca.location=${certFile}`];
     const values = Array.from({ length: 30 }, (_, i) => `kcat-sasl-ssl-${i}`);
@@ -136,6 +137,6 @@ describe("kcat over TLS", () => {
     expect(c.stdout.split("\n").filter((l) => l !== "")).toEqual(values);
     const bad = await runKcat(saslSslBootstrap, ["-L", "-m", "2", ...ca, ...kcatSasl(ADMIN.name, "wrong", "SASL_SSL")]);
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain("Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512");
+    expect(bad.stderr).toContain("Authentication failed: Invalid username or password");
   });
 });

@@ -21,6 +21,8 @@ describe("connection snippets", () => {
     expect(cmd).toContain("-X sasl.username=payments-reconciliation");
     expect(cmd).toContain(`-X sasl.password="$KAFKA_PASSWORD"`);
     expect(cmd).toContain("-G payments-reconciliation.my-app orders.order-events.v1");
+    // SCRAM against Kafka 4.x needs librdkafka 2.6.1 or later: the snippet says so.
+    expect(cmd.split("\n")[0]).toBe("# Needs kcat built on librdkafka >= 2.6.1 for SCRAM on Kafka 4.x (check: kcat -V).");
     expect(groupIdFor(settings, "billing")).toBe("payments-reconciliation.billing");
   });
 
@@ -38,6 +40,7 @@ describe("connection snippets", () => {
     expect(code).toContain(`topic: "orders.order-events.v1"`);
     const cmd = kcatProduceCommand(producer);
     expect(cmd).toContain("kcat -P -b 127.0.0.1:9092");
+    expect(cmd).toContain("librdkafka >= 2.6.1");
     expect(cmd).toContain("-X sasl.username=orders-producer");
     expect(cmd).toContain("-t orders.order-events.v1");
   });

@@ -95,8 +95,16 @@ export function kafkajsSnippet(s: ConnectionSettings, registry?: RegistrySetting
   ].join("\n");
 }
 
+/**
+ * The client versions a kcat command needs: librdkafka before 2.6.1 (e.g. Debian
+ * bookworm's kcat, on 2.0.2) sends a wrong nonce in SCRAM's last message, which
+ * Kafka 4.x and the embedded broker refuse (confluentinc/librdkafka#4895).
+ */
+export const KCAT_SCRAM_REQUIREMENT = "# Needs kcat built on librdkafka >= 2.6.1 for SCRAM on Kafka 4.x (check: kcat -V).";
+
 export function kcatCommand(s: ConnectionSettings): string {
   return [
+    KCAT_SCRAM_REQUIREMENT,
     `kcat -C -b ${shellQuote(s.bootstrap)} \\`,
     `  -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=${s.mechanism} \\`,
     `  -X sasl.username=${shellQuote(s.username)} -X sasl.password="$KAFKA_PASSWORD" \\`,
@@ -143,6 +151,7 @@ export function kcatProduceCommand(s: Omit<ConnectionSettings, "groupPrefix">, r
       `# kcat cannot encode records with the schema registry, and consumers of`,
       `# ${s.topic} expect schema-tagged records (magic byte + id): produce with the`,
       `# kafkajs snippet. kcat can check that the credentials and ACLs work:`,
+      KCAT_SCRAM_REQUIREMENT,
       `kcat -L -b ${shellQuote(s.bootstrap)} \\`,
       `  -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=${s.mechanism} \\`,
       `  -X sasl.username=${shellQuote(s.username)} -X sasl.password="$KAFKA_PASSWORD" \\`,
@@ -150,6 +159,7 @@ export function kcatProduceCommand(s: Omit<ConnectionSettings, "groupPrefix">, r
     ].join("\n");
   }
   return [
+    KCAT_SCRAM_REQUIREMENT,
     `echo 'id-1:{"example":true}' | kcat -P -b ${shellQuote(s.bootstrap)} \\`,
     `  -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=${s.mechanism} \\`,
     `  -X sasl.username=${shellQuote(s.username)} -X sasl.password="$KAFKA_PASSWORD" \\`,

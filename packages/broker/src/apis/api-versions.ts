@@ -1,25 +1,32 @@
-// ApiVersions (key 18), versions 0-3.
+// ApiVersions (key 18), versions 0-4.
 //
 // Request v3+: client_software_name COMPACT_STRING, client_software_version COMPACT_STRING, TAG_BUFFER
 // Response:    error_code INT16, api_keys [api_key INT16, min_version INT16, max_version INT16],
-//              throttle_time_ms INT32 (v1+), TAG_BUFFER (v3+; SupportedFeatures etc. omitted)
+//              throttle_time_ms INT32 (v1+), TAG_BUFFER (v3+): tag 0 SupportedFeatures,
+//              1 FinalizedFeaturesEpoch, 2 FinalizedFeatures (src/features.ts)
 //
-// The api_keys array is the handler registry's advertised ranges. A version above 3
-// never reaches this handler: the connection answers it with the v0-format
-// UNSUPPORTED_VERSION body (BROKER-SPEC §2).
+// The api_keys array is the handler registry's advertised ranges. v4 (KIP-1022) has
+// v3's fields; it only lets SupportedFeatures carry features whose minimum is 0. A
+// version above 4 never reaches this handler: the connection answers it with the
+// v0-format UNSUPPORTED_VERSION body (BROKER-SPEC §2).
 import { ApiKey, ErrorCode, type ApiVersionsRequest, type ApiVersionsResponse } from "@kappa/kafka-protocol";
+import { FINALIZED_FEATURES, FINALIZED_FEATURES_EPOCH, supportedFeaturesFor } from "../features.ts";
 import { defineApi } from "../registry.ts";
 
 export const apiVersionsApi = defineApi<ApiVersionsRequest, ApiVersionsResponse>({
   apiKey: ApiKey.ApiVersions,
   name: "ApiVersions",
-  advertised: { min: 0, max: 3 },
-  implemented: { min: 0, max: 3 },
+  advertised: { min: 0, max: 4 },
+  implemented: { min: 0, max: 4 },
   handle(ctx) {
     return {
       errorCode: ErrorCode.NONE,
       apiKeys: ctx.broker.registry.advertisedVersions(),
       throttleTimeMs: 0,
+      supportedFeatures: supportedFeaturesFor(ctx.apiVersion),
+      finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
+      finalizedFeatures: [...FINALIZED_FEATURES],
+      zkMigrationReady: false,
     };
   },
 });

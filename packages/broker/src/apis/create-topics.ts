@@ -50,6 +50,12 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         fail(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${t.name}' already exists.`);
         continue;
       }
+      // Kafka's ReplicationControlManager.validateNewTopicNames (checked again by storage, which serializes creations).
+      const colliding = b.logs.collidingTopic(t.name);
+      if (colliding !== undefined) {
+        fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${t.name}' collides with existing topic: ${colliding}`);
+        continue;
+      }
       const assignments = t.assignments ?? [];
       let partitions = t.numPartitions;
       if (assignments.length > 0) {

@@ -18,6 +18,7 @@ import { describeConfigsApi } from "./describe-configs.ts";
 import { describeGroupsApi } from "./describe-groups.ts";
 import { describeLogDirsApi } from "./describe-log-dirs.ts";
 import { describeProducersApi } from "./describe-producers.ts";
+import { describeTopicPartitionsApi } from "./describe-topic-partitions.ts";
 import { describeTransactionsApi } from "./describe-transactions.ts";
 import { describeUserScramCredentialsApi } from "./describe-user-scram-credentials.ts";
 import { endTxnApi } from "./end-txn.ts";
@@ -82,4 +83,5 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   describeTransactionsApi,
   listTransactionsApi,
   describeProducersApi,
+  describeTopicPartitionsApi,
 ];

@@ -18,9 +18,13 @@ export const saslHandshakeApi = defineApi<SaslHandshakeRequest, SaslHandshakeRes
   name: "SaslHandshake",
   advertised: { min: 0, max: 1 },
   implemented: { min: 0, max: 1 },
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const outcome = ctx.broker.sasl.handshake(ctx.session, req.mechanism);
-    if (outcome.close) ctx.broker.closeAfterResponse(ctx.session);
+    if (outcome.close) {
+      // Kafka's UnsupportedSaslMechanismException is an AuthenticationException: its close is delayed too (KIP-306).
+      await ctx.broker.sasl.delayFailure(ctx.broker.sasl.failures.addressBackoffLeft(ctx.session.clientAddress));
+      ctx.broker.closeAfterResponse(ctx.session);
+    }
     else if (ctx.apiVersion === 0 && outcome.errorCode === 0) ctx.session.rawSaslTokens = true;
     return { errorCode: outcome.errorCode, mechanisms: outcome.mechanisms };
   },

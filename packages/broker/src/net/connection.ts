@@ -331,7 +331,8 @@ export class Connection {
         if (this.closed) return;
         if (outcome.errorCode !== ErrorCode.NONE) {
           slot.closeInstead = true;
-          this.core.logger.info(`connection ${this.describe()}: raw SASL (SaslHandshake v0) authentication failed; closing`);
+          // Counted in the SASL failure summary (failed-auth.ts), not one line per failure.
+          this.core.logger.debug(`connection ${this.describe()}: raw SASL (SaslHandshake v0) authentication failed; closing`);
         } else {
           const prefix = Buffer.alloc(4);
           prefix.writeInt32BE(outcome.authBytes.length, 0);

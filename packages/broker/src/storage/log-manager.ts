@@ -99,6 +99,12 @@ export class LogManager {
   readonly flushTimes = new LatencyHistogram();
   /** The partitions' fsyncs, one at a time (partition-log.ts `fsyncQueue`). */
   private readonly fsyncQueue = new SerialQueue();
+  /**
+   * Existing topics whose names hold '.' or '_', by their name with '.' made '_'
+   * (Kafka's topicsWithCollisionChars); built on first use, dropped whenever a
+   * topic is created or deleted.
+   */
+  private collisionIndex: Map<string, string[]> | null = null;
 
   /** Whether appends bypass the page cache (log.direct.io on and the filesystem allows it). */
   get directIoActive(): boolean {
@@ -322,6 +328,30 @@ export class LogManager {
     return undefined;
   }
 
+  /**
+   * The existing topic that `name` collides with once '.' and '_' are equated
+   * (Kafka's Topic.hasCollisionChars / unifyCollisionChars: their metric names
+   * would be the same), or undefined. A topic of exactly that name is not a
+   * collision (that is TOPIC_ALREADY_EXISTS). When several collide, the least
+   * name is given, so the message is stable.
+   */
+  collidingTopic(name: string): string | undefined {
+    if (!hasCollisionChars(name)) return undefined;
+    if (!this.collisionIndex) {
+      const index = new Map<string, string[]>();
+      for (const existing of Object.keys(this.meta.state.topics)) {
+        if (!hasCollisionChars(existing)) continue;
+        const key = unifyCollisionChars(existing);
+        const list = index.get(key);
+        if (list) list.push(existing);
+        else index.set(key, [existing]);
+      }
+      this.collisionIndex = index;
+    }
+    const others = (this.collisionIndex.get(unifyCollisionChars(name)) ?? []).filter((n) => n !== name);
+    return others.length > 0 ? others.sort()[0] : undefined;
+  }
+
   createTopic(name: string, opts: CreateTopicOptions): Promise<TopicInfo> {
     return this.createTopics([{ name, ...opts }]).then(([result]) => {
       if (result instanceof Error) throw result;
@@ -354,6 +384,11 @@ export class LogManager {
           const nameError = LogManager.validateTopicName(name);
           if (nameError) return new StorageError("INVALID_TOPIC_EXCEPTION", nameError);
           if (this.meta.state.topics[name] || names.has(name)) return new StorageError("TOPIC_ALREADY_EXISTS", `Topic '${name}' already exists.`);
+          // Checked here, inside the admin queue, so concurrent requests cannot both create one of a colliding pair.
+          // Kafka's controller checks only against existing topics, so two colliding names in one request would
+          // both be created there; here the later one is refused as well (a collision is never created).
+          const colliding = this.collidingTopic(name) ?? [...names].find((n) => hasCollisionChars(n) && unifyCollisionChars(n) === unifyCollisionChars(name));
+          if (colliding !== undefined) return new StorageError("INVALID_TOPIC_EXCEPTION", `Topic '${name}' collides with existing topic: ${colliding}`);
           if (!Number.isInteger(partitions) || partitions <= 0) {
             return new StorageError("INVALID_PARTITIONS", `Number of partitions must be larger than 0 (got ${partitions}).`);
           }
@@ -376,9 +411,11 @@ export class LogManager {
         creating.push({ index, name, topicId, partitions, configs });
       }
       if (creating.length === 0) return results;
+      this.collisionIndex = null;
       const committed = await Promise.allSettled(
         creating.map((c) => this.meta.commit({ op: "createTopic", name: c.name, topicId: c.topicId, partitions: c.partitions, configs: c.configs })),
       );
+      this.collisionIndex = null; // again: a lookup during the commits may have rebuilt it without them
       const opened = await Promise.allSettled(
         creating.map(async (c, i) => {
           const commit = committed[i]!;
@@ -406,7 +443,9 @@ export class LogManager {
       const t = this.meta.state.topics[name];
       if (!t) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `Topic '${name}' does not exist.`);
       // Journal first: if we crash while removing files, open() removes the leftovers.
+      this.collisionIndex = null;
       await this.meta.commit({ op: "deleteTopic", name });
+      this.collisionIndex = null;
       const logs = this.logs.get(name) ?? [];
       this.logs.delete(name);
       for (const log of logs) await log.deleteAll();
@@ -601,4 +640,14 @@ export class LogManager {
     await unlockDataDir(this.dataDir);
     if (firstError !== null) throw firstError.error;
   }
+}
+
+/** Kafka's Topic.hasCollisionChars: '.' and '_' map to the same metric name. */
+export function hasCollisionChars(name: string): boolean {
+  return name.includes(".") || name.includes("_");
+}
+
+/** Kafka's Topic.unifyCollisionChars. */
+export function unifyCollisionChars(name: string): string {
+  return name.replaceAll(".", "_");
 }

@@ -263,6 +263,22 @@ describe("I/O failure", () => {
   });
 });
 
+describe("appends racing the topic's deletion", () => {
+  it("are answered UNKNOWN_TOPIC_OR_PARTITION, as Kafka answers a produce to a partition it no longer hosts, never KAFKA_STORAGE_ERROR", async () => {
+    const log = await openLog();
+    // Durable and non-durable appends in every stage: waiting for the writer, written and waiting for the fsync.
+    const appends = Array.from({ length: 40 }, (_, i) => log.append(buildBatch({ records: [kv(`k${i}`, "x".repeat(i % 2 === 0 ? 10 : 100_000))] }), { requireDurable: i % 3 !== 0 }));
+    await new Promise((r) => setImmediate(r));
+    const deleted = mgr!.deleteTopic("t");
+    const outcomes = await Promise.allSettled(appends);
+    await deleted;
+    const codes = outcomes.map((o) => (o.status === "fulfilled" ? 0 : (o.reason as { code?: number }).code));
+    expect(codes.filter((c) => c !== 0 && c !== 3)).toEqual([]);
+    expect(codes).toContain(3);
+    await expectCode(log.append(buildBatch({ records: [kv("late", "x")] }), { requireDurable: true }), 3);
+  });
+});
+
 describe("segments and indexes", () => {
   it("rolls by segment.bytes and finds every offset through the sparse index, also after reopening", async () => {
     let log = await openLog({ "segment.bytes": "1024", "index.interval.bytes": "150" });

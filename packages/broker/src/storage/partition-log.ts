@@ -144,6 +144,8 @@ export class PartitionLog {
   private readonly maintained: MaintainedLog;
   private failure: StorageError | null = null;
   private closed = false;
+  /** Set by deleteAll (topic deletion): appends and waits fail UNKNOWN_TOPIC_OR_PARTITION. */
+  private deleted = false;
   /** Makes the topic id durable before the first record bytes (partition-metadata.ts); set by load. */
   private firstWrite = new FirstWriteGuard("", false);
   recovery: RecoveryInfo = { truncatedBytes: 0, segmentsOpened: 0 };
@@ -339,6 +341,7 @@ export class PartitionLog {
 
   private ensureUsable(): void {
     if (this.failure) throw this.failure;
+    if (this.deleted) throw this.goneError();
     if (this.closed) throw new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `${this.topic}-${this.partition} is closed`);
   }
 
@@ -389,6 +392,11 @@ export class PartitionLog {
         while (this.queue.length > 0) {
           const group = this.queue;
           this.queue = [];
+          if (this.deleted) {
+            // Queued before the deletion, not yet written: the partition is gone.
+            for (const r of group) r.reject(this.goneError());
+            continue;
+          }
           try {
             await writeAppendGroup(this.appendLog, group);
           } catch (err) {
@@ -403,7 +411,18 @@ export class PartitionLog {
       .catch((err: unknown) => this.fail(err));
   }
 
+  /**
+   * What an append or a flush wait gets once the topic is deleted: Kafka answers a
+   * produce to a partition it no longer hosts UNKNOWN_TOPIC_OR_PARTITION
+   * (ReplicaManager.getPartitionOrError), not a storage error.
+   */
+  private goneError(): StorageError {
+    return new StorageError("UNKNOWN_TOPIC_OR_PARTITION", `This server does not host this topic-partition (${this.topic}-${this.partition} was deleted).`);
+  }
+
   private fail(err: unknown): void {
+    // A write or fsync that fails because the partition is being deleted is not a storage failure.
+    if (this.deleted && !this.failure) this.failure = this.goneError();
     if (!this.failure) {
       this.failure = new StorageError(
         "KAFKA_STORAGE_ERROR",
@@ -635,7 +654,10 @@ export class PartitionLog {
   /** Closes and removes the partition directory (topic deletion). */
   async deleteAll(): Promise<void> {
     this.closed = true;
+    this.deleted = true;
     this.commit.stop();
+    // Nothing written after this point becomes durable or readable: fail the fsync waiters now.
+    this.commit.fail(this.goneError());
     await this.writer.run(async () => undefined);
     await this.pageCache.settled();
     this.appender?.retire();

@@ -44,6 +44,7 @@ export const ApiKey = {
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  DescribeTopicPartitions: 75,
 } as const;
 
 export type ApiKeyName = keyof typeof ApiKey;

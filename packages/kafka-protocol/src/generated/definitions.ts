@@ -2124,6 +2124,196 @@ export const definitions: readonly MessageDefinition[] = [
     ]
   },
   {
+    "apiKey": 75,
+    "type": "request",
+    "listeners": [
+      "broker"
+    ],
+    "name": "DescribeTopicPartitionsRequest",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "Topics",
+        "type": "[]TopicRequest",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "Name",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "topicName"
+          }
+        ]
+      },
+      {
+        "name": "ResponsePartitionLimit",
+        "type": "int32",
+        "versions": "0+",
+        "default": "2000"
+      },
+      {
+        "name": "Cursor",
+        "type": "Cursor",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null",
+        "fields": [
+          {
+            "name": "TopicName",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "topicName"
+          },
+          {
+            "name": "PartitionIndex",
+            "type": "int32",
+            "versions": "0+"
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "apiKey": 75,
+    "type": "response",
+    "name": "DescribeTopicPartitionsResponse",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+",
+        "ignorable": true
+      },
+      {
+        "name": "Topics",
+        "type": "[]DescribeTopicPartitionsResponseTopic",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "ErrorCode",
+            "type": "int16",
+            "versions": "0+"
+          },
+          {
+            "name": "Name",
+            "type": "string",
+            "versions": "0+",
+            "mapKey": true,
+            "entityType": "topicName",
+            "nullableVersions": "0+"
+          },
+          {
+            "name": "TopicId",
+            "type": "uuid",
+            "versions": "0+",
+            "ignorable": true
+          },
+          {
+            "name": "IsInternal",
+            "type": "bool",
+            "versions": "0+",
+            "default": "false",
+            "ignorable": true
+          },
+          {
+            "name": "Partitions",
+            "type": "[]DescribeTopicPartitionsResponsePartition",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "ErrorCode",
+                "type": "int16",
+                "versions": "0+"
+              },
+              {
+                "name": "PartitionIndex",
+                "type": "int32",
+                "versions": "0+"
+              },
+              {
+                "name": "LeaderId",
+                "type": "int32",
+                "versions": "0+",
+                "entityType": "brokerId"
+              },
+              {
+                "name": "LeaderEpoch",
+                "type": "int32",
+                "versions": "0+",
+                "default": "-1",
+                "ignorable": true
+              },
+              {
+                "name": "ReplicaNodes",
+                "type": "[]int32",
+                "versions": "0+",
+                "entityType": "brokerId"
+              },
+              {
+                "name": "IsrNodes",
+                "type": "[]int32",
+                "versions": "0+",
+                "entityType": "brokerId"
+              },
+              {
+                "name": "EligibleLeaderReplicas",
+                "type": "[]int32",
+                "default": "null",
+                "entityType": "brokerId",
+                "versions": "0+",
+                "nullableVersions": "0+"
+              },
+              {
+                "name": "LastKnownElr",
+                "type": "[]int32",
+                "default": "null",
+                "entityType": "brokerId",
+                "versions": "0+",
+                "nullableVersions": "0+"
+              },
+              {
+                "name": "OfflineReplicas",
+                "type": "[]int32",
+                "versions": "0+",
+                "ignorable": true,
+                "entityType": "brokerId"
+              }
+            ]
+          },
+          {
+            "name": "TopicAuthorizedOperations",
+            "type": "int32",
+            "versions": "0+",
+            "default": "-2147483648"
+          }
+        ]
+      },
+      {
+        "name": "NextCursor",
+        "type": "Cursor",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null",
+        "fields": [
+          {
+            "name": "TopicName",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "topicName"
+          },
+          {
+            "name": "PartitionIndex",
+            "type": "int32",
+            "versions": "0+"
+          }
+        ]
+      }
+    ]
+  },
+  {
     "apiKey": 65,
     "type": "request",
     "listeners": [

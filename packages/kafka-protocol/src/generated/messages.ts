@@ -917,6 +917,86 @@ export interface DescribeProducersResponseTopicResponse {
   partitions: DescribeProducersResponsePartitionResponse[];
 }
 
+/** DescribeTopicPartitionsRequest (API key 75), valid versions 0, flexible 0+. */
+export interface DescribeTopicPartitionsRequest {
+  /** The topics to fetch details for. Versions 0+. */
+  topics: DescribeTopicPartitionsRequestTopicRequest[];
+  /** The maximum number of partitions included in the response. Versions 0+, default "2000". */
+  responsePartitionLimit: number;
+  /** The first topic and partition index to fetch details for. Versions 0+, nullable 0+, default "null". */
+  cursor: DescribeTopicPartitionsRequestCursor | null;
+}
+
+/** DescribeTopicPartitionsRequest TopicRequest. */
+export interface DescribeTopicPartitionsRequestTopicRequest {
+  /** The topic name Versions 0+. */
+  name: string;
+}
+
+/** DescribeTopicPartitionsRequest Cursor. */
+export interface DescribeTopicPartitionsRequestCursor {
+  /** The name for the first topic to process Versions 0+. */
+  topicName: string;
+  /** The partition index to start with Versions 0+. */
+  partitionIndex: number;
+}
+
+/** DescribeTopicPartitionsResponse (API key 75), valid versions 0, flexible 0+. */
+export interface DescribeTopicPartitionsResponse {
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+. */
+  throttleTimeMs: number;
+  /** Each topic in the response. Versions 0+. */
+  topics: DescribeTopicPartitionsResponseTopic[];
+  /** The next topic and partition index to fetch details for. Versions 0+, nullable 0+, default "null". */
+  nextCursor: DescribeTopicPartitionsResponseCursor | null;
+}
+
+/** DescribeTopicPartitionsResponse DescribeTopicPartitionsResponsePartition. */
+export interface DescribeTopicPartitionsResponsePartition {
+  /** The partition error, or 0 if there was no error. Versions 0+. */
+  errorCode: number;
+  /** The partition index. Versions 0+. */
+  partitionIndex: number;
+  /** The ID of the leader broker. Versions 0+. */
+  leaderId: number;
+  /** The leader epoch of this partition. Versions 0+, default "-1". */
+  leaderEpoch: number;
+  /** The set of all nodes that host this partition. Versions 0+. */
+  replicaNodes: number[];
+  /** The set of nodes that are in sync with the leader for this partition. Versions 0+. */
+  isrNodes: number[];
+  /** The new eligible leader replicas otherwise. Versions 0+, nullable 0+, default "null". */
+  eligibleLeaderReplicas: number[] | null;
+  /** The last known ELR. Versions 0+, nullable 0+, default "null". */
+  lastKnownElr: number[] | null;
+  /** The set of offline replicas of this partition. Versions 0+. */
+  offlineReplicas: number[];
+}
+
+/** DescribeTopicPartitionsResponse DescribeTopicPartitionsResponseTopic. */
+export interface DescribeTopicPartitionsResponseTopic {
+  /** The topic error, or 0 if there was no error. Versions 0+. */
+  errorCode: number;
+  /** The topic name. Versions 0+, nullable 0+. */
+  name: string | null;
+  /** The topic id. Versions 0+. */
+  topicId: string;
+  /** True if the topic is internal. Versions 0+, default "false". */
+  isInternal: boolean;
+  /** Each partition in the topic. Versions 0+. */
+  partitions: DescribeTopicPartitionsResponsePartition[];
+  /** 32-bit bitfield to represent authorized operations for this topic. Versions 0+, default "-2147483648". */
+  topicAuthorizedOperations: number;
+}
+
+/** DescribeTopicPartitionsResponse Cursor. */
+export interface DescribeTopicPartitionsResponseCursor {
+  /** The name for the first topic to process Versions 0+. */
+  topicName: string;
+  /** The partition index to start with Versions 0+. */
+  partitionIndex: number;
+}
+
 /** DescribeTransactionsRequest (API key 65), valid versions 0, flexible 0+. */
 export interface DescribeTransactionsRequest {
   /** Array of transactionalIds to include in describe results. If empty, then no results will be returned. Versions 0+. */
@@ -2182,6 +2262,7 @@ export interface RequestBodies {
   61: DescribeProducersRequest;
   65: DescribeTransactionsRequest;
   66: ListTransactionsRequest;
+  75: DescribeTopicPartitionsRequest;
 }
 
 /** Response body type by API key. */
@@ -2227,4 +2308,5 @@ export interface ResponseBodies {
   61: DescribeProducersResponse;
   65: DescribeTransactionsResponse;
   66: ListTransactionsResponse;
+  75: DescribeTopicPartitionsResponse;
 }

@@ -7,7 +7,7 @@
 //    failed during authentication due to invalid credentials with SASL mechanism X",
 //    so nothing reveals whether the user exists; the reason is logged on the broker.
 // Neither message nor log line ever contains a password, proof or key.
-import { timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ScramCredentialStore } from "../scram/credential-store.ts";
 import {
   MIN_ITERATIONS,
@@ -42,9 +42,40 @@ export class SaslFailure extends Error {
   constructor(
     readonly clientMessage: string,
     readonly reason: string,
+    /** Refused because the user was in backoff (failed-auth.ts), without checking anything. */
+    readonly refusedInBackoff = false,
   ) {
     super(reason);
   }
+}
+
+/** What the exchanges need from the broker besides the credentials. */
+export interface ExchangeOptions {
+  /** Server nonce; replaceable only so that tests can replay RFC 7677's fixed exchange. */
+  nonce?: () => string;
+  /** True while `user` is in backoff (failed-auth.ts): the attempt is refused without a check. */
+  inBackoff?: (user: string) => boolean;
+  /** Counts the dummy verifications done for unknown users (tests assert on the code path). */
+  stats?: SaslStats;
+}
+
+export interface SaslStats {
+  /** Password or proof checks run against a dummy credential because the user does not exist. */
+  dummyVerifications: number;
+}
+
+/**
+ * Per-process key for the salts of users that do not exist: the same name gets the
+ * same salt on every attempt (as a real user's does), and nobody can compute it.
+ * A restart changes these salts, which a patient observer could notice; Kafka
+ * itself refuses an unknown SCRAM user at the first message.
+ */
+const DUMMY_SALT_KEY = randomBytes(32);
+
+function dummyCredential(mech: ScramMechanism, user: string, iterations: number): ScramCredential {
+  const salt = createHmac("sha256", DUMMY_SALT_KEY).update(`${mech.name}\u0000${user}`).digest();
+  // Keys nobody can match: no proof or password verifies against them.
+  return { salt, iterations, storedKey: randomBytes(mech.keyLength), serverKey: randomBytes(mech.keyLength) };
 }
 
 /** Kafka's wording for every SaslException (the details stay on the broker). */
@@ -61,20 +92,25 @@ export interface SaslStep {
 
 export interface SaslExchange {
   readonly mechanism: SaslMechanismName;
+  /** The user name the client gave, once a token has named one (for backoff and logs). */
+  readonly claimedUser: string | null;
   /** Throws SaslFailure; after a failure or success, any further token is an error. */
   evaluate(token: Buffer): Promise<SaslStep>;
 }
 
-/** `nonce` is replaceable only so that tests can replay RFC 7677's fixed exchange. */
-export function newExchange(mechanism: SaslMechanismName, store: ScramCredentialStore, nonce: () => string = serverNonce): SaslExchange {
+export function newExchange(mechanism: SaslMechanismName, store: ScramCredentialStore, options: ExchangeOptions = {}): SaslExchange {
   switch (mechanism) {
     case "PLAIN":
-      return new PlainExchange(store);
+      return new PlainExchange(store, options);
     case "SCRAM-SHA-256":
-      return new ScramExchange(SCRAM_SHA_256, store, nonce);
+      return new ScramExchange(SCRAM_SHA_256, store, options);
     case "SCRAM-SHA-512":
-      return new ScramExchange(SCRAM_SHA_512, store, nonce);
+      return new ScramExchange(SCRAM_SHA_512, store, options);
   }
+}
+
+function backoffFailure(mechanism: string, clientMessage: string, user: string): SaslFailure {
+  return new SaslFailure(clientMessage, `${mechanism}: user ${user} is in backoff after failed authentications`, true);
 }
 
 /**
@@ -85,9 +121,13 @@ export function newExchange(mechanism: SaslMechanismName, store: ScramCredential
  */
 class PlainExchange implements SaslExchange {
   readonly mechanism = "PLAIN" as const;
+  claimedUser: string | null = null;
   private done = false;
 
-  constructor(private readonly store: ScramCredentialStore) {}
+  constructor(
+    private readonly store: ScramCredentialStore,
+    private readonly options: ExchangeOptions,
+  ) {}
 
   async evaluate(token: Buffer): Promise<SaslStep> {
     if (this.done) throw genericFailure("PLAIN", "PLAIN token received after the exchange finished");
@@ -101,10 +141,18 @@ class PlainExchange implements SaslExchange {
     if (authzid !== "" && authzid !== user) {
       throw new SaslFailure("Authentication failed: Client requested an authorization id that is different from username", `PLAIN authzid differs from user ${user}`);
     }
-    const invalid = new SaslFailure("Authentication failed: Invalid username or password", `PLAIN: invalid password or unknown user ${user}`);
+    this.claimedUser = user;
+    const invalidMessage = "Authentication failed: Invalid username or password";
+    if (this.options.inBackoff?.(user)) throw backoffFailure("PLAIN", invalidMessage, user);
+    const invalid = new SaslFailure(invalidMessage, `PLAIN: invalid password or unknown user ${user}`);
     const mech = this.store.get(user, SCRAM_SHA_512) ? SCRAM_SHA_512 : SCRAM_SHA_256;
     const cred = this.store.get(user, mech);
-    if (!cred) throw invalid;
+    if (!cred) {
+      // The same PBKDF2 as for a real user, so that an unknown user's answer takes as long.
+      if (this.options.stats) this.options.stats.dummyVerifications++;
+      await passwordMatches(SCRAM_SHA_512, dummyCredential(SCRAM_SHA_512, user, this.store.typicalIterations(SCRAM_SHA_512)), password);
+      throw invalid;
+    }
     if (!(await passwordMatches(mech, cred, password))) throw invalid;
     return { challenge: Buffer.alloc(0), authenticatedUser: user };
   }
@@ -112,20 +160,29 @@ class PlainExchange implements SaslExchange {
 
 type ScramState =
   | { step: "first" }
-  | { step: "final"; first: ClientFirstMessage; serverFirst: string; nonce: string; credential: ScramCredential }
+  | { step: "final"; first: ClientFirstMessage; serverFirst: string; nonce: string; credential: ScramCredential; dummy: boolean }
   | { step: "over" };
 
-/** SCRAM server (Kafka's ScramSaslServer): client-first → server-first → client-final → server-final. */
+/**
+ * SCRAM server (Kafka's ScramSaslServer): client-first → server-first → client-final → server-final.
+ * A user without a credential gets a server-first with a dummy salt and the usual
+ * iteration count, and the proof is checked against a dummy key, so the exchange
+ * looks and takes the same as a wrong password (Kafka refuses such a user at the
+ * first message, which tells a client which user names exist).
+ */
 class ScramExchange implements SaslExchange {
   readonly mechanism: SaslMechanismName;
+  claimedUser: string | null = null;
   private state: ScramState = { step: "first" };
+  private readonly makeNonce: () => string;
 
   constructor(
     private readonly mech: ScramMechanism,
     private readonly store: ScramCredentialStore,
-    private readonly makeNonce: () => string,
+    private readonly options: ExchangeOptions,
   ) {
     this.mechanism = mech.name;
+    this.makeNonce = options.nonce ?? serverNonce;
   }
 
   async evaluate(token: Buffer): Promise<SaslStep> {
@@ -145,31 +202,34 @@ class ScramExchange implements SaslExchange {
 
   private first(token: Buffer): SaslStep {
     const first = parseClientFirst(token);
+    this.claimedUser = first.userName;
+    if (this.options.inBackoff?.(first.userName)) throw backoffFailure(this.mech.name, genericFailure(this.mech.name, "").clientMessage, first.userName);
     // Kafka supports only the `tokenauth` extension (delegation tokens), which this broker does not issue.
     if (first.extensions.get("tokenauth") === "true") throw genericFailure(this.mech.name, "delegation-token authentication is not supported");
-    const credential = this.store.get(first.userName, this.mech);
-    if (!credential) throw genericFailure(this.mech.name, `Authentication failed: Invalid user credentials (user ${first.userName} has no ${this.mech.name} credential)`);
     if (first.authorizationId !== "" && first.authorizationId !== first.userName) {
       throw new SaslFailure("Authentication failed: Client requested an authorization id that is different from username", `SCRAM authzid differs from user ${first.userName}`);
     }
+    const stored = this.store.get(first.userName, this.mech);
+    const credential = stored ?? dummyCredential(this.mech, first.userName, this.store.typicalIterations(this.mech));
     if (credential.iterations < MIN_ITERATIONS) {
       throw genericFailure(this.mech.name, `Iterations ${credential.iterations} is less than the minimum ${MIN_ITERATIONS} for ${this.mech.name}`);
     }
     const nonce = first.nonce + this.makeNonce();
     const serverFirst = formatServerFirst(nonce, credential.salt, credential.iterations);
-    this.state = { step: "final", first, serverFirst, nonce, credential };
+    this.state = { step: "final", first, serverFirst, nonce, credential, dummy: stored === undefined };
     return { challenge: Buffer.from(serverFirst, "utf8"), authenticatedUser: null };
   }
 
   private final(token: Buffer, s: Extract<ScramState, { step: "final" }>): SaslStep {
     const fin = parseClientFinal(token);
-    // Kafka 3.8.1-3.9 (the CVE-2024-56128 fix) accepts a final nonce that *ends with* the
-    // server-first nonce, because librdkafka before 2.6.1 (Debian bookworm's kcat uses
-    // 2.0.2) sends client-nonce + full-nonce (confluentinc/librdkafka#4895). Kafka 4.x
-    // requires equality and so refuses those clients. The server part must still be
-    // there, so a final message from another exchange is refused either way.
-    if (!fin.nonce.endsWith(s.nonce)) throw genericFailure(this.mech.name, "Invalid client nonce in the final client message.");
-    // RFC 5802 §5.1: c= must carry the gs2 header of the client-first message (no channel binding data).
+    // Kafka 4.x (ScramSaslServer): the nonce must be exactly the client nonce + server
+    // nonce of the server-first message. Kafka 3.8.1-3.9 accepted one that merely ended
+    // with it, because librdkafka before 2.6.1 (Debian bookworm's kcat uses 2.0.2) sends
+    // client nonce + full nonce (confluentinc/librdkafka#4895); those clients fail SCRAM
+    // here as they do against Kafka 4.x, and use PLAIN or a newer librdkafka instead.
+    if (fin.nonce !== s.nonce) throw genericFailure(this.mech.name, "Invalid client nonce in the final client message.");
+    // RFC 5802 §5.1: c= must carry the gs2 header of the client-first message (no channel
+    // binding data). Kafka only requires c= to be base64 (the proof covers it); this is stricter.
     if (!fin.channelBinding.equals(Buffer.from(s.first.gs2Header, "utf8"))) {
       throw genericFailure(this.mech.name, "channel binding (c=) does not match the client-first gs2 header");
     }
@@ -177,8 +237,9 @@ class ScramExchange implements SaslExchange {
     const authMessage = `${s.first.bare},${s.serverFirst},${fin.withoutProof}`;
     const computedClientKey = xor(fin.proof, clientSignature(this.mech, s.credential.storedKey, authMessage));
     const computedStoredKey = storedKey(this.mech, computedClientKey);
-    if (!timingSafeEqual(computedStoredKey, s.credential.storedKey)) {
-      throw genericFailure(this.mech.name, `Invalid client credentials for user ${s.first.userName}`);
+    if (s.dummy && this.options.stats) this.options.stats.dummyVerifications++;
+    if (!timingSafeEqual(computedStoredKey, s.credential.storedKey) || s.dummy) {
+      throw genericFailure(this.mech.name, `Invalid client credentials for user ${s.first.userName}${s.dummy ? " (no such user)" : ""}`);
     }
     const signature = serverSignature(this.mech, s.credential.serverKey, authMessage);
     return { challenge: Buffer.from(formatServerFinal(signature), "utf8"), authenticatedUser: s.first.userName };

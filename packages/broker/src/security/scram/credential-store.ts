@@ -64,6 +64,25 @@ export class ScramCredentialStore {
     return this.users.get(user)?.get(mechanism.name);
   }
 
+  /**
+   * The iteration count most credentials of `mechanism` use (4096, Kafka's
+   * minimum, when there are none): what a dummy verification for an unknown
+   * user costs, so that it takes as long as a real one.
+   */
+  typicalIterations(mechanism: ScramMechanism): number {
+    const counts = new Map<number, number>();
+    for (const m of this.users.values()) {
+      const c = m.get(mechanism.name);
+      if (c) counts.set(c.iterations, (counts.get(c.iterations) ?? 0) + 1);
+    }
+    let best = 4096;
+    let bestCount = 0;
+    for (const [iterations, n] of counts) {
+      if (n > bestCount) [best, bestCount] = [iterations, n];
+    }
+    return best;
+  }
+
   /** Users with at least one credential, sorted. */
   userNames(): string[] {
     return [...this.users.keys()].sort();

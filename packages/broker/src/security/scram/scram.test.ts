@@ -84,7 +84,7 @@ describe("SCRAM math", () => {
     it(`${v.mech.name}: the server exchange reproduces the vector's messages and authenticates`, async () => {
       const { store, cleanup } = await storeWith([{ user: "user", mech: v.mech, password: "pencil" }]);
       try {
-        const ex = newExchange(v.mech.name, store, () => SERVER_NONCE);
+        const ex = newExchange(v.mech.name, store, { nonce: () => SERVER_NONCE });
         const first = await ex.evaluate(Buffer.from(`n,,n=user,r=${CLIENT_NONCE}`));
         expect(first.challenge.toString()).toBe(SERVER_FIRST);
         expect(first.authenticatedUser).toBeNull();
@@ -103,10 +103,11 @@ describe("SCRAM math", () => {
 describe("SCRAM server exchange refuses bad messages", () => {
   const mech = SCRAM_SHA_512;
   const proof = VECTORS[1]?.proof ?? "";
+  const stats = { dummyVerifications: 0 };
   async function withExchange(fn: (ex: ReturnType<typeof newExchange>) => Promise<void>, nonce = () => SERVER_NONCE) {
     const { store, cleanup } = await storeWith([{ user: "user", mech, password: "pencil" }]);
     try {
-      await fn(newExchange(mech.name, store, nonce));
+      await fn(newExchange(mech.name, store, { nonce, stats }));
     } finally {
       await cleanup();
     }
@@ -129,10 +130,61 @@ describe("SCRAM server exchange refuses bad messages", () => {
     }, () => "another-server-nonce");
   });
 
-  it("unknown user, wrong channel binding, a tampered nonce, an authzid for another user, malformed messages", async () => {
+  it("an unknown user gets a server-first like a real user's and fails at the proof, after a dummy verification", async () => {
+    const before = stats.dummyVerifications;
+    let serverFirst = "";
     await withExchange(async (ex) => {
-      await expect(ex.evaluate(Buffer.from(`n,,n=nobody,r=${CLIENT_NONCE}`))).rejects.toMatchObject({ clientMessage: generic });
+      serverFirst = (await ex.evaluate(Buffer.from(`n,,n=nobody,r=${CLIENT_NONCE}`))).challenge.toString();
+      expect(serverFirst).toMatch(new RegExp(`^r=${NONCE.replace(/[$)%]/g, "\\$&")},s=[A-Za-z0-9+/]{43}=,i=4096$`));
+      // A client that computes a proof from some password: refused exactly as a wrong password is.
+      const { scramProofFor } = await import("./scram-test-client.ts");
+      await expect(ex.evaluate(Buffer.from(scramProofFor(mech, "guess", `n=nobody,r=${CLIENT_NONCE}`, serverFirst)))).rejects.toMatchObject({ clientMessage: generic });
     });
+    expect(stats.dummyVerifications).toBe(before + 1);
+    // The same name gets the same salt every time, as a real user's does.
+    await withExchange(async (ex) => {
+      expect((await ex.evaluate(Buffer.from(`n,,n=nobody,r=${CLIENT_NONCE}`))).challenge.toString()).toBe(serverFirst);
+    });
+  });
+
+  it("the final nonce must be exactly client nonce + server nonce (Kafka 4.x), not merely end with it as librdkafka < 2.6.1 sends it", async () => {
+    const { scramProofFor } = await import("./scram-test-client.ts");
+    await withExchange(async (ex) => {
+      const first = (await ex.evaluate(Buffer.from(`n,,n=user,r=${CLIENT_NONCE}`))).challenge.toString();
+      // librdkafka before 2.6.1: r=<client nonce><client nonce + server nonce>, with a valid proof over that message.
+      const final = scramProofFor(mech, "pencil", `n=user,r=${CLIENT_NONCE}`, first, CLIENT_NONCE + NONCE);
+      await expect(ex.evaluate(Buffer.from(final))).rejects.toMatchObject({ clientMessage: generic, reason: expect.stringContaining("Invalid client nonce") });
+    });
+    await withExchange(async (ex) => {
+      const first = (await ex.evaluate(Buffer.from(`n,,n=user,r=${CLIENT_NONCE}`))).challenge.toString();
+      expect((await ex.evaluate(Buffer.from(scramProofFor(mech, "pencil", `n=user,r=${CLIENT_NONCE}`, first)))).authenticatedUser).toBe("user");
+    });
+  });
+
+  it("client-final grammar as Kafka's pattern: strict base64, printable nonce, extensions before the proof", async () => {
+    const finals = [
+      `c=biws,r=${NONCE},p=${proof.slice(0, -2)}`, // base64 not padded to whole groups
+      `c=biw,r=${NONCE},p=${proof}`, // channel binding not whole base64 groups
+      `c=biws,r=${NONCE} x,p=${proof}`, // space is not printable
+      `r=${NONCE},c=biws,p=${proof}`, // wrong order
+      `c=biws,r=${NONCE},p=${proof},x=1`, // anything after the proof
+      `c=biws,r=${NONCE},1=2,p=${proof}`, // extension name must be letters
+      `c=biws,r=${NONCE}é,p=${proof}`, // not ASCII
+    ];
+    for (const msg of finals) {
+      await withExchange(async (ex) => {
+        await ex.evaluate(Buffer.from(`n,,n=user,r=${CLIENT_NONCE}`));
+        await expect(ex.evaluate(Buffer.from(msg)), msg).rejects.toMatchObject({ clientMessage: generic, reason: expect.stringContaining("format") });
+      });
+    }
+    // An extension before the proof is allowed by the grammar (and then covered by the proof).
+    await withExchange(async (ex) => {
+      await ex.evaluate(Buffer.from(`n,,n=user,r=${CLIENT_NONCE}`));
+      await expect(ex.evaluate(Buffer.from(`c=biws,r=${NONCE},ext=1,p=${proof}`))).rejects.toMatchObject({ reason: expect.stringContaining("Invalid client credentials") });
+    });
+  });
+
+  it("wrong channel binding, a tampered nonce, an authzid for another user, malformed messages", async () => {
     await withExchange(async (ex) => {
       await ex.evaluate(Buffer.from(`n,,n=user,r=${CLIENT_NONCE}`));
       await expect(ex.evaluate(Buffer.from(`c=eSws,r=${NONCE},p=${proof}`))).rejects.toMatchObject({ reason: expect.stringContaining("channel binding") });
@@ -146,7 +198,7 @@ describe("SCRAM server exchange refuses bad messages", () => {
         clientMessage: "Authentication failed: Client requested an authorization id that is different from username",
       });
     });
-    for (const msg of ["p=tls-unique,,n=user,r=abc", "n,,r=abc", "n,,n=user", "n,,m=ext,n=user,r=abc", "n,,n=us=er,r=abc", "garbage"]) {
+    for (const msg of ["p=tls-unique,,n=user,r=abc", "n,,r=abc", "n,,n=user", "n,,m=ext,n=user,r=abc", "n,,n=us=er,r=abc", "garbage", "n,a=,n=user,r=abc", "n,,n=usér,r=abc", "n,,n=user,r=a b", "n,,n=user,r=abc,1=x"]) {
       await withExchange(async (ex) => {
         await expect(ex.evaluate(Buffer.from(msg)), msg).rejects.toMatchObject({ clientMessage: generic });
       });

@@ -143,9 +143,16 @@ export interface ClientFirstMessage {
   extensions: Map<string, string>;
 }
 
-// printable = %x21-2B / %x2D-7E (no comma)
-const NONCE = /^[\x21-\x2b\x2d-\x7e]+$/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+// The grammar Kafka's ScramMessages accepts (RFC 5802 §7, ASCII only):
+//   printable = %x21-2B / %x2D-7E (no comma); value = %x01-2B / %x2D-7F; saslname = value-safe chars or "=2C" / "=3D";
+//   base64 = whole 4-character groups with proper padding.
+const PRINTABLE = "[\\x21-\\x2b\\x2d-\\x7e]+";
+const VALUE = "[\\x01-\\x2b\\x2d-\\x7f]+";
+const SASLNAME = "(?:[\\x01-\\x2b\\x2d-\\x3c\\x3e-\\x7f]|=2C|=3D)+";
+const BASE64 = "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)?";
+const EXTENSIONS = `(?:,[A-Za-z]+=${VALUE})*`;
+const CLIENT_FIRST = new RegExp(`^(n,(?:a=(${SASLNAME}))?,)(n=(${SASLNAME}),r=(${PRINTABLE})(${EXTENSIONS}))$`);
+const CLIENT_FINAL = new RegExp(`^(c=(${BASE64}),r=(${PRINTABLE})${EXTENSIONS}),p=(${BASE64})$`);
 
 /** saslname → user name: "=2C" is ",", "=3D" is "=", any other "=" is malformed (RFC 5802 §5.1). */
 export function unescapeSaslName(s: string): string {
@@ -164,29 +171,27 @@ function utf8(token: Buffer): string {
   return text;
 }
 
+/**
+ * client-first-message as Kafka's ClientFirstMessage pattern accepts it: gs2 header
+ * "n,," or "n,a=<authzid>," (no channel binding), n=<saslname>, r=<printable nonce>,
+ * then optional extensions. A reserved "m=" (mandatory extension) is refused, as
+ * RFC 5802 requires of a server that does not support it (Kafka ignores it).
+ */
 export function parseClientFirst(token: Buffer): ClientFirstMessage {
   const text = utf8(token);
-  const m = /^n,(a=([^,]*))?,(.*)$/s.exec(text);
-  if (!m) throw new ScramFormatError("client-first-message must start with gs2 header \"n,\" (channel binding is not supported)");
-  const authorizationId = m[2] !== undefined ? unescapeSaslName(m[2]) : "";
-  const bare = m[3] ?? "";
-  const parts = bare.split(",");
-  const [namePart, noncePart, ...extParts] = parts;
-  if (namePart?.startsWith("m=")) throw new ScramFormatError("mandatory extensions (m=) are not supported");
-  if (!namePart?.startsWith("n=")) throw new ScramFormatError("client-first-message has no user name (n=)");
-  if (!noncePart?.startsWith("r=")) throw new ScramFormatError("client-first-message has no nonce (r=)");
-  const nonce = noncePart.slice(2);
-  if (!NONCE.test(nonce)) throw new ScramFormatError("client nonce is empty or not printable");
+  if (/^n,(?:a=[^,]*)?,m=/.test(text)) throw new ScramFormatError("mandatory extensions (m=) are not supported");
+  const m = CLIENT_FIRST.exec(text);
+  if (!m) throw new ScramFormatError("invalid SCRAM client-first-message format");
+  const [, gs2Header = "", authzid, bare = "", saslName = "", nonce = "", extText = ""] = m;
   const extensions = new Map<string, string>();
-  for (const e of extParts) {
+  for (const e of extText.split(",").slice(1)) {
     const eq = e.indexOf("=");
-    if (eq <= 0 || !/^[a-zA-Z]+$/.test(e.slice(0, eq))) throw new ScramFormatError("malformed extension in client-first-message");
     extensions.set(e.slice(0, eq), e.slice(eq + 1));
   }
   return {
-    gs2Header: text.slice(0, text.length - bare.length),
-    authorizationId,
-    userName: unescapeSaslName(namePart.slice(2)),
+    gs2Header,
+    authorizationId: authzid !== undefined ? unescapeSaslName(authzid) : "",
+    userName: unescapeSaslName(saslName),
     nonce,
     bare,
     extensions,
@@ -200,17 +205,13 @@ export interface ClientFinalMessage {
   withoutProof: string;
 }
 
+/** client-final-message as Kafka's ClientFinalMessage pattern accepts it: c=<base64>,r=<printable>[,extensions],p=<base64>. */
 export function parseClientFinal(token: Buffer): ClientFinalMessage {
   const text = utf8(token);
-  const pAt = text.lastIndexOf(",p=");
-  if (pAt < 0) throw new ScramFormatError("client-final-message has no proof (p=)");
-  const withoutProof = text.slice(0, pAt);
-  const proofText = text.slice(pAt + 3);
-  const [cPart, rPart] = withoutProof.split(",");
-  if (!cPart?.startsWith("c=") || !rPart?.startsWith("r=")) throw new ScramFormatError("client-final-message must start with c= and r=");
-  const cb = cPart.slice(2);
-  if (!BASE64.test(cb) || !BASE64.test(proofText) || proofText === "") throw new ScramFormatError("invalid base64 in client-final-message");
-  return { channelBinding: Buffer.from(cb, "base64"), nonce: rPart.slice(2), proof: Buffer.from(proofText, "base64"), withoutProof };
+  const m = CLIENT_FINAL.exec(text);
+  if (!m) throw new ScramFormatError("invalid SCRAM client-final-message format");
+  const [, withoutProof = "", cb = "", nonce = "", proofText = ""] = m;
+  return { channelBinding: Buffer.from(cb, "base64"), nonce, proof: Buffer.from(proofText, "base64"), withoutProof };
 }
 
 export function formatServerFirst(nonce: string, salt: Buffer, iterations: number): string {
