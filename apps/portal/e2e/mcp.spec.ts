@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { storageFor, type Role } from "./roles";
+import { as, storageFor, type Role } from "./roles";
 
 /*
  * Issue 32: the MCP server at /api/mcp, driven by the SDK's own client over
@@ -263,5 +263,49 @@ test.describe("MCP server (issue 32)", () => {
     expect((await outcome(consumer, "search_products", { pageSize: 100_000 })).body.data).toMatchObject({ fields: { pageSize: [expect.any(String)] } });
     const mine = await ok(consumer, "list_my_subscriptions", { pageSize: 50 });
     expect((mine.items as { product: { id: string } }[]).filter((s) => s.product.id === product.id)).toEqual([]);
+  });
+
+  test("journey: the API tokens page shows how to connect an MCP client, and the audit log filters MCP calls", async ({ browser }) => {
+    const owner = await as(browser, "ordersOwner");
+    await owner.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
+    await owner.goto("/tokens");
+    const connectCard = owner.getByTestId("mcp-connect");
+    await expect(connectCard.getByTestId("mcp-url")).toHaveText(`${baseURL}/api/mcp`);
+    await connectCard.getByRole("tab", { name: "VS Code" }).click();
+    await expect(connectCard.getByRole("tab", { name: "VS Code" })).toHaveAttribute("aria-selected", "true");
+    const config = connectCard.getByTestId("mcp-config");
+    await expect(config).toContainText(`"url": "${baseURL}/api/mcp"`);
+    await expect(config).toContainText('"Authorization": "Bearer ${input:kappa-mesh-token}"');
+    await connectCard.getByRole("button", { name: "Copy configuration" }).click();
+    await expect(connectCard.getByRole("status")).toHaveText("Copied.");
+    const copied = await owner.evaluate(() => navigator.clipboard.readText());
+    expect(JSON.parse(copied)).toMatchObject({ servers: { "kappa-mesh": { type: "http", url: `${baseURL}/api/mcp` } } });
+    await connectCard.getByRole("tab", { name: "Claude Desktop" }).click();
+    await expect(config).toContainText("mcp-remote");
+    await expect(config).toContainText("Bearer <your API token>");
+    await owner.context().close();
+
+    // An agent's call, then the reviewer finds it in the audit log with the MCP filter.
+    const consumer = await connect(await createToken("paymentsOwner", ["read", "write:payments"]));
+    const product = await approvedProduct();
+    const requested = await ok(consumer, "request_subscription", { productId: product.id, serviceAccountId: await paymentsAccount(), purpose: PURPOSE });
+    // The owner decides in the portal, as a person: that event is not an agent's.
+    expect((await (await session("ordersOwner")).post(`/api/v1/subscriptions/${requested.id as string}/approve`)).status()).toBe(200);
+    const reviewer = await as(browser, "reviewer");
+    await reviewer.goto("/audit");
+    await reviewer.getByLabel("Entity id").fill(requested.id as string);
+    const rows = reviewer.getByTestId("audit-row");
+    await expect(rows).toHaveCount(2);
+    await reviewer.getByLabel("Made via").selectOption("mcp");
+    await expect(reviewer).toHaveURL(/via=mcp/);
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText("subscription.requested");
+    await expect(rows.first().getByTestId("audit-agent")).toHaveText("via MCP: e2e-agent 3.1.4 · request_subscription");
+    // The call itself is an event on the token (mcp.tool.called), filtered the same way.
+    await reviewer.getByLabel("Entity id").fill("");
+    await reviewer.getByLabel("Action").fill("mcp.tool.called");
+    await expect(rows.first()).toContainText("mcp.tool.called");
+    await expect(rows.first().getByTestId("audit-agent")).toContainText("via MCP: e2e-agent 3.1.4");
+    await reviewer.context().close();
   });
 });
