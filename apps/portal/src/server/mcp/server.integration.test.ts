@@ -232,9 +232,12 @@ describe("the MCP server", () => {
     expect((await db.subscription.findUniqueOrThrow({ where: { id: created.id as string } })).status).toBe("REQUESTED");
     const other = await connect("reviewer2", ["read", "review"]);
     expect(await call(other, "decide_review", { kind: "subscription", id: created.id, decision: "reject", reason: "Use the payments view instead." })).toMatchObject({ status: "REJECTED" });
-    // A token without `review` does not see governance's queue even for a reviewer.
+    // A token without `review` does not see governance's queue even for a reviewer: not listed, and the queue
+    // is read with the token's scopes (the reviewer is only a member of payments: no queue of their own).
     const readOnlyReviewer = await connect("reviewer2", ["read"]);
     expect((await readOnlyReviewer.listTools()).tools.map((t) => t.name)).not.toContain("decide_review");
+    const writeOnlyReviewer = await connect("reviewer", ["read", "write:payments"]);
+    expect((await refused(writeOnlyReviewer, "list_review_queue", {})).code).toBe("FORBIDDEN");
   });
 
   it("answers malformed or oversized arguments with an invalid-params error naming each field, writing nothing", async () => {
