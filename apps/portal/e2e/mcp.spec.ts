@@ -149,6 +149,9 @@ test.describe("MCP server (issue 32)", () => {
     expect((await rpc({ "mcp-session-id": "v1.eyJjIjoieCIsInQiOiJ5In0.forged" })).status()).toBe(404);
     const bad = await raw.post("/api/mcp", { headers: { authorization: "Bearer kappa_not-a-real-token" }, data: {} });
     expect(bad.status()).toBe(401);
+    // Stateless: no server-sent stream to open and no session to end.
+    expect((await raw.get("/api/mcp", { headers: { accept: "text/event-stream", authorization: `Bearer ${token}` } })).status()).toBe(405);
+    expect((await raw.delete("/api/mcp", { headers: { authorization: `Bearer ${token}` } })).status()).toBe(405);
     await raw.dispose();
   });
 
