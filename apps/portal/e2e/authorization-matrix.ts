@@ -447,6 +447,13 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // Everyone's own domains' notices.
   "GET /api/v1/my-domains/superseded": { request: () => ({ path: "/api/v1/my-domains/superseded" }), expect: statuses(401, 200, 200, 200, 200, 200) },
 
+  // The MCP server (issue 32) takes API tokens only: a signed-in browser session is refused for everyone,
+  // so no page on another site can drive an agent's tools with a user's cookies (tokens: e2e/mcp.spec.ts).
+  "POST /api/mcp": {
+    request: () => ({ path: "/api/mcp", body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }),
+    expect: statuses(401, 401, 401, 401, 401, 401),
+  },
+
   // The Schema-Registry-compatible API (sessions here; Basic/Bearer in its own tests): live products'
   // approved schemas are readable by everyone signed in; registering is for the domain's owners (and its
   // producer account) and returns the id of an approved identical schema; a mode change goes through review.

@@ -1,3 +1,6 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
 import avro from "avsc";
 import { Kafka, logLevel } from "kafkajs";
@@ -150,5 +153,41 @@ test.describe.serial("browsing a CONFIDENTIAL product with PII: masked for a sub
     await owner.getByLabel("Key", { exact: true }).fill(`cust-${run}-1`);
     await owner.getByRole("button", { name: "Look up" }).click();
     await expect(owner.getByTestId("state-lookup").getByTestId("decoded-value")).toContainText(`"email": "customer1.${run}@example.com"`);
+  });
+
+  // Issue 32: an agent with the subscriber's API token reads the same records through the MCP server — the
+  // message browser's path over the real broker, masked the same way — and the owner's agent sees them unmasked.
+  test("an MCP agent samples the newest records and looks up the key, masked exactly as the browser shows them", async ({ browser, baseURL }) => {
+    const agentFor = async (role: "paymentsOwner" | "ordersOwner") => {
+      const page = await as(browser, role);
+      const created = await page.request.post("/api/v1/tokens", { data: { name: `mcp browse ${run} ${role}`, scopes: ["read"], expiresInDays: 1 } });
+      expect(created.status()).toBe(201);
+      const { token } = (await created.json()) as { token: string };
+      const client = new Client({ name: "e2e-browse-agent", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", baseURL), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return client;
+    };
+    const answer = async (client: Client, name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+      expect(result.isError ?? false, text).toBe(false);
+      return JSON.parse(text) as { records?: { offset: number; value: { value: Record<string, string>; masked: string[] } }[]; piiVisible?: boolean; value?: { value: Record<string, string> } };
+    };
+    const consumer = await agentFor("paymentsOwner");
+    const sample = await answer(consumer, "sample_records", { product: topic, limit: 2 });
+    expect(sample.piiVisible).toBe(false);
+    // Newest first: the last two of the three records, the e-mail masked as in the browser.
+    expect(sample.records?.map((r) => r.value.value)).toEqual([
+      { customerId: `cust-${run}-1`, email: "[masked]", city: "Ghent" },
+      { customerId: `cust-${run}-2`, email: "[masked]", city: "Porto" },
+    ]);
+    expect(JSON.stringify(sample)).not.toContain("@example.com");
+    const latest = await answer(consumer, "lookup_latest_state", { product: topic, key: `cust-${run}-1` });
+    expect(latest.value?.value).toEqual({ customerId: `cust-${run}-1`, email: "[masked]", city: "Ghent" });
+    const owner = await agentFor("ordersOwner");
+    const own = await answer(owner, "sample_records", { product: topic, limit: 1 });
+    expect(own.records?.[0]?.value.value.email).toBe(`customer1.${run}@example.com`);
+    await consumer.close();
+    await owner.close();
   });
 });

@@ -1,7 +1,7 @@
 import { Prisma } from "@prisma/client";
 import type { Actor } from "./actor.ts";
 import type { Tx } from "./db.ts";
-import type { RequestContext } from "./request-context.ts";
+import { agentAuditData, type RequestContext } from "./request-context.ts";
 
 export type EntityType =
   | "DataProduct"
@@ -35,8 +35,8 @@ export async function recordAudit(
       action,
       entityType,
       entityId,
-      // Changes made with an API token name it, so every use is traceable to the token.
-      data: actor.token ? { ...data, tokenId: actor.token.id } : data,
+      // Changes made with an API token name it, so every use is traceable to the token; an agent's (MCP) name the client and tool too.
+      data: { ...data, ...(actor.token ? { tokenId: actor.token.id } : {}), ...agentAuditData(actor.request) },
       clientAddress: actor.request?.clientAddress ?? null,
       userAgent: actor.request?.userAgent ?? null,
     },
@@ -56,7 +56,7 @@ export function auditInsertSql(
   entityId: string,
   data: Prisma.Sql,
 ): Prisma.Sql {
-  const token: Prisma.InputJsonObject = actor.token ? { tokenId: actor.token.id } : {};
+  const token: Prisma.InputJsonObject = { ...(actor.token ? { tokenId: actor.token.id } : {}), ...agentAuditData(actor.request) };
   return Prisma.sql`INSERT INTO "AuditEvent" ("actorId", "actorEmail", "action", "entityType", "entityId", "data", "clientAddress", "userAgent")
     VALUES (${actor.id}, ${actor.email}, ${action}, ${entityType}, ${entityId}, (${data}) || ${JSON.stringify(token)}::jsonb, ${actor.request?.clientAddress ?? null}, ${actor.request?.userAgent ?? null})`;
 }

@@ -1,7 +1,7 @@
-export { actingUser, loadActingActor, type ActingUser } from "./action.ts";
+export { actingUser, loadActingActor, parseInput, type ActingUser } from "./action.ts";
 export * from "./admin-validation.ts";
 export { groupsFromClaim, ssoAccessFor } from "./admin/sso-access.ts";
-export { clientAddressFrom, normaliseRequestContext, type RequestContext } from "./request-context.ts";
+export { agentAuditData, clientAddressFrom, normaliseRequestContext, type AgentContext, type RequestContext } from "./request-context.ts";
 export { CHANGE_KINDS } from "./changes/change-requests.ts";
 export { actorSql, loadActor, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
@@ -102,6 +102,7 @@ export { rejectProduct } from "./actions/reject-product.ts";
 export { rejectSubscription } from "./actions/reject-subscription.ts";
 export { removeReservedPrincipal } from "./actions/remove-reserved-principal.ts";
 export { requestCredentialRotation } from "./actions/request-credential-rotation.ts";
+export { recordAgentCall } from "./actions/record-agent-call.ts";
 export { requestSubscription } from "./actions/request-subscription.ts";
 export { retryTask } from "./actions/retry-provisioning-task.ts";
 export { revealCredentialOnce } from "./actions/reveal-credentials.ts";

@@ -6,7 +6,21 @@
 export interface RequestContext {
   clientAddress: string | null;
   userAgent: string | null;
+  /**
+   * Set when an agent acts through the portal's MCP server (apps/portal/src/server/mcp):
+   * the MCP client's name and version from its `initialize` and the tool called.
+   * Audit events of the call carry both (recordAudit), so the log names the agent.
+   */
+  agent?: AgentContext;
 }
+
+export interface AgentContext {
+  /** `<name> <version>` as the client declared it, bounded and stripped of control characters. */
+  client: string;
+  tool: string;
+}
+
+const MAX_AGENT_TEXT = 200;
 
 const MAX_USER_AGENT = 512;
 // IPv4, IPv6 (optionally bracketed, with a zone) or IPv4-mapped IPv6; nothing else is an address.
@@ -19,13 +33,22 @@ function cleanText(value: string, max: number): string | null {
   return cleaned === "" ? null : cleaned.slice(0, max);
 }
 
-export function normaliseRequestContext(raw: { clientAddress?: string | null; userAgent?: string | null } | undefined): RequestContext | undefined {
+export function normaliseRequestContext(
+  raw: { clientAddress?: string | null; userAgent?: string | null; agent?: { client?: string; tool?: string } } | undefined,
+): RequestContext | undefined {
   if (!raw) return undefined;
   const address = raw.clientAddress?.trim() ?? "";
+  const agent = raw.agent ? { client: cleanText(raw.agent.client ?? "", MAX_AGENT_TEXT) ?? "unknown", tool: cleanText(raw.agent.tool ?? "", MAX_AGENT_TEXT) ?? "unknown" } : undefined;
   return {
     clientAddress: ADDRESS.test(address) ? address.replace(/^\[|\]$/g, "") : null,
     userAgent: raw.userAgent ? cleanText(raw.userAgent, MAX_USER_AGENT) : null,
+    ...(agent ? { agent } : {}),
   };
+}
+
+/** What an audit event's data gains when an agent acted: `via: "mcp"` (the audit log's MCP filter) and who and which tool. */
+export function agentAuditData(request: RequestContext | undefined): { via: "mcp"; mcpClient: string; mcpTool: string } | Record<string, never> {
+  return request?.agent ? { via: "mcp", mcpClient: request.agent.client, mcpTool: request.agent.tool } : {};
 }
 
 /**

@@ -291,6 +291,8 @@ export const auditQueryInput = z
     actor: text("The actor", LIMITS.emailMax).optional(),
     /** Matches any action containing this text, e.g. `subscription.` or `revoked`. */
     action: text("The action", 100).optional(),
+    /** `mcp`: only what agents did through the MCP server (events carrying `via: "mcp"`). */
+    via: z.enum(["mcp"], { message: "via is mcp or absent." }).optional(),
     from: auditDate(false).optional(),
     to: auditDate(true).optional(),
     page: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(1),

@@ -18,6 +18,8 @@ export interface AuditFilters {
   entityId?: string;
   actor?: string;
   action?: string;
+  /** `mcp`: only what agents did through the MCP server. */
+  via?: string;
   from?: string;
   to?: string;
   page?: number;

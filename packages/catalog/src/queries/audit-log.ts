@@ -26,6 +26,7 @@ function whereOf(input: AuditQuery): Prisma.AuditEventWhereInput {
   if (input.entityId) where.entityId = input.entityId;
   if (input.actor) where.actorEmail = { contains: input.actor, mode: "insensitive" };
   if (input.action) where.action = { contains: input.action, mode: "insensitive" };
+  if (input.via) where.data = { path: ["via"], equals: input.via };
   if (input.from || input.to) where.at = { ...(input.from ? { gte: input.from } : {}), ...(input.to ? { lte: input.to } : {}) };
   return where;
 }

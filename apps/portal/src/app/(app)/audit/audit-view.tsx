@@ -12,10 +12,17 @@ import { queryKeys, type AuditFilters } from "@/lib/query-keys";
 import { useDebounced } from "@/lib/use-debounced";
 import { AuditDetails, ClientCell } from "./audit-details";
 
-const ENTITY_TYPES = ["DataProduct", "Subscription", "ServiceAccount", "Domain", "User", "SchemaVersion", "SsoGroupMapping"];
-const FILTER_KEYS = ["entityType", "entityId", "actor", "action", "from", "to"] as const;
+const ENTITY_TYPES = ["DataProduct", "Subscription", "ServiceAccount", "Domain", "User", "SchemaVersion", "SsoGroupMapping", "ApiToken"];
+const FILTER_KEYS = ["entityType", "entityId", "actor", "action", "via", "from", "to"] as const;
 type Draft = Record<(typeof FILTER_KEYS)[number], string>;
-const EMPTY: Draft = { entityType: "", entityId: "", actor: "", action: "", from: "", to: "" };
+const EMPTY: Draft = { entityType: "", entityId: "", actor: "", action: "", via: "", from: "", to: "" };
+
+/** The MCP client and tool an agent's event names (catalog: agentAuditData), or null for a person's. */
+function agentOf(data: unknown): { client: string; tool: string } | null {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
+  const d = data as Record<string, unknown>;
+  return d.via === "mcp" && typeof d.mcpClient === "string" && typeof d.mcpTool === "string" ? { client: d.mcpClient, tool: d.mcpTool } : null;
+}
 
 function filtersOf(draft: Draft): AuditFilters {
   const f: AuditFilters = {};
@@ -57,7 +64,7 @@ export function AuditView() {
   return (
     <div className="space-y-4">
       <Card>
-        <form onSubmit={(e) => { e.preventDefault(); go(filtersOf(draft)); }} className="grid items-end gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label="Filter the audit log" role="search">
+        <form onSubmit={(e) => { e.preventDefault(); go(filtersOf(draft)); }} className="grid items-end gap-3 sm:grid-cols-3 lg:grid-cols-7" aria-label="Filter the audit log" role="search">
           <div>
             <label htmlFor="entityType" className="block text-sm font-medium">Entity type</label>
             <select id="entityType" value={draft.entityType} onChange={set("entityType")} className={`${inputClass} mt-1`}>
@@ -78,6 +85,13 @@ export function AuditView() {
             <input id="action" value={draft.action} onChange={set("action")} placeholder="e.g. subscription." className={`${inputClass} mt-1`} />
           </div>
           <div>
+            <label htmlFor="via" className="block text-sm font-medium">Made via</label>
+            <select id="via" value={draft.via} onChange={set("via")} className={`${inputClass} mt-1`}>
+              <option value="">Anything</option>
+              <option value="mcp">MCP agents</option>
+            </select>
+          </div>
+          <div>
             <label htmlFor="from" className="block text-sm font-medium">From</label>
             <input id="from" type="date" value={draft.from} onChange={set("from")} className={`${inputClass} mt-1`} />
           </div>
@@ -85,7 +99,7 @@ export function AuditView() {
             <label htmlFor="to" className="block text-sm font-medium">To</label>
             <input id="to" type="date" value={draft.to} onChange={set("to")} className={`${inputClass} mt-1`} />
           </div>
-          <div className="flex flex-wrap items-center gap-2 sm:col-span-3 lg:col-span-6">
+          <div className="flex flex-wrap items-center gap-2 sm:col-span-3 lg:col-span-7">
             {/* Enter (or this button) applies at once; otherwise filters follow the typing. */}
             <Button type="submit" variant="secondary">Filter</Button>
             <Button variant="ghost" onClick={() => { setDraft(EMPTY); go({}); }}>Clear</Button>
@@ -117,11 +131,14 @@ export function AuditView() {
                 <tr><th scope="col" className="py-2 pr-4">When</th><th scope="col" className="py-2 pr-4">Actor</th><th scope="col" className="py-2 pr-4">Action</th><th scope="col" className="py-2 pr-4">Entity</th><th scope="col" className="py-2">Details</th></tr>
               </thead>
               <tbody className="divide-y divide-slate-100 align-top">
-                {events.data.items.map((e) => (
+                {events.data.items.map((e) => {
+                  const agent = agentOf(e.data);
+                  return (
                   <tr key={e.id} data-testid="audit-row">
                     <td className="py-2 pr-4 text-slate-600">{formatDateTime(e.at)}</td>
                     <td className="py-2 pr-4 break-words">
                       {e.actorEmail}
+                      {agent && <div className="text-xs text-violet-800" data-testid="audit-agent">via MCP: {agent.client} · {agent.tool}</div>}
                       <ClientCell clientAddress={e.clientAddress} userAgent={e.userAgent} />
                     </td>
                     <td className="py-2 pr-4 font-medium break-words">{e.action}</td>
@@ -134,7 +151,8 @@ export function AuditView() {
                     </td>
                     <td className="py-2"><AuditDetails data={e.data} /></td>
                   </tr>
-                ))}
+                  );
+                })}
               </tbody>
             </table>
           </div>

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/ui";
+import { env } from "@/env";
 import { requireActor } from "@/server/actor";
+import { McpConnect } from "./mcp-connect";
 import { TokensView } from "./tokens-view";
 
 export const metadata: Metadata = { title: "API tokens" };
@@ -13,7 +15,11 @@ export default async function TokensPage() {
         title="API tokens"
         description={<>For scripts, CI and the <code>kappa</code> CLI: send <code>Authorization: Bearer &lt;token&gt;</code> to any <code>/api/v1</code> route. A token acts as you, limited to its scopes; the secret is shown once and stored only as a hash.</>}
       />
-      <TokensView />
+      <div className="space-y-6">
+        <TokensView />
+        {/* The public URL (NEXTAUTH_URL), as clients outside the browser reach the portal. */}
+        <McpConnect origin={new URL(env().NEXTAUTH_URL).origin} />
+      </div>
     </>
   );
 }
