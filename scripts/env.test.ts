@@ -17,6 +17,14 @@ describe("start-up configuration", () => {
     expect(() => parseStartConfig({ KAPPA_DEMO_MODE: "yes" })).toThrow(/KAPPA_DEMO_MODE: must be true or false/);
   });
 
+  it("runs Apache Kafka instead of the embedded broker with KAPPA_KAFKA=apache, and refuses it beside KAFKA_BROKERS", () => {
+    expect(parseStartConfig({}).kafkaEngine).toBe("embedded");
+    expect(parseStartConfig({ KAPPA_KAFKA: "apache" })).toMatchObject({ kafkaEngine: "apache", embeddedKafka: true, prodEnvironment: true });
+    expect(parseStartConfig({ KAFKA_BROKERS: "k:9092", KAFKA_ADMIN_PASSWORD: "x".repeat(8), KAPPA_SECRETS_KEY: "k" }).kafkaEngine).toBeNull();
+    expect(() => parseStartConfig({ KAPPA_KAFKA: "apache", KAFKA_BROKERS: "k:9092" })).toThrow(/KAPPA_KAFKA: apache starts a local Apache Kafka cluster, but KAFKA_BROKERS points at one/);
+    expect(() => parseStartConfig({ KAPPA_KAFKA: "confluent" })).toThrow(/KAPPA_KAFKA: must be embedded or apache/);
+  });
+
   it("treats empty strings as unset", () => {
     expect(parseStartConfig({ DATABASE_URL: "", PORT: "" }).demoMode).toBe(true);
   });

@@ -187,7 +187,7 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
 async function startApacheKafkaClusters(config: StartConfig, adminPassword: string, secretsKey: string, workerDatabaseUrl: string): Promise<string> {
   const { startApacheKafka, APACHE_KAFKA_VERSION } = await import("@kappa/engines");
   const line = (name: "kafka" | "kafka-prod") => (message: string) => logs?.line(name, `${new Date().toISOString()} apache-kafka INFO ${message}`, "info");
-  log(`starting Apache Kafka ${APACHE_KAFKA_VERSION} (3 KRaft nodes) in ${path.join(config.dataDir, "apache-kafka")}; the first start fetches it from Maven Central`);
+  log(`starting Apache Kafka ${APACHE_KAFKA_VERSION} (3 KRaft nodes) in ${path.join(config.dataDir, "apache-kafka")} (fetched from Maven Central into the engines cache on the first start)`);
   const dev = await startApacheKafka({ nodes: 3, dataDir: path.join(config.dataDir, "apache-kafka"), adminUser: config.KAFKA_ADMIN_USER, adminPassword, ports: [config.KAFKA_PORT, config.KAFKA_PORT + 2, config.KAFKA_PORT + 3], log: line("kafka") });
   stops.add({ name: "Apache Kafka (dev)", stop: () => dev.stop() });
   if (config.prodEnvironment) {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
+import { inject } from "vitest";
 import { decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
 import type { Logger } from "../src/broker.ts";
 import { startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
@@ -32,6 +33,8 @@ export async function newDataDir(): Promise<string> {
 }
 
 export async function startTestBroker(options: BrokerOptions = {}, dataDir?: string): Promise<TestBroker> {
+  const oracle = inject("brokerOracle");
+  if (oracle) return oracleBroker(oracle, options, dataDir);
   const dir = dataDir ?? (await newDataDir());
   const logLines: string[] = [];
   const broker = await startBroker({
@@ -51,6 +54,26 @@ export async function startTestBroker(options: BrokerOptions = {}, dataDir?: str
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * In an oracle run (test/oracle-setup.ts) every test broker is the one Apache
+ * Kafka node. What only the embedded broker has (its settings, fault control,
+ * storage, log lines) throws, so a test that needs it fails saying why.
+ */
+function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: string | undefined): TestBroker {
+  // What the oracle node was started with (test/oracle-setup.ts) is no difference.
+  const same: Record<string, unknown> = { "auto.create.topics.enable": true };
+  const settings = Object.keys(options).filter((k) => !["host", "port", "logger", "group.initial.rebalance.delay.ms"].includes(k) && same[k] !== (options as Record<string, unknown>)[k]);
+  if (settings.length > 0 || dataDir) throw new Error(`oracle run: this test configures the embedded broker (${[...settings, ...(dataDir ? ["its data dir"] : [])].join(", ")}), which Apache Kafka's node does not take`);
+  const [host, port] = [bootstrap.slice(0, bootstrap.lastIndexOf(":")), Number(bootstrap.slice(bootstrap.lastIndexOf(":") + 1))];
+  const known = { host, port, advertised: bootstrap, bootstrap, dataDir: "", stop: async () => {}, cleanup: async () => {} };
+  return new Proxy(known as unknown as TestBroker, {
+    get(target, key, receiver) {
+      if (typeof key === "string" && !(key in target) && key !== "then") throw new Error(`oracle run: the test reads the embedded broker's ${key}, which Apache Kafka does not expose`);
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
 }
 
 export function uniqueName(prefix: string): string {

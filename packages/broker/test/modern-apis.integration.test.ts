@@ -26,7 +26,7 @@ describe("DescribeCluster", () => {
       expect(r.body.clusterAuthorizedOperations).toBeGreaterThan(0);
     }
     const controllers = await c.request(ApiKey.DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 2 });
-    expect(controllers.body.errorCode).toBe(ErrorCode.UNSUPPORTED_ENDPOINT_TYPE);
+    expect(controllers.body.errorCode).toBe(ErrorCode.MISMATCHED_ENDPOINT_TYPE);
     c.close();
   });
 });

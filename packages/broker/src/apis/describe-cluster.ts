@@ -7,7 +7,7 @@
 //
 // One node: it is every broker and the controller. The broker endpoint is the one of
 // the listener the client connected to, as Metadata answers. A broker asked for
-// controller endpoints answers UNSUPPORTED_ENDPOINT_TYPE, as Kafka's brokers do
+// controller endpoints answers MISMATCHED_ENDPOINT_TYPE, as Kafka 4.1's brokers do (the oracle run showed it)
 // (only controllers serve endpoint_type 2). Like Metadata, no ACL is needed; the
 // authorized-operations bitfield is filled when asked for.
 import { ApiKey, ErrorCode, type DescribeClusterRequest, type DescribeClusterResponse } from "@kappa/kafka-protocol";
@@ -28,7 +28,7 @@ export const describeClusterApi = defineApi<DescribeClusterRequest, DescribeClus
     if (endpointType !== BROKERS) {
       return {
         throttleTimeMs: 0,
-        errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+        errorCode: ErrorCode.MISMATCHED_ENDPOINT_TYPE,
         errorMessage: `The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type ${endpointType === 2 ? "CONTROLLER" : String(endpointType)}`,
         endpointType,
         clusterId: b.clusterId,

@@ -29,6 +29,13 @@ export interface ApacheKafkaOptions {
   overrides?: Record<string, string>;
   /** The JVM heap per node (default 512 MiB). */
   heapMb?: number;
+  /**
+   * Oracle and benchmark runs only, never the product: one more listener per
+   * node without authentication (`OPEN`, PLAINTEXT), whose ANONYMOUS
+   * principal is a super user — so that tests written for an unsecured broker
+   * and clients that cannot do SCRAM with Kafka 4.x reach the same cluster.
+   */
+  openListener?: boolean;
   log?: (line: string) => void;
 }
 
@@ -46,6 +53,8 @@ export interface ApacheKafkaCluster {
   version: string;
   /** `127.0.0.1:p1,127.0.0.1:p2,…` */
   bootstrap: string;
+  /** The unauthenticated listener's bootstrap, with `openListener` (else null). */
+  openBootstrap: string | null;
   brokers: string[];
   adminUser: string;
   adminPassword: string;
@@ -71,6 +80,7 @@ interface ClusterLayout {
   clusterId: string;
   ports: number[];
   controllerPorts: number[];
+  openPorts?: number[];
 }
 
 const live = new Set<ChildProcess>();
@@ -111,6 +121,8 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
     const controllerPorts = await Promise.all(Array.from({ length: options.nodes }, () => freePort()));
     layout = { clusterId: kafkaUuid(), ports, controllerPorts };
   }
+  if (options.openListener && !layout.openPorts) layout.openPorts = await Promise.all(Array.from({ length: options.nodes }, () => freePort()));
+  const open = options.openListener ? layout.openPorts! : null;
   const remoteDir = path.join(dataDir, "remote-storage");
   mkdirSync(remoteDir, { recursive: true });
   const log4jFile = path.join(dataDir, "log4j2.properties");
@@ -126,10 +138,11 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
     const settings: Record<string, string> = {
       "node.id": String(id),
       "controller.quorum.voters": voters,
-      listeners: `CLIENTS://127.0.0.1:${layout.ports[i]},CONTROLLER://127.0.0.1:${layout.controllerPorts[i]}`,
-      "advertised.listeners": `CLIENTS://127.0.0.1:${layout.ports[i]}`,
+      listeners: `CLIENTS://127.0.0.1:${layout.ports[i]},CONTROLLER://127.0.0.1:${layout.controllerPorts[i]}${open ? `,OPEN://127.0.0.1:${open[i]}` : ""}`,
+      "advertised.listeners": `CLIENTS://127.0.0.1:${layout.ports[i]}${open ? `,OPEN://127.0.0.1:${open[i]}` : ""}`,
       "log.dirs": path.join(nodeDir, "data"),
-      "super.users": `User:${adminUser}`,
+      "super.users": `User:${adminUser}${open ? ";User:ANONYMOUS" : ""}`,
+      ...(open ? { "listener.security.protocol.map": "CLIENTS:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,OPEN:PLAINTEXT" } : {}),
       "listener.name.clients.scram-sha-512.sasl.jaas.config": scramJaas(adminUser, adminPassword),
       "listener.name.clients.scram-sha-256.sasl.jaas.config": scramJaas(adminUser, adminPassword),
       "listener.name.clients.plain.sasl.jaas.config": plainJaas(adminUser, adminPassword),
@@ -171,8 +184,8 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
         if (result.code !== 0) throw new Error(`formatting Apache Kafka node ${n.id} failed (exit ${result.code}): ${redact(result.text, adminPassword).slice(-2000)}`);
       }),
     );
-    writeFileSync(layoutFile, JSON.stringify(layout, null, 2) + "\n");
   }
+  writeFileSync(layoutFile, JSON.stringify(layout, null, 2) + "\n");
 
   const processes = new Map<number, ChildProcess>();
   const startNode = (id: number) => {
@@ -226,6 +239,7 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
   const cluster: ApacheKafkaCluster = {
     version: APACHE_KAFKA_VERSION,
     bootstrap,
+    openBootstrap: open ? open.map((p) => `127.0.0.1:${p}`).join(",") : null,
     brokers,
     adminUser,
     adminPassword,
