@@ -172,7 +172,8 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
   const tiered = (options.overrides?.["remote.log.storage.system.enable"] ?? "true") === "true";
 
   const env = { ...process.env, KAFKA_HEAP_OPTS: "" };
-  const jvm = (heapMb: number) => [`-Xms${Math.min(heapMb, 256)}m`, `-Xmx${heapMb}m`, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true", `-Dlog4j2.configurationFile=${log4jFile}`];
+  // Tools and the formatter log into the data folder's tools/ (nodes override kafka.logs.dir with their own folder).
+  const jvm = (heapMb: number) => [`-Xms${Math.min(heapMb, 256)}m`, `-Xmx${heapMb}m`, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true", `-Dlog4j2.configurationFile=${log4jFile}`, `-Dkafka.logs.dir=${path.join(dataDir, "tools")}`];
 
   // Format each node's storage once, with the admin's SCRAM credential in the bootstrap metadata.
   const unformatted = nodeFiles.filter((n) => !existsSync(path.join(n.nodeDir, "data", "meta.properties")));
