@@ -1,5 +1,5 @@
 import "server-only";
-import { authenticateServiceAccount, CatalogError, parseBasicAuthorization, RegistryError, type RegistryCaller } from "@kappa/catalog";
+import { authenticateServiceAccount, CatalogError, jsonTextDepth, MAX_NESTING_DEPTH, nestingMessage, parseBasicAuthorization, RegistryError, type RegistryCaller } from "@kappa/catalog";
 import { env } from "@/env";
 import { MAX_BODY_BYTES } from "@/lib/request-guard";
 import { currentActor } from "./actor";
@@ -70,6 +70,7 @@ export async function readRegistryBody(request: Request): Promise<unknown> {
     if (error instanceof HttpError && error.status === 413) throw new RegistryError("PAYLOAD_TOO_LARGE", error.message);
     throw error;
   }
+  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) throw new RegistryError("BAD_REQUEST", nestingMessage("The request body"));
   try {
     return text.trim() === "" ? {} : JSON.parse(text);
   } catch {
