@@ -342,7 +342,12 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "POST /api/v1/domains/[id]/restore": { request: async (f) => ({ path: `/api/v1/domains/${await f.archivedDomain()}/restore` }), expect: statuses(401, 403, 403, 403, 403, 200) },
   "GET /api/v1/domains/[id]/members": { request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members` }), expect: statuses(401, 403, 403, 200, 403, 200) },
   "POST /api/v1/domains/[id]/members": {
-    request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members`, body: { email: `matrix-${f.unique()}@people.example`, role: "MEMBER" } }),
+    // A person with an account (the admin creates it through another domain): owners add existing people only.
+    request: async (f) => {
+      const email = `matrix-${f.unique()}@people.example`;
+      await f.as("admin").post(`/api/v1/domains/${f.ids.payments}/members`, { data: { email, role: "MEMBER" } });
+      return { path: `/api/v1/domains/${f.ids.orders}/members`, body: { email, role: "MEMBER" } };
+    },
     expect: statuses(401, 403, 403, 201, 403, 201),
   },
   "PATCH /api/v1/domains/[id]/members/[userId]": {

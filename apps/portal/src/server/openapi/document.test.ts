@@ -42,6 +42,15 @@ describe("OpenAPI document", () => {
     expect({ missingFromDocument: onDisk.filter((r) => !documented.includes(r)), notARoute: documented.filter((r) => !onDisk.includes(r)) }).toEqual({ missingFromDocument: [], notARoute: [] });
   });
 
+  it("member management is documented for admins and the domain's owners, as the rule is (issue 30, finding 15)", () => {
+    const paths = doc.paths as Record<string, Record<string, { summary: string; description?: string }>>;
+    for (const [p, m] of [["/domains/{id}/members", "post"], ["/domains/{id}/members/{userId}", "patch"], ["/domains/{id}/members/{userId}", "delete"], ["/domains/{id}/members", "get"]] as const) {
+      expect(paths[p]?.[m]?.summary, `${m} ${p}`).toMatch(/domain's owners/);
+    }
+    expect(paths["/domains/{id}/members"]?.post?.summary).toMatch(/only platform admins may name an e-mail without one/);
+    expect(paths["/domains/{id}/members"]?.post?.description).toContain("write:<domain>");
+  });
+
   it("request bodies come from the catalog's zod schemas", () => {
     const paths = doc.paths as Record<string, Record<string, { requestBody?: { content: { "application/json": { schema: { properties: Record<string, { minLength?: number; enum?: string[] }>; required?: string[] } } } } }>>;
     const register = paths["/products"]?.post?.requestBody?.content["application/json"].schema;
