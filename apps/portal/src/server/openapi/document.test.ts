@@ -51,6 +51,26 @@ describe("OpenAPI document", () => {
     expect(paths["/domains/{id}/members"]?.post?.description).toContain("write:<domain>");
   });
 
+  it("documents the responses the API really gives: requestId in errors, 413 and 431, the audit export as CSV (issue 30, finding 17)", async () => {
+    const components = doc.components as { schemas: Record<string, { properties: { error: { properties: Record<string, unknown>; additionalProperties?: unknown } } }> };
+    const error = components.schemas.Error?.properties.error;
+    expect(error?.properties.requestId).toMatchObject({ type: "string" });
+    // Refusals add structured members (retryAfterSeconds, issues): the object must not forbid them.
+    expect(error?.additionalProperties).not.toBe(false);
+    const { errorResponse } = await import("../http");
+    const body = (await (await errorResponse(new Error("boom"))).json()) as { error: Record<string, unknown> };
+    for (const key of Object.keys(body.error)) expect(Object.keys(error?.properties ?? {}), key).toContain(key);
+
+    const operations = Object.values(doc.paths as Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>>).flatMap((ops) => Object.values(ops));
+    for (const op of operations) {
+      expect(op.responses["431"]).toBeDefined();
+      if (op.requestBody) expect(op.responses["413"]).toBeDefined();
+    }
+    const exportOp = (doc.paths as Record<string, Record<string, { parameters: { name: string }[]; responses: Record<string, { content: Record<string, unknown> }> }>>)["/audit-events/export"]?.get;
+    expect(Object.keys(exportOp?.responses["200"]?.content ?? {}).sort()).toEqual(["application/json", "text/csv"]);
+    expect(exportOp?.parameters.map((p) => p.name)).toContain("format");
+  });
+
   it("request bodies come from the catalog's zod schemas", () => {
     const paths = doc.paths as Record<string, Record<string, { requestBody?: { content: { "application/json": { schema: { properties: Record<string, { minLength?: number; enum?: string[] }>; required?: string[] } } } } }>>;
     const register = paths["/products"]?.post?.requestBody?.content["application/json"].schema;

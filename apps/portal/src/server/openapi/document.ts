@@ -68,22 +68,27 @@ export interface RouteDoc {
   status?: number;
   /** Content types of the success besides JSON. */
   alsoYaml?: boolean;
+  /** The success's content types when they are not JSON (the audit export: text/csv or JSON by `format`). */
+  produces?: Record<string, { schema: Record<string, unknown> }>;
   public?: boolean;
 }
 
 // ---- responses ---------------------------------------------------------------
 
+// Issue 30, finding 17: every error body carries `requestId` (and some a structured detail such as
+// `retryAfterSeconds` or a schema's `issues`), which the strict object documented before forbade.
 const errorBody = z
   .object({
-    error: z.object({
-      code: z.string().meta({ description: "Stable error code: VALIDATION_FAILED, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT, POLICY_VIOLATION, ..." }),
+    error: z.looseObject({
+      code: z.string().meta({ description: "Stable error code: VALIDATION_FAILED, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, CONFLICT, POLICY_VIOLATION, PAYLOAD_TOO_LARGE, RATE_LIMITED, ..." }),
       message: z.string(),
+      requestId: z.string().optional().meta({ description: "This request's id (also the `x-request-id` header): quote it to an operator; a 500 says nothing else." }),
       fields: z.record(z.string(), z.array(z.string())).optional().meta({ description: "Messages per input field (`name`, `schema.definition`, ...)." }),
       policy: z
         .object({ version: z.number().int(), event: z.string(), rules: z.array(z.string()), results: z.array(z.looseObject({})) })
         .optional()
         .meta({ description: "On POLICY_VIOLATION: the policy version and the ids of the rules that refused the change." }),
-    }),
+    }).meta({ description: "More members carry a refusal's structured detail (e.g. `retryAfterSeconds` on 429 and 503, `issues` on INCOMPATIBLE_SCHEMA)." }),
   })
   .meta({ id: "Error" });
 
@@ -208,7 +213,17 @@ export const ROUTES: RouteDoc[] = [
   { method: "get", path: "/webhooks/{id}/deliveries", tag: "Webhooks", summary: "A webhook's recent deliveries.", response: anyArray("Deliveries.") },
   { method: "delete", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Remove a member from a domain (platform admins, and the domain's owners for their own domain); the last owner of an active domain stays.", scope: "admin or write:<domain>", response: anyObject("The result.") },
   { method: "delete", path: "/sso/group-mappings/{id}", tag: "Admin", summary: "Delete an SSO group mapping (admins).", scope: "admin", response: anyObject("The result.") },
-  { method: "get", path: "/audit-events/export", tag: "Audit", summary: "Export the audit log (governance, admins).", response: anyObject("The result.") },
+  {
+    method: "get",
+    path: "/audit-events/export",
+    tag: "Audit",
+    summary: "Export the filtered audit log as a download, newest first (governance, admins): CSV by default, JSON with `format=json`.",
+    query: z.object({ format: z.enum(["csv", "json"]).default("csv"), entityType: auditQueryInput.shape.entityType, entityId: auditQueryInput.shape.entityId, actor: auditQueryInput.shape.actor, action: auditQueryInput.shape.action, from: auditQueryInput.shape.from, to: auditQueryInput.shape.to }),
+    produces: {
+      "text/csv": { schema: { type: "string", description: "format=csv (the default): a header row, then one event per row; cells a spreadsheet would run as formulas start with '." } },
+      "application/json": { schema: { type: "array", items: { type: "object" }, description: "format=json: the events as an array." } },
+    },
+  },
   { method: "get", path: "/cluster/topics", tag: "Cluster", summary: "Every topic on the cluster, managed or not, with configs, offsets and ACLs.", response: anyObject("The result.") },
   { method: "get", path: "/domains", tag: "Admin", summary: "Domains.", response: anyObject("The result.") },
   { method: "get", path: "/domains/{id}/members", tag: "Admin", summary: "A domain's members (platform admins, and the domain's owners).", response: anyObject("The result.") },
@@ -309,7 +324,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
       ? Object.entries((schemaOf(route.query, "input").properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: "query", required: false, schema }))
       : [];
     const status = String(route.status ?? 200);
-    const content: Record<string, unknown> = { "application/json": { schema: route.response ? responseSchema(route.response) : { type: "object" } } };
+    const content: Record<string, unknown> = route.produces ?? { "application/json": { schema: route.response ? responseSchema(route.response) : { type: "object" } } };
     if (route.alsoYaml) content["application/yaml"] = { schema: { type: "string", description: "The same document as YAML." } };
     const operation: Record<string, unknown> = {
       operationId: `${route.method}${route.path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase())}`,
@@ -327,11 +342,15 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
         "404": { $ref: "#/components/responses/Error" },
         "409": { $ref: "#/components/responses/Error" },
         "422": { $ref: "#/components/responses/Error" },
+        // A body over 1 MiB (by Content-Length in the proxy, or while reading a chunked one).
+        ...(route.body ? { "413": { $ref: "#/components/responses/Error" } } : {}),
+        // Node's HTTP server refuses request headers over its limit (16 KiB) before the portal sees them: no body.
+        "431": { description: "Request header fields too large (over 16 KiB in all); the answer has no body." },
       },
     };
     (paths[route.path] ??= {})[route.method] = operation;
   }
-  const errorResponse = { description: "A refusal: `{ error: { code, message, fields?, policy? } }`.", content: { "application/json": { schema: schemaOf(errorBody, "output") } } };
+  const errorResponse = { description: "A refusal: `{ error: { code, message, requestId, fields?, policy?, … } }`.", content: { "application/json": { schema: schemaOf(errorBody, "output") } } };
   return {
     openapi: "3.1.0",
     info: {
