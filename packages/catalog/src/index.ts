@@ -148,3 +148,4 @@ export { pendingSchemaVersions, productReview, schemaVersionReview } from "./que
 export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } from "./queries/schema-versions.ts";
 export { assignRegistryIds, registrySchemaId } from "./schema-registry/registry-ids.ts";
 export * from "./schema-registry/index.ts";
+export { productVisibleTo, requireVisible, type VisibleKind } from "./visibility.ts";

@@ -357,7 +357,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
       title: "Kappa Mesh API",
       version: "1.0.0",
       description:
-        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens).",
+        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens). An id of something you may not see (another domain's unpublished product, a subscription you are not part of, …) answers the same 404 as an id that does not exist, before the body is validated.",
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }, { session: [] }],
