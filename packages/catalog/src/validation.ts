@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
 import { ACCOUNT_NAME_MAX_LENGTH, SLUG_PATTERN, slugify } from "./naming.ts";
 import { COMPATIBILITY_MODES } from "./schema/modes.ts";
-import { schemaDefinitionProblem } from "./schema-definition.ts";
+import { MAX_SCHEMA_LENGTH, schemaDefinitionProblem } from "./schema-definition.ts";
 
 // These schemas also run in the portal's browser bundle, under a CSP without
 // 'unsafe-eval': zod's JIT (and its `new Function` probe, which Chromium
@@ -111,8 +111,12 @@ export const LIMITS = {
   purposeMax: 2000,
   /** RFC 5321: a forward path is at most 256 octets including the angle brackets. */
   emailMax: 254,
-  /** A schema definition; Avro and JSON schemas of real products are far smaller. */
-  schemaDefinitionMax: 256 * 1024,
+  /**
+   * A schema definition; Avro and JSON schemas of real products are far
+   * smaller. The one bound schemaDefinitionProblem enforces too, so the API
+   * document's maxLength is what the handlers accept (issue 30, finding 18).
+   */
+  schemaDefinitionMax: MAX_SCHEMA_LENGTH,
   accountDescriptionMax: 500,
   searchMax: 200,
   pageMax: 10_000,

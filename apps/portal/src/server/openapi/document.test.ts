@@ -71,6 +71,19 @@ describe("OpenAPI document", () => {
     expect(exportOp?.parameters.map((p) => p.name)).toContain("format");
   });
 
+  it("bodies the handlers parse are documented from the same zod schemas, bounds included (issue 30, finding 18, in part)", async () => {
+    const catalog = await import("@kappa/catalog");
+    const body = (p: string, m: string) => (doc.paths as Record<string, Record<string, { requestBody: { content: { "application/json": { schema: Record<string, unknown> } } } }>>)[p]?.[m]?.requestBody.content["application/json"].schema;
+    const recertify = body("/subscriptions/{id}/recertify", "post") as { properties: { reason: { minLength?: number; maxLength?: number }; decision: { enum: string[] } } };
+    // The handler's reason is 5–2000 characters; the hand-written schema said any string.
+    expect(recertify.properties.reason).toMatchObject({ minLength: catalog.LIMITS.reasonMin, maxLength: catalog.LIMITS.reasonMax });
+    expect(recertify.properties.decision.enum).toEqual(["keep", "revoke"]);
+    // A schema text is refused past MAX_SCHEMA_LENGTH whatever zod said: the document states that bound.
+    for (const [p, m] of [["/products/{id}/schema-versions", "post"], ["/products/{id}/major-version", "post"]] as const) {
+      expect((body(p, m) as { properties: { definition: { maxLength: number } } }).properties.definition.maxLength, `${m} ${p}`).toBe(200_000);
+    }
+  });
+
   it("request bodies come from the catalog's zod schemas", () => {
     const paths = doc.paths as Record<string, Record<string, { requestBody?: { content: { "application/json": { schema: { properties: Record<string, { minLength?: number; enum?: string[] }>; required?: string[] } } } } }>>;
     const register = paths["/products"]?.post?.requestBody?.content["application/json"].schema;
