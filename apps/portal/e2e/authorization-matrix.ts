@@ -162,14 +162,14 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "GET /api/v1/products/[id]": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}` }), expect: statuses(401, 404, 200, 200, 200, 404) },
   "PATCH /api/v1/products/[id]": {
     request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}`, body: { description: `Changed by the matrix ${f.unique()}.` } }),
-    expect: statuses(401, 403, 403, 200, 403, 403),
+    expect: statuses(401, 404, 403, 200, 403, 404),
   },
-  "POST /api/v1/products/[id]/approve": { request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/approve` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/products/[id]/approve": { request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/approve` }), expect: statuses(401, 404, 403, 403, 200, 404) },
   "POST /api/v1/products/[id]/reject": {
     request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/reject`, body: { reason: "Not for the matrix." } }),
-    expect: statuses(401, 403, 403, 403, 200, 403),
+    expect: statuses(401, 404, 403, 403, 200, 404),
   },
-  "POST /api/v1/products/[id]/submit": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/submit` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "POST /api/v1/products/[id]/submit": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/submit` }), expect: statuses(401, 404, 403, 200, 403, 404) },
   "POST /api/v1/products/[id]/deprecate": {
     request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/deprecate`, body: { reason: "Replaced by v2.", sunsetAt: inAWeek() } }),
     expect: statuses(401, 403, 403, 200, 403, 403),
@@ -178,7 +178,7 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
 
   "POST /api/v1/provisioning-tasks/[id]/retry": {
     request: async (f) => ({ path: `/api/v1/provisioning-tasks/${await f.failedTask()}/retry` }),
-    expect: statuses(401, 403, 403, 200, 200, 200),
+    expect: statuses(401, 404, 403, 200, 200, 200),
   },
   // Governance and owners of any domain have a queue (theirs); a member has none.
   "GET /api/v1/review-queue": { request: () => ({ path: "/api/v1/review-queue" }), expect: statuses(401, 200, 403, 200, 200, 403) },
@@ -191,11 +191,11 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // Allowed for the owner, who then learns that nothing was issued yet (409); nobody else gets that far.
   "POST /api/v1/service-accounts/[id]/credentials/reveal": {
     request: async (f) => ({ path: `/api/v1/service-accounts/${await f.ordersAccount()}/credentials/reveal` }),
-    expect: statuses(401, 403, 403, 409, 403, 403),
+    expect: statuses(401, 404, 403, 409, 403, 403),
   },
   "POST /api/v1/service-accounts/[id]/credentials/rotate": {
     request: async (f) => ({ path: `/api/v1/service-accounts/${await f.ordersAccount()}/credentials/rotate` }),
-    expect: statuses(401, 403, 403, 202, 403, 403),
+    expect: statuses(401, 404, 403, 202, 403, 403),
   },
 
   // Subscriptions: payments (otherDomain) consumes an orders product.
@@ -203,20 +203,20 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: "/api/v1/subscriptions", body: { productId: f.ids.subscribable, serviceAccountId: await f.paymentsAccount(), purpose: "Reconcile payments with orders." } }),
     expect: statuses(401, 201, 403, 403, 403, 403),
   },
-  "GET /api/v1/subscriptions/[id]": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.requestedSubscription()}` }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  "GET /api/v1/subscriptions/[id]": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.requestedSubscription()}` }), expect: statuses(401, 200, 403, 200, 200, 404) },
   // The requesting side never decides on its own request (four eyes).
   "POST /api/v1/subscriptions/[id]/approve": {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.requestedSubscription()}/approve` }),
-    expect: statuses(401, 403, 403, 200, 200, 403),
+    expect: statuses(401, 403, 403, 200, 200, 404),
   },
   "POST /api/v1/subscriptions/[id]/reject": {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.requestedSubscription()}/reject`, body: { reason: "Not for the matrix." } }),
-    expect: statuses(401, 403, 403, 200, 200, 403),
+    expect: statuses(401, 403, 403, 200, 200, 404),
   },
   // The consuming domain may give up its own access; the product's owners and governance may take it away.
   "POST /api/v1/subscriptions/[id]/revoke": {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/revoke`, body: { reason: "Access no longer needed." } }),
-    expect: statuses(401, 200, 403, 200, 200, 403),
+    expect: statuses(401, 200, 403, 200, 200, 404),
   },
   // API tokens: everyone signed in holds their own; a token of someone else is "not found" (no probing of ids).
   "GET /api/v1/tokens": { request: () => ({ path: "/api/v1/tokens" }), expect: statuses(401, 200, 200, 200, 200, 200) },
@@ -245,10 +245,10 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/webhooks`, body: { url: `https://hooks.example.com/matrix/${f.unique()}`, description: "matrix", kinds: [] } }),
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
-  "PATCH /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}`, body: { description: "changed by the matrix" } }), expect: statuses(401, 403, 403, 200, 403, 403) },
-  "DELETE /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.disposableWebhook()}` }), expect: statuses(401, 403, 403, 200, 403, 403) },
-  "POST /api/v1/webhooks/[id]/test": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/test` }), expect: statuses(401, 403, 403, 202, 403, 403) },
-  "GET /api/v1/webhooks/[id]/deliveries": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/deliveries` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "PATCH /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}`, body: { description: "changed by the matrix" } }), expect: statuses(401, 404, 403, 200, 404, 403) },
+  "DELETE /api/v1/webhooks/[id]": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.disposableWebhook()}` }), expect: statuses(401, 404, 403, 200, 404, 403) },
+  "POST /api/v1/webhooks/[id]/test": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/test` }), expect: statuses(401, 404, 403, 202, 404, 403) },
+  "GET /api/v1/webhooks/[id]/deliveries": { request: async (f) => ({ path: `/api/v1/webhooks/${await f.ordersWebhook()}/deliveries` }), expect: statuses(401, 404, 403, 200, 404, 403) },
 
   // Retirement: a deprecated product's plan is readable by everyone signed in; its owners retire it.
   "GET /api/v1/products/[id]/retirement": { request: async (f) => ({ path: `/api/v1/products/${await f.deprecatedProduct()}/retirement` }), expect: statuses(401, 200, 200, 200, 200, 200) },
@@ -274,30 +274,30 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
       const s = await f.replayableSubscription();
       return { path: `/api/v1/subscriptions/${s.id}/replay`, body: { group: s.group, to: "earliest", dryRun: true } };
     },
-    expect: statuses(401, 503, 403, 403, 403, 403),
+    expect: statuses(401, 503, 403, 403, 403, 404),
   },
-  "GET /api/v1/subscriptions/[id]/replays": { request: async (f) => ({ path: `/api/v1/subscriptions/${(await f.replayableSubscription()).id}/replays` }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  "GET /api/v1/subscriptions/[id]/replays": { request: async (f) => ({ path: `/api/v1/subscriptions/${(await f.replayableSubscription()).id}/replays` }), expect: statuses(401, 200, 403, 200, 200, 404) },
   // A PII need is granted by governance only, never by the product's owners.
-  "POST /api/v1/subscriptions/[id]/approve-pii": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.piiSubscription()}/approve-pii` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/subscriptions/[id]/approve-pii": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.piiSubscription()}/approve-pii` }), expect: statuses(401, 403, 403, 403, 200, 404) },
 
   // Objectives and alerts: a product's freshness is as visible as the product; a subscription's objectives are
   // its domain's, its product owners' and governance's to see, and its domain's owners' to set.
   "GET /api/v1/products/[id]/slo": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/slo` }), expect: statuses(401, 404, 200, 200, 200, 404) },
-  "GET /api/v1/subscriptions/[id]/objectives": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives` }), expect: statuses(401, 200, 403, 200, 200, 403) },
+  "GET /api/v1/subscriptions/[id]/objectives": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives` }), expect: statuses(401, 200, 403, 200, 200, 404) },
   "PUT /api/v1/subscriptions/[id]/objectives": {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives`, body: { maxLagRecords: 1000, maxLagSeconds: 60 } }),
-    expect: statuses(401, 200, 403, 403, 403, 403),
+    expect: statuses(401, 200, 403, 403, 403, 404),
   },
 
   // Recertification: the product's owners and governance.
   "GET /api/v1/recertification": { request: () => ({ path: "/api/v1/recertification" }), expect: statuses(401, 200, 403, 200, 200, 403) },
   "POST /api/v1/subscriptions/[id]/recertify": {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/recertify`, body: { decision: "keep", reason: "Still reconciles payments daily." } }),
-    expect: statuses(401, 403, 403, 200, 200, 403),
+    expect: statuses(401, 403, 403, 200, 200, 404),
   },
   "PUT /api/v1/subscriptions/[id]/expiry": {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/expiry`, body: { expiresAt: inAWeek() } }),
-    expect: statuses(401, 403, 403, 200, 200, 403),
+    expect: statuses(401, 403, 403, 200, 200, 404),
   },
 
   // Change requests (a partition increase): governance decides; the requester never (four eyes).
@@ -305,17 +305,17 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/partitions`, body: { partitions: 2, reason: "More parallel consumers." } }),
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
-  "POST /api/v1/change-requests/[id]/approve": { request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/approve` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/change-requests/[id]/approve": { request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/approve` }), expect: statuses(401, 404, 403, 403, 200, 404) },
   "POST /api/v1/change-requests/[id]/reject": {
     request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/reject`, body: { reason: "Not for the matrix." } }),
-    expect: statuses(401, 403, 403, 403, 200, 403),
+    expect: statuses(401, 404, 403, 403, 200, 404),
   },
 
   // Lineage is for everyone signed in, filtered: a DRAFT's neighbourhood is its domain's, governance's and admins'.
   "GET /api/v1/lineage": { request: async (f) => ({ path: `/api/v1/lineage?productId=${await f.draftProduct()}` }), expect: statuses(401, 404, 200, 200, 200, 200) },
   "PUT /api/v1/products/[id]/inputs": {
     request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/inputs`, body: { inputProductIds: [f.ids.subscribable] } }),
-    expect: statuses(401, 403, 403, 200, 403, 403),
+    expect: statuses(401, 404, 403, 200, 403, 404),
   },
   "GET /api/v1/products/[id]/drift": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/drift` }), expect: statuses(401, 403, 403, 200, 200, 200) },
 
@@ -328,7 +328,7 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // Schema inference of an unmanaged topic (the worker samples it): whoever may browse the cluster.
   "GET /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: `/api/v1/cluster/topics/schema-inference?topic=${await f.unmanagedTopic()}` }), expect: statuses(401, 200, 403, 200, 403, 200) },
   "POST /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: "/api/v1/cluster/topics/schema-inference", body: { topic: await f.unmanagedTopic() } }), expect: statuses(401, 202, 403, 202, 403, 202) },
-  "POST /api/v1/products/[id]/claim-acls": { request: async (f) => ({ path: `/api/v1/products/${await f.claimedProduct()}/claim-acls`, body: { remove: [] } }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/products/[id]/claim-acls": { request: async (f) => ({ path: `/api/v1/products/${await f.claimedProduct()}/claim-acls`, body: { remove: [] } }), expect: statuses(401, 404, 403, 403, 200, 404) },
 
   // Administration: domains, people, global roles and the SSO mapping are the platform admins'; a domain's
   // owners manage its members.
@@ -342,7 +342,12 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "POST /api/v1/domains/[id]/restore": { request: async (f) => ({ path: `/api/v1/domains/${await f.archivedDomain()}/restore` }), expect: statuses(401, 403, 403, 403, 403, 200) },
   "GET /api/v1/domains/[id]/members": { request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members` }), expect: statuses(401, 403, 403, 200, 403, 200) },
   "POST /api/v1/domains/[id]/members": {
-    request: (f) => ({ path: `/api/v1/domains/${f.ids.orders}/members`, body: { email: `matrix-${f.unique()}@people.example`, role: "MEMBER" } }),
+    // A person with an account (the admin creates it through another domain): owners add existing people only.
+    request: async (f) => {
+      const email = `matrix-${f.unique()}@people.example`;
+      await f.as("admin").post(`/api/v1/domains/${f.ids.payments}/members`, { data: { email, role: "MEMBER" } });
+      return { path: `/api/v1/domains/${f.ids.orders}/members`, body: { email, role: "MEMBER" } };
+    },
     expect: statuses(401, 403, 403, 201, 403, 201),
   },
   "PATCH /api/v1/domains/[id]/members/[userId]": {
@@ -379,10 +384,10 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/promote`, body: { environment: await f.clusterEnvironment() } }),
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
-  "POST /api/v1/promotions/[id]/approve": { request: async (f) => ({ path: `/api/v1/promotions/${await f.inReviewPromotion()}/approve` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/promotions/[id]/approve": { request: async (f) => ({ path: `/api/v1/promotions/${await f.inReviewPromotion()}/approve` }), expect: statuses(401, 404, 403, 403, 200, 404) },
   "POST /api/v1/promotions/[id]/reject": {
     request: async (f) => ({ path: `/api/v1/promotions/${await f.inReviewPromotion()}/reject`, body: { reason: "Not for the matrix." } }),
-    expect: statuses(401, 403, 403, 403, 200, 403),
+    expect: statuses(401, 404, 403, 403, 200, 404),
   },
   // The whole log for governance and admins; an owner one of their products' history (entity filter).
   "GET /api/v1/audit-events/export": {
@@ -420,17 +425,17 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: (f) => ({ path: `/api/v1/products/${f.ids.subscribable}/schema-versions/check`, body: { definition: f.schemas.compatible } }),
     expect: statuses(401, 403, 403, 200, 200, 403),
   },
-  "GET /api/v1/schema-versions/[id]": { request: async (f) => ({ path: `/api/v1/schema-versions/${(await f.pendingSchemaVersion()).id}` }), expect: statuses(401, 403, 403, 200, 200, 403) },
+  "GET /api/v1/schema-versions/[id]": { request: async (f) => ({ path: `/api/v1/schema-versions/${(await f.pendingSchemaVersion()).id}` }), expect: statuses(401, 404, 403, 200, 200, 404) },
   "POST /api/v1/schema-versions/[id]/approve": {
     request: async (f) => {
       const v = await f.pendingSchemaVersion();
       return { path: `/api/v1/schema-versions/${v.id}/approve`, body: { fingerprint: v.fingerprint } };
     },
-    expect: statuses(401, 403, 403, 403, 200, 403),
+    expect: statuses(401, 404, 403, 403, 200, 404),
   },
   "POST /api/v1/schema-versions/[id]/reject": {
     request: async (f) => ({ path: `/api/v1/schema-versions/${(await f.pendingSchemaVersion()).id}/reject`, body: { reason: "Not for the matrix." } }),
-    expect: statuses(401, 403, 403, 403, 200, 403),
+    expect: statuses(401, 404, 403, 403, 200, 404),
   },
   "POST /api/v1/products/[id]/major-version": {
     request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/major-version`, body: { definition: f.schemas.breaking, sunsetAt: inAWeek(), reason: "A breaking change of the id." } }),
@@ -440,10 +445,10 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/compatibility-mode`, body: { mode: "FULL", reason: "Consumers upgrade in both directions." } }),
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
-  "GET /api/v1/products/[id]/review": { request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/review` }), expect: statuses(401, 403, 403, 200, 200, 403) },
+  "GET /api/v1/products/[id]/review": { request: async (f) => ({ path: `/api/v1/products/${await f.inReviewProduct()}/review` }), expect: statuses(401, 404, 403, 200, 200, 404) },
   // A subscription's successor notice: its domain, the product's owners, governance; carrying access over: its domain.
-  "GET /api/v1/subscriptions/[id]/successor": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/successor` }), expect: statuses(401, 200, 403, 200, 200, 403) },
-  "POST /api/v1/subscriptions/[id]/successor": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.supersededSubscription()}/successor` }), expect: statuses(401, 201, 403, 403, 403, 403) },
+  "GET /api/v1/subscriptions/[id]/successor": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/successor` }), expect: statuses(401, 200, 403, 200, 200, 404) },
+  "POST /api/v1/subscriptions/[id]/successor": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.supersededSubscription()}/successor` }), expect: statuses(401, 201, 403, 403, 403, 404) },
   // Everyone's own domains' notices.
   "GET /api/v1/my-domains/superseded": { request: () => ({ path: "/api/v1/my-domains/superseded" }), expect: statuses(401, 200, 200, 200, 200, 200) },
 

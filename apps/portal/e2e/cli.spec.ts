@@ -28,10 +28,11 @@ interface Result {
   stderr: string;
 }
 
-/** Runs `kappa` as a user would: a child process with its own config folder. */
-function kappa(args: string[], env: Record<string, string>, onStdout?: (text: string) => void): Promise<Result> {
+/** Runs `kappa` as a user would: a child process with its own config folder; `input` is its standard input (`login` reads the token there). */
+function kappa(args: string[], env: Record<string, string>, onStdout?: (text: string) => void, input = ""): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [KAPPA, ...args], { cwd: REPO, env: { ...process.env, ...env, KAPPA_URL: "", KAPPA_TOKEN: "" } });
+    child.stdin.end(input);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -55,7 +56,7 @@ test.describe.serial("kappa CLI against the real portal", () => {
   test("login, plan (create), apply --wait through review to ACTIVE on the broker, second apply is a no-op", async ({ browser, baseURL }) => {
     const owner = await as(browser, "ordersOwner");
     const { token } = (await (await owner.request.post("/api/v1/tokens", { data: { name: `cli ${run}`, scopes: ["read", "write:orders"], expiresInDays: 1 } })).json()) as { token: string };
-    const login = await kappa(["login", "--url", baseURL ?? "", "--token", token], ownerEnv);
+    const login = await kappa(["login", "--url", baseURL ?? "", "--with-token"], ownerEnv, undefined, `${token}\n`);
     expect(login.stderr).toBe("");
     expect(login.stdout).toContain("Logged in to");
     expect(login.code).toBe(0);
@@ -154,7 +155,7 @@ test.describe.serial("kappa CLI against the real portal", () => {
   test("subscribe, approve, one-time credentials, list subscriptions and bad input from the CLI", async ({ browser, baseURL }) => {
     const payer = await as(browser, "paymentsOwner");
     const { token } = (await (await payer.request.post("/api/v1/tokens", { data: { name: `cli payer ${run}`, scopes: ["read", "write:payments"], expiresInDays: 1 } })).json()) as { token: string };
-    expect((await kappa(["login", "--url", baseURL ?? "", "--token", token], payerEnv)).code).toBe(0);
+    expect((await kappa(["login", "--url", baseURL ?? "", "--with-token"], payerEnv, undefined, `${token}\n`)).code).toBe(0);
     const me = (await (await payer.request.get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] };
     // Sorted after payments-reconciliation: the worker journey (same database, runs next) picks the
     // first account of the subscribe form and must not get this one, whose password the CLI reveals.

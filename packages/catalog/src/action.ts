@@ -5,7 +5,7 @@ import { ValidationError } from "./errors.ts";
 import { PolicyViolationError, recordRefusal } from "./policies/enforce.ts";
 import { normaliseRequestContext, type RequestContext } from "./request-context.ts";
 import { restrictToScopes } from "./tokens/scopes.ts";
-import { fieldErrors } from "./validation.ts";
+import { fieldErrors, textProblem } from "./validation.ts";
 
 /**
  * Who is acting: the signed-in user's id (the session holds nothing else we
@@ -54,7 +54,8 @@ const MAX_INPUT_DEPTH = 32;
 
 /**
  * Every string anywhere in the raw input is NUL-free (PostgreSQL text cannot
- * hold NUL: a 500 otherwise) and the input is not absurdly deep — checked
+ * hold NUL: a 500 otherwise), well-formed Unicode and free of control
+ * characters other than tabs and line breaks, and the input is not absurdly deep — checked
  * here, before any schema, so every action's input gets it, including fields
  * a schema forgot to bound. Field-level schemas add their own length limits.
  */
@@ -64,7 +65,9 @@ export function rawInputProblems(input: unknown): Record<string, string[]> {
     if (Object.keys(problems).length >= 20) return;
     const key = path.length > 0 ? path.join(".") : "_";
     if (typeof value === "string") {
-      if (value.includes("\u0000")) problems[key] = [`${key} must not contain NUL (\\u0000) characters.`];
+      // Tabs and line breaks may be in any text here; one-line fields refuse them in their own schema.
+      const problem = textProblem(key, value, true);
+      if (problem) problems[key] = [problem];
       return;
     }
     if (typeof value !== "object" || value === null) return;
@@ -75,7 +78,7 @@ export function rawInputProblems(input: unknown): Record<string, string[]> {
     if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...path, String(i)], depth + 1));
     else
       for (const [k, v] of Object.entries(value)) {
-        if (k.includes("\u0000")) problems[key] = [`A field name in ${key} contains NUL.`];
+        if (textProblem("A field name", k, false)) problems[key] = [`A field name in ${key} contains NUL, a control character or a lone surrogate.`];
         else walk(v, [...path, k], depth + 1);
       }
   };

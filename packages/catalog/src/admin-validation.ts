@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SLUG_PATTERN } from "./naming.ts";
+import { cleanString } from "./validation.ts";
 
 /*
  * Inputs of the admin actions: domains, members, global roles and the
@@ -14,7 +15,7 @@ export const DOMAIN_SLUG_MAX = 40;
  */
 export const RESERVED_DOMAIN_SLUG = /^kappa(-|$)/;
 
-const domainName = z.string().trim().min(2, "Name must be at least 2 characters.").max(80, "Name must be at most 80 characters.");
+const domainName = cleanString("Name").trim().min(2, "Name must be at least 2 characters.").max(80, "Name must be at most 80 characters.");
 
 export const createDomainInput = z.object({
   slug: z
@@ -25,14 +26,14 @@ export const createDomainInput = z.object({
     .regex(SLUG_PATTERN, "Slugs are lower-case letters and digits with single inner dashes, e.g. customer-care.")
     .refine((slug) => !RESERVED_DOMAIN_SLUG.test(slug), "Slugs starting with \"kappa\" are reserved for the platform."),
   name: domainName,
-  description: z.string().trim().max(1000, "Description must be at most 1000 characters.").default(""),
+  description: cleanString("Description", { multiline: true }).trim().max(1000, "Description must be at most 1000 characters.").default(""),
 });
 export type CreateDomainInput = z.input<typeof createDomainInput>;
 
 /** The slug never changes: it is in every topic name and principal of the domain. */
 export const renameDomainInput = z.object({
   name: domainName,
-  description: z.string().trim().max(1000, "Description must be at most 1000 characters.").optional(),
+  description: cleanString("Description", { multiline: true }).trim().max(1000, "Description must be at most 1000 characters.").optional(),
 });
 
 export const MEMBERSHIP_ROLES = ["OWNER", "MEMBER"] as const;
@@ -42,7 +43,7 @@ export const addMemberInput = z.object({
   email: z.string().trim().toLowerCase().email("Enter the member's e-mail address.").max(254),
   role: z.enum(MEMBERSHIP_ROLES, { message: "Role is OWNER or MEMBER." }),
   /** Used only when the e-mail has no account yet (an SSO-only user is created). */
-  name: z.string().trim().max(120).optional(),
+  name: cleanString("Name").trim().max(120).optional(),
 });
 
 export const changeMemberRoleInput = z.object({

@@ -14,6 +14,7 @@ export { can, canInDomain, hasGlobal, PERMISSIONS, permissionSummary, type Permi
 export { hashPassword, verifyPassword } from "./passwords.ts";
 export { accountProblem, assertAccountNameAllowed, assertAccountUsable, assertDomainSlugAvailable, loadReservedPrincipals, recordWorkerPrincipals } from "./principals.ts";
 export { prettySchema, schemaDefinitionProblem } from "./schema-definition.ts";
+export { jsonTextDepth, MAX_NESTING_DEPTH, nestingMessage, valueDepth } from "./nesting.ts";
 export { authenticateWithThrottle, blockDelayMs, SIGN_IN_THROTTLE, SignInThrottledError } from "./sign-in-throttle.ts";
 export * from "./schema/index.ts";
 export { AVRO_PII_ATTRIBUTE, JSON_SCHEMA_PII_KEYWORD, piiFieldPaths } from "./schema/pii.ts";
@@ -148,3 +149,4 @@ export { pendingSchemaVersions, productReview, schemaVersionReview } from "./que
 export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } from "./queries/schema-versions.ts";
 export { assignRegistryIds, registrySchemaId } from "./schema-registry/registry-ids.ts";
 export * from "./schema-registry/index.ts";
+export { productVisibleTo, requireVisible, type VisibleKind } from "./visibility.ts";

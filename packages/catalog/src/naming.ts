@@ -31,8 +31,10 @@ export function topicNameProblem(name: string): string | null {
 }
 
 /** Kafka user name of a domain's producer account (created by the platform only). */
+export const PRODUCER_SUFFIX = "-producer";
+
 export function producerAccountName(domainSlug: string): string {
-  return `${domainSlug}-producer`;
+  return `${domainSlug}${PRODUCER_SUFFIX}`;
 }
 
 /** Consumer groups a subscriber may use: everything under its account name. */
@@ -75,6 +77,8 @@ export interface AccountNameContext {
   reserved: readonly ReservedName[];
   /** True only for the platform's own producer account. */
   isProducer?: boolean;
+  /** A name being chosen now (not an existing account's): the platform's `-producer` names are refused. */
+  newName?: boolean;
 }
 
 /**
@@ -92,6 +96,10 @@ export function accountNameProblem(name: string, ctx: AccountNameContext): strin
   }
   const producer = producerAccountName(ctx.domainSlug);
   if (name === producer && !ctx.isProducer) return `"${producer}" is the domain's producer account; the platform creates it when a first product is approved.`;
+  // "<slug>-producer" is the platform's name for every domain's producer, present or future: made by
+  // hand inside another namespace it would squat a domain not yet created (issue 30, finding 11).
+  // Existing accounts so named (made before this rule) stay managed: only new names are refused.
+  if (ctx.newName && !ctx.isProducer && name.endsWith(PRODUCER_SUFFIX)) return `Names ending in "${PRODUCER_SUFFIX}" are the platform's producer accounts; choose another name.`;
   if (ctx.isProducer && name !== producer) return `The producer account of ${ctx.domainSlug} is "${producer}", not "${name}".`;
   const inner = ctx.otherDomainSlugs.find((s) => s.length > ctx.domainSlug.length && name.startsWith(accountNamePrefix(s)));
   if (inner) return `"${name}" lies in the namespace of the ${inner} domain ("${accountNamePrefix(inner)}…").`;

@@ -20,6 +20,7 @@ export async function accountProblem(
   db: Db | Tx,
   account: { name: string; domainId: string; isProducer?: boolean },
   extraReserved: readonly ReservedName[] = [],
+  newName = false,
 ): Promise<string | null> {
   const [domains, reserved] = await Promise.all([db.domain.findMany({ select: { id: true, slug: true } }), loadReservedPrincipals(db)]);
   const own = domains.find((d) => d.id === account.domainId);
@@ -29,12 +30,13 @@ export async function accountProblem(
     otherDomainSlugs: domains.filter((d) => d.id !== own.id).map((d) => d.slug),
     reserved: [...reserved, ...extraReserved],
     isProducer: account.isProducer ?? false,
+    newName,
   });
 }
 
 /** Refuses a new account name with a 400 on the `name` field. */
 export async function assertAccountNameAllowed(tx: Tx, name: string, domainId: string): Promise<void> {
-  const problem = await accountProblem(tx, { name, domainId, isProducer: false });
+  const problem = await accountProblem(tx, { name, domainId, isProducer: false }, [], true);
   if (problem) throw new ValidationError(problem, { name: [problem] });
 }
 

@@ -4,6 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 // avsc's type system alone (its package entry also pulls in node:fs, which the
 // browser bundle of the portal's forms cannot load), parsed once per text: the
 // compatibility check that follows validation reuses the parsed type.
+import { jsonTextDepth, MAX_NESTING_DEPTH, nestingMessage } from "./nesting.ts";
 import { avscType } from "./schema/avro-resolver.ts";
 
 export type SchemaFormatName = "AVRO" | "JSON_SCHEMA";
@@ -27,6 +28,8 @@ const IN_BROWSER = "window" in globalThis && "document" in globalThis;
 export function schemaDefinitionProblem(format: SchemaFormatName, definition: string): string | null {
   if (definition.trim().length === 0) return "Paste or upload a schema.";
   if (definition.length > MAX_SCHEMA_LENGTH) return `The schema is ${definition.length} characters; at most ${MAX_SCHEMA_LENGTH} are accepted.`;
+  // Before any parser or validator walks it (Ajv and avsc recurse).
+  if (jsonTextDepth(definition) > MAX_NESTING_DEPTH) return nestingMessage("The schema");
   let parsed: unknown;
   try {
     parsed = JSON.parse(definition);

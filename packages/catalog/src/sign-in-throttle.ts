@@ -53,8 +53,13 @@ interface Key {
   policy: ThrottlePolicy;
 }
 
-function keysFor(email: string, address: string | null): Key[] {
-  const keys: Key[] = [{ key: `account:${email}`, kind: "account", policy: SIGN_IN_THROTTLE.account }];
+/**
+ * The keys of one attempt: the name tried (`account:<e-mail>` for the portal's
+ * sign-in, `registry:<Kafka user>` for the Schema Registry's Basic auth) and
+ * the client address, which both share — one client guessing at both counts once.
+ */
+function keysFor(email: string, address: string | null, namespace = "account"): Key[] {
+  const keys: Key[] = [{ key: `${namespace}:${email}`, kind: "account", policy: SIGN_IN_THROTTLE.account }];
   if (address) keys.push({ key: `address:${address}`, kind: "address", policy: SIGN_IN_THROTTLE.address });
   return keys;
 }
@@ -108,26 +113,65 @@ function ignoreMissing(error: unknown): void {
   throw error;
 }
 
-async function auditBlocks(db: Db, counted: Counted[], email: string, address: string | null, now: Date): Promise<void> {
+interface BlockAudit {
+  actorEmail: string;
+  action: string;
+  entityType: string;
+  /** The id of the row the name belongs to, or null for a name nobody has. */
+  entityId: () => Promise<string | null>;
+  /** Key of the name in the event's data (`email`, `account`). */
+  field: string;
+}
+
+async function auditBlocks(db: Db, counted: Counted[], email: string, address: string | null, now: Date, audit: BlockAudit = signInAudit(db, email)): Promise<void> {
   const blocks = counted.filter((c) => c.blockedUntil !== null);
   if (blocks.length === 0) return;
-  const user = await db.user.findUnique({ where: { email }, select: { id: true } });
+  const entityId = await audit.entityId();
   await db.auditEvent.createMany({
     data: blocks.map((c) => ({
       actorId: null,
-      actorEmail: "sign-in",
-      action: "auth.signin.throttled",
-      entityType: "User",
-      entityId: user?.id ?? `unknown:${email}`,
+      actorEmail: audit.actorEmail,
+      action: audit.action,
+      entityType: audit.entityType,
+      entityId: entityId ?? `unknown:${email}`,
       data: {
         by: c.key.kind,
-        email,
+        [audit.field]: email,
         address,
         failures: c.failures,
         blockedForSeconds: Math.round(((c.blockedUntil?.getTime() ?? now.getTime()) - now.getTime()) / 1000),
       },
     })),
   });
+}
+
+function signInAudit(db: Db, email: string): BlockAudit {
+  return {
+    actorEmail: "sign-in",
+    action: "auth.signin.throttled",
+    entityType: "User",
+    entityId: async () => (await db.user.findUnique({ where: { email }, select: { id: true } }))?.id ?? null,
+    field: "email",
+  };
+}
+
+/**
+ * Runs `check` as one throttled attempt on the name and the address: counted
+ * before the check, refused (SignInThrottledError) without checking while a
+ * key is blocked, given back on success. `check` must cost the same whether or
+ * not the name exists (a dummy hash for unknown names).
+ */
+export async function throttledAttempt<T>(
+  db: Db,
+  target: { namespace: string; name: string; address: string | null; audit: BlockAudit },
+  check: () => Promise<T | null>,
+  now: Date = new Date(),
+): Promise<T | null> {
+  const counted = await beginAttempt(db, keysFor(target.name, target.address, target.namespace), now);
+  const result = await check();
+  if (result !== null) await attemptSucceeded(db, counted);
+  else await auditBlocks(db, counted, target.name, target.address, now, target.audit);
+  return result;
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CLASSIFICATIONS, CLEANUP_POLICIES, PRODUCT_STATUSES, SCHEMA_FORMATS, SEARCH_SORTS } from "./enums.ts";
 import { ACCOUNT_NAME_MAX_LENGTH, SLUG_PATTERN, slugify } from "./naming.ts";
 import { COMPATIBILITY_MODES } from "./schema/modes.ts";
-import { schemaDefinitionProblem } from "./schema-definition.ts";
+import { MAX_SCHEMA_LENGTH, schemaDefinitionProblem } from "./schema-definition.ts";
 
 // These schemas also run in the portal's browser bundle, under a CSP without
 // 'unsafe-eval': zod's JIT (and its `new Function` probe, which Chromium
@@ -26,17 +26,66 @@ const HOUR_MS = 3_600_000;
  * refused on every string with a message naming the field, instead of a 500
  * from the database.
  */
-// eslint-disable-next-line no-control-regex -- NUL is what this refuses
-const NO_NUL = /^[^\u0000]*$/;
 const NUL_MESSAGE = "must not contain NUL (\\u0000) characters.";
 
-/** A string field: no NUL, at most `max` characters (before trimming, so nothing huge is ever processed). */
-export function text(label: string, max: number) {
+/*
+ * Text is well-formed Unicode without control characters (issue 30, finding
+ * 19): a lone UTF-16 surrogate (`\ud800`, which JSON can spell) cannot be
+ * stored as UTF-8 — PostgreSQL refused it with a 500 — and control
+ * characters in a name (`\u0006`) make it unreadable and spoof other names.
+ * Tabs and line breaks are allowed only in texts that may span lines
+ * (descriptions, reasons, purposes, schema and contract files); names and
+ * other one-line texts refuse them too.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const CONTROL_IN_ANY_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const CONTROL_IN_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a text is not acceptable (`label` starts the message), or null. */
+export function textProblem(label: string, value: string, multiline: boolean): string | null {
+  if (LONE_SURROGATE.test(value)) return `${label} contains an invalid character (a lone UTF-16 surrogate); send well-formed Unicode text.`;
+  if (value.includes("\u0000")) return `${label} ${NUL_MESSAGE}`;
+  if ((multiline ? CONTROL_IN_ANY_TEXT : CONTROL_IN_ONE_LINE).test(value)) {
+    return multiline
+      ? `${label} must not contain control characters (only tabs and line breaks).`
+      : `${label} must be one line without control characters (no tabs or line breaks).`;
+  }
+  return null;
+}
+
+/** A zod check refusing what `textProblem` names. */
+export function textCheck(label: string, multiline: boolean) {
+  return (ctx: z.core.ParsePayload<string>) => {
+    const problem = textProblem(label, ctx.value, multiline);
+    if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+  };
+}
+
+/** A zod string that refuses what `textProblem` names; one-line unless `multiline`. */
+export function cleanString(label: string, options: { multiline?: boolean; message?: string } = {}) {
+  return z.string({ message: options.message ?? `${label} must be text.` }).check(textCheck(label, options.multiline ?? false));
+}
+
+/**
+ * A string field: well-formed, no control characters (tabs and line breaks
+ * only with `multiline`), at most `max` characters (before trimming, so
+ * nothing huge is ever processed).
+ */
+export function text(label: string, max: number, options: { multiline?: boolean } = {}) {
   return z
     .string({ message: `${label} must be text.` })
     .max(max, `${label} must be at most ${max} characters.`)
-    .regex(NO_NUL, `${label} ${NUL_MESSAGE}`)
+    .check(textCheck(label, options.multiline ?? false))
     .trim();
+}
+
+/** A text that may span lines (descriptions, reasons, purposes). */
+export function longText(label: string, max: number) {
+  return text(label, max, { multiline: true });
 }
 
 /** Ids of catalog rows (cuid today); bounded and NUL-free like every other string. */
@@ -62,8 +111,12 @@ export const LIMITS = {
   purposeMax: 2000,
   /** RFC 5321: a forward path is at most 256 octets including the angle brackets. */
   emailMax: 254,
-  /** A schema definition; Avro and JSON schemas of real products are far smaller. */
-  schemaDefinitionMax: 256 * 1024,
+  /**
+   * A schema definition; Avro and JSON schemas of real products are far
+   * smaller. The one bound schemaDefinitionProblem enforces too, so the API
+   * document's maxLength is what the handlers accept (issue 30, finding 18).
+   */
+  schemaDefinitionMax: MAX_SCHEMA_LENGTH,
   accountDescriptionMax: 500,
   searchMax: 200,
   pageMax: 10_000,
@@ -79,7 +132,7 @@ export const schemaInput = z
     definition: z
       .string({ message: "The schema definition must be text." })
       .max(LIMITS.schemaDefinitionMax, `The schema definition must be at most ${LIMITS.schemaDefinitionMax} characters.`)
-      .regex(NO_NUL, `The schema definition ${NUL_MESSAGE}`),
+      .check(textCheck("The schema definition", true)),
   })
   .superRefine((value, ctx) => {
     const problem = schemaDefinitionProblem(value.format, value.definition);
@@ -91,7 +144,7 @@ const productFields = {
     .min(LIMITS.nameMin, `Name must be at least ${LIMITS.nameMin} characters.`)
     .max(LIMITS.nameMax, `Name must be at most ${LIMITS.nameMax} characters.`)
     .refine((name) => SLUG_PATTERN.test(slugify(name)), "Name must contain letters or digits."),
-  description: text("Description", LIMITS.descriptionMax * 2)
+  description: longText("Description", LIMITS.descriptionMax * 2)
     .min(LIMITS.descriptionMin, `Describe the product in at least ${LIMITS.descriptionMin} characters.`)
     .max(LIMITS.descriptionMax, `Description must be at most ${LIMITS.descriptionMax} characters.`),
   classification: z.enum(CLASSIFICATIONS, { message: "Choose a classification." }),
@@ -177,7 +230,7 @@ export const updateProductInput = z
 export type UpdateProductInput = z.input<typeof updateProductInput>;
 
 export const reasonInput = z.object({
-  reason: text("The reason", LIMITS.reasonMax * 2)
+  reason: longText("The reason", LIMITS.reasonMax * 2)
     .min(LIMITS.reasonMin, `Give a reason of at least ${LIMITS.reasonMin} characters.`)
     .max(LIMITS.reasonMax, `Reason must be at most ${LIMITS.reasonMax} characters.`),
 });
@@ -196,7 +249,7 @@ const schemaText = (message: string) =>
   z
     .string({ message })
     .max(LIMITS.schemaDefinitionMax, `The schema definition must be at most ${LIMITS.schemaDefinitionMax} characters.`)
-    .regex(NO_NUL, `The schema definition ${NUL_MESSAGE}`);
+    .check(textCheck("The schema definition", true));
 
 /** A new schema version's text; the format is the product's. */
 export const proposeSchemaVersionInput = z.object({
@@ -205,38 +258,38 @@ export const proposeSchemaVersionInput = z.object({
 
 /** An approval's optional comment (rejections need a reason: `reasonInput`). */
 export const approvalCommentInput = z.object({
-  comment: z.string().trim().max(2000, "Comment must be at most 2000 characters.").optional(),
+  comment: longText("The comment", 4000).max(2000, "Comment must be at most 2000 characters.").optional(),
 });
 
 /** Approving takes an optional comment and the fingerprint of the version the reviewer looked at. */
 export const approveSchemaVersionInput = z.object({
-  comment: text("The comment", 4000).max(2000, "Comment must be at most 2000 characters.").optional(),
+  comment: longText("The comment", 4000).max(2000, "Comment must be at most 2000 characters.").optional(),
   fingerprint: z.string({ message: "Open the change before approving it." }).regex(/^[0-9a-f]{64}$/, "Open the change before approving it."),
 });
 
 export const publishMajorVersionInput = z.object({
   definition: schemaText("Paste or upload a schema."),
   sunsetAt: z.coerce.date({ message: "Choose a sunset date for the current version." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
-  reason: text("The reason", 4000).max(2000, "Reason must be at most 2000 characters.").optional(),
+  reason: longText("The reason", 4000).max(2000, "Reason must be at most 2000 characters.").optional(),
 });
 
 /** The full name `<domain-slug>-<name>`; the namespace and reserved names are checked against the database (principals.ts). */
 export const createServiceAccountInput = z.object({
   domainId: idField("The domain id", "Choose a domain."),
   name: text("The account name", ACCOUNT_NAME_MAX_LENGTH).pipe(z.string().min(1, "Enter an account name.")),
-  description: text("Description", LIMITS.accountDescriptionMax).default(""),
+  description: longText("Description", LIMITS.accountDescriptionMax).default(""),
 });
 export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;
 
 export const requestSubscriptionInput = z.object({
   productId: idField("The product id", "Choose a product."),
   serviceAccountId: idField("The service account id", "Choose a service account."),
-  purpose: text("The purpose", LIMITS.purposeMax * 2)
+  purpose: longText("The purpose", LIMITS.purposeMax * 2)
     .min(LIMITS.purposeMin, `State the purpose in at least ${LIMITS.purposeMin} characters.`)
     .max(LIMITS.purposeMax, `Purpose must be at most ${LIMITS.purposeMax} characters.`),
   /** The subscriber needs PII fields unmasked (message browser, state view); governance must approve that separately. */
   piiNeeded: z.boolean().default(false),
-  piiJustification: text("The justification", LIMITS.purposeMax * 2).pipe(z.string().max(LIMITS.purposeMax, `Justification must be at most ${LIMITS.purposeMax} characters.`)).optional(),
+  piiJustification: longText("The justification", LIMITS.purposeMax * 2).pipe(z.string().max(LIMITS.purposeMax, `Justification must be at most ${LIMITS.purposeMax} characters.`)).optional(),
   /** Optional end of access (ISO date or date-time, in the future); the recertification sweep revokes it then. */
   expiresAt: z
     .union([z.literal("").transform(() => null), z.null(), z.coerce.date({ message: "Enter a date." }).refine((d) => d.getTime() > Date.now(), "The expiry must be in the future.")])

@@ -71,7 +71,15 @@ describe("domains", () => {
 });
 
 describe("members", () => {
-  it("owners and admins add members (creating an SSO-only account for a new e-mail), change roles and remove them; the last owner stays", async () => {
+  it("owners and admins add members (only admins create an SSO-only account for a new e-mail), change roles and remove them; the last owner stays", async () => {
+    // Issue 30, finding 15: an owner adds people who have an account; an unknown e-mail is the admins' to create.
+    await expect(addDomainMember(db, ctx.as.paymentsOwner, ctx.payments.id, { email: "New.Analyst@Payments.test", role: "MEMBER", name: "The CEO" })).rejects.toMatchObject({
+      status: 400,
+      fields: { email: [expect.stringContaining("a platform admin adds them")] },
+    });
+    expect(await db.user.count({ where: { email: "new.analyst@payments.test" } })).toBe(0);
+    const byAdmin = await addDomainMember(db, ctx.as.admin, ctx.orders.id, { email: "New.Analyst@Payments.test", role: "MEMBER" });
+    expect(byAdmin.user.email).toBe("new.analyst@payments.test");
     const added = await addDomainMember(db, ctx.as.paymentsOwner, ctx.payments.id, { email: "New.Analyst@Payments.test", role: "MEMBER" });
     expect(added.user.email).toBe("new.analyst@payments.test");
     const user = await db.user.findUniqueOrThrow({ where: { email: "new.analyst@payments.test" }, omit: { passwordHash: false } });
@@ -82,7 +90,7 @@ describe("members", () => {
     await changeMemberRole(db, ctx.as.admin, ctx.payments.id, user.id, { role: "OWNER" });
     expect(await lastAudit(ctx.payments.id, "member.roleChanged")).toMatchObject({ data: { from: "MEMBER", to: "OWNER" } });
     // The new owner now acts as one: roles are re-read per action.
-    expect((await loadActor(db, user.id)).memberships).toEqual([expect.objectContaining({ domainId: ctx.payments.id, role: "OWNER" })]);
+    expect((await loadActor(db, user.id)).memberships).toEqual(expect.arrayContaining([expect.objectContaining({ domainId: ctx.payments.id, role: "OWNER" })]));
 
     await removeDomainMember(db, ctx.as.paymentsOwner, ctx.payments.id, user.id);
     await expect(removeDomainMember(db, ctx.as.admin, ctx.payments.id, ctx.people.paymentsOwner.id)).rejects.toMatchObject({ code: "LAST_OWNER" });

@@ -1,7 +1,8 @@
-import { mkdtempSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configPath, loadConfig, normalizeUrl, saveConfig } from "./config.ts";
 import { contractFiles } from "./files.ts";
 import { main } from "./main.ts";
@@ -87,5 +88,81 @@ describe("kappa configuration and files", () => {
     const code = await main(["node", "kappa", "get", "products"], { out: () => {}, err: (t) => err.push(t), env: { XDG_CONFIG_HOME: "/nonexistent-kappa" }, sleep: async () => {} });
     expect(code).toBe(1);
     expect(err.join("")).toMatch(/Not logged in/);
+  });
+});
+
+/* Issue 30, finding 12: the token was in argv, an existing 0777 folder stayed 0777, a symlinked config file was followed. */
+describe("kappa login keeps the token out of argv and off other users' reach", () => {
+  let server: Server;
+  let url = "";
+  const seen: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ email: "owner@orders.example" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const run = async (args: string[], env: Record<string, string>, stdin: string, isTTY = false) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(["node", "kappa", "login", "--url", url, ...args], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+      env,
+      sleep: async () => {},
+      stdin: { isTTY, readAll: async () => stdin, prompt: async () => stdin },
+    });
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  };
+
+  it("refuses a token given on the command line, saving and sending nothing", async () => {
+    const env = { XDG_CONFIG_HOME: mkdtempSync(path.join(os.tmpdir(), "kappa-cli-")) };
+    seen.length = 0;
+    const result = await run(["--token", "kappa_secret_in_argv"], env, "");
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/does not take the token on the command line.*--with-token/s);
+    expect(existsSync(configPath(env))).toBe(false);
+    expect(seen).toEqual([]);
+  });
+
+  it("reads the token from standard input (--with-token, --token -, or piped) or a prompt", async () => {
+    for (const [args, isTTY] of [[["--with-token"], false], [["--token", "-"], false], [[], false], [[], true]] as const) {
+      const env = { XDG_CONFIG_HOME: mkdtempSync(path.join(os.tmpdir(), "kappa-cli-")) };
+      seen.length = 0;
+      const result = await run([...args], env, "kappa_from_stdin\n", isTTY);
+      expect({ args, code: result.code, err: result.err }).toEqual({ args, code: 0, err: "" });
+      expect(seen).toEqual(["Bearer kappa_from_stdin"]);
+      expect(loadConfig(env).token).toBe("kappa_from_stdin");
+    }
+    const empty = await run(["--with-token"], { XDG_CONFIG_HOME: mkdtempSync(path.join(os.tmpdir(), "kappa-cli-")) }, "  \n");
+    expect(empty.code).toBe(1);
+    expect(empty.err).toMatch(/No token on standard input/);
+  });
+
+  it("tightens an existing 0777 config folder to 0700", () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), "kappa-cli-"));
+    mkdirSync(path.join(home, "kappa"));
+    chmodSync(path.join(home, "kappa"), 0o777);
+    const file = saveConfig({ url: "http://localhost:3000", token: "kappa_t" }, { XDG_CONFIG_HOME: home });
+    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses a config file that is a symbolic link, on save and on load, leaving its target alone", () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), "kappa-cli-"));
+    const env = { XDG_CONFIG_HOME: home };
+    mkdirSync(path.join(home, "kappa"), { mode: 0o700 });
+    const elsewhere = path.join(home, "somewhere-else.json");
+    writeFileSync(elsewhere, JSON.stringify({ url: "http://attacker.example", token: "kappa_planted" }));
+    symlinkSync(elsewhere, configPath(env));
+    expect(() => saveConfig({ url: "http://localhost:3000", token: "kappa_t" }, env)).toThrow(/symbolic link/);
+    expect(readFileSync(elsewhere, "utf8")).toContain("kappa_planted");
+    expect(() => loadConfig(env)).toThrow(/symbolic link/);
   });
 });

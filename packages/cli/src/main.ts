@@ -4,6 +4,7 @@ import { ApiError, PortalClient } from "./client.ts";
 import { loadConfig, normalizeUrl, saveConfig } from "./config.ts";
 import { readContracts } from "./files.ts";
 import { formatOutput, planExitCode, renderPlan, table, type OutputFormat } from "./render.ts";
+import { processStdin, readToken, type SecretSource } from "./secret-input.ts";
 import type { PlanItem, ProductDetail, ProductSummary } from "./types.ts";
 
 /*
@@ -18,6 +19,8 @@ interface Io {
   err: (text: string) => void;
   env: NodeJS.ProcessEnv;
   sleep: (ms: number) => Promise<void>;
+  /** Where `login` reads the token (standard input by default). */
+  stdin?: SecretSource;
 }
 
 const defaultIo: Io = {
@@ -92,11 +95,19 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command("login")
-    .description("Store the portal URL and an API token (created on the portal's API tokens page) in your config folder, mode 0600.")
+    .description(
+      "Store the portal URL and an API token (created on the portal's API tokens page) in your config folder, mode 0600. The token is read from standard input (piped) or a prompt that does not echo, never from the command line: `kappa login --url <portal> --with-token < token.txt`.",
+    )
     .requiredOption("--url <portal>", "the portal, e.g. http://localhost:3000")
-    .requiredOption("--token <token>", "an API token (kappa_...)")
-    .action(async (opts: { url: string; token: string }) => {
-      const config = { url: normalizeUrl(opts.url), token: opts.token };
+    .option("--with-token", "read the token from standard input (the default when it is piped)")
+    .option("--token <token>", "only `-` (read the token from standard input); a token here would be visible to every user of the machine and kept in shell history")
+    .action(async (opts: { url: string; token?: string; withToken?: boolean }) => {
+      if (opts.token !== undefined && opts.token !== "-") {
+        throw new Error("kappa login does not take the token on the command line (other users see it in the process list, and it stays in shell history). Pipe it instead: `kappa login --url <portal> --with-token < token.txt` (or `--token -`).");
+      }
+      const url = normalizeUrl(opts.url);
+      const token = await readToken(io.stdin ?? processStdin);
+      const config = { url, token };
       const me = await new PortalClient(config).get<{ email: string }>("/api/v1/me");
       const file = saveConfig(config, io.env);
       io.out(`Logged in to ${config.url} as ${me.email}; saved in ${file}.`);

@@ -1,6 +1,6 @@
 import "server-only";
 import { headers } from "next/headers";
-import { asOverload, CatalogError, OVERLOAD_RETRY_AFTER_SECONDS, OverloadedError, toJson, ValidationError } from "@kappa/catalog";
+import { asOverload, CatalogError, jsonTextDepth, MAX_NESTING_DEPTH, nestingMessage, OVERLOAD_RETRY_AFTER_SECONDS, OverloadedError, toJson, ValidationError } from "@kappa/catalog";
 import { markOverloaded } from "@/lib/busy";
 import { MAX_BODY_BYTES, tooLarge } from "@/lib/request-guard";
 import { REQUEST_ID_HEADER } from "@/lib/request-id";
@@ -63,11 +63,13 @@ export async function errorResponse(thrown: unknown): Promise<Response> {
  * Reads a JSON body, at most MAX_BODY_BYTES of it: the read stops (413) as
  * soon as more arrives, whatever Content-Length claimed, so a client cannot
  * make the portal buffer a 10 MB body. Malformed JSON is the client's mistake
- * (400), not ours.
+ * (400), not ours; so is a body nested more than MAX_NESTING_DEPTH levels,
+ * refused before it is parsed or validated (issue 30, finding 10).
  */
 export async function readJson(request: Request): Promise<unknown> {
   const text = await readBoundedText(request, MAX_BODY_BYTES);
   if (text.trim() === "") return {};
+  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) throw new ValidationError(nestingMessage("The request body"), { _: [nestingMessage("The request body")] });
   try {
     return JSON.parse(text);
   } catch {

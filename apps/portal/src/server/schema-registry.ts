@@ -1,8 +1,9 @@
 import "server-only";
-import { authenticateServiceAccount, CatalogError, parseBasicAuthorization, RegistryError, type RegistryCaller } from "@kappa/catalog";
+import { authenticateServiceAccount, CatalogError, jsonTextDepth, MAX_NESTING_DEPTH, nestingMessage, parseBasicAuthorization, RegistryError, SignInThrottledError, type RegistryCaller } from "@kappa/catalog";
 import { env } from "@/env";
 import { MAX_BODY_BYTES } from "@/lib/request-guard";
 import { currentActor } from "./actor";
+import { clientAddress } from "./client-address";
 import { db } from "./db";
 import { HttpError, readBoundedText } from "./http";
 
@@ -23,7 +24,7 @@ export async function registryCaller(request: Request): Promise<RegistryCaller> 
   const authorization = request.headers.get("authorization");
   if (authorization !== null) {
     const basic = parseBasicAuthorization(authorization);
-    if (basic) return { kind: "serviceAccount", account: await authenticateServiceAccount(db(), basic.username, basic.password) };
+    if (basic) return { kind: "serviceAccount", account: await authenticateServiceAccount(db(), basic.username, basic.password, clientAddress(request.headers)) };
     if (!/^Bearer[ ]/i.test(authorization.trim())) throw new RegistryError("UNAUTHORIZED", "Unauthorized: send Basic credentials (a service account's Kafka user name and password) or a Bearer API token.");
   }
   try {
@@ -52,6 +53,13 @@ export function registryError(error: unknown): Response {
       headers: { "content-type": REGISTRY_CONTENT_TYPE, ...(error.status === 401 ? CHALLENGE : {}) },
     });
   }
+  if (error instanceof SignInThrottledError) {
+    // Too many wrong passwords for this name or from this address: Confluent's 42901, and when to come back.
+    return new Response(JSON.stringify({ error_code: 42901, message: error.message }), {
+      status: 429,
+      headers: { "content-type": REGISTRY_CONTENT_TYPE, "retry-after": String(error.retryAfterSeconds) },
+    });
+  }
   if (error instanceof CatalogError) {
     const code = error.status === 403 ? 40301 : error.status === 404 ? 40401 : error.status * 100 + 1;
     return new Response(JSON.stringify({ error_code: code, message: error.message }), { status: error.status, headers: { "content-type": REGISTRY_CONTENT_TYPE } });
@@ -70,6 +78,7 @@ export async function readRegistryBody(request: Request): Promise<unknown> {
     if (error instanceof HttpError && error.status === 413) throw new RegistryError("PAYLOAD_TOO_LARGE", error.message);
     throw error;
   }
+  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) throw new RegistryError("BAD_REQUEST", nestingMessage("The request body"));
   try {
     return text.trim() === "" ? {} : JSON.parse(text);
   } catch {

@@ -3,13 +3,22 @@ import { lockDomain, requireMemberManager, requireNotArchived } from "../admin/d
 import { addMemberInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
-import { ConflictError } from "../errors.ts";
+import { ConflictError, ValidationError } from "../errors.ts";
+import { hasGlobal } from "../permissions.ts";
 
 /**
- * Adds a person to a domain with a role. An e-mail without an account gets
- * one without a password: the person signs in through single sign-on with
- * that e-mail (or an admin's local-account process), and the membership is
- * already there. A membership added here is MANUAL: SSO sign-in never removes it.
+ * Adds a person to a domain with a role (platform admins, and the domain's
+ * owners for their own domain). A membership added here is MANUAL: SSO
+ * sign-in never removes it.
+ *
+ * Only a platform admin (`user:manage`) may add an e-mail that has no account
+ * yet, which creates one without a password (the person signs in through
+ * single sign-on with that e-mail and the membership is already there). An
+ * owner adds people who already have an account (issue 30, finding 15):
+ * creating accounts is identity administration across the platform, and the
+ * account an owner made — display name of the owner's choosing — would be the
+ * one an SSO sign-in with that e-mail adopts, so an owner could pre-register
+ * anyone's address (a colleague's, an admin's) under a misleading name.
  */
 export async function addDomainMember(db: Db, acting: ActingUser, domainId: string, rawInput: unknown) {
   const input = parseInput(addMemberInput, rawInput);
@@ -19,6 +28,10 @@ export async function addDomainMember(db: Db, acting: ActingUser, domainId: stri
     requireNotArchived(domain);
     let user = await tx.user.findUnique({ where: { email: input.email } });
     const created = user === null;
+    if (created && !hasGlobal(actor, "user:manage")) {
+      const message = `No one has an account with ${input.email} yet: they sign in once (single sign-on), or a platform admin adds them.`;
+      throw new ValidationError(message, { email: [message] });
+    }
     user ??= await tx.user.create({ data: { email: input.email, name: input.name || input.email.split("@")[0] || input.email } });
     const existing = await tx.membership.findUnique({ where: { userId_domainId: { userId: user.id, domainId } } });
     if (existing) {

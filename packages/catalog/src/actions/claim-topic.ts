@@ -5,7 +5,7 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { slugify } from "../naming.ts";
-import { canInDomain } from "../permissions.ts";
+import { canInDomain, hasGlobal } from "../permissions.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
 import { registerProductInput } from "../validation.ts";
 
@@ -13,6 +13,20 @@ import { registerProductInput } from "../validation.ts";
 export const PLATFORM_TOPIC = /^(__|_schemas$|_confluent|connect-(configs|offsets|status)$|kappa[._-])/;
 
 export const claimTopicInput = z.object({ topic: z.string().trim().min(1).max(249) }).and(registerProductInput);
+
+/**
+ * The domain whose namespace a topic name lies in: the one with the longest
+ * slug that the name starts with, followed by ".", "-" or "_" (a longer slug
+ * owns its namespace inside a shorter one's, as with account names), or null.
+ */
+export function namespaceOwner<D extends { slug: string }>(topic: string, domains: readonly D[]): D | null {
+  let best: D | null = null;
+  for (const d of domains) {
+    const inside = topic === d.slug || [".", "-", "_"].some((sep) => topic.startsWith(`${d.slug}${sep}`));
+    if (inside && (!best || d.slug.length > best.slug.length)) best = d;
+  }
+  return best;
+}
 
 /**
  * "Claim as data product": an owner registers a product over a topic that
@@ -30,6 +44,13 @@ export async function claimTopic(db: Db, acting: ActingUser, rawInput: unknown) 
     if (!domain || !canInDomain(actor, "product:create", domain.id)) throw new ForbiddenError("Only owners of a domain can claim topics for it.");
     if (domain.archivedAt) throw new ConflictError(`The ${domain.name} domain is archived and takes no new products.`, "DOMAIN_ARCHIVED");
     if (PLATFORM_TOPIC.test(input.topic)) throw new ValidationError(`${input.topic} belongs to Kafka or the platform and cannot become a data product.`, { topic: ["A platform topic cannot be claimed."] });
+    // A topic under another domain's prefix is that domain's to claim (issue 30, finding 11): an owner
+    // elsewhere claiming it first would block the domain's own claim. Admins may assign it.
+    const prefixOwner = namespaceOwner(input.topic, await tx.domain.findMany({ select: { id: true, slug: true } }));
+    if (prefixOwner && prefixOwner.id !== domain.id && !hasGlobal(actor, "platform:admin")) {
+      const message = `${input.topic} lies under the ${prefixOwner.slug} domain's prefix ("${prefixOwner.slug}."); only that domain's owners or a platform admin can claim it.`;
+      throw new ForbiddenError(message);
+    }
     const observed = await tx.clusterTopic.findUnique({ where: { name: input.topic } });
     if (!observed) throw new NotFoundError("Topic on the cluster", input.topic);
     const owner = await tx.dataProduct.findUnique({ where: { topicName: input.topic }, select: { id: true, status: true } });

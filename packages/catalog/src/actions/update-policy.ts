@@ -6,10 +6,11 @@ import { ForbiddenError, ValidationError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
 import { jsonValue, parsePolicySource } from "../policies/store.ts";
 import { findViolations } from "../policies/violations.ts";
+import { cleanString } from "../validation.ts";
 
 export const updatePolicyInput = z.object({
   source: z.string().min(1, "The policy document is empty.").max(200_000, "The policy document may be at most 200000 characters."),
-  reason: z.string().trim().min(5, "Give a reason of at least 5 characters.").max(2000, "Reason must be at most 2000 characters."),
+  reason: cleanString("The reason", { multiline: true }).trim().min(5, "Give a reason of at least 5 characters.").max(2000, "Reason must be at most 2000 characters."),
 });
 
 /**

@@ -1,6 +1,7 @@
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import { ValidationError } from "../errors.ts";
 import { slugify } from "../naming.ts";
+import { MAX_NESTING_DEPTH, nestingMessage, valueDepth } from "../nesting.ts";
 import { registerProductInput } from "../validation.ts";
 import { KAPPA_PROPERTIES, type OdcsContract, type OdcsCustomProperty, type OdcsSlaProperty } from "./odcs-types.ts";
 import { odcsProblems } from "./validate.ts";
@@ -52,11 +53,15 @@ const add = (problems: Problems, path: string, message: string) => (problems[pat
 /** Reads YAML or JSON (JSON is YAML) into a plain value. */
 export function readContractText(text: string): unknown {
   if (text.length > MAX_CONTRACT_LENGTH) throw new ValidationError(`The contract is ${text.length} characters; at most ${MAX_CONTRACT_LENGTH} are accepted.`);
+  let value: unknown;
   try {
-    return parseYaml(text, { prettyErrors: true, maxAliasCount: 100 });
+    value = parseYaml(text, { prettyErrors: true, maxAliasCount: 100 });
   } catch (error) {
     throw new ValidationError("The contract is not valid YAML or JSON.", { _: [error instanceof YAMLParseError ? error.message : String(error)] });
   }
+  // Before anything walks it (mapping, the ODCS schema, the YAML export).
+  if (valueDepth(value) > MAX_NESTING_DEPTH) throw new ValidationError(nestingMessage("The contract"), { _: [nestingMessage("The contract")] });
+  return value;
 }
 
 function custom(list: OdcsCustomProperty[] | undefined, name: string): unknown {

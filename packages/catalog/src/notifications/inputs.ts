@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cleanString } from "../validation.ts";
 import { NOTIFICATION_KIND_NAMES } from "./kinds.ts";
 
 /* Inputs of the notification centre and of domain webhooks (zod, shared by the API and the forms). */
@@ -47,14 +48,14 @@ const kinds = z
 export const createWebhookInput = z.object({
   domainId: z.string().min(1, "Choose a domain."),
   url: webhookUrl,
-  description: z.string().trim().max(500, "Description must be at most 500 characters.").default(""),
+  description: cleanString("Description", { multiline: true }).trim().max(500, "Description must be at most 500 characters.").default(""),
   kinds,
 });
 export type CreateWebhookInput = z.input<typeof createWebhookInput>;
 
 export const updateWebhookInput = z.object({
   url: webhookUrl.optional(),
-  description: z.string().trim().max(500).optional(),
+  description: cleanString("Description", { multiline: true }).trim().max(500).optional(),
   kinds: kinds.optional(),
   active: z.boolean().optional(),
 });

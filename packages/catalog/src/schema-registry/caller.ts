@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
-import { verifyPassword } from "../passwords.ts";
+import { hashPassword, verifyPassword } from "../passwords.ts";
+import { throttledAttempt } from "../sign-in-throttle.ts";
+import { textProblem } from "../validation.ts";
 import { RegistryError } from "./registry-errors.ts";
 
 /**
@@ -28,25 +30,70 @@ function digestOf(name: string, password: string): Buffer {
   return createHash("sha256").update(`${name}\u0000${password}`).digest();
 }
 
-/** A service account by its Kafka user name and password; throws 401 otherwise. */
-export async function authenticateServiceAccount(db: Db, name: string, password: string, now = Date.now()) {
-  const account = await db.serviceAccount.findUnique({
-    where: { name },
-    select: { id: true, name: true, domainId: true, isProducer: true, secretHash: true },
-  });
-  if (!account?.secretHash) throw new RegistryError("UNAUTHORIZED", "Unauthorized: unknown service account or wrong password.");
+const REFUSED = "Unauthorized: unknown service account or wrong password.";
+/** Kafka user names are at most 249 characters (as topics); scrypt reads the whole password, and nobody's is longer than this. */
+const NAME_MAX = 249;
+const PASSWORD_MAX = 1024;
+
+// Compared against when the name is unknown (or has no password yet), so
+// both paths cost one scrypt and the answer's timing does not tell names apart.
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * A service account by its Kafka user name and password; throws 401
+ * otherwise. Guesses are throttled like the portal's sign-in (issue 30,
+ * finding 8): per name (`registry:<name>`) and per client address (shared with
+ * the sign-in), counted before the password is checked; while blocked the
+ * answer is SignInThrottledError (429 with Retry-After), the right password too.
+ * A pair proven in the last minutes skips scrypt and the throttle: its digest
+ * matching is the proof, and a blocked attacker must not lock out the real client.
+ */
+export async function authenticateServiceAccount(db: Db, name: string, password: string, address: string | null = null, now = Date.now()) {
+  // A control character (NUL: PostgreSQL cannot even compare it) or a lone surrogate is no one's name.
+  if (name.length === 0 || name.length > NAME_MAX || textProblem("name", name, false) !== null) throw new RegistryError("UNAUTHORIZED", REFUSED);
+  const load = () => db.serviceAccount.findUnique({ where: { name }, select: { id: true, name: true, domainId: true, isProducer: true, secretHash: true } });
   const digest = digestOf(name, password);
   const cached = verified.get(name);
-  const fresh = cached && cached.secretHash === account.secretHash && now - cached.at < CACHE_TTL_MS && timingSafeEqual(cached.digest, digest);
-  if (!fresh) {
-    if (!(await verifyPassword(password, account.secretHash))) throw new RegistryError("UNAUTHORIZED", "Unauthorized: unknown service account or wrong password.");
-    verified.delete(name);
-    verified.set(name, { digest, secretHash: account.secretHash, at: now });
-    if (verified.size > CACHE_LIMIT) {
-      const oldest = verified.keys().next().value;
-      if (oldest !== undefined) verified.delete(oldest);
-    }
+  if (cached && now - cached.at < CACHE_TTL_MS && timingSafeEqual(cached.digest, digest)) {
+    const account = await load();
+    // The stored hash is read every time: a rotated or removed credential stops working at once.
+    if (account?.secretHash === cached.secretHash) return withoutSecret(account);
   }
+  const account = await throttledAttempt(
+    db,
+    {
+      namespace: "registry",
+      name,
+      address,
+      audit: {
+        actorEmail: "schema-registry",
+        action: "auth.registry.throttled",
+        entityType: "ServiceAccount",
+        entityId: async () => (await db.serviceAccount.findUnique({ where: { name }, select: { id: true } }))?.id ?? null,
+        field: "account",
+      },
+    },
+    async () => {
+      const found = password.length > PASSWORD_MAX ? null : await load();
+      if (!found?.secretHash) {
+        await verifyPassword(password.slice(0, PASSWORD_MAX), await (dummyHash ??= hashPassword("not-a-password")));
+        return null;
+      }
+      return (await verifyPassword(password, found.secretHash)) ? { ...found, secretHash: found.secretHash } : null;
+    },
+    new Date(now),
+  );
+  if (!account) throw new RegistryError("UNAUTHORIZED", REFUSED);
+  verified.delete(name);
+  verified.set(name, { digest, secretHash: account.secretHash, at: now });
+  if (verified.size > CACHE_LIMIT) {
+    const oldest = verified.keys().next().value;
+    if (oldest !== undefined) verified.delete(oldest);
+  }
+  return withoutSecret(account);
+}
+
+function withoutSecret<T extends { secretHash: string | null }>(account: T): Omit<T, "secretHash"> {
   const { secretHash: _secret, ...rest } = account;
   return rest;
 }

@@ -1,6 +1,7 @@
 import type { Prisma, SchemaFormat } from "@prisma/client";
 import type { Db } from "../db.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { restrictToScopes } from "../tokens/scopes.ts";
 import type { RegistryCaller } from "./caller.ts";
 import { RegistryError } from "./registry-errors.ts";
 import { assignRegistryIds } from "./registry-ids.ts";
@@ -52,7 +53,9 @@ export function readableProducts(caller: RegistryCaller, live: boolean): Prisma.
 /** Whether the caller may register schemas for the product (its domain's producer account or an owner). */
 export function mayWrite(caller: RegistryCaller, product: { domainId: string }): boolean {
   if (caller.kind === "serviceAccount") return caller.account.isProducer && caller.account.domainId === product.domainId;
-  return canInDomain(caller.actor, "product:update", product.domainId);
+  // An API token writes only where its scopes reach (write:<domain>), as in every catalog action.
+  const actor = caller.actor.token ? restrictToScopes(caller.actor, caller.actor.token) : caller.actor;
+  return canInDomain(actor, "product:update", product.domainId);
 }
 
 export async function listSubjects(db: Db, caller: RegistryCaller): Promise<string[]> {

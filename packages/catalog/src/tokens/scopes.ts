@@ -1,4 +1,5 @@
 import type { Actor } from "../actor.ts";
+import { ForbiddenError } from "../errors.ts";
 
 /*
  * API token scopes. A token acts as its user, with the user's roles re-read
@@ -40,4 +41,13 @@ export function restrictToScopes(actor: Actor, token: NonNullable<Actor["token"]
     memberships: actor.memberships.filter((m) => scopes.has(`write:${m.domainSlug}`)),
     token,
   };
+}
+
+/**
+ * For changes that no domain or global permission guards (the user's own
+ * tokens and notifications): a token needs a scope beyond `read` to make them,
+ * so a read-only token stays read-only (issue 30, finding 11).
+ */
+export function requireWriteScope(actor: Pick<Actor, "token">, what: string): void {
+  if (actor.token && !actor.token.scopes.some((s) => s !== "read")) throw new ForbiddenError(`A read-only API token cannot ${what}; use a token with a write, review or admin scope, or the portal.`);
 }

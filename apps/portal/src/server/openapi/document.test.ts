@@ -42,6 +42,48 @@ describe("OpenAPI document", () => {
     expect({ missingFromDocument: onDisk.filter((r) => !documented.includes(r)), notARoute: documented.filter((r) => !onDisk.includes(r)) }).toEqual({ missingFromDocument: [], notARoute: [] });
   });
 
+  it("member management is documented for admins and the domain's owners, as the rule is (issue 30, finding 15)", () => {
+    const paths = doc.paths as Record<string, Record<string, { summary: string; description?: string }>>;
+    for (const [p, m] of [["/domains/{id}/members", "post"], ["/domains/{id}/members/{userId}", "patch"], ["/domains/{id}/members/{userId}", "delete"], ["/domains/{id}/members", "get"]] as const) {
+      expect(paths[p]?.[m]?.summary, `${m} ${p}`).toMatch(/domain's owners/);
+    }
+    expect(paths["/domains/{id}/members"]?.post?.summary).toMatch(/only platform admins may name an e-mail without one/);
+    expect(paths["/domains/{id}/members"]?.post?.description).toContain("write:<domain>");
+  });
+
+  it("documents the responses the API really gives: requestId in errors, 413 and 431, the audit export as CSV (issue 30, finding 17)", async () => {
+    const components = doc.components as { schemas: Record<string, { properties: { error: { properties: Record<string, unknown>; additionalProperties?: unknown } } }> };
+    const error = components.schemas.Error?.properties.error;
+    expect(error?.properties.requestId).toMatchObject({ type: "string" });
+    // Refusals add structured members (retryAfterSeconds, issues): the object must not forbid them.
+    expect(error?.additionalProperties).not.toBe(false);
+    const { errorResponse } = await import("../http");
+    const body = (await (await errorResponse(new Error("boom"))).json()) as { error: Record<string, unknown> };
+    for (const key of Object.keys(body.error)) expect(Object.keys(error?.properties ?? {}), key).toContain(key);
+
+    const operations = Object.values(doc.paths as Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>>).flatMap((ops) => Object.values(ops));
+    for (const op of operations) {
+      expect(op.responses["431"]).toBeDefined();
+      if (op.requestBody) expect(op.responses["413"]).toBeDefined();
+    }
+    const exportOp = (doc.paths as Record<string, Record<string, { parameters: { name: string }[]; responses: Record<string, { content: Record<string, unknown> }> }>>)["/audit-events/export"]?.get;
+    expect(Object.keys(exportOp?.responses["200"]?.content ?? {}).sort()).toEqual(["application/json", "text/csv"]);
+    expect(exportOp?.parameters.map((p) => p.name)).toContain("format");
+  });
+
+  it("bodies the handlers parse are documented from the same zod schemas, bounds included (issue 30, finding 18, in part)", async () => {
+    const catalog = await import("@kappa/catalog");
+    const body = (p: string, m: string) => (doc.paths as Record<string, Record<string, { requestBody: { content: { "application/json": { schema: Record<string, unknown> } } } }>>)[p]?.[m]?.requestBody.content["application/json"].schema;
+    const recertify = body("/subscriptions/{id}/recertify", "post") as { properties: { reason: { minLength?: number; maxLength?: number }; decision: { enum: string[] } } };
+    // The handler's reason is 5–2000 characters; the hand-written schema said any string.
+    expect(recertify.properties.reason).toMatchObject({ minLength: catalog.LIMITS.reasonMin, maxLength: catalog.LIMITS.reasonMax });
+    expect(recertify.properties.decision.enum).toEqual(["keep", "revoke"]);
+    // A schema text is refused past MAX_SCHEMA_LENGTH whatever zod said: the document states that bound.
+    for (const [p, m] of [["/products/{id}/schema-versions", "post"], ["/products/{id}/major-version", "post"]] as const) {
+      expect((body(p, m) as { properties: { definition: { maxLength: number } } }).properties.definition.maxLength, `${m} ${p}`).toBe(200_000);
+    }
+  });
+
   it("request bodies come from the catalog's zod schemas", () => {
     const paths = doc.paths as Record<string, Record<string, { requestBody?: { content: { "application/json": { schema: { properties: Record<string, { minLength?: number; enum?: string[] }>; required?: string[] } } } } }>>;
     const register = paths["/products"]?.post?.requestBody?.content["application/json"].schema;

@@ -10,6 +10,8 @@ import {
   updateClusterInput,
   partitionIncreaseInput,
   productInputsInput,
+  recertifyInput,
+  subscriptionExpiryInput,
   renameDomainInput,
   setGlobalRoleInput,
   ssoGroupMappingInput,
@@ -68,22 +70,27 @@ export interface RouteDoc {
   status?: number;
   /** Content types of the success besides JSON. */
   alsoYaml?: boolean;
+  /** The success's content types when they are not JSON (the audit export: text/csv or JSON by `format`). */
+  produces?: Record<string, { schema: Record<string, unknown> }>;
   public?: boolean;
 }
 
 // ---- responses ---------------------------------------------------------------
 
+// Issue 30, finding 17: every error body carries `requestId` (and some a structured detail such as
+// `retryAfterSeconds` or a schema's `issues`), which the strict object documented before forbade.
 const errorBody = z
   .object({
-    error: z.object({
-      code: z.string().meta({ description: "Stable error code: VALIDATION_FAILED, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT, POLICY_VIOLATION, ..." }),
+    error: z.looseObject({
+      code: z.string().meta({ description: "Stable error code: VALIDATION_FAILED, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, CONFLICT, POLICY_VIOLATION, PAYLOAD_TOO_LARGE, RATE_LIMITED, ..." }),
       message: z.string(),
+      requestId: z.string().optional().meta({ description: "This request's id (also the `x-request-id` header): quote it to an operator; a 500 says nothing else." }),
       fields: z.record(z.string(), z.array(z.string())).optional().meta({ description: "Messages per input field (`name`, `schema.definition`, ...)." }),
       policy: z
         .object({ version: z.number().int(), event: z.string(), rules: z.array(z.string()), results: z.array(z.looseObject({})) })
         .optional()
         .meta({ description: "On POLICY_VIOLATION: the policy version and the ids of the rules that refused the change." }),
-    }),
+    }).meta({ description: "More members carry a refusal's structured detail (e.g. `retryAfterSeconds` on 429 and 503, `issues` on INCOMPATIBLE_SCHEMA)." }),
   })
   .meta({ id: "Error" });
 
@@ -206,25 +213,35 @@ export const ROUTES: RouteDoc[] = [
   { method: "delete", path: "/webhooks/{id}", tag: "Webhooks", summary: "Delete a webhook.", scope: "write:<domain>", response: anyObject("The deleted webhook.") },
   { method: "post", path: "/webhooks/{id}/test", tag: "Webhooks", summary: "Send a signed test delivery.", scope: "write:<domain>", response: anyObject("The queued delivery."), status: 202 },
   { method: "get", path: "/webhooks/{id}/deliveries", tag: "Webhooks", summary: "A webhook's recent deliveries.", response: anyArray("Deliveries.") },
-  { method: "delete", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Remove a member from a domain (admins).", scope: "admin", response: anyObject("The result.") },
+  { method: "delete", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Remove a member from a domain (platform admins, and the domain's owners for their own domain); the last owner of an active domain stays.", scope: "admin or write:<domain>", response: anyObject("The result.") },
   { method: "delete", path: "/sso/group-mappings/{id}", tag: "Admin", summary: "Delete an SSO group mapping (admins).", scope: "admin", response: anyObject("The result.") },
-  { method: "get", path: "/audit-events/export", tag: "Audit", summary: "Export the audit log (governance, admins).", response: anyObject("The result.") },
+  {
+    method: "get",
+    path: "/audit-events/export",
+    tag: "Audit",
+    summary: "Export the filtered audit log as a download, newest first (governance, admins): CSV by default, JSON with `format=json`.",
+    query: z.object({ format: z.enum(["csv", "json"]).default("csv"), entityType: auditQueryInput.shape.entityType, entityId: auditQueryInput.shape.entityId, actor: auditQueryInput.shape.actor, action: auditQueryInput.shape.action, from: auditQueryInput.shape.from, to: auditQueryInput.shape.to }),
+    produces: {
+      "text/csv": { schema: { type: "string", description: "format=csv (the default): a header row, then one event per row; cells a spreadsheet would run as formulas start with '." } },
+      "application/json": { schema: { type: "array", items: { type: "object" }, description: "format=json: the events as an array." } },
+    },
+  },
   { method: "get", path: "/cluster/topics", tag: "Cluster", summary: "Every topic on the cluster, managed or not, with configs, offsets and ACLs.", response: anyObject("The result.") },
   { method: "get", path: "/domains", tag: "Admin", summary: "Domains.", response: anyObject("The result.") },
-  { method: "get", path: "/domains/{id}/members", tag: "Admin", summary: "A domain's members.", response: anyObject("The result.") },
+  { method: "get", path: "/domains/{id}/members", tag: "Admin", summary: "A domain's members (platform admins, and the domain's owners).", response: anyObject("The result.") },
   { method: "get", path: "/lineage", tag: "Lineage", summary: "The lineage graph: granted and observed edges.", response: anyObject("The result.") },
   { method: "get", path: "/products/{id}/drift", tag: "Products", summary: "Differences between the catalog and the cluster for a product.", response: anyObject("The result.") },
   { method: "get", path: "/sso/group-mappings", tag: "Admin", summary: "SSO group → role mappings (admins).", response: anyObject("The result.") },
   { method: "get", path: "/users", tag: "Admin", summary: "Users and their global roles (admins).", response: anyObject("The result.") },
   { method: "patch", path: "/domains/{id}", tag: "Admin", summary: "Change a domain (admins).", scope: "admin", body: renameDomainInput, response: anyObject("The result.") },
-  { method: "patch", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Change a member's role in a domain (admins).", scope: "admin", body: changeMemberRoleInput, response: anyObject("The result.") },
+  { method: "patch", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Change a member's role in a domain (platform admins, and the domain's owners for their own domain); the last owner of an active domain stays.", scope: "admin or write:<domain>", body: changeMemberRoleInput, response: anyObject("The result.") },
   { method: "patch", path: "/users/{id}", tag: "Admin", summary: "Change a user's global role (admins).", scope: "admin", body: setGlobalRoleInput, response: anyObject("The result.") },
   { method: "post", path: "/change-requests/{id}/approve", tag: "Review", summary: "Approve a reviewed change to a live product (governance, four eyes).", scope: "review", response: anyObject("The result.") },
   { method: "post", path: "/change-requests/{id}/reject", tag: "Review", summary: "Reject a reviewed change with a reason.", scope: "review", body: reasonInput, response: anyObject("The result.") },
   { method: "post", path: "/cluster/topics/claim", tag: "Cluster", summary: "Claim an unmanaged topic as a data product.", scope: "write:<domain>", body: claimTopicInput, response: anyObject("The result.") , status: 201 },
   { method: "post", path: "/domains", tag: "Admin", summary: "Create a domain (admins).", scope: "admin", body: createDomainInput, response: anyObject("The result.") , status: 201 },
   { method: "post", path: "/domains/{id}/archive", tag: "Admin", summary: "Archive a domain (admins).", scope: "admin", response: anyObject("The result.") },
-  { method: "post", path: "/domains/{id}/members", tag: "Admin", summary: "Add a member to a domain (admins).", scope: "admin", body: addMemberInput, response: anyObject("The result.") , status: 201 },
+  { method: "post", path: "/domains/{id}/members", tag: "Admin", summary: "Add a person to a domain with a role (platform admins, and the domain's owners for their own domain). Owners add people who already have an account; only platform admins may name an e-mail without one, which creates an account without a password (single sign-on) — otherwise 400 on `email`.", scope: "admin or write:<domain>", body: addMemberInput, response: anyObject("The membership.") , status: 201 },
   { method: "post", path: "/domains/{id}/restore", tag: "Admin", summary: "Restore an archived domain (admins).", scope: "admin", response: anyObject("The result.") },
   { method: "post", path: "/products/{id}/claim-acls", tag: "Products", summary: "Decide on the existing ACLs of a claimed topic (reviewers).", scope: "review", body: claimAclsInput, response: anyObject("The result.") },
   { method: "post", path: "/products/{id}/partitions", tag: "Products", summary: "Request more partitions for a live product (a reviewed change).", scope: "write:<domain>", body: partitionIncreaseInput, response: anyObject("The result.") , status: 201 },
@@ -235,8 +252,8 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/reserved-principals", tag: "Admin", summary: "Reserve a Kafka user name or prefix so no service account may take it (platform admins).", scope: "admin", body: addReservedPrincipalInput, response: anyObject("The reservation and the accounts under it."), status: 201 },
   { method: "delete", path: "/reserved-principals/{id}", tag: "Admin", summary: "Remove an admin-added reservation (platform and worker entries: 409 RESERVED_BY_PLATFORM).", scope: "admin", response: anyObject("The removed reservation.") },
   { method: "get", path: "/recertification", tag: "Subscriptions", summary: "Granted subscriptions to recertify (owners, governance): due dates, overdue, unused first.", response: anyObject("The result.") },
-  { method: "post", path: "/subscriptions/{id}/recertify", tag: "Subscriptions", summary: "Recertify a subscription: keep or revoke, with a reason.", scope: "write:<domain>", body: z.object({ decision: z.enum(["keep", "revoke"]), reason: z.string() }), response: anyObject("The result.") },
-  { method: "put", path: "/subscriptions/{id}/expiry", tag: "Subscriptions", summary: "Set or clear a subscription's expiry; on expiry it is revoked.", scope: "write:<domain>", body: z.object({ expiresAt: z.string().nullable() }), response: anyObject("The result.") },
+  { method: "post", path: "/subscriptions/{id}/recertify", tag: "Subscriptions", summary: "Recertify a subscription: keep or revoke, with a reason.", scope: "write:<domain>", body: recertifyInput, response: anyObject("The result.") },
+  { method: "put", path: "/subscriptions/{id}/expiry", tag: "Subscriptions", summary: "Set or clear a subscription's expiry; on expiry it is revoked.", scope: "write:<domain>", body: subscriptionExpiryInput, response: anyObject("The result.") },
   { method: "put", path: "/products/{id}/inputs", tag: "Lineage", summary: "Declare the products a product is derived from (no cycles).", scope: "write:<domain>", body: productInputsInput, response: anyObject("The result.") },
   { method: "get", path: "/subscriptions/{id}/objectives", tag: "Subscriptions", summary: "The subscriber's lag objectives, each consumer group's lag in records and seconds against them, lag history and alert history.", response: anyObject("Objectives, groups, history and alerts.") },
   { method: "put", path: "/subscriptions/{id}/objectives", tag: "Subscriptions", summary: "Set the subscriber's lag objectives (max lag in records and in seconds; null: none). The worker alerts on them with hysteresis.", scope: "write:<domain>", body: subscriptionObjectiveInput, response: anyObject("The objective, or null when both are cleared.") },
@@ -309,7 +326,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
       ? Object.entries((schemaOf(route.query, "input").properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: "query", required: false, schema }))
       : [];
     const status = String(route.status ?? 200);
-    const content: Record<string, unknown> = { "application/json": { schema: route.response ? responseSchema(route.response) : { type: "object" } } };
+    const content: Record<string, unknown> = route.produces ?? { "application/json": { schema: route.response ? responseSchema(route.response) : { type: "object" } } };
     if (route.alsoYaml) content["application/yaml"] = { schema: { type: "string", description: "The same document as YAML." } };
     const operation: Record<string, unknown> = {
       operationId: `${route.method}${route.path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase())}`,
@@ -327,18 +344,22 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
         "404": { $ref: "#/components/responses/Error" },
         "409": { $ref: "#/components/responses/Error" },
         "422": { $ref: "#/components/responses/Error" },
+        // A body over 1 MiB (by Content-Length in the proxy, or while reading a chunked one).
+        ...(route.body ? { "413": { $ref: "#/components/responses/Error" } } : {}),
+        // Node's HTTP server refuses request headers over its limit (16 KiB) before the portal sees them: no body.
+        "431": { description: "Request header fields too large (over 16 KiB in all); the answer has no body." },
       },
     };
     (paths[route.path] ??= {})[route.method] = operation;
   }
-  const errorResponse = { description: "A refusal: `{ error: { code, message, fields?, policy? } }`.", content: { "application/json": { schema: schemaOf(errorBody, "output") } } };
+  const errorResponse = { description: "A refusal: `{ error: { code, message, requestId, fields?, policy?, … } }`.", content: { "application/json": { schema: schemaOf(errorBody, "output") } } };
   return {
     openapi: "3.1.0",
     info: {
       title: "Kappa Mesh API",
       version: "1.0.0",
       description:
-        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens).",
+        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens). An id of something you may not see (another domain's unpublished product, a subscription you are not part of, …) answers the same 404 as an id that does not exist, before the body is validated.",
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }, { session: [] }],

@@ -34,7 +34,7 @@ export function TokensView() {
             <Button variant="secondary" onClick={() => void navigator.clipboard?.writeText(created.token)}>Copy</Button>
             <Button variant="ghost" onClick={() => setCreated(null)}>I have stored it</Button>
           </div>
-          <p className="mt-2 text-xs text-emerald-900">CLI: <code>kappa login --url {typeof window === "undefined" ? "" : window.location.origin} --token &lt;token&gt;</code></p>
+          <p className="mt-2 text-xs text-emerald-900">CLI: <code>kappa login --url {typeof window === "undefined" ? "" : window.location.origin} --with-token &lt; token.txt</code></p>
         </div>
       )}
       <CreateTokenForm list={tokens.data} onCreated={(c) => { setCreated(c); void client.invalidateQueries({ queryKey: queryKeys.tokens }); }} />

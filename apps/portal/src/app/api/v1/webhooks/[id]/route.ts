@@ -1,11 +1,11 @@
 import { actingUser, deleteWebhook, updateWebhook } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
+import { visibleActor } from "@/server/visible";
 
 export async function PATCH(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("webhook", (await params).id);
     return json(await updateWebhook(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);
@@ -14,7 +14,7 @@ export async function PATCH(request: Request, { params }: { params: Promise<{ id
 
 export async function DELETE(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("webhook", (await params).id);
     return json(await deleteWebhook(db(), actingUser(actor), (await params).id));
   } catch (error) {
     return errorResponse(error);

@@ -1,9 +1,9 @@
 import { stringify } from "yaml";
 import { productContract, ValidationError } from "@kappa/catalog";
 import { env } from "@/env";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
+import { visibleActor } from "@/server/visible";
 
 /** YAML when the client asks for it (Accept: application/yaml, text/yaml, application/x-yaml); JSON otherwise. */
 function wantsYaml(accept: string | null): boolean {
@@ -13,7 +13,7 @@ function wantsYaml(accept: string | null): boolean {
 /** The product version's ODCS v3 contract; `?schemaVersion=N` for an earlier schema version. */
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("product", (await params).id);
     const raw = new URL(request.url).searchParams.get("schemaVersion");
     const schemaVersion = raw === null ? undefined : Number(raw);
     if (schemaVersion !== undefined && (!Number.isInteger(schemaVersion) || schemaVersion < 1)) throw new ValidationError("schemaVersion is a positive whole number.");

@@ -1,9 +1,9 @@
 import { browseMessages, toJson } from "@kappa/catalog";
 import { env } from "@/env";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, queryObject } from "@/server/http";
 import { lazyMessageReader } from "@/server/message-reader";
+import { visibleActor } from "@/server/visible";
 
 /**
  * A page of the product's records, decoded and masked on the server:
@@ -12,7 +12,7 @@ import { lazyMessageReader } from "@/server/message-reader";
  */
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("product", (await params).id);
     const e = env();
     const page = await browseMessages(db(), actor, (await params).id, queryObject(request), lazyMessageReader(), { budgetMs: e.KAPPA_BROWSE_BUDGET_MS, ratePerMinute: e.KAPPA_BROWSE_PAGES_PER_MINUTE });
     // Records may hold personal data: never cached between here and the viewer.

@@ -1,7 +1,7 @@
 import { actingUser, browseStateKeys, rebuildStateView, stateViewStatus, toJson } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, queryObject } from "@/server/http";
+import { visibleActor } from "@/server/visible";
 
 /**
  * The latest-state view: without `prefix`/`after`/`keys`, its status and lag
@@ -10,7 +10,7 @@ import { errorResponse, json, queryObject } from "@/server/http";
  */
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("product", (await params).id);
     const id = (await params).id;
     const q = queryObject(request);
     if (q.keys === undefined) return json(await stateViewStatus(db(), actor, id));
@@ -24,7 +24,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
 /** Owners: rebuild the view from offset 0 (`{ "rebuild": true }`). */
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("product", (await params).id);
     return json(await rebuildStateView(db(), actingUser(actor), (await params).id), 202);
   } catch (error) {
     return errorResponse(error);

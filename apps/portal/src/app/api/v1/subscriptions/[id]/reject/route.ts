@@ -1,11 +1,11 @@
 import { actingUser, rejectSubscription } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
+import { visibleActor } from "@/server/visible";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("subscription", (await params).id);
     return json(await rejectSubscription(db(), actingUser(actor), (await params).id, await readJson(request)));
   } catch (error) {
     return errorResponse(error);

@@ -1,8 +1,8 @@
 import { actingUser, requestReplay } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json, readJson } from "@/server/http";
 import { lazyMessageReader } from "@/server/message-reader";
+import { visibleActor } from "@/server/visible";
 
 /**
  * Governed replay of one of the subscription's consumer groups:
@@ -12,7 +12,7 @@ import { lazyMessageReader } from "@/server/message-reader";
  */
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("subscription", (await params).id);
     const result = await requestReplay(db(), actingUser(actor), (await params).id, await readJson(request), lazyMessageReader());
     return json(result, result.dryRun ? 200 : 202);
   } catch (error) {

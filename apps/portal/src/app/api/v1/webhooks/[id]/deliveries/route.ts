@@ -1,12 +1,12 @@
 import { webhookDeliveries } from "@kappa/catalog";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, json } from "@/server/http";
+import { visibleActor } from "@/server/visible";
 
 /** The delivery log: `{ endpoint, deliveries: [{ status, attempts, lastStatusCode, log: [{ attempt, at, statusCode, error, durationMs }] }] }`. */
 export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("webhook", (await params).id);
     return json(await webhookDeliveries(db(), actor, (await params).id));
   } catch (error) {
     return errorResponse(error);

@@ -1,9 +1,9 @@
 import { actingUser, parseSecretsKey, revealCredentialOnce } from "@kappa/catalog";
 import { env } from "@/env";
-import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import type { ApiErrorBody } from "@/server/http";
 import { errorResponse } from "@/server/http";
+import { visibleActor } from "@/server/visible";
 
 // The password must never sit in a cache between here and the owner's screen.
 const NO_STORE = { "cache-control": "no-store, max-age=0", pragma: "no-cache" };
@@ -11,7 +11,7 @@ const NO_STORE = { "cache-control": "no-store, max-age=0", pragma: "no-cache" };
 /** The one-time pickup of an issued password (owners of the account's domain; a second call is a 409). */
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
-    const actor = await currentActor();
+    const actor = await visibleActor("serviceAccount", (await params).id);
     const key = env().KAPPA_SECRETS_KEY;
     if (!key) {
       const body: ApiErrorBody = { error: { code: "NOT_CONFIGURED", message: "This portal has no KAPPA_SECRETS_KEY, so it cannot show issued passwords. Ask a platform admin to configure it." } };
