@@ -165,7 +165,7 @@ export function useProposeSchemaVersion(productId: string) {
 
 export function usePublishMajorVersion(productId: string) {
   const client = useQueryClient();
-  return useMutation<{ id: string; topicName: string }, ApiError, { definition: string; sunsetAt: string; reason?: string }>({
+  return useMutation<{ id: string; topicName: string }, ApiError, { definition: string; sunsetAt?: string; reason?: string }>({
     mutationFn: (body) => api(`/api/v1/products/${productId}/major-version`, { method: "POST", body }),
     onSuccess: () =>
       Promise.all([
