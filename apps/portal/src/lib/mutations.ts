@@ -46,6 +46,7 @@ export function useSubscriptionAction() {
     onSuccess: (_data, action) =>
       Promise.all([
         client.invalidateQueries({ queryKey: queryKeys.products.detail(action.productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(action.id) }),
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
         client.invalidateQueries({ queryKey: queryKeys.myDomains }),
         client.invalidateQueries({ queryKey: queryKeys.audit.all }),
