@@ -122,8 +122,9 @@ test.describe.serial("evolve a product's schema", () => {
     await expect(owner.getByTestId("product-status")).toHaveText("IN REVIEW");
     await expect(owner.getByTestId("predecessor")).toContainText(`${slug}.v1`);
 
+    // v1 stays live and untouched until governance approves v2.
     await owner.goto(`/products/${productId}`);
-    await expect(owner.getByTestId("product-status")).toHaveText("DEPRECATED");
+    await expect(owner.getByTestId("product-status")).toHaveText("ACTIVE");
   });
 
   test("the reviewer sees v2's change from v1 and who reads v1, and approves it", async ({ browser }) => {
@@ -137,6 +138,9 @@ test.describe.serial("evolve a product's schema", () => {
     await expect(reviewer.getByTestId("predecessor-readers")).toContainText("User:payments-reconciliation");
     await reviewer.getByRole("button", { name: `Approve ${productName}` }).click();
     await expect(reviewer.getByText("Decision recorded.")).toBeVisible();
+    // Only now is v1 deprecated, with the sunset its owner chose.
+    await reviewer.goto(`/products/${productId}`);
+    await expect(reviewer.getByTestId("product-status")).toHaveText("DEPRECATED");
   });
 
   test("the subscriber of v1 sees the deprecation and requests the same access on v2 in one click", async ({ browser }) => {

@@ -56,6 +56,7 @@ export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, ty
 export { clusterTopic, clusterTopicsInput, listClusterTopics, topicSchemaInference } from "./queries/cluster-topics.ts";
 export { requestSchemaInference, schemaInferenceInput } from "./actions/request-schema-inference.ts";
 export { productDrift } from "./queries/product-drift.ts";
+export { unknownGrants, type UnknownGrant } from "./queries/unknown-grants.ts";
 export { applySsoSignIn } from "./actions/apply-sso-sign-in.ts";
 export { approveChangeRequest } from "./actions/approve-change-request.ts";
 export { approveProduct } from "./actions/approve-product.ts";

@@ -1,5 +1,6 @@
 import type { Tx } from "./db.ts";
 import { ConflictError, NotFoundError } from "./errors.ts";
+import type { PolicyDocument } from "./policies/document.ts";
 
 /*
  * Major versions: `<domain>.<product>.v<N+1>` is a new product whose
@@ -26,4 +27,10 @@ export async function assertCarriedOver(tx: Tx, fromSubscriptionId: string, prod
 export async function readerDomainIds(tx: Tx, productId: string): Promise<string[]> {
   const rows = await tx.subscription.findMany({ where: { productId, status: { in: [...READING_STATUSES] } }, select: { consumingDomainId: true }, distinct: ["consumingDomainId"] });
   return rows.map((r) => r.consumingDomainId);
+}
+
+/** Days of notice the policy asks for on a deprecation (the largest `deprecation-notice` rule; 30 without one). */
+export function policyNoticeDays(document: PolicyDocument): number {
+  const days = document.rules.flatMap((r) => (r.check === "deprecation-notice" ? [r.params.minDays] : []));
+  return days.length > 0 ? Math.max(...days) : 30;
 }

@@ -269,7 +269,11 @@ export const approveSchemaVersionInput = z.object({
 
 export const publishMajorVersionInput = z.object({
   definition: schemaText("Paste or upload a schema."),
-  sunsetAt: z.coerce.date({ message: "Choose a sunset date for the current version." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future."),
+  /** Applied to the current version when the new one is approved; without it, the policy's deprecation notice from that day. */
+  sunsetAt: z.preprocess(
+    (v) => (v === "" || v === null ? undefined : v),
+    z.coerce.date({ message: "The sunset date is a date." }).refine((d) => d.getTime() > Date.now(), "The sunset date must be in the future.").optional(),
+  ),
   reason: longText("The reason", 4000).max(2000, "Reason must be at most 2000 characters.").optional(),
 });
 

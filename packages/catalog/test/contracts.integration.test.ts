@@ -111,12 +111,38 @@ describe("contracts: plan and apply", () => {
     expect((await applyContracts(db, ctx.as.ordersOwner, files(compatible))).items[0]).toMatchObject({ action: "no-change", applied: false });
     await db.schemaVersion.deleteMany({ where: { productId: activeId, status: "PENDING" } });
 
-    // The breaking one becomes v2 in review, v1 deprecated with a sunset.
-    const published = (await applyContracts(db, ctx.as.ordersOwner, files(breaking))).items[0];
+    // The plan says plainly what a new major version does.
+    expect(major?.notes.join(" ")).toMatch(/NEW MAJOR VERSION: applying creates orders\.shipments\.v2 in review .* only with --new-major-version\. orders\.shipments\.v1 stays as it is until orders\.shipments\.v2 is approved/);
+    // Without the explicit flag nothing is created and v1 is untouched.
+    const v1Before = await db.dataProduct.findUniqueOrThrow({ where: { id: activeId } });
+    const withTags: OdcsContract = { ...breaking, tags: ["orders", "shipping", "carriers"], description: { purpose: "Every shipment, with its weight." } };
+    const unconfirmed = (await applyContracts(db, ctx.as.ordersOwner, files(withTags))).items[0];
+    expect(unconfirmed).toMatchObject({ action: "new-major-version", applied: false, refusal: { code: "NEW_MAJOR_VERSION_NOT_CONFIRMED" } });
+    expect(await db.dataProduct.count({ where: { topicName: "orders.shipments.v2" } })).toBe(0);
+
+    // With it, the breaking one becomes v2 in review with everything in the file; v1 stays exactly as it was.
+    const published = (await applyContracts(db, ctx.as.ordersOwner, { ...files(withTags), allowNewMajorVersion: true })).items[0];
     expect(published).toMatchObject({ action: "new-major-version", applied: true, topic: "orders.shipments.v2", status: "IN_REVIEW" });
-    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: activeId } })).status).toBe("DEPRECATED");
-    expect((await db.dataProduct.findUniqueOrThrow({ where: { topicName: "orders.shipments.v2" } })).contractSource).toBe("contracts/file-0.yaml");
-    expect((await planContracts(db, ctx.as.ordersOwner, files(breaking))).items[0]).toMatchObject({ action: "no-change", topic: "orders.shipments.v2" });
+    expect(await db.dataProduct.findUniqueOrThrow({ where: { id: activeId } })).toEqual(v1Before);
+    const v2 = await db.dataProduct.findUniqueOrThrow({ where: { topicName: "orders.shipments.v2" } });
+    expect(v2).toMatchObject({ contractSource: "contracts/file-0.yaml", tags: ["orders", "shipping", "carriers"], description: "Every shipment, with its weight.", predecessorId: activeId });
+    expect((await planContracts(db, ctx.as.ordersOwner, files(withTags))).items[0]).toMatchObject({ action: "no-change", topic: "orders.shipments.v2" });
+
+    // Approval of v2 deprecates v1 (the policy's 30 days, no sunset was given).
+    await approveProduct(db, ctx.as.reviewer, v2.id);
+    expect(await db.dataProduct.findUniqueOrThrow({ where: { id: activeId } })).toMatchObject({ status: "DEPRECATED", decisionReason: expect.stringMatching(/^Superseded by orders\.shipments\.v2/) });
+  });
+
+  it("a topic setting changed in the file carries into the new major version", async () => {
+    const p = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Parcels", keyFields: [], schema: { format: "AVRO", definition: JSON.stringify(schemaV1) } }));
+    await submitForReview(db, ctx.as.ordersOwner, p.id);
+    await approveProduct(db, ctx.as.reviewer, p.id);
+    await db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
+    const contract = setCustom({ ...(await exported(p.id)), tags: ["parcels"] }, "partitions", 12);
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, { ...files(contract), allowNewMajorVersion: true })).items[0];
+    expect(applied?.refusal).toBeUndefined();
+    expect(await db.dataProduct.findUniqueOrThrow({ where: { topicName: "orders.parcels.v2" } })).toMatchObject({ partitions: 12, tags: ["parcels"], status: "IN_REVIEW" });
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: p.id } })).status).toBe("ACTIVE");
   });
 
   it("policies are evaluated in the plan and refuse on apply with the rule id; other domains cannot apply", async () => {
@@ -130,7 +156,13 @@ describe("contracts: plan and apply", () => {
     expect(await db.dataProduct.count({ where: { slug: "customer-list" } })).toBe(0);
 
     const foreign = (await planContracts(db, ctx.as.paymentsOwner, files(base))).items[0];
-    expect(foreign).toMatchObject({ action: "error", errors: [expect.stringMatching(/cannot publish products of domain "orders"/)] });
+    expect(foreign).toMatchObject({ action: "skipped", errors: [], skipped: 'Not yours to change: only owners of domain "orders" publish its products.' });
+    const before = await db.dataProduct.findMany({ where: { domainId: ctx.orders.id }, orderBy: { id: "asc" } });
+    const changed = { ...base, tags: ["taken-over"] };
+    const appliedForeign = (await applyContracts(db, ctx.as.paymentsOwner, files(changed))).items[0];
+    expect(appliedForeign).toMatchObject({ action: "skipped", applied: false });
+    expect(appliedForeign?.refusal).toBeUndefined();
+    expect(await db.dataProduct.findMany({ where: { domainId: ctx.orders.id }, orderBy: { id: "asc" } })).toEqual(before);
   });
 
   it("a broken file is an error item naming the place, not a failed request", async () => {

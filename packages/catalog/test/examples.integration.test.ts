@@ -59,4 +59,30 @@ describe("examples/contracts", () => {
       expect({ name, action: items[0]?.action, errors: items[0]?.errors }).toEqual({ name, action: "no-change", errors: [] });
     }
   });
+
+  it("the whole folder plans for an ordinary owner: other domains' files are skipped with the reason, not errors", async () => {
+    const contracts = readdirSync(DIR)
+      .filter((f) => f.endsWith(".odcs.yaml"))
+      .sort()
+      .map((name) => ({ content: readFileSync(path.join(DIR, name), "utf8"), source: `examples/contracts/${name}` }));
+    const owner = await db.user.findUniqueOrThrow({ where: { email: "owner@orders.example" } });
+    const summary = (items: Awaited<ReturnType<typeof planContracts>>["items"]) => items.map((i) => ({ source: i.source, action: i.action, errors: i.errors, skipped: i.skipped }));
+    // The person, and a token with only write:orders: the payments files are not theirs.
+    const token = { id: "t", name: "ci", scopes: ["read", "write:orders"] };
+    for (const acting of [{ userId: owner.id }, { userId: owner.id, token }]) {
+      const { items } = await planContracts(db, acting, { contracts });
+      const reason = acting.token ? /^Not yours to change: this token cannot publish products of domain "payments" \(it needs the scope write:payments/ : /^Not yours to change: only owners of domain "payments" publish its products\.$/;
+      expect(summary(items)).toEqual(
+        contracts.map((c) =>
+          c.source.includes("/payments.")
+            ? { source: c.source, action: "skipped", errors: [], skipped: expect.stringMatching(reason) }
+            : { source: c.source, action: "no-change", errors: [], skipped: undefined },
+        ),
+      );
+    }
+    // A file naming a domain that does not exist is still an error.
+    const ghost = contracts[0]!.content.replace(/^domain: orders$/m, "domain: nowhere").replace(/^id: orders\./m, "id: nowhere.");
+    const { items } = await planContracts(db, { userId: owner.id }, { contracts: [{ content: ghost }] });
+    expect(items[0]).toMatchObject({ action: "error", errors: [expect.stringMatching(/no domain "nowhere"/)] });
+  });
 });

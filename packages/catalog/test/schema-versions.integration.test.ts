@@ -12,6 +12,7 @@ import {
   proposeSchemaVersion,
   publishMajorVersion,
   registerProduct,
+  rejectProduct,
   rejectSchemaVersion,
   requestSubscription,
   requestSuccessorAccess,
@@ -219,7 +220,7 @@ describe("changing the compatibility mode", () => {
 });
 
 describe("new major versions", () => {
-  it("publishes v2 as a linked product in review, deprecates v1, and lets its subscribers carry their access over in one step", async () => {
+  it("publishes v2 as a linked product in review, deprecates v1 only when v2 is approved, and lets its subscribers carry their access over in one step", async () => {
     const v1 = await activeProduct("Major Orders", record([orderId, amountCents]), { tags: ["orders", "money"], classification: "CONFIDENTIAL" });
     const account = await createServiceAccount(db, ctx.as.paymentsOwner, { domainId: ctx.payments.id, name: "payments-ledger" });
     const sub = await requestSubscription(db, ctx.as.paymentsOwner, { productId: v1.id, serviceAccountId: account.id, purpose: "Book every order in the ledger" });
@@ -242,27 +243,29 @@ describe("new major versions", () => {
       submittedById: ctx.people.ordersOwner.id,
     });
     expect(await db.schemaVersion.findMany({ where: { productId: v2.id }, select: { version: true, status: true, definition: true } })).toEqual([{ version: 1, status: "PENDING", definition: breaking }]);
-    const old = await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } });
-    expect(old).toMatchObject({ status: "DEPRECATED", sunsetAt, decisionReason: "Superseded by orders.major-orders.v2: Amounts carry their currency" });
+    // Until governance approves v2, v1 is exactly as it was: live, no sunset, no notice to its readers.
+    expect(await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } })).toEqual(v1);
+    expect(await successorNotices(db, await actor("paymentsOwner"))).toEqual([]);
+    expect(await db.notification.count({ where: { event: { entityId: v1.id, kind: "product.deprecated" } } })).toBe(0);
     await expect(publishMajorVersion(db, ctx.as.ordersOwner, v1.id, { definition: breaking, sunsetAt })).rejects.toMatchObject({ status: 409, code: "SUCCESSOR_EXISTS" });
-    // The subscribing domain is told, and governance is asked to review v2.
-    const told = await db.notification.findMany({ where: { event: { entityId: v1.id, kind: "product.deprecated" } }, select: { userId: true } });
-    expect(told.map((n) => n.userId).sort()).toEqual([ctx.people.paymentsOwner.id, ctx.people.paymentsMember.id].sort());
+    // Governance is asked to review v2.
     const asked = await db.notification.findMany({ where: { event: { entityId: v2.id, kind: "product.review-requested" } }, select: { userId: true } });
     expect(asked.map((n) => n.userId).sort()).toEqual([ctx.people.reviewer.id, ctx.people.reviewer2.id].sort());
 
-    // The subscriber is told; the one-click request waits until v2 accepts subscriptions.
+    // Approving v2 deprecates v1 with the owner's sunset and reason, and tells the subscribing domain.
+    await approveProduct(db, ctx.as.reviewer, v2.id);
+    const old = await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } });
+    expect(old).toMatchObject({ status: "DEPRECATED", sunsetAt, decisionReason: "Superseded by orders.major-orders.v2: Amounts carry their currency" });
+    const told = await db.notification.findMany({ where: { event: { entityId: v1.id, kind: "product.deprecated" } }, select: { userId: true } });
+    expect(told.map((n) => n.userId).sort()).toEqual([ctx.people.ordersOwner.id, ctx.people.paymentsOwner.id, ctx.people.paymentsMember.id].sort());
     const [notice] = await successorNotices(db, await actor("paymentsOwner"));
     expect(notice).toMatchObject({
       subscriptionId: sub.id,
       serviceAccount: "payments-ledger",
       product: { id: v1.id, status: "DEPRECATED", sunsetAt },
-      successor: { id: v2.id, topicName: "orders.major-orders.v2", subscribable: false },
+      successor: { id: v2.id, topicName: "orders.major-orders.v2" },
       carriedOver: null,
     });
-    await expect(requestSuccessorAccess(db, ctx.as.paymentsOwner, sub.id)).rejects.toMatchObject({ status: 409, code: "NOT_SUBSCRIBABLE" });
-
-    await approveProduct(db, ctx.as.reviewer, v2.id);
     await expect(requestSuccessorAccess(db, ctx.as.ordersOwner, sub.id)).rejects.toMatchObject({ status: 403 });
     const carried = await requestSuccessorAccess(db, ctx.as.paymentsMember, sub.id);
     expect(carried).toMatchObject({ productId: v2.id, serviceAccountId: account.id, purpose: "Book every order in the ledger", status: "REQUESTED", migratedFromId: sub.id, requestedById: ctx.people.paymentsMember.id });
@@ -277,5 +280,32 @@ describe("new major versions", () => {
     await expect(
       requestSubscription(db, ctx.as.paymentsOwner, { productId: v2.id, serviceAccountId: other.id, purpose: "Book every order in the ledger" }, { fromSubscriptionId: sub.id }),
     ).rejects.toMatchObject({ status: 409, code: "NOT_A_PREDECESSOR" });
+  });
+});
+
+describe("a new major version waits for its approval", () => {
+  const breaking = record([orderId, { name: "amountCents", type: "string" }]);
+
+  it("rejecting v2 leaves v1 exactly as it was", async () => {
+    const v1 = await activeProduct("Rejected Major", record([orderId, amountCents]), { tags: ["orders"] });
+    const v2 = await publishMajorVersion(db, ctx.as.ordersOwner, v1.id, { definition: breaking, sunsetAt: new Date(Date.now() + 40 * 86_400_000), reason: "Amounts as strings" });
+    await rejectProduct(db, ctx.as.reviewer, v2.id, { reason: "Strings for amounts lose the type; keep cents." });
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: v2.id } })).status).toBe("REJECTED");
+    expect(await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } })).toEqual(v1);
+    expect(await db.auditEvent.count({ where: { entityId: v1.id, action: "product.deprecated" } })).toBe(0);
+  });
+
+  it("without a sunset from the owner, v1 gets the policy's notice counted from v2's approval", async () => {
+    const v1 = await activeProduct("Default Sunset", record([orderId, amountCents]));
+    const v2 = await publishMajorVersion(db, ctx.as.ordersOwner, v1.id, { definition: breaking });
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } })).status).toBe("ACTIVE");
+    const before = Date.now();
+    await approveProduct(db, ctx.as.reviewer, v2.id);
+    const old = await db.dataProduct.findUniqueOrThrow({ where: { id: v1.id } });
+    expect(old).toMatchObject({ status: "DEPRECATED", decisionReason: "Superseded by orders.default-sunset.v2." });
+    // deprecation.notice in the default policy: 30 days.
+    expect(old.sunsetAt?.getTime()).toBeGreaterThanOrEqual(before + 30 * 86_400_000);
+    expect(old.sunsetAt?.getTime()).toBeLessThan(Date.now() + 30 * 86_400_000 + 1);
+    expect(await db.auditEvent.count({ where: { entityId: v1.id, action: "product.deprecated" } })).toBe(1);
   });
 });

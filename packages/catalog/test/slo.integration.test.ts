@@ -136,6 +136,34 @@ describe("alert rules", () => {
     expect(view.groups).toEqual([expect.objectContaining({ groupId: group, totalLag: 0, records: "MET", seconds: null })]);
   });
 
+  it("a consumer group with no members for longer than the objectives' window is inactive: no lag alert, and a firing one ends saying so", async () => {
+    const { product, subscription, group } = await activeSubscription();
+    await setSubscriptionObjective(db, ctx.as.paymentsOwner, subscription.id, { maxLagRecords: 100 });
+    await observeLag(subscription, product.topicName, group, 150, 1_000);
+    // What the cluster scan writes: the group last had a member or advanced its commits two hours ago.
+    await db.groupTopicUsage.create({ data: { groupId: group, topic: product.topicName, serviceAccountId: subscription.serviceAccountId, state: "Empty", members: 0, committedSum: 0n, committedPartitions: 1, firstSeenAt: at(-300), lastActiveAt: at(-120) } });
+    expect(await evaluateAlerts(db, OPTIONS, at(0))).toMatchObject({ fired: [] });
+    expect(await evaluateAlerts(db, OPTIONS, at(2))).toMatchObject({ fired: [] });
+    const view = await subscriptionSlo(db, await loadActor(db, ctx.people.paymentsOwner.id), subscription.id, at(2).getTime());
+    expect(view.groups).toEqual([expect.objectContaining({ groupId: group, inactiveSince: at(-120).toISOString(), records: "BREACHED" })]);
+    expect(view.inactiveAfterMs).toBe(3_600_000);
+
+    // A member joins: it is watched again and alerts as usual.
+    await db.consumerGroupObservation.update({ where: { groupId_topic: { groupId: group, topic: product.topicName } }, data: { members: 1, state: "Stable" } });
+    await db.groupTopicUsage.update({ where: { groupId_topic: { groupId: group, topic: product.topicName } }, data: { members: 1, lastActiveAt: at(3) } });
+    expect(await evaluateAlerts(db, OPTIONS, at(3))).toMatchObject({ fired: [] });
+    const fired = await evaluateAlerts(db, OPTIONS, at(4.5));
+    expect(fired.fired).toHaveLength(1);
+    // It stops again: while the window has not passed the alert keeps firing; after it, the alert ends as inactive.
+    await db.consumerGroupObservation.update({ where: { groupId_topic: { groupId: group, topic: product.topicName } }, data: { members: 0, state: "Empty" } });
+    await db.groupTopicUsage.update({ where: { groupId_topic: { groupId: group, topic: product.topicName } }, data: { members: 0, lastActiveAt: at(5) } });
+    expect(await evaluateAlerts(db, OPTIONS, at(30))).toMatchObject({ fired: [], resolved: [] });
+    expect((await evaluateAlerts(db, OPTIONS, at(70))).resolved).toEqual(fired.fired);
+    const note = (await alertKinds(ctx.people.paymentsOwner.id)).find((x) => x.entityId === subscription.id && x.kind === "alert.resolved");
+    expect(note?.body).toContain(`Consumer group ${group} has had no members since 2026-12-01 12:05 UTC: it is shown as inactive and its lag does not alert until a consumer joins again`);
+    expect(await evaluateAlerts(db, OPTIONS, at(80))).toMatchObject({ fired: [], resolved: [] });
+  });
+
   it("an unknown time lag keeps the alert as it is; a revoked subscription ends its alerts", async () => {
     const { product, subscription, group } = await activeSubscription();
     await setSubscriptionObjective(db, ctx.as.paymentsOwner, subscription.id, { maxLagSeconds: 30 });

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, mkdirSync, readFileSync, statSync, 
 import { createServer, type Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { configPath, loadConfig, normalizeUrl, saveConfig } from "./config.ts";
 import { contractFiles } from "./files.ts";
 import { main } from "./main.ts";
@@ -31,6 +31,14 @@ describe("kappa output", () => {
     expect(planExitCode([item({}), item({ action: "update" })])).toBe(2);
     expect(planExitCode([item({ action: "update" }), item({ action: "error" })])).toBe(1);
     expect(planExitCode([item({ action: "create", policy: { version: 1, results: [], blocked: true } })])).toBe(1);
+  });
+
+  it("other domains' files are skipped with the reason and do not count in the exit code", () => {
+    const skipped = item({ action: "skipped", contractId: "payments.refunds", source: "examples/contracts/payments.refunds.odcs.yaml", productId: null, topic: null, status: null, skipped: 'Not yours to change: only owners of domain "payments" publish its products.' });
+    expect(planExitCode([item({}), skipped])).toBe(0);
+    expect(planExitCode([item({ action: "update" }), skipped])).toBe(2);
+    const text = renderPlanItem(skipped);
+    expect(text).toBe('- payments.refunds: skipped\n    file: examples/contracts/payments.refunds.odcs.yaml\n    skipped: Not yours to change: only owners of domain "payments" publish its products.');
   });
 
   it("renders field changes, the compatibility verdict and failing rules", () => {
@@ -164,5 +172,69 @@ describe("kappa login keeps the token out of argv and off other users' reach", (
     expect(() => saveConfig({ url: "http://localhost:3000", token: "kappa_t" }, env)).toThrow(/symbolic link/);
     expect(readFileSync(elsewhere, "utf8")).toContain("kappa_planted");
     expect(() => loadConfig(env)).toThrow(/symbolic link/);
+  });
+});
+
+/** A portal that answers plan with these items and records every request the CLI sends. */
+function fakePortal(planItems: PlanItem[]) {
+  const calls: { method: string; path: string; body: unknown }[] = [];
+  vi.stubGlobal("fetch", async (url: string, init: { method: string; body?: string }) => {
+    const path = new URL(url).pathname;
+    const body: unknown = init.body ? JSON.parse(init.body) : undefined;
+    calls.push({ method: init.method, path, body });
+    const items = path === "/api/v1/contracts" ? planItems.map((i) => ({ ...i, applied: true, status: "IN_REVIEW" })) : planItems;
+    return new Response(JSON.stringify({ items }), { status: 200, headers: { "content-type": "application/json" } });
+  });
+  return calls;
+}
+
+async function runKappa(args: string[]) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "kappa-run-"));
+  writeFileSync(path.join(dir, "orders.yaml"), "id: orders.x\n");
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["node", "kappa", ...args.map((a) => (a === "DIR" ? dir : a))], { out: (t) => out.push(t), err: (t) => err.push(t), env: { KAPPA_URL: "http://portal.test", KAPPA_TOKEN: "kappa_t" }, sleep: async () => {} });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+describe("kappa apply and new major versions", () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const major = item({ action: "new-major-version", targetTopic: "orders.x.v2", changes: [{ field: "schema", from: "AVRO v1", to: "AVRO v2" }], schema: { change: "new-version", mode: "BACKWARD", compatible: false, issues: [] } });
+
+  it("without --new-major-version nothing is sent to apply, and the reason names the flag", async () => {
+    const calls = fakePortal([major]);
+    const result = await runKappa(["apply", "-f", "DIR"]);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("Nothing was applied: orders.x needs a new major version (orders.x.v2)");
+    expect(result.err).toContain("--new-major-version");
+    expect(calls.map((c) => c.path)).toEqual(["/api/v1/contracts/plan"]);
+  });
+
+  it("with --new-major-version (and --sunset) apply asks the portal to create it", async () => {
+    const calls = fakePortal([major]);
+    const result = await runKappa(["apply", "-f", "DIR", "--new-major-version", "--sunset", "2030-01-31"]);
+    expect(result.code).toBe(0);
+    expect(calls.map((c) => c.path)).toEqual(["/api/v1/contracts/plan", "/api/v1/contracts"]);
+    expect(calls[1]?.body).toMatchObject({ allowNewMajorVersion: true, sunsetAt: "2030-01-31T00:00:00Z" });
+    expect((await runKappa(["apply", "-f", "DIR", "--sunset", "2030-01-31"])).err).toContain("add --new-major-version");
+    expect((await runKappa(["apply", "-f", "DIR", "--new-major-version", "--sunset", "soon"])).err).toContain("--sunset is a date");
+  });
+});
+
+describe("kappa plan over a folder with other domains' files", () => {
+  afterEach(() => vi.unstubAllGlobals());
+  it("reports each skipped file and exits by the caller's own products", async () => {
+    const skipped = item({ action: "skipped", contractId: "payments.refunds", productId: null, topic: null, status: null, skipped: "Not yours to change: only owners of domain \"payments\" publish its products." });
+    fakePortal([item({}), skipped]);
+    const same = await runKappa(["plan", "-f", "DIR"]);
+    expect(same.code).toBe(0);
+    expect(same.out).toContain("- payments.refunds: skipped");
+    expect(same.out).toContain("Plan: 1 no change, 1 skipped.");
+    fakePortal([item({ action: "update", changes: [{ field: "tags", from: ["a"], to: ["b"] }] }), skipped]);
+    expect((await runKappa(["plan", "-f", "DIR"])).code).toBe(2);
+    const calls = fakePortal([item({}), skipped]);
+    const applied = await runKappa(["apply", "-f", "DIR"]);
+    expect(applied.code).toBe(0);
+    expect(calls.map((c) => c.path)).toEqual(["/api/v1/contracts/plan"]);
   });
 });

@@ -115,7 +115,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command("plan")
-    .description("Show what applying the contract file(s) would change, per product, with the policy verdicts. Exit 0: no change, 2: changes, 1: error.")
+    .description("Show what applying the contract file(s) would change, per product, with the policy verdicts. Files of domains your token may not change are skipped (with the reason). Exit 0: none of your products would change, 2: changes, 1: error.")
     .requiredOption("-f, --file <path>", "a contract file or a folder of them (.yaml, .yml, .json)")
     .addOption(outputOption())
     .action(async (opts: { file: string; output: OutputFormat }) => {
@@ -128,10 +128,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command("apply")
     .description("Plan, then submit the changes through the portal (validation, policies, review, provisioning). Applying twice is a no-op.")
     .requiredOption("-f, --file <path>", "a contract file or a folder of them")
+    .option("--new-major-version", "create the new major versions the plan shows (each goes to review; the current version is deprecated only when the new one is approved)")
+    .option("--sunset <date>", "with --new-major-version: the sunset the current version gets when the new one is approved (YYYY-MM-DD; default: the policy's notice from the approval)")
     .option("--wait", "wait, with progress, until each created product is ACTIVE on Kafka (after review and provisioning)")
     .option("--timeout <seconds>", "how long --wait waits", "900")
     .addOption(outputOption())
-    .action(async (opts: { file: string; wait?: boolean; timeout: string; output: OutputFormat }) => {
+    .action(async (opts: { file: string; newMajorVersion?: boolean; sunset?: string; wait?: boolean; timeout: string; output: OutputFormat }) => {
+      if (opts.sunset !== undefined && !opts.newMajorVersion) throw new Error("--sunset applies to a new major version: add --new-major-version.");
+      if (opts.sunset !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(opts.sunset) || Number.isNaN(Date.parse(`${opts.sunset}T00:00:00Z`)))) throw new Error(`--sunset is a date (YYYY-MM-DD), not "${opts.sunset}".`);
       const portal = client();
       const contracts = readContracts(opts.file);
       const planned = await portal.post<{ items: PlanItem[] }>("/api/v1/contracts/plan", { contracts });
@@ -140,12 +144,25 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         io.err("Nothing was applied: fix the errors above.");
         return setExit(1);
       }
-      const toApply = planned.items.filter((i) => i.action !== "no-change" || i.status === "DRAFT");
+      const majors = planned.items.filter((i) => i.action === "new-major-version");
+      if (majors.length > 0 && !opts.newMajorVersion) {
+        io.out(formatOutput(planned, opts.output, () => renderPlan(planned.items)));
+        io.err(
+          `Nothing was applied: ${majors.map((i) => `${i.contractId ?? i.source ?? "a file"} needs a new major version (${i.targetTopic ?? "a new topic"})`).join("; ")}. ` +
+            "Run again with --new-major-version to create it in review; the current version stays as it is until it is approved.",
+        );
+        return setExit(1);
+      }
+      const toApply = planned.items.filter((i) => i.action !== "skipped" && (i.action !== "no-change" || i.status === "DRAFT"));
       if (toApply.length === 0) {
         io.out(formatOutput(planned, opts.output, () => `${renderPlan(planned.items)}\nNo changes: nothing to apply.`));
         return setExit(0);
       }
-      const applied = await portal.post<{ items: PlanItem[] }>("/api/v1/contracts", { contracts });
+      const applied = await portal.post<{ items: PlanItem[] }>("/api/v1/contracts", {
+        contracts,
+        ...(opts.newMajorVersion ? { allowNewMajorVersion: true } : {}),
+        ...(opts.sunset ? { sunsetAt: `${opts.sunset}T00:00:00Z` } : {}),
+      });
       io.out(formatOutput(applied, opts.output, () => renderPlan(applied.items)));
       if (applied.items.some((i) => i.refusal)) return setExit(1);
       if (opts.wait) {

@@ -29,6 +29,7 @@ const SYMBOL: Record<PlanItem["action"], string> = {
   "new-schema-version": "~",
   "new-major-version": "+",
   "no-change": "=",
+  skipped: "-",
   error: "!",
 };
 
@@ -39,6 +40,10 @@ export function renderPlanItem(item: PlanItem): string {
   const where = item.action === "create" || item.action === "new-major-version" ? item.targetTopic : item.topic;
   lines.push(`${SYMBOL[item.action]} ${name}: ${item.action.replace(/-/g, " ")}${where ? ` (${where})` : ""}${item.status ? ` [${item.status}]` : ""}`);
   if (item.source) lines.push(`    file: ${item.source}`);
+  if (item.action === "skipped") {
+    lines.push(`    skipped: ${item.skipped ?? "not yours to change"}`);
+    return lines.join("\n");
+  }
   for (const error of item.errors) lines.push(`    error: ${error}`);
   if (item.action === "create") {
     for (const c of item.changes) lines.push(`    + ${c.field}: ${show(c.to)}`);
@@ -68,9 +73,14 @@ export function renderPlan(items: PlanItem[]): string {
   return `${items.map(renderPlanItem).join("\n\n")}\n\nPlan: ${summary}.`;
 }
 
-/** Exit code of `kappa plan`: 1 error (or a policy that blocks), 2 changes, 0 nothing to do. */
+/**
+ * Exit code of `kappa plan`, about the caller's own products only: 1 an error
+ * (or a policy that blocks), 2 changes, 0 nothing to do. Files of domains the
+ * token may not change are skipped (each said so) and count for nothing.
+ */
 export function planExitCode(items: PlanItem[]): 0 | 1 | 2 {
-  if (items.some((i) => i.action === "error" || i.policy.blocked)) return 1;
-  if (items.some((i) => i.action !== "no-change")) return 2;
+  const own = items.filter((i) => i.action !== "skipped");
+  if (own.some((i) => i.action === "error" || i.policy.blocked)) return 1;
+  if (own.some((i) => i.action !== "no-change")) return 2;
   return 0;
 }

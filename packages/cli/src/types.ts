@@ -13,7 +13,7 @@ export interface RuleResult {
 export interface PlanItem {
   source: string | null;
   contractId: string | null;
-  action: "create" | "update" | "new-schema-version" | "new-major-version" | "no-change" | "error";
+  action: "create" | "update" | "new-schema-version" | "new-major-version" | "no-change" | "skipped" | "error";
   productId: string | null;
   topic: string | null;
   targetTopic: string | null;
@@ -23,6 +23,8 @@ export interface PlanItem {
   policy: { version: number; results: RuleResult[]; blocked: boolean };
   errors: string[];
   notes: string[];
+  /** Why a file was skipped: another domain's, which this token may not change. */
+  skipped?: string;
   applied?: boolean;
   refusal?: { code: string; message: string; fields?: Record<string, string[]> };
 }

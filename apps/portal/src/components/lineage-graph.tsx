@@ -11,6 +11,7 @@ const HEIGHT = 54;
 
 function edgeStyle(e: LineageGraphData["edges"][number]) {
   if (e.kind === "input") return { stroke: "#4f46e5", strokeWidth: 2 };
+  if (e.kind === "acl") return { stroke: "#be123c", strokeWidth: 2, strokeDasharray: "2 3" };
   if (!e.granted) return { stroke: "#e11d48", strokeWidth: 2 };
   if (!e.observed) return { stroke: "#d97706", strokeWidth: 2, strokeDasharray: "6 4" };
   return { stroke: "#059669", strokeWidth: 2 };
@@ -20,6 +21,7 @@ const NODE_CLASS: Record<string, string> = {
   product: "bg-white ring-indigo-300",
   account: "bg-slate-50 ring-slate-300",
   group: "bg-rose-50 ring-rose-300",
+  principal: "bg-rose-100 ring-rose-500",
 };
 
 /**
@@ -50,7 +52,7 @@ export function LineageGraph({ data, onFocus }: { data: LineageGraphData; onFocu
               ) : (
                 <span className="block truncate font-mono">{n.label}</span>
               )}
-              <span className="block truncate text-[11px] text-slate-600">{n.kind === "group" ? "group, no catalog account" : n.domain ? `${n.kind === "product" ? "product" : "account"} · ${n.domain.slug}` : n.kind}</span>
+              <span className="block truncate text-[11px] text-slate-600">{n.kind === "group" ? "group, no catalog account" : n.kind === "principal" ? "ACL outside the catalog" : n.domain ? `${n.kind === "product" ? "product" : "account"} · ${n.domain.slug}` : n.kind}</span>
             </div>
           ),
         },

@@ -2,11 +2,11 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useCallback, useMemo, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
+import { useCallback, useMemo, useState, type ChangeEvent, type FocusEvent, type FormEvent, type ReactNode } from "react";
 import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
 import { CLASSIFICATIONS, COMPATIBILITY_MODES, LIMITS } from "@kappa/catalog/validation";
 import { api, type ApiError } from "@/lib/api-client";
-import { humanize } from "@/lib/format";
+import { formatDurationMs, humanize } from "@/lib/format";
 import {
   changedInput,
   formToInput,
@@ -45,6 +45,40 @@ const CLASSIFICATION_HINTS: Record<string, string> = {
   CONFIDENTIAL: "Sensitive or personal data; every subscription needs explicit approval.",
   RESTRICTED: "Highly sensitive; only governance approves access.",
 };
+
+/** The policy's partition and retention bounds for a classification, as hints say them (the form checks them live too). */
+function policyBounds(document: PolicyDocument, classification: string): { partitions: string | null; retention: string | null } {
+  const c = classification as keyof NonNullable<Extract<PolicyDocument["rules"][number], { check: "partition-bounds" }>["params"]["byClassification"]>;
+  const partitionRule = document.rules.find((r) => r.check === "partition-bounds");
+  const retentionRule = document.rules.find((r) => r.check === "retention-bounds");
+  let partitions: string | null = null;
+  let retention: string | null = null;
+  if (partitionRule?.check === "partition-bounds") {
+    const b = partitionRule.params.byClassification[c] ?? partitionRule.params.default;
+    partitions = `${b.min}–${Math.min(b.max, LIMITS.partitionsMax)} for ${humanize(classification)} (policy rule ${partitionRule.id})`;
+  }
+  if (retentionRule?.check === "retention-bounds") {
+    const b = retentionRule.params.byClassification[c] ?? retentionRule.params.default;
+    const parts = [`at least ${formatDurationMs(b.minMs)}`];
+    if (b.maxMs !== undefined) parts.push(`at most ${formatDurationMs(b.maxMs)}`);
+    parts.push(b.allowForever ? "forever allowed" : "never forever");
+    retention = `${parts.join(", ")} for ${humanize(classification)} (policy rule ${retentionRule.id})`;
+  }
+  return { partitions, retention };
+}
+
+/** The error key of the field an element belongs to (ids are the field names, except these). */
+const ERROR_KEY_OF_ID: Record<string, string> = {
+  retention: "retentionMs",
+  "retention-amount": "retentionMs",
+  "retention-unit": "retentionMs",
+  localRetention: "localRetentionMs",
+  "localRetention-amount": "localRetentionMs",
+  "localRetention-unit": "localRetentionMs",
+  schemaDefinition: "schema.definition",
+};
+
+const COMPACT_NOT_TIERED = "Compacted topics are not tiered: compaction rewrites the log to keep the latest record per key, so there are no cold segments to move. Turn off tiered storage, or choose delete.";
 
 /**
  * Register or edit a data product. Validates with the catalog's own zod schema
@@ -137,11 +171,35 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
     if (/\.avsc$/i.test(file.name)) set("schemaFormat", "AVRO");
   }
 
-  const e = (key: string) => errors[key];
+  // Explained on the spot, before any submit: the server refuses the combination too.
+  const compactTiered = values.cleanupPolicy === "compact" && values.tieredStorage;
+  const e = (key: string) => (key === "tieredStorage" && compactTiered ? [COMPACT_NOT_TIERED] : errors[key]);
+  const bounds = policyBounds(policy.document, values.classification);
+
+  /** Validation of the field the user just left (create: the registration schema; edit: the patch). */
+  function onFieldBlur(event: FocusEvent<HTMLFormElement>) {
+    const target = event.target as HTMLElement;
+    const id = target.id;
+    if (!id) return;
+    const key = ERROR_KEY_OF_ID[id] ?? id;
+    let problems: FieldErrorMap | null;
+    if (mode.kind === "create") problems = validateRegister(values);
+    else {
+      const patch = changedInput(mode.initial, values);
+      problems = Object.keys(patch).length === 0 ? null : validateUpdate(patch);
+    }
+    setErrors((prev) => {
+      const next = { ...prev };
+      const found = problems?.[key] ?? (key === "tags" || key === "keyFields" ? firstIndexed(problems ?? {}, key) : undefined);
+      if (found) next[key] = found;
+      else delete next[key];
+      return next;
+    });
+  }
   const lockHint = "Fixed once the product is approved; publish a new major version to change it.";
 
   return (
-    <form onSubmit={onSubmit} noValidate className="space-y-6" aria-describedby="form-status">
+    <form onSubmit={onSubmit} onBlur={onFieldBlur} noValidate className="space-y-6" aria-describedby="form-status">
       <div id="form-status">
         <ErrorAlert message={formError}>
           {errors._ && <p>{errors._.join(" ")}</p>}
@@ -198,7 +256,7 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
 
       <Card title="Topic">
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field id="partitions" label="Partitions" errors={e("partitions")} notes={notes("partitions")} hint={locked("partitions") ? lockHint : `1–${LIMITS.partitionsMax}; the unit of consumer parallelism.`}>
+          <Field id="partitions" label="Partitions" errors={e("partitions")} notes={notes("partitions")} hint={locked("partitions") ? lockHint : `${bounds.partitions ?? `1–${LIMITS.partitionsMax}`}; the unit of consumer parallelism.`}>
             {(a) => <input {...a} inputMode="numeric" value={values.partitions} onChange={(ev) => set("partitions", ev.target.value)} disabled={locked("partitions")} className={inputClass} />}
           </Field>
           <Field id="cleanupPolicy" label="Cleanup policy" errors={e("cleanupPolicy")} hint={locked("cleanupPolicy") ? lockHint : "compact keeps the latest record per key (latest-state products)."}>
@@ -212,7 +270,7 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
           <Field id="keyFields" label="Key fields" errors={e("keyFields") ?? firstIndexed(errors, "keyFields")} notes={notes("keyFields")} hint={locked("keyFields") ? lockHint : "Comma-separated top-level schema fields that form the record key (compacted products need one)."}>
             {(a) => <input {...a} value={values.keyFields} onChange={(ev) => set("keyFields", ev.target.value)} disabled={locked("keyFields")} className={inputClass} />}
           </Field>
-          <DurationField id="retention" label="Retention" value={values.retention} presets={RETENTION_PRESETS} disabled={locked("retentionMs")} errors={e("retentionMs")} notes={notes("retentionMs", "retention")} onChange={(v) => set("retention", v)} hint={locked("retentionMs") ? lockHint : "Forever by default: every consumer can replay from the start."} />
+          <DurationField id="retention" label="Retention" value={values.retention} presets={RETENTION_PRESETS} disabled={locked("retentionMs")} errors={e("retentionMs")} notes={notes("retentionMs", "retention")} onChange={(v) => set("retention", v)} hint={locked("retentionMs") ? lockHint : `Forever by default: every consumer can replay from the start.${bounds.retention ? ` Policy: ${bounds.retention}.` : ""}`} />
           <fieldset className="space-y-3">
             <legend className="text-sm font-medium text-slate-800">Tiered storage</legend>
             <label className="flex items-center gap-2 text-sm">
@@ -222,6 +280,7 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
                 onChange={(ev) => set("tieredStorage", ev.target.checked)}
                 disabled={locked("tieredStorage")}
                 aria-describedby={e("tieredStorage") ? "tieredStorage-error" : undefined}
+                aria-invalid={e("tieredStorage") ? true : undefined}
                 className="h-4 w-4 rounded border-slate-300"
               />
               Move cold segments to object storage

@@ -136,8 +136,22 @@ export function DriftPanel({ productId, placeholder = null }: { productId: strin
         {d.lastCheckedAt ? <>The worker last compared the cluster with the catalog <Age iso={d.lastCheckedAt} /> ago.</> : <>The worker has not finished a full reconcile yet.</>}
         {d.lastCheckError && <span className="text-rose-700"> Last check had an error: {d.lastCheckError}</span>}
       </p>
+      {d.unknownGrants.length > 0 && (
+        <div className="mt-3 rounded-md bg-rose-50 p-3 ring-1 ring-rose-200" data-testid="unknown-grants">
+          <h3 className="text-sm font-semibold text-rose-900">Grants the catalog does not know ({d.unknownGrants.length})</h3>
+          <p className="mt-1 text-xs text-rose-900">ACLs on {d.topic} that no subscription or producer grant explains, as the worker&apos;s last cluster scan found them. Remove them on the cluster, or turn them into subscriptions.</p>
+          <ul className="mt-2 space-y-1 text-sm">
+            {d.unknownGrants.map((g) => (
+              <li key={`${g.principal} ${g.operation} ${g.permission} ${g.host} ${g.patternType} ${g.resourceName}`}>
+                <span className="font-mono">{g.principal}</span> · {g.permission} {g.operation} from {g.host}
+                {g.patternType !== "LITERAL" ? ` (${g.patternType} ${g.resourceName})` : ""} — <span className="text-slate-700">{g.why}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {d.events.length === 0 ? (
-        <p className="mt-2 text-sm text-slate-600">No drift found: the topic and its grants are as the catalog says.</p>
+        <p className="mt-2 text-sm text-slate-600">{d.unknownGrants.length === 0 ? "No drift found: the topic and its grants are as the catalog says." : "No drift repaired yet."}</p>
       ) : (
         <ul className="mt-2 space-y-1 text-sm" data-testid="drift-events">
           {d.events.map((e) => {

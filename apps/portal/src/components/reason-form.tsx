@@ -16,7 +16,10 @@ export function ReasonAction({
   error,
   pending,
   extra,
+  hint = "Required; the requester sees it.",
 }: {
+  /** Who will read the reason, said under the field. */
+  hint?: string;
   label: string;
   confirmLabel: string;
   onConfirm: (reason: string, form: FormData) => void;
@@ -41,7 +44,7 @@ export function ReasonAction({
   }
   return (
     <form onSubmit={submit} className="w-full space-y-3 rounded-md bg-slate-50 p-3 ring-1 ring-slate-200">
-      <Field id={`${prefix}-reason`} label="Reason" errors={fields.reason} hint="Required; the requester sees it.">
+      <Field id={`${prefix}-reason`} label="Reason" errors={fields.reason} hint={hint}>
         {(a) => <textarea {...a} name="reason" rows={2} required minLength={5} autoFocus className={inputClass} />}
       </Field>
       {extra?.({ prefix, errors: fields })}

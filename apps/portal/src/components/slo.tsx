@@ -127,6 +127,7 @@ export function SubscriptionObjectives({ subscriptionId }: { subscriptionId: str
           {o ? `Objectives: at most ${o.maxLagRecords === null ? "—" : `${formatCount(o.maxLagRecords)} records`} and ${o.maxLagSeconds === null ? "—" : formatSeconds(o.maxLagSeconds)} behind.` : "No lag objectives set."} The subscribing domain's owners set them.
         </p>
       )}
+      {o && <p className="text-xs text-slate-600" data-testid="inactive-rule">A consumer group with no members for more than {formatSeconds(d.inactiveAfterMs / 1000)} is shown as inactive and its lag does not alert; it is watched again as soon as a consumer joins.</p>}
       {d.groups.length > 0 && (
         <div className="overflow-x-auto">
           <table className="w-full text-left text-sm" data-testid="objective-table">
@@ -142,7 +143,14 @@ export function SubscriptionObjectives({ subscriptionId }: { subscriptionId: str
             <tbody className="divide-y divide-slate-200">
               {d.groups.map((g) => (
                 <tr key={g.groupId} data-testid="objective-row">
-                  <td className="py-2 pr-3 font-mono">{g.groupId}</td>
+                  <td className="py-2 pr-3 font-mono">
+                    {g.groupId}
+                    {g.inactiveSince && (
+                      <span className="mt-1 block font-sans text-xs text-amber-800" data-testid="group-inactive">
+                        <Badge value="DEPRECATED" label="inactive" /> no members since {formatDateTime(g.inactiveSince)}: its lag (where it stopped) does not alert until a consumer joins again.
+                      </span>
+                    )}
+                  </td>
                   <td className="py-2 pr-3">
                     <span data-testid="objective-records">{formatCount(g.totalLag)}</span>
                     {o?.maxLagRecords != null && <span className="text-slate-500"> / {formatCount(o.maxLagRecords)}</span>} <VerdictBadge verdict={g.records} />

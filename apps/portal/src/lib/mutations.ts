@@ -46,6 +46,7 @@ export function useSubscriptionAction() {
     onSuccess: (_data, action) =>
       Promise.all([
         client.invalidateQueries({ queryKey: queryKeys.products.detail(action.productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.subscriptions.detail(action.id) }),
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
         client.invalidateQueries({ queryKey: queryKeys.myDomains }),
         client.invalidateQueries({ queryKey: queryKeys.audit.all }),
@@ -165,7 +166,7 @@ export function useProposeSchemaVersion(productId: string) {
 
 export function usePublishMajorVersion(productId: string) {
   const client = useQueryClient();
-  return useMutation<{ id: string; topicName: string }, ApiError, { definition: string; sunsetAt: string; reason?: string }>({
+  return useMutation<{ id: string; topicName: string }, ApiError, { definition: string; sunsetAt?: string; reason?: string }>({
     mutationFn: (body) => api(`/api/v1/products/${productId}/major-version`, { method: "POST", body }),
     onSuccess: () =>
       Promise.all([

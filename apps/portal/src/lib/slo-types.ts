@@ -22,10 +22,14 @@ export interface SubscriptionSlo {
   status: string;
   canEdit: boolean;
   objective: { maxLagRecords: number | null; maxLagSeconds: number | null; updatedAt: string } | null;
+  /** A group with no members for longer than this is inactive and does not alert. */
+  inactiveAfterMs: number;
   groups: {
     groupId: string;
     state: string;
     members: number;
+    /** Set while the group is inactive: since when it has had no members (ISO). */
+    inactiveSince: string | null;
     totalLag: number;
     timeLagMs: number | null;
     records: Verdict;

@@ -25,8 +25,18 @@ export const contractFilesInput = z.object({
     )
     .min(1, "Send at least one contract.")
     .max(100, "At most 100 contracts per request."),
-  /** When a file needs a new major version: the sunset of the current one (default: in 30 days). */
-  sunsetAt: z.coerce.date({ message: "sunsetAt is a date." }).optional(),
+  /**
+   * A file whose change needs a new major version is applied only with this
+   * set (`kappa apply --new-major-version`); without it the file is refused
+   * with NEW_MAJOR_VERSION_NOT_CONFIRMED and nothing changes.
+   */
+  allowNewMajorVersion: z.boolean({ message: "allowNewMajorVersion is true or false." }).optional(),
+  /**
+   * When a file needs a new major version: the sunset the current one gets
+   * when the new one is approved (default: the policy's deprecation notice,
+   * counted from the approval).
+   */
+  sunsetAt: z.coerce.date({ message: "sunsetAt is a date." }).refine((d) => d.getTime() > Date.now(), "sunsetAt must be in the future.").optional(),
 });
 export type ContractFilesInput = z.input<typeof contractFilesInput>;
 
@@ -61,7 +71,19 @@ export async function applyContracts(db: Db, acting: ActingUser, rawInput: unkno
     const source = file.source ?? "contract";
     try {
       const plan = await inTransaction(db, acting, (tx, actor) => planContract(tx, actor, file.content, source));
-      if (plan.action === "new-schema-version" || plan.action === "new-major-version") {
+      if (plan.action === "skipped") {
+        // Another domain's file in the folder: reported, never applied, not a failure.
+        items.push({ ...plan, applied: false });
+      } else if (plan.action === "new-major-version" && !input.allowNewMajorVersion) {
+        items.push({
+          ...plan,
+          applied: false,
+          refusal: {
+            code: "NEW_MAJOR_VERSION_NOT_CONFIRMED",
+            message: `This file needs a new major version (new topic ${plan.targetTopic ?? ""}); nothing was changed. Apply it with --new-major-version (API: "allowNewMajorVersion": true) to create it in review; ${plan.topic ?? "the current version"} stays as it is until the new one is approved.`,
+          },
+        });
+      } else if (plan.action === "new-schema-version" || plan.action === "new-major-version") {
         items.push(await applyEvolution(db, acting, plan, input.sunsetAt));
       } else {
         items.push(await inTransaction(db, acting, (tx, actor) => applyOne(tx, actor, file.content, source)));
@@ -77,33 +99,49 @@ export async function applyContracts(db: Db, acting: ActingUser, rawInput: unkno
   return { items };
 }
 
-const NOTICE_MS = 30 * 86_400_000;
-
 /**
  * A schema change of a live product goes through schema governance's own
- * actions: a compatible one is proposed for review, a breaking one becomes
- * the next major version (the current one deprecated with a sunset). Metadata
- * changes in the same file are applied as an edit.
+ * actions: a compatible one is proposed for review, a breaking one (or a topic
+ * setting that cannot change) becomes the next major version in review, with
+ * everything the file says — metadata, SLA, topic settings — and the current
+ * version untouched until that one is approved. Metadata changes that come
+ * with a compatible schema are applied as an edit.
  */
 async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunsetAt: Date | undefined): Promise<AppliedItem> {
   const d = plan.desired;
   if (!d || !plan.productId) throw new ValidationError("The contract cannot be applied.");
   const productId = plan.productId;
-  const metadata = Object.fromEntries(plan.changes.filter((c) => (METADATA as readonly string[]).includes(c.field)).map((c) => [c.field, c.to]));
   if (plan.action === "new-schema-version") {
+    const metadata = Object.fromEntries(plan.changes.filter((c) => (METADATA as readonly string[]).includes(c.field)).map((c) => [c.field, c.to]));
     await proposeSchemaVersion(db, acting, productId, { definition: d.schema.definition });
     if (Object.keys(metadata).length > 0) await inTransaction(db, acting, (tx, actor) => updateProductInTx(tx, actor, productId, metadata, { contractSource: plan.source ?? "contract" }));
     return { ...plan, applied: true };
   }
-  const locked = plan.changes.filter((c) => c.field !== "schema" && !(METADATA as readonly string[]).includes(c.field));
-  if (locked.length > 0) {
-    throw new ConflictError(
-      `${locked.map((c) => c.field).join(", ")} differ from ${plan.topic}: a new major version copies the current settings, so change them in the portal after publishing, or keep them in the file.`,
-      "NOT_AVAILABLE",
-    );
-  }
-  const next = await publishMajorVersion(db, acting, productId, { definition: d.schema.definition, sunsetAt: sunsetAt ?? new Date(Date.now() + NOTICE_MS), reason: `Contract ${plan.contractId}: breaking schema change` });
-  await db.dataProduct.update({ where: { id: next.id }, data: { contractSource: plan.source ?? "contract", contractAppliedAt: new Date() } });
+  const next = await publishMajorVersion(
+    db,
+    acting,
+    productId,
+    { definition: d.schema.definition, ...(sunsetAt ? { sunsetAt } : {}), reason: `Contract ${plan.contractId}: ${plan.schema.compatible === false ? "breaking schema change" : `${plan.changes.map((c) => c.field).join(", ")} changed`}` },
+    {
+      format: d.schema.format,
+      contractSource: plan.source ?? "contract",
+      settings: {
+        name: d.name,
+        description: d.description,
+        classification: d.classification,
+        tags: d.tags,
+        freshnessSeconds: d.freshnessSeconds,
+        availabilityPct: d.availabilityPct,
+        partitions: d.partitions,
+        retentionMs: d.retentionMs,
+        cleanupPolicy: d.cleanupPolicy,
+        tieredStorage: d.tieredStorage,
+        localRetentionMs: d.localRetentionMs,
+        contactEmail: d.contactEmail,
+        keyFields: d.keyFields,
+      },
+    },
+  );
   return { ...plan, productId: next.id, topic: next.topicName, status: next.status, applied: true };
 }
 

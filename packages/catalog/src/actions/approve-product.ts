@@ -13,6 +13,7 @@ import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { enqueueProductProvisioning } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
 import { approvalCommentInput } from "../validation.ts";
+import { supersedePredecessor } from "./publish-major-version.ts";
 
 /**
  * The domain's producer account, created on its first approval. Found by
@@ -62,6 +63,8 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     const producer = await ensureProducerAccount(tx, product.domainId);
     await enqueueProductProvisioning(tx, updated, producer);
     const evaluation = await policy.record();
+    // A new major version: only now is the version it replaces deprecated.
+    await supersedePredecessor(tx, actor, updated);
     await recordAudit(tx, actor, "product.approved", "DataProduct", productId, { from: product.status, to, topic: product.topicName, policy: evaluation.summary, ...(comment ? { comment } : {}) });
     await notify(tx, {
       kind: "product.approved",

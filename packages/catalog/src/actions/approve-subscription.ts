@@ -83,6 +83,20 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
       exclude: [actor.id],
       data: { product: subscription.product.topicName, principal: `User:${subscription.serviceAccount.name}` },
     });
+    if (subscription.piiRequested && !grantsPii) {
+      // Access is granted with PII masked; the personal data waits for governance's own decision.
+      await notify(tx, {
+        kind: "subscription.requested",
+        title: `${subscription.serviceAccount.name} asks for personal data of ${subscription.product.name}`,
+        body: `${actor.name} approved the access with PII masked; granting the personal data is governance's decision. Justification: ${subscription.piiJustification ?? "none given"}`,
+        link: `/subscriptions/${subscriptionId}`,
+        entityType: "Subscription",
+        entityId: subscriptionId,
+        audience: { governance: true },
+        exclude: [actor.id, subscription.requestedById],
+        data: { product: subscription.product.topicName, principal: `User:${subscription.serviceAccount.name}`, pii: true },
+      });
+    }
     return updated;
   });
 }

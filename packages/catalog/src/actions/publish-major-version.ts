@@ -1,28 +1,56 @@
-import { Prisma } from "@prisma/client";
+import { Prisma, type DataProduct, type SchemaVersion } from "@prisma/client";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
-import type { Db } from "../db.ts";
+import type { Db, Tx } from "../db.ts";
 import { ConflictError, InvalidTransitionError } from "../errors.ts";
-import { readerDomainIds } from "../major-versions.ts";
+import { policyNoticeDays, readerDomainIds } from "../major-versions.ts";
 import { topicNameFor, topicNameProblem } from "../naming.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
+import { activePolicy } from "../policies/store.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
 import { schemaFingerprint } from "../schema/canonical.ts";
 import { EVOLVABLE_STATUSES, requireValidDefinition, versionsOf } from "../schema-versions.ts";
 import { nextProductStatus } from "../transitions.ts";
 import { publishMajorVersionInput } from "../validation.ts";
 
+/** What a contract file may set on the new version besides its schema (the rest is copied from the current one). */
+export interface MajorVersionSettings {
+  name: string;
+  description: string;
+  classification: DataProduct["classification"];
+  tags: string[];
+  freshnessSeconds: number;
+  availabilityPct: number;
+  partitions: number;
+  retentionMs: number;
+  cleanupPolicy: DataProduct["cleanupPolicy"];
+  tieredStorage: boolean;
+  localRetentionMs: number;
+  contactEmail: string;
+  keyFields: string[];
+}
+
+export interface PublishMajorVersionOptions {
+  /** From `kappa apply`: the contract's fields, so everything in the file carries into the new version. */
+  settings?: Partial<MajorVersionSettings>;
+  /** The new version's schema format (a contract may change it); default: the current version's. */
+  format?: SchemaVersion["format"];
+  contractSource?: string;
+}
+
 /**
  * A breaking change becomes a new major version instead of a silent break:
  * `<domain>.<product>.v<N+1>` is created as a new product linked to its
- * predecessor — same owner domain, metadata and mode copied, the new schema as
- * its version 1 — and goes to review and provisioning of its own. The current
- * version is deprecated with the sunset date the owner chose; its subscribers
- * see that on their subscription and can request the same access on the new
- * version in one step.
+ * predecessor — same owner domain, metadata and mode copied (or the contract's
+ * fields), the new schema as its version 1 — and goes to review and
+ * provisioning of its own. The current version is not touched: it is
+ * deprecated only when governance approves the new one (approve-product.ts,
+ * `supersedePredecessor`), with the sunset date the owner chose here or the
+ * policy's notice; a rejected new version leaves it exactly as it was.
  */
-export async function publishMajorVersion(db: Db, acting: ActingUser, productId: string, rawInput: unknown) {
+export async function publishMajorVersion(db: Db, acting: ActingUser, productId: string, rawInput: unknown, options: PublishMajorVersionOptions = {}) {
   const input = parseInput(publishMajorVersionInput, rawInput);
   return inTransaction(db, acting, async (tx, actor) => {
     const current = await lockProduct(tx, productId);
@@ -31,7 +59,7 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
     const existing = await tx.dataProduct.findUnique({ where: { predecessorId: current.id }, select: { topicName: true } });
     if (existing) throw new ConflictError(`The next major version exists already: ${existing.topicName}.`, "SUCCESSOR_EXISTS");
     const versions = await versionsOf(tx, current.id);
-    const format = versions[0]?.format ?? "AVRO";
+    const format = options.format ?? versions[0]?.format ?? "AVRO";
     requireValidDefinition(format, input.definition);
 
     const domain = await tx.domain.findUniqueOrThrow({ where: { id: current.domainId } });
@@ -39,32 +67,39 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
     const problem = topicNameProblem(`${domain.slug}.${current.slug}.v${majorVersion}`);
     if (problem) throw new ConflictError(problem, "INVALID_TOPIC_NAME");
     const topicName = topicNameFor(domain.slug, current.slug, majorVersion);
+    const s = options.settings ?? {};
+    const fields = {
+      name: s.name ?? current.name,
+      description: s.description ?? current.description,
+      classification: s.classification ?? current.classification,
+      tags: s.tags ?? current.tags,
+      freshnessSeconds: s.freshnessSeconds ?? current.freshnessSeconds,
+      availabilityPct: s.availabilityPct !== undefined ? new Prisma.Decimal(s.availabilityPct) : current.availabilityPct,
+      partitions: s.partitions ?? current.partitions,
+      retentionMs: s.retentionMs !== undefined ? BigInt(s.retentionMs) : current.retentionMs,
+      cleanupPolicy: s.cleanupPolicy ?? current.cleanupPolicy,
+      tieredStorage: s.tieredStorage ?? current.tieredStorage,
+      localRetentionMs: s.localRetentionMs !== undefined ? BigInt(s.localRetentionMs) : current.localRetentionMs,
+      contactEmail: s.contactEmail ?? current.contactEmail,
+      keyFields: s.keyFields ?? current.keyFields,
+    };
     // The new major version is a registration: the registration rules apply to it whole.
-    const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: null, facts: { product: productFacts(current, { format, definition: input.definition }) } });
+    const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: null, facts: { product: productFacts({ ...current, ...fields }, { format, definition: input.definition }) } });
     const now = new Date();
     let next;
     try {
       next = await tx.dataProduct.create({
         data: {
           domainId: current.domainId,
-          name: current.name,
           slug: current.slug,
-          description: current.description,
-          classification: current.classification,
-          tags: current.tags,
-          freshnessSeconds: current.freshnessSeconds,
-          availabilityPct: current.availabilityPct,
-          partitions: current.partitions,
-          retentionMs: current.retentionMs,
-          cleanupPolicy: current.cleanupPolicy,
-          tieredStorage: current.tieredStorage,
-          localRetentionMs: current.localRetentionMs,
-          contactEmail: current.contactEmail,
-          keyFields: current.keyFields,
+          ...fields,
           compatibilityMode: current.compatibilityMode,
           majorVersion,
           topicName,
           predecessorId: current.id,
+          supersedeSunsetAt: input.sunsetAt ?? null,
+          supersedeReason: input.reason ?? null,
+          ...(options.contractSource ? { contractSource: options.contractSource, contractAppliedAt: now } : {}),
           // Publishing is the owner's submission: the new version goes straight to review.
           status: "IN_REVIEW",
           createdById: actor.id,
@@ -82,16 +117,11 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       throw error;
     }
 
-    const reason = input.reason ? `Superseded by ${topicName}: ${input.reason}` : `Superseded by ${topicName}.`;
-    if (current.status === "ACTIVE") {
-      await moveProductStatus(tx, current, nextProductStatus(current.status, "deprecate"), { sunsetAt: input.sunsetAt, decisionReason: reason });
-    } else {
-      await tx.dataProduct.update({ where: { id: current.id }, data: { sunsetAt: input.sunsetAt, decisionReason: reason } });
-    }
     await recordAudit(tx, actor, "product.majorVersionPublished", "DataProduct", current.id, {
       successor: topicName,
       successorId: next.id,
-      sunsetAt: input.sunsetAt.toISOString(),
+      // Nothing changes on this version until the successor is approved.
+      sunsetAt: input.sunsetAt ? input.sunsetAt.toISOString() : "policy default, from the approval",
       ...(input.reason ? { reason: input.reason } : {}),
     });
     const evaluation = await policy.record(next.id);
@@ -105,19 +135,9 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
     });
     await recordAudit(tx, actor, "product.submitted", "DataProduct", next.id, { from: "DRAFT", to: "IN_REVIEW" });
     await notify(tx, {
-      kind: "product.deprecated",
-      title: `${current.name} v${current.majorVersion} is superseded by v${majorVersion}`,
-      body: `Sunset ${input.sunsetAt.toISOString().slice(0, 10)}. ${topicName} replaces ${current.topicName}; request the same access on it from your subscription's page once it is approved.${input.reason ? ` ${input.reason}` : ""}`,
-      link: "/my-domain",
-      entityType: "DataProduct",
-      entityId: current.id,
-      audience: { domainMembers: [current.domainId, ...(await readerDomainIds(tx, current.id))] },
-      exclude: [actor.id],
-    });
-    await notify(tx, {
       kind: "product.review-requested",
       title: `${next.name} v${majorVersion} waits for review`,
-      body: `A new major version of ${current.topicName}, published by ${actor.name}.`,
+      body: `A new major version of ${current.topicName}, published by ${actor.name}. ${current.topicName} is deprecated only when you approve it.`,
       link: `/review/products/${next.id}`,
       entityType: "DataProduct",
       entityId: next.id,
@@ -126,5 +146,39 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       exclude: [actor.id],
     });
     return next;
+  });
+}
+
+/**
+ * Called when governance approves a new major version: its predecessor, if
+ * still live, is deprecated now — with the sunset the owner set when
+ * publishing (or, when none was set or it has passed, the policy's notice from
+ * today) — and the predecessor's domain and its readers are told.
+ */
+export async function supersedePredecessor(tx: Tx, actor: Actor, successor: DataProduct): Promise<void> {
+  if (!successor.predecessorId) return;
+  const current = await lockProduct(tx, successor.predecessorId);
+  if (current.status !== "ACTIVE" && current.status !== "DEPRECATED") return;
+  const policy = await activePolicy(tx);
+  const now = Date.now();
+  let sunsetAt = successor.supersedeSunsetAt && successor.supersedeSunsetAt.getTime() > now ? successor.supersedeSunsetAt : new Date(now + policyNoticeDays(policy.document) * 86_400_000);
+  const reason = successor.supersedeReason ? `Superseded by ${successor.topicName}: ${successor.supersedeReason}` : `Superseded by ${successor.topicName}.`;
+  if (current.status === "ACTIVE") {
+    await moveProductStatus(tx, current, nextProductStatus(current.status, "deprecate"), { sunsetAt, decisionReason: reason });
+    await recordAudit(tx, actor, "product.deprecated", "DataProduct", current.id, { from: current.status, to: "DEPRECATED", reason, sunsetAt: sunsetAt.toISOString(), successor: successor.topicName });
+  } else if (current.sunsetAt) {
+    // Deprecated by its owners already: their sunset stands.
+    sunsetAt = current.sunsetAt;
+  }
+  await notify(tx, {
+    kind: "product.deprecated",
+    title: `${current.name} v${current.majorVersion} is superseded by v${successor.majorVersion}`,
+    body: `Sunset ${sunsetAt.toISOString().slice(0, 10)}. ${successor.topicName} replaces ${current.topicName}; request the same access on it from your subscription's page.${successor.supersedeReason ? ` ${successor.supersedeReason}` : ""}`,
+    link: "/my-domain",
+    entityType: "DataProduct",
+    entityId: current.id,
+    audience: { domainMembers: [current.domainId, ...(await readerDomainIds(tx, current.id))] },
+    exclude: [actor.id],
+    data: { reason, sunsetAt: sunsetAt.toISOString() },
   });
 }

@@ -91,12 +91,15 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     await notify(tx, {
       kind: autoApprove ? "subscription.approved" : "subscription.requested",
       title: autoApprove ? `${account.name} may read ${product.name}` : `${account.name} asks to read ${product.name}`,
-      body: autoApprove ? "Approved automatically (PUBLIC product, domain setting)." : `Purpose: ${input.purpose}`,
+      body: `${autoApprove ? "Approved automatically (PUBLIC product, domain setting)." : `Purpose: ${input.purpose}`}${input.piiNeeded ? " Asks for personal data (PII): only governance grants that, besides the owners' approval." : ""}`,
       link: `/subscriptions/${subscription.id}`,
       entityType: "Subscription",
       entityId: subscription.id,
       // RESTRICTED products are decided by governance only; the owners hear of it all the same.
-      audience: autoApprove ? { domainMembers: [account.domainId] } : { domainOwners: [product.domainId], governance: product.classification === "RESTRICTED" },
+      // A stated need for personal data is governance's to grant besides the owners' decision: they hear of it at once.
+      audience: autoApprove
+        ? { domainMembers: [account.domainId], governance: input.piiNeeded }
+        : { domainOwners: [product.domainId], governance: product.classification === "RESTRICTED" || input.piiNeeded },
       webhookDomains: [product.domainId, account.domainId],
       exclude: [actor.id],
       data: { product: product.topicName, principal: `User:${account.name}` },

@@ -1,5 +1,6 @@
 import type { Db, Tx } from "../db.ts";
 import { notify, type NotificationAudience } from "../notifications/notify.ts";
+import { inactiveSince } from "./inputs.ts";
 
 /*
  * Alert rules, evaluated after each observation cycle of the worker:
@@ -44,6 +45,8 @@ interface Rule {
   unit: string;
   /** null: the rule exists but has no value this cycle (e.g. time lag not known yet) — its state is kept as it is. */
   value: number | null;
+  /** Set when the consumer group has had no members for longer than the objectives' window: it does not alert. */
+  inactiveSince?: Date;
 }
 
 const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString("en-US") : n.toFixed(1));
@@ -65,7 +68,11 @@ async function rules(db: Db, now: Date, staleAfterMs: number, freshnessStates: r
   if (objectives.length > 0) {
     const groups = await db.consumerGroupObservation.findMany({
       where: { subscriptionId: { in: objectives.map((o) => o.subscriptionId) } },
-      select: { subscriptionId: true, groupId: true, topic: true, totalLag: true, timeLagMs: true },
+      select: { subscriptionId: true, groupId: true, topic: true, totalLag: true, timeLagMs: true, members: true },
+    });
+    const usages = await db.groupTopicUsage.findMany({
+      where: { groupId: { in: [...new Set(groups.map((g) => g.groupId))] } },
+      select: { groupId: true, topic: true, lastActiveAt: true, firstSeenAt: true },
     });
     const bySubscription = new Map<string, typeof groups>();
     for (const g of groups) bySubscription.set(g.subscriptionId ?? "", [...(bySubscription.get(g.subscriptionId ?? "") ?? []), g]);
@@ -73,7 +80,16 @@ async function rules(db: Db, now: Date, staleAfterMs: number, freshnessStates: r
       const sub = o.subscription;
       for (const g of bySubscription.get(o.subscriptionId) ?? []) {
         if (g.topic !== sub.product.topicName) continue;
-        const base = { productId: sub.product.id, productName: sub.product.name, subscriptionId: sub.id, groupId: g.groupId, audience: { domainMembers: [sub.consumingDomainId] }, link: `/subscriptions/${sub.id}` };
+        const stopped = inactiveSince(g.members, usages.find((u) => u.groupId === g.groupId && u.topic === g.topic), now.getTime());
+        const base = {
+          productId: sub.product.id,
+          productName: sub.product.name,
+          subscriptionId: sub.id,
+          groupId: g.groupId,
+          audience: { domainMembers: [sub.consumingDomainId] },
+          link: `/subscriptions/${sub.id}`,
+          ...(stopped ? { inactiveSince: stopped } : {}),
+        };
         if (o.maxLagRecords !== null) {
           out.push({ ...base, key: `LAG_RECORDS:${sub.id}:${g.groupId}`, kind: "LAG_RECORDS", value: Number(g.totalLag), threshold: Number(o.maxLagRecords), what: `consumer group ${g.groupId} lags`, unit: "records" });
         }
@@ -177,6 +193,25 @@ export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = 
   const elapsed = (since: Date | null) => (since === null ? -1 : now.getTime() - since.getTime());
 
   for (const r of all) {
+    if (r.inactiveSince) {
+      // A consumer that stopped: no alert while it has no members; one that fired ends, saying why.
+      const state = states.get(r.key);
+      if (!state) continue;
+      if (!state.firingAlertId) {
+        await db.alertState.deleteMany({ where: { key: r.key, firingAlertId: null } });
+        continue;
+      }
+      const firingId = state.firingAlertId;
+      const since = r.inactiveSince;
+      await db.$transaction(async (tx) => {
+        const locked = await lockState(tx, r.key);
+        if (!locked || locked.firingAlertId !== firingId) return;
+        await resolve(tx, firingId, r, now, `Consumer group ${r.groupId} has had no members since ${since.toISOString().slice(0, 16).replace("T", " ")} UTC: it is shown as inactive and its lag does not alert until a consumer joins again`);
+        result.resolved.push(firingId);
+        await tx.alertState.delete({ where: { key: r.key } });
+      });
+      continue;
+    }
     if (r.value === null) continue;
     const value = r.value;
     const state = states.get(r.key);

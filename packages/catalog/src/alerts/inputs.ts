@@ -22,3 +22,22 @@ export const subscriptionObjectiveInput = z
   .strict();
 
 export type SubscriptionObjectiveInput = z.output<typeof subscriptionObjectiveInput>;
+
+/**
+ * The objectives' window for consumers that stopped: a consumer group with no
+ * members for longer than this is shown as inactive and its lag does not
+ * alert (a stopped consumer's lag only grows; alerting on it every cycle says
+ * nothing new). It alerts again as soon as a member joins.
+ */
+export const INACTIVE_AFTER_MS = 3_600_000;
+
+/**
+ * Since when a group has been inactive, or null while it is not: no members
+ * now, and no member seen nor commit advanced (GroupTopicUsage.lastActiveAt,
+ * or its first sighting when it never had one) for longer than INACTIVE_AFTER_MS.
+ */
+export function inactiveSince(members: number, usage: { lastActiveAt: Date | null; firstSeenAt: Date } | undefined, now: number): Date | null {
+  if (members > 0 || !usage) return null;
+  const since = usage.lastActiveAt ?? usage.firstSeenAt;
+  return now - since.getTime() > INACTIVE_AFTER_MS ? since : null;
+}

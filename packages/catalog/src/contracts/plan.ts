@@ -2,6 +2,7 @@ import type { DataProduct, SchemaVersion } from "@prisma/client";
 import type { Actor } from "../actor.ts";
 import type { Db, Tx } from "../db.ts";
 import { CatalogError } from "../errors.ts";
+import { policyNoticeDays } from "../major-versions.ts";
 import { canInDomain } from "../permissions.ts";
 import { productFacts } from "../policies/enforce.ts";
 import { evaluatePolicy, type RuleResult } from "../policies/evaluate.ts";
@@ -20,7 +21,8 @@ import { parseContract, type DesiredProduct } from "./from-contract.ts";
  * evaluated as the action would evaluate it. Read-only.
  */
 
-export type PlanAction = "create" | "update" | "new-schema-version" | "new-major-version" | "no-change" | "error";
+/** `skipped`: the file belongs to a domain the caller (or the token) may not change; `skipped` on the item says why. Not an error. */
+export type PlanAction = "create" | "update" | "new-schema-version" | "new-major-version" | "no-change" | "skipped" | "error";
 
 export interface FieldChange {
   field: string;
@@ -48,6 +50,8 @@ export interface PlanItem {
   policy: { version: number; results: RuleResult[]; blocked: boolean };
   errors: string[];
   notes: string[];
+  /** Set when action is "skipped": why this file was not planned for the caller. */
+  skipped?: string;
   desired?: DesiredProduct;
 }
 
@@ -132,8 +136,17 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
   item.contractId = desired.contractId;
   item.desired = desired;
   const domain = await db.domain.findUnique({ where: { slug: desired.domainSlug } });
-  if (!domain || !canInDomain(actor, "product:create", domain.id)) {
-    item.errors = [`You cannot publish products of domain "${desired.domainSlug}" (owners only${actor.token ? `; this token needs write:${desired.domainSlug}` : ""}).`];
+  if (!domain) {
+    item.errors = [`There is no domain "${desired.domainSlug}": the contract's id names its domain first (<domain>.<product>).`];
+    return item;
+  }
+  if (!canInDomain(actor, "product:create", domain.id)) {
+    // A folder of contracts holds other domains' files too: they are not this caller's to change, and not an error.
+    delete item.desired;
+    item.action = "skipped";
+    item.skipped = actor.token
+      ? `Not yours to change: this token cannot publish products of domain "${desired.domainSlug}" (it needs the scope write:${desired.domainSlug}, held by owners of ${desired.domainSlug}).`
+      : `Not yours to change: only owners of domain "${desired.domainSlug}" publish its products.`;
     return item;
   }
   const policy = await activePolicy(db);
@@ -235,6 +248,7 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
       breaking
         ? `The schema is not ${mode}-compatible with ${current.topicName}: a new major version (new topic ${item.targetTopic}) instead of a silent break.`
         : `${locked.map((c) => c.field).join(", ")} cannot change on an existing topic: a new major version (new topic ${item.targetTopic}).`,
+      `NEW MAJOR VERSION: applying creates ${item.targetTopic} in review with everything in this file, and only with --new-major-version. ${current.topicName} stays as it is until ${item.targetTopic} is approved; then it is deprecated with the sunset you give (--sunset) or the policy's ${policyNoticeDays(policy.document)} days' notice. A rejection leaves it unchanged.`,
     );
     const evaluation = evaluatePolicy(policy.document, "product.register", { product: desiredFacts });
     item.policy = { version: policy.version, results: evaluation.results, blocked: evaluation.blocked };

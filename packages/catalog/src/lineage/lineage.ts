@@ -4,6 +4,7 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { NotFoundError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
+import { unknownGrants } from "../queries/unknown-grants.ts";
 
 /*
  * The lineage graph: products, the service accounts that read them, consumer
@@ -26,11 +27,12 @@ export const lineageQueryInput = z.object({
 const LIVE = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"] as const;
 const GRANTED = ["APPROVED", "ACTIVE"] as const;
 
-export type LineageFlag = "unused-grant" | "no-subscription" | "input-not-granted" | "input-not-observed";
+export type LineageFlag = "unused-grant" | "no-subscription" | "input-not-granted" | "input-not-observed" | "unknown-grant";
 
 export interface LineageNode {
   id: string;
-  kind: "product" | "account" | "group";
+  /** principal: a Kafka principal with an ACL on a product topic that no catalog grant explains. */
+  kind: "product" | "account" | "group" | "principal";
   label: string;
   domain: { slug: string; name: string } | null;
   productId?: string;
@@ -41,7 +43,8 @@ export interface LineageNode {
 
 export interface LineageEdge {
   id: string;
-  kind: "subscription" | "observed" | "input";
+  /** acl: an ACL binding on the topic the catalog does not know (queries/unknown-grants.ts). */
+  kind: "subscription" | "observed" | "input" | "acl";
   source: string;
   target: string;
   granted: boolean;
@@ -50,6 +53,8 @@ export interface LineageEdge {
   lastActiveAt: Date | null;
   subscriptionId?: string;
   groups?: string[];
+  /** For kind "acl": the binding's operations and why it is flagged. */
+  acl?: { operations: string[]; why: string };
   flags: LineageFlag[];
 }
 
@@ -160,11 +165,37 @@ export async function lineageGraph(db: Db, actor: Actor, rawInput: unknown) {
     edges.push({ id: `input:${e.inputProductId}:${e.productId}`, kind: "input", source: productNode(source), target: productNode(derived), granted: grants.length > 0, observed: reads.length > 0, lastActiveAt: newest(reads), flags });
   }
 
+  // ACLs on product topics that no subscription or producer grant explains: never invisible.
+  const unknown = await unknownGrants(db, products.map((p) => p.id));
+  for (const [productId, grants] of unknown) {
+    const product = productById.get(productId);
+    if (!product) continue;
+    const byPrincipal = new Map<string, typeof grants>();
+    for (const g of grants) byPrincipal.set(g.principal, [...(byPrincipal.get(g.principal) ?? []), g]);
+    for (const [principal, list] of byPrincipal) {
+      const target = `principal:${principal}`;
+      if (!nodes.has(target)) nodes.set(target, { id: target, kind: "principal", label: principal, domain: null });
+      edges.push({
+        id: `acl:${product.id}:${principal}`,
+        kind: "acl",
+        source: productNode(product),
+        target,
+        granted: true,
+        observed: false,
+        lastActiveAt: null,
+        acl: { operations: [...new Set(list.map((g) => `${g.permission} ${g.operation}`))], why: list[0]?.why ?? "" },
+        flags: ["unknown-grant"],
+      });
+    }
+  }
+
   // Readers outside governance see the parts of the graph that touch their domains (and the public product-to-product edges).
   const visibleEdges = seesAll
     ? edges
     : edges.filter((e) => {
         if (e.kind === "input") return true;
+        // An unknown ACL on a product's topic: its owners see it (the principal belongs to no domain).
+        if (e.kind === "acl") return mine.has(productById.get(nodes.get(e.source)?.productId ?? "")?.domainId ?? "");
         const product = nodes.get(e.source);
         const target = nodes.get(e.target);
         const productDomain = product?.productId ? productById.get(product.productId)?.domainId : undefined;

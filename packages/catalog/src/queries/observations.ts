@@ -190,7 +190,7 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
   const sub = await db.subscription.findUnique({
     where: { id: subscriptionId },
     include: {
-      product: { select: { id: true, name: true, topicName: true, domainId: true, status: true, sunsetAt: true, domain: { select: { name: true } } } },
+      product: { select: { id: true, name: true, topicName: true, domainId: true, status: true, sunsetAt: true, classification: true, domain: { select: { name: true } } } },
       consumingDomain: { select: { id: true, name: true, slug: true } },
       serviceAccount: { select: { id: true, name: true, domainId: true, secretIssuedAt: true, isProducer: true } },
     },
@@ -244,9 +244,35 @@ export async function subscriptionDetail(db: Db, actor: Actor, subscriptionId: s
      * they could be carried to other environments, so it stays APPROVED until they are rotated once.
      */
     environmentWait: waitingOnCluster ? { environment: sub.environment as string, needsRotation: unsealed > 0 } : null,
-    viewer: { isProductOwner, isConsumer, canSetExpiry: hasGlobal(actor, "product:review") || canInDomain(actor, "subscription:decide", sub.product.domainId), canRetry: isProductOwner || canInDomain(actor, "product:update", sub.consumingDomainId) || hasGlobal(actor, "platform:admin") || hasGlobal(actor, "product:review") },
+    viewer: {
+      isProductOwner,
+      isConsumer,
+      ...accessDecisions(actor, sub),
+      canSetExpiry: hasGlobal(actor, "product:review") || canInDomain(actor, "subscription:decide", sub.product.domainId), canRetry: isProductOwner || canInDomain(actor, "product:update", sub.consumingDomainId) || hasGlobal(actor, "platform:admin") || hasGlobal(actor, "product:review"),
+    },
     consumers: groups.map(lagGroup),
     lagSamples: lagSamples.map((s) => ({ groupId: s.groupId, bucket: s.bucket.toISOString(), totalLag: Number(s.totalLag) })),
+  };
+}
+
+/**
+ * What the viewer may decide on this subscription's own page, by the same
+ * rules the actions enforce: approve or reject a request (the product's owners
+ * unless the product is RESTRICTED, or governance; never the requester or an
+ * editor of the request), revoke access (the product's owners, governance) or
+ * cancel the subscription (the subscribing domain's owners).
+ */
+function accessDecisions(
+  actor: Actor,
+  sub: { status: string; requestedById: string; editorIds: string[]; consumingDomainId: string; product: { domainId: string; classification: string } },
+) {
+  const granted = sub.status === "APPROVED" || sub.status === "ACTIVE";
+  const mayDecide = hasGlobal(actor, "subscription:decide") || (sub.product.classification !== "RESTRICTED" && canInDomain(actor, "subscription:decide", sub.product.domainId));
+  const canRevoke = granted && (hasGlobal(actor, "subscription:revoke") || canInDomain(actor, "subscription:revoke", sub.product.domainId));
+  return {
+    canDecide: sub.status === "REQUESTED" && mayDecide && sub.requestedById !== actor.id && !sub.editorIds.includes(actor.id),
+    canRevoke,
+    canCancel: granted && !canRevoke && canInDomain(actor, "subscription:revoke", sub.consumingDomainId),
   };
 }
 

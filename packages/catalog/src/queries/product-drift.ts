@@ -2,13 +2,15 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { unknownGrants } from "./unknown-grants.ts";
 
 /**
  * The drift view of one product: what the worker's full reconciles found on
  * the cluster different from the catalog (a config changed by hand, a deleted
  * ACL, more partitions than the catalog says) and what it did about it, from
  * its `drift.repaired` audit events — the topic's own and the ACLs of the
- * product's producer and subscribers on this topic — plus when it last checked.
+ * product's producer and subscribers on this topic — plus when it last checked,
+ * and every ACL on the topic that no catalog grant explains (unknownGrants).
  */
 export async function productDrift(db: Db, actor: Actor, productId: string, limit = 50) {
   const product = await db.dataProduct.findUnique({ where: { id: productId }, select: { id: true, domainId: true, topicName: true } });
@@ -35,5 +37,7 @@ export async function productDrift(db: Db, actor: Actor, productId: string, limi
     lastCheckedAt: lastRun?.finishedAt ?? null,
     lastCheckError: lastRun?.error ?? null,
     events: aboutThisTopic.slice(0, limit).map((e) => ({ id: e.id, at: e.at, entityType: e.entityType, entityId: e.entityId, data: e.data })),
+    /** ACLs on the topic no catalog grant explains (the worker's last cluster scan). */
+    unknownGrants: (await unknownGrants(db, [productId])).get(productId) ?? [],
   };
 }

@@ -1,3 +1,4 @@
+import { Prisma } from "@prisma/client";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
@@ -7,20 +8,24 @@ import { evaluatePolicy } from "../policies/evaluate.ts";
 import { activePolicy } from "../policies/store.ts";
 
 /**
- * Pending decisions for the actor: governance sees every product in review and
- * every requested subscription; a domain owner sees requests for their
- * domains' products. Oldest first, so nothing waits forever.
+ * Pending decisions for the actor: governance sees every product in review
+ * (new products, new major versions, claims of existing topics), every
+ * requested subscription, every change to a live product (partitions,
+ * compatibility mode), every promotion to another environment and every
+ * subscription whose need for personal data waits for its grant; a domain
+ * owner sees requests for their domains' products. Schema versions come from
+ * pendingSchemaVersions. Oldest first, so nothing waits forever.
  */
 export async function reviewQueue(db: Db, actor: Actor) {
   const governance = hasGlobal(actor, "product:review");
   const ownedDomainIds = actor.memberships.filter((m) => m.role === "OWNER").map((m) => m.domainId);
   if (!governance && ownedDomainIds.length === 0) throw new ForbiddenError("Only governance reviewers and domain owners have a review queue.");
-  const [products, subscriptions, changes] = await Promise.all([
+  const [products, subscriptions, changes, piiGrants, promotions] = await Promise.all([
     governance
       ? db.dataProduct.findMany({
           where: { status: "IN_REVIEW" },
           orderBy: { submittedAt: "asc" },
-          include: { domain: { select: { slug: true, name: true } }, schemaVersions: { where: { status: "PENDING" }, orderBy: { version: "desc" }, take: 1 } },
+          include: { domain: { select: { slug: true, name: true } }, schemaVersions: { where: { status: "PENDING" }, orderBy: { version: "desc" }, take: 1 }, claim: { select: { topic: true } } },
         })
       : Promise.resolve([]),
     db.subscription.findMany({
@@ -40,9 +45,40 @@ export async function reviewQueue(db: Db, actor: Actor) {
           include: { product: { select: { id: true, name: true, topicName: true, partitions: true, cleanupPolicy: true, domain: { select: { slug: true, name: true } } } } },
         })
       : Promise.resolve([]),
+    // Owners approved the access; the need for personal data is governance's to grant besides.
+    governance
+      ? db.subscription.findMany({
+          where: { status: { in: ["APPROVED", "ACTIVE"] }, piiRequested: true, piiApprovedAt: null },
+          orderBy: { decidedAt: "asc" },
+          include: {
+            product: { select: { id: true, name: true, topicName: true, classification: true } },
+            consumingDomain: { select: { slug: true, name: true } },
+            serviceAccount: { select: { name: true } },
+          },
+        })
+      : Promise.resolve([]),
+    // Promotions to another environment, first ones and later definitions of a live deployment.
+    governance
+      ? db.productDeployment.findMany({
+          where: { OR: [{ status: "IN_REVIEW" }, { status: "ACTIVE", pendingUpdate: { not: Prisma.AnyNull } }] },
+          orderBy: { updatedAt: "asc" },
+        })
+      : Promise.resolve([]),
   ]);
+  const promotedProducts = await db.dataProduct.findMany({
+    where: { id: { in: [...new Set(promotions.map((d) => d.productId))] } },
+    select: { id: true, name: true, topicName: true, domain: { select: { slug: true, name: true } } },
+  });
   const requesterIds = [
-    ...new Set([...products.map((p) => p.submittedById), ...subscriptions.map((s) => s.requestedById), ...changes.map((c) => c.requestedById)].filter((x): x is string => !!x)),
+    ...new Set(
+      [
+        ...products.map((p) => p.submittedById),
+        ...subscriptions.map((s) => s.requestedById),
+        ...changes.map((c) => c.requestedById),
+        ...piiGrants.flatMap((s) => [s.requestedById, s.decidedById]),
+        ...promotions.map((d) => promotionRequester(d)),
+      ].filter((x): x is string => !!x),
+    ),
   ];
   const requesters = await db.user.findMany({ where: { id: { in: requesterIds } }, select: { id: true, name: true, email: true } });
   const who = (id: string | null) => requesters.find((u) => u.id === id) ?? null;
@@ -64,5 +100,42 @@ export async function reviewQueue(db: Db, actor: Actor) {
     products: products.map((p) => ({ ...p, submittedBy: who(p.submittedById), mine: p.submittedById === actor.id || p.createdById === actor.id, policy: productPolicy(p) })),
     subscriptions: subscriptions.map((s) => ({ ...s, requestedBy: who(s.requestedById), mine: s.requestedById === actor.id, policy: subscriptionPolicy(s) })),
     changes: changes.map((c) => ({ ...c, requestedBy: who(c.requestedById), mine: c.requestedById === actor.id })),
+    piiGrants: piiGrants.map((s) => ({
+      id: s.id,
+      product: s.product,
+      consumingDomain: s.consumingDomain,
+      serviceAccount: s.serviceAccount,
+      purpose: s.purpose,
+      piiJustification: s.piiJustification,
+      status: s.status,
+      decidedAt: s.decidedAt,
+      requestedBy: who(s.requestedById),
+      approvedBy: who(s.decidedById),
+      mine: s.requestedById === actor.id,
+    })),
+    promotions: promotions.flatMap((d) => {
+      const product = promotedProducts.find((p) => p.id === d.productId);
+      if (!product) return [];
+      const requestedById = promotionRequester(d);
+      return [{
+        id: d.id,
+        product,
+        environment: d.environment,
+        sourceEnvironment: d.sourceEnvironment,
+        update: d.status === "ACTIVE",
+        requestedAt: d.status === "ACTIVE" ? (pendingOf(d)?.requestedAt ?? d.updatedAt.toISOString()) : d.createdAt.toISOString(),
+        requestedBy: who(requestedById),
+        mine: requestedById === actor.id,
+      }];
+    }),
   };
+}
+
+function pendingOf(d: { pendingUpdate: Prisma.JsonValue }): { requestedById?: string; requestedAt?: string } | null {
+  return typeof d.pendingUpdate === "object" && d.pendingUpdate !== null && !Array.isArray(d.pendingUpdate) ? d.pendingUpdate : null;
+}
+
+/** Who asked for this promotion: the deployment's requester, or the one of its pending update. */
+function promotionRequester(d: { status: string; requestedById: string; pendingUpdate: Prisma.JsonValue }): string {
+  return (d.status === "ACTIVE" ? pendingOf(d)?.requestedById : undefined) ?? d.requestedById;
 }

@@ -1,4 +1,5 @@
 import type { Actor } from "../actor.ts";
+import { INACTIVE_AFTER_MS, inactiveSince } from "../alerts/inputs.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { parsePartitionLag } from "../observations/figures.ts";
@@ -50,16 +51,17 @@ const verdict = (value: number | null, max: number | null) => (max === null ? nu
 export async function subscriptionSlo(db: Db, actor: Actor, subscriptionId: string, now = Date.now()) {
   const sub = await db.subscription.findUnique({
     where: { id: subscriptionId },
-    select: { id: true, status: true, consumingDomainId: true, objective: true, product: { select: { id: true, domainId: true, topicName: true } } },
+    select: { id: true, status: true, consumingDomainId: true, serviceAccountId: true, objective: true, product: { select: { id: true, domainId: true, topicName: true } } },
   });
   if (!sub) throw new NotFoundError("Subscription", subscriptionId);
   const allowed = actor.memberships.some((m) => m.domainId === sub.consumingDomainId) || canInDomain(actor, "product:update", sub.product.domainId) || hasGlobal(actor, "product:review");
   if (!allowed) throw new ForbiddenError("Only the subscribing domain, the product's owners and governance see its objectives and alerts.");
   const o = sub.objective;
   const objective = o ? { maxLagRecords: o.maxLagRecords === null ? null : Number(o.maxLagRecords), maxLagSeconds: o.maxLagSeconds, updatedAt: o.updatedAt.toISOString() } : null;
-  const [groups, alerts] = await Promise.all([
+  const [groups, alerts, usages] = await Promise.all([
     db.consumerGroupObservation.findMany({ where: { subscriptionId, topic: sub.product.topicName }, orderBy: { groupId: "asc" } }),
     db.alert.findMany({ where: { subscriptionId }, orderBy: { firedAt: "desc" }, take: ALERTS_SHOWN }),
+    db.groupTopicUsage.findMany({ where: { topic: sub.product.topicName, serviceAccountId: sub.serviceAccountId }, select: { groupId: true, lastActiveAt: true, firstSeenAt: true } }),
   ]);
   const samples = groups.length
     ? await db.consumerGroupObservationSample.findMany({
@@ -73,14 +75,18 @@ export async function subscriptionSlo(db: Db, actor: Actor, subscriptionId: stri
     status: sub.status,
     canEdit: canInDomain(actor, "subscription:replay", sub.consumingDomainId) && ["PENDING", "APPROVED", "ACTIVE"].includes(sub.status),
     objective,
+    inactiveAfterMs: INACTIVE_AFTER_MS,
     groups: groups.map((g) => {
       const times = partitionTimeLag(g.partitionDetail);
       const totalLag = Number(g.totalLag);
       const timeLagMs = g.timeLagMs === null ? null : Number(g.timeLagMs);
+      const stopped = inactiveSince(g.members, usages.find((u) => u.groupId === g.groupId), now);
       return {
         groupId: g.groupId,
         state: g.state,
         members: g.members,
+        /** No members for longer than the objectives' window (alerts/inputs.ts): shown as inactive, no lag alerts. */
+        inactiveSince: stopped?.toISOString() ?? null,
         totalLag,
         timeLagMs,
         records: verdict(totalLag, objective?.maxLagRecords ?? null),

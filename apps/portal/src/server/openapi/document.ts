@@ -120,7 +120,7 @@ const planItem = z
   .looseObject({
     source: z.string().nullable(),
     contractId: z.string().nullable(),
-    action: z.enum(["create", "update", "new-schema-version", "new-major-version", "no-change", "error"]),
+    action: z.enum(["create", "update", "new-schema-version", "new-major-version", "no-change", "skipped", "error"]),
     productId: z.string().nullable(),
     topic: z.string().nullable(),
     targetTopic: z.string().nullable(),
@@ -130,6 +130,7 @@ const planItem = z
     policy: z.object({ version: z.number().int(), results: z.array(ruleResult), blocked: z.boolean() }),
     errors: z.array(z.string()),
     notes: z.array(z.string()),
+    skipped: z.string().optional().describe("Why a file was skipped: it belongs to a domain the caller (or the token) may not change."),
     applied: z.boolean().optional(),
     refusal: z.looseObject({ code: z.string(), message: z.string() }).optional(),
   })

@@ -79,7 +79,9 @@ function TopicRow({ topic: t, canClaim }: { topic: ClusterTopicRow; canClaim: bo
           <Link href={`/products/${t.productId}`} className="text-sm font-medium text-indigo-700 hover:underline">Open product<span className="sr-only"> of {t.name}</span></Link>
         ) : canClaim ? (
           <ButtonLink variant="secondary" href={`/cluster/claim?topic=${encodeURIComponent(t.name)}`} aria-label={`Claim ${t.name} as data product`}>Claim as data product</ButtonLink>
-        ) : null}
+        ) : (
+          <p className="text-xs text-slate-600" data-testid="claim-who">Unmanaged: an owner of a domain can claim it as a data product of that domain (you own no domain).</p>
+        )}
       </div>
       <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">
         <div><dt className="text-xs text-slate-500">Partitions</dt><dd>{t.partitions}</dd></div>

@@ -14,6 +14,7 @@ const ACTION_LABEL: Record<string, string> = {
   "new-schema-version": "new schema version",
   "new-major-version": "new major version",
   "no-change": "no change",
+  skipped: "skipped (not yours)",
   error: "error",
 };
 
@@ -29,9 +30,11 @@ const show = (v: unknown) => (v === null || v === undefined ? "—" : typeof v =
 export function ContractUpload() {
   const [content, setContent] = useState("");
   const [source, setSource] = useState("portal upload");
+  const [newMajor, setNewMajor] = useState(false);
   const body = () => ({ contracts: [{ content, source }] });
   const plan = useMutation<ContractPlan, ApiError, void>({ mutationFn: () => api("/api/v1/contracts/plan", { method: "POST", body: body() }) });
-  const apply = useMutation<ContractApplyResult, ApiError, void>({ mutationFn: () => api("/api/v1/contracts", { method: "POST", body: body() }) });
+  const apply = useMutation<ContractApplyResult, ApiError, void>({ mutationFn: () => api("/api/v1/contracts", { method: "POST", body: { ...body(), ...(newMajor ? { allowNewMajorVersion: true } : {}) } }) });
+  const needsMajor = plan.data?.items.some((i) => i.action === "new-major-version") ?? false;
 
   async function onFile(event: ChangeEvent<HTMLInputElement>) {
     const file = event.target.files?.[0];
@@ -52,12 +55,18 @@ export function ContractUpload() {
             <input id="contractFile" type="file" accept=".yaml,.yml,.json,application/yaml,application/json" onChange={(e) => void onFile(e)} className="mt-1 block text-sm" />
           </div>
           <Field id="contractContent" label="Contract (YAML or JSON)">
-            {(a) => <textarea {...a} rows={14} spellCheck={false} value={content} onChange={(e) => { setContent(e.target.value); plan.reset(); apply.reset(); }} className={`${inputClass} font-mono text-xs`} />}
+            {(a) => <textarea {...a} rows={14} spellCheck={false} value={content} onChange={(e) => { setContent(e.target.value); setNewMajor(false); plan.reset(); apply.reset(); }} className={`${inputClass} font-mono text-xs`} />}
           </Field>
           <ErrorAlert message={plan.error?.message ?? apply.error?.message ?? null} />
+          {needsMajor && !apply.data && (
+            <label className="flex items-start gap-2 text-sm text-slate-800">
+              <input type="checkbox" className="mt-1" checked={newMajor} onChange={(e) => setNewMajor(e.target.checked)} />
+              <span>Create the new major version. It goes to review; the current version stays as it is until governance approves the new one, and is deprecated only then.</span>
+            </label>
+          )}
           <div className="flex flex-wrap gap-2">
             <Button variant="secondary" disabled={!content || plan.isPending} onClick={() => { apply.reset(); plan.mutate(); }}>{plan.isPending ? "Planning…" : "Plan"}</Button>
-            <Button disabled={!content || apply.isPending || !plan.data || plan.data.items.some((i) => i.action === "error" || i.policy.blocked)} onClick={() => apply.mutate()}>
+            <Button disabled={!content || apply.isPending || !plan.data || plan.data.items.some((i) => i.action === "error" || i.policy.blocked) || (needsMajor && !newMajor)} onClick={() => apply.mutate()}>
               {apply.isPending ? "Applying…" : "Apply"}
             </Button>
           </div>
@@ -69,6 +78,7 @@ export function ContractUpload() {
             {item.productId && <p><Link className="text-indigo-700 hover:underline" href={`/products/${item.productId}`}>{item.topic}</Link>{item.status ? ` · ${item.status}` : ""}</p>}
             {item.targetTopic && <p>New topic: <span className="font-mono">{item.targetTopic}</span></p>}
             {item.errors.length > 0 && <ErrorAlert message={item.errors.join(" ")} />}
+            {item.skipped && <p className="text-slate-700">{item.skipped}</p>}
             {outcome(item).refusal && <ErrorAlert message={outcome(item).refusal} />}
             {outcome(item).applied && <p className="font-medium text-emerald-700">Applied.</p>}
             {item.notes.map((n) => <p key={n} className="text-slate-600">{n}</p>)}

@@ -17,6 +17,7 @@ const FLAG_TEXT: Record<string, string> = {
   "no-subscription": "used without a subscription",
   "input-not-granted": "declared input without a grant",
   "input-not-observed": "declared input, not seen read",
+  "unknown-grant": "an ACL the catalog does not know",
 };
 
 export function LineageView({ focus }: { focus: string | null }) {
@@ -54,6 +55,7 @@ export function LineageView({ focus }: { focus: string | null }) {
           <li><span className="mr-1 inline-block h-0.5 w-6 border-t-2 border-dashed border-amber-600 align-middle" aria-hidden="true" />granted, not used</li>
           <li><span className="mr-1 inline-block h-0.5 w-6 bg-rose-600 align-middle" aria-hidden="true" />used without a grant</li>
           <li><span className="mr-1 inline-block h-0.5 w-6 bg-indigo-600 align-middle" aria-hidden="true" />declared input</li>
+          <li><span className="mr-1 inline-block h-0.5 w-6 border-t-2 border-dotted border-rose-700 align-middle" aria-hidden="true" />an ACL the catalog does not know</li>
         </ul>
       </Card>
       {data.nodes.length === 0 ? (
@@ -67,7 +69,7 @@ export function LineageView({ focus }: { focus: string | null }) {
       )}
       <Card title={`Needs attention (${flagged.length})`}>
         {flagged.length === 0 ? (
-          <p className="text-sm text-slate-600">Every grant is used and every consumer seen has a subscription.</p>
+          <p className="text-sm text-slate-600">Every grant is used, every consumer seen has a subscription, and every ACL on a product topic is one the catalog made.</p>
         ) : (
           <table className="w-full text-left text-sm" data-testid="lineage-flags">
             <caption className="sr-only">Edges that need attention</caption>
@@ -77,7 +79,7 @@ export function LineageView({ focus }: { focus: string | null }) {
                 <tr key={e.id} data-testid="lineage-flag">
                   <td className="py-2 pr-4">{label.get(e.source)}</td>
                   <td className="py-2 pr-4 font-mono text-xs">{label.get(e.target)}</td>
-                  <td className="py-2 pr-4">{e.flags.map((f) => FLAG_TEXT[f] ?? f).join(", ")}{e.subscriptionId && <> · <Link className="text-indigo-700 hover:underline" href={`/subscriptions/${e.subscriptionId}`}>subscription</Link></>}</td>
+                  <td className="py-2 pr-4">{e.flags.map((f) => FLAG_TEXT[f] ?? f).join(", ")}{e.acl && <> ({e.acl.operations.join(", ")}): {e.acl.why}</>}{e.subscriptionId && <> · <Link className="text-indigo-700 hover:underline" href={`/subscriptions/${e.subscriptionId}`}>subscription</Link></>}</td>
                   <td className="py-2 text-slate-600">{e.lastActiveAt ? <><Age iso={e.lastActiveAt} /> ago</> : "never"}</td>
                 </tr>
               ))}

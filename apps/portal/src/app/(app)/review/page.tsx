@@ -13,7 +13,11 @@ export default async function ReviewPage() {
     <>
       <PageHeader
         title="Review queue"
-        description={governance ? "Products waiting for governance and every pending subscription, oldest first." : "Subscription requests for your domains' products, oldest first."}
+        description={
+          governance
+            ? "Everything governance decides, oldest first: products (new, new major versions, claims), schema versions, changes to live products, promotions, personal-data grants and every pending subscription."
+            : "Subscription requests for your domains' products, oldest first."
+        }
       />
       {governance || owner ? <ReviewQueueView reviewsProducts={governance} /> : <EmptyState title="Nothing to review">Only governance reviewers and domain owners have a review queue.</EmptyState>}
     </>

@@ -1,17 +1,19 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChangeRequestsCard } from "@/components/change-requests";
 import { Link } from "@/components/link";
 import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
 import { Ago } from "@/components/relative-time";
 import { Badge, Button, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
-import { api } from "@/lib/api-client";
+import { api, type ApiError } from "@/lib/api-client";
 import type { ReviewQueue } from "@/lib/api-types";
 import { humanize } from "@/lib/format";
 import { useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+
+const PII_RULE = "An owner's approval grants access with PII masked; governance decides the personal data besides.";
 
 /** `reviewsProducts`: governance decides products; owners only see their domains' subscription requests. */
 export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean }) {
@@ -22,7 +24,7 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
   });
   if (queue.isPending) return <Loading label="Loading the queue…" />;
   if (queue.isError) return <ErrorAlert message={queue.error.message} />;
-  const { products, subscriptions, schemaVersions, changes } = queue.data;
+  const { products, subscriptions, schemaVersions, changes, piiGrants, promotions } = queue.data;
   return (
     <div className="space-y-6">
       {reviewsProducts && (
@@ -48,6 +50,50 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
         </Card>
       )}
       {queue.data.governance && <ChangeRequestsCard changes={changes} />}
+      {queue.data.governance && (
+        <Card title={`Promotions to other environments (${promotions.length})`}>
+          {promotions.length === 0 ? (
+            <EmptyState title="No promotions waiting" />
+          ) : (
+            <ul className="divide-y divide-slate-200" aria-label="Promotions waiting for review">
+              {promotions.map((d) => (
+                <li key={d.id} className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-promotion">
+                  <div className="min-w-0">
+                    <p className="text-sm">
+                      <Link href={`/products/${d.product.id}`} className="font-medium text-indigo-700 hover:underline">{d.product.name}</Link> · {d.sourceEnvironment} → {d.environment}
+                      {d.update ? " (a newer definition of a live deployment)" : ""}
+                    </p>
+                    <p className="font-mono text-xs text-slate-500">{d.product.topicName}</p>
+                    <p className="mt-1 text-sm text-slate-600">
+                      {d.product.domain.name} · requested <Ago iso={d.requestedAt} />{d.requestedBy ? ` by ${d.requestedBy.name}` : ""}
+                    </p>
+                  </div>
+                  <div className="flex flex-wrap items-start gap-2 md:justify-end">
+                    {d.mine && <p className="text-sm text-slate-500">Your own promotion (four-eyes rule)</p>}
+                    <ButtonLink variant={d.mine ? "secondary" : "primary"} href={`/products/${d.product.id}`} aria-label={`Review the promotion of ${d.product.name} to ${d.environment}`}>Open</ButtonLink>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </Card>
+      )}
+      {queue.data.governance && (
+        <Card title={`Personal data (PII) grants (${piiGrants.length})`}>
+          <p className="mb-3 text-sm text-slate-600" data-testid="pii-rule">
+            The rule: personal data needs a governance decision besides the owners&apos;. Owners approve access with PII masked; a governance reviewer other than the requester grants the personal data.
+          </p>
+          {piiGrants.length === 0 ? (
+            <EmptyState title="No personal-data grants waiting" />
+          ) : (
+            <ul className="divide-y divide-slate-200" aria-label="Personal data grants">
+              {piiGrants.map((g) => (
+                <PiiGrantRow key={g.id} grant={g} />
+              ))}
+            </ul>
+          )}
+        </Card>
+      )}
       <Card title={`Subscription requests (${subscriptions.length})`}>
         {subscriptions.length === 0 ? (
           <EmptyState title="No subscription requests waiting" />
@@ -71,6 +117,7 @@ function ProductRow({ product: p }: { product: ReviewQueue["products"][number] }
           <Link href={`/products/${p.id}`} className="font-medium text-indigo-700 hover:underline">{p.name}</Link>
           <Badge value={p.classification} label={humanize(p.classification)} />
           {p.majorVersion > 1 && <Badge value="IN_REVIEW" label={`new major v${p.majorVersion}`} />}
+          {p.claim && <Badge value="IN_REVIEW" label="claim of an existing topic" />}
         </div>
         <p className="font-mono text-xs text-slate-500">{p.topicName}</p>
         <p className="mt-1 text-sm text-slate-600">
@@ -122,6 +169,11 @@ function SubscriptionRow({ subscription: s }: { subscription: ReviewQueue["subsc
         </p>
         <p className="font-mono text-xs text-slate-500">User:{s.serviceAccount.name} → {s.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{s.purpose}”</p>
+        {s.piiRequested && (
+          <p className="mt-1 text-xs text-amber-800">
+            Asks for personal data (PII){s.piiJustification ? `: “${s.piiJustification}”` : ""}. {PII_RULE}
+          </p>
+        )}
         <p className="mt-1 text-xs text-slate-500">
           requested <Ago iso={s.createdAt} />{s.requestedBy ? ` by ${s.requestedBy.name}` : ""}
         </p>
@@ -154,5 +206,33 @@ function PolicyDetails({ policy }: { policy: ReviewQueue["products"][number]["po
         <PolicyResultList results={policy.results} />
       </div>
     </details>
+  );
+}
+
+/** Governance grants a subscription's stated need for personal data, after the owners approved the access. */
+function PiiGrantRow({ grant: g }: { grant: ReviewQueue["piiGrants"][number] }) {
+  const client = useQueryClient();
+  const grant = useMutation<unknown, ApiError, void>({
+    mutationFn: () => api(`/api/v1/subscriptions/${g.id}/approve-pii`, { method: "POST" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+  });
+  return (
+    <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-pii">
+      <div className="min-w-0">
+        <p className="text-sm">
+          <span className="font-medium">{g.consumingDomain.name}</span> reads{" "}
+          <Link href={`/subscriptions/${g.id}`} className="font-medium text-indigo-700 hover:underline">{g.product.name}</Link> with PII masked
+        </p>
+        <p className="font-mono text-xs text-slate-500">User:{g.serviceAccount.name} → {g.product.topicName}</p>
+        <p className="mt-1 text-sm text-slate-700">“{g.piiJustification ?? g.purpose}”</p>
+        <p className="mt-1 text-xs text-slate-500">access approved{g.approvedBy ? ` by ${g.approvedBy.name}` : ""}{g.decidedAt ? <> <Ago iso={g.decidedAt} /></> : ""}</p>
+        {grant.isError && <div className="mt-2"><ErrorAlert message={grant.error.message} /></div>}
+      </div>
+      {g.mine ? (
+        <p className="text-sm text-slate-500">Your own request (four-eyes rule)</p>
+      ) : (
+        <Button disabled={grant.isPending} onClick={() => grant.mutate()} aria-label={`Grant personal data of ${g.product.name} to ${g.serviceAccount.name}`}>Grant personal data</Button>
+      )}
+    </li>
   );
 }

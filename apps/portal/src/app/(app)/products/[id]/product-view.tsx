@@ -24,6 +24,7 @@ import { formText } from "@/lib/form-text";
 import { formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { deprecateHint, revokeHint } from "@/lib/reason-audience";
 
 const SUBSCRIBABLE = ["APPROVED", "PROVISIONING", "ACTIVE"];
 const EDITABLE = ["DRAFT", "REJECTED", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"];
@@ -231,7 +232,7 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
             )}
           </Card>
 
-          {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} />}
+          {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} domainName={product.domain.name} />}
         </div>
 
         <div className="space-y-6">
@@ -291,7 +292,14 @@ function SubscriptionsCard({ product }: { product: ProductDetail }) {
               {(s.status === "APPROVED" || s.status === "ACTIVE") &&
                 (perms.hasGlobal("subscription:revoke") || perms.canInDomain("subscription:revoke", product.domainId) || perms.canInDomain("subscription:revoke", s.consumingDomainId)) && (
                   <div className="mt-2">
-                    <ReasonAction label="Revoke" confirmLabel="Revoke access" pending={decide.isPending} error={decide.error} onConfirm={(reason) => decide.mutate({ kind: "revoke", id: s.id, productId: product.id, reason })} />
+                    <ReasonAction
+                      label="Revoke"
+                      confirmLabel="Revoke access"
+                      hint={revokeHint(s.consumingDomain.name, product.domain.name)}
+                      pending={decide.isPending}
+                      error={decide.error}
+                      onConfirm={(reason) => decide.mutate({ kind: "revoke", id: s.id, productId: product.id, reason })}
+                    />
                   </div>
                 )}
             </li>
@@ -326,7 +334,7 @@ function HistoryCard({ productId }: { productId: string }) {
   );
 }
 
-function DeprecateCard({ productId }: { productId: string }) {
+function DeprecateCard({ productId, domainName }: { productId: string; domainName: string }) {
   const action = useProductAction(productId);
   return (
     <Card title="Deprecate">
@@ -334,6 +342,7 @@ function DeprecateCard({ productId }: { productId: string }) {
       <ReasonAction
         label="Deprecate…"
         confirmLabel="Deprecate product"
+        hint={deprecateHint(domainName)}
         pending={action.isPending}
         error={action.error}
         onConfirm={(reason, form) => {

@@ -6,6 +6,7 @@ import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
 import { Link } from "@/components/link";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
+import { ReasonAction } from "@/components/reason-form";
 import { ReplayCard } from "@/components/replay-card";
 import { SubscriptionObjectives } from "@/components/slo";
 import { SnippetTabs } from "@/components/snippets";
@@ -16,8 +17,9 @@ import { api, type ApiError } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
 import { kafkajsSnippet, kcatCommand } from "@/lib/connection-snippets";
 import { formatDateTime, humanize } from "@/lib/format";
-import { useRetryTask } from "@/lib/mutations";
+import { useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
+import { cancelHint, revokeHint } from "@/lib/reason-audience";
 
 const POLL_MS = 3000;
 
@@ -79,6 +81,18 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
             environmentWait={sub.environmentWait}
             canRetry={sub.viewer.canRetry}
           />
+          {(sub.viewer.canDecide || sub.viewer.canRevoke || sub.viewer.canCancel) && (
+            <DecisionCard
+              id={sub.id}
+              productId={sub.product.id}
+              status={sub.status}
+              consumingDomain={sub.consumingDomain.name}
+              productDomain={sub.product.domainName}
+              canDecide={sub.viewer.canDecide}
+              canRevoke={sub.viewer.canRevoke}
+              canCancel={sub.viewer.canCancel}
+            />
+          )}
           <ExpiryCard subscriptionId={sub.id} expiresAt={sub.expiresAt} certifiedAt={sub.certifiedAt} canSet={sub.viewer.canSetExpiry} granted={granted || sub.status === "REQUESTED"} />
           <CredentialsCard subscriptionId={sub.id} account={sub.serviceAccount} domainName={sub.consumingDomain.name} credentials={sub.credentials} />
         </div>
@@ -194,6 +208,11 @@ const AccessCard = memo(function AccessCard({
         ]}
       />
       {pii.requested && pii.justification && <p className="mt-2 text-xs text-slate-600">PII justification: {pii.justification}</p>}
+      {pii.requested && !pii.approvedAt && (
+        <p className="mt-2 text-xs text-slate-600" data-testid="pii-rule">
+          The rule: personal data needs a governance decision besides the owners&apos;. The product&apos;s owners approve the access with PII masked; only a governance reviewer (not the requester) unmasks it, and the request waits in governance&apos;s review queue until then.
+        </p>
+      )}
       {pii.canApprove && <GrantPii subscriptionId={id} />}
       {environmentWait && (
         <p className="mt-3 text-sm text-amber-800" role="status" data-testid="environment-wait">
@@ -248,3 +267,61 @@ function GrantPii({ subscriptionId }: { subscriptionId: string }) {
     </div>
   );
 }
+
+/**
+ * Decisions on the subscription from its own page, as in the review queue and
+ * on the product page: the product's owners (or governance) approve or reject
+ * a request and revoke access; the subscribing domain's owners cancel their
+ * own subscription — the same confirmation with a reason, and the same audit
+ * event (subscription.revoked), as a revoke.
+ */
+const DecisionCard = memo(function DecisionCard(props: {
+  id: string;
+  productId: string;
+  status: string;
+  consumingDomain: string;
+  productDomain: string;
+  canDecide: boolean;
+  canRevoke: boolean;
+  canCancel: boolean;
+}) {
+  const action = useSubscriptionAction();
+  const { id, productId } = props;
+  return (
+    <Card title={props.canDecide ? "Decide on this request" : "End access"}>
+      <div className="space-y-3 text-sm" data-testid="subscription-decision">
+        {props.canDecide && (
+          <div className="flex flex-wrap gap-2">
+            <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "approve", id, productId })}>Approve</Button>
+            <ReasonAction label="Reject" confirmLabel="Reject request" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "reject", id, productId, reason })} />
+          </div>
+        )}
+        {props.canRevoke && (
+          <ReasonAction
+            label="Revoke…"
+            confirmLabel="Revoke access"
+            hint={revokeHint(props.consumingDomain, props.productDomain)}
+            pending={action.isPending}
+            error={action.error}
+            onConfirm={(reason) => action.mutate({ kind: "revoke", id, productId, reason })}
+          />
+        )}
+        {props.canCancel && (
+          <>
+            <p className="text-slate-600">Your domain no longer needs this data: cancelling ends the account&apos;s access on the cluster at once.</p>
+            <ReasonAction
+              label="Cancel subscription…"
+              confirmLabel="Cancel subscription"
+              hint={cancelHint(props.consumingDomain, props.productDomain)}
+              pending={action.isPending}
+              error={action.error}
+              onConfirm={(reason) => action.mutate({ kind: "revoke", id, productId, reason })}
+            />
+          </>
+        )}
+        {action.isError && action.variables.kind === "approve" && <ErrorAlert message={action.error.message} />}
+        {action.isSuccess && <p role="status" className="font-medium text-emerald-700">Decision recorded.</p>}
+      </div>
+    </Card>
+  );
+});

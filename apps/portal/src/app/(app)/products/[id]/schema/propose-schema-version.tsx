@@ -129,7 +129,7 @@ function PublishMajorVersion({ productId, definition, offer }: { productId: stri
     const date = formText(form, "sunsetAt");
     const reason = formText(form, "reason").trim();
     publish.mutate(
-      { definition, sunsetAt: date ? new Date(`${date}T00:00:00Z`).toISOString() : "", ...(reason ? { reason } : {}) },
+      { definition, ...(date ? { sunsetAt: new Date(`${date}T00:00:00Z`).toISOString() } : {}), ...(reason ? { reason } : {}) },
       { onSuccess: (next) => router.push(`/products/${next.id}`) },
     );
   }
@@ -138,11 +138,13 @@ function PublishMajorVersion({ productId, definition, offer }: { productId: stri
       <h3 id="major-version-title" className="font-semibold text-indigo-950">Publish as a new major version: v{offer.majorVersion}</h3>
       <p className="mt-1 text-sm text-indigo-900">
         A breaking change goes to a new topic, <span className="font-mono">{offer.topicName}</span>: a new product with this schema, the same owner and metadata, and its own review
-        and provisioning. This version is deprecated with the sunset date you choose; its subscribers are shown the new version and can request the same access on it in one step.
+        and provisioning. This version stays as it is until governance approves v{offer.majorVersion}; only then is it deprecated, with the sunset date you choose here (left empty:
+        the policy&apos;s deprecation notice, counted from the approval), and its subscribers are shown the new version and can request the same access on it in one step. If
+        v{offer.majorVersion} is rejected, nothing changes here.
       </p>
       <form onSubmit={submit} className="mt-3 grid gap-3 sm:grid-cols-2">
         <Field id="major-sunset" label="Sunset date of the current version" errors={fields.sunsetAt}>
-          {(a) => <input {...a} name="sunsetAt" type="date" required className={inputClass} />}
+          {(a) => <input {...a} name="sunsetAt" type="date" className={inputClass} />}
         </Field>
         <Field id="major-reason" label="Why (shown to subscribers)" errors={fields.reason}>
           {(a) => <input {...a} name="reason" maxLength={2000} className={inputClass} />}

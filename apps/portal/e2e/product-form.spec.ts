@@ -1,0 +1,46 @@
+import { expect, test } from "@playwright/test";
+import { as } from "./roles";
+
+/*
+ * Issue 31, point 6: the new-product form opens without errors; a field is
+ * validated when the user leaves it; the hints give the policy's bounds for
+ * the chosen classification; compact with tiered storage is explained on the
+ * spot, before submitting.
+ */
+
+test("the new-product form: no errors on open, validation on leaving a field, policy bounds per classification, compact + tiered explained at once", async ({ browser }) => {
+  const owner = await as(browser, "ordersOwner");
+  const problems: string[] = [];
+  owner.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  owner.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+  });
+  await owner.goto("/products/new");
+  await expect(owner.getByLabel("Name")).toBeVisible();
+  // Nothing is flagged before the user has done anything.
+  await expect(owner.locator("[data-field-error]")).toHaveCount(0);
+  expect(problems).toEqual([]);
+
+  // Leaving a field validates it, without submitting.
+  await owner.getByLabel("Description").focus();
+  await owner.getByLabel("Description").blur();
+  await expect(owner.locator("#description-error")).toBeVisible();
+  await owner.getByLabel("Description").fill("Every parcel scan at a depot, as it happens.");
+  await owner.getByLabel("Description").blur();
+  await expect(owner.locator("#description-error")).toHaveCount(0);
+
+  // The hints follow the policy for the chosen classification.
+  const partitionsHint = owner.locator("#partitions-hint");
+  await expect(partitionsHint).toContainText("1–64 for Internal (policy rule topic.partitions)");
+  await owner.getByLabel("Classification").selectOption("RESTRICTED");
+  await expect(partitionsHint).toContainText("1–12 for Restricted (policy rule topic.partitions)");
+  await expect(owner.locator("#retention-hint")).toContainText("at least 1 day, at most 1 year, never forever for Restricted");
+
+  // Compact + tiered: refused on the spot, with the reason.
+  await owner.getByLabel("Cleanup policy").selectOption("compact");
+  await owner.getByLabel("Move cold segments to object storage").check();
+  await expect(owner.locator("#tieredStorage-error")).toHaveText(/^Compacted topics are not tiered/);
+  await owner.getByLabel("Move cold segments to object storage").uncheck();
+  await expect(owner.locator("#tieredStorage-error")).toHaveCount(0);
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,97 @@
+import type { Db } from "../db.ts";
+
+/*
+ * Grants the catalog does not know are never invisible (issue 31, point 2):
+ * every ACL binding the worker's cluster scan found on a product's topic
+ * (ClusterTopic.acls) whose principal is neither the domain's producer nor an
+ * account with a granted subscription on this environment, and that a claim's
+ * review did not keep on purpose. Shown in the product's drift view and in the
+ * lineage's "needs attention" list until it is removed on the cluster or
+ * becomes a subscription.
+ */
+
+export interface UnknownGrant {
+  topic: string;
+  principal: string;
+  operation: string;
+  permission: string;
+  host: string;
+  patternType: string;
+  resourceName: string;
+  /** Why it is flagged, in words for the page. */
+  why: string;
+}
+
+interface Binding {
+  resourceType?: unknown;
+  resourceName?: unknown;
+  patternType?: unknown;
+  principal?: unknown;
+  host?: unknown;
+  operation?: unknown;
+  permission?: unknown;
+}
+
+const text = (v: unknown, fallback: string) => (typeof v === "string" ? v : fallback);
+const sameBinding = (a: Binding, b: Binding) =>
+  a.resourceType === b.resourceType && a.resourceName === b.resourceName && a.patternType === b.patternType && a.principal === b.principal && a.host === b.host && a.operation === b.operation && a.permission === b.permission;
+
+/** Unknown grants per product id (products without any are absent). */
+export async function unknownGrants(db: Db, productIds: string[]): Promise<Map<string, UnknownGrant[]>> {
+  const result = new Map<string, UnknownGrant[]>();
+  if (productIds.length === 0) return result;
+  const products = await db.dataProduct.findMany({
+    where: { id: { in: productIds } },
+    select: { id: true, topicName: true, domainId: true, claim: { select: { foundAcls: true, removeAcls: true, aclsDecidedById: true } } },
+  });
+  const [observed, producers, subscriptions] = await Promise.all([
+    db.clusterTopic.findMany({ where: { name: { in: products.map((p) => p.topicName) } }, select: { name: true, acls: true } }),
+    db.serviceAccount.findMany({ where: { domainId: { in: [...new Set(products.map((p) => p.domainId))] }, isProducer: true }, select: { name: true, domainId: true } }),
+    // The primary cluster's grants (ClusterTopic is the primary cluster's scan); ended ones are named as such.
+    db.subscription.findMany({
+      where: { productId: { in: products.map((p) => p.id) }, environment: null, status: { in: ["APPROVED", "ACTIVE", "REVOKED"] } },
+      select: { productId: true, status: true, serviceAccount: { select: { name: true } } },
+    }),
+  ]);
+  for (const product of products) {
+    const acls = observed.find((t) => t.name === product.topicName)?.acls;
+    if (!Array.isArray(acls) || acls.length === 0) continue;
+    const producer = producers.find((a) => a.domainId === product.domainId);
+    const granted = new Set(subscriptions.filter((s) => s.productId === product.id && s.status !== "REVOKED").map((s) => `User:${s.serviceAccount.name}`));
+    const ended = new Set(subscriptions.filter((s) => s.productId === product.id && s.status === "REVOKED").map((s) => `User:${s.serviceAccount.name}`));
+    if (producer) granted.add(`User:${producer.name}`);
+    const found = Array.isArray(product.claim?.foundAcls) ? (product.claim.foundAcls as Binding[]) : [];
+    const removed = Array.isArray(product.claim?.removeAcls) ? (product.claim.removeAcls as Binding[]) : [];
+    const decided = Boolean(product.claim?.aclsDecidedById);
+    const flagged: UnknownGrant[] = [];
+    for (const raw of acls) {
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) continue;
+      const b = raw as Binding;
+      const principal = text(b.principal, "?");
+      if (granted.has(principal)) continue;
+      const fromClaim = found.some((f) => sameBinding(f, b));
+      const toRemove = removed.some((f) => sameBinding(f, b));
+      // Kept by the claim's review on purpose: documented, not unknown.
+      if (fromClaim && decided && !toRemove) continue;
+      const why = ended.has(principal)
+        ? "Its subscription has ended; the worker removes it on its next reconcile."
+        : fromClaim
+          ? toRemove
+            ? "Found when the topic was claimed; the review chose to remove it and the worker has not yet."
+            : "Found when the topic was claimed; the claim's review has not decided it yet."
+          : "No subscription or producer grant in the catalog gives this principal access: an ACL made outside Kappa Mesh.";
+      flagged.push({
+        topic: product.topicName,
+        principal,
+        operation: text(b.operation, "?"),
+        permission: text(b.permission, "ALLOW"),
+        host: text(b.host, "*"),
+        patternType: text(b.patternType, "LITERAL"),
+        resourceName: text(b.resourceName, product.topicName),
+        why,
+      });
+    }
+    if (flagged.length > 0) result.set(product.id, flagged);
+  }
+  return result;
+}
