@@ -5,7 +5,7 @@ import { recordAudit } from "../audit.ts";
 import { MAX_CONTRACT_LENGTH } from "../contracts/from-contract.ts";
 import { planContract, type PlanItem } from "../contracts/plan.ts";
 import type { Db, Tx } from "../db.ts";
-import { CatalogError, ConflictError, ValidationError } from "../errors.ts";
+import { CatalogError, ValidationError } from "../errors.ts";
 import { cleanString } from "../validation.ts";
 import { proposeSchemaVersion } from "./propose-schema-version.ts";
 import { publishMajorVersion } from "./publish-major-version.ts";
