@@ -73,6 +73,21 @@ test.describe("redirects after sign-in (finding 5)", () => {
   });
 });
 
+test.describe("redirects after sign-in, normalised (issue 30, finding 1)", () => {
+  test.use({ storageState: storageFor("ordersOwner") });
+
+  test("a signed-in GET /signin with a dot-segment or encoded-slash callbackUrl never answers a Location off the portal", async ({ page, baseURL }) => {
+    const origin = new URL(baseURL ?? "").origin;
+    for (const query of ["/.//127.0.0.1:3553/x", "/a/..//127.0.0.1:3553/x", "/%2e//127.0.0.1:3553/x", "/./%252F127.0.0.1:3553/x"]) {
+      const response = await page.request.get(`/signin?callbackUrl=${query}`, { maxRedirects: 0 });
+      expect(response.status(), query).toBe(307);
+      const location = response.headers()["location"] ?? "";
+      expect(location, query).not.toMatch(/^(\/\/|\/\\|[a-z]+:)/i);
+      expect(new URL(location, origin).origin, query).toBe(origin);
+    }
+  });
+});
+
 test.describe("security headers (finding 7)", () => {
   test("on an HTML page and on an API response", async ({ request }) => {
     const page = await request.get("/signin");
