@@ -23,6 +23,7 @@ export { toJson, type Jsonish } from "./serialize.ts";
 export { NOTIFICATION_KIND_NAMES, NOTIFICATION_KINDS, isNotificationKind, type NotificationKind } from "./notifications/kinds.ts";
 export { notify, webhookPayload, type NotificationAudience, type NotificationInput, type NotifyResult, type WebhookPayload } from "./notifications/notify.ts";
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret, signWebhook, verifyWebhookSignature } from "./notifications/signature.ts";
+export { WEBHOOK_REFUSED, WEBHOOK_TIMED_OUT, webhookAttemptError, webhookOutcome } from "./notifications/webhook-outcome.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
 export { browseMessages, type BrowseOptions } from "./records/browse.ts";
 export { BROWSE_LIMITS, browseMessagesInput, browseStateInput, stateKeyInput, type BrowseMessagesInput } from "./records/inputs.ts";

@@ -153,8 +153,43 @@ describe("webhooks", () => {
     await strict.stop();
     const refused = await db.webhookDelivery.findFirstOrThrow({ where: { endpointId: guarded.id } });
     expect(refused).toMatchObject({ status: "FAILED", lastStatusCode: null });
-    expect(refused.lastError).toMatch(/private or loopback/);
+    // The owner learns only that the platform refused it (issue 30, finding 4).
+    expect(refused.lastError).toBe("refused by the platform");
+    const refusedLog = await webhookDeliveries(db, await loadActor(db, people.as.paymentsOwner.userId), guarded.id);
+    expect(refusedLog.deliveries[0]).toMatchObject({ outcome: "refused by the platform", log: [{ outcome: "refused by the platform", durationMs: null }] });
     expect(received).toHaveLength(0);
+  });
+
+  it("tells an owner 'timed out' for any transport failure, never the transport error or its timing, in demo mode too (issue 30, finding 4)", async () => {
+    await db.webhookEndpoint.deleteMany({});
+    // A closed port (ECONNREFUSED), a port that accepts and hangs up (socket hang up): both private, allowed as in demo mode.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const hangUp = createServer((req) => req.socket.destroy());
+    await new Promise<void>((r) => hangUp.listen(0, "127.0.0.1", r));
+    const hangUpPort = (hangUp.address() as AddressInfo).port;
+    try {
+      const owner = await loadActor(db, people.as.paymentsOwner.userId);
+      const targets = [`http://127.0.0.1:${closedPort}/closed`, `http://127.0.0.1:${hangUpPort}/hangs-up`];
+      const hooks: { id: string }[] = [];
+      for (const url of targets) hooks.push((await createWebhook(db, SECRETS_KEY, people.as.paymentsOwner, { domainId: people.payments.id, url })).webhook);
+      await announce("alert.fired", "Lag above objective");
+      const d = dispatcher({ allowPrivateTargets: true, maxAttempts: 1 });
+      await waitFor(async () => {
+        await d.runNow();
+        return (await db.webhookDelivery.count({ where: { endpointId: { in: hooks.map((h) => h.id) }, status: "FAILED" } })) === 2 || null;
+      }, 15_000, "both deliveries to fail");
+      await d.stop();
+      for (const hook of hooks) {
+        const log = await webhookDeliveries(db, owner, hook.id);
+        expect(log.deliveries[0]).toMatchObject({ status: "FAILED", lastStatusCode: null, lastError: "timed out", outcome: "timed out", log: [{ statusCode: null, error: "timed out", outcome: "timed out", durationMs: null }] });
+        expect(JSON.stringify(log, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))).not.toMatch(/ECONNREFUSED|hang up|ECONNRESET|socket/i);
+      }
+    } finally {
+      await new Promise<void>((r) => hangUp.close(() => r()));
+    }
   });
 });
 

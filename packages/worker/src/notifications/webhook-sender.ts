@@ -4,7 +4,9 @@
  * workers share the outbox without sending one delivery twice at once; it is
  * POSTed as JSON signed with the endpoint's secret (HMAC-SHA256, see the
  * catalog's signature.ts), and every attempt lands in the delivery log with
- * its status code or error. A non-2xx answer or a network error retries with
+ * its outcome — for the owner only delivered / refused by the platform /
+ * failed with HTTP n / timed out (the catalog's webhook-outcome.ts; the
+ * transport detail goes to the worker's log only). A non-2xx answer or a network error retries with
  * capped exponential backoff until the attempts run out (410 Gone stops at
  * once). Delivery is at least once: receivers dedupe on X-Kappa-Delivery.
  */
@@ -12,10 +14,10 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { Prisma } from "@prisma/client";
-import { decryptSecret, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhook, type Db } from "@kappa/catalog";
+import { decryptSecret, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhook, webhookAttemptError, type Db } from "@kappa/catalog";
 import { errorMessage, type Logger } from "../log.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
-import { resolveWebhookTarget, type ResolvedTarget } from "./webhook-target.ts";
+import { resolveWebhookTarget, WebhookTargetError, type ResolvedTarget } from "./webhook-target.ts";
 
 export interface WebhookSenderOptions {
   secretsKey: Buffer;
@@ -106,6 +108,7 @@ export class WebhookSender {
   private async deliver(d: Claimed): Promise<void> {
     const attempt = d.attempts + 1;
     let outcome: AttemptOutcome;
+    let refused = false;
     const endpoint = await this.db.webhookEndpoint.findUnique({ where: { id: d.endpointId }, omit: { secretCiphertext: false } });
     if (!endpoint) return; // deleted meanwhile: its deliveries went with it
     try {
@@ -117,12 +120,14 @@ export class WebhookSender {
       const signature = signWebhook(secret, Math.floor(Date.now() / 1000), body);
       outcome = await postJson(target, body, { [SIGNATURE_HEADER]: signature, [EVENT_HEADER]: d.kind, [DELIVERY_HEADER]: d.id }, this.options.timeoutMs);
     } catch (error) {
+      refused = error instanceof WebhookTargetError;
       outcome = { statusCode: null, error: errorMessage(error), durationMs: 0 };
     }
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const gone = outcome.statusCode === 410;
     const final = ok || gone || attempt >= this.options.maxAttempts;
-    const error = ok ? null : (outcome.error ?? `HTTP ${outcome.statusCode}`).slice(0, 1000);
+    // What the owner may see; the transport detail (outcome.error) only in the log below.
+    const error = webhookAttemptError(outcome.statusCode, refused);
     const delay = backoffDelayMs(attempt, this.options.backoffBaseMs, this.options.backoffMaxMs);
     await this.db.$transaction([
       this.db.webhookAttempt.create({ data: { deliveryId: d.id, attempt, statusCode: outcome.statusCode, error, durationMs: outcome.durationMs } }),
@@ -134,6 +139,6 @@ export class WebhookSender {
          WHERE id = ${d.id}`,
     ]);
     if (ok) this.log.debug("webhook delivered", { delivery: d.id, kind: d.kind, status: outcome.statusCode });
-    else this.log.warn(final ? "webhook delivery failed for good" : "webhook delivery failed; will retry", { delivery: d.id, endpoint: d.endpointId, attempt, status: outcome.statusCode, error });
+    else this.log.warn(final ? "webhook delivery failed for good" : "webhook delivery failed; will retry", { delivery: d.id, endpoint: d.endpointId, attempt, status: outcome.statusCode, error: outcome.error?.slice(0, 1000) ?? error });
   }
 }
