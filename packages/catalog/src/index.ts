@@ -3,7 +3,7 @@ export * from "./admin-validation.ts";
 export { groupsFromClaim, ssoAccessFor } from "./admin/sso-access.ts";
 export { clientAddressFrom, normaliseRequestContext, type RequestContext } from "./request-context.ts";
 export { CHANGE_KINDS } from "./changes/change-requests.ts";
-export { actorSql, loadActor, type Actor } from "./actor.ts";
+export { actorSql, endSessions, loadActor, sessionVersionOf, type Actor } from "./actor.ts";
 export { authenticateLocalUser, upsertSsoUser } from "./authenticate.ts";
 export { createPrismaClient, type Db, type PoolOptions, type Tx } from "./db.ts";
 export * from "./errors.ts";
