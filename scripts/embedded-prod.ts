@@ -23,7 +23,7 @@ export async function registerEmbeddedProd(databaseUrl: string, secretsKey: stri
     ).rows[0];
     const opened = (() => {
       try {
-        return row ? openClusterPassword(key, { environment: "prod", adminPasswordSealed: row.adminPasswordSealed }) : null;
+        return row ? openClusterPassword(key, { ...row, environment: "prod" }) : null;
       } catch {
         return null; // sealed under another key: write it again
       }
@@ -36,7 +36,7 @@ export async function registerEmbeddedProd(databaseUrl: string, secretsKey: stri
   const { createPrismaClient, sealClusterPassword } = await import("@kappa/catalog");
   const db = createPrismaClient(databaseUrl);
   try {
-    const sealed = { ...data, adminPasswordSealed: sealClusterPassword(key, "prod", admin.password) };
+    const sealed = { ...data, adminPasswordSealed: sealClusterPassword(key, { ...data, environment: "prod" }, admin.password) };
     await db.cluster.upsert({ where: { environment: "prod" }, create: { environment: "prod", ...sealed }, update: sealed });
   } finally {
     await db.$disconnect();

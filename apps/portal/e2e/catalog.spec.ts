@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { createPasswordUser } from "./db";
 import { storageFor } from "./roles";
 
 /* The catalog page: ranked search, typos answered with "did you mean", and a lean bundle. */
@@ -112,7 +113,16 @@ test("opening the bell before the page is idle asks for news at once", async ({ 
   await expect(page.getByRole("region", { name: "Latest notifications" })).toBeVisible();
 });
 
-test("sign out (next-auth's client loads on the click) leads to the sign-in page", async ({ page }) => {
+test("sign out (next-auth's client loads on the click) leads to the sign-in page", async ({ browser }) => {
+  // Its own person: signing out ends every session of the one who signs out, the stored demo sessions included.
+  const email = `signout-${Date.now()}@orders.example`;
+  await createPasswordUser(email, "sign-out-password");
+  const page = await (await browser.newContext({ storageState: { cookies: [], origins: [] } })).newPage();
+  await page.goto("/signin");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill("sign-out-password");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("current-user")).toContainText(email);
   await page.goto("/");
   await expect(page.getByRole("heading", { name: /^\d[\d,]*\+? products?$/ })).toBeVisible();
   await page.getByRole("button", { name: "Sign out" }).click();
@@ -120,4 +130,5 @@ test("sign out (next-auth's client loads on the click) leads to the sign-in page
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
   await page.goto("/");
   await page.waitForURL(/\/signin/);
+  await page.context().close();
 });

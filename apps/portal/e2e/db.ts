@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from "node:crypto";
 import pg from "pg";
 
 /*
@@ -26,4 +27,23 @@ export async function one<T>(client: pg.Client, sql: string, params: unknown[] =
   const result = await client.query(sql, params);
   if (result.rows.length !== 1) throw new Error(`expected one row from ${sql}, got ${result.rows.length}`);
   return result.rows[0] as T;
+}
+
+/**
+ * A throwaway person with a password (the catalog's scrypt format), for tests
+ * that sign out: signing out ends every session of that person, so the demo
+ * accounts' stored sessions (auth.setup.ts) must not be the ones signed out.
+ */
+export async function createPasswordUser(email: string, password: string): Promise<string> {
+  const id = `e2e-${randomBytes(6).toString("hex")}`;
+  const salt = randomBytes(16);
+  const hash = scryptSync(password, salt, 32, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+  await withDb((c) =>
+    c.query(`INSERT INTO "User" (id, email, name, "passwordHash", "updatedAt") VALUES ($1, $2, 'E2E Person', $3, now())`, [
+      id,
+      email,
+      ["scrypt", 1 << 15, 8, 1, salt.toString("base64"), hash.toString("base64")].join("$"),
+    ]),
+  );
+  return id;
 }

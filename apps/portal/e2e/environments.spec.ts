@@ -113,6 +113,22 @@ test.describe.serial("environments and promotion", () => {
     expect(kept).toBe(stored);
     const updated = await withDb(async (c) => (await c.query<{ data: { passwordReplaced: boolean } }>(`SELECT data FROM "AuditEvent" WHERE action = 'cluster.updated' AND data::text LIKE $1 ORDER BY at DESC LIMIT 1`, [`%kappa-admin-2%`])).rows[0]!.data);
     expect(updated.passwordReplaced).toBe(false);
+
+    // Issue 30, finding 2: pointing the cluster elsewhere (or downgrading to PLAIN) keeps no stored password.
+    const clusterId = await withDb(async (c) => (await c.query<{ id: string }>(`SELECT id FROM "Cluster" WHERE environment = $1`, [environment])).rows[0]!.id);
+    const retarget = await admin.request.patch(`/api/v1/clusters/${clusterId}`, {
+      data: { bootstrap: "127.0.0.1:3553", securityProtocol: "SASL_PLAINTEXT", saslMechanism: "plain", adminUser: "kappa-admin-2" },
+    });
+    expect(retarget.status()).toBe(400);
+    expect((await retarget.json()).error.fields.adminPassword[0]).toMatch(/^Enter the admin password again: .* bootstrap servers, security protocol, SASL mechanism\.$/);
+    const unchanged = await withDb(async (c) => (await c.query<{ bootstrap: string; sealed: string }>(`SELECT bootstrap, "adminPasswordSealed" AS sealed FROM "Cluster" WHERE id = $1`, [clusterId])).rows[0]!);
+    expect(unchanged).toEqual({ bootstrap: "kafka-1.prod.example:9093,kafka-2.prod.example:9093", sealed: stored });
+    // In the form: the edit is refused at the password field.
+    await admin.getByRole("button", { name: `Edit ${environment}` }).click();
+    await edit.getByLabel("Bootstrap servers").fill("127.0.0.1:3553");
+    await edit.getByRole("button", { name: `Save ${environment}` }).click();
+    await expect(edit.getByText("Enter the admin password again")).toBeVisible();
+    await edit.getByRole("button", { name: "Cancel" }).click();
     await admin.context().close();
   });
 

@@ -1,7 +1,7 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import http from "node:http";
 import { expect, test, type Page } from "@playwright/test";
-import { withDb } from "./db";
+import { createPasswordUser, withDb } from "./db";
 import { storageFor } from "./roles";
 
 /*
@@ -70,6 +70,21 @@ test.describe("redirects after sign-in (finding 5)", () => {
     // Signed in, a backslash target is refused too (the browser reads "/\host" as "//host").
     await page.goto(`/signin?callbackUrl=${encodeURIComponent("/\\127.0.0.1:3603/x")}`);
     expect(new URL(page.url()).origin).toBe(new URL(baseURL ?? "").origin);
+  });
+});
+
+test.describe("redirects after sign-in, normalised (issue 30, finding 1)", () => {
+  test.use({ storageState: storageFor("ordersOwner") });
+
+  test("a signed-in GET /signin with a dot-segment or encoded-slash callbackUrl never answers a Location off the portal", async ({ page, baseURL }) => {
+    const origin = new URL(baseURL ?? "").origin;
+    for (const query of ["/.//127.0.0.1:3553/x", "/a/..//127.0.0.1:3553/x", "/%2e//127.0.0.1:3553/x", "/./%252F127.0.0.1:3553/x"]) {
+      const response = await page.request.get(`/signin?callbackUrl=${query}`, { maxRedirects: 0 });
+      expect(response.status(), query).toBe(307);
+      const location = response.headers()["location"] ?? "";
+      expect(location, query).not.toMatch(/^(\/\/|\/\\|[a-z]+:)/i);
+      expect(new URL(location, origin).origin, query).toBe(origin);
+    }
   });
 });
 
@@ -160,6 +175,42 @@ test.describe("CSP in Chromium", () => {
       });
     });
   }
+});
+
+test.describe("sessions end at sign-out (issue 30, finding 13)", () => {
+  test("a copy of the session cookie stops working once its owner signs out", async ({ browser }) => {
+    const email = `session-${randomBytes(4).toString("hex")}@orders.example`;
+    await createPasswordUser(email, "session-password");
+    const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+    const page = await context.newPage();
+    await page.goto("/signin");
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill("session-password");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(page.getByTestId("current-user")).toContainText(email);
+
+    // The attacker's copy of the cookie, in another browser.
+    const thief = await browser.newContext({ storageState: { cookies: await context.cookies(), origins: [] } });
+    const before = await thief.request.get("/api/v1/me");
+    expect(before.status()).toBe(200);
+    expect(JSON.stringify(await before.json())).toContain(email);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/signin/);
+    const after = await thief.request.get("/api/v1/me");
+    expect(after.status()).toBe(401);
+    const thiefPage = await thief.newPage();
+    await thiefPage.goto("/my-domain");
+    await expect(thiefPage).toHaveURL(/\/signin/);
+
+    // Signing in again works, with a new session.
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill("session-password");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(page.getByTestId("current-user")).toContainText(email);
+    await thief.close();
+    await context.close();
+  });
 });
 
 test.describe("sign-in throttling (finding 6)", () => {

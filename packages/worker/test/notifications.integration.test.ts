@@ -1,7 +1,7 @@
 // Webhooks and e-mail end to end: real PostgreSQL, a real HTTP receiver on
 // loopback that verifies the signature, and a real SMTP server (smtp-server).
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhook, loadActor, notify, SIGNATURE_HEADER, verifyWebhookSignature, webhookDeliveries, type Db } from "@kappa/catalog";
@@ -63,7 +63,7 @@ afterAll(async () => {
   await database?.dispose();
 });
 
-function dispatcher(overrides: { allowPrivateTargets?: boolean; maxAttempts?: number; smtp?: boolean } = {}) {
+function dispatcher(overrides: { allowPrivateTargets?: boolean; maxAttempts?: number; smtp?: boolean; timeoutMs?: number; backoffBaseMs?: number } = {}) {
   return new NotificationDispatcher(
     db,
     {
@@ -71,11 +71,11 @@ function dispatcher(overrides: { allowPrivateTargets?: boolean; maxAttempts?: nu
       webhooks: {
         secretsKey: SECRETS_KEY,
         portalUrl: "https://kappa.example.test",
-        timeoutMs: 2_000,
+        timeoutMs: overrides.timeoutMs ?? 2_000,
         maxAttempts: overrides.maxAttempts ?? 3,
         // Short backoff from configuration (no sleeps): retries become due within ~100 ms.
-        backoffBaseMs: 50,
-        backoffMaxMs: 100,
+        backoffBaseMs: overrides.backoffBaseMs ?? 50,
+        backoffMaxMs: Math.max(100, overrides.backoffBaseMs ?? 0),
         allowPrivateTargets: overrides.allowPrivateTargets ?? true,
       },
       email: overrides.smtp ? { smtpUrl: `smtp://127.0.0.1:${smtpPort}`, from: "Kappa Mesh <kappa@test.invalid>", portalUrl: "https://kappa.example.test", maxAgeHours: 24 } : undefined,
@@ -153,8 +153,43 @@ describe("webhooks", () => {
     await strict.stop();
     const refused = await db.webhookDelivery.findFirstOrThrow({ where: { endpointId: guarded.id } });
     expect(refused).toMatchObject({ status: "FAILED", lastStatusCode: null });
-    expect(refused.lastError).toMatch(/private or loopback/);
+    // The owner learns only that the platform refused it (issue 30, finding 4).
+    expect(refused.lastError).toBe("refused by the platform");
+    const refusedLog = await webhookDeliveries(db, await loadActor(db, people.as.paymentsOwner.userId), guarded.id);
+    expect(refusedLog.deliveries[0]).toMatchObject({ outcome: "refused by the platform", log: [{ outcome: "refused by the platform", durationMs: null }] });
     expect(received).toHaveLength(0);
+  });
+
+  it("tells an owner 'timed out' for any transport failure, never the transport error or its timing, in demo mode too (issue 30, finding 4)", async () => {
+    await db.webhookEndpoint.deleteMany({});
+    // A closed port (ECONNREFUSED), a port that accepts and hangs up (socket hang up): both private, allowed as in demo mode.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const hangUp = createServer((req) => req.socket.destroy());
+    await new Promise<void>((r) => hangUp.listen(0, "127.0.0.1", r));
+    const hangUpPort = (hangUp.address() as AddressInfo).port;
+    try {
+      const owner = await loadActor(db, people.as.paymentsOwner.userId);
+      const targets = [`http://127.0.0.1:${closedPort}/closed`, `http://127.0.0.1:${hangUpPort}/hangs-up`];
+      const hooks: { id: string }[] = [];
+      for (const url of targets) hooks.push((await createWebhook(db, SECRETS_KEY, people.as.paymentsOwner, { domainId: people.payments.id, url })).webhook);
+      await announce("alert.fired", "Lag above objective");
+      const d = dispatcher({ allowPrivateTargets: true, maxAttempts: 1 });
+      await waitFor(async () => {
+        await d.runNow();
+        return (await db.webhookDelivery.count({ where: { endpointId: { in: hooks.map((h) => h.id) }, status: "FAILED" } })) === 2 || null;
+      }, 15_000, "both deliveries to fail");
+      await d.stop();
+      for (const hook of hooks) {
+        const log = await webhookDeliveries(db, owner, hook.id);
+        expect(log.deliveries[0]).toMatchObject({ status: "FAILED", lastStatusCode: null, lastError: "timed out", outcome: "timed out", log: [{ statusCode: null, error: "timed out", outcome: "timed out", durationMs: null }] });
+        expect(JSON.stringify(log, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))).not.toMatch(/ECONNREFUSED|hang up|ECONNRESET|socket/i);
+      }
+    } finally {
+      await new Promise<void>((r) => hangUp.close(() => r()));
+    }
   });
 });
 
@@ -180,4 +215,102 @@ describe("e-mail", () => {
     // Sent once: a later pass sends nothing again.
     expect(mails.length).toBe(await db.notification.count({ where: { emailStatus: "SENT" } }));
   });
+});
+
+/** A raw TCP server that reads the request and then sends `script`'s bytes one at a time, every `everyMs`, for ever. */
+async function tarpit(script: (i: number) => string, everyMs: number): Promise<{ port: number; requests: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let requests = 0;
+  const server: TcpServer = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    socket.once("data", () => {
+      requests += 1;
+      let i = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed) clearInterval(timer);
+        else socket.write(script(i++));
+      }, everyMs);
+      socket.on("close", () => {
+        clearInterval(timer);
+        sockets.delete(socket);
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    requests: () => requests,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe("one slow endpoint holds up nothing but itself (issue 30, finding 3)", () => {
+  it("beside a tarpit that never finishes its status line and one that trickles its body, a healthy endpoint and e-mail are delivered; the tarpit times out at the attempt's deadline and then backs off", async () => {
+    await db.webhookEndpoint.deleteMany({});
+    received.length = 0;
+    answers.length = 0;
+    // Never completes the status line: one byte every 300 ms keeps a socket-idle timeout from ever firing.
+    const statusLine = "HTTP/1.1 200 OK\r\nX-Pad: ";
+    const silent = await tarpit((i) => (i < statusLine.length ? statusLine[i]! : "a"), 300);
+    // Headers at once, then a body of one byte every 300 ms, for ever.
+    const trickle = await tarpit((i) => (i === 0 ? "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n" : "1\r\nx\r\n"), 300);
+    const d = dispatcher({ smtp: true, timeoutMs: 2_000, backoffBaseMs: 120_000 });
+    try {
+      const owner = await loadActor(db, people.as.paymentsOwner.userId);
+      const hook = async (url: string) => (await createWebhook(db, SECRETS_KEY, people.as.paymentsOwner, { domainId: people.payments.id, url })).webhook.id;
+      const silentId = await hook(`http://127.0.0.1:${silent.port}/tarpit`);
+      const trickleId = await hook(`http://127.0.0.1:${trickle.port}/trickle`);
+      const healthyId = await hook(`http://127.0.0.1:${httpPort}/healthy`);
+      const deliveryOf = async (endpointId: string, title: string) =>
+        (await db.webhookDelivery.findMany({ where: { endpointId } })).find((x) => (x.payload as { title?: string }).title === title) ?? null;
+
+      await announce("alert.fired", "Slow endpoint, first event");
+      await d.runNow();
+      await waitFor(() => silent.requests() === 1 || null, 15_000, "the tarpit to receive its delivery");
+
+      // A second event while the tarpit holds its attempt: the healthy endpoint gets it, and so does e-mail.
+      await announce("alert.fired", "Slow endpoint, second event");
+      await waitFor(async () => {
+        await d.runNow();
+        return (await deliveryOf(healthyId, "Slow endpoint, second event"))?.status === "DELIVERED" || null;
+      }, 15_000, "the healthy endpoint's second delivery");
+      await waitFor(async () => {
+        await d.runNow();
+        return mails.some((m) => m.raw.includes("Slow endpoint, second event")) || null;
+      }, 15_000, "the second event's e-mail");
+      // The trickling endpoint counts as answered (its status line is in); its body is not waited for.
+      await waitFor(async () => {
+        await d.runNow();
+        return (await deliveryOf(trickleId, "Slow endpoint, second event"))?.status === "DELIVERED" || null;
+      }, 15_000, "the trickling endpoint's deliveries");
+      expect(await deliveryOf(trickleId, "Slow endpoint, first event")).toMatchObject({ status: "DELIVERED", lastStatusCode: 200 });
+
+      // The tarpit's attempt ends at the deadline although bytes kept coming.
+      const first = await waitFor(async () => {
+        const x = await deliveryOf(silentId, "Slow endpoint, first event");
+        return x && x.attempts === 1 ? x : null;
+      }, 15_000, "the tarpit's attempt to time out");
+      expect(first).toMatchObject({ status: "PENDING", lastStatusCode: null, lastError: "timed out" });
+      const log = await webhookDeliveries(db, owner, silentId);
+      expect(log.deliveries.find((x) => x.id === first.id)?.log).toMatchObject([{ outcome: "timed out", durationMs: null }]);
+
+      // Backoff per endpoint: its second delivery is not tried while it backs off; others go on.
+      await announce("alert.fired", "Slow endpoint, third event");
+      await waitFor(async () => {
+        await d.runNow();
+        return (await deliveryOf(healthyId, "Slow endpoint, third event"))?.status === "DELIVERED" || null;
+      }, 15_000, "the healthy endpoint's third delivery");
+      await d.runNow();
+      expect(await deliveryOf(silentId, "Slow endpoint, second event")).toMatchObject({ status: "PENDING", attempts: 0 });
+      expect(silent.requests()).toBe(1);
+    } finally {
+      await d.stop();
+      await silent.close();
+      await trickle.close();
+    }
+  }, 120_000);
 });

@@ -17,6 +17,7 @@ export function valuePreview(v: DecodedValueJson): string {
 
 export function RecordValue({ value }: { value: DecodedValueJson }) {
   if (value.encoding === "null") return <p className="text-sm text-slate-600">No value: a tombstone (deletes the key in a compacted topic).</p>;
+  if (value.encoding === "withheld") return <p className="text-sm text-amber-800" data-testid="withheld-value">Withheld: does not match the schema (only viewers with PII access see such values).</p>;
   if (value.encoding === "raw") {
     const u = value.undecodable;
     return (

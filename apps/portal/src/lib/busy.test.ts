@@ -19,7 +19,7 @@ describe("the busy page", () => {
 
   it("goes back only to a path of this portal", () => {
     expect(safeReturnPath("/products/abc?tab=schema")).toBe("/products/abc?tab=schema");
-    for (const hostile of ["//evil.example/x", "/\\evil.example", "https://evil.example", "javascript:alert(1)", "/a\nb", "", null]) expect(safeReturnPath(hostile)).toBe("/");
+    for (const hostile of ["//evil.example/x", "/\\evil.example", "https://evil.example", "javascript:alert(1)", "/a\nb", "", null, "/.//evil.example", "/a/..//evil.example", "/%2e//evil.example"]) expect(safeReturnPath(hostile)).toBe("/");
     expect(busyPath("/?q=a&b")).toBe("/busy?next=%2F%3Fq%3Da%26b");
   });
 
@@ -30,7 +30,7 @@ describe("the busy page", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     const html = await res.text();
     expect(html).toContain("Kappa Mesh is busy right now");
-    expect(html).toContain('content="2;url=/?q=&#34;&#62;&#60;script&#62;"');
+    expect(html).toContain('content="2;url=/?q=%22%3E%3Cscript%3E"');
     expect(html).not.toContain("<script>");
   });
 });

@@ -11,6 +11,8 @@
  * No server-only imports: the proxy uses this module too.
  */
 
+import { safeCallbackPath } from "./request-path";
+
 declare global {
   // One per process: the proxy and the pages run in the same Node process.
   var kappaOverloadedUntil: number | undefined;
@@ -27,11 +29,13 @@ export function overloadedFor(now = Date.now()): number {
   return left > 0 ? Math.ceil(left / 1000) : 0;
 }
 
-/** Only a path of this portal may be the page to go back to (never another origin: //host, /\host, javascript:). */
+/**
+ * Only a path of this portal may be the page to go back to (never another
+ * origin: //host, /\\host, /.//host, javascript:) — the sign-in page's rule,
+ * decided on the normalised URL (lib/request-path.ts).
+ */
 export function safeReturnPath(value: string | null | undefined): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
-  if (!value || value.length > 2000 || !/^\/(?![/\\])/.test(value) || /[\u0000-\u001f\u007f]/.test(value)) return "/";
-  return value;
+  return safeCallbackPath(value);
 }
 
 export function busyPath(returnTo: string): string {

@@ -18,4 +18,16 @@ describe("safeCallbackPath", () => {
     }
     expect(safeCallbackPath(new URLSearchParams("callbackUrl=/%09/127.0.0.1:3603/x").get("callbackUrl"))).toBe("/");
   });
+  it("decides on the normalised URL: dot segments and encoded slashes that become //host are refused (issue 30, finding 1)", () => {
+    for (const bad of ["/.//host", "/.//127.0.0.1:3553/x", "/a/..//host", "/%2e//host", "/%2E%2E//host", "/./%2Fhost", "/%2F/host", "/./%5Chost", "/%09/host", "/x/../..//host"]) {
+      expect(safeCallbackPath(bad), bad).toBe("/");
+    }
+    // As the sign-in page receives them, decoded once by URLSearchParams.
+    for (const query of ["callbackUrl=/.//127.0.0.1:3553/x", "callbackUrl=/%2e//host", "callbackUrl=/./%252Fhost"]) {
+      expect(safeCallbackPath(new URLSearchParams(query).get("callbackUrl")), query).toBe("/");
+    }
+    // Harmless dot segments still land where they point, normalised.
+    expect(safeCallbackPath("/a/../products?x=1")).toBe("/products?x=1");
+    expect(safeCallbackPath("/./review")).toBe("/review");
+  });
 });

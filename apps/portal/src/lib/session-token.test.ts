@@ -30,8 +30,8 @@ describe("session token", () => {
     const token = await encode({ token: { sub: "user-1", name: "U" }, secret: SECRET, maxAge: 3600 });
     const { calls, fn } = countingDecode();
     const userId = createSessionDecoder({ secret: SECRET, decode: fn });
-    expect(await userId(token)).toBe("user-1");
-    expect(await userId(token)).toBe("user-1");
+    expect((await userId(token))?.userId).toBe("user-1");
+    expect((await userId(token))?.userId).toBe("user-1");
     expect(calls.n).toBe(1);
     expect(await userId(null)).toBeNull();
   });
@@ -53,14 +53,14 @@ describe("session token", () => {
     const token = await encode({ token: { sub: "user-1" }, secret: SECRET, maxAge: 60 });
     const { calls, fn } = countingDecode();
     const userId = createSessionDecoder({ secret: SECRET, decode: fn, now: () => clock });
-    expect(await userId(token)).toBe("user-1");
+    expect((await userId(token))?.userId).toBe("user-1");
     clock += 30_000;
-    expect(await userId(token)).toBe("user-1");
+    expect((await userId(token))?.userId).toBe("user-1");
     expect(calls.n).toBe(1);
     // Past exp by the decoder's clock: the memory no longer answers; the token is decoded again
     // (next-auth's decode judges expiry itself, by the real clock, with its 15 s tolerance) and not remembered.
     clock += 31_000;
-    expect(await userId(token)).toBe("user-1");
+    expect((await userId(token))?.userId).toBe("user-1");
     expect(calls.n).toBe(2);
     await userId(token);
     expect(calls.n).toBe(3);
@@ -72,10 +72,10 @@ describe("session token", () => {
     const tokens = await Promise.all(["a", "b", "c"].map((sub) => encode({ token: { sub }, secret: SECRET, maxAge: 3600 })));
     for (const t of tokens) await userId(t);
     expect(calls.n).toBe(3);
-    expect(await userId(tokens[2] ?? null)).toBe("c");
-    expect(await userId(tokens[1] ?? null)).toBe("b");
+    expect((await userId(tokens[2] ?? null))?.userId).toBe("c");
+    expect((await userId(tokens[1] ?? null))?.userId).toBe("b");
     expect(calls.n).toBe(3);
-    expect(await userId(tokens[0] ?? null)).toBe("a");
+    expect((await userId(tokens[0] ?? null))?.userId).toBe("a");
     expect(calls.n).toBe(4);
   });
 

@@ -16,10 +16,12 @@ import { decode as decodeJwt } from "next-auth/jwt";
  *  - only tokens that decrypted under the secret are remembered, so a client
  *    cannot fill the cache with made-up values; it holds at most
  *    MAX_REMEMBERED tokens (oldest dropped first);
- *  - signing out deletes the cookie, and a JWT session was never revocable
- *    server-side before its expiry: nothing about it changes. Roles and
- *    memberships are NOT here — the actor is re-read from the database on
- *    every request, so a removed member loses access at once.
+ *  - the token's session version (`sv`) is remembered with it and compared
+ *    with the user's current one on every request (src/server/actor.ts):
+ *    signing out or losing a role bumps the user's version, so a remembered
+ *    (or copied) token stops working at once (issue 30, finding 13). Roles
+ *    and memberships are NOT here — the actor is re-read from the database
+ *    on every request, so a removed member loses access at once.
  */
 
 /** The cookie next-auth keeps the session in: the `__Secure-` name when the portal's URL is https (as next-auth decides). */
@@ -43,8 +45,14 @@ export function sessionTokenFrom(cookies: Iterable<{ name: string; value: string
 
 export const MAX_REMEMBERED = 1_000;
 
+/** What a session token says: whose it is, and the session version it was issued under (0 for tokens from before versions). */
+export interface SessionClaims {
+  userId: string;
+  sessionVersion: number;
+}
+
 interface Remembered {
-  userId: string | null;
+  claims: SessionClaims | null;
   /** `exp` in seconds since the epoch. */
   exp: number;
 }
@@ -58,12 +66,12 @@ export function createSessionDecoder(options: { secret: string; decode?: Decode;
   const max = options.maxRemembered ?? MAX_REMEMBERED;
   const remembered = new Map<string, Remembered>();
 
-  /** The token's user id (`sub`), or null when it does not decrypt, has expired or names nobody. */
-  return async function sessionUserId(token: string | null): Promise<string | null> {
+  /** The token's user id (`sub`) and session version, or null when it does not decrypt, has expired or names nobody. */
+  return async function sessionClaims(token: string | null): Promise<SessionClaims | null> {
     if (!token) return null;
     const nowSeconds = now() / 1000;
     const hit = remembered.get(token);
-    if (hit && nowSeconds < hit.exp) return hit.userId;
+    if (hit && nowSeconds < hit.exp) return hit.claims;
     if (hit) remembered.delete(token);
     let payload: Record<string, unknown> | null;
     try {
@@ -74,14 +82,15 @@ export function createSessionDecoder(options: { secret: string; decode?: Decode;
     }
     if (!payload) return null;
     const userId = typeof payload.sub === "string" && payload.sub !== "" ? payload.sub : null;
+    const claims = userId === null ? null : { userId, sessionVersion: typeof payload.sv === "number" && Number.isInteger(payload.sv) ? payload.sv : 0 };
     // Only a token whose validity is nothing but its expiry is remembered (next-auth sets no `nbf`).
     if (typeof payload.exp === "number" && payload.nbf === undefined && nowSeconds < payload.exp) {
       if (remembered.size >= max) {
         const oldest = remembered.keys().next();
         if (!oldest.done) remembered.delete(oldest.value);
       }
-      remembered.set(token, { userId, exp: payload.exp });
+      remembered.set(token, { claims, exp: payload.exp });
     }
-    return userId;
+    return claims;
   };
 }

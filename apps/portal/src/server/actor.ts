@@ -33,10 +33,13 @@ export const currentActor = cache(async (): Promise<Actor> => {
   const e = env();
   // next-auth's session cookie, decoded as its session endpoint would (src/lib/session-token.ts).
   sessionDecoder ??= createSessionDecoder({ secret: e.NEXTAUTH_SECRET });
-  const userId = await sessionDecoder(sessionTokenFrom((await cookies()).getAll(), sessionCookieName(e.NEXTAUTH_URL)));
-  if (!userId) throw new UnauthenticatedError();
+  const session = await sessionDecoder(sessionTokenFrom((await cookies()).getAll(), sessionCookieName(e.NEXTAUTH_URL)));
+  if (!session) throw new UnauthenticatedError();
+  const actor = await loadActor(db(), session.userId);
+  // Signed out (or a role removed) since this session was issued: the cookie, copied or not, no longer works (issue 30, finding 13).
+  if (actor.sessionVersion !== undefined && actor.sessionVersion !== session.sessionVersion) throw new UnauthenticatedError("This session has ended; sign in again.");
   // The request context rides along, so actingUser(actor) hands it to the action's audit event.
-  return { ...(await loadActor(db(), userId)), request: await requestContext() };
+  return { ...actor, request: await requestContext() };
 });
 
 /**

@@ -2,7 +2,7 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
-import { applySsoSignIn, authenticateWithThrottle, groupsFromClaim, SignInThrottledError } from "@kappa/catalog";
+import { applySsoSignIn, authenticateWithThrottle, endSessions, groupsFromClaim, sessionVersionOf, SignInThrottledError } from "@kappa/catalog";
 import { env, oidcEnabled } from "@/env";
 import { requestContext } from "./actor";
 import { clientAddress } from "./client-address";
@@ -106,6 +106,13 @@ export function authOptions(): NextAuthOptions {
       }),
       ...oidcProvider(),
     ],
+    events: {
+      // Sign-out ends the session server-side too: a copy of the cookie stops working (issue 30, finding 13).
+      async signOut({ token }) {
+        const userId = (token as { sub?: unknown } | null)?.sub;
+        if (typeof userId === "string" && userId !== "") await endSessions(db(), userId);
+      },
+    },
     callbacks: {
       async signIn({ account, user, profile }) {
         // An SSO login without an e-mail cannot be matched to a catalog user;
@@ -126,6 +133,14 @@ export function authOptions(): NextAuthOptions {
             token.sub = local.id;
           } catch (error) {
             throw unavailable("single sign-on sign-in", error);
+          }
+        }
+        // At sign-in: the session carries the user's session version; sign-out and role removals bump it (server/actor.ts refuses older ones).
+        if (user && typeof token.sub === "string") {
+          try {
+            token.sv = await sessionVersionOf(db(), token.sub);
+          } catch (error) {
+            throw unavailable("session version", error);
           }
         }
         return token;

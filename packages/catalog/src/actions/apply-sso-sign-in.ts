@@ -66,6 +66,8 @@ export async function applySsoSignIn(db: Db, rawInput: unknown, request?: Partia
           lastSignInAt: new Date(),
           ...(input.name && input.name !== user.name ? { name: input.name } : {}),
           ...(globalRole ? { globalRole: access.globalRole, globalRoleSource: access.globalRole === "USER" ? "MANUAL" : "SSO" } : {}),
+          // Roles the directory took away or changed end the person's other sessions (issue 30, finding 13); this sign-in's session reads the new version.
+          ...(changed.length > 0 || removed.length > 0 || globalRole ? { sessionVersion: { increment: 1 } } : {}),
         },
       });
 

@@ -1,4 +1,5 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import { endSessions } from "../actor.ts";
 import { lockDomain, requireAnotherOwner, requireMemberManager } from "../admin/domain-access.ts";
 import { changeMemberRoleInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
@@ -18,6 +19,8 @@ export async function changeMemberRole(db: Db, acting: ActingUser, domainId: str
     if (!membership) throw new NotFoundError("Membership of user", userId);
     if (membership.role === "OWNER" && role !== "OWNER") await requireAnotherOwner(tx, domain, userId);
     const updated = await tx.membership.update({ where: { userId_domainId: { userId, domainId } }, data: { role, source: "MANUAL" } });
+    // A changed role ends the person's sessions (issue 30, finding 13): they sign in again under the new one.
+    if (membership.role !== role) await endSessions(tx, userId);
     await recordAudit(tx, actor, "member.roleChanged", "Domain", domainId, { email: membership.user.email, userId, from: membership.role, to: role });
     return updated;
   });

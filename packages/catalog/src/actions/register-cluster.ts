@@ -31,7 +31,7 @@ export async function registerCluster(db: Db, acting: ActingUser, secretsKey: Bu
         securityProtocol: input.securityProtocol,
         saslMechanism: input.saslMechanism,
         adminUser: sasl ? (input.adminUser ?? null) : null,
-        adminPasswordSealed: sasl && input.adminPassword ? sealClusterPassword(secretsKey, input.environment, input.adminPassword) : null,
+        adminPasswordSealed: sasl && input.adminPassword ? sealClusterPassword(secretsKey, input, input.adminPassword) : null,
         maxPartitions: input.maxPartitions ?? null,
         minRetentionMs: input.minRetentionMs === undefined || input.minRetentionMs === null ? null : BigInt(input.minRetentionMs),
         createdById: actor.id,

@@ -1,4 +1,5 @@
 import { inTransaction, type ActingUser } from "../action.ts";
+import { endSessions } from "../actor.ts";
 import { lockDomain, requireAnotherOwner, requireMemberManager } from "../admin/domain-access.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
@@ -18,6 +19,8 @@ export async function removeDomainMember(db: Db, acting: ActingUser, domainId: s
     if (!membership) throw new NotFoundError("Membership of user", userId);
     if (membership.role === "OWNER") await requireAnotherOwner(tx, domain, userId);
     await tx.membership.delete({ where: { userId_domainId: { userId, domainId } } });
+    // A removed membership ends the person's sessions (issue 30, finding 13).
+    await endSessions(tx, userId);
     await recordAudit(tx, actor, "member.removed", "Domain", domainId, { email: membership.user.email, userId, role: membership.role, source: membership.source });
     return { domainId, userId };
   });

@@ -1,4 +1,5 @@
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import { endSessions } from "../actor.ts";
 import { setGlobalRoleInput } from "../admin-validation.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
@@ -25,6 +26,8 @@ export async function setGlobalRole(db: Db, acting: ActingUser, userId: string, 
       if (admins === 0) throw new ConflictError("The platform needs at least one admin.", "LAST_ADMIN");
     }
     const updated = await tx.user.update({ where: { id: userId }, data: { globalRole, globalRoleSource: "MANUAL" } });
+    // A changed global role ends the person's sessions (issue 30, finding 13).
+    if (user.globalRole !== globalRole) await endSessions(tx, userId);
     await recordAudit(tx, actor, "user.globalRoleChanged", "User", userId, { email: user.email, from: user.globalRole, to: globalRole });
     return { id: updated.id, email: updated.email, name: updated.name, globalRole: updated.globalRole, globalRoleSource: updated.globalRoleSource };
   });

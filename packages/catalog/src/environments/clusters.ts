@@ -39,7 +39,7 @@ export function clusterView(c: Cluster): ClusterView {
   };
 }
 
-export { openClusterPassword, sealClusterPassword } from "./cluster-password.ts";
+export { clusterTargetChanges, openClusterPassword, sealClusterPassword, type ClusterTarget } from "./cluster-password.ts";
 
 /** Every cluster, primary first: the admin page. */
 export async function listClusters(db: Db | Tx, actor: Actor): Promise<ClusterView[]> {

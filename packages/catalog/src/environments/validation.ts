@@ -58,7 +58,7 @@ export const registerClusterInput = z
   .superRefine((value, ctx) => saslConsistent(value, ctx, true));
 export type RegisterClusterInput = z.input<typeof registerClusterInput>;
 
-/** Everything but the name may change; a password given replaces the stored one, none keeps it. */
+/** Everything but the name may change; a password given replaces the stored one, none keeps it (unless the target changes: actions/update-cluster.ts). */
 export const updateClusterInput = z
   .object({ bootstrap, ...credentials, ...bounds })
   .strict()

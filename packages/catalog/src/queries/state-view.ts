@@ -3,11 +3,11 @@ import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import { auditInsertSql, recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
-import { ConflictError, NotFoundError } from "../errors.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import { decodeValue, type DecodedValue } from "../records/decode-value.ts";
 import { browseStateInput, stateKeyInput } from "../records/inputs.ts";
 import { recordViewer, type RecordViewer } from "../records/viewer.ts";
-import { renderKey } from "../records/wire.ts";
+import { MASKED_KEY, renderKey } from "../records/wire.ts";
 
 /*
  * Reads of a compacted product's latest-state view (kept by the worker in
@@ -40,12 +40,14 @@ function entryView(viewer: RecordViewer, e: EntryRow) {
   const value: DecodedValue = decodeValue(Buffer.from(e.value), viewer.values);
   const headers = Array.isArray(e.headers) ? (e.headers as HeaderJson[]) : [];
   return {
-    key: renderKey(Buffer.from(e.key)),
+    key: viewer.keyMasked ? MASKED_KEY : renderKey(Buffer.from(e.key)),
     value,
     partition: e.partition,
     offset: e.offset,
     timestamp: e.timestamp,
-    headers: headers.map((h) => ({ key: h.key, value: h.value === null ? null : renderKey(Buffer.from(h.value, "base64")) })),
+    headers: viewer.headersHidden ? [] : headers.map((h) => ({ key: h.key, value: h.value === null ? null : renderKey(Buffer.from(h.value, "base64")) })),
+    keyMasked: viewer.keyMasked,
+    headersHidden: viewer.headersHidden,
   };
 }
 
@@ -124,8 +126,14 @@ export async function browseStateKeys(db: Db, actor: Actor, productId: string, r
   const input = parseInput(browseStateInput, rawInput);
   const viewer = await recordViewer(db, actor, productId);
   requireCompacted(viewer);
+  // A masked key must not come back through the page cursor (it was the key's hex) nor be found out by prefix:
+  // such a viewer pages by position (`#<keys skipped>`), never by key.
+  const skipped = input.after?.startsWith("#") ? Number(input.after.slice(1)) : null;
+  if (viewer.keyMasked && input.prefix) throw new ValidationError("Some fields need attention.", { prefix: ["The key of this product is PII: searching keys by prefix needs PII access."] });
+  if (viewer.keyMasked && input.after && skipped === null) throw new ValidationError("Some fields need attention.", { after: ["Page with the nextAfter of the previous page."] });
+  if (!viewer.keyMasked && skipped !== null) throw new ValidationError("Some fields need attention.", { after: ["after is the hex of a key"] });
   const prefix = input.encoding === "hex" ? Buffer.from(input.prefix ?? "", "hex") : Buffer.from(input.prefix ?? "", "utf8");
-  const after = input.after ? Buffer.from(input.after, "hex") : null;
+  const after = input.after && skipped === null ? Buffer.from(input.after, "hex") : null;
   // A key range on the primary key index: prefix ≤ key < the prefix's successor.
   const from = after && Buffer.compare(after, prefix) >= 0 ? after : prefix;
   const upper = prefixSuccessor(prefix);
@@ -135,13 +143,19 @@ export async function browseStateKeys(db: Db, actor: Actor, productId: string, r
        AND ${after !== null && from === after ? Prisma.sql`key > ${from}` : Prisma.sql`key >= ${from}`}
        AND ${upper === null ? Prisma.sql`TRUE` : Prisma.sql`key < ${upper}`}
      ORDER BY key
-     LIMIT ${input.limit + 1}`;
+     LIMIT ${input.limit + 1} OFFSET ${skipped ?? 0}`;
   const page = rows.slice(0, input.limit);
   await recordAudit(db, actor, "state.keys-browsed", "DataProduct", productId, { prefix: prefix.toString("hex").slice(0, 512), count: page.length, piiVisible: viewer.piiVisible });
   const last = page[page.length - 1];
+  const shown = page.map((e) => entryView(viewer, e));
+  const entries = shown.filter((e) => e.value.encoding !== "withheld");
   return {
-    entries: page.map((e) => entryView(viewer, e)),
-    nextAfter: rows.length > input.limit && last ? Buffer.from(last.key).toString("hex") : null,
+    entries,
+    /** Entries left out because their values do not match the product's schema (viewers without PII access only). */
+    withheld: shown.length - entries.length,
+    nextAfter: rows.length > input.limit && last ? (viewer.keyMasked ? `#${(skipped ?? 0) + page.length}` : Buffer.from(last.key).toString("hex")) : null,
     piiVisible: viewer.piiVisible,
+    keyMasked: viewer.keyMasked,
+    headersHidden: viewer.headersHidden,
   };
 }

@@ -1,6 +1,7 @@
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
+import { WEBHOOK_REFUSED, WEBHOOK_TIMED_OUT, webhookAttemptError, webhookOutcome } from "../notifications/webhook-outcome.ts";
 import { canInDomain } from "../permissions.ts";
 
 /** A domain's endpoints with their latest deliveries (owners of the domain only). */
@@ -14,7 +15,14 @@ export async function domainWebhooks(db: Db, actor: Actor, domainId: string) {
   }));
 }
 
-/** The delivery log of one endpoint: each delivery with its attempts (status codes, errors, durations). */
+/**
+ * The delivery log of one endpoint: each delivery with its attempts. An
+ * attempt says only its outcome (delivered / refused by the platform / failed
+ * with HTTP n / timed out: notifications/webhook-outcome.ts); rows written
+ * before that rule are mapped the same way, and an attempt without an HTTP
+ * answer has no duration (connection refused in 1 ms vs a silent port's full
+ * deadline would tell the two apart).
+ */
 export async function webhookDeliveries(db: Db, actor: Actor, webhookId: string, limit = 50) {
   const endpoint = await db.webhookEndpoint.findUnique({ where: { id: webhookId } });
   if (!endpoint) throw new NotFoundError("Webhook", webhookId);
@@ -25,5 +33,16 @@ export async function webhookDeliveries(db: Db, actor: Actor, webhookId: string,
     orderBy: { createdAt: "desc" },
     take: Math.min(Math.max(limit, 1), 200),
   });
-  return { endpoint, deliveries };
+  return {
+    endpoint,
+    deliveries: deliveries.map(({ log, ...d }) => ({
+      ...d,
+      lastError: d.lastError === null ? null : webhookAttemptError(d.lastStatusCode, d.lastError === WEBHOOK_REFUSED),
+      outcome: d.attempts === 0 ? "waiting" : webhookOutcome(d.lastStatusCode, d.lastError ?? WEBHOOK_TIMED_OUT),
+      log: log.map((a) => {
+        const outcome = webhookOutcome(a.statusCode, a.error ?? WEBHOOK_TIMED_OUT);
+        return { ...a, outcome, error: webhookAttemptError(a.statusCode, outcome === WEBHOOK_REFUSED), durationMs: a.statusCode === null ? null : a.durationMs };
+      }),
+    })),
+  };
 }

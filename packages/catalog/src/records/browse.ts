@@ -8,7 +8,7 @@ import { decodeValue } from "./decode-value.ts";
 import { BROWSE_LIMITS, browseMessagesInput } from "./inputs.ts";
 import type { PartitionBounds, RecordSource, SourceRecord } from "./source.ts";
 import { recordViewer } from "./viewer.ts";
-import { renderKey } from "./wire.ts";
+import { MASKED_KEY, renderKey } from "./wire.ts";
 
 /*
  * The message browser: a page of a product's records, merged across the
@@ -218,17 +218,23 @@ export async function browseMessages(db: Db, actor: Actor, productId: string, ra
     ranges: scans.map((s) => ({ partition: s.bounds.partition, from: (direction === "forward" ? s.start : s.pos).toString(), to: (direction === "forward" ? s.pos : s.start).toString() })),
   });
 
+  const shown = emitted.map((r) => ({
+    partition: r.partition,
+    offset: r.offset,
+    timestamp: new Date(Number(r.timestamp)),
+    timestampType: r.timestampType,
+    key: viewer.keyMasked && r.key !== null ? MASKED_KEY : renderKey(r.key),
+    headers: viewer.headersHidden ? [] : r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : renderKey(h.value) })),
+    value: decodeValue(r.value, viewer.values),
+    size: sizeOf(r),
+  }));
+  const records = shown.filter((r) => r.value.encoding !== "withheld");
   return {
-    records: emitted.map((r) => ({
-      partition: r.partition,
-      offset: r.offset,
-      timestamp: new Date(Number(r.timestamp)),
-      timestampType: r.timestampType,
-      key: renderKey(r.key),
-      headers: r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : renderKey(h.value) })),
-      value: decodeValue(r.value, viewer.values),
-      size: sizeOf(r),
-    })),
+    records,
+    /** Records left out because their values do not match the product's schema (viewers without PII access only). */
+    withheld: shown.length - records.length,
+    keyMasked: viewer.keyMasked,
+    headersHidden: viewer.headersHidden,
     order: direction === "forward" ? ("oldest-first" as const) : ("newest-first" as const),
     partitions: scans.map((s) => ({ partition: s.bounds.partition, earliest: s.bounds.earliest, end: s.bounds.end })),
     next: newerLeft ? encodeCursor("forward", onward) : null,

@@ -5,8 +5,15 @@
  * or not), PII masked for viewers who may not see it, and anything that does
  * not decode shown as escaped text and hex with the reason. Raw bytes of an
  * undecodable value are withheld from viewers who may not see PII when the
- * product has PII fields: unparsed bytes cannot be masked.
+ * product has PII fields: unparsed bytes cannot be masked. A JSON value that
+ * does not match any of the product's schema versions is withheld whole from
+ * viewers who may not see PII (issue 30, finding 6): masking follows the
+ * schema, so off-schema data — an e-mail in an array where the schema has a
+ * number — would be shown unmasked.
  */
+import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { compileAvro, decodeAvro } from "./avro-value.ts";
 import { maskJson } from "./json-value.ts";
 import type { Json, MaskContext } from "./mask.ts";
@@ -30,7 +37,8 @@ export interface ValueContext {
 }
 
 export interface DecodedValue {
-  encoding: "avro" | "json" | "null" | "raw";
+  /** "withheld": the value does not match the product's schema and the viewer may not see PII; nothing of it is returned. */
+  encoding: "avro" | "json" | "null" | "raw" | "withheld";
   /** How the bytes were framed: Confluent wire format or plain. */
   wire: "confluent" | "plain" | null;
   schemaId: number | null;
@@ -52,7 +60,33 @@ function tryAvro(choice: SchemaChoice, bytes: Buffer, ctx: MaskContext): { ok: t
   }
 }
 
-function tryJson(choice: SchemaChoice | undefined, bytes: Buffer, ctx: MaskContext): { ok: true; value: Json } | { ok: false; error: string } {
+const validators = new Map<string, ValidateFunction | null>();
+
+/** The compiled validator of a JSON Schema version (cached; null when it does not compile: then nothing matches it). */
+function jsonValidator(definition: string): ValidateFunction | null {
+  if (validators.has(definition)) return validators.get(definition) ?? null;
+  let compiled: ValidateFunction | null;
+  try {
+    const schema: unknown = JSON.parse(definition);
+    const declared = typeof schema === "object" && schema !== null && "$schema" in schema && typeof schema.$schema === "string" ? schema.$schema : "";
+    const options = { strict: false, allErrors: false, validateFormats: false } as const;
+    const ajv = declared.includes("2020-12") ? new Ajv2020(options) : declared.includes("2019-09") ? new Ajv2019(options) : new Ajv(options);
+    compiled = ajv.compile(schema as object);
+  } catch {
+    compiled = null;
+  }
+  if (validators.size >= 200) validators.delete(validators.keys().next().value as string);
+  validators.set(definition, compiled);
+  return compiled;
+}
+
+/** Whether a parsed JSON value matches one of the product's schema versions (any: records written under an older one still match). */
+function matchesSomeVersion(versions: readonly SchemaChoice[], value: unknown): boolean {
+  if (versions.length === 0) return true;
+  return versions.some((v) => jsonValidator(v.definition)?.(value) === true);
+}
+
+function tryJson(choice: SchemaChoice | undefined, bytes: Buffer, ctx: MaskContext, versions: readonly SchemaChoice[]): { ok: true; value: Json } | { ok: false; error: string } | { ok: "withheld" } {
   const text = utf8Text(bytes);
   if (text === null) return { ok: false, error: "not valid UTF-8" };
   let parsed: unknown;
@@ -61,6 +95,7 @@ function tryJson(choice: SchemaChoice | undefined, bytes: Buffer, ctx: MaskConte
   } catch (error) {
     return { ok: false, error: `not JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
+  if (!ctx.piiVisible && !matchesSomeVersion(versions, parsed)) return { ok: "withheld" };
   let schema: unknown = {};
   if (choice) {
     try {
@@ -71,6 +106,8 @@ function tryJson(choice: SchemaChoice | undefined, bytes: Buffer, ctx: MaskConte
   }
   return { ok: true, value: maskJson(schema, parsed, ctx) };
 }
+
+export const WITHHELD_NOTE = "Does not match the product's schema: withheld from viewers without PII access.";
 
 export function decodeValue(bytes: Buffer | null, vc: ValueContext): DecodedValue {
   const base = { schemaId: null, schemaVersion: null, masked: [], note: null, undecodable: null } as const;
@@ -90,7 +127,8 @@ export function decodeValue(bytes: Buffer | null, vc: ValueContext): DecodedValu
   for (const a of attempts) {
     if (vc.format === "JSON_SCHEMA") {
       const ctx: MaskContext = { piiVisible: vc.piiVisible, maskedPaths: vc.maskedPaths, applied: new Set() };
-      const r = tryJson(a.choices[0], a.payload, ctx);
+      const r = tryJson(a.choices[0], a.payload, ctx, vc.versions);
+      if (r.ok === "withheld") return { ...base, encoding: "withheld", wire: a.wire, value: null, masked: [], note: WITHHELD_NOTE };
       if (r.ok) return { ...base, encoding: "json", wire: a.wire, schemaId: a.wire === "confluent" ? (frame?.schemaId ?? null) : null, schemaVersion: a.choices[0]?.version ?? null, value: r.value, masked: [...ctx.applied].sort(), note: a.note };
       errors.push(`${a.wire === "confluent" ? "after the 5-byte wire-format header" : "as plain JSON"}: ${r.error}`);
       continue;

@@ -15,8 +15,8 @@ export const browseStateInput = z
   .object({
     prefix: z.string().max(MAX_KEY_BYTES * 2).optional(),
     encoding: z.enum(["utf8", "hex"]).default("utf8"),
-    /** Hex of the last key of the previous page. */
-    after: z.string().regex(/^([0-9a-fA-F]{2})*$/, "after is the hex of a key").max(MAX_KEY_BYTES * 2).optional(),
+    /** The previous page's nextAfter: the hex of its last key, or `#<keys skipped>` where keys are masked. */
+    after: z.string().regex(/^(([0-9a-fA-F]{2})*|#\d{1,9})$/, "after is the previous page's nextAfter").max(MAX_KEY_BYTES * 2).optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
   })
   .refine((v) => v.encoding !== "hex" || v.prefix === undefined || /^([0-9a-fA-F]{2})*$/.test(v.prefix), { message: "A hex prefix is an even number of hex digits.", path: ["prefix"] });

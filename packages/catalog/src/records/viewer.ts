@@ -24,6 +24,14 @@ export interface RecordViewer {
   subscriptionIds: string[];
   /** Fields that are masked for viewers without PII access. */
   sensitivePaths: string[];
+  /**
+   * The record key is masked for this viewer: one of the product's key fields
+   * is PII (tagged or on the masking list) and the viewer may not see PII —
+   * the same rule as for values (issue 30, finding 6).
+   */
+  keyMasked: boolean;
+  /** Record headers are withheld for this viewer (no PII access): they are free-form, nothing says what they hold. */
+  headersHidden: boolean;
   values: ValueContext;
 }
 
@@ -74,6 +82,8 @@ export async function recordViewer(db: Db | Tx, actor: Actor, productId: string)
     piiVisible,
     subscriptionIds: subscriptions.map((s) => s.id),
     sensitivePaths,
+    keyMasked: !piiVisible && product.keyFields.some((field) => sensitivePaths.includes(field)),
+    headersHidden: !piiVisible,
     values: {
       format,
       versions: versions.map((v) => ({ version: v.version, definition: v.definition })),

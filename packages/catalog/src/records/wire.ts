@@ -63,3 +63,6 @@ export function renderKey(key: Buffer | null): { text: string | null; hex: strin
   if (text !== null && !/[\u0000-\u0008\u000e-\u001f\u007f]/.test(text)) return { text, hex: null };
   return { text: null, hex: key.toString("hex") };
 }
+
+/** How a masked record key is shown (its bytes never leave the server). */
+export const MASKED_KEY: { text: string; hex: null } = { text: "[masked]", hex: null };

@@ -62,4 +62,28 @@ describe("schema inference from sample records", () => {
     const result = await inferSchemaFromSamples([{ value: Buffer.from(deep), timestamp: 0 }], "t", noRegistry);
     expect(result.inferred).toBe(true);
   });
+
+  it("describes map-like objects as maps: keys that are data (e-mails) never come back as field names (issue 30, finding 5)", async () => {
+    const emails = ["alice@example.com", "bob@example.com", "carol@example.org", "dave@example.net"];
+    const result = await inferSchemaFromSamples(
+      emails.map((e, i) => json({ kind: "balances", byCustomer: { [e]: { balance: i, currency: "EUR" } }, byId: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`k${i * 10 + k}`, k])) })),
+      "legacy.balances",
+      noRegistry,
+    );
+    expect(result.inferred).toBe(true);
+    const definition = result.inferred ? result.definition : "";
+    for (const e of emails) expect(definition).not.toContain(e);
+    const schema = JSON.parse(definition) as { properties: Record<string, { additionalProperties?: unknown; properties?: unknown }> };
+    expect(Object.keys(schema.properties).sort()).toEqual(["byCustomer", "byId", "kind"]);
+    expect(schema.properties.byCustomer).toEqual({
+      type: "object",
+      additionalProperties: { type: "object", properties: { balance: { type: "integer" }, currency: { type: "string" } }, required: ["balance", "currency"] },
+    });
+    // Many distinct keys, rarely shared, uniform values: a map, whatever the keys look like.
+    expect(schema.properties.byId).toEqual({ type: "object", additionalProperties: { type: "integer" } });
+    expect(definition).not.toMatch(/"k\d+"/);
+    // A record with a few fixed fields stays a record.
+    const fixed = await inferSchemaFromSamples([json({ a: 1, b: "x" }), json({ a: 2, b: "y" })], "t", noRegistry);
+    expect(fixed.inferred && JSON.parse(fixed.definition)).toMatchObject({ properties: { a: { type: "integer" }, b: { type: "string" } }, required: ["a", "b"] });
+  });
 });

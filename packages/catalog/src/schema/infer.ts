@@ -10,7 +10,13 @@
  *   sampled record's id wins; other ids are named in the explanation.
  * - JSON values: a JSON Schema (draft 2020-12) that accepts every sample —
  *   object properties merged, `required` = present in every sample, types
- *   unioned (integer widens to number), arrays' items merged.
+ *   unioned (integer widens to number), arrays' items merged. An object used
+ *   as a map is described as one (`additionalProperties`), never by its keys
+ *   (issue 30, finding 5: on a topic keyed by e-mail the "schema" listed
+ *   the e-mails): keys that look like data (an "@", digits only, a UUID,
+ *   whitespace, over 64 characters) are never field names, and an object
+ *   with many distinct keys, few of them in every sample, and values of one
+ *   shape is a map.
  * - Anything else (plain Avro without a schema id, Protobuf, strings, binary):
  *   not self-describing — the explanation says so and the owner pastes it.
  */
@@ -83,6 +89,40 @@ function observe(shape: Shape, value: unknown, depth: number): void {
   }
 }
 
+/** At least this many distinct keys, with uniform values and few shared by every sample, make an object a map. */
+const MAP_MIN_KEYS = 8;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A key that is data, not a field name: it must never come back in a schema. */
+export function dataLikeKey(key: string): boolean {
+  return key.includes("@") || /^\d+$/.test(key) || UUID.test(key) || /\s/.test(key) || key.length > 64 || !/^[A-Za-z_$]/.test(key);
+}
+
+/** Both samples' shapes as one (what a map's values showed across all its keys). */
+function mergeShapes(into: Shape, from: Shape): Shape {
+  for (const t of from.types) into.types.add(t);
+  into.objects += from.objects;
+  into.dateTimes &&= from.dateTimes;
+  for (const [key, entry] of from.properties) {
+    const mine = into.properties.get(key);
+    if (mine) {
+      mine.seen += entry.seen;
+      mergeShapes(mine.shape, entry.shape);
+    } else if (into.properties.size < MAX_PROPERTIES) into.properties.set(key, { shape: mergeShapes(emptyShape(), entry.shape), seen: entry.seen });
+  }
+  if (from.items) into.items = mergeShapes(into.items ?? emptyShape(), from.items);
+  return into;
+}
+
+/** Whether an object's keys are map keys: many, rarely in every sample, all holding values of one kind. */
+function mapLike(shape: Shape): boolean {
+  const entries = [...shape.properties.values()];
+  if (entries.length < MAP_MIN_KEYS) return false;
+  const kinds = new Set(entries.map((e) => [...e.shape.types].sort().join("|")));
+  const everywhere = entries.filter((e) => e.seen === shape.objects).length;
+  return kinds.size === 1 && everywhere * 2 < entries.length;
+}
+
 function describe(shape: Shape): Record<string, unknown> {
   const types = new Set(shape.types);
   // An integer seen beside a fraction is a number.
@@ -93,14 +133,21 @@ function describe(shape: Shape): Record<string, unknown> {
   out.type = list.length === 1 ? list[0] : list;
   if (types.has("string") && shape.dateTimes) out.format = "date-time";
   if (types.has("object")) {
+    const isMap = mapLike(shape);
     const properties: Record<string, unknown> = {};
     const required: string[] = [];
+    let mapValues: Shape | null = null;
     for (const [key, entry] of [...shape.properties].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (isMap || dataLikeKey(key)) {
+        mapValues = mergeShapes(mapValues ?? emptyShape(), entry.shape);
+        continue;
+      }
       properties[key] = describe(entry.shape);
       if (entry.seen === shape.objects) required.push(key);
     }
-    out.properties = properties;
+    if (Object.keys(properties).length > 0 || mapValues === null) out.properties = properties;
     if (required.length > 0) out.required = required;
+    if (mapValues !== null) out.additionalProperties = describe(mapValues);
   }
   if (types.has("array") && shape.items && shape.items.types.size > 0) out.items = describe(shape.items);
   return out;

@@ -1,7 +1,9 @@
 /*
  * The worker's notification loop: drains the webhook outbox and, when SMTP is
  * configured, the e-mail outbox, every WORKER_NOTIFY_POLL_MS. A failing poll
- * (database away) is logged and retried on the next tick.
+ * (database away) is logged and retried on the next tick. The two outboxes
+ * are drained independently (a slow webhook endpoint never holds e-mail), and
+ * a webhook poll only starts its deliveries (webhook-sender.ts).
  */
 import type { Db } from "@kappa/catalog";
 import { errorMessage, type Logger } from "../log.ts";
@@ -19,7 +21,8 @@ export class NotificationDispatcher {
   readonly webhooks: WebhookSender;
   readonly email: EmailSender | null;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private webhookPass: Promise<void> | null = null;
+  private emailPass: Promise<void> | null = null;
   lastError: string | null = null;
 
   constructor(
@@ -36,29 +39,38 @@ export class NotificationDispatcher {
     void this.runNow();
   }
 
-  /** One pass over both outboxes (skipped when the previous one is still running). */
+  /** One pass over both outboxes, each on its own (a pass still running is not started twice). */
   runNow(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        // Keep going while a poll fills its batch, so a burst drains quickly.
-        while ((await this.webhooks.runOnce()) > 0 || (this.email !== null && (await this.email.runOnce()) > 0)) {
-          if (this.timer === null) break;
-        }
-        this.lastError = null;
-      } catch (error) {
-        this.lastError = errorMessage(error);
-        this.log.warn("notification delivery poll failed", { error: this.lastError });
-      }
-    })().finally(() => {
-      this.running = null;
+    this.webhookPass ??= this.drain("webhook", () => this.webhooks.runOnce()).finally(() => {
+      this.webhookPass = null;
     });
-    return this.running;
+    if (this.email !== null) {
+      const email = this.email;
+      this.emailPass ??= this.drain("e-mail", () => email.runOnce()).finally(() => {
+        this.emailPass = null;
+      });
+    }
+    return Promise.all([this.webhookPass, this.emailPass]).then(() => undefined);
+  }
+
+  /** Keeps polling while a poll fills its batch, so a burst drains quickly. */
+  private async drain(what: string, poll: () => Promise<number>): Promise<void> {
+    try {
+      while ((await poll()) > 0) {
+        if (this.timer === null) break;
+      }
+      this.lastError = null;
+    } catch (error) {
+      this.lastError = errorMessage(error);
+      this.log.warn(`${what} delivery poll failed`, { error: this.lastError });
+    }
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    await Promise.all([this.webhookPass, this.emailPass]);
+    await this.webhooks.idle();
     this.email?.close();
   }
 }

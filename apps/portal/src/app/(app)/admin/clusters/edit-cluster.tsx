@@ -47,7 +47,7 @@ export function EditCluster({ cluster, onDone }: { cluster: ClusterInfo; onDone:
             form={form}
             set={set}
             errors={errors}
-            hints={{ passwordLabel: "New admin password", password: cluster.hasPassword ? "Leave empty to keep the stored one (never shown)." : "No password is stored yet.", maxPartitions: "Empty: the global policy only." }}
+            hints={{ passwordLabel: "New admin password", password: cluster.hasPassword ? "Leave empty to keep the stored one (never shown) — required again when the bootstrap servers, security protocol or SASL mechanism change." : "No password is stored yet.", maxPartitions: "Empty: the global policy only." }}
           />
         </div>
         <div className="flex flex-wrap items-center gap-3">

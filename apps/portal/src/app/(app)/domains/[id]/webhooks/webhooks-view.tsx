@@ -132,7 +132,7 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
             <th scope="col" className="py-1 pr-3">Event</th>
             <th scope="col" className="py-1 pr-3">Created</th>
             <th scope="col" className="py-1 pr-3">Status</th>
-            <th scope="col" className="py-1">Attempts (HTTP status or error)</th>
+            <th scope="col" className="py-1">Attempts (delivered, refused by the platform, failed with HTTP n or timed out)</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-200">
@@ -142,7 +142,7 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
               <td className="py-1 pr-3"><Ago iso={d.createdAt} title={formatDateTime(d.createdAt)} /></td>
               <td className="py-1 pr-3"><Badge value={d.status === "DELIVERED" ? "DONE" : d.status} label={d.status.toLowerCase()} /></td>
               <td className="py-1 font-mono" data-testid="delivery-attempts">
-                {d.log.length === 0 ? "waiting" : d.log.map((a) => `${a.attempt}: ${a.statusCode ?? a.error ?? "?"} (${a.durationMs} ms)`).join(" · ")}
+                {d.log.length === 0 ? "waiting" : d.log.map((a) => `${a.attempt}: ${a.outcome}${a.durationMs === null ? "" : ` (${a.durationMs} ms)`}`).join(" · ")}
                 {d.status === "PENDING" && d.log.length > 0 && <span className="text-slate-500"> · next attempt <Until iso={d.nextAttemptAt} /></span>}
               </td>
             </tr>

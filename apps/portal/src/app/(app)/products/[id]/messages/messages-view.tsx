@@ -103,6 +103,12 @@ export function MessagesView({ productId, partitions }: { productId: string; par
                   ? `Masked for you: ${data.sensitivePaths.join(", ")}.`
                   : "This product has no fields tagged as personal data."}
             </p>
+            {!data.piiVisible && (data.keyMasked || data.headersHidden) && (
+              <p className="text-sm text-slate-600" data-testid="masking-notice">
+                {[data.keyMasked ? "Keys are masked (the key is a personal-data field)" : null, data.headersHidden ? "headers are hidden (nothing says what they hold)" : null].filter(Boolean).join("; ")}.
+              </p>
+            )}
+            {data.withheld > 0 && <Notice>{`${data.withheld} record${data.withheld === 1 ? "" : "s"} withheld: do not match the schema.`}</Notice>}
             {data.truncated && <Notice>{data.truncated}</Notice>}
             {data.records.length === 0 ? (
               <p className="text-sm text-slate-600">No records in this range.</p>
@@ -140,7 +146,7 @@ export function MessagesView({ productId, partitions }: { productId: string; par
                               <td colSpan={5} className="bg-slate-50 p-3">
                                 <RecordValue value={r.value} />
                                 <p className="mt-2 text-xs text-slate-500">
-                                  {r.size} bytes · {r.timestampType} · headers: {r.headers.length === 0 ? "none" : r.headers.map((h) => `${h.key}=${h.value ? keyText(h.value) : "null"}`).join(", ")}
+                                  {r.size} bytes · {r.timestampType} · headers: {data.headersHidden ? "hidden" : r.headers.length === 0 ? "none" : r.headers.map((h) => `${h.key}=${h.value ? keyText(h.value) : "null"}`).join(", ")}
                                 </p>
                               </td>
                             </tr>

@@ -19,7 +19,7 @@ export default async function MessagesPage({ params }: { params: Promise<{ id: s
         title={`Messages · ${product.name}`}
         description={
           <>
-            Records of <span className="font-mono">{product.topicName}</span>, decoded with the product&apos;s schema. Fields tagged as personal data are masked on the server unless your access covers them.{" "}
+            Records of <span className="font-mono">{product.topicName}</span>, decoded with the product&apos;s schema. Fields tagged as personal data, keys that are such a field, and headers are masked on the server unless your access covers them (the portal masks; a subscription&apos;s own Kafka account reads records as written).{" "}
             <Link className="text-indigo-700 underline" href={`/products/${id}`}>Back to the product</Link>
           </>
         }

@@ -138,7 +138,9 @@ function Keys({ productId }: { productId: string }) {
               </li>
             ))}
           </ul>
-          {page.data.entries.length === 0 && <p className="text-sm text-slate-600">No keys{prefix ? ` starting with "${prefix}"` : ""}.</p>}
+          {page.data.entries.length === 0 && page.data.withheld === 0 && <p className="text-sm text-slate-600">No keys{prefix ? ` starting with "${prefix}"` : ""}.</p>}
+          {page.data.withheld > 0 && <p className="mt-2 text-sm text-amber-800" data-testid="state-withheld">{`${page.data.withheld} record${page.data.withheld === 1 ? "" : "s"} withheld: do not match the schema.`}</p>}
+          {page.data.keyMasked && <p className="mt-2 text-sm text-slate-600">Keys are masked: the key is a personal-data field (search by prefix needs PII access).</p>}
           <div className="mt-3 flex gap-2">
             <Button variant="secondary" disabled={after.length === 0} onClick={() => setAfter(after.slice(0, -1))}>Previous</Button>
             <Button variant="secondary" disabled={!page.data.nextAfter} onClick={() => page.data.nextAfter && setAfter([...after, page.data.nextAfter])}>Next</Button>

@@ -127,7 +127,7 @@ export function SubscribeForm({
             <label className="flex items-start gap-2 text-sm">
               <input type="checkbox" className="mt-1" checked={piiNeeded} onChange={(e) => setPiiNeeded(e.target.checked)} />
               <span>
-                <span className="font-medium">PII needed</span> — show this domain the fields tagged as personal data unmasked in the message browser and the latest-state view. Governance decides this separately; until then PII stays masked.
+                <span className="font-medium">PII needed</span> — show this domain the fields tagged as personal data (and record keys and headers) unmasked in the portal&apos;s message browser and latest-state view. Governance decides this separately; until then they stay masked there. Masking is the portal&apos;s: the subscription&apos;s own Kafka account reads records as written, personal data in clear, until field-level encryption exists.
               </span>
             </label>
             {piiNeeded && (
