@@ -48,6 +48,7 @@ export { recertificationQueue } from "./recertification/queue.ts";
 export { scheduleFromPolicy } from "./recertification/policy-schedule.ts";
 export { DEFAULT_SCHEDULE, recertificationState, type RecertificationSchedule } from "./recertification/schedule.ts";
 export { RECERTIFICATION_ACTOR, sweepRecertification } from "./recertification/sweep.ts";
+export { DEFAULT_QUOTA_CLASSES, quotaClassesFromPolicy, quotaOfClass, quotasOfServiceAccounts, type QuotaClasses, type QuotaClassValues, type QuotaInForce } from "./quotas/quota-classes.ts";
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
