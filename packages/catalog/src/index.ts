@@ -131,6 +131,7 @@ export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/po
 export { findViolations, type ProductViolation } from "./policies/violations.ts";
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
+export { getServiceAccount } from "./queries/get-service-account.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";
 export { listReservedPrincipals } from "./queries/reserved-principals.ts";
 export { reviewQueue } from "./queries/review-queue.ts";
