@@ -301,4 +301,29 @@ describe("client quota authorization and enforcement (SASL broker with the stand
       bob.close();
     }
   });
+
+  it("request_percentage throttles on handler time: a tiny share of one handler throttles any API's response (ApiVersions exempt)", async () => {
+    const admin = await PrincipalClient.connect(broker.port, ADMIN);
+    try {
+      // user + client-id entity: only bob's raw connections (client id "raw-test") are limited.
+      const r = await admin.call(ApiKey.AlterClientQuotas, 1, alterBody([{ entity: [u("bob"), c("raw-test")], ops: [{ key: "request_percentage", value: 0.0001 }] }]));
+      expect(r.entries[0]?.errorCode).toBe(ErrorCode.NONE);
+      // The admin is not limited.
+      for (let i = 0; i < 3; i++) expect((await admin.call(ApiKey.Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })).throttleTimeMs).toBe(0);
+    } finally {
+      admin.close();
+    }
+    const bob = await PrincipalClient.connect(broker.port, BOB);
+    try {
+      let throttle = 0;
+      for (let i = 0; i < 5 && throttle === 0; i++) {
+        const m = await bob.call(ApiKey.Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+        throttle = m.throttleTimeMs;
+      }
+      expect(throttle).toBeGreaterThan(0);
+      expect(throttle).toBeLessThanOrEqual(11_000);
+    } finally {
+      bob.close();
+    }
+  });
 });

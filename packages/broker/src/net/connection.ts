@@ -454,7 +454,10 @@ export class Connection {
       this.inFlightRequestBytes -= frame.length;
       this.reservedResponseBytes -= reserved;
     };
+    const syncStart = performance.now();
     const handling = action?.kind === "hold" ? action.released.then(() => api.handle(ctx, body)) : api.handle(ctx, body);
+    // The handler's time on the event loop up to its first wait: this broker's "request handler thread time".
+    const handlerMs = performance.now() - syncStart;
     handling.then(
       async (result) => {
         times.finished = performance.now();
@@ -466,6 +469,15 @@ export class Connection {
         if (apiKey === ApiKey.Produce) this.framePool.give(frame);
         if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
         if (this.closed) return;
+        if (!REQUEST_QUOTA_EXEMPT.has(apiKey)) {
+          // request_percentage (Kafka's RequestQuotaManager): handler time as a percentage of one thread,
+          // per second; over quota, the response carries the larger of both throttle times.
+          const throttle = this.core.quotas.recordAndGetThrottleTimeMs("request", quotaUser(this.session.principal), this.session.clientId, handlerMs / 10);
+          if (throttle > ctx.throttleMs) {
+            ctx.throttleMs = throttle;
+            if (result !== null && typeof result === "object") (result as { throttleTimeMs?: number }).throttleTimeMs = throttle;
+          }
+        }
         if (result !== null) {
           try {
             // The registry only holds handlers for api keys the codec has bodies for.
@@ -518,6 +530,9 @@ export class Connection {
     this.pump();
   }
 }
+
+/** APIs Kafka's request quota leaves out (authentication and version discovery must always work). */
+const REQUEST_QUOTA_EXEMPT: ReadonlySet<number> = new Set([ApiKey.ApiVersions, ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
 
 /** The response bytes a request may bring (only a Fetch answers much): its max_bytes, capped by fetch.max.bytes. */
 function responseReservation(apiKey: number, body: unknown, fetchMaxBytes: number): number {
