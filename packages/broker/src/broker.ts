@@ -8,6 +8,8 @@ import type { Logs } from "./logs.ts";
 import type { Connection } from "./net/connection.ts";
 import type { ListenerEndpoint } from "./net/listeners.ts";
 import { RequestMetrics } from "./net/request-metrics.ts";
+import { ClientQuotaManager } from "./quotas/manager.ts";
+import type { ClientQuotaStore } from "./quotas/store.ts";
 import { ApiRegistry } from "./registry.ts";
 import { aclAuthorizerFromConfig, type StandardAuthorizer } from "./security/acl/from-config.ts";
 import type { SaslService } from "./security/sasl/authenticator.ts";
@@ -84,6 +86,8 @@ export class BrokerCore {
   /** Incremental fetch sessions (KIP-227). */
   readonly fetchSessions: FetchSessionCache;
   readonly groups: GroupCoordinator;
+  /** Client quotas (src/quotas): the durable store and the sensors that enforce it. */
+  readonly quotas: ClientQuotaManager;
   authorizer: Authorizer = allowAllAuthorizer;
   /** The ACL authorizer when `authorizer.class.name` is set (also `authorizer` then); null = none, ACL APIs answer SECURITY_DISABLED. */
   readonly acls: StandardAuthorizer | null;
@@ -110,7 +114,10 @@ export class BrokerCore {
     readonly transactions: TransactionCoordinator,
     /** Durable group metadata (src/groups/group-metadata-log.ts); the coordinator loads its groups from it. */
     groupMetadata: GroupMetadataStore,
+    /** Durable client quotas (src/quotas/store.ts). */
+    quotaStore: ClientQuotaStore,
   ) {
+    this.quotas = new ClientQuotaManager(quotaStore, config);
     this.fetchSessions = new FetchSessionCache(config["max.incremental.fetch.session.cache.slots"]);
     this.acls = aclAuthorizerFromConfig(config);
     if (this.acls) this.authorizer = this.acls;

@@ -44,6 +44,8 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "message.decompressed.max.bytes": "int",
   "max.request.partition.size.limit": "int",
   "fetch.max.bytes": "int",
+  "quota.window.num": "int",
+  "quota.window.size.seconds": "int",
   "max.incremental.fetch.session.cache.slots": "int",
   "queued.max.requests.per.connection": "int",
   "delete.retention.ms": "int",

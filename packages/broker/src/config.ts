@@ -64,6 +64,10 @@ export interface BrokerConfig {
   "max.request.partition.size.limit": number;
   /** Upper bound on a Fetch response's record bytes regardless of what the client asks (Kafka's fetch.max.bytes). */
   "fetch.max.bytes": number;
+  /** Client quotas: samples kept per quota sensor (Kafka's name and default, 11). */
+  "quota.window.num": number;
+  /** Client quotas: length of one sample, in seconds (Kafka's name and default, 1). */
+  "quota.window.size.seconds": number;
   /** Fetch sessions (KIP-227) the broker keeps at once (Kafka's name and default). */
   "max.incremental.fetch.session.cache.slots": number;
   /**
@@ -169,6 +173,8 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "message.decompressed.max.bytes": 128 * 1024 * 1024,
   "max.request.partition.size.limit": 2000,
   "fetch.max.bytes": 57671680,
+  "quota.window.num": 11,
+  "quota.window.size.seconds": 1,
   "max.incremental.fetch.session.cache.slots": 1000,
   "queued.max.requests.per.connection": 1000,
   "delete.retention.ms": 86400000,
@@ -311,6 +317,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "message.decompressed.max.bytes": int(raw, "message.decompressed.max.bytes", 1024, 2 ** 31 - 1),
     "max.request.partition.size.limit": int(raw, "max.request.partition.size.limit", 1, 2 ** 31 - 1),
     "fetch.max.bytes": int(raw, "fetch.max.bytes", 1024, 2 ** 31 - 1),
+    "quota.window.num": int(raw, "quota.window.num", 1, 1000),
+    "quota.window.size.seconds": int(raw, "quota.window.size.seconds", 1, 3600),
     "max.incremental.fetch.session.cache.slots": int(raw, "max.incremental.fetch.session.cache.slots", 0, 2 ** 31 - 1),
     "queued.max.requests.per.connection": int(raw, "queued.max.requests.per.connection", 1, 100000),
     "delete.retention.ms": int(raw, "delete.retention.ms", 0),

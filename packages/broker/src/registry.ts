@@ -27,6 +27,14 @@ export interface RequestContext {
   readonly correlationId: number;
   /** Aborted when the connection closes, so parked requests (long-poll fetches) can be released. */
   readonly signal: AbortSignal;
+  /** Size of the request frame in bytes (what Kafka's produce quota counts). */
+  readonly requestBytes: number;
+  /**
+   * Set by a handler whose client exceeded a quota: the throttle time it put in
+   * its response. The connection reads no further request from this client for
+   * that long after the response is sent (KIP-219 channel muting).
+   */
+  throttleMs: number;
 }
 
 /**

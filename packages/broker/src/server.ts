@@ -16,6 +16,7 @@ import { DIRECT_READ_MIN_BYTES, FramePool } from "./net/frame-reader.ts";
 import { parseListeners, parseProtocolMap, usesSasl, usesTls, type ListenerEndpoint, type ListenerSpec } from "./net/listeners.ts";
 import { adoptWithReadBuffer, READ_BUFFER_BYTES } from "./net/read-buffer.ts";
 import type { RequestMetrics } from "./net/request-metrics.ts";
+import { ClientQuotaStore } from "./quotas/store.ts";
 import type { ApiRegistry } from "./registry.ts";
 import { SaslService } from "./security/sasl/authenticator.ts";
 import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
@@ -150,11 +151,13 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   let tls: TlsOptions | null = null;
   let transactions: TransactionCoordinator;
   let groupMetadata: GroupMetadataLog;
+  let quotaStore: ClientQuotaStore;
   // The coordinator's markers wake parked fetches through the core, which is built once the coordinator is open.
   let core: BrokerCore | null = null;
   try {
     if (specs.some((l) => usesTls(l.securityProtocol))) tls = await tlsOptions(config);
     const credentials = await ScramCredentialStore.open(config["log.dirs"]);
+    quotaStore = await ClientQuotaStore.open(config["log.dirs"]);
     const changed = await ensureBootstrapUsers(credentials, saslUsers ?? []);
     // User names only: the passwords went into PBKDF2 and nowhere else.
     if (changed.length > 0) logger.info(`SCRAM credentials created or updated at start-up for: ${changed.join(", ")}`);
@@ -181,7 +184,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     await logs.close();
     throw err;
   }
-  core = new BrokerCore(config, logs, clusterId, logger, sasl, transactions, groupMetadata);
+  core = new BrokerCore(config, logs, clusterId, logger, sasl, transactions, groupMetadata, quotaStore);
   // Decided transactions left by a crash get their markers now, before any client is served.
   transactions.start();
   core.gate = sasl.gate;

@@ -59,6 +59,9 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   DeleteRecords: [0, 1],
   // KIP-966's paginated topic description (Kafka 3.8+; the Java admin's describeTopics uses it).
   DescribeTopicPartitions: [0, 0],
+  // Client quotas (KIP-546, issue 33): every version Kafka has.
+  DescribeClientQuotas: [0, 1],
+  AlterClientQuotas: [0, 1],
 };
 
 /** librdkafka 2.0.2 feature windows (BROKER-SPEC §1): a feature is on only if the range overlaps. */

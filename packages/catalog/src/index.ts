@@ -50,6 +50,7 @@ export { recertificationQueue } from "./recertification/queue.ts";
 export { scheduleFromPolicy } from "./recertification/policy-schedule.ts";
 export { DEFAULT_SCHEDULE, recertificationState, type RecertificationSchedule } from "./recertification/schedule.ts";
 export { RECERTIFICATION_ACTOR, sweepRecertification } from "./recertification/sweep.ts";
+export { DEFAULT_QUOTA_CLASSES, quotaClassesFromPolicy, quotaOfClass, quotasOfServiceAccounts, type QuotaClasses, type QuotaClassValues, type QuotaInForce } from "./quotas/quota-classes.ts";
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
@@ -134,6 +135,7 @@ export { currentPolicy, policyOverview, policyVersionDetail } from "./queries/po
 export { findViolations, type ProductViolation } from "./policies/violations.ts";
 export { getProduct } from "./queries/get-product.ts";
 export { myDomains, subscribableAccounts } from "./queries/my-domain.ts";
+export { getServiceAccount } from "./queries/get-service-account.ts";
 export { CHART_WINDOW_MS, platformOverview, productObservations, subscriptionDetail } from "./queries/observations.ts";
 export { listReservedPrincipals } from "./queries/reserved-principals.ts";
 export { reviewQueue } from "./queries/review-queue.ts";

@@ -31,6 +31,7 @@
 //    partition of its session and answers only those with news.
 import { ApiKey, type DeepPartial, ErrorCode, type FetchRequest, type FetchResponse } from "@kappa/kafka-protocol";
 import { FetchSessionCache, sessionPartitionKey, type FetchSession, type SessionPartition } from "../fetch-sessions.ts";
+import { quotaUser } from "../quotas/manager.ts";
 import { defineApi, type RequestContext } from "../registry.ts";
 import { errorOf } from "./common.ts";
 
@@ -54,7 +55,9 @@ function endOffsetOf(records: Buffer): bigint {
 async function readOnce(ctx: RequestContext, req: FetchRequest): Promise<{ responses: TopicOut[]; bytes: number; hasError: boolean }> {
   const b = ctx.broker;
   const readCommitted = (req.isolationLevel ?? 0) === READ_COMMITTED;
-  let budget = Math.min(req.maxBytes ?? 0x7fffffff, b.config["fetch.max.bytes"]);
+  // Kafka caps a fetch at what the client's consumer_byte_rate allows in one quota window.
+  const quotaCap = b.quotas.maxValueInQuotaWindow("fetch", quotaUser(ctx.session.principal), ctx.session.clientId);
+  let budget = Math.min(req.maxBytes ?? 0x7fffffff, b.config["fetch.max.bytes"], Math.max(1, Math.floor(quotaCap)));
   let bytes = 0;
   let hasError = false;
   const responses: TopicOut[] = [];
@@ -136,7 +139,17 @@ export const fetchApi = defineApi<FetchRequest, FetchResponse>({
       incremental = decision.kind === "incremental";
       if (incremental && session) req = { ...req, topics: sessionTopics(session) };
     }
-    const answer = (responses: TopicOut[]): DeepPartial<FetchResponse> => {
+    const answer = (responses: TopicOut[], bytes: number): DeepPartial<FetchResponse> => {
+      // Client quotas (Kafka's KafkaApis.handleFetchRequest): the records' bytes count against
+      // consumer_byte_rate; over quota, they are taken back and the answer is empty, with the
+      // throttle time (and no session for a full fetch), and the connection is muted for it.
+      const user = quotaUser(ctx.session.principal);
+      const throttleTimeMs = b.quotas.recordAndGetThrottleTimeMs("fetch", user, ctx.session.clientId, bytes);
+      if (throttleTimeMs > 0) {
+        b.quotas.unrecord("fetch", user, ctx.session.clientId, bytes);
+        ctx.throttleMs = throttleTimeMs;
+        return { throttleTimeMs, errorCode: ErrorCode.NONE, sessionId: session && incremental ? session.id : 0, responses: [] };
+      }
       if (!session) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
       if (!incremental) FetchSessionCache.started(session);
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: session.id, responses: newsOnly(session, responses, incremental) };
@@ -147,7 +160,7 @@ export const fetchApi = defineApi<FetchRequest, FetchResponse>({
       const result = await readOnce(ctx, req);
       const remaining = deadline - Date.now();
       if (result.bytes >= minBytes || result.hasError || remaining <= 0 || ctx.signal.aborted) {
-        return answer(result.responses);
+        return answer(result.responses, result.bytes);
       }
       // Park until an append to one of our partitions, the deadline, or the connection closing.
       await new Promise<void>((resolve) => {

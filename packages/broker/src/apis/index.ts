@@ -2,6 +2,7 @@
 import type { RegisteredApi } from "../registry.ts";
 import { addOffsetsToTxnApi } from "./add-offsets-to-txn.ts";
 import { addPartitionsToTxnApi } from "./add-partitions-to-txn.ts";
+import { alterClientQuotasApi } from "./alter-client-quotas.ts";
 import { alterConfigsApi } from "./alter-configs.ts";
 import { alterUserScramCredentialsApi } from "./alter-user-scram-credentials.ts";
 import { apiVersionsApi } from "./api-versions.ts";
@@ -13,6 +14,7 @@ import { deleteGroupsApi } from "./delete-groups.ts";
 import { deleteRecordsApi } from "./delete-records.ts";
 import { deleteTopicsApi } from "./delete-topics.ts";
 import { describeAclsApi } from "./describe-acls.ts";
+import { describeClientQuotasApi } from "./describe-client-quotas.ts";
 import { describeClusterApi } from "./describe-cluster.ts";
 import { describeConfigsApi } from "./describe-configs.ts";
 import { describeGroupsApi } from "./describe-groups.ts";
@@ -73,6 +75,8 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   saslAuthenticateApi,
   describeUserScramCredentialsApi,
   alterUserScramCredentialsApi,
+  describeClientQuotasApi,
+  alterClientQuotasApi,
   describeAclsApi,
   createAclsApi,
   deleteAclsApi,

@@ -17,6 +17,10 @@
 // synchronously, before the handler's first await, so pipelined produce requests
 // on one connection append in arrival order.
 //
+// Client quotas: the request's size counts against the client's
+// producer_byte_rate (src/quotas/manager.ts); over quota, the response carries
+// the throttle time and the connection is muted for it (KIP-219).
+//
 // Transactions (KIP-98): a request carrying transactional batches needs WRITE on
 // its transactional_id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole
 // request, as KafkaApis answers). With transaction.partition.verification.enable
@@ -26,6 +30,7 @@
 // can slip between the check and the write.
 import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceResponse } from "@kappa/kafka-protocol";
 import type { AppendResult, TopicMeta } from "../logs.ts";
+import { quotaUser } from "../quotas/manager.ts";
 import { defineApi, type RequestContext } from "../registry.ts";
 import { errorOf, logRefusal, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
 
@@ -127,7 +132,11 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
     }
     const responses: DeepPartial<ProduceResponse["responses"][number]>[] = [];
     for (const p of pending) responses.push({ name: p.name, partitionResponses: await p.parts });
+    // Kafka's produce quota counts the whole request's size, once it is handled (also for acks=0,
+    // whose connection is muted without an answer).
+    const throttleTimeMs = b.quotas.recordAndGetThrottleTimeMs("produce", quotaUser(ctx.session.principal), ctx.session.clientId, ctx.requestBytes);
+    ctx.throttleMs = throttleTimeMs;
     if (acks === 0) return null;
-    return { responses, throttleTimeMs: 0 };
+    return { responses, throttleTimeMs };
   },
 });

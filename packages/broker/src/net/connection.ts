@@ -45,6 +45,7 @@
 import type { Socket } from "node:net";
 import { decodeRequestHeader, decodeRequest, encodeResponse, ApiKey, ErrorCode, type ApiKeyWithBody, type ResponseInput } from "@kappa/kafka-protocol";
 import type { BrokerCore } from "../broker.ts";
+import { quotaUser } from "../quotas/manager.ts";
 import type { RequestContext } from "../registry.ts";
 import { ANONYMOUS, type Session } from "../session.ts";
 import { FramePool, FrameReader } from "./frame-reader.ts";
@@ -76,6 +77,8 @@ interface Slot {
   closeInstead: boolean;
   /** Timing for the broker's request metrics (requests that reach a handler). */
   timing: { api: string; times: RequestTimes } | null;
+  /** Quota throttle time of this response: the connection is muted for this long once it is sent. */
+  throttleMs: number;
 }
 
 interface Incoming {
@@ -107,6 +110,9 @@ export class Connection {
   private inputError: string | null = null;
   /** Last time bytes were read or written (connections.max.idle.ms). */
   private lastActivity = Date.now();
+  /** KIP-219: while a quota throttle runs (Date.now() below this), no request is read or dispatched. */
+  private mutedUntil = 0;
+  private muteTimer: NodeJS.Timeout | null = null;
 
   /**
    * `externalReads`: the socket's bytes are delivered by calling `receive`
@@ -195,6 +201,8 @@ export class Connection {
 
   private onClosed(): void {
     this.closed = true;
+    if (this.muteTimer) clearTimeout(this.muteTimer);
+    this.muteTimer = null;
     if (!this.abort.signal.aborted) this.abort.abort();
     this.pending.length = 0;
     this.incoming.length = 0;
@@ -282,7 +290,7 @@ export class Connection {
     }
     const frame = this.reader.pendingFrame();
     // While reads are paused for backpressure the frame cannot progress: that wait is ours, not the client's.
-    if (frame && !this.readPaused) {
+    if (frame && !this.readPaused && !this.isMuted()) {
       const allowed = cfg["socket.request.receive.timeout.ms"] + Math.ceil((Math.max(0, frame.size) / (1024 * 1024)) * RECEIVE_MS_PER_MIB);
       if (now - frame.startedAt > allowed) {
         const size = frame.size < 0 ? "a request whose size prefix" : `a request of ${frame.size} bytes`;
@@ -291,9 +299,33 @@ export class Connection {
     }
   }
 
+  private isMuted(): boolean {
+    return this.mutedUntil > Date.now();
+  }
+
+  /**
+   * KIP-219: after a throttled response is sent, the channel is muted for the
+   * throttle time: the socket is not read and queued requests wait, so a client
+   * that ignores the throttle time in the response is held back all the same.
+   */
+  private mute(ms: number): void {
+    const until = Date.now() + ms;
+    if (until <= this.mutedUntil) return;
+    this.mutedUntil = until;
+    this.socket.pause();
+    if (this.muteTimer) clearTimeout(this.muteTimer);
+    this.muteTimer = setTimeout(() => {
+      this.muteTimer = null;
+      if (this.closed) return;
+      this.mutedUntil = 0;
+      if (!this.readPaused && this.inputError === null) this.socket.resume();
+      this.pump();
+    }, ms);
+  }
+
   /** Dispatches queued frames in arrival order while the connection has capacity. */
   private pump(): void {
-    while (!this.closed && this.incoming.length > 0 && this.hasCapacity()) {
+    while (!this.closed && this.incoming.length > 0 && !this.isMuted() && this.hasCapacity()) {
       const next = this.incoming.shift();
       if (!next) break;
       this.incomingBytes -= next.frame.length;
@@ -304,6 +336,11 @@ export class Connection {
   }
 
   private hasCapacity(): boolean {
+    // A client with a quota in force is served one request at a time, as Kafka serves
+    // every connection (the channel is muted while a request is handled): otherwise a
+    // pipelining client (librdkafka) would have many requests accepted before the first
+    // throttle time could mute it.
+    if (this.pending.length > 0 && this.session.state === "ready" && this.core.quotas.hasQuota(quotaUser(this.session.principal), this.session.clientId)) return false;
     return (
       this.pending.length < this.core.config["queued.max.requests.per.connection"] &&
       this.inFlightRequestBytes < IN_FLIGHT_REQUEST_BYTES_LIMIT &&
@@ -319,7 +356,7 @@ export class Connection {
       this.socket.pause();
     } else if (!busy && this.readPaused) {
       this.readPaused = false;
-      this.socket.resume();
+      if (!this.isMuted()) this.socket.resume();
     }
   }
 
@@ -400,6 +437,8 @@ export class Connection {
       apiVersion,
       correlationId,
       signal: this.abort.signal,
+      requestBytes: frame.length,
+      throttleMs: 0,
     };
     const action = this.core.control.decide({ apiKey, apiVersion, correlationId, session: this.session, body });
     if (action?.kind === "close-before") return this.close(`control: closing before ${api.name}`, "info");
@@ -415,7 +454,10 @@ export class Connection {
       this.inFlightRequestBytes -= frame.length;
       this.reservedResponseBytes -= reserved;
     };
+    const syncStart = performance.now();
     const handling = action?.kind === "hold" ? action.released.then(() => api.handle(ctx, body)) : api.handle(ctx, body);
+    // The handler's time on the event loop up to its first wait: this broker's "request handler thread time".
+    const handlerMs = performance.now() - syncStart;
     handling.then(
       async (result) => {
         times.finished = performance.now();
@@ -427,6 +469,15 @@ export class Connection {
         if (apiKey === ApiKey.Produce) this.framePool.give(frame);
         if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
         if (this.closed) return;
+        if (!REQUEST_QUOTA_EXEMPT.has(apiKey)) {
+          // request_percentage (Kafka's RequestQuotaManager): handler time as a percentage of one thread,
+          // per second; over quota, the response carries the larger of both throttle times.
+          const throttle = this.core.quotas.recordAndGetThrottleTimeMs("request", quotaUser(this.session.principal), this.session.clientId, handlerMs / 10);
+          if (throttle > ctx.throttleMs) {
+            ctx.throttleMs = throttle;
+            if (result !== null && typeof result === "object") (result as { throttleTimeMs?: number }).throttleTimeMs = throttle;
+          }
+        }
         if (result !== null) {
           try {
             // The registry only holds handlers for api keys the codec has bodies for.
@@ -437,6 +488,7 @@ export class Connection {
           }
         }
         if (this.core.takeCloseAfterResponse(this.session)) this.closeAfterSlots.add(slot);
+        slot.throttleMs = ctx.throttleMs;
         slot.done = true;
         if (slot.response) this.heldResponseBytes += slot.response.length;
         this.flush();
@@ -450,7 +502,7 @@ export class Connection {
   }
 
   private newSlot(): Slot {
-    const slot: Slot = { done: false, response: null, closeInstead: false, timing: null };
+    const slot: Slot = { done: false, response: null, closeInstead: false, timing: null, throttleMs: 0 };
     this.pending.push(slot);
     return slot;
   }
@@ -471,11 +523,16 @@ export class Connection {
         } else this.socket.write(head.response);
         this.lastActivity = Date.now();
       }
+      // Written to the socket (or, for acks=0, nothing to write): the throttle starts now.
+      if (head.throttleMs > 0) this.mute(head.throttleMs);
       if (this.closeAfterSlots.has(head)) return this.endAfterWrite("closed by the broker after its response (authentication failed or SASL protocol error)");
     }
     this.pump();
   }
 }
+
+/** APIs Kafka's request quota leaves out (authentication and version discovery must always work). */
+const REQUEST_QUOTA_EXEMPT: ReadonlySet<number> = new Set([ApiKey.ApiVersions, ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
 
 /** The response bytes a request may bring (only a Fetch answers much): its max_bytes, capped by fetch.max.bytes. */
 function responseReservation(apiKey: number, body: unknown, fetchMaxBytes: number): number {

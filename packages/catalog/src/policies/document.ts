@@ -65,6 +65,26 @@ export const CHECKS = {
     autoRevoke: z.boolean().default(false),
     unusedDays: z.number().int().min(1).max(365).default(30),
   }),
+  /**
+   * Client quota classes (issue 33): each a Kafka quota (`producer_byte_rate`, `consumer_byte_rate` in bytes/s,
+   * `request_percentage` of one request handler); `default` is the class of every account that has not been given
+   * another. Read by the catalog's quota resolution and applied by the worker to each account's Kafka user; not a gate.
+   */
+  "quota-classes": z
+    .object({
+      default: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, "Class names are lower-case words, e.g. standard."),
+      classes: z
+        .record(
+          z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, "Class names are lower-case words, e.g. standard."),
+          z.object({
+            producer_byte_rate: z.number().int().min(1024).max(Number.MAX_SAFE_INTEGER),
+            consumer_byte_rate: z.number().int().min(1024).max(Number.MAX_SAFE_INTEGER),
+            request_percentage: z.number().positive().max(100_000),
+          }),
+        )
+        .refine((classes) => Object.keys(classes).length > 0 && Object.keys(classes).length <= 20, "Name between 1 and 20 quota classes."),
+    })
+    .refine((p) => Object.hasOwn(p.classes, p.default), { message: "The default must be one of the classes.", path: ["default"] }),
 } as const;
 export type CheckName = keyof typeof CHECKS;
 export type CheckParams<C extends CheckName> = z.output<(typeof CHECKS)[C]>;
@@ -94,6 +114,7 @@ export const policyRule = z.discriminatedUnion("check", [
   rule("subscriptions-per-account"),
   rule("deprecation-notice"),
   rule("recertification"),
+  rule("quota-classes"),
 ]);
 export type PolicyRule = z.output<typeof policyRule>;
 

@@ -221,6 +221,14 @@ const CHECKERS: { [C in CheckName]: { field?: string; run: Checker<C> } } = {
       return ok(`Sunset in ${Math.floor(days)} days gives subscribers at least ${p.minDays} days.`);
     },
   },
+  // Not a gate: it tells the requester which quota the account will run under.
+  "quota-classes": {
+    run: (p, { subscription }) => {
+      if (!subscription) return null;
+      const c = p.classes[p.default];
+      return c ? ok(`The account runs under the "${p.default}" quota class unless given another: ${c.producer_byte_rate} B/s produce, ${c.consumer_byte_rate} B/s fetch, ${c.request_percentage}% request time.`) : null;
+    },
+  },
   // A schedule, not a gate: it only tells the requester how often access is re-confirmed.
   recertification: {
     run: (p, { subscription }) => {

@@ -38,6 +38,8 @@ export const ApiKey = {
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
+  DescribeClientQuotas: 48,
+  AlterClientQuotas: 49,
   DescribeUserScramCredentials: 50,
   AlterUserScramCredentials: 51,
   DescribeCluster: 60,

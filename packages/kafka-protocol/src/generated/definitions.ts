@@ -232,6 +232,122 @@ export const definitions: readonly MessageDefinition[] = [
     ]
   },
   {
+    "apiKey": 49,
+    "type": "request",
+    "listeners": [
+      "zkBroker",
+      "broker",
+      "controller"
+    ],
+    "name": "AlterClientQuotasRequest",
+    "validVersions": "0-1",
+    "flexibleVersions": "1+",
+    "fields": [
+      {
+        "name": "Entries",
+        "type": "[]EntryData",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "Entity",
+            "type": "[]EntityData",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "EntityType",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "EntityName",
+                "type": "string",
+                "versions": "0+",
+                "nullableVersions": "0+"
+              }
+            ]
+          },
+          {
+            "name": "Ops",
+            "type": "[]OpData",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "Key",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "Value",
+                "type": "float64",
+                "versions": "0+"
+              },
+              {
+                "name": "Remove",
+                "type": "bool",
+                "versions": "0+"
+              }
+            ]
+          }
+        ]
+      },
+      {
+        "name": "ValidateOnly",
+        "type": "bool",
+        "versions": "0+"
+      }
+    ]
+  },
+  {
+    "apiKey": 49,
+    "type": "response",
+    "name": "AlterClientQuotasResponse",
+    "validVersions": "0-1",
+    "flexibleVersions": "1+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "Entries",
+        "type": "[]EntryData",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "ErrorCode",
+            "type": "int16",
+            "versions": "0+"
+          },
+          {
+            "name": "ErrorMessage",
+            "type": "string",
+            "versions": "0+",
+            "nullableVersions": "0+"
+          },
+          {
+            "name": "Entity",
+            "type": "[]EntityData",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "EntityType",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "EntityName",
+                "type": "string",
+                "versions": "0+",
+                "nullableVersions": "0+"
+              }
+            ]
+          }
+        ]
+      }
+    ]
+  },
+  {
     "apiKey": 33,
     "type": "request",
     "listeners": [
@@ -1471,6 +1587,115 @@ export const definitions: readonly MessageDefinition[] = [
               {
                 "name": "PermissionType",
                 "type": "int8",
+                "versions": "0+"
+              }
+            ]
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "apiKey": 48,
+    "type": "request",
+    "listeners": [
+      "zkBroker",
+      "broker"
+    ],
+    "name": "DescribeClientQuotasRequest",
+    "validVersions": "0-1",
+    "flexibleVersions": "1+",
+    "fields": [
+      {
+        "name": "Components",
+        "type": "[]ComponentData",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "EntityType",
+            "type": "string",
+            "versions": "0+"
+          },
+          {
+            "name": "MatchType",
+            "type": "int8",
+            "versions": "0+"
+          },
+          {
+            "name": "Match",
+            "type": "string",
+            "versions": "0+",
+            "nullableVersions": "0+"
+          }
+        ]
+      },
+      {
+        "name": "Strict",
+        "type": "bool",
+        "versions": "0+"
+      }
+    ]
+  },
+  {
+    "apiKey": 48,
+    "type": "response",
+    "name": "DescribeClientQuotasResponse",
+    "validVersions": "0-1",
+    "flexibleVersions": "1+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "ErrorCode",
+        "type": "int16",
+        "versions": "0+"
+      },
+      {
+        "name": "ErrorMessage",
+        "type": "string",
+        "versions": "0+",
+        "nullableVersions": "0+"
+      },
+      {
+        "name": "Entries",
+        "type": "[]EntryData",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "fields": [
+          {
+            "name": "Entity",
+            "type": "[]EntityData",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "EntityType",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "EntityName",
+                "type": "string",
+                "versions": "0+",
+                "nullableVersions": "0+"
+              }
+            ]
+          },
+          {
+            "name": "Values",
+            "type": "[]ValueData",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "Key",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "Value",
+                "type": "float64",
                 "versions": "0+"
               }
             ]

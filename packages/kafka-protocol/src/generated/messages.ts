@@ -93,6 +93,66 @@ export interface AddPartitionsToTxnResponseResult {
   topicResults: AddPartitionsToTxnResponseTopicResult[];
 }
 
+/** AlterClientQuotasRequest (API key 49), valid versions 0-1, flexible 1+. */
+export interface AlterClientQuotasRequest {
+  /** The quota configuration entries to alter. Versions 0+. */
+  entries: AlterClientQuotasRequestEntryData[];
+  /** Whether the alteration should be validated, but not performed. Versions 0+. */
+  validateOnly: boolean;
+}
+
+/** AlterClientQuotasRequest EntityData. */
+export interface AlterClientQuotasRequestEntityData {
+  /** The entity type. Versions 0+. */
+  entityType: string;
+  /** The name of the entity, or null if the default. Versions 0+, nullable 0+. */
+  entityName: string | null;
+}
+
+/** AlterClientQuotasRequest OpData. */
+export interface AlterClientQuotasRequestOpData {
+  /** The quota configuration key. Versions 0+. */
+  key: string;
+  /** The value to set, otherwise ignored if the value is to be removed. Versions 0+. */
+  value: number;
+  /** Whether the quota configuration value should be removed, otherwise set. Versions 0+. */
+  remove: boolean;
+}
+
+/** AlterClientQuotasRequest EntryData. */
+export interface AlterClientQuotasRequestEntryData {
+  /** The quota entity to alter. Versions 0+. */
+  entity: AlterClientQuotasRequestEntityData[];
+  /** An individual quota configuration entry to alter. Versions 0+. */
+  ops: AlterClientQuotasRequestOpData[];
+}
+
+/** AlterClientQuotasResponse (API key 49), valid versions 0-1, flexible 1+. */
+export interface AlterClientQuotasResponse {
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+. */
+  throttleTimeMs: number;
+  /** The quota configuration entries to alter. Versions 0+. */
+  entries: AlterClientQuotasResponseEntryData[];
+}
+
+/** AlterClientQuotasResponse EntityData. */
+export interface AlterClientQuotasResponseEntityData {
+  /** The entity type. Versions 0+. */
+  entityType: string;
+  /** The name of the entity, or null if the default. Versions 0+, nullable 0+. */
+  entityName: string | null;
+}
+
+/** AlterClientQuotasResponse EntryData. */
+export interface AlterClientQuotasResponseEntryData {
+  /** The error code, or `0` if the quota alteration succeeded. Versions 0+. */
+  errorCode: number;
+  /** The error message, or `null` if the quota alteration succeeded. Versions 0+, nullable 0+. */
+  errorMessage: string | null;
+  /** The quota entity to alter. Versions 0+. */
+  entity: AlterClientQuotasResponseEntityData[];
+}
+
 /** AlterConfigsRequest (API key 33), valid versions 0-2, flexible 2+. */
 export interface AlterConfigsRequest {
   /** The updates for each resource. Versions 0+. */
@@ -635,6 +695,60 @@ export interface DescribeAclsResponseResource {
   patternType: number;
   /** The ACLs. Versions 0+. */
   acls: DescribeAclsResponseAclDescription[];
+}
+
+/** DescribeClientQuotasRequest (API key 48), valid versions 0-1, flexible 1+. */
+export interface DescribeClientQuotasRequest {
+  /** Filter components to apply to quota entities. Versions 0+. */
+  components: DescribeClientQuotasRequestComponentData[];
+  /** Whether the match is strict, i.e. should exclude entities with unspecified entity types. Versions 0+. */
+  strict: boolean;
+}
+
+/** DescribeClientQuotasRequest ComponentData. */
+export interface DescribeClientQuotasRequestComponentData {
+  /** The entity type that the filter component applies to. Versions 0+. */
+  entityType: string;
+  /** How to match the entity {0 = exact name, 1 = default name, 2 = any specified name}. Versions 0+. */
+  matchType: number;
+  /** The string to match against, or null if unused for the match type. Versions 0+, nullable 0+. */
+  match: string | null;
+}
+
+/** DescribeClientQuotasResponse (API key 48), valid versions 0-1, flexible 1+. */
+export interface DescribeClientQuotasResponse {
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+. */
+  throttleTimeMs: number;
+  /** The error code, or `0` if the quota description succeeded. Versions 0+. */
+  errorCode: number;
+  /** The error message, or `null` if the quota description succeeded. Versions 0+, nullable 0+. */
+  errorMessage: string | null;
+  /** A result entry. Versions 0+, nullable 0+. */
+  entries: DescribeClientQuotasResponseEntryData[] | null;
+}
+
+/** DescribeClientQuotasResponse EntityData. */
+export interface DescribeClientQuotasResponseEntityData {
+  /** The entity type. Versions 0+. */
+  entityType: string;
+  /** The entity name, or null if the default. Versions 0+, nullable 0+. */
+  entityName: string | null;
+}
+
+/** DescribeClientQuotasResponse ValueData. */
+export interface DescribeClientQuotasResponseValueData {
+  /** The quota configuration key. Versions 0+. */
+  key: string;
+  /** The quota configuration value. Versions 0+. */
+  value: number;
+}
+
+/** DescribeClientQuotasResponse EntryData. */
+export interface DescribeClientQuotasResponseEntryData {
+  /** The quota entity description. Versions 0+. */
+  entity: DescribeClientQuotasResponseEntityData[];
+  /** The quota values for the entity. Versions 0+. */
+  values: DescribeClientQuotasResponseValueData[];
 }
 
 /** DescribeClusterRequest (API key 60), valid versions 0-1, flexible 0+. */
@@ -2256,6 +2370,8 @@ export interface RequestBodies {
   42: DeleteGroupsRequest;
   44: IncrementalAlterConfigsRequest;
   47: OffsetDeleteRequest;
+  48: DescribeClientQuotasRequest;
+  49: AlterClientQuotasRequest;
   50: DescribeUserScramCredentialsRequest;
   51: AlterUserScramCredentialsRequest;
   60: DescribeClusterRequest;
@@ -2302,6 +2418,8 @@ export interface ResponseBodies {
   42: DeleteGroupsResponse;
   44: IncrementalAlterConfigsResponse;
   47: OffsetDeleteResponse;
+  48: DescribeClientQuotasResponse;
+  49: AlterClientQuotasResponse;
   50: DescribeUserScramCredentialsResponse;
   51: AlterUserScramCredentialsResponse;
   60: DescribeClusterResponse;

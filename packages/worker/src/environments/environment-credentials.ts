@@ -16,11 +16,14 @@ import type { KafkaCluster } from "../kafka/cluster.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { auditAsWorker, CREDENTIAL_MECHANISM } from "../reconcile/entities.ts";
 import { loadPrincipalGuard, platformPrincipals } from "../reconcile/principal-guard.ts";
+import { reconcileUserQuotas } from "../reconcile/quotas.ts";
 import { openScramCredential, sealedScramCredential } from "../reconcile/scram-credential.ts";
 
 export interface EnvironmentCredentialRun {
   installed: number;
   issued: number;
+  /** Accounts whose client quota was set or corrected here. */
+  quotas: number;
   refused: string[];
   /** Accounts whose current credential is on the cluster after this run (only their subscriptions may turn ACTIVE). */
   ready: Set<string>;
@@ -29,7 +32,7 @@ export interface EnvironmentCredentialRun {
 const ACCOUNT = { id: true, name: true, domainId: true, isProducer: true, secretHash: true, secretIssuedAt: true, scramSealed: true } as const;
 
 export async function reconcileEnvironmentCredentials(db: Db, kafka: KafkaCluster, cluster: Cluster, accountIds: ReadonlySet<string>, secretsKey: Buffer, log: Logger): Promise<EnvironmentCredentialRun> {
-  const run: EnvironmentCredentialRun = { installed: 0, issued: 0, refused: [], ready: new Set() };
+  const run: EnvironmentCredentialRun = { installed: 0, issued: 0, quotas: 0, refused: [], ready: new Set() };
   if (accountIds.size === 0) return run;
   const [accounts, installed, guard] = await Promise.all([
     db.serviceAccount.findMany({ where: { id: { in: [...accountIds] } }, select: ACCOUNT }),
@@ -80,6 +83,14 @@ export async function reconcileEnvironmentCredentials(db: Db, kafka: KafkaCluste
       run.refused.push(`${account.name}: ${errorMessage(error)}`);
       log.warn("could not install credentials on a registered cluster", { environment: cluster.environment, account: account.name, error: errorMessage(error) });
     }
+  }
+  // The quota class goes with the user on every environment (reconcile/quotas.ts).
+  const ready = accounts.filter((a) => run.ready.has(a.id));
+  try {
+    run.quotas = (await reconcileUserQuotas(db, kafka, ready, cluster.environment)).length;
+  } catch (error) {
+    run.refused.push(`client quotas: ${errorMessage(error)}`);
+    log.warn("could not apply client quotas on a registered cluster", { environment: cluster.environment, error: errorMessage(error) });
   }
   return run;
 }

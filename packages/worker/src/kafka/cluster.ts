@@ -16,6 +16,16 @@ export interface ScramCredential {
   iterations: number;
 }
 
+/** The client quota keys the catalog sets on a service account's Kafka user (its quota class). */
+export type UserQuotaKey = "producer_byte_rate" | "consumer_byte_rate" | "request_percentage";
+
+/** Keys to set and keys to remove on one user's `user` quota entity. */
+export interface UserQuotaChange {
+  user: string;
+  set: Partial<Record<UserQuotaKey, number>>;
+  remove: UserQuotaKey[];
+}
+
 export interface ScramCredentialUpsert {
   user: string;
   mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512";
@@ -113,6 +123,11 @@ export interface KafkaCluster {
   upsertScramCredential(user: string, mechanism: "SCRAM-SHA-256" | "SCRAM-SHA-512", credential: ScramCredential): Promise<void>;
   /** Many users' salted credentials in one AlterUserScramCredentials request. */
   upsertScramCredentials(users: readonly ScramCredentialUpsert[]): Promise<void>;
+
+  /** Client quotas (DescribeClientQuotas) set on each of these users' own `user` entity, owned keys only; users without any are absent. */
+  describeUserQuotas(users: readonly string[]): Promise<Map<string, Partial<Record<UserQuotaKey, number>>>>;
+  /** Sets and removes keys on users' `user` quota entities (AlterClientQuotas). */
+  alterUserQuotas(changes: readonly UserQuotaChange[]): Promise<void>;
 
   /** The cluster's `super.users` (`User:<name>` entries); null when it will not say (no DESCRIBE_CONFIGS on the cluster). */
   superUsers(): Promise<string[] | null>;

@@ -3,6 +3,7 @@
  * configs, ACLs, groups) plus raw protocol connections, one per broker and
  * long-lived too, for what kafkajs cannot send:
  * AlterUserScramCredentials / DescribeUserScramCredentials (KIP-554),
+ * AlterClientQuotas / DescribeClientQuotas (KIP-546),
  * ListOffsets v8/v9 with EARLIEST_LOCAL (−4) and LATEST_TIERED (−5) (KIP-405/1005),
  * DescribeLogDirs, batched FindCoordinator/OffsetFetch, and
  * IncrementalAlterConfigs (kafkajs only has the legacy AlterConfigs, which
@@ -15,8 +16,9 @@
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls, describeAclsOn } from "./acls.ts";
 import { superUsers } from "./broker-configs.ts";
+import { alterUserQuotas, describeUserQuotas } from "./client-quotas.ts";
 import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
-import type { AclBinding, AclResourcePattern, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, ScramCredential, ScramCredentialUpsert, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
+import type { AclBinding, AclResourcePattern, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, ScramCredential, ScramCredentialUpsert, TopicDescription, TopicFilter, TopicPartitions, TopicSpec, UserQuotaChange, UserQuotaKey } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
@@ -37,6 +39,14 @@ export class KafkaJsCluster implements KafkaCluster {
 
   superUsers(): Promise<string[] | null> {
     return superUsers(this.conns);
+  }
+
+  describeUserQuotas(users: readonly string[]): Promise<Map<string, Partial<Record<UserQuotaKey, number>>>> {
+    return describeUserQuotas(this.conns, users);
+  }
+
+  alterUserQuotas(changes: readonly UserQuotaChange[]): Promise<void> {
+    return alterUserQuotas(this.conns, changes);
   }
 
   listTopics(): Promise<string[]> {

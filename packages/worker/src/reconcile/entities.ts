@@ -26,6 +26,7 @@ import {
   type Ownership,
 } from "./diff.ts";
 import { assertOwnedPrincipal } from "./principal-guard.ts";
+import { reconcileUserQuotas } from "./quotas.ts";
 import { sealedScramCredential } from "./scram-credential.ts";
 
 export interface ReconcileContext {
@@ -53,7 +54,9 @@ export interface Change {
     | "acl.created"
     | "acl.deleted"
     | "credentials.issued"
-    | "credentials.reissued";
+    | "credentials.reissued"
+    | "quota.set"
+    | "quota.corrected";
   entityType: "DataProduct" | "ServiceAccount";
   entityId: string;
   resource: string;
@@ -153,7 +156,9 @@ export async function ensureCredentials(ctx: ReconcileContext, serviceAccountId:
     const users = await ctx.cluster.describeScramUsers([account.name]);
     const present = users.get(account.name)?.includes(CREDENTIAL_MECHANISM) ?? false;
     const rotate = options.rotateIssuedBefore !== undefined && (account.secretIssuedAt === null || account.secretIssuedAt < options.rotateIssuedBefore);
-    if (account.secretHash && present && !rotate) return [];
+    // The account's quota class goes with its user (reconcile/quotas.ts).
+    const quotaChanges = await reconcileUserQuotas(tx, ctx.cluster, [account]);
+    if (account.secretHash && present && !rotate) return quotaChanges;
     const reason = rotate ? "rotation requested" : account.secretHash ? "user missing on the cluster" : "first issue";
     const password = generatePassword();
     // One salted credential for every environment: registered clusters get the same one (environment-credentials.ts).
@@ -172,7 +177,7 @@ export async function ensureCredentials(ctx: ReconcileContext, serviceAccountId:
     const detail = { mechanism: CREDENTIAL_MECHANISM, principal: `User:${account.name}`, reason };
     await auditAsWorker(tx, `serviceAccount.${kind}`, "ServiceAccount", account.id, detail);
     ctx.log.info("issued SCRAM credentials", { account: account.name, reason });
-    return [{ kind, entityType: "ServiceAccount", entityId: account.id, resource: `user:${account.name}`, detail } satisfies Change];
+    return [{ kind, entityType: "ServiceAccount", entityId: account.id, resource: `user:${account.name}`, detail } satisfies Change, ...quotaChanges];
   }, LOCKED_WORK);
 }
 

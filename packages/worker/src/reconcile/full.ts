@@ -32,6 +32,7 @@ import {
 } from "./diff.ts";
 import { auditAsWorker, catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard } from "./principal-guard.ts";
+import { reconcileUserQuotas } from "./quotas.ts";
 
 export interface FullReconcileResult {
   /** null: skipped because another worker's run is in progress. */
@@ -184,6 +185,9 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
             if (busyAccount(a.id)) skip();
             else await attempt(`user:${a.name}`, () => ensureCredentials(ctx, a.id));
           }
+          // Quota classes (reconcile/quotas.ts): one DescribeClientQuotas for the page, AlterClientQuotas only for what differs.
+          const settled = needsCredentials.filter((a) => !busyAccount(a.id));
+          await attempt("quotas", () => reconcileUserQuotas(ctx.db, ctx.cluster, settled));
         });
       }
     }

@@ -185,6 +185,26 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/contracts", tag: "Contracts", summary: "Apply contract files through validation, policies, review and provisioning (idempotent).", scope: "write:<domain>", body: contractFilesInput, response: z.object({ items: z.array(planItem) }) },
   { method: "get", path: "/service-accounts", tag: "Service accounts", summary: "Your domains' consumer service accounts.", response: anyArray("Service accounts.") },
   { method: "post", path: "/service-accounts", tag: "Service accounts", summary: "Create a service account (a Kafka principal) for one of your domains.", scope: "write:<domain>", body: createServiceAccountInput, response: anyObject("The account."), status: 201 },
+  {
+    method: "get",
+    path: "/service-accounts/{id}",
+    tag: "Service accounts",
+    summary: "One account of your domains with the client quota in force (its class, the policy's default where none was chosen); 404 for accounts of other domains.",
+    response: z.looseObject({
+      id: z.string(),
+      name: z.string().meta({ description: "The Kafka user name (SCRAM)." }),
+      domainId: z.string(),
+      isProducer: z.boolean(),
+      quota: z
+        .object({
+          class: z.string().meta({ description: "The quota class in force, e.g. standard." }),
+          producerByteRate: z.number().int().meta({ description: "Kafka producer_byte_rate, bytes/s." }),
+          consumerByteRate: z.number().int().meta({ description: "Kafka consumer_byte_rate, bytes/s." }),
+          requestPercentage: z.number().meta({ description: "Kafka request_percentage." }),
+        })
+        .meta({ description: "The client quota the worker applies to the account's Kafka user on every environment." }),
+    }),
+  },
   { method: "post", path: "/service-accounts/{id}/credentials/reveal", tag: "Service accounts", summary: "Show the account's issued password once (a second call is 409 SECRET_NOT_AVAILABLE).", scope: "write:<domain>", response: z.object({ username: z.string(), password: z.string(), mechanism: z.literal("SCRAM-SHA-512"), issuedAt: z.string().nullable() }) },
   { method: "post", path: "/service-accounts/{id}/credentials/rotate", tag: "Service accounts", summary: "Queue new credentials for the account.", scope: "write:<domain>", response: anyObject("The queued task."), status: 202 },
   { method: "post", path: "/subscriptions", tag: "Subscriptions", summary: "Request read access for a service account.", scope: "write:<domain>", body: requestSubscriptionInput, response: anyObject("The subscription."), status: 201 },

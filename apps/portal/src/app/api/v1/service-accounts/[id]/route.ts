@@ -1,0 +1,14 @@
+import { getServiceAccount } from "@kappa/catalog";
+import { currentActor } from "@/server/actor";
+import { db } from "@/server/db";
+import { errorResponse, json } from "@/server/http";
+
+/** One account of the caller's domains with its client quota in force (issue 33); 404 for any other. */
+export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+  try {
+    const actor = await currentActor();
+    return json(await getServiceAccount(db(), actor, (await params).id));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
