@@ -94,7 +94,8 @@ export async function startKafkaTarget(kind: KafkaTargetKind, brokerOptions: Bro
     admin = EMBEDDED_ADMIN;
     cleanup = () => broker.cleanup();
   } else {
-    const shared = inject("apacheKafka");
+    const shared = inject("apacheKafka") as ReturnType<typeof inject<"apacheKafka">> | undefined;
+    if (!shared) throw new Error("the suite's shared Apache Kafka cluster was not started (KAPPA_WORKER_APACHE_KAFKA=off): run without it to test on Apache Kafka");
     bootstrap = shared.bootstrap;
     admin = { name: shared.adminUser, password: shared.adminPassword };
     // Shared by every file of the suite: nothing to stop here.

@@ -93,7 +93,8 @@ describe.each(KAFKA_TARGETS)("product topics on %s", (kind) => {
     expect(configs["remote.storage.enable"]).toBe("true");
     expect(configs["local.retention.ms"]).toBe("3600000");
     expect(configs["segment.ms"]).toBe("3600000");
-    expect(configs["retention.ms"]).toBe(String(30 * 24 * 3600_000));
+    expect(configs["retention.ms"]).toBe(String(30 * 24 * 3600_000));    // The capability the catalog's checks read (Cluster.tieredStorage), as the worker learns it from the brokers.
+    expect(await running.cluster.tieredStorageEnabled()).toBe(true);
   });
 
   it("the full reconcile restores a deleted topic and a config changed by hand, records the drift, and a second pass finds nothing", async () => {

@@ -14,7 +14,7 @@
  */
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls, describeAclsOn } from "./acls.ts";
-import { superUsers } from "./broker-configs.ts";
+import { superUsers, tieredStorageEnabled } from "./broker-configs.ts";
 import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
 import type { AclBinding, AclResourcePattern, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, ScramCredential, ScramCredentialUpsert, TopicDescription, TopicFilter, TopicPartitions, TopicSpec } from "./cluster.ts";
 import { ClusterConnections, type KafkaConnectionSettings } from "./connections.ts";
@@ -37,6 +37,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   superUsers(): Promise<string[] | null> {
     return superUsers(this.conns);
+  }
+
+  tieredStorageEnabled(): Promise<boolean | null> {
+    return tieredStorageEnabled(this.conns);
   }
 
   listTopics(): Promise<string[]> {
