@@ -159,7 +159,9 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
   const tiered = (options.overrides?.["remote.log.storage.system.enable"] ?? "true") === "true";
 
   const env = { ...process.env, KAFKA_HEAP_OPTS: "" };
-  const jvm = (heapMb: number) => [`-Xms${Math.min(heapMb, 256)}m`, `-Xmx${heapMb}m`, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true", `-Dlog4j2.configurationFile=${log4jFile}`];
+  // kafka.logs.dir: the tools (format, ConsoleConsumer, …) log into the data folder, not into a folder literally named
+  // `${sys:kafka.logs.dir}` in the caller's working directory; a node's own -Dkafka.logs.dir comes later and wins.
+  const jvm = (heapMb: number) => [`-Xms${Math.min(heapMb, 256)}m`, `-Xmx${heapMb}m`, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true", `-Dlog4j2.configurationFile=${log4jFile}`, `-Dkafka.logs.dir=${dataDir}`];
 
   // Format each node's storage once, with the admin's SCRAM credential in the bootstrap metadata.
   const unformatted = nodeFiles.filter((n) => !existsSync(path.join(n.nodeDir, "data", "meta.properties")));
