@@ -27,5 +27,20 @@ export function isSecurityDisabled(error: unknown): boolean {
   return typeof error === "object" && error !== null && "type" in error && error.type === "SECURITY_DISABLED";
 }
 
+/**
+ * Kafka refused a topic config because its brokers run without tiered
+ * storage (INVALID_CONFIG "Tiered Storage functionality is disabled in the
+ * broker", remote.log.storage.system.enable=false). Retrying cannot help until
+ * the product or the cluster changes.
+ */
+export function isTieredStorageDisabled(error: unknown): boolean {
+  const code = error instanceof KafkaProtocolError ? error.code : null;
+  const text = error instanceof Error ? error.message : String(error);
+  return (code === null || code === ErrorCode.INVALID_CONFIG) && /tiered storage functionality is disabled/i.test(text);
+}
+
+export const TIERED_STORAGE_DISABLED_HINT =
+  "This environment has no tiered storage (its brokers run with remote.log.storage.system.enable=false), so the topic cannot be created with remote.storage.enable=true: turn tiered storage off for the product, or enable it on the cluster, then retry the task.";
+
 export const SECURITY_DISABLED_HINT =
   "The cluster has no authorizer (Kafka answered SECURITY_DISABLED), so ACLs cannot be set; configure authorizer.class.name on its brokers, then retry the task.";

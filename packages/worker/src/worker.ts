@@ -202,6 +202,23 @@ export class Worker {
   }
 
   /**
+   * What this worker's cluster can do, recorded on its environment's row
+   * (`Cluster.tieredStorage`) so the catalog refuses a tiered product the
+   * cluster would refuse, before anyone submits it. Unknown (null) keeps the
+   * row as it is.
+   */
+  private async refreshCapabilities(): Promise<void> {
+    const environment = this.options.environments?.primary?.environment;
+    if (!environment) return;
+    const tieredStorage = await this.cluster.tieredStorageEnabled().catch((error: unknown) => {
+      this.log.debug("could not read remote.log.storage.system.enable from the cluster", { error: errorMessage(error) });
+      return null;
+    });
+    if (tieredStorage === null) return;
+    await this.db.cluster.updateMany({ where: { environment, primary: true, OR: [{ tieredStorage: null }, { tieredStorage: !tieredStorage }] }, data: { tieredStorage } });
+  }
+
+  /**
    * Which dependency a failed cycle tripped over. Prisma's own errors say so;
    * a raw driver error ("Connection terminated") does not, so the database is
    * asked directly: if it answers, the failure was Kafka's.
@@ -226,6 +243,8 @@ export class Worker {
     if (this.backingOff()) return this.reconciling ?? Promise.resolve(null);
     this.reconciling ??= this.refreshSuperUsers()
       .catch((error: unknown) => this.log.warn("could not record the cluster's super users", { error: errorMessage(error) }))
+      .then(() => this.refreshCapabilities())
+      .catch((error: unknown) => this.log.warn("could not record the cluster's capabilities", { error: errorMessage(error) }))
       .then(() => fullReconcile(this.ctx, this.options.workerId, { stopping: () => this.state === "stopping" }))
       .then((result) => {
         this.lastReconcile = { at: new Date(), result, error: result.errors[0]?.message ?? null };

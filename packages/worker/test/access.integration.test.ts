@@ -5,49 +5,39 @@ import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { fullReconcile } from "../src/reconcile/full.ts";
 import { RETIRE_PRODUCT } from "../src/tasks/handlers.ts";
-import { approvedProduct, approvedSubscription, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
+import { approvedProduct, approvedSubscription, KAFKA_TARGETS, SECRETS_KEY, sleep, startKafkaTarget, startTargetStack, stopSaslStack, waitFor, type KafkaTarget, type openTestDatabase, type seedPeople, type startWorker } from "./helpers.ts";
 
-const ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };
-const INTRUDER = { name: "intruder", password: "intruder-secret" };
+/*
+ * Publish, subscribe, revoke, drift, retirement and rotation with the issued
+ * credentials, on the embedded broker and on the suite's 3-node Apache Kafka
+ * cluster (SCRAM-SHA-512, StandardAuthorizer, the admin the only super user).
+ */
+describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
+  let target: KafkaTarget;
+  let database: Awaited<ReturnType<typeof openTestDatabase>>;
+  let db: Db;
+  let people: Awaited<ReturnType<typeof seedPeople>>;
+  let running: ReturnType<typeof startWorker>;
+  // Unique on the shared cluster.
+  const INTRUDER = { name: `intruder-${Math.random().toString(36).slice(2, 8)}`, password: "intruder-secret" };
 
-let broker: TestBroker;
-let database: Awaited<ReturnType<typeof openTestDatabase>>;
-let db: Db;
-let people: Awaited<ReturnType<typeof seedPeople>>;
-let running: ReturnType<typeof startWorker>;
-
-const scram = (username: string, password: string) => ({ mechanism: "scram-sha-512" as const, username, password });
-
-beforeAll(async () => {
-  broker = await startTestBroker({
-    listeners: "SASL_PLAINTEXT://127.0.0.1:0",
-    "authorizer.class.name": "standard",
-    "super.users": `User:${ADMIN.name}`,
-    saslUsers: [ADMIN, INTRUDER],
+  beforeAll(async () => {
+    target = await startKafkaTarget(kind);
+    await target.createUser(INTRUDER.name, INTRUDER.password);
+    ({ database, db, people, running } = await startTargetStack(target));
   });
-  database = await openTestDatabase();
-  db = database.db;
-  people = await seedPeople(db);
-  running = startWorker(db, broker.bootstrap, {}, { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password });
-  await running.start();
-});
 
-afterAll(async () => {
-  await running?.stop();
-  await database?.dispose();
-  await broker?.cleanup();
-});
+  afterAll(() => stopSaslStack({ running, database, broker: target }));
 
-const tasksDone = (entityId: string) => async () => {
-  const tasks = await db.provisioningTask.findMany({ where: { entityId } });
-  return tasks.length > 0 && tasks.every((t) => t.status === "DONE");
-};
+  const tasksDone = (entityId: string) => async () => {
+    const tasks = await db.provisioningTask.findMany({ where: { entityId } });
+    return tasks.length > 0 && tasks.every((t) => t.status === "DONE");
+  };
 
-async function acls(principal: string): Promise<string[]> {
-  return (await running.cluster.describeAcls([principal])).map((b) => `${b.permission} ${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`).sort();
-}
+  async function acls(principal: string): Promise<string[]> {
+    return (await running.cluster.describeAcls([principal])).map((b) => `${b.permission} ${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`).sort();
+  }
 
-describe("access on a SASL/SCRAM broker with ACLs", () => {
   let topic: string;
   let producerCreds: { username: string; password: string };
   let consumerCreds: { username: string; password: string };
@@ -75,9 +65,10 @@ describe("access on a SASL/SCRAM broker with ACLs", () => {
     const after = await db.serviceAccount.findUniqueOrThrow({ where: { id: producer.id }, omit: { secretCiphertext: false } });
     expect(after.secretCiphertext).toBeNull();
 
-    const p = kafkaClient(broker.bootstrap, { sasl: scram(producerCreds.username, producerCreds.password) }).producer({ idempotent: true });
-    await p.connect();
-    await p.send({ topic, messages: [{ value: "first" }, { value: "second" }] });
+    // Apache Kafka's brokers learn the new credential and ACLs from the metadata log a moment after the controller commits them.
+    const p = target.clientAs(producerCreds).producer({ idempotent: true });
+    await waitFor(() => p.connect().then(() => true), 10_000, "the producer's credentials on the brokers");
+    await waitFor(async () => (await p.send({ topic, messages: [{ value: "first" }, { value: "second" }] })).length > 0, 10_000, "the producer's first write");
     await p.disconnect();
   });
 
@@ -92,26 +83,26 @@ describe("access on a SASL/SCRAM broker with ACLs", () => {
     expect(await acls(`User:${account.name}`)).toEqual([`ALLOW DESCRIBE TOPIC:LITERAL:${topic}`, `ALLOW READ GROUP:PREFIXED:${account.name}.`, `ALLOW READ TOPIC:LITERAL:${topic}`]);
     consumerCreds = await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id);
 
-    const values = await consumeAll(consumerCreds, `${account.name}.reader`, 2);
+    const values = await waitFor(() => consumeAll(target, consumerCreds, `${account.name}.reader`, 2), 10_000, "the subscriber's first read");
     expect(values.sort()).toEqual(["first", "second"]);
 
     // The intruder authenticates but holds no grant; the producer may write but not read.
-    await expect(consumeAll({ username: INTRUDER.name, password: INTRUDER.password }, "intruder.g", 1, 4_000)).rejects.toThrow(REFUSED);
-    await expect(consumeAll(producerCreds, `${producerCreds.username}.g`, 1, 4_000)).rejects.toThrow(REFUSED);
+    await expect(consumeAll(target, { username: INTRUDER.name, password: INTRUDER.password }, "intruder.g", 1, 4_000)).rejects.toThrow(REFUSED);
+    await expect(consumeAll(target, producerCreds, `${producerCreds.username}.g`, 1, 4_000)).rejects.toThrow(REFUSED);
     // Right account, group outside its prefix: refused.
-    await expect(consumeAll(consumerCreds, "someone-else.g", 1, 4_000)).rejects.toThrow(REFUSED);
+    await expect(consumeAll(target, consumerCreds, "someone-else.g", 1, 4_000)).rejects.toThrow(REFUSED);
     // kafkajs reports a refused FindCoordinator as "Failed to find group coordinator";
     // pin the broker's actual answers on the wire (with our own SCRAM client).
-    expect(await findCoordinatorError({ username: INTRUDER.name, password: INTRUDER.password }, "intruder.g")).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    expect(await findCoordinatorError(consumerCreds, "someone-else.g")).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    expect(await findCoordinatorError(consumerCreds, `${account.name}.reader`)).toBe(ErrorCode.NONE);
-    expect(await listOffsetsError({ username: INTRUDER.name, password: INTRUDER.password })).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-    expect(await listOffsetsError(consumerCreds)).toBe(ErrorCode.NONE);
+    expect(await findCoordinatorError(target, { username: INTRUDER.name, password: INTRUDER.password }, "intruder.g")).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    expect(await findCoordinatorError(target, consumerCreds, "someone-else.g")).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    expect(await findCoordinatorError(target, consumerCreds, `${account.name}.reader`)).toBe(ErrorCode.NONE);
+    expect(await listOffsetsError(target, { username: INTRUDER.name, password: INTRUDER.password })).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    expect(await listOffsetsError(target, consumerCreds)).toBe(ErrorCode.NONE);
   });
 
   it("revoking stops the subscriber's running consumer on its next fetch", async () => {
     const account = await db.serviceAccount.findFirstOrThrow({ where: { name: consumerCreds.username } });
-    const kafka = kafkaClient(broker.bootstrap, { sasl: scram(consumerCreds.username, consumerCreds.password), retry: { retries: 0 } });
+    const kafka = target.clientAs(consumerCreds, { retry: { retries: 0 } });
     const consumer = kafka.consumer({ groupId: `${account.name}.live`, maxWaitTimeInMs: 200, retry: { retries: 0 } });
     const received: string[] = [];
     let crashed: Error | null = null;
@@ -127,7 +118,7 @@ describe("access on a SASL/SCRAM broker with ACLs", () => {
     await waitFor(tasksDone(subscriptionId), 10_000, "the revoke");
     expect(await acls(`User:${account.name}`)).toEqual([]);
 
-    const p = kafkaClient(broker.bootstrap, { sasl: scram(producerCreds.username, producerCreds.password) }).producer();
+    const p = target.clientAs(producerCreds).producer();
     await p.connect();
     await p.send({ topic, messages: [{ value: "after-revoke" }] });
     await p.disconnect();
@@ -178,16 +169,27 @@ describe("access on a SASL/SCRAM broker with ACLs", () => {
     await waitFor(async () => (await db.provisioningTask.findUnique({ where: { id: task.id } }))?.status === "DONE", 10_000, "the rotation");
     const fresh = await revealCredentialOnce(db, SECRETS_KEY, people.as.ordersOwner, producer.id);
     expect(fresh.password).not.toBe(producerCreds.password);
-    await expect(rawAs(producerCreds)).rejects.toThrow(/SASL_AUTHENTICATION_FAILED/);
-    const conn = await rawAs({ username: fresh.username, password: fresh.password });
-    conn.close();
+    // On every broker: the old password is refused, the new one signs in.
+    for (const address of target.brokers) {
+      const old = producerCreds;
+      await waitFor(async () => {
+        try {
+          (await rawAs(target, old, address)).close();
+          return false;
+        } catch (error) {
+          return /SASL_AUTHENTICATION_FAILED/.test(String(error));
+        }
+      }, 10_000, `the old password to be refused by ${address}`);
+      const conn = await waitFor(() => rawAs(target, fresh, address), 10_000, `the new password on ${address}`);
+      conn.close();
+    }
     producerCreds = fresh;
   });
 });
 
 /** Consumes `count` records from the beginning with these credentials; rejects with the client's error. */
-async function consumeAll(creds: { username: string; password: string }, groupId: string, count: number, timeoutMs = 15_000): Promise<string[]> {
-  const kafka = kafkaClient(broker.bootstrap, { sasl: scram(creds.username, creds.password), retry: { retries: 0 } });
+async function consumeAll(target: KafkaTarget, creds: { username: string; password: string }, groupId: string, count: number, timeoutMs = 15_000): Promise<string[]> {
+  const kafka = target.clientAs(creds, { retry: { retries: 0 } });
   const consumer: Consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200, retry: { retries: 0 } });
   const values: string[] = [];
   let failure: Error | null = null;
@@ -215,13 +217,13 @@ async function consumeAll(creds: { username: string; password: string }, groupId
 /** What kafkajs says when the broker refuses: the code's name, its text, or the coordinator lookup it wraps. */
 const REFUSED = /AUTHORIZATION_FAILED|Not authorized|Failed to find group coordinator/;
 
-async function rawAs(creds: { username: string; password: string }): Promise<KafkaConnection> {
-  const [host, port] = broker.bootstrap.split(":");
+async function rawAs(target: KafkaTarget, creds: { username: string; password: string }, address = target.brokers[0]!): Promise<KafkaConnection> {
+  const [host, port] = address.split(":");
   return KafkaConnection.open({ host: host!, port: Number(port), clientId: "access-test", sasl: { mechanism: "SCRAM-SHA-512", ...creds }, tls: null, connectTimeoutMs: 3000, requestTimeoutMs: 5000 });
 }
 
-async function findCoordinatorError(creds: { username: string; password: string }, groupId: string): Promise<number> {
-  const conn = await rawAs(creds);
+async function findCoordinatorError(target: KafkaTarget, creds: { username: string; password: string }, groupId: string): Promise<number> {
+  const conn = await rawAs(target, creds);
   try {
     const res = await conn.request(ApiKey.FindCoordinator, { key: groupId, keyType: 0 }, conn.pickVersion(ApiKey.FindCoordinator, 1, 3));
     return res.errorCode;
@@ -230,13 +232,28 @@ async function findCoordinatorError(creds: { username: string; password: string 
   }
 }
 
-async function listOffsetsError(creds: { username: string; password: string }): Promise<number> {
-  const conn = await rawAs(creds);
+async function listOffsetsError(target: KafkaTarget, creds: { username: string; password: string }): Promise<number> {
+  // ListOffsets goes to the partition's leader (another broker answers NOT_LEADER_OR_FOLLOWER).
+  const conn = await rawAs(target, creds, await leaderOfPartition0(target));
   try {
     const res = await conn.request(ApiKey.ListOffsets, { replicaId: -1, topics: [{ name: currentTopic(), partitions: [{ partitionIndex: 0, timestamp: -1n }] }] }, 7);
     return res.topics[0]?.partitions[0]?.errorCode ?? -1;
   } finally {
     conn.close();
+  }
+}
+
+async function leaderOfPartition0(target: KafkaTarget): Promise<string> {
+  const admin = target.client().admin();
+  await admin.connect();
+  try {
+    const [meta, brokers] = await Promise.all([admin.fetchTopicMetadata({ topics: [currentTopic()] }), admin.describeCluster()]);
+    const leader = meta.topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader;
+    const broker = brokers.brokers.find((b) => b.nodeId === leader);
+    if (!broker) throw new Error(`no leader for ${currentTopic()}-0`);
+    return `${broker.host}:${broker.port}`;
+  } finally {
+    await admin.disconnect();
   }
 }
 

@@ -10,6 +10,7 @@ import { inject } from "vitest";
 import { startBroker, type BrokerOptions, type RunningBroker } from "@kappa/broker";
 import { approveProduct, createServiceAccount, registerProduct, requestSubscription, approveSubscription, submitForReview, type Db } from "@kappa/catalog";
 import { createTestDatabase } from "@kappa/catalog/testing";
+import type {} from "@kappa/engines/testing";
 import { KafkaJsCluster, type KafkaConnectionSettings } from "../src/kafka/kafkajs-cluster.ts";
 import { jsonLogger, silentLogger, type Logger } from "../src/log.ts";
 import { Worker, type WorkerOptions } from "../src/worker.ts";
@@ -42,12 +43,101 @@ export async function startTestBroker(options: BrokerOptions = {}, dataDir?: str
   };
 }
 
+/** `bootstrap` may list several brokers (`host:port,host:port`), as Apache Kafka's does. */
 export function clusterFor(bootstrap: string, sasl: KafkaConnectionSettings["sasl"] = null): KafkaJsCluster {
-  return new KafkaJsCluster({ brokers: [bootstrap], sasl, ssl: false, clientId: "kappa-worker-test", connectionTimeoutMs: 1_000, requestTimeoutMs: 5_000 }, testLogger);
+  const brokers = bootstrap.split(",");
+  // A 3-node cluster creates topics and moves ACLs through its quorum: more room than one process needs.
+  return new KafkaJsCluster({ brokers, sasl, ssl: false, clientId: "kappa-worker-test", connectionTimeoutMs: 1_000, requestTimeoutMs: brokers.length > 1 ? 15_000 : 5_000 }, testLogger);
 }
 
 export function kafkaClient(bootstrap: string, extra: Partial<KafkaConfig> = {}): Kafka {
-  return new Kafka({ clientId: "kappa-test", brokers: [bootstrap], logLevel: logLevel.NOTHING, connectionTimeout: 2000, requestTimeout: 10000, retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 }, ...extra });
+  return new Kafka({ clientId: "kappa-test", brokers: bootstrap.split(","), logLevel: logLevel.NOTHING, connectionTimeout: 2000, requestTimeout: 10000, retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 }, ...extra });
+}
+
+/**
+ * The Kafka clusters the worker's key integration tests run against: the
+ * embedded broker (one per test file, SASL/SCRAM with the standard
+ * authorizer) and the suite's shared 3-node Apache Kafka cluster
+ * (test/global-setup.ts). On the shared cluster every name a test makes
+ * (domains, products, accounts, hence topics and principals) carries a random
+ * suffix, and nothing may kill its nodes.
+ */
+export type KafkaTargetKind = "embedded" | "apache";
+export const KAFKA_TARGETS: readonly KafkaTargetKind[] = ["embedded", "apache"];
+
+export interface KafkaTarget {
+  kind: KafkaTargetKind;
+  /** `host:port[,host:port…]` */
+  bootstrap: string;
+  brokers: string[];
+  admin: { name: string; password: string };
+  /** The worker's login (SCRAM-SHA-512 as the admin, a super user). */
+  sasl: NonNullable<KafkaConnectionSettings["sasl"]>;
+  /** A kafkajs client logged in as the admin (or as `extra.sasl`). */
+  client(extra?: Partial<KafkaConfig>): Kafka;
+  /** A kafkajs client logged in with these SCRAM-SHA-512 credentials. */
+  clientAs(creds: { username: string; password: string }, extra?: Partial<KafkaConfig>): Kafka;
+  /** A SCRAM-SHA-512 user the catalog knows nothing of (an intruder, an operator's tool). */
+  createUser(name: string, password: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+const EMBEDDED_ADMIN = { name: "kappa-admin", password: "admin-secret-for-tests" };
+
+export async function startKafkaTarget(kind: KafkaTargetKind, brokerOptions: BrokerOptions = {}): Promise<KafkaTarget> {
+  let bootstrap: string;
+  let admin: { name: string; password: string };
+  let cleanup: () => Promise<void>;
+  if (kind === "embedded") {
+    const broker = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", "authorizer.class.name": "standard", "super.users": `User:${EMBEDDED_ADMIN.name}`, saslUsers: [EMBEDDED_ADMIN], ...brokerOptions });
+    bootstrap = broker.bootstrap;
+    admin = EMBEDDED_ADMIN;
+    cleanup = () => broker.cleanup();
+  } else {
+    const shared = inject("apacheKafka") as ReturnType<typeof inject<"apacheKafka">> | undefined;
+    if (!shared) throw new Error("the suite's shared Apache Kafka cluster was not started (KAPPA_WORKER_APACHE_KAFKA=off): run without it to test on Apache Kafka");
+    bootstrap = shared.bootstrap;
+    admin = { name: shared.adminUser, password: shared.adminPassword };
+    // Shared by every file of the suite: nothing to stop here.
+    cleanup = async () => {};
+  }
+  const sasl = { mechanism: "SCRAM-SHA-512" as const, username: admin.name, password: admin.password };
+  const clientAs = (creds: { username: string; password: string }, extra: Partial<KafkaConfig> = {}) => kafkaClient(bootstrap, { sasl: { mechanism: "scram-sha-512", username: creds.username, password: creds.password }, ...extra });
+  return {
+    kind,
+    bootstrap,
+    brokers: bootstrap.split(","),
+    admin,
+    sasl,
+    client: (extra = {}) => clientAs({ username: admin.name, password: admin.password }, extra),
+    clientAs,
+    createUser: async (name, password) => {
+      const cluster = clusterFor(bootstrap, sasl);
+      try {
+        await cluster.upsertScramUser(name, "SCRAM-SHA-512", password);
+      } finally {
+        await cluster.close();
+      }
+      // Apache Kafka's brokers learn a credential from the metadata log a moment after the controller commits it.
+      await waitFor(async () => {
+        const c = clientAs({ username: name, password }).admin();
+        await c.connect();
+        await c.disconnect();
+        return true;
+      }, 10_000, `${name} to log in`);
+    },
+    cleanup,
+  };
+}
+
+/** A catalog with the test people and a started worker on `target`, logged in as its admin. */
+export async function startTargetStack(target: KafkaTarget, overrides: Partial<WorkerOptions> = {}) {
+  const database = await openTestDatabase();
+  const db = database.db;
+  const people = await seedPeople(db);
+  const running = startWorker(db, target.bootstrap, overrides, target.sasl);
+  await running.start();
+  return { database, db, people, running };
 }
 
 export function workerOptions(overrides: Partial<WorkerOptions> = {}): WorkerOptions {
@@ -183,7 +273,7 @@ export async function startSaslStack(admin: { name: string; password: string }, 
 }
 
 /** Stops what startSaslStack started (each part may be missing when the start failed part-way). */
-export async function stopSaslStack(stack: { running?: { stop(): Promise<void> }; database?: { dispose(): Promise<void> }; broker?: TestBroker }): Promise<void> {
+export async function stopSaslStack(stack: { running?: { stop(): Promise<void> }; database?: { dispose(): Promise<void> }; broker?: { cleanup(): Promise<void> } }): Promise<void> {
   await stack.running?.stop();
   await stack.database?.dispose();
   await stack.broker?.cleanup();

@@ -4,6 +4,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
 import type { Tx, Db } from "../db.ts";
+import { assertTieredStorageOffered } from "../environments/deployments.ts";
 import { ConflictError, ForbiddenError } from "../errors.ts";
 import { slugify, topicNameFor, topicNameProblem } from "../naming.ts";
 import { canInDomain } from "../permissions.ts";
@@ -31,6 +32,7 @@ export async function registerProductInTx(tx: Tx, actor: Actor, input: z.output<
   if (problem) throw new ConflictError(problem, "INVALID_TOPIC_NAME", { name: [problem] });
   const topicName = topicNameFor(domain.slug, slug, majorVersion);
   const { schema, domainId: _domainId, ...fields } = input;
+  await assertTieredStorageOffered(tx, fields.tieredStorage);
   const policy = await enforcePolicy(tx, actor, {
     event: "product.register",
     entityType: "DataProduct",

@@ -4,6 +4,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db, Tx } from "../db.ts";
+import { assertTieredStorageOffered } from "../environments/deployments.ts";
 import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
 import { withEditor } from "../four-eyes.ts";
 import { slugify, topicNameFor } from "../naming.ts";
@@ -65,6 +66,8 @@ export async function updateProductInTx(tx: Tx, actor: Actor, productId: string,
     localRetentionMs: input.localRetentionMs ?? Number(product.localRetentionMs),
   };
   parseInput(updateProductInput, merged);
+  // Turning tiered storage on where the cluster has none is refused; a product already tiered may still change other fields.
+  if (input.tieredStorage === true && !product.tieredStorage) await assertTieredStorageOffered(tx, true);
   const before = productFacts(product, latestSchema);
   const after = {
     name: input.name ?? before.name,

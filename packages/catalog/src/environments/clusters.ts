@@ -18,6 +18,8 @@ export interface ClusterView {
   minRetentionMs: number | null;
   lastSeenAt: string | null;
   lastError: string | null;
+  /** Whether its brokers offer tiered storage, as the worker last read it; null = not known yet. */
+  tieredStorage: boolean | null;
   createdAt: string;
 }
 
@@ -35,6 +37,7 @@ export function clusterView(c: Cluster): ClusterView {
     minRetentionMs: c.minRetentionMs === null ? null : Number(c.minRetentionMs),
     lastSeenAt: c.lastSeenAt?.toISOString() ?? null,
     lastError: c.lastError,
+    tieredStorage: c.tieredStorage,
     createdAt: c.createdAt.toISOString(),
   };
 }

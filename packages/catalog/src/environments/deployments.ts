@@ -16,8 +16,9 @@ import { primaryEnvironment } from "./clusters.ts";
  */
 
 /** The definition a promotion copies, and the environment's own bounds it must meet. */
-export function checkEnvironmentBounds(cluster: Pick<Cluster, "environment" | "maxPartitions" | "minRetentionMs">, definition: { partitions: number; retentionMs: bigint }): void {
+export function checkEnvironmentBounds(cluster: Pick<Cluster, "environment" | "maxPartitions" | "minRetentionMs" | "tieredStorage">, definition: { partitions: number; retentionMs: bigint; tieredStorage?: boolean }): void {
   const fields: Record<string, string[]> = {};
+  if (definition.tieredStorage && cluster.tieredStorage === false) fields.tieredStorage = [noTieredStorage(cluster.environment)];
   if (cluster.maxPartitions !== null && definition.partitions > cluster.maxPartitions) {
     fields.partitions = [`${cluster.environment} allows at most ${cluster.maxPartitions} partitions; this product has ${definition.partitions}.`];
   }
@@ -27,6 +28,22 @@ export function checkEnvironmentBounds(cluster: Pick<Cluster, "environment" | "m
   }
   const messages = Object.values(fields).flat();
   if (messages.length > 0) throw new ValidationError(`Refused by the ${cluster.environment} environment's bounds: ${messages.join(" ")}`, fields);
+}
+
+/** What a tiered product hears where the worker found the brokers without tiered storage. */
+export function noTieredStorage(environment: string): string {
+  return `The ${environment} environment has no tiered storage (its Kafka brokers run with remote.log.storage.system.enable=false): turn tiered storage off for this product.`;
+}
+
+/**
+ * Refuses a tiered product on the primary environment when the worker found
+ * its brokers without tiered storage (Cluster.tieredStorage = false), before
+ * it is submitted: Kafka would refuse the topic. Unknown (null) passes.
+ */
+export async function assertTieredStorageOffered(tx: Tx, tieredStorage: boolean): Promise<void> {
+  if (!tieredStorage) return;
+  const primary = await tx.cluster.findFirst({ where: { primary: true }, select: { environment: true, tieredStorage: true } });
+  if (primary?.tieredStorage === false) throw new ValidationError(noTieredStorage(primary.environment), { tieredStorage: [noTieredStorage(primary.environment)] });
 }
 
 export async function lockDeployment(tx: Tx, deploymentId: string): Promise<ProductDeployment> {

@@ -31,12 +31,18 @@ describe("cluster registration input", () => {
 });
 
 describe("environment bounds", () => {
-  const prod = { environment: "prod", maxPartitions: 4, minRetentionMs: 86_400_000n };
+  const prod = { environment: "prod", maxPartitions: 4, minRetentionMs: 86_400_000n, tieredStorage: null };
   it("refuses more partitions or less retention than the environment allows, naming each field", () => {
     expect(() => checkEnvironmentBounds(prod, { partitions: 6, retentionMs: 3_600_000n })).toThrow(expect.objectContaining({ fields: { partitions: [expect.stringContaining("at most 4")], retentionMs: [expect.stringContaining("at least 86400000 ms")] } }));
   });
   it("accepts a product within them, and keep-forever retention meets any minimum", () => {
     expect(() => checkEnvironmentBounds(prod, { partitions: 4, retentionMs: -1n })).not.toThrow();
-    expect(() => checkEnvironmentBounds({ environment: "qa", maxPartitions: null, minRetentionMs: null }, { partitions: 500, retentionMs: 1n })).not.toThrow();
+    expect(() => checkEnvironmentBounds({ environment: "qa", maxPartitions: null, minRetentionMs: null, tieredStorage: null }, { partitions: 500, retentionMs: 1n })).not.toThrow();
+  });
+  it("refuses a tiered product where the worker found the brokers without tiered storage, and only there", () => {
+    const noTiers = { environment: "edge", maxPartitions: null, minRetentionMs: null, tieredStorage: false };
+    expect(() => checkEnvironmentBounds(noTiers, { partitions: 1, retentionMs: 1n, tieredStorage: true })).toThrow(expect.objectContaining({ fields: { tieredStorage: [expect.stringContaining("The edge environment has no tiered storage")] } }));
+    expect(() => checkEnvironmentBounds(noTiers, { partitions: 1, retentionMs: 1n, tieredStorage: false })).not.toThrow();
+    expect(() => checkEnvironmentBounds({ ...noTiers, tieredStorage: null }, { partitions: 1, retentionMs: 1n, tieredStorage: true })).not.toThrow();
   });
 });

@@ -171,7 +171,9 @@ export class EnvironmentReconciler {
       for (const s of subscribers) needCredentials.add(s.serviceAccountId);
       run.credentials = await reconcileEnvironmentCredentials(this.db, kafka, cluster, needCredentials, this.options.secretsKey, this.log);
       run.grants = await reconcileEnvironmentGrants(this.db, kafka, cluster, live, promoted.map((d) => d.topicName), run.credentials.ready, this.log);
-      await this.db.cluster.update({ where: { id: cluster.id }, data: { lastSeenAt: new Date(), lastError: null }, select: { id: true } });
+      // What the cluster can do (null: it will not say, keep what is known), for the catalog's checks.
+      const tieredStorage = await kafka.tieredStorageEnabled().catch(() => null);
+      await this.db.cluster.update({ where: { id: cluster.id }, data: { lastSeenAt: new Date(), lastError: null, ...(tieredStorage === null ? {} : { tieredStorage }) }, select: { id: true } });
     } catch (error) {
       run.error = errorMessage(error);
       this.log.warn("environment unreachable", { environment: cluster.environment, error: run.error });

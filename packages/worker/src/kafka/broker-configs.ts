@@ -8,6 +8,22 @@
 import type { ClusterConnections } from "./connections.ts";
 import { ConfigResource, describeConfigs } from "./describe-configs.ts";
 
+/**
+ * Whether the cluster's brokers offer tiered storage (KIP-405):
+ * `remote.log.storage.system.enable` of every broker, each asked of itself.
+ * True only when every broker that answers says true; false when one says
+ * false (a topic with remote.storage.enable=true is refused there); null when
+ * none will say.
+ */
+export async function tieredStorageEnabled(conns: ClusterConnections): Promise<boolean | null> {
+  const brokers = await conns.brokerAddresses();
+  if (brokers.size === 0) return null;
+  const res = await describeConfigs(conns, [...brokers.keys()].map((id) => ({ type: ConfigResource.BROKER, name: String(id), configNames: ["remote.log.storage.system.enable"] })));
+  const answers = res.filter((r) => r.errorCode === 0).map((r) => r.configs.find((e) => e.name === "remote.log.storage.system.enable")?.value ?? null);
+  if (answers.length === 0 || answers.every((v) => v === null)) return null;
+  return answers.every((v) => v === "true");
+}
+
 /** `super.users` of every broker, as principals (`User:name`); null when the cluster will not say. */
 export async function superUsers(conns: ClusterConnections): Promise<string[] | null> {
   const brokers = await conns.brokerAddresses();

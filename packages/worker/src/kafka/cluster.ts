@@ -131,6 +131,8 @@ export interface KafkaCluster {
 
   /** The cluster's `super.users` (`User:<name>` entries); null when it will not say (no DESCRIBE_CONFIGS on the cluster). */
   superUsers(): Promise<string[] | null>;
+  /** Whether its brokers offer tiered storage (`remote.log.storage.system.enable` on every broker); null when they will not say. */
+  tieredStorageEnabled(): Promise<boolean | null>;
 
   /** Partition counts (metadata only). */
   partitionCounts(topics: string[]): Promise<Map<string, number>>;

@@ -15,7 +15,7 @@
  */
 import type { Logger } from "../log.ts";
 import { createAcls, deleteAcls, describeAcls, describeAclsOn } from "./acls.ts";
-import { superUsers } from "./broker-configs.ts";
+import { superUsers, tieredStorageEnabled } from "./broker-configs.ts";
 import { alterUserQuotas, describeUserQuotas } from "./client-quotas.ts";
 import { allCommittedOffsets, topicOverrides } from "./cluster-scan.ts";
 import type { AclBinding, AclResourcePattern, GroupCommits, GroupDescription, KafkaCluster, OffsetSpec, PartitionRef, PerPartition, ScramCredential, ScramCredentialUpsert, TopicDescription, TopicFilter, TopicPartitions, TopicSpec, UserQuotaChange, UserQuotaKey } from "./cluster.ts";
@@ -47,6 +47,10 @@ export class KafkaJsCluster implements KafkaCluster {
 
   alterUserQuotas(changes: readonly UserQuotaChange[]): Promise<void> {
     return alterUserQuotas(this.conns, changes);
+  }
+
+  tieredStorageEnabled(): Promise<boolean | null> {
+    return tieredStorageEnabled(this.conns);
   }
 
   listTopics(): Promise<string[]> {

@@ -10,6 +10,9 @@ import type { TopicDescription, TopicSpec } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 import { ConfigResource, describeConfigs } from "./describe-configs.ts";
 
+/** How often a CreateTopics answered NOT_CONTROLLER is sent again (after fresh metadata) before the task's own retry takes over. */
+const NOT_CONTROLLER_ATTEMPTS = 5;
+
 export async function listTopics(conns: ClusterConnections): Promise<string[]> {
   const meta = await conns.metadata(null);
   return [...meta.topics].filter(([name, t]) => !t.internal && !name.startsWith("__")).map(([name]) => name);
@@ -46,26 +49,36 @@ export async function describeTopics(conns: ClusterConnections, names: string[],
  * CreateTopics sent to the controller (ZooKeeper-mode clusters refuse it
  * elsewhere with NOT_CONTROLLER; KRaft brokers forward it), replication
  * factor −1 = the cluster default (KIP-464, v4+). TOPIC_ALREADY_EXISTS is
- * success: another worker or a retry got there first. Then waits until every
- * partition has a leader, as kafkajs' waitForLeaders does.
+ * success: another worker or a retry got there first. NOT_CONTROLLER (the
+ * controller moved, or a KRaft broker could not forward during a quorum
+ * election) is retried with fresh metadata, as Kafka's AdminClient does, for
+ * just the topics that got it. Then waits until every partition has a leader,
+ * as kafkajs' waitForLeaders does.
  */
 export async function createTopics(conns: ClusterConnections, specs: TopicSpec[]): Promise<void> {
   if (specs.length === 0) return;
-  const meta = await conns.metadata([]);
-  const controller = meta.brokers.get(meta.controller);
-  const conn = controller ? await conns.raw(controller) : await conns.any();
-  const version = conn.pickVersion(ApiKey.CreateTopics, 4, 7);
-  const res = await conn.request(
-    ApiKey.CreateTopics,
-    {
-      timeoutMs: 30_000,
-      validateOnly: false,
-      topics: specs.map((s) => ({ name: s.name, numPartitions: s.partitions, replicationFactor: -1, assignments: [], configs: Object.entries(s.configs).map(([name, value]) => ({ name, value })) })),
-    },
-    version,
-  );
-  for (const t of res.topics) {
-    if (t.errorCode !== 0 && t.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) throw new KafkaProtocolError(t.errorCode, t.errorMessage ?? `creating topic ${t.name}`);
+  let pending = specs;
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    const meta = await conns.metadata([]);
+    const controller = meta.brokers.get(meta.controller);
+    const conn = controller ? await conns.raw(controller) : await conns.any();
+    const version = conn.pickVersion(ApiKey.CreateTopics, 4, 7);
+    const res = await conn.request(
+      ApiKey.CreateTopics,
+      {
+        timeoutMs: 30_000,
+        validateOnly: false,
+        topics: pending.map((s) => ({ name: s.name, numPartitions: s.partitions, replicationFactor: -1, assignments: [], configs: Object.entries(s.configs).map(([name, value]) => ({ name, value })) })),
+      },
+      version,
+    );
+    const retry = new Set<string>();
+    for (const t of res.topics) {
+      if (t.errorCode === ErrorCode.NOT_CONTROLLER && attempt < NOT_CONTROLLER_ATTEMPTS) retry.add(t.name);
+      else if (t.errorCode !== 0 && t.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) throw new KafkaProtocolError(t.errorCode, t.errorMessage ?? `creating topic ${t.name}`);
+    }
+    pending = pending.filter((s) => retry.has(s.name));
+    if (pending.length > 0) await new Promise((r) => setTimeout(r, 100 * attempt));
   }
   const names = specs.map((s) => s.name);
   const deadline = Date.now() + 10_000;

@@ -16,7 +16,7 @@
  */
 import { Prisma } from "@prisma/client";
 import type { Db } from "@kappa/catalog";
-import { isSecurityDisabled, SECURITY_DISABLED_HINT } from "../errors.ts";
+import { isSecurityDisabled, isTieredStorageDisabled, SECURITY_DISABLED_HINT, TIERED_STORAGE_DISABLED_HINT } from "../errors.ts";
 import type { OutageTracker } from "../health/outages.ts";
 import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
@@ -463,8 +463,10 @@ export class TaskRunner {
   private async fail(task: LeasedTask, error: unknown): Promise<void> {
     const { workerId, maxAttempts, backoffBaseMs, backoffMaxMs } = this.options;
     const noAuthorizer = isSecurityDisabled(error);
-    const message = (noAuthorizer ? `${SECURITY_DISABLED_HINT} ${errorMessage(error)}` : errorMessage(error)).slice(0, 4000);
-    const final = error instanceof NonRetryableError || noAuthorizer || task.attempts >= maxAttempts;
+    const noTieredStorage = isTieredStorageDisabled(error);
+    const hint = noAuthorizer ? `${SECURITY_DISABLED_HINT} ` : noTieredStorage ? `${TIERED_STORAGE_DISABLED_HINT} ` : "";
+    const message = `${hint}${errorMessage(error)}`.slice(0, 4000);
+    const final = error instanceof NonRetryableError || noAuthorizer || noTieredStorage || task.attempts >= maxAttempts;
     if (final) {
       await this.ctx.db.$transaction(async (tx) => {
         const n = await tx.$executeRaw`
