@@ -10,9 +10,14 @@
  * producer's password without taking the owner's one-time pickup. That is a
  * demo-only shortcut — in production, producers are the domains' own
  * applications with their own accounts.
+ *
+ * It writes through the platform's producer (@kappa/worker/producer,
+ * idempotent, acks=all: a record it counts as produced is in the log even if
+ * a partition leader dies); the consumer and the topic check stay on kafkajs.
  */
 import avsc from "avsc";
-import kafkajs, { type Consumer, type Producer } from "kafkajs";
+import kafkajs, { type Consumer } from "kafkajs";
+import { openProducer, type OutgoingRecord } from "@kappa/worker/producer";
 import { DEMO_SCHEMAS } from "../prisma/demo-data.ts";
 
 const { Kafka, logLevel } = kafkajs;
@@ -118,21 +123,24 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     retry: { retries: 3 },
   });
   const records = new DemoRecords();
-  const producer: Producer = kafka.producer({ idempotent: true, allowAutoTopicCreation: false });
+  const producer = openProducer({ clientId: "kappa-demo-traffic", brokers: options.brokers, sasl: { mechanism: "SCRAM-SHA-512", username: options.username, password: options.password }, retries: 5 });
   const consumer: Consumer = kafka.consumer({ groupId: DEMO_CONSUMER_GROUP, allowAutoTopicCreation: false });
   let produced = 0;
   let stopped = false;
   let lastError = "";
 
-  await producer.connect();
+  let sending = false;
   const tick = async () => {
+    // One write at a time: while a send waits (a topic not created yet, a leader election), ticks are skipped, not queued.
+    if (sending || stopped) return;
+    sending = true;
     const order = records.nextOrder();
-    const messages: { topic: string; messages: { key: string; value: Buffer }[] }[] = [{ topic: DEMO_TOPICS.orderEvents, messages: [{ key: order.key, value: order.value }] }];
-    if (Math.random() < 0.6) messages.push({ topic: DEMO_TOPICS.paymentsCaptured, messages: [records.paymentFor(order.order)] });
+    const messages: OutgoingRecord[] = [{ topic: DEMO_TOPICS.orderEvents, key: order.key, value: order.value }];
+    if (Math.random() < 0.6) messages.push({ topic: DEMO_TOPICS.paymentsCaptured, ...records.paymentFor(order.order) });
     const status = records.nextStatus();
-    if (status && Math.random() < 0.5) messages.push({ topic: DEMO_TOPICS.orderStatus, messages: [status] });
+    if (status && Math.random() < 0.5) messages.push({ topic: DEMO_TOPICS.orderStatus, ...status });
     try {
-      await producer.sendBatch({ topicMessages: messages, acks: -1 });
+      await producer.send(messages);
       produced += messages.length;
       lastError = "";
     } catch (error) {
@@ -140,6 +148,8 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
       // Once per distinct error: the worker may still be creating the topics.
       if (message !== lastError) log(`demo producer: ${message} (retrying)`);
       lastError = message;
+    } finally {
+      sending = false;
     }
   };
   const timer = setInterval(() => void tick(), Math.max(50, Math.round(1000 / rate)));
@@ -185,7 +195,7 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await Promise.allSettled([consumerStarted, consumer.disconnect(), producer.disconnect()]);
+      await Promise.allSettled([consumerStarted, consumer.disconnect(), producer.close()]);
     },
   };
 }

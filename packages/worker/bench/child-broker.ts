@@ -16,12 +16,16 @@ const BROKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".
 
 export interface ChildBroker {
   bootstrap: string;
+  port: number;
   pid: number | undefined;
   stop(): Promise<void>;
+  /** SIGKILL (a crash), resolved once the process is gone. */
+  kill(): Promise<void>;
 }
 
-export async function startChildBroker(dataDir: string, overrides: Record<string, string> = {}): Promise<ChildBroker> {
-  const port = await freePort();
+/** `port`: listen there (a restart of a killed broker on the same data folder and address); a free port by default. */
+export async function startChildBroker(dataDir: string, overrides: Record<string, string> = {}, port?: number): Promise<ChildBroker> {
+  port ??= await freePort();
   const settings = { "group.initial.rebalance.delay.ms": "0", "auto.create.topics.enable": "false", ...overrides };
   const proc = spawn(
     process.execPath,
@@ -53,14 +57,17 @@ export async function startChildBroker(dataDir: string, overrides: Record<string
     });
     proc.once("exit", (code) => reject(new Error(`broker exited with ${code}:\n${err}`)));
   });
+  const ended = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+      proc.once("exit", () => resolve());
+      proc.kill(signal);
+    });
   return {
     bootstrap: `127.0.0.1:${port}`,
+    port,
     pid: proc.pid,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once("exit", () => resolve());
-        proc.kill("SIGTERM");
-      }),
+    stop: () => ended("SIGTERM"),
+    kill: () => ended("SIGKILL"),
   };
 }

@@ -4,7 +4,7 @@ import { useId, useState, type KeyboardEvent } from "react";
 import { CopyButton } from "./credentials";
 import { cx } from "./ui";
 
-/** Tabs of copy-paste code (kafkajs, kcat), keyboard-operable as the WAI-ARIA tabs pattern: arrows move between tabs. */
+/** Tabs of copy-paste code (JavaScript, Java, Python, kcat), keyboard-operable as the WAI-ARIA tabs pattern: arrows move between tabs. */
 export function SnippetTabs({ tabs, label }: { tabs: { id: string; label: string; code: string }[]; label: string }) {
   const [active, setActive] = useState(tabs[0]?.id ?? "");
   const [copied, setCopied] = useState(false);

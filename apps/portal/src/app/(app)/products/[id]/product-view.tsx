@@ -19,7 +19,7 @@ import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inp
 import { PanelPlaceholder, usePageIdle, WhenNear } from "@/components/when-near";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
-import { kafkajsProducerSnippet, kcatProduceCommand, type ProducerRegistrySettings } from "@/lib/connection-snippets";
+import { javaProducerSnippet, kcatProduceCommand, platformaticProducerSnippet, pythonProducerSnippet, type ProducerRegistrySettings } from "@/lib/connection-snippets";
 import { formText } from "@/lib/form-text";
 import { formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
@@ -401,7 +401,9 @@ const ProducerAccess = memo(function ProducerAccess({ producer, productId, domai
           <SnippetTabs
             label="Producer snippet"
             tabs={[
-              { id: "kafkajs", label: "kafkajs", code: kafkajsProducerSnippet(producer.connection, registry) },
+              { id: "javascript", label: "JavaScript", code: platformaticProducerSnippet(producer.connection, registry) },
+              { id: "java", label: "Java", code: javaProducerSnippet(producer.connection, registry) },
+              { id: "python", label: "Python", code: pythonProducerSnippet(producer.connection, registry) },
               { id: "kcat", label: "kcat", code: kcatProduceCommand(producer.connection, registry) },
             ]}
           />

@@ -15,7 +15,7 @@ import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui
 import { PanelPlaceholder, usePageIdle, WhenNear } from "@/components/when-near";
 import { api, type ApiError } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
-import { kafkajsSnippet, kcatCommand } from "@/lib/connection-snippets";
+import { javaSnippet, kcatCommand, platformaticSnippet, pythonSnippet } from "@/lib/connection-snippets";
 import { formatDateTime, humanize } from "@/lib/format";
 import { useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
@@ -144,7 +144,9 @@ const ConnectCard = memo(function ConnectCard({ connection, registryUrl }: { con
         <SnippetTabs
           label="Consumer snippet"
           tabs={[
-            { id: "kafkajs", label: "kafkajs", code: kafkajsSnippet(connection, { url: registryUrl }) },
+            { id: "javascript", label: "JavaScript", code: platformaticSnippet(connection, { url: registryUrl }) },
+            { id: "java", label: "Java", code: javaSnippet(connection, { url: registryUrl }) },
+            { id: "python", label: "Python", code: pythonSnippet(connection, { url: registryUrl }) },
             { id: "kcat", label: "kcat", code: kcatCommand(connection) },
           ]}
         />
