@@ -34,6 +34,11 @@ describe("who may read /api/metrics", () => {
     expect(await ask({ authorization: "Basic YTpi", [PEER]: "127.0.0.1" })).toMatchObject({ ok: false, status: 401 });
   });
 
+  it("lets a failure to check the token (database down) through instead of calling it the caller's fault", async () => {
+    const down = metricsAccess({ headers: new Headers({ authorization: "Bearer admin" }), peerHeader: PEER, trustedProxyHops: 0, authenticate: () => Promise.reject(new Error("connection refused")) });
+    await expect(down).rejects.toThrow("connection refused");
+  });
+
   it("admits a request without a token only when the TCP peer is loopback and nothing says it was forwarded", async () => {
     expect(await ask({ [PEER]: "127.0.0.1" })).toEqual({ ok: true, via: "loopback" });
     expect(await ask({ [PEER]: "::1", "x-forwarded-for": "::1" })).toEqual({ ok: true, via: "loopback" });

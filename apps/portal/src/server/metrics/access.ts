@@ -8,7 +8,7 @@
  * whole internet in, and a request carrying a forwarding header naming
  * another address came through a proxy on this host.
  */
-import type { Actor } from "@kappa/catalog";
+import { UnauthenticatedError, type Actor } from "@kappa/catalog";
 
 export type MetricsAccess = { ok: true; via: "token" | "loopback" } | { ok: false; status: 401 | 403; message: string };
 
@@ -36,8 +36,10 @@ export async function metricsAccess(input: AccessInput): Promise<MetricsAccess> 
     let actor: Actor;
     try {
       actor = await input.authenticate(bearer[1]);
-    } catch {
-      return { ok: false, status: 401, message: "The API token is unknown, expired or revoked." };
+    } catch (error) {
+      // Only a refused token is a 401; a database that cannot answer is not the caller's fault (errorResponse: 503/500).
+      if (error instanceof UnauthenticatedError) return { ok: false, status: 401, message: "The API token is unknown, expired or revoked." };
+      throw error;
     }
     if (actor.globalRole === "ADMIN" && (actor.token?.scopes ?? []).includes("admin")) return { ok: true, via: "token" };
     return { ok: false, status: 403, message: "Metrics are for platform admins: use a token of an admin with the admin scope." };
