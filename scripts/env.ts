@@ -41,6 +41,8 @@ const schema = z
     KAPPA_KAFKA: z.enum(["embedded", "apache"], { message: "must be embedded or apache" }).default("embedded"),
     // The embedded `prod` environment: a second broker (default KAFKA_PORT + 1); KAPPA_PROD_ENVIRONMENT=false runs dev alone.
     KAFKA_PROD_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    // The embedded brokers' Prometheus metrics (metrics.port): dev here, prod on the next port; default KAFKA_PORT + 10.
+    KAFKA_METRICS_PORT: z.coerce.number().int().min(1).max(65534).optional(),
     KAPPA_PROD_ENVIRONMENT: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
     KAFKA_SASL_MECHANISM: z.enum(["none", "plain", "scram-sha-256", "scram-sha-512"], { message: "must be none, plain, scram-sha-256 or scram-sha-512" }).default("scram-sha-512"),
     KAFKA_ADMIN_USER: z.string().min(1).default("kappa-admin"),
@@ -70,6 +72,7 @@ const schema = z
     kafkaEngine: env.KAFKA_BROKERS === undefined ? env.KAPPA_KAFKA : null,
     prodEnvironment: env.KAFKA_BROKERS === undefined && env.KAPPA_PROD_ENVIRONMENT === "true",
     KAFKA_PROD_PORT: env.KAFKA_PROD_PORT ?? env.KAFKA_PORT + 1,
+    KAFKA_METRICS_PORT: env.KAFKA_METRICS_PORT ?? Math.min(env.KAFKA_PORT + 10, 65534),
     startWorker: env.KAPPA_START_WORKER === "true",
     // Demo mode has well-known passwords: loopback only unless HOSTNAME says otherwise.
     portalHostname: env.HOSTNAME ?? ((env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined) ? "127.0.0.1" : undefined),

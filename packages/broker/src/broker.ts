@@ -5,6 +5,7 @@ import { FetchSessionCache } from "./fetch-sessions.ts";
 import { GroupCoordinator } from "./groups/coordinator.ts";
 import type { GroupMetadataStore } from "./groups/group-metadata-log.ts";
 import type { Logs } from "./logs.ts";
+import { BrokerMetrics } from "./metrics.ts";
 import type { Connection } from "./net/connection.ts";
 import type { ListenerEndpoint } from "./net/listeners.ts";
 import { RequestMetrics } from "./net/request-metrics.ts";
@@ -83,6 +84,8 @@ export class BrokerCore {
   readonly appendWaiters = new AppendWaiters();
   /** Per-API request timing (Kafka's RequestMetrics). */
   readonly requestMetrics = new RequestMetrics();
+  /** Prometheus metrics (metrics.ts), served on metrics.port when set. */
+  readonly metrics = new BrokerMetrics();
   /** Incremental fetch sessions (KIP-227). */
   readonly fetchSessions: FetchSessionCache;
   readonly groups: GroupCoordinator;
@@ -118,6 +121,7 @@ export class BrokerCore {
     quotaStore: ClientQuotaStore,
   ) {
     this.quotas = new ClientQuotaManager(quotaStore, config);
+    this.requestMetrics.listener = (api, t, written) => this.metrics.request(api, t, written);
     this.fetchSessions = new FetchSessionCache(config["max.incremental.fetch.session.cache.slots"]);
     this.acls = aclAuthorizerFromConfig(config);
     if (this.acls) this.authorizer = this.acls;

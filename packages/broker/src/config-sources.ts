@@ -14,6 +14,7 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   port: "int",
   "advertised.host": "nullableString",
   "advertised.port": "nullableInt",
+  "metrics.port": "nullableInt",
   "log.dirs": "string",
   "auto.create.topics.enable": "bool",
   "num.partitions": "int",

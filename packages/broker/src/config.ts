@@ -16,6 +16,8 @@ export interface BrokerConfig {
   "advertised.host": string | null;
   /** Port clients are told to connect to. Defaults to the bound port. */
   "advertised.port": number | null;
+  /** Kappa-specific: port of the Prometheus metrics endpoint (GET /metrics on 127.0.0.1); null = none, 0 = ephemeral. */
+  "metrics.port": number | null;
   "log.dirs": string;
   "auto.create.topics.enable": boolean;
   "num.partitions": number;
@@ -143,6 +145,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   port: 9092,
   "advertised.host": null,
   "advertised.port": null,
+  "metrics.port": null,
   "log.dirs": "/tmp/kafka-logs",
   "auto.create.topics.enable": true,
   "num.partitions": 1,
@@ -287,6 +290,7 @@ export function validateConfig(raw: Raw): BrokerConfig {
     port: int(raw, "port", 0, 65535),
     "advertised.host": advertisedHost,
     "advertised.port": nullableInt(raw, "advertised.port", 1, 65535),
+    "metrics.port": nullableInt(raw, "metrics.port", 0, 65535),
     "log.dirs": str(raw, "log.dirs"),
     "auto.create.topics.enable": bool(raw, "auto.create.topics.enable"),
     "num.partitions": int(raw, "num.partitions", 1, 100000),

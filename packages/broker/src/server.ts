@@ -2,6 +2,7 @@
 // handler registry. Returns the bound and advertised addresses and a stop().
 import { randomBytes } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
+import type { Server as HttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
@@ -57,6 +58,8 @@ export interface RunningBroker {
   core: BrokerCore;
   /** Per-API request timing since start (or the last reset), like Kafka's RequestMetrics; see net/request-metrics.ts. */
   requestMetrics: RequestMetrics;
+  /** Port of GET /metrics on 127.0.0.1 (Prometheus), null when `metrics.port` is not set. */
+  metricsPort: number | null;
   /** Duration of every fsync of a partition's active segment (Kafka's LogFlushStats LogFlushRateAndTimeMs). */
   logFlushTimes: LatencyHistogram;
   /** Stops accepting, closes every connection, flushes and closes storage. */
@@ -250,6 +253,31 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   for (const e of endpoints) {
     logger.info(`listening on ${e.name}://${e.host}:${e.boundPort} (${e.securityProtocol}), advertised as ${e.advertisedHost}:${e.advertisedPort}`);
   }
+  core.metrics.bindLogs({
+    *sizes() {
+      for (const t of logs.manager.listTopics()) {
+        for (let p = 0; p < t.partitions; p++) {
+          const log = logs.manager.partition(t.name, p);
+          if (log) yield { topic: t.name, partition: p, bytes: log.size };
+        }
+      }
+    },
+  });
+  let metricsServer: HttpServer | null = null;
+  if (config["metrics.port"] !== null) {
+    try {
+      metricsServer = await core.metrics.serve(config["metrics.port"], (m) => logger.warn(m));
+    } catch (err) {
+      await closeServers();
+      await transactions.stop();
+      await core.groups.close();
+      await logs.close();
+      throw new Error(`metrics.port ${config["metrics.port"]}: cannot listen on 127.0.0.1 (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+    }
+  }
+  const metricsAddress = metricsServer?.address();
+  const metricsPort = metricsAddress && typeof metricsAddress === "object" ? metricsAddress.port : null;
+  if (metricsPort !== null) logger.info(`metrics at http://127.0.0.1:${metricsPort}/metrics`);
 
   // Retention and compaction run in the background at log.retention.check.interval.ms.
   let maintenanceRunning = false;
@@ -287,6 +315,11 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
       const closed = closeServers();
       for (const s of sockets) s.destroy();
       await closed;
+      if (metricsServer) {
+        const server = metricsServer;
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
       await core.groups.close();
       sasl.failures.close();
       // After the connections: no new transitions; the ones in flight finish (markers included) before the logs close.
@@ -308,6 +341,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     registry: core.registry,
     core,
     requestMetrics: core.requestMetrics,
+    metricsPort,
     logFlushTimes: logs.manager.flushTimes,
     stop,
   };

@@ -9,6 +9,7 @@ import { ConfigurationError, parseWorkerEnv } from "./env.ts";
 import { oldSpaceCapBytes, watchHeap } from "./health/heap-watch.ts";
 import { KafkaJsCluster } from "./kafka/kafkajs-cluster.ts";
 import { errorMessage, jsonLogger } from "./log.ts";
+import { WorkerMetrics } from "./metrics.ts";
 import { Worker } from "./worker.ts";
 
 async function main(): Promise<void> {
@@ -16,6 +17,8 @@ async function main(): Promise<void> {
   const log = jsonLogger({ level: env.LOG_LEVEL, base: { service: "kappa-worker", workerId: env.WORKER_ID } });
   const db = createPrismaClient(env.DATABASE_URL);
   const mechanism = env.KAFKA_SASL_MECHANISM;
+  // GET /metrics on the health port: the worker's own figures, its Kafka requests and the process's (CPU, heap, event loop).
+  const metrics = new WorkerMetrics({ processMetrics: true });
   const cluster = new KafkaJsCluster(
     {
       brokers: env.KAFKA_BROKERS,
@@ -26,6 +29,7 @@ async function main(): Promise<void> {
       ssl: env.KAFKA_SSL,
       caFile: env.KAFKA_SSL_CA_FILE,
       clientId: `kappa-worker-${env.WORKER_ID}`,
+      metrics,
     },
     log,
   );
@@ -49,6 +53,7 @@ async function main(): Promise<void> {
       retiredTopics: env.WORKER_RETIRED_TOPICS,
       secretsKey: parseSecretsKey(env.KAPPA_SECRETS_KEY),
       healthPort: env.WORKER_HEALTH_PORT,
+      metrics,
       readyFile: env.WORKER_READY_FILE,
       adminUser: mechanism === "none" ? null : env.KAFKA_ADMIN_USER,
       superUsers: env.KAFKA_SUPER_USERS,

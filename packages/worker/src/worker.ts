@@ -11,6 +11,7 @@ import { failedDependency, OutageTracker, type DependencyHealth } from "./health
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
 import { errorMessage, type Logger } from "./log.ts";
+import { WorkerMetrics } from "./metrics.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { Observer } from "./observe/observer.ts";
@@ -34,8 +35,10 @@ export interface WorkerOptions extends RunnerOptions {
   historyHours: number;
   retiredTopics: "delete" | "keep";
   secretsKey: Buffer;
-  /** 0 = no HTTP endpoint; otherwise the port of GET /healthz. */
+  /** 0 = no HTTP endpoint; otherwise the port of GET /healthz and GET /metrics. */
   healthPort: number;
+  /** Prometheus metrics (metrics.ts); absent: the worker makes its own (main.ts passes one the Kafka connections report to as well). */
+  metrics?: WorkerMetrics;
   readyFile?: string;
   /** How long shutdown waits for running tasks before releasing their leases. */
   shutdownGraceMs?: number;
@@ -98,6 +101,7 @@ export class Worker {
   readonly stateViews: StateMaterializer | null;
   readonly messageBrowser: MessageBrowserPrincipal | null;
   readonly environments: EnvironmentReconciler | null;
+  readonly metrics: WorkerMetrics;
   private timers: NodeJS.Timeout[] = [];
   private server: Server | null = null;
   private state: HealthReport["status"] = "starting";
@@ -122,7 +126,9 @@ export class Worker {
       platformPrincipals: platformPrincipals(options.adminUser ?? null, options.superUsers ?? []),
     };
     this.outages = new OutageTracker(options.outageBackoffBaseMs ?? 500, options.outageBackoffMaxMs ?? 30_000);
-    this.runner = new TaskRunner(this.ctx, options, log, this.outages);
+    this.metrics = options.metrics ?? new WorkerMetrics();
+    this.metrics.bind(db, this.outages);
+    this.runner = new TaskRunner(this.ctx, options, log, this.outages, this.metrics);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
     this.scanner = new ClusterScanner(db, cluster, log);
     if (options.slo) {
@@ -241,6 +247,7 @@ export class Worker {
   /** Starts a full reconcile unless one is running; resolves with its result. */
   reconcileNow(): Promise<unknown> {
     if (this.backingOff()) return this.reconciling ?? Promise.resolve(null);
+    const started = performance.now();
     this.reconciling ??= this.refreshSuperUsers()
       .catch((error: unknown) => this.log.warn("could not record the cluster's super users", { error: errorMessage(error) }))
       .then(() => this.refreshCapabilities())
@@ -248,6 +255,8 @@ export class Worker {
       .then(() => fullReconcile(this.ctx, this.options.workerId, { stopping: () => this.state === "stopping" }))
       .then((result) => {
         this.lastReconcile = { at: new Date(), result, error: result.errors[0]?.message ?? null };
+        this.metrics.reconcileDuration.observe({ result: result.errors.length > 0 ? "error" : "ok" }, (performance.now() - started) / 1000);
+        for (const change of result.changes) this.metrics.driftRepaired.inc({ kind: change.kind });
         // The run reached the database; Kafka's state comes from the observation
         // cycles (a reconcile section can fail for reasons other than an outage,
         // e.g. a cluster without an authorizer refusing DescribeAcls).
@@ -256,6 +265,7 @@ export class Worker {
       })
       .catch(async (error: unknown) => {
         this.lastReconcile = { at: new Date(), result: null, error: errorMessage(error) };
+        this.metrics.reconcileDuration.observe({ result: "error" }, (performance.now() - started) / 1000);
         this.outages.failure(await this.culprit(error), error);
         this.log.error("full reconcile failed", { error: errorMessage(error) });
       })
@@ -275,9 +285,11 @@ export class Worker {
 
   observeNow(): Promise<unknown> {
     if (this.backingOff()) return this.observing ?? Promise.resolve(null);
+    const started = performance.now();
     this.observing ??= this.observer
       .safeObserve()
       .then(async (summary) => {
+        this.metrics.observeDuration.observe({ result: summary ? "ok" : "error" }, (performance.now() - started) / 1000);
         if (summary) {
           this.lastObservedAt = new Date();
           this.outages.success("database");
@@ -337,6 +349,17 @@ export class Worker {
 
   private listen(): Promise<void> {
     const server = createServer((req, res) => {
+      if (req.url === "/metrics") {
+        // Prometheus' scrape; loopback only, like /healthz (the server binds 127.0.0.1).
+        this.metrics.text().then(
+          (text) => res.writeHead(200, { "content-type": this.metrics.contentType }).end(text),
+          (error: unknown) => {
+            this.log.warn("collecting metrics failed", { error: errorMessage(error) });
+            res.writeHead(500, { "content-type": "text/plain" }).end("collecting metrics failed\n");
+          },
+        );
+        return;
+      }
       if (req.url !== "/healthz" && req.url !== "/readyz") {
         res.writeHead(404).end();
         return;

@@ -111,6 +111,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest): Promise<{ respo
         if (readCommitted && records.length > 0) out.abortedTransactions = await view.abortedTransactions(p.fetchOffset, endOffsetOf(records));
         bytes += records.length;
         budget -= records.length;
+        ctx.broker.metrics.bytesOut(topicName, records.length);
       } catch (err) {
         const e = errorOf(ctx, err, `reading ${topicName}-${p.partition} at ${p.fetchOffset}`);
         out.errorCode = e.code;

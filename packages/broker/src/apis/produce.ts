@@ -76,6 +76,7 @@ function appendTopic(ctx: RequestContext, topic: TopicMeta, data: TopicIn, requi
       return partitionError(p.index, e.code, e.message);
     }
     b.appendWaiters.notify(topic.name, p.index);
+    b.metrics.bytesIn(topic.name, p.records);
     return {
       index: p.index,
       errorCode: ErrorCode.NONE,

@@ -42,6 +42,8 @@ export interface RequestTimes {
 
 export class RequestMetrics {
   private readonly byApi = new Map<string, Record<RequestPhase, LatencyHistogram>>();
+  /** Also told of every request (the Prometheus metrics, src/metrics.ts); reset() does not touch it. */
+  listener: ((api: string, t: RequestTimes, written: number) => void) | null = null;
 
   /** One request written at `written` (ms, performance.now()). */
   record(api: string, t: RequestTimes, written: number): void {
@@ -55,6 +57,7 @@ export class RequestMetrics {
     h.responseQueue.record(t.queuedForSend - t.finished);
     h.send.record(written - t.queuedForSend);
     h.total.record(written - t.received);
+    this.listener?.(api, t, written);
   }
 
   /** Starts counting afresh (benchmarks measure one phase of their run at a time). */

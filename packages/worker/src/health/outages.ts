@@ -34,6 +34,8 @@ export class OutageTracker {
     database: { since: null, failures: 0, lastError: null, retryAt: 0 },
     kafka: { since: null, failures: 0, lastError: null, retryAt: 0 },
   };
+  /** Outages so far (a dependency going from answering to down), for the metrics. */
+  private readonly outageCounts: Record<Dependency, number> = { database: 0, kafka: 0 };
 
   constructor(
     private readonly baseMs: number,
@@ -55,6 +57,7 @@ export class OutageTracker {
       s.lastError = errorMessage(error).slice(0, 500);
       return s.retryAt - now;
     }
+    if (s.since === null) this.outageCounts[dependency]++;
     s.since ??= now;
     s.failures++;
     s.lastError = errorMessage(error).slice(0, 500);
@@ -69,6 +72,11 @@ export class OutageTracker {
     s.failures = 0;
     s.lastError = null;
     s.retryAt = 0;
+  }
+
+  /** How many times the dependency has gone down since this tracker started. */
+  outages(dependency: Dependency): number {
+    return this.outageCounts[dependency];
   }
 
   isDown(dependency: Dependency): boolean {

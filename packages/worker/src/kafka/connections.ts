@@ -8,9 +8,10 @@ import { readFileSync } from "node:fs";
 // kafkajs is CommonJS: under Node's own ESM loader only its default export is
 // reliable (the enums are not detected as named exports).
 import kafkajs, { type Admin, type SASLOptions } from "kafkajs";
-import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { ApiKey, apiName, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaProtocolError, KafkaConnection, type KafkaConnectionOptions, type SaslMechanism } from "@kappa/kafka-protocol/client";
 import type { Logger } from "../log.ts";
+import type { KafkaRequestObserver } from "../metrics.ts";
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -23,6 +24,8 @@ export interface KafkaConnectionSettings {
   clientId: string;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Told of every request sent (API, duration, failed or not) for the worker's metrics; absent: not measured. */
+  metrics?: KafkaRequestObserver;
 }
 
 export interface ClusterMetadata {
@@ -80,6 +83,12 @@ export class ClusterConnections {
       },
     });
     this.adminClient = kafka.admin();
+    const metrics = settings.metrics;
+    if (metrics) {
+      // kafkajs reports each answered request with its API name and duration (ms), and each timeout.
+      this.adminClient.on(this.adminClient.events.REQUEST, (e) => metrics.kafkaRequest(e.payload.apiName, e.payload.duration / 1000, false));
+      this.adminClient.on(this.adminClient.events.REQUEST_TIMEOUT, (e) => metrics.kafkaRequest(e.payload.apiName, 0, true));
+    }
   }
 
   async admin(): Promise<Admin> {
@@ -112,6 +121,8 @@ export class ClusterConnections {
       connectTimeoutMs: this.settings.connectionTimeoutMs ?? 3_000,
       requestTimeoutMs: this.settings.requestTimeoutMs ?? 15_000,
     });
+    const metrics = this.settings.metrics;
+    if (metrics) void opening.then((conn) => timeRequests(conn, metrics), () => undefined);
     this.pool.set(address, opening);
     opening.catch(() => this.pool.delete(address));
     return opening;
@@ -284,4 +295,23 @@ function pickSafe(extra: Record<string, unknown>): Record<string, string | numbe
     if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = v;
   }
   return out;
+}
+
+/** Wraps one raw connection's `request` so each request's API, duration and failure reach the metrics. */
+function timeRequests(conn: KafkaConnection, metrics: KafkaRequestObserver): void {
+  const send = conn.request.bind(conn);
+  conn.request = ((apiKey: number, body: never, version: number) => {
+    const started = performance.now();
+    const api = apiName(apiKey);
+    return send(apiKey as never, body, version).then(
+      (res: unknown) => {
+        metrics.kafkaRequest(api, (performance.now() - started) / 1000, false);
+        return res;
+      },
+      (error: unknown) => {
+        metrics.kafkaRequest(api, (performance.now() - started) / 1000, true);
+        throw error;
+      },
+    );
+  }) as KafkaConnection["request"];
 }

@@ -21,6 +21,7 @@ import type { OutageTracker } from "../health/outages.ts";
 import { jsonSafe } from "../json.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
+import type { WorkerMetrics } from "../metrics.ts";
 import { ensureCredentialsMany, reconcilePrincipalsAcls, reconcileProductTopics } from "../reconcile/batch.ts";
 import { backoffDelayMs } from "../reconcile/diff.ts";
 import { auditAsWorker, WORKER_ACTOR, type Change, type ReconcileContext } from "../reconcile/entities.ts";
@@ -155,6 +156,8 @@ export class TaskRunner {
     private readonly log: Logger,
     /** Polls are the worker's probe of the database: a failed one backs off (capped, with jitter) instead of retrying every pollMs. */
     private readonly outages?: OutageTracker,
+    /** Task counters and durations for GET /metrics (metrics.ts); absent: not counted. */
+    private readonly metrics?: WorkerMetrics,
   ) {}
 
   get inFlight(): number {
@@ -266,6 +269,8 @@ export class TaskRunner {
       const handlerMs = Date.now() - handlerStarted;
       await this.complete(task, changes);
       this.completed++;
+      this.metrics?.tasksCompleted.inc({ kind: task.kind });
+      this.metrics?.taskDuration.observe({ kind: task.kind }, (Date.now() - started) / 1000);
       this.log.info("task done", { task: task.id, kind: task.kind, entity: `${task.entityType}:${task.entityId}`, attempt: task.attempts, ms: Date.now() - started, handlerMs, changes: changes.length });
     } catch (error) {
       await this.fail(task, error);
@@ -352,6 +357,8 @@ export class TaskRunner {
       await this.completeMany(done, changesOf);
       lap("complete");
       this.completed += done.length;
+      for (const t of done) this.metrics?.tasksCompleted.inc({ kind: t.kind });
+      this.metrics?.taskDuration.observe({ kind: "batch" }, (Date.now() - started) / 1000);
       this.log.info("batch done", { tasks: done.length, fallback: fallback.size, deferred: deferred.size, ms: Date.now() - started, phaseMs });
     } catch (error) {
       // Bookkeeping itself failed (database): every task not yet DONE retries on its own.
@@ -475,6 +482,7 @@ export class TaskRunner {
         if (n === 1) await auditAsWorker(tx, "provisioning.failed", task.entityType, task.entityId, { taskId: task.id, kind: task.kind, attempts: task.attempts, error: message });
       });
       this.failed++;
+      this.metrics?.taskFailures.inc({ kind: task.kind, final: "true" });
       this.log.error("task failed for good", { task: task.id, kind: task.kind, attempts: task.attempts, error: message });
       return;
     }
@@ -483,6 +491,8 @@ export class TaskRunner {
       UPDATE "ProvisioningTask" SET status = 'PENDING', "lastError" = ${message}, "leaseUntil" = NULL, "leasedBy" = NULL,
              "runAfter" = ${NOW} + ${msInterval(delay)}, "updatedAt" = ${NOW}
        WHERE id = ${task.id} AND "leasedBy" = ${workerId} AND status = 'RUNNING'`;
+    this.metrics?.taskFailures.inc({ kind: task.kind, final: "false" });
+    this.metrics?.taskRetries.inc({ kind: task.kind });
     this.log.warn("task attempt failed; will retry", { task: task.id, kind: task.kind, attempt: task.attempts, retryInMs: delay, error: message });
   }
 
