@@ -148,3 +148,7 @@ export { pendingSchemaVersions, productReview, schemaVersionReview } from "./que
 export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } from "./queries/schema-versions.ts";
 export { assignRegistryIds, registrySchemaId } from "./schema-registry/registry-ids.ts";
 export * from "./schema-registry/index.ts";
+export { LEDGER_LOOKBACK_MS, recordUsageDay, recordUsageLedger, utcDay, type UsageDayResult } from "./costs/ledger.ts";
+export { costsQueryInput, listCosts, productCost, TREND_MONTHS } from "./costs/report.ts";
+export { allocate, costOfUsage, formatMicros, parseMicros } from "./costs/compute.ts";
+export { CHARGEBACK_RULES, DEFAULT_CHARGEBACK, DEFAULT_PRICES, type Chargeback, type ChargebackRule, type Prices } from "./costs/prices.ts";
