@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
-import { canInDomain, hasGlobal } from "../permissions.ts";
+import { hasGlobal } from "../permissions.ts";
 import { activePolicy } from "../policies/store.ts";
 import { fieldErrors } from "../validation.ts";
 import { allocate, costOfUsage, formatMicros, type ProductUsage } from "./compute.ts";
@@ -236,11 +236,14 @@ export async function listCosts(db: Db, actor: Actor, query: unknown, now = Date
 
 /** A product's cost this month and its trend: for its domain's members, governance and admins. */
 export async function productCost(db: Db, actor: Actor, productId: string, now = Date.now()) {
-  const product = await db.dataProduct.findUnique({ where: { id: productId }, select: { id: true, domainId: true } });
+  const product = await db.dataProduct.findUnique({ where: { id: productId }, select: { id: true, domainId: true, status: true } });
   if (!product) throw new NotFoundError("Product", productId);
   const member = actor.memberships.some((m) => m.domainId === product.domainId);
-  if (!member && !hasGlobal(actor, "platform:admin") && !canInDomain(actor, "product:update", product.domainId))
+  if (!member && !hasGlobal(actor, "platform:admin")) {
+    // Others do not learn that an unpublished product exists.
+    if (["DRAFT", "IN_REVIEW", "REJECTED"].includes(product.status)) throw new NotFoundError("Product", productId);
     throw new ForbiddenError("Only the product's domain and platform admins see its cost.");
+  }
   const month = monthOf(new Date(now));
   const { document } = await activePolicy(db);
   const months = previousMonths(month, TREND_MONTHS);
