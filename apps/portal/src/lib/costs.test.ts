@@ -36,7 +36,19 @@ const costs: Costs = {
         },
       ],
     },
-    { id: "d2", slug: "payments", name: "Payments", total: "3.000000", ownProductsCost: "0.000000", producerShare: "0.000000", chargedToOthers: "0.000000", chargedToThisDomain: "3.000000", products: [], charges: [], trend: [] },
+    {
+      id: "d2",
+      slug: "payments",
+      name: "Payments",
+      total: "3.000000",
+      ownProductsCost: "0.000000",
+      producerShare: "0.000000",
+      chargedToOthers: "0.000000",
+      chargedToThisDomain: "3.000000",
+      products: [],
+      charges: [{ productId: "p1", productName: "Order Events", topic: "orders.order-events.v1", producerDomain: "orders", bytesRead: 2000, amount: "3.000000" }],
+      trend: [],
+    },
   ],
 };
 
@@ -48,6 +60,8 @@ describe("the costs CSV", () => {
     expect(lines[3]).toContain(",charge,");
     expect(lines[3]).toMatch(/,orders,payments,,2000,,,,3\.000000$/);
     expect(lines.filter((l) => l.includes(",domain_total,")).map((l) => l.split(",").pop())).toEqual(["0.000000", "3.000000"]);
+    // What payments is charged, on its own lines: producer shares and charged_in lines make each domain's total.
+    expect(lines).toContain("2026-11,EUR,payments,charged_in,Order Events,orders.order-events.v1,orders,payments,,2000,,,,3.000000");
     expect(lines.at(-1)).toBe("2026-11,EUR,,total,,,,,,,,,,3.000000");
   });
 

@@ -99,9 +99,12 @@ export const CSV_HEADER = [
 ] as const;
 
 /**
- * One line per product cost (kind "product", amount = the product's cost), per
- * share charged to a consuming domain ("charge") and per domain total
- * ("domain_total"): the domain totals add up to the total line.
+ * Per domain: a line per product of its own (kind "product", amount = the
+ * product's cost), the part it bears itself ("producer_share") and each share
+ * charged to a consuming domain ("charge"); a line per share of another
+ * product this domain is charged for ("charged_in"); and its total
+ * ("domain_total" = its producer_share lines + its charged_in lines). The
+ * domain totals add up to the "total" line.
  */
 export function costsCsv(costs: Costs): string {
   const lines: (string | number)[][] = [[...CSV_HEADER]];
@@ -111,6 +114,7 @@ export function costsCsv(costs: Costs): string {
       lines.push([costs.month, costs.currency, d.slug, "producer_share", p.name, p.topic ?? "", d.slug, d.slug, "", "", "", "", "", p.producerShare]);
       for (const s of p.split) lines.push([costs.month, costs.currency, d.slug, "charge", p.name, p.topic ?? "", d.slug, s.slug, "", s.bytesRead, "", "", "", s.amount]);
     }
+    for (const c of d.charges) lines.push([costs.month, costs.currency, d.slug, "charged_in", c.productName, c.topic ?? "", c.producerDomain, d.slug, "", c.bytesRead, "", "", "", c.amount]);
     lines.push([costs.month, costs.currency, d.slug, "domain_total", "", "", "", d.slug, "", "", "", "", "", d.total]);
   }
   lines.push([costs.month, costs.currency, "", "total", "", "", "", "", "", "", "", "", "", costs.total]);
