@@ -44,3 +44,6 @@ REVOKE ALL ON "_prisma_migrations" FROM :"portal", :"worker";
 -- only asks for a rebuild, on "StateView").
 REVOKE INSERT, UPDATE, DELETE ON "TopicObservation", "TopicObservationSample", "ConsumerGroupObservation", "ConsumerGroupObservationSample", "ReconcileRun", "WorkerInstance",
   "ClusterTopic", "GroupTopicUsage", "ProductFreshness", "ProductFreshnessSample", "StateEntry", "StateViewPartition", "EnvironmentCredential" FROM :"portal";
+
+-- The usage ledger (showback and chargeback) is computed by the worker from its observations; the portal reads it.
+REVOKE INSERT, UPDATE, DELETE ON "UsageRecord" FROM :"portal";

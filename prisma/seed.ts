@@ -16,6 +16,7 @@ import {
   type Db,
 } from "@kappa/catalog";
 import { DEMO_PASSWORD, DEMO_SCHEMAS, DEMO_USERS, SEEDED_ACTION } from "./demo-data.ts";
+import { seedDemoUsage } from "./demo-usage.ts";
 
 // The accounts, schemas and the seed's completion mark are plain constants in
 // demo-data.ts, so `npm start` and the demo traffic read them without loading
@@ -169,6 +170,13 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     serviceAccountId: reconciliation.id,
     purpose: "Show order status next to payments in the finance dashboard.",
   });
+  // A month and more of usage history for the Costs page (showback and chargeback).
+  const GB = 1e9;
+  await seedDemoUsage(db, [
+    { id: orderEvents.id, domainId: orders.id, partitions: 6, bytesPerDay: 6 * GB, localStart: 2 * GB, localShare: 0, tiered: true, readers: [{ subscriptionId: reconSub.id, domainId: payments.id, ratio: 1.4 }] },
+    { id: orderStatus.id, domainId: orders.id, partitions: 3, bytesPerDay: 1.5 * GB, localStart: 20 * GB, localShare: 0.05, tiered: false, readers: [] },
+    { id: paymentsCaptured.id, domainId: payments.id, partitions: 6, bytesPerDay: 2.5 * GB, localStart: 15 * GB, localShare: 1, tiered: false, readers: [] },
+  ]);
   await db.auditEvent.create({ data: { actorEmail: "system", action: SEEDED_ACTION, entityType: "Domain", entityId: orders.id } });
   return true;
 }

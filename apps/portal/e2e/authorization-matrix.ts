@@ -175,6 +175,8 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     expect: statuses(401, 403, 403, 200, 403, 403),
   },
   "GET /api/v1/products/[id]/observations": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/observations` }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/v1/products/[id]/cost": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/cost` }), expect: statuses(401, 403, 200, 200, 403, 200) },
+  "GET /api/v1/costs": { request: () => ({ path: "/api/v1/costs?month=2026-11" }), expect: statuses(401, 200, 200, 200, 200, 200) },
 
   "POST /api/v1/provisioning-tasks/[id]/retry": {
     request: async (f) => ({ path: `/api/v1/provisioning-tasks/${await f.failedTask()}/retry` }),

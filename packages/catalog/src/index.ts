@@ -154,3 +154,7 @@ export { listSchemaVersions, subscriptionSuccessorNotice, successorNotices } fro
 export { assignRegistryIds, registrySchemaId } from "./schema-registry/registry-ids.ts";
 export * from "./schema-registry/index.ts";
 export { productVisibleTo, requireVisible, type VisibleKind } from "./visibility.ts";
+export { LEDGER_LOOKBACK_MS, recordUsageDay, recordUsageLedger, utcDay, type UsageDayResult } from "./costs/ledger.ts";
+export { costsQueryInput, listCosts, productCost, TREND_MONTHS } from "./costs/report.ts";
+export { allocate, costOfUsage, formatMicros, parseMicros } from "./costs/compute.ts";
+export { CHARGEBACK_RULES, DEFAULT_CHARGEBACK, DEFAULT_PRICES, type Chargeback, type ChargebackRule, type Prices } from "./costs/prices.ts";

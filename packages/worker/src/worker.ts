@@ -5,7 +5,7 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { recordPrimaryCluster, recordWorkerPrincipals, sweepRecertification, type Db, type PrimaryClusterFacts } from "@kappa/catalog";
+import { recordPrimaryCluster, recordUsageLedger, recordWorkerPrincipals, sweepRecertification, type Db, type PrimaryClusterFacts } from "@kappa/catalog";
 import { EnvironmentReconciler } from "./environments/environment-reconciler.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import type { KafkaCluster } from "./kafka/cluster.ts";
@@ -32,6 +32,8 @@ export interface WorkerOptions extends RunnerOptions {
   clusterScanIntervalMs?: number;
   /** Recertification sweep interval (catalog sweepRecertification); absent = hourly. */
   recertificationIntervalMs?: number;
+  /** How often the usage ledger (showback and chargeback) is recomputed from the observation history; default 5 minutes. */
+  usageLedgerIntervalMs?: number;
   historyHours: number;
   retiredTopics: "delete" | "keep";
   secretsKey: Buffer;
@@ -178,6 +180,17 @@ export class Worker {
           })
           .catch((error: unknown) => this.log.warn("recertification sweep failed", { error: errorMessage(error) }));
       }, this.options.recertificationIntervalMs ?? 3_600_000),
+    );
+    // The usage ledger: today's (and yesterday's) rows recomputed from the minute history; an upsert, so several workers agree.
+    this.timers.push(
+      setInterval(() => {
+        void recordUsageLedger(this.db, { now: Date.now(), historyHours: this.options.historyHours })
+          .then((days) => {
+            const written = days.reduce((n, d) => n + d.written, 0);
+            if (written > 0) this.log.debug("usage ledger", { days: days.map((d) => ({ ...d })) });
+          })
+          .catch((error: unknown) => this.log.warn("usage ledger failed", { error: errorMessage(error) }));
+      }, this.options.usageLedgerIntervalMs ?? 300_000),
     );
     this.timers.push(setInterval(() => void this.heartbeat(), 10_000));
     this.notifications?.start();

@@ -33,6 +33,7 @@ export function Nav({ theme }: { theme: Theme }) {
     { href: "/contracts", label: "Contracts", show: isOwner },
     { href: "/tokens", label: "API tokens", show: true },
     { href: "/platform", label: "Platform", show: perms.hasGlobal("platform:admin") },
+    { href: "/costs", label: "Costs", show: me.memberships.length > 0 || perms.hasGlobal("platform:admin") },
     { href: "/lineage", label: "Lineage", show: true },
     { href: "/recertification", label: "Recertify", show: perms.hasGlobal("product:review") || isOwner },
     { href: "/cluster", label: "Cluster", show: perms.hasGlobal("platform:admin") || isOwner },

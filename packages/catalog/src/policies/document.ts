@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chargebackSection, DEFAULT_CHARGEBACK, DEFAULT_PRICES, pricesSection } from "../costs/prices.ts";
 
 /*
  * The policy document: declarative rules, each an instance of one built-in
@@ -122,6 +123,9 @@ export const policyDocument = z
   .object({
     apiVersion: z.literal(POLICY_API_VERSION, { message: `apiVersion must be "${POLICY_API_VERSION}".` }),
     rules: z.array(policyRule).max(200, "At most 200 rules."),
+    /** Showback and chargeback (issue 33): the price list and who pays a product's cost. */
+    prices: pricesSection.default(DEFAULT_PRICES),
+    chargeback: chargebackSection.default(DEFAULT_CHARGEBACK),
   })
   .superRefine((doc, ctx) => {
     const seen = new Set<string>();

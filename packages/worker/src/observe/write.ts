@@ -95,9 +95,17 @@ async function upsertGroups(tx: Tx, rows: GroupRow[], at: Date, bucket: Date): P
       state = EXCLUDED.state, members = EXCLUDED.members, "totalLag" = EXCLUDED."totalLag", "timeLagMs" = EXCLUDED."timeLagMs",
       "partitionDetail" = EXCLUDED."partitionDetail", "observedAt" = EXCLUDED."observedAt"`;
   await tx.$executeRaw`
-    INSERT INTO "ConsumerGroupObservationSample" ("groupId", topic, bucket, "totalLag", "timeLagMs")
-    VALUES ${Prisma.join(rows.map((g) => Prisma.sql`(${g.groupId}, ${g.topic}, ${bucket}, ${g.totalLag}, ${timeLag(g)})`))}
-    ON CONFLICT ("groupId", topic, bucket) DO UPDATE SET "totalLag" = EXCLUDED."totalLag", "timeLagMs" = EXCLUDED."timeLagMs"`;
+    INSERT INTO "ConsumerGroupObservationSample" ("groupId", topic, bucket, "totalLag", "timeLagMs", "committedOffset", "subscriptionId")
+    VALUES ${Prisma.join(rows.map((g) => Prisma.sql`(${g.groupId}, ${g.topic}, ${bucket}, ${g.totalLag}, ${timeLag(g)}, ${committedSum(g)}, ${g.subscriptionId})`))}
+    ON CONFLICT ("groupId", topic, bucket) DO UPDATE SET "totalLag" = EXCLUDED."totalLag", "timeLagMs" = EXCLUDED."timeLagMs",
+      "committedOffset" = EXCLUDED."committedOffset", "subscriptionId" = EXCLUDED."subscriptionId"`;
+}
+
+/** Sum of the group's committed offsets over the partitions (none committed: 0), for the usage ledger's bytes out. */
+export function committedSum(g: Pick<GroupRow, "detail">): bigint {
+  let sum = 0n;
+  for (const d of g.detail) if (d.committedOffset !== null && /^\d+$/.test(d.committedOffset)) sum += BigInt(d.committedOffset);
+  return sum;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   proposeSchemaVersionInput,
   publishMajorVersionInput,
   contractFilesInput,
+  costsQueryInput,
   createApiTokenInput,
   createServiceAccountInput,
   createWebhookInput,
@@ -43,6 +44,7 @@ import {
   updatePolicyInput,
   updateProductInput,
 } from "@kappa/catalog";
+import { costsResponse, productCostResponse } from "./costs";
 
 /*
  * The OpenAPI 3.1 description of /api/v1, generated from the same zod schemas
@@ -216,6 +218,8 @@ export const ROUTES: RouteDoc[] = [
   { method: "get", path: "/my-domains", tag: "Users", summary: "Your domains: products, service accounts, subscriptions both ways.", response: anyArray("Domains.") },
   { method: "get", path: "/audit-events", tag: "Audit", summary: "The audit log (governance, admins; owners for their products).", query: auditQueryInput, response: page(z.looseObject({ id: z.number(), action: z.string(), actorEmail: z.string(), entityType: z.string(), entityId: z.string(), data: z.looseObject({}), at: z.string() })) },
   { method: "get", path: "/platform", tag: "Platform", summary: "Task queue, worker instances and reconciles (admins).", scope: "admin", response: anyObject("Platform overview.") },
+  { method: "get", path: "/costs", tag: "Costs", summary: "Showback and chargeback for a month: usage and cost per domain and product, the split charged to consuming domains, the total (admins: every domain and the platform total; others: their domains). An invalid month is 400 naming `month`.", query: costsQueryInput, response: costsResponse },
+  { method: "get", path: "/products/{id}/cost", tag: "Costs", summary: "The product's cost this month and its trend (the product's domain, admins).", response: productCostResponse },
   { method: "post", path: "/provisioning-tasks/{id}/retry", tag: "Platform", summary: "Re-queue a FAILED provisioning task.", scope: "write:<domain> or review or admin", response: anyObject("The task.") },
   { method: "get", path: "/tokens", tag: "Tokens", summary: "Your API tokens and your domains' service tokens (never a secret).", response: z.object({ items: z.array(token), grantableScopes: z.array(z.string()), ownedDomains: z.array(z.object({ id: z.string(), slug: z.string() })) }) },
   { method: "post", path: "/tokens", tag: "Tokens", summary: "Create an API token (signed-in session only); the answer carries `token` once.", body: createApiTokenInput, response: token.extend({ token: z.string().meta({ description: "The secret: shown once, stored only as a SHA-256 hash." }) }), status: 201 },

@@ -10,6 +10,7 @@ import { EnvironmentsPanel } from "@/components/environments-panel";
 import { Link } from "@/components/link";
 import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
 import { PartitionsPanel } from "@/components/partitions-panel";
+import { ProductCostCard } from "@/components/product-cost-card";
 import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
 import { ReasonAction } from "@/components/reason-form";
 import { RetirementCard } from "@/components/retirement-card";
@@ -249,6 +250,7 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
             </ul>
           </Card>
           <SubscriptionsCard product={product} />
+          {(me.memberships.some((m) => m.domainId === product.domainId) || perms.hasGlobal("platform:admin")) && <ProductCostCard productId={product.id} />}
           {(isOwner || perms.hasGlobal("audit:read")) && (
             <WhenNear placeholder={HISTORY_PLACEHOLDER}>
               <HistoryCard productId={product.id} />
