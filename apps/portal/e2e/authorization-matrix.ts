@@ -191,6 +191,8 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
   // Allowed for the owner, who then learns that nothing was issued yet (409); nobody else gets that far.
+  // The account with its quota in force: members of its domain; anyone else (admins too) gets the 404 of an unknown id.
+  "GET /api/v1/service-accounts/[id]": { request: async (f) => ({ path: `/api/v1/service-accounts/${await f.ordersAccount()}` }), expect: statuses(401, 404, 200, 200, 404, 404) },
   "POST /api/v1/service-accounts/[id]/credentials/reveal": {
     request: async (f) => ({ path: `/api/v1/service-accounts/${await f.ordersAccount()}/credentials/reveal` }),
     expect: statuses(401, 404, 403, 409, 403, 403),
