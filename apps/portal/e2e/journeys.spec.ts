@@ -72,7 +72,11 @@ test.describe.serial("publish, review, subscribe", () => {
     await consumer.goto(`/products/${productId}`);
     await consumer.getByRole("link", { name: "Request subscription" }).click();
     await consumer.waitForURL(`**/products/${productId}/subscribe`);
-    await expect(consumer.getByLabel("Service account")).toContainText("User:payments-reconciliation");
+    const accountSelect = consumer.getByLabel("Service account");
+    await expect(accountSelect).toContainText("User:payments-reconciliation");
+    // Other specs add accounts to payments: choose this journey's account by its principal.
+    const accountValue = await accountSelect.locator("option", { hasText: "User:payments-reconciliation" }).getAttribute("value");
+    await accountSelect.selectOption(accountValue ?? "");
     await consumer.getByLabel("Purpose").fill("Reconcile carrier invoices against dispatched shipments.");
     // Temporary access: the request carries its end date.
     await consumer.getByLabel("Access ends (optional)").fill("2031-12-31");

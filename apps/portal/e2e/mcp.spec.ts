@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { as, storageFor, type Role } from "./roles";
+import { as, DEMO_PASSWORD, ROLES, storageFor, type Role } from "./roles";
 
 /*
  * Issue 32: the MCP server at /api/mcp, driven by the SDK's own client over
@@ -232,7 +232,7 @@ test.describe("MCP server (issue 32)", () => {
     expect((await outcome(consumer, "sample_records", { product: product.topicName })).outcome).toBe("NOT_CONFIGURED");
   });
 
-  test("a reviewer cannot decide their own request", async () => {
+  test("a reviewer cannot decide their own request", async ({ browser }) => {
     const admin = await session("admin");
     const reviewerId = ((await (await (await session("reviewer")).get("/api/v1/me")).json()) as { id: string }).id;
     const payments = ((await (await (await session("paymentsOwner")).get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] }).memberships.find((m) => m.domainSlug === "payments")?.domainId;
@@ -249,6 +249,19 @@ test.describe("MCP server (issue 32)", () => {
       expect(await ok(await connect(await createToken("ordersOwner", ["read"])), "get_subscription_status", { subscriptionId: requested.id })).toMatchObject({ status: "REQUESTED" });
     } finally {
       expect((await admin.delete(`/api/v1/domains/${payments}/members/${reviewerId}`)).status()).toBe(200);
+      // A removed role ends the person's sessions (issue 30, finding 13): sign the reviewer in again for
+      // the tests and specs after this one, which use the stored session.
+      await sessions.get("reviewer")?.dispose();
+      sessions.delete("reviewer");
+      const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+      const page = await context.newPage();
+      await page.goto("/signin");
+      await page.getByLabel("E-mail").fill(ROLES.reviewer);
+      await page.getByLabel("Password").fill(DEMO_PASSWORD);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await expect(page.getByTestId("current-user")).toContainText(ROLES.reviewer);
+      await context.storageState({ path: storageFor("reviewer") });
+      await context.close();
     }
   });
 
