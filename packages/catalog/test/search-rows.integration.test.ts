@@ -74,6 +74,7 @@ describe("loadActor", () => {
       email: user.email,
       name: user.name,
       globalRole: "USER",
+      sessionVersion: user.sessionVersion,
       memberships: expect.arrayContaining(user.memberships.map((m) => ({ domainId: m.domainId, domainSlug: m.domain.slug, role: m.role }))),
     });
     expect(actor.memberships).toHaveLength(2);

@@ -30,6 +30,8 @@ describe("session versions", () => {
   });
 
   it("a role removed or changed ends the person's sessions; an unchanged role does not", async () => {
+    // Owners add people who already have an account (issue 30, finding 15): the account first.
+    await db.user.create({ data: { email: "analyst@payments.test", name: "Analyst" } });
     const added = await addDomainMember(db, ctx.as.paymentsOwner, ctx.payments.id, { email: "analyst@payments.test", role: "MEMBER" });
     const userId = added.userId;
     const version = () => sessionVersionOf(db, userId);
