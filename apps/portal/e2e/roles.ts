@@ -13,8 +13,9 @@ export type Role = keyof typeof ROLES;
 
 export const DEMO_PASSWORD = "kappa-demo";
 
+/** Per portal port, so that two e2e runs on one machine (e.g. with and without the worker) never share sessions. */
 export function storageFor(role: Role): string {
-  return path.join(import.meta.dirname, ".auth", `${role}.json`);
+  return path.join(import.meta.dirname, ".auth", process.env.KAPPA_E2E_PORT ?? "3100", `${role}.json`);
 }
 
 /** A page signed in as `role` (its own browser context, from the storage state auth.setup.ts saved). */
