@@ -112,8 +112,8 @@ export interface MatrixEntry {
 }
 
 /** The first item of a contracts answer: "applied"/"planned" when carried out, "refused" otherwise. */
-function firstItem(body: unknown): { applied?: boolean; errors?: string[] } {
-  const items = (body as { items?: { applied?: boolean; errors?: string[] }[] }).items;
+function firstItem(body: unknown): { applied?: boolean; action?: string; errors?: string[] } {
+  const items = (body as { items?: { applied?: boolean; action?: string; errors?: string[] }[] }).items;
   return items?.[0] ?? {};
 }
 
@@ -407,7 +407,8 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: (f) => ({ path: "/api/v1/contracts/plan", body: { contracts: [{ content: f.contract("Returns"), source: "matrix.yaml" }] } }),
     expect: statuses(401, 200, 200, 200, 200, 200),
     outcome: {
-      of: (body) => ((firstItem(body).errors ?? []).some((e) => e.includes("You cannot publish products")) ? "refused" : "planned"),
+      // A file of a domain the caller may not change is skipped with the reason (issue 31, point 7), or refused outright.
+      of: (body) => (firstItem(body).action === "skipped" || (firstItem(body).errors ?? []).some((e) => e.includes("You cannot publish products")) ? "refused" : "planned"),
       expect: { otherDomain: "refused", member: "refused", owner: "planned", reviewer: "refused", admin: "refused" },
     },
   },
