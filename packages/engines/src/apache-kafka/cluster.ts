@@ -340,9 +340,16 @@ function killLeftovers(dataDir: string): void {
   }
 }
 
-/** A Kafka UUID as `kafka-storage random-uuid` prints it: 16 random bytes, base64url without padding. */
-function kafkaUuid(): string {
-  return randomBytes(16).toString("base64url");
+/**
+ * A Kafka UUID as `kafka-storage random-uuid` prints it: 16 random bytes, base64url without padding — never
+ * one starting with "-", which Kafka's own Uuid.randomUuid also avoids (the formatter's `-t` would read it as an
+ * option: one start in 64 failed that way).
+ */
+export function kafkaUuid(): string {
+  for (;;) {
+    const id = randomBytes(16).toString("base64url");
+    if (!id.startsWith("-")) return id;
+  }
 }
 
 function scramJaas(user: string, password: string): string {
