@@ -125,32 +125,15 @@ async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunset
     {
       format: d.schema.format,
       contractSource: plan.source ?? "contract",
-      settings: {
-        name: d.name,
-        description: d.description,
-        classification: d.classification,
-        tags: d.tags,
-        freshnessSeconds: d.freshnessSeconds,
-        availabilityPct: d.availabilityPct,
-        partitions: d.partitions,
-        retentionMs: d.retentionMs,
-        cleanupPolicy: d.cleanupPolicy,
-        tieredStorage: d.tieredStorage,
-        localRetentionMs: d.localRetentionMs,
-        contactEmail: d.contactEmail,
-        keyFields: d.keyFields,
-      },
+      settings: productSettings(d),
     },
   );
   return { ...plan, productId: next.id, topic: next.topicName, status: next.status, applied: true };
 }
 
-async function applyOne(tx: Tx, actor: Actor, content: string, source: string): Promise<AppliedItem> {
-  const plan = await planContract(tx, actor, content, source);
-  if (plan.errors.length > 0 || !plan.desired) throw new ValidationError(`The contract cannot be applied: ${plan.errors.join(" ")}`, { contract: plan.errors });
-  const d = plan.desired;
-  const domain = await tx.domain.findUniqueOrThrow({ where: { slug: d.domainSlug } });
-  const fields = {
+/** The product settings a contract states, as both a new major version and an update take them. */
+function productSettings(d: NonNullable<PlanItem["desired"]>) {
+  return {
     name: d.name,
     description: d.description,
     classification: d.classification,
@@ -164,8 +147,15 @@ async function applyOne(tx: Tx, actor: Actor, content: string, source: string): 
     localRetentionMs: d.localRetentionMs,
     contactEmail: d.contactEmail,
     keyFields: d.keyFields,
-    compatibilityMode: d.compatibilityMode,
   };
+}
+
+async function applyOne(tx: Tx, actor: Actor, content: string, source: string): Promise<AppliedItem> {
+  const plan = await planContract(tx, actor, content, source);
+  if (plan.errors.length > 0 || !plan.desired) throw new ValidationError(`The contract cannot be applied: ${plan.errors.join(" ")}`, { contract: plan.errors });
+  const d = plan.desired;
+  const domain = await tx.domain.findUniqueOrThrow({ where: { slug: d.domainSlug } });
+  const fields = { ...productSettings(d), compatibilityMode: d.compatibilityMode };
   switch (plan.action) {
     case "create": {
       const product = await registerProductInTx(tx, actor, { domainId: domain.id, ...fields, schema: d.schema }, { contractSource: source });
