@@ -34,6 +34,7 @@ describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
     return tasks.length > 0 && tasks.every((t) => t.status === "DONE");
   };
 
+  const POLL = { timeout: 20_000, interval: 100 };
   async function acls(principal: string): Promise<string[]> {
     return (await running.cluster.describeAcls([principal])).map((b) => `${b.permission} ${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`).sort();
   }
@@ -52,7 +53,7 @@ describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
     const producer = await db.serviceAccount.findFirstOrThrow({ where: { domainId: people.orders.id, isProducer: true }, omit: { secretHash: false, secretCiphertext: false } });
     expect(producer.secretHash).toMatch(/^scrypt\$/);
     expect(producer.secretCiphertext).toMatch(/^v1:/);
-    expect(await acls(`User:${producer.name}`)).toEqual([
+    await expect.poll(() => acls(`User:${producer.name}`), POLL).toEqual([
       "ALLOW DESCRIBE TOPIC:LITERAL:" + topic,
       "ALLOW IDEMPOTENT_WRITE CLUSTER:LITERAL:kafka-cluster",
       "ALLOW WRITE TOPIC:LITERAL:" + topic,
@@ -80,7 +81,7 @@ describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
     const grantMs = Date.now() - started;
     expect(grantMs).toBeLessThan(10_000);
     expect((await db.subscription.findUniqueOrThrow({ where: { id: subscription.id } })).status).toBe("ACTIVE");
-    expect(await acls(`User:${account.name}`)).toEqual([`ALLOW DESCRIBE TOPIC:LITERAL:${topic}`, `ALLOW READ GROUP:PREFIXED:${account.name}.`, `ALLOW READ TOPIC:LITERAL:${topic}`]);
+    await expect.poll(() => acls(`User:${account.name}`), POLL).toEqual([`ALLOW DESCRIBE TOPIC:LITERAL:${topic}`, `ALLOW READ GROUP:PREFIXED:${account.name}.`, `ALLOW READ TOPIC:LITERAL:${topic}`]);
     consumerCreds = await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, account.id);
 
     const values = await waitFor(() => consumeAll(target, consumerCreds, `${account.name}.reader`, 2), 10_000, "the subscriber's first read");
@@ -116,7 +117,7 @@ describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
 
     await revokeSubscription(db, people.as.ordersOwner, subscriptionId, { reason: "Contract ended." });
     await waitFor(tasksDone(subscriptionId), 10_000, "the revoke");
-    expect(await acls(`User:${account.name}`)).toEqual([]);
+    await expect.poll(() => acls(`User:${account.name}`), POLL).toEqual([]);
 
     const p = target.clientAs(producerCreds).producer();
     await p.connect();
@@ -133,12 +134,14 @@ describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
     const write = (await running.cluster.describeAcls([principal])).find((b) => b.operation === "WRITE");
     if (!write) throw new Error("producer has no WRITE grant");
     await running.cluster.deleteAcls([write]);
-    expect(await acls(principal)).not.toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
+    // Apache Kafka applies an ACL change on each broker as it reads the metadata log, and a describe goes to any
+    // broker: right after a change one may still answer the old set. Hence expect.poll after every change.
+    await expect.poll(() => acls(principal), POLL).not.toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
 
     const result = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     expect(result.errors).toEqual([]);
     expect(result.changes.map((c) => `${c.kind} ${String(c.detail.acl)}`)).toContain(`acl.created WRITE on TOPIC ${topic}`);
-    expect(await acls(principal)).toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
+    await expect.poll(() => acls(principal), POLL).toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
     expect(await db.auditEvent.count({ where: { action: "drift.repaired", actorEmail: "worker" } })).toBeGreaterThanOrEqual(1);
     const again = await fullReconcile(running.worker.ctx, running.worker.options.workerId);
     expect(again.changes).toEqual([]);
@@ -150,16 +153,16 @@ describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
     const { account, subscription } = await approvedSubscription(db, people, product.id, `retire-reader-${Date.now().toString(36)}`);
     await waitFor(tasksDone(subscription.id), 10_000, "the grant");
     const producerPrincipal = `User:${producerCreds.username}`;
-    expect(await acls(producerPrincipal)).toContain(`ALLOW WRITE TOPIC:LITERAL:${product.topicName}`);
+    await expect.poll(() => acls(producerPrincipal), POLL).toContain(`ALLOW WRITE TOPIC:LITERAL:${product.topicName}`);
     // What the catalog's retire action will do: mark it RETIRED and queue the step.
     await db.dataProduct.update({ where: { id: product.id }, data: { status: "RETIRED" } });
     await db.provisioningTask.create({ data: { kind: RETIRE_PRODUCT, payload: {}, entityType: "DataProduct", entityId: product.id, step: 10 } });
     await waitFor(tasksDone(product.id), 10_000, "the retirement");
     expect((await acls(producerPrincipal)).filter((a) => a.includes(product.topicName))).toEqual([]);
-    expect(await acls(`User:${account.name}`)).toEqual([]);
+    await expect.poll(() => acls(`User:${account.name}`), POLL).toEqual([]);
     expect(await running.cluster.listTopics()).not.toContain(product.topicName);
     // The producer keeps its other topics.
-    expect(await acls(producerPrincipal)).toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
+    await expect.poll(() => acls(producerPrincipal), POLL).toContain(`ALLOW WRITE TOPIC:LITERAL:${topic}`);
   });
 
   it("rotation issues a new password: the old one stops working, the new one is shown once and works", async () => {

@@ -184,7 +184,9 @@ export async function planBatch(ctx: ReconcileContext, tasks: LeasedTask[]): Pro
   for (const t of tasks) {
     switch (t.kind) {
       case "CREATE_TOPIC":
-        plan.topics.push(t);
+        // A product that is gone runs alone, where the handler fails it for good (the batch would skip it and call it done).
+        if (!topicOfProduct.has(t.entityId)) plan.single.push(t);
+        else plan.topics.push(t);
         break;
       case "ENSURE_SERVICE_ACCOUNT": {
         const p = ensureAccountPayload.safeParse(t.payload);
