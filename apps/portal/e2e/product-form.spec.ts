@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { one, withDb } from "./db";
 import { as } from "./roles";
 
 /*
@@ -43,4 +44,26 @@ test("the new-product form: no errors on open, validation on leaving a field, po
   await owner.getByLabel("Move cold segments to object storage").uncheck();
   await expect(owner.locator("#tieredStorage-error")).toHaveCount(0);
   expect(problems).toEqual([]);
+});
+
+/*
+ * Issue 28: on brokers without tiered storage (as the worker read them) the
+ * publish form says so before anyone submits, in the words the server
+ * refuses with, and a new product starts untiered.
+ */
+test("the new-product form on an environment without tiered storage: the option is off, disabled and explained", async ({ browser }) => {
+  // Stands in for the worker: it records what the primary cluster's brokers offer.
+  const before = await withDb((c) => one<{ id: string; environment: string; tieredStorage: boolean | null }>(c, `SELECT id, environment, "tieredStorage" FROM "Cluster" WHERE "primary"`));
+  await withDb((c) => c.query(`UPDATE "Cluster" SET "tieredStorage" = false WHERE id = $1`, [before.id]));
+  try {
+    const owner = await as(browser, "ordersOwner");
+    await owner.goto("/products/new");
+    const tiered = owner.getByLabel("Move cold segments to object storage");
+    await expect(tiered).not.toBeChecked();
+    await expect(tiered).toBeDisabled();
+    await expect(owner.locator("#tieredStorage-unavailable")).toContainText(`the ${before.environment} environment's Kafka brokers run without tiered storage`);
+    await expect(owner.getByLabel("Local hot window")).toHaveCount(0);
+  } finally {
+    await withDb((c) => c.query(`UPDATE "Cluster" SET "tieredStorage" = $2 WHERE id = $1`, [before.id, before.tieredStorage]));
+  }
 });

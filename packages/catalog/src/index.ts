@@ -69,7 +69,7 @@ export { rejectPromotion } from "./actions/reject-promotion.ts";
 export { updateCluster } from "./actions/update-cluster.ts";
 export * from "./environments/validation.ts";
 export { clusterView, listClusters, openClusterPassword, primaryEnvironment, recordPrimaryCluster, registeredClusters, sealClusterPassword, type ClusterView, type PrimaryClusterFacts } from "./environments/clusters.ts";
-export { checkEnvironmentBounds, productEnvironments, type EnvironmentState, type EnvironmentSubscriber, type ProductEnvironments } from "./environments/deployments.ts";
+export { checkEnvironmentBounds, primaryTieredStorage, productEnvironments, type EnvironmentState, type EnvironmentSubscriber, type ProductEnvironments } from "./environments/deployments.ts";
 export { assertLiveInEnvironment, environmentOf, liveEnvironments } from "./environments/subscriptions.ts";
 export { archiveDomain } from "./actions/archive-domain.ts";
 export { changeMemberRole } from "./actions/change-member-role.ts";

@@ -85,10 +85,23 @@ const COMPACT_NOT_TIERED = "Compacted topics are not tiered: compaction rewrites
  * before sending; the server validates again and its field messages land next
  * to the same fields. Nothing is sent while the form has errors.
  */
-export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: ProductFormValues; policy: { version: number; document: PolicyDocument } }) {
+export function ProductForm({
+  mode,
+  defaults,
+  policy,
+  tieredStorage,
+}: {
+  mode: Mode;
+  defaults: ProductFormValues;
+  policy: { version: number; document: PolicyDocument };
+  /** What the primary environment's brokers offer (the worker reads it); refusal is set where they have no tiered storage. */
+  tieredStorage?: { environment: string; refusal: string | null };
+}) {
   const router = useRouter();
   const client = useQueryClient();
-  const [values, setValues] = useState<ProductFormValues>(defaults);
+  const noTiered = tieredStorage?.refusal ?? null;
+  // A new product on brokers without tiered storage starts untiered: Kafka would refuse the topic.
+  const [values, setValues] = useState<ProductFormValues>(() => (noTiered && mode.kind === "create" ? { ...defaults, tieredStorage: false } : defaults));
   const [errors, setErrors] = useState<FieldErrorMap>({});
   const [formError, setFormError] = useState<string | null>(null);
   const fullyEditable = mode.kind === "create" || mode.status === "DRAFT" || mode.status === "REJECTED";
@@ -146,6 +159,7 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
       problems = validateUpdate(patch);
       body = patch;
     }
+    if (mode.kind === "create" && noTiered && values.tieredStorage) problems = { ...problems, tieredStorage: [noTiered] };
     if (!problems && mode.kind === "create" && evaluation.blocked) {
       setErrors({});
       setFormError(`The policy refuses this product: ${evaluation.results.filter((r) => r.outcome === "fail").map((r) => r.ruleId).join(", ")}. Nothing was saved.`);
@@ -173,7 +187,7 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
 
   // Explained on the spot, before any submit: the server refuses the combination too.
   const compactTiered = values.cleanupPolicy === "compact" && values.tieredStorage;
-  const e = (key: string) => (key === "tieredStorage" && compactTiered ? [COMPACT_NOT_TIERED] : errors[key]);
+  const e = (key: string) => (key === "tieredStorage" && compactTiered ? [COMPACT_NOT_TIERED] : key === "tieredStorage" && noTiered && values.tieredStorage ? [noTiered] : errors[key]);
   const bounds = policyBounds(policy.document, values.classification);
 
   /** Validation of the field the user just left (create: the registration schema; edit: the patch). */
@@ -278,14 +292,19 @@ export function ProductForm({ mode, defaults, policy }: { mode: Mode; defaults: 
                 type="checkbox"
                 checked={values.tieredStorage}
                 onChange={(ev) => set("tieredStorage", ev.target.checked)}
-                disabled={locked("tieredStorage")}
-                aria-describedby={e("tieredStorage") ? "tieredStorage-error" : undefined}
+                disabled={locked("tieredStorage") || (noTiered !== null && !values.tieredStorage)}
+                aria-describedby={e("tieredStorage") ? "tieredStorage-error" : noTiered ? "tieredStorage-unavailable" : undefined}
                 aria-invalid={e("tieredStorage") ? true : undefined}
                 className="h-4 w-4 rounded border-slate-300"
               />
               Move cold segments to object storage
             </label>
             {e("tieredStorage") && <p id="tieredStorage-error" className="text-sm text-rose-700" data-field-error>{e("tieredStorage")?.join(" ")}</p>}
+            {noTiered && !values.tieredStorage && (
+              <p id="tieredStorage-unavailable" className="text-sm text-slate-600">
+                Not offered: the {tieredStorage?.environment} environment&apos;s Kafka brokers run without tiered storage, so every record stays on broker disks for the whole retention.
+              </p>
+            )}
             {notes("tieredStorage")}
             {values.tieredStorage && (
               <DurationField id="localRetention" label="Local hot window" value={values.localRetention} presets={LOCAL_RETENTION_PRESETS} disabled={locked("localRetentionMs")} errors={e("localRetentionMs")} onChange={(v) => set("localRetention", v)} hint={locked("localRetentionMs") ? lockHint : "How much stays on broker disks; older data is served from object storage."} />

@@ -36,6 +36,17 @@ export function noTieredStorage(environment: string): string {
 }
 
 /**
+ * Whether the primary environment offers tiered storage, as the worker last
+ * read its brokers (null: not known yet, or no cluster registered) — what the
+ * publish form says before anyone submits, with the words the server refuses with.
+ */
+export async function primaryTieredStorage(db: Db): Promise<{ environment: string; offered: boolean | null; refusal: string | null }> {
+  const primary = await db.cluster.findFirst({ where: { primary: true }, select: { environment: true, tieredStorage: true } });
+  if (!primary) return { environment: "primary", offered: null, refusal: null };
+  return { environment: primary.environment, offered: primary.tieredStorage, refusal: primary.tieredStorage === false ? noTieredStorage(primary.environment) : null };
+}
+
+/**
  * Refuses a tiered product on the primary environment when the worker found
  * its brokers without tiered storage (Cluster.tieredStorage = false), before
  * it is submitted: Kafka would refuse the topic. Unknown (null) passes.

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 // kafkajs is CommonJS: under Node's own ESM loader only its default export is
 // reliable (the enums are not detected as named exports).
 import kafkajs, { type Admin, type SASLOptions } from "kafkajs";
-import { ApiKey, apiName, ErrorCode } from "@kappa/kafka-protocol";
+import { ApiKey, apiName, ErrorCode, ZERO_UUID } from "@kappa/kafka-protocol";
 import { KafkaProtocolError, KafkaConnection, type KafkaConnectionOptions, type SaslMechanism } from "@kappa/kafka-protocol/client";
 import type { Logger } from "../log.ts";
 import type { KafkaRequestObserver } from "../metrics.ts";
@@ -31,7 +31,8 @@ export interface KafkaConnectionSettings {
 export interface ClusterMetadata {
   brokers: Map<number, string>;
   controller: number;
-  topics: Map<string, { internal: boolean; partitions: { partitionId: number; leader: number }[] }>;
+  /** topicId: base64url of the 16 bytes (Metadata v10+), null on older clusters. */
+  topics: Map<string, { internal: boolean; topicId: string | null; partitions: { partitionId: number; leader: number }[] }>;
 }
 
 /** How long cached leaders, broker addresses and group coordinators are trusted before metadata is read again. */
@@ -156,12 +157,12 @@ export class ClusterConnections {
       version,
     );
     const brokers = new Map(res.brokers.map((b) => [b.nodeId, `${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}`]));
-    const out = new Map<string, { internal: boolean; partitions: { partitionId: number; leader: number }[] }>();
+    const out: ClusterMetadata["topics"] = new Map();
     for (const t of res.topics) {
       if (t.name === null || t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
       // LEADER_NOT_AVAILABLE: just created, leaders still being elected — the topic exists.
       if (t.errorCode !== 0 && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) throw new KafkaProtocolError(t.errorCode, `metadata of topic ${t.name}`);
-      out.set(t.name, { internal: t.isInternal, partitions: t.partitions.map((p) => ({ partitionId: p.partitionIndex, leader: p.leaderId })).sort((a, b) => a.partitionId - b.partitionId) });
+      out.set(t.name, { internal: t.isInternal, topicId: version >= 10 && t.topicId !== ZERO_UUID ? t.topicId : null, partitions: t.partitions.map((p) => ({ partitionId: p.partitionIndex, leader: p.leaderId })).sort((a, b) => a.partitionId - b.partitionId) });
     }
     const at = Date.now();
     this.brokerCache = { at, brokers };

@@ -23,6 +23,7 @@ import { ClusterConnections, type KafkaConnectionSettings } from "./connections.
 import { describeGroups, listGroups } from "./groups.ts";
 import { committedOffsets, listOffsets } from "./offsets.ts";
 import { commitGroupOffsets, fetchRecords, maxTimestamps, offsetsForTimestamp, type FetchedPartition, type FetchOptions, type FetchRequestPart } from "./records.ts";
+import { RemoteLogSizes } from "./remote-log-metadata.ts";
 import { describeScramUsers, upsertScramCredential, upsertScramCredentials, upsertScramUser } from "./scram-users.ts";
 import { localBytes, remoteBytes } from "./storage-figures.ts";
 import { createPartitions, createTopics, deleteTopics, describeTopics, listTopics, partitionCounts, setTopicConfigs } from "./topics.ts";
@@ -32,6 +33,8 @@ export { REMOTE_LOG_SIZE_CONFIG } from "./storage-figures.ts";
 
 export class KafkaJsCluster implements KafkaCluster {
   private readonly conns: ClusterConnections;
+  /** Apache Kafka's remote segments as its metadata topic lists them, read incrementally (storage-figures.ts). */
+  private readonly tierLog = new RemoteLogSizes();
 
   constructor(settings: KafkaConnectionSettings, log: Logger) {
     this.conns = new ClusterConnections(settings, log);
@@ -122,7 +125,7 @@ export class KafkaJsCluster implements KafkaCluster {
   }
 
   remoteBytes(topics: TopicPartitions[]): Promise<PerPartition<bigint> | null> {
-    return remoteBytes(this.conns, topics);
+    return remoteBytes(this.conns, topics, this.tierLog);
   }
 
   listGroups(): Promise<string[]> {

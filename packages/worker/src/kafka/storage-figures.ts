@@ -7,6 +7,7 @@ import { KafkaProtocolError, UnsupportedApiError } from "@kappa/kafka-protocol/c
 import type { PerPartition, TopicPartitions } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 import { ConfigResource, describeConfigs } from "./describe-configs.ts";
+import type { RemoteLogSizes } from "./remote-log-metadata.ts";
 
 /** Read-only topic config through which the project's broker reports tiered bytes per partition (packages/broker/README.md). */
 export const REMOTE_LOG_SIZE_CONFIG = "kappa.remote.log.size.bytes";
@@ -55,21 +56,30 @@ export async function localBytes(conns: ClusterConnections, wanted: TopicPartiti
 }
 
 /**
- * Apache Kafka exposes remote log size only as a JMX metric
- * (kafka.log.remote:RemoteLogSizeBytes), through no protocol API: unknown
- * there. The project's broker reports it as a read-only topic config,
- * `kappa.remote.log.size.bytes` (one value per partition, comma-separated),
- * which we read when present.
+ * Bytes in the remote tier per partition. The project's broker reports them as
+ * a read-only topic config, `kappa.remote.log.size.bytes` (one value per
+ * partition, comma-separated). Apache Kafka has no such config and exposes the
+ * size only as a JMX metric (RemoteLogSizeBytes); there the sizes come from the
+ * segments its topic-based remote log metadata manager recorded
+ * (remote-log-metadata.ts). Neither: unknown (null), never a guess.
  */
-export async function remoteBytes(conns: ClusterConnections, wanted: TopicPartitions[]): Promise<PerPartition<bigint> | null> {
+export async function remoteBytes(conns: ClusterConnections, wanted: TopicPartitions[], tierLog?: RemoteLogSizes): Promise<PerPartition<bigint> | null> {
   if (wanted.length === 0) return new Map();
+  const fromConfig = await remoteBytesFromConfig(conns, wanted);
+  if (fromConfig !== "absent") return fromConfig;
+  if (!tierLog || !(await tierLog.refresh(conns))) return null;
+  const meta = await conns.metadata(wanted.map((t) => t.topic));
+  return tierLog.sizes(wanted, new Map([...meta.topics].map(([name, t]) => [name, t.topicId])));
+}
+
+async function remoteBytesFromConfig(conns: ClusterConnections, wanted: TopicPartitions[]): Promise<PerPartition<bigint> | null | "absent"> {
   const topics = wanted.map((t) => t.topic);
   const out = zeros(wanted);
   // One config key per topic (500 topics per DescribeConfigs request).
   for (const r of await describeConfigs(conns, topics.map((name) => ({ type: ConfigResource.TOPIC, name, configNames: [REMOTE_LOG_SIZE_CONFIG] })))) {
     if (r.errorCode !== 0) return null;
     const entry = r.configs.find((e) => e.name === REMOTE_LOG_SIZE_CONFIG);
-    if (!entry || entry.value === null) return null;
+    if (!entry || entry.value === null) return "absent";
     const values = out.get(r.name);
     entry.value.split(",").forEach((v, partition) => {
       if (values && partition < values.length && /^\d+$/.test(v.trim())) values[partition] = BigInt(v.trim());

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { activePolicy, clusterTopic, hasGlobal } from "@kappa/catalog";
+import { activePolicy, clusterTopic, hasGlobal, primaryTieredStorage } from "@kappa/catalog";
 import { ProductForm } from "@/components/product-form";
 import { DefinitionList, EmptyState, PageHeader } from "@/components/ui";
 import { claimFormValues } from "@/lib/claim-form";
@@ -28,7 +28,7 @@ export default async function ClaimPage({ searchParams }: { searchParams: Promis
   const topic = await clusterTopic(db(), actor, name);
   const domains = await db().domain.findMany({ where: { id: { in: ownedIds }, archivedAt: null }, select: { id: true, name: true, slug: true }, orderBy: { name: "asc" } });
   const first = domains[0];
-  const policy = await activePolicy(db());
+  const [policy, tieredStorage] = await Promise.all([activePolicy(db()), primaryTieredStorage(db())]);
   if (topic.managed || !first) {
     return (
       <>
@@ -51,7 +51,7 @@ export default async function ClaimPage({ searchParams }: { searchParams: Promis
           ]}
         />
       </div>
-      <ProductForm mode={{ kind: "create", domains, claimTopic: topic.name }} defaults={claimFormValues(first.id, actor.email, topic.name, topic.partitions, configs)} policy={policy} />
+      <ProductForm mode={{ kind: "create", domains, claimTopic: topic.name }} defaults={claimFormValues(first.id, actor.email, topic.name, topic.partitions, configs)} policy={policy} tieredStorage={tieredStorage} />
     </>
   );
 }
