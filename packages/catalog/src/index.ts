@@ -54,6 +54,7 @@ export { DEFAULT_QUOTA_CLASSES, quotaClassesFromPolicy, quotaOfClass, quotasOfSe
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
+export { registerDerivedProduct } from "./actions/register-derived-product.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
 export { inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn } from "./derived/flink-tables.ts";
 export { derivedJobStatus, startDerivedJob, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";

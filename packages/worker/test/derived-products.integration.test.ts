@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CatalogError, startDerivedJob, validateDerivedStatement, derivedJobStatus, type FlinkSettings } from "@kappa/catalog";
+import { CatalogError, derivedJobStatus, getProduct, loadActor, registerDerivedProduct, startDerivedJob, validateDerivedStatement, type FlinkSettings } from "@kappa/catalog";
 import { startFlink, type ApacheFlinkCluster } from "@kappa/engines";
 import { approvedProduct, approvedSubscription, kafkaClient, startSaslStack, stopSaslStack, waitFor } from "./helpers.ts";
 
@@ -100,6 +100,39 @@ describe("derived products on Apache Flink", () => {
     const hinted = (await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: `SELECT * FROM \`${orderEvents.topicName}\` /*+ OPTIONS('topic'='${otherProduct.topicName}') */` }, settings).catch((e: unknown) => e)) as CatalogError;
     expect(hinted.status).toBe(422);
     expect(hinted.message).toContain("'table.dynamic-table-options.enabled'");
+  });
+
+  it("registers a derived product: the planner's output schema as schema version 1, the inputs as lineage, the statement on the product", async () => {
+    const body = {
+      domainId: stack.people.payments.id,
+      name: `Revenue per Minute ${randomBytes(2).toString("hex")}`,
+      description: "Order revenue per merchant per minute, computed in the stream by Flink.",
+      classification: "INTERNAL",
+      freshnessSeconds: 120,
+      availabilityPct: 99.5,
+      partitions: 1,
+      contactEmail: "owner@payments.test",
+      derived: { statement: REVENUE_PER_MINUTE(orderEvents.topicName) },
+    };
+    // Less sensitive than its input: refused, naming the field.
+    const tooOpen = (await registerDerivedProduct(stack.db, stack.people.as.paymentsOwner, { ...body, classification: "PUBLIC" }, settings).catch((e: unknown) => e)) as CatalogError;
+    expect(tooOpen.status).toBe(400);
+    expect(tooOpen.fields?.classification?.[0]).toContain("INTERNAL or higher");
+    // The schema is Flink's to derive, not the owner's to state.
+    const withSchema = (await registerDerivedProduct(stack.db, stack.people.as.paymentsOwner, { ...body, schema: { format: "JSON_SCHEMA", definition: "{}" } }, settings).catch((e: unknown) => e)) as CatalogError;
+    expect(withSchema.fields?.schema).toBeDefined();
+
+    const created = await registerDerivedProduct(stack.db, stack.people.as.paymentsOwner, body, settings);
+    expect(created.status).toBe("DRAFT");
+    const page = await getProduct(stack.db, await loadActor(stack.db, stack.people.as.paymentsOwner.userId), created.id);
+    expect(page.derived?.statement).toBe(REVENUE_PER_MINUTE(orderEvents.topicName).replace(/;$/, ""));
+    expect(page.inputProducts.map((p) => p.id)).toEqual([orderEvents.id]);
+    const schema = JSON.parse(page.schemaVersions[0]!.definition) as { properties: Record<string, unknown>; required: string[] };
+    expect(page.schemaVersions[0]!.format).toBe("JSON_SCHEMA");
+    expect(Object.keys(schema.properties)).toEqual(["merchant", "window_start", "window_end", "orders", "revenue"]);
+    expect(schema.required).toEqual(["merchant", "window_start", "window_end", "orders", "revenue"]);
+    const audit = await stack.db.auditEvent.findFirst({ where: { entityId: created.id, action: "product.derivedDeclared" } });
+    expect(audit).not.toBeNull();
   });
 
   it("runs the windowed aggregation on Flink over the embedded broker: each closed window once, as computed here, exactly-once", async () => {

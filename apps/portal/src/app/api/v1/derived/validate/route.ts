@@ -1,7 +1,7 @@
 import { actingUser, validateDerivedStatement } from "@kappa/catalog";
-import { env } from "@/env";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { flinkSettings } from "@/server/flink";
 import { errorResponse, json, readJson } from "@/server/http";
 
 /**
@@ -15,9 +15,7 @@ import { errorResponse, json, readJson } from "@/server/http";
 export async function POST(request: Request) {
   try {
     const actor = await currentActor();
-    const e = env();
-    const flink = e.FLINK_SQL_GATEWAY_URL ? { gatewayUrl: e.FLINK_SQL_GATEWAY_URL, bootstrap: e.KAFKA_BOOTSTRAP_DISPLAY } : null;
-    const { outputSchema, inputs, plan, minimumClassification } = await validateDerivedStatement(db(), actingUser(actor), await readJson(request), flink);
+    const { outputSchema, inputs, plan, minimumClassification } = await validateDerivedStatement(db(), actingUser(actor), await readJson(request), flinkSettings());
     return json({ outputSchema, inputs, plan, minimumClassification });
   } catch (error) {
     return errorResponse(error);
