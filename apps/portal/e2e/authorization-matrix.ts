@@ -321,6 +321,12 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/inputs`, body: { inputProductIds: [f.ids.subscribable] } }),
     expect: statuses(401, 404, 403, 200, 403, 404),
   },
+  // Planning a derived product's statement: owners of the domain it is for. The portal under test runs without Flink
+  // (no FLINK_SQL_GATEWAY_URL), so the owner, past every check, meets 503 naming the variable.
+  "POST /api/v1/derived/validate": {
+    request: (f) => ({ path: "/api/v1/derived/validate", body: { domainId: f.ids.orders, statement: "SELECT * FROM `orders.order-events.v1`" } }),
+    expect: statuses(401, 403, 403, 503, 403, 403),
+  },
   "GET /api/v1/products/[id]/drift": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/drift` }), expect: statuses(401, 403, 403, 200, 200, 200) },
 
   // The cluster browser: platform admins and owners of any domain; claims by owners of the claiming domain.

@@ -78,6 +78,16 @@ const schema = z
     KAPPA_DB_POOL_SIZE: z.coerce.number({ message: "must be a number" }).int().min(1).max(500).default(20),
     /** How long a request waits for a free database connection before it is answered 503 with Retry-After. */
     KAPPA_DB_POOL_WAIT_MS: z.coerce.number({ message: "must be a number" }).int().min(50).max(60_000).default(3_000),
+    /**
+     * The SQL Gateway of the Flink session cluster derived products run on
+     * (`http://host:8083`). The portal uses it for read-only planning only
+     * (`POST /api/v1/derived/validate`: EXPLAIN in a throw-away session); the
+     * worker deploys. Unset: validation answers 503 saying what to set.
+     */
+    FLINK_SQL_GATEWAY_URL: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(v), "must be the http(s) URL of a Flink SQL Gateway, e.g. http://127.0.0.1:8083"),
     KAPPA_SECRETS_KEY: z
       .string()
       .optional()

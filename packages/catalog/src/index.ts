@@ -54,6 +54,11 @@ export { DEFAULT_QUOTA_CLASSES, quotaClassesFromPolicy, quotaOfClass, quotasOfSe
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
+export { registerDerivedProduct } from "./actions/register-derived-product.ts";
+export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
+export { inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn } from "./derived/flink-tables.ts";
+export { derivedJobStatus, startDerivedJob, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
+export { FlinkStatementError, FlinkUnavailableError, SqlGatewayClient, flinkError, type FlinkColumn, type StatementResult } from "./derived/sql-gateway.ts";
 export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
 export { clusterTopic, clusterTopicsInput, listClusterTopics, topicSchemaInference } from "./queries/cluster-topics.ts";
 export { requestSchemaInference, schemaInferenceInput } from "./actions/request-schema-inference.ts";

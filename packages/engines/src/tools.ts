@@ -21,7 +21,7 @@ export function findJava(): string {
   const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, "bin", "java") : "java";
   const probe = spawnSync(java, ["-version"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {
-    throw new EngineUnavailableError(`Apache Kafka needs Java 17 or later, and no \`${java}\` runs here. Install it (Debian: apt-get install -y openjdk-17-jre-headless) or set JAVA_HOME.`);
+    throw new EngineUnavailableError(`Apache Kafka and Apache Flink need Java 17 or later, and no \`${java}\` runs here. Install it (Debian: apt-get install -y openjdk-17-jre-headless) or set JAVA_HOME.`);
   }
   const match = /version "(\d+)/.exec(probe.stderr);
   const major = match ? Number(match[1]) : 0;

@@ -34,7 +34,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
   const isOwner = canInDomain(actor, "product:update", product.domainId);
   const seesAll = isOwner || hasGlobal(actor, "product:review");
   const myDomainIds = actor.memberships.map((m) => m.domainId);
-  const [subscriptions, tasks, users] = await Promise.all([
+  const [subscriptions, tasks, users, derived] = await Promise.all([
     db.subscription.findMany({
       where: { productId, ...(seesAll ? {} : { consumingDomainId: { in: myDomainIds } }) },
       include: { consumingDomain: { select: { slug: true, name: true } }, serviceAccount: { select: { name: true } } },
@@ -45,6 +45,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       where: { id: { in: [product.createdById, product.submittedById, product.decidedById].filter((x): x is string => !!x) } },
       select: { id: true, name: true, email: true },
     }),
+    db.derivedProduct.findUnique({ where: { productId }, select: { statement: true, jobId: true, jobState: true } }),
   ]);
   const nameOf = (id: string | null) => (id ? (users.find((u) => u.id === id) ?? null) : null);
   const { memberships, ...domain } = product.domain;
@@ -54,6 +55,8 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
     // Declared inputs (this product is derived from them) and the products derived from it.
     inputProducts: inputs.map((i) => i.input),
     derivedProducts: outputs.map((o) => o.product),
+    // A derived product (issue 34): the Flink SQL statement it is computed by; null for any other product.
+    derived,
     // A claimed topic's ACLs found at claim time and the reviewer's decision: for the product's people and governance.
     claim: claim && seesAll ? claim : null,
     // Reviewed changes (e.g. added partitions): their requester and decision are for the product's people and governance.

@@ -1,6 +1,7 @@
-import { actingUser, registerProduct, searchProducts } from "@kappa/catalog";
+import { actingUser, registerDerivedProduct, registerProduct, searchProducts } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { flinkSettings } from "@/server/flink";
 import { errorResponse, json, queryObject, readJson } from "@/server/http";
 
 export async function GET(request: Request) {
@@ -15,7 +16,10 @@ export async function GET(request: Request) {
 export async function POST(request: Request) {
   try {
     const actor = await currentActor();
-    return json(await registerProduct(db(), actingUser(actor), await readJson(request)), 201);
+    const body = await readJson(request);
+    // `"derived": {"statement"}`: a product Flink computes from other products (its schema is the planner's).
+    if (typeof body === "object" && body !== null && "derived" in body) return json(await registerDerivedProduct(db(), actingUser(actor), body, flinkSettings()), 201);
+    return json(await registerProduct(db(), actingUser(actor), body), 201);
   } catch (error) {
     return errorResponse(error);
   }

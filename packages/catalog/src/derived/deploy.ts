@@ -1,0 +1,125 @@
+/*
+ * Starting and observing a derived product's job on a Flink session cluster:
+ * through the SQL Gateway (the statement, with its input and output tables
+ * generated from the catalog, as one INSERT INTO the product's topic) and
+ * Flink's REST API (the job's state and metrics). The worker calls these; the
+ * catalog only generates the text.
+ */
+import { schemaFields } from "../schema/fields.ts";
+import { inputTableDdl, outputTableDdl, quoteIdentifier, type KafkaConnection, type OutputColumn } from "./flink-tables.ts";
+import { SqlGatewayClient } from "./sql-gateway.ts";
+
+export interface DerivedJobSpec {
+  gatewayUrl: string;
+  /** The job's Kafka login: a service account of the product's domain (READ on the inputs, WRITE on the output). */
+  connection: KafkaConnection;
+  statement: string;
+  inputs: { topicName: string; format: "AVRO" | "JSON_SCHEMA"; definition: string }[];
+  outputTopic: string;
+  outputColumns: OutputColumn[];
+  /** The consumer group the job's Kafka source uses (under the account's group prefix). */
+  groupId: string;
+  /** Prefix of the Kafka transactional ids of the exactly-once sink (under the account's prefix). */
+  transactionalIdPrefix: string;
+  /** Shown as the job's name in Flink (`kappa-derived:<topic>`). */
+  jobName?: string;
+}
+
+/** Submits the statement as a streaming job writing into the product's topic; answers Flink's job id. The job runs on after the session closes. */
+export async function startDerivedJob(spec: DerivedJobSpec): Promise<string> {
+  const gateway = new SqlGatewayClient({ url: spec.gatewayUrl });
+  const session = await gateway.openSession(
+    {
+      "table.dynamic-table-options.enabled": "false",
+      "execution.runtime-mode": "streaming",
+      "table.local-time-zone": "UTC",
+      // A partition with no traffic must not hold every window open.
+      "table.exec.source.idle-timeout": "10 s",
+      "pipeline.name": spec.jobName ?? `kappa-derived:${spec.outputTopic}`,
+    },
+    `kappa-derived:${spec.outputTopic}`,
+  );
+  try {
+    for (const input of spec.inputs) await gateway.execute(session, inputTableDdl({ topicName: input.topicName, format: input.format, fields: schemaFields(input.format, input.definition) }, spec.connection, spec.groupId));
+    await gateway.execute(session, outputTableDdl("kappa_derived_output", spec.outputTopic, spec.outputColumns, spec.connection, spec.transactionalIdPrefix));
+    await gateway.execute(session, `CREATE TEMPORARY VIEW ${quoteIdentifier("kappa_derived_statement")} AS\n${spec.statement}`);
+    const submitted = await gateway.execute(session, "INSERT INTO `kappa_derived_output` SELECT * FROM `kappa_derived_statement`", { untilJobId: true });
+    if (!submitted.jobId) throw new Error("Flink accepted the statement but answered no job id.");
+    return submitted.jobId;
+  } finally {
+    await gateway.closeSession(session);
+  }
+}
+
+export interface DerivedJobStatus {
+  state: string;
+  jobId: string;
+  startedAt: string | null;
+  recordsInPerSecond: number | null;
+  recordsOutPerSecond: number | null;
+  watermarkLagMs: number | null;
+  lastCheckpointAt: string | null;
+  restarts: number | null;
+  error: string | null;
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(15_000) });
+  if (!response.ok) throw new Error(`Flink's REST API answered ${url} with ${response.status}`);
+  return (await response.json()) as T;
+}
+
+interface JobDetails {
+  jid: string;
+  state: string;
+  "start-time": number;
+  vertices: { id: string; name: string; metrics?: Record<string, number> }[];
+}
+
+/**
+ * A job as Flink's REST API sees it: state, start, records per second out of
+ * its source task (`numRecordsOutPerSecond` of the first vertex) and into its
+ * last task, the one that writes the topic (`numRecordsInPerSecond`), how far its watermark is behind the wall clock,
+ * its last completed checkpoint, restarts (`numRestarts`) and the root
+ * exception when it failed.
+ */
+export async function derivedJobStatus(restUrl: string, jobId: string, now = Date.now()): Promise<DerivedJobStatus> {
+  const base = restUrl.replace(/\/+$/, "");
+  const job = await getJson<JobDetails>(`${base}/jobs/${encodeURIComponent(jobId)}`);
+  const metric = async (path: string, names: string[]) => {
+    try {
+      const values = await getJson<{ id: string; value?: string; max?: number; sum?: number }[]>(`${base}${path}?get=${names.join(",")}`);
+      return Object.fromEntries(values.map((v) => [v.id, Number(v.value ?? v.sum ?? v.max)]));
+    } catch {
+      return {} as Record<string, number>;
+    }
+  };
+  const none: Record<string, number> = {};
+  const first = job.vertices[0];
+  const last = job.vertices.at(-1);
+  const [inRates, outRates, jobMetrics, checkpoints, exceptions] = await Promise.all([
+    first ? metric(`/jobs/${jobId}/vertices/${first.id}/subtasks/metrics`, ["numRecordsOutPerSecond"]) : none,
+    last ? metric(`/jobs/${jobId}/vertices/${last.id}/subtasks/metrics`, ["numRecordsInPerSecond"]) : none,
+    metric(`/jobs/${jobId}/metrics`, ["numRestarts"]),
+    getJson<{ latest?: { completed?: { latest_ack_timestamp?: number } | null } }>(`${base}/jobs/${jobId}/checkpoints`).catch(() => null),
+    getJson<{ exceptionHistory?: { entries?: { exceptionName?: string; stacktrace?: string }[] } }>(`${base}/jobs/${jobId}/exceptions`).catch(() => null),
+  ]);
+  const lowWatermark = await getJson<{ id: string; value: string }[]>(`${base}/jobs/${jobId}/vertices/${last?.id ?? ""}/watermarks`)
+    .then((rows) => Math.min(...rows.map((r) => Number(r.value))))
+    .catch(() => NaN);
+  const ackedAt = checkpoints?.latest?.completed?.latest_ack_timestamp;
+  const rootException = exceptions?.exceptionHistory?.entries?.[0];
+  const finite = (v: number | undefined) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  const validWatermark = Number.isFinite(lowWatermark) && lowWatermark > 0 && lowWatermark < 8.64e15;
+  return {
+    state: job.state,
+    jobId: job.jid,
+    startedAt: job["start-time"] > 0 ? new Date(job["start-time"]).toISOString() : null,
+    recordsInPerSecond: finite(inRates.numRecordsOutPerSecond),
+    recordsOutPerSecond: finite(outRates.numRecordsInPerSecond),
+    watermarkLagMs: validWatermark ? Math.max(0, now - lowWatermark) : null,
+    lastCheckpointAt: ackedAt ? new Date(ackedAt).toISOString() : null,
+    restarts: finite(jobMetrics.numRestarts),
+    error: job.state === "FAILED" || job.state === "RESTARTING" || job.state === "FAILING" ? (rootException?.stacktrace?.split("\n")[0] ?? rootException?.exceptionName ?? null) : null,
+  };
+}

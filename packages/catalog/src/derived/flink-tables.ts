@@ -1,0 +1,220 @@
+/*
+ * Flink SQL table definitions generated from the catalog: an input product
+ * becomes a Kafka-connector table named by its topic (`orders.order-events.v1`,
+ * quoted), its columns from the approved schema, its watermark from its
+ * event-time field; and the planner's result types become the derived
+ * product's JSON Schema. Pure text, no I/O.
+ */
+import type { SchemaField } from "../schema/fields.ts";
+
+/** Quotes a Flink SQL identifier: backticks, a backtick inside doubled. */
+export function quoteIdentifier(name: string): string {
+  return "`" + name.replace(/`/g, "``") + "`";
+}
+
+/** Quotes a Flink SQL string literal: single quotes, a quote inside doubled. */
+export function quoteLiteral(value: string): string {
+  return "'" + value.replace(/'/g, "''") + "'";
+}
+
+/** The Flink SQL type of a schema field (NOT NULL when the schema requires it). */
+export function flinkType(field: Pick<SchemaField, "logicalType" | "physicalType" | "required" | "children" | "items">, nullable = !field.required): string {
+  const base = baseType(field);
+  return nullable ? base : `${base} NOT NULL`;
+}
+
+function baseType(field: Pick<SchemaField, "logicalType" | "physicalType" | "children" | "items">): string {
+  switch (field.logicalType) {
+    case "string":
+      return "STRING";
+    case "boolean":
+      return "BOOLEAN";
+    case "integer":
+      return field.physicalType === "int" ? "INT" : "BIGINT";
+    case "number":
+      return field.physicalType === "float" ? "FLOAT" : "DOUBLE";
+    case "date":
+      return "DATE";
+    case "time":
+      return "TIME(3)";
+    case "timestamp":
+      return /micros/.test(field.physicalType) ? "TIMESTAMP_LTZ(6)" : "TIMESTAMP_LTZ(3)";
+    case "object":
+      return field.children.length === 0 ? "MAP<STRING, STRING>" : `ROW<${field.children.map((c) => `${quoteIdentifier(c.name)} ${flinkType(c)}`).join(", ")}>`;
+    case "array": {
+      const items = field.items ?? { logicalType: "string" as const, physicalType: "string" };
+      const item = items.logicalType === "object" ? `ROW<${field.children.map((c) => `${quoteIdentifier(c.name)} ${flinkType(c)}`).join(", ")}>` : baseType({ ...items, children: [] });
+      return `ARRAY<${item}>`;
+    }
+  }
+}
+
+/** The event-time field of an input: its first top-level timestamp field (the watermark follows it). */
+export function eventTimeField(fields: SchemaField[]): SchemaField | null {
+  return fields.find((f) => f.logicalType === "timestamp") ?? null;
+}
+
+export interface KafkaConnection {
+  bootstrap: string;
+  /** SASL login of the job's service account (SCRAM-SHA-512); none for validation, which connects nowhere. */
+  sasl?: { username: string; password: string; mechanism?: "SCRAM-SHA-512" | "SCRAM-SHA-256" | "PLAIN" };
+  /** Schema Registry URL for Avro products (`avro-confluent`). */
+  registryUrl?: string;
+}
+
+export interface InputTable {
+  topicName: string;
+  format: "AVRO" | "JSON_SCHEMA";
+  fields: SchemaField[];
+}
+
+/** How late an event may arrive behind the newest one seen before its window closes. */
+export const WATERMARK_DELAY_SECONDS = 5;
+
+/** The flink-sql-connector-kafka jar relocates Kafka's client: its login modules live under this prefix. */
+const SHADED_KAFKA = "org.apache.flink.kafka.shaded.org.apache.kafka";
+
+function connectionOptions(connection: KafkaConnection): [string, string][] {
+  const options: [string, string][] = [["properties.bootstrap.servers", connection.bootstrap]];
+  if (connection.sasl) {
+    const mechanism = connection.sasl.mechanism ?? "SCRAM-SHA-512";
+    const module = mechanism === "PLAIN" ? `${SHADED_KAFKA}.common.security.plain.PlainLoginModule` : `${SHADED_KAFKA}.common.security.scram.ScramLoginModule`;
+    // JAAS quotes: the names and passwords the platform issues hold no quote or backslash; refuse any that would.
+    for (const v of [connection.sasl.username, connection.sasl.password]) if (/["\\\n;]/.test(v)) throw new Error("a Kafka login for Flink may not hold quotes, backslashes, semicolons or newlines");
+    options.push(["properties.security.protocol", "SASL_PLAINTEXT"], ["properties.sasl.mechanism", mechanism], ["properties.sasl.jaas.config", `${module} required username="${connection.sasl.username}" password="${connection.sasl.password}";`]);
+  }
+  return options;
+}
+
+function formatOptions(format: "AVRO" | "JSON_SCHEMA", connection: KafkaConnection): [string, string][] {
+  if (format === "AVRO") return [["format", "avro-confluent"], ["avro-confluent.url", connection.registryUrl ?? "http://127.0.0.1:3000/api/schema-registry"]];
+  return [["format", "json"], ["json.timestamp-format.standard", "ISO-8601"]];
+}
+
+function withClause(options: [string, string][]): string {
+  return `WITH (\n${options.map(([k, v]) => `  ${quoteLiteral(k)} = ${quoteLiteral(v)}`).join(",\n")}\n)`;
+}
+
+/** `CREATE TEMPORARY TABLE` for an input product: read from its topic's earliest offset (history by replay from the log). */
+export function inputTableDdl(input: InputTable, connection: KafkaConnection, groupId?: string): string {
+  const columns = input.fields.map((f) => `  ${quoteIdentifier(f.name)} ${flinkType(f)}`);
+  const eventTime = eventTimeField(input.fields);
+  if (eventTime) columns.push(`  WATERMARK FOR ${quoteIdentifier(eventTime.name)} AS ${quoteIdentifier(eventTime.name)} - INTERVAL '${WATERMARK_DELAY_SECONDS}' SECOND`);
+  const options: [string, string][] = [["connector", "kafka"], ["topic", input.topicName], ...connectionOptions(connection), ...formatOptions(input.format, connection), ["scan.startup.mode", "earliest-offset"], ...(groupId ? ([["properties.group.id", groupId]] as [string, string][]) : [])];
+  return `CREATE TEMPORARY TABLE ${quoteIdentifier(input.topicName)} (\n${columns.join(",\n")}\n) ${withClause(options)}`;
+}
+
+export interface OutputColumn {
+  name: string;
+  /** Flink's type as DESCRIBE prints it, without the time-attribute marker (`TIMESTAMP_LTZ(3) NOT NULL`). */
+  type: string;
+}
+
+/** `CREATE TEMPORARY TABLE` for the derived product's own topic: JSON, exactly-once through Kafka transactions. */
+export function outputTableDdl(name: string, topicName: string, columns: OutputColumn[], connection: KafkaConnection, transactionalIdPrefix?: string): string {
+  const options: [string, string][] = [
+    ["connector", "kafka"],
+    ["topic", topicName],
+    ...connectionOptions(connection),
+    ["format", "json"],
+    ["json.timestamp-format.standard", "ISO-8601"],
+    ["sink.delivery-guarantee", transactionalIdPrefix ? "exactly-once" : "at-least-once"],
+    ...(transactionalIdPrefix
+      ? ([
+          ["sink.transactional-id-prefix", transactionalIdPrefix],
+          // Kafka's transaction.max.timeout.ms defaults to 15 minutes; Flink's producer asks for an hour unless told.
+          ["properties.transaction.timeout.ms", "600000"],
+        ] as [string, string][])
+      : []),
+  ];
+  return `CREATE TEMPORARY TABLE ${quoteIdentifier(name)} (\n${columns.map((c) => `  ${quoteIdentifier(c.name)} ${c.type}`).join(",\n")}\n) ${withClause(options)}`;
+}
+
+/** DESCRIBE's type text without the time-attribute marker: `TIMESTAMP(3) *ROWTIME*` → `TIMESTAMP(3)`. */
+export function plainType(described: string): string {
+  return described.replace(/\s*\*(ROWTIME|PROCTIME)\*/g, "").trim();
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * A Flink SQL type (as DESCRIBE prints it) as JSON Schema — how the JSON
+ * format writes it (timestamps as ISO-8601 text). `x-flink-type` keeps the
+ * planner's exact type beside it.
+ */
+export function jsonSchemaForType(type: string): { schema: JsonSchema; nullable: boolean } {
+  const text = plainType(type);
+  const nullable = !/\sNOT NULL$/.test(text);
+  const bare = text.replace(/\sNOT NULL$/, "").trim();
+  const upper = bare.toUpperCase();
+  let schema: JsonSchema;
+  if (/^(VARCHAR|CHAR|STRING)\b/.test(upper)) schema = { type: "string" };
+  else if (/^(TINYINT|SMALLINT|INT|INTEGER|BIGINT)\b/.test(upper)) schema = { type: "integer" };
+  else if (/^(FLOAT|DOUBLE|REAL|DECIMAL|NUMERIC)\b/.test(upper)) schema = { type: "number" };
+  else if (upper === "BOOLEAN") schema = { type: "boolean" };
+  else if (upper.startsWith("DATE")) schema = { type: "string", format: "date" };
+  else if (/^TIMESTAMP_LTZ|^TIMESTAMP\(\d+\) WITH LOCAL TIME ZONE/.test(upper)) schema = { type: "string", format: "date-time" };
+  else if (/^TIMESTAMP/.test(upper)) schema = { type: "string", description: "ISO-8601 date and time without a zone offset (UTC)" };
+  else if (/^TIME\b/.test(upper)) schema = { type: "string", format: "time" };
+  else if (/^(BINARY|VARBINARY|BYTES)\b/.test(upper)) schema = { type: "string", contentEncoding: "base64" };
+  else if (upper.startsWith("ARRAY<") || upper.startsWith("MULTISET<")) {
+    const inner = bare.slice(bare.indexOf("<") + 1, bare.lastIndexOf(">"));
+    const item = jsonSchemaForType(inner);
+    schema = { type: "array", items: item.nullable ? { anyOf: [item.schema, { type: "null" }] } : item.schema };
+  } else if (upper.startsWith("ROW<")) {
+    schema = objectSchema(splitTopLevel(bare.slice(4, bare.lastIndexOf(">"))).map(rowField));
+  } else if (upper.startsWith("MAP<")) {
+    const [, value] = splitTopLevel(bare.slice(4, bare.lastIndexOf(">")));
+    const v = jsonSchemaForType(value ?? "STRING");
+    schema = { type: "object", additionalProperties: v.nullable ? { anyOf: [v.schema, { type: "null" }] } : v.schema };
+  } else schema = {};
+  return { schema: { ...schema, "x-flink-type": bare }, nullable };
+}
+
+function rowField(part: string): OutputColumn {
+  const m = /^\s*(`(?:[^`]|``)+`|\S+)\s+([\s\S]+)$/.exec(part);
+  if (!m) return { name: part.trim(), type: "STRING" };
+  const name = m[1]!.startsWith("`") ? m[1]!.slice(1, -1).replace(/``/g, "`") : m[1]!;
+  // A row field may carry a comment: `name` TYPE 'comment'
+  return { name, type: m[2]!.replace(/\s+'(?:[^']|'')*'\s*$/, "").trim() };
+}
+
+/** Splits `a INT, b ROW<c INT, d STRING>` at its top-level commas. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote) {
+      if (ch === quote) quote = null;
+      continue;
+    }
+    if (ch === "`" || ch === "'") quote = ch;
+    else if (ch === "<" || ch === "(") depth++;
+    else if (ch === ">" || ch === ")") depth--;
+    else if (ch === "," && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  if (text.slice(start).trim()) parts.push(text.slice(start));
+  return parts.map((p) => p.trim());
+}
+
+function objectSchema(columns: OutputColumn[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const c of columns) {
+    const { schema, nullable } = jsonSchemaForType(c.type);
+    properties[c.name] = nullable ? { anyOf: [schema, { type: "null" }] } : schema;
+    if (!nullable) required.push(c.name);
+  }
+  return { type: "object", properties, required, additionalProperties: false };
+}
+
+/** The derived product's schema: a JSON Schema object of the statement's result columns. */
+export function outputJsonSchema(columns: OutputColumn[], title?: string): JsonSchema {
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...(title ? { title } : {}), ...objectSchema(columns) };
+}

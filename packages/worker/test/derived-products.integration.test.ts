@@ -1,0 +1,211 @@
+// Derived products on Apache Flink (issue 34): statements planned by Flink's
+// own planner through the SQL Gateway (validation: output schema, inputs,
+// plan; 403 for an input the domain may not read; 422 with Flink's message),
+// and a windowed aggregation that Flink runs over topics on the embedded
+// broker, its output compared with the same aggregation computed here. One
+// Flink session cluster for the file (packages/engines), the embedded broker
+// with SASL/SCRAM and ACLs, a real PostgreSQL catalog.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CatalogError, derivedJobStatus, getProduct, loadActor, registerDerivedProduct, startDerivedJob, validateDerivedStatement, type FlinkSettings } from "@kappa/catalog";
+import { startFlink, type ApacheFlinkCluster } from "@kappa/engines";
+import { approvedProduct, approvedSubscription, kafkaClient, startSaslStack, stopSaslStack, waitFor } from "./helpers.ts";
+
+const ADMIN = { name: "kappa-admin", password: "admin-secret-for-flink-tests" };
+
+const ORDER_SCHEMA = JSON.stringify({
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    orderId: { type: "string" },
+    merchant: { type: "string" },
+    amount: { type: "number" },
+    placedAt: { type: "string", format: "date-time" },
+  },
+  required: ["orderId", "merchant", "amount", "placedAt"],
+});
+
+const REVENUE_PER_MINUTE = (topic: string) => `SELECT merchant, window_start, window_end, COUNT(*) AS orders, SUM(amount) AS revenue
+FROM TABLE(TUMBLE(TABLE \`${topic}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))
+GROUP BY merchant, window_start, window_end;`;
+
+describe("derived products on Apache Flink", () => {
+  let flink: ApacheFlinkCluster;
+  let flinkDir: string;
+  let stack: Awaited<ReturnType<typeof startSaslStack>>;
+  let settings: FlinkSettings;
+  let orderEvents: { id: string; topicName: string };
+  let otherProduct: { id: string; topicName: string };
+
+  beforeAll(async () => {
+    flinkDir = mkdtempSync(join(tmpdir(), "kappa-worker-flink-"));
+    const [cluster, started] = await Promise.all([startFlink({ dataDir: flinkDir, taskSlots: 2, checkpointIntervalMs: 2_000 }), startSaslStack(ADMIN)]);
+    flink = cluster;
+    stack = started;
+    settings = { gatewayUrl: flink.gatewayUrl, bootstrap: stack.broker.bootstrap };
+    // Single partitions: the watermark of a topic is the minimum over its partitions, and the fixed input goes to one.
+    orderEvents = await approvedProduct(stack.db, stack.people, { name: `Order Events ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
+    otherProduct = await approvedProduct(stack.db, stack.people, { name: `Refunds ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
+    await approvedSubscription(stack.db, stack.people, orderEvents.id, "revenue");
+  }, 400_000);
+
+  afterAll(async () => {
+    await flink?.stop();
+    if (flinkDir) rmSync(flinkDir, { recursive: true, force: true });
+    if (stack) await stopSaslStack(stack);
+  }, 120_000);
+
+  it("validates a windowed aggregation over a subscribed product: the output schema Flink derives, the inputs, Flink's plan", async () => {
+    const result = await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: REVENUE_PER_MINUTE(orderEvents.topicName) }, settings);
+    expect(result.inputs).toEqual([{ productId: orderEvents.id, topicName: orderEvents.topicName }]);
+    expect(result.columns).toEqual([
+      { name: "merchant", type: "STRING NOT NULL" },
+      { name: "window_start", type: "TIMESTAMP(3) NOT NULL" },
+      { name: "window_end", type: "TIMESTAMP(3) NOT NULL" },
+      { name: "orders", type: "BIGINT NOT NULL" },
+      { name: "revenue", type: "DOUBLE NOT NULL" },
+    ]);
+    expect(result.outputSchema).toMatchObject({
+      type: "object",
+      required: ["merchant", "window_start", "window_end", "orders", "revenue"],
+      properties: { merchant: { type: "string" }, orders: { type: "integer" }, revenue: { type: "number" }, window_start: { type: "string", "x-flink-type": "TIMESTAMP(3)" } },
+    });
+    expect(result.plan).toMatch(/WindowAggregate\(groupBy=\[merchant\], window=\[TUMBLE\(time_col=\[placedAt\], size=\[1 min\]\)\]/);
+    expect(result.plan).toContain(`TableSourceScan(table=[[default_catalog, default_database, ${orderEvents.topicName}`);
+    expect(result.minimumClassification).toBe("INTERNAL");
+  });
+
+  it("refuses, naming the input, a statement over a product the domain holds no approved subscription to", async () => {
+    const refused = await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: `SELECT o.orderId FROM \`${orderEvents.topicName}\` o JOIN \`${otherProduct.topicName}\` r ON o.orderId = r.orderId` }, settings).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CatalogError);
+    expect((refused as CatalogError).status).toBe(403);
+    expect((refused as CatalogError).message).toContain(otherProduct.topicName);
+    expect((refused as CatalogError).details).toEqual({ productId: otherProduct.id, topicName: otherProduct.topicName });
+    // Nor may someone outside the domain plan in its name.
+    const outsider = await validateDerivedStatement(stack.db, stack.people.as.outsider, { domainId: stack.people.payments.id, statement: REVENUE_PER_MINUTE(orderEvents.topicName) }, settings).catch((e: unknown) => e);
+    expect((outsider as CatalogError).status).toBe(403);
+  });
+
+  it("answers Flink's own error, with the line and column in the owner's statement, for a statement that does not plan", async () => {
+    const statement = `SELECT merchant,\n  nope\nFROM \`${orderEvents.topicName}\``;
+    const refused = (await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement }, settings).catch((e: unknown) => e)) as CatalogError;
+    expect(refused).toBeInstanceOf(CatalogError);
+    expect(refused.status).toBe(422);
+    expect(refused.message).toBe("From line 2, column 3 to line 2, column 6: Column 'nope' not found in any table");
+    expect(refused.details).toEqual({ line: 2, column: 3 });
+    // A table hint cannot point an input at another topic: Flink refuses dynamic options in the platform's sessions.
+    const hinted = (await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: `SELECT * FROM \`${orderEvents.topicName}\` /*+ OPTIONS('topic'='${otherProduct.topicName}') */` }, settings).catch((e: unknown) => e)) as CatalogError;
+    expect(hinted.status).toBe(422);
+    expect(hinted.message).toContain("'table.dynamic-table-options.enabled'");
+  });
+
+  it("registers a derived product: the planner's output schema as schema version 1, the inputs as lineage, the statement on the product", async () => {
+    const body = {
+      domainId: stack.people.payments.id,
+      name: `Revenue per Minute ${randomBytes(2).toString("hex")}`,
+      description: "Order revenue per merchant per minute, computed in the stream by Flink.",
+      classification: "INTERNAL",
+      freshnessSeconds: 120,
+      availabilityPct: 99.5,
+      partitions: 1,
+      contactEmail: "owner@payments.test",
+      derived: { statement: REVENUE_PER_MINUTE(orderEvents.topicName) },
+    };
+    // Less sensitive than its input: refused, naming the field.
+    const tooOpen = (await registerDerivedProduct(stack.db, stack.people.as.paymentsOwner, { ...body, classification: "PUBLIC" }, settings).catch((e: unknown) => e)) as CatalogError;
+    expect(tooOpen.status).toBe(400);
+    expect(tooOpen.fields?.classification?.[0]).toContain("INTERNAL or higher");
+    // The schema is Flink's to derive, not the owner's to state.
+    const withSchema = (await registerDerivedProduct(stack.db, stack.people.as.paymentsOwner, { ...body, schema: { format: "JSON_SCHEMA", definition: "{}" } }, settings).catch((e: unknown) => e)) as CatalogError;
+    expect(withSchema.fields?.schema).toBeDefined();
+
+    const created = await registerDerivedProduct(stack.db, stack.people.as.paymentsOwner, body, settings);
+    expect(created.status).toBe("DRAFT");
+    const page = await getProduct(stack.db, await loadActor(stack.db, stack.people.as.paymentsOwner.userId), created.id);
+    expect(page.derived?.statement).toBe(REVENUE_PER_MINUTE(orderEvents.topicName).replace(/;$/, ""));
+    expect(page.inputProducts.map((p) => p.id)).toEqual([orderEvents.id]);
+    const schema = JSON.parse(page.schemaVersions[0]!.definition) as { properties: Record<string, unknown>; required: string[] };
+    expect(page.schemaVersions[0]!.format).toBe("JSON_SCHEMA");
+    expect(Object.keys(schema.properties)).toEqual(["merchant", "window_start", "window_end", "orders", "revenue"]);
+    expect(schema.required).toEqual(["merchant", "window_start", "window_end", "orders", "revenue"]);
+    const audit = await stack.db.auditEvent.findFirst({ where: { entityId: created.id, action: "product.derivedDeclared" } });
+    expect(audit).not.toBeNull();
+  });
+
+  it("runs the windowed aggregation on Flink over the embedded broker: each closed window once, as computed here, exactly-once", async () => {
+    const validated = await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: REVENUE_PER_MINUTE(orderEvents.topicName) }, settings);
+    const outputTopic = `${stack.people.payments.slug}.revenue-per-minute-${randomBytes(2).toString("hex")}.v1`;
+    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: outputTopic, numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    await waitFor(async () => (await stack.db.dataProduct.findUniqueOrThrow({ where: { id: orderEvents.id } })).status === "ACTIVE", 30_000, "the input topic to be provisioned");
+
+    // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
+    const t0 = Date.UTC(2026, 11, 5, 10, 0, 0);
+    const at = (minute: number, second: number) => new Date(t0 + minute * 60_000 + second * 1_000).toISOString();
+    const input = [
+      { orderId: "o1", merchant: "m1", amount: 10, placedAt: at(0, 5) },
+      { orderId: "o2", merchant: "m2", amount: 7.25, placedAt: at(0, 40) },
+      { orderId: "o3", merchant: "m1", amount: 5.5, placedAt: at(0, 20) },
+      { orderId: "o4", merchant: "m2", amount: 1, placedAt: at(1, 1) },
+      { orderId: "o5", merchant: "m1", amount: 2, placedAt: at(1, 59) },
+      { orderId: "o6", merchant: "m1", amount: 4, placedAt: at(2, 30) },
+      { orderId: "o7", merchant: "m3", amount: 100, placedAt: at(10, 0) },
+    ];
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: orderEvents.topicName, messages: input.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
+    await producer.disconnect();
+
+    // The same aggregation, computed here: tumbling minutes per merchant, emitted once the watermark (newest event − 5 s) passes a window's end.
+    const watermark = Math.max(...input.map((r) => Date.parse(r.placedAt))) - 5_000;
+    const expected = new Map<string, { merchant: string; window_start: number; window_end: number; orders: number; revenue: number }>();
+    for (const r of input) {
+      const start = Math.floor(Date.parse(r.placedAt) / 60_000) * 60_000;
+      if (start + 60_000 > watermark) continue;
+      const key = `${r.merchant}@${start}`;
+      const row = expected.get(key) ?? { merchant: r.merchant, window_start: start, window_end: start + 60_000, orders: 0, revenue: 0 };
+      row.orders += 1;
+      row.revenue += r.amount;
+      expected.set(key, row);
+    }
+    expect(expected.size).toBe(5);
+
+    const jobId = await startDerivedJob({
+      gatewayUrl: flink.gatewayUrl,
+      connection: { bootstrap: stack.broker.bootstrap, sasl: { username: ADMIN.name, password: ADMIN.password } },
+      statement: validated.statement,
+      inputs: [{ topicName: orderEvents.topicName, format: "JSON_SCHEMA", definition: ORDER_SCHEMA }],
+      outputTopic,
+      outputColumns: validated.columns,
+      groupId: `flink-test-${randomBytes(3).toString("hex")}`,
+      transactionalIdPrefix: `flink-test-${randomBytes(3).toString("hex")}`,
+    });
+    expect(jobId).toMatch(/^[0-9a-f]{32}$/);
+
+    // A READ_COMMITTED consumer (kafkajs's default) sees the sink's records once their checkpoint commits the transaction.
+    const seen: Record<string, unknown>[] = [];
+    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: outputTopic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      await waitFor(() => seen.length >= expected.size, 120_000, `${expected.size} windows on ${outputTopic} (job ${jobId})`);
+    } finally {
+      await consumer.disconnect();
+    }
+    const normalise = (r: Record<string, unknown>) => ({ merchant: r.merchant, window_start: Date.parse(`${String(r.window_start)}Z`), window_end: Date.parse(`${String(r.window_end)}Z`), orders: r.orders, revenue: r.revenue });
+    const byKey = (a: { merchant: unknown; window_start: number }, b: { merchant: unknown; window_start: number }) => `${String(a.merchant)}${a.window_start}`.localeCompare(`${String(b.merchant)}${b.window_start}`);
+    expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
+
+    const status = await derivedJobStatus(flink.restUrl, jobId);
+    expect(status).toMatchObject({ state: "RUNNING", jobId, restarts: 0, error: null });
+    expect(Date.parse(status.startedAt!)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    expect(status.lastCheckpointAt).not.toBeNull();
+  });
+});
