@@ -52,8 +52,18 @@ test("the new-product form: no errors on open, validation on leaving a field, po
  * refuses with, and a new product starts untiered.
  */
 test("the new-product form on an environment without tiered storage: the option is off, disabled and explained", async ({ browser }) => {
-  // Stands in for the worker: it records what the primary cluster's brokers offer.
-  const before = await withDb((c) => one<{ id: string; environment: string; tieredStorage: boolean | null }>(c, `SELECT id, environment, "tieredStorage" FROM "Cluster" WHERE "primary"`));
+  // Stands in for the worker: it registers the primary cluster and records what its brokers offer
+  // (journeys run without a worker, so there may be no cluster row yet: one is added and removed).
+  const existing = await withDb((c) => c.query<{ id: string; environment: string; tieredStorage: boolean | null }>(`SELECT id, environment, "tieredStorage" FROM "Cluster" WHERE "primary"`));
+  const before =
+    existing.rows[0] ??
+    (await withDb((c) =>
+      one<{ id: string; environment: string; tieredStorage: boolean | null }>(
+        c,
+        `INSERT INTO "Cluster" (id, environment, "primary", bootstrap, "securityProtocol", "saslMechanism", "updatedAt") VALUES ('e2e-untiered', 'untiered', true, '127.0.0.1:1', 'SASL_PLAINTEXT', 'scram-sha-512', now()) RETURNING id, environment, "tieredStorage"`,
+      ),
+    ));
+  const added = existing.rows.length === 0;
   await withDb((c) => c.query(`UPDATE "Cluster" SET "tieredStorage" = false WHERE id = $1`, [before.id]));
   try {
     const owner = await as(browser, "ordersOwner");
@@ -64,6 +74,6 @@ test("the new-product form on an environment without tiered storage: the option 
     await expect(owner.locator("#tieredStorage-unavailable")).toContainText(`the ${before.environment} environment's Kafka brokers run without tiered storage`);
     await expect(owner.getByLabel("Local hot window")).toHaveCount(0);
   } finally {
-    await withDb((c) => c.query(`UPDATE "Cluster" SET "tieredStorage" = $2 WHERE id = $1`, [before.id, before.tieredStorage]));
+    await withDb((c) => (added ? c.query(`DELETE FROM "Cluster" WHERE id = $1`, [before.id]) : c.query(`UPDATE "Cluster" SET "tieredStorage" = $2 WHERE id = $1`, [before.id, before.tieredStorage])));
   }
 });
