@@ -1,8 +1,8 @@
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
-import { recordAudit } from "../audit.ts";
 import type { Actor } from "../actor.ts";
+import { recordAudit } from "../audit.ts";
 import type { Db, Tx } from "../db.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { assertFourEyes } from "../four-eyes.ts";
