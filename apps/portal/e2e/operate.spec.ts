@@ -103,6 +103,11 @@ test("an owner claims an unmanaged topic; the reviewer adopts one grant as a sub
   await expect(acls.getByTestId("claim-acl").filter({ hasText: "User:old-report" }).getByTestId("claim-acl-decision")).toContainText("remove: the worker deletes it on approval");
   await expect(acls.getByTestId("claim-acl").filter({ hasText: "User:bi-team" }).getByTestId("claim-acl-decision")).toContainText("keep as an exception: BI reads every legacy topic through one prefix grant until Q2.");
   await expect(acls.getByTestId("claim-acl").filter({ hasText: `User:${adopter}` }).getByTestId("claim-acl-decision")).toContainText(`keep as a subscription of ${adopter} (payments), granted on approval`);
+  // The full review page lists the same decisions.
+  await reviewer.goto(`/review/products/${productId}`);
+  await expect(reviewer.getByTestId("claim-acls").getByTestId("claim-acl-decision")).toHaveCount(3);
+  await expect(reviewer.getByTestId("claim-acls")).toContainText(`keep as a subscription of ${adopter} (payments)`);
+  await reviewer.goto(`/products/${productId}`);
   await reviewer.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("product-status")).toHaveText("APPROVED");
   const steps = reviewer.getByTestId("provisioning-steps").getByRole("listitem");
