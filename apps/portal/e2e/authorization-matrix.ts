@@ -61,6 +61,10 @@ export interface Fixtures {
   changeRequest(): Promise<string>;
   /** A fresh unmanaged topic as the worker's cluster scan records it. */
   unmanagedTopic(): Promise<string>;
+  /** A fresh FIRING freshness alert of an ACTIVE orders product (written as the worker's alert evaluator would). */
+  firingAlert(): Promise<string>;
+  /** As firingAlert, its rule silenced for a day by the orders owner. */
+  silencedAlert(): Promise<string>;
   /** A fresh IN_REVIEW product of orders claimed over an unmanaged topic. */
   claimedProduct(): Promise<string>;
   /** A fresh domain (created by the admin), and one that is archived. */
@@ -292,6 +296,10 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives`, body: { maxLagRecords: 1000, maxLagSeconds: 60 } }),
     expect: statuses(401, 200, 403, 403, 403, 404),
   },
+  // Acknowledging and silencing an alert: the owners it is about (a freshness alert: the product's domain owners).
+  "POST /api/v1/alerts/[id]/acknowledge": { request: async (f) => ({ path: `/api/v1/alerts/${await f.firingAlert()}/acknowledge` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "POST /api/v1/alerts/[id]/silence": { request: async (f) => ({ path: `/api/v1/alerts/${await f.firingAlert()}/silence`, body: { duration: "1h" } }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  "DELETE /api/v1/alerts/[id]/silence": { request: async (f) => ({ path: `/api/v1/alerts/${await f.silencedAlert()}/silence` }), expect: statuses(401, 403, 403, 200, 403, 403) },
 
   // Recertification: the product's owners and governance.
   "GET /api/v1/recertification": { request: () => ({ path: "/api/v1/recertification" }), expect: statuses(401, 200, 403, 200, 200, 403) },
@@ -338,7 +346,7 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // Schema inference of an unmanaged topic (the worker samples it): whoever may browse the cluster.
   "GET /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: `/api/v1/cluster/topics/schema-inference?topic=${await f.unmanagedTopic()}` }), expect: statuses(401, 200, 403, 200, 403, 200) },
   "POST /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: "/api/v1/cluster/topics/schema-inference", body: { topic: await f.unmanagedTopic() } }), expect: statuses(401, 202, 403, 202, 403, 202) },
-  "POST /api/v1/products/[id]/claim-acls": { request: async (f) => ({ path: `/api/v1/products/${await f.claimedProduct()}/claim-acls`, body: { remove: [] } }), expect: statuses(401, 404, 403, 403, 200, 404) },
+  "POST /api/v1/products/[id]/claim-acls": { request: async (f) => ({ path: `/api/v1/products/${await f.claimedProduct()}/claim-acls`, body: { decisions: [] } }), expect: statuses(401, 404, 403, 403, 200, 404) },
 
   // Administration: domains, people, global roles and the SSO mapping are the platform admins'; a domain's
   // owners manage its members.

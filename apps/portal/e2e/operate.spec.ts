@@ -11,6 +11,8 @@ import { as } from "./roles";
  */
 const run = Date.now().toString(36);
 const topic = `legacy.clicks-${run}`;
+/** A payments consumer account whose principal already reads the topic: the review adopts it as a subscription. */
+const adopter = `payments-clicks-${run}`;
 
 const acl = (principal: string, patternType: "LITERAL" | "PREFIXED", resourceName: string) => ({ resourceType: "TOPIC", resourceName, patternType, principal, host: "*", operation: "READ", permission: "ALLOW" });
 
@@ -23,14 +25,14 @@ test.beforeAll(async () => {
       [
         topic,
         JSON.stringify({ "retention.ms": "604800000", "cleanup.policy": "delete" }),
-        JSON.stringify([acl("User:old-report", "LITERAL", topic), acl("User:bi-team", "PREFIXED", "legacy.")]),
+        JSON.stringify([acl("User:old-report", "LITERAL", topic), acl("User:bi-team", "PREFIXED", "legacy."), acl(`User:${adopter}`, "LITERAL", topic)]),
         JSON.stringify([{ groupId: "bi-dashboard", state: "Stable", members: 1, committedPartitions: 2 }]),
       ],
     ),
   );
 });
 
-test("an owner claims an unmanaged topic; the reviewer keeps one grant and removes another; lineage shows the graph", async ({ browser }) => {
+test("an owner claims an unmanaged topic; the reviewer adopts one grant as a subscription, keeps one as an exception and removes one; lineage shows the graph", async ({ browser }) => {
   const owner = await as(browser, "ordersOwner");
   await owner.goto("/");
   await owner.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Cluster" }).click();
@@ -74,19 +76,45 @@ test("an owner claims an unmanaged topic; the reviewer keeps one grant and remov
   await owner.getByRole("button", { name: "Submit for review" }).click();
   await expect(owner.getByTestId("product-status")).toHaveText("IN REVIEW");
 
+  // The consumer account the review will name, created by its domain's owner.
+  const payments = await as(browser, "paymentsOwner");
+  const me = (await (await payments.request.get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] };
+  expect((await payments.request.post("/api/v1/service-accounts", { data: { domainId: me.memberships.find((m) => m.domainSlug === "payments")?.domainId, name: adopter } })).status()).toBe(201);
+
   const reviewer = await as(browser, "reviewer");
   await reviewer.goto(`/products/${productId}`);
   const acls = reviewer.getByTestId("claim-acls");
   await expect(acls).toContainText("User:old-report");
-  // A prefixed grant covers other topics too: it is kept and cannot be removed here.
-  await expect(reviewer.getByLabel("Remove User:bi-team READ")).toBeDisabled();
-  await reviewer.getByLabel("Remove User:old-report READ").check();
-  await reviewer.getByRole("button", { name: "Save ACL decision" }).click();
-  await expect(acls).toContainText("to be removed");
+  await expect(acls.getByTestId("claim-acl").filter({ hasText: "User:bi-team" })).toContainText("Not decided yet.");
+  // A prefixed grant covers other topics too: it can only be kept as an exception.
+  await expect(reviewer.getByLabel("Decision for User:bi-team READ").locator('option[value="REMOVE"]')).toBeDisabled();
+  await expect(reviewer.getByLabel("Decision for User:bi-team READ").locator('option[value="ADOPT"]')).toBeDisabled();
+  // Approving before every ACL is decided is refused, saying why.
+  await reviewer.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(reviewer.getByText("Decide each of the 3 ACLs found on").first()).toBeVisible();
+  await reviewer.getByLabel("Decision for User:bi-team READ").selectOption("EXCEPTION");
+  await reviewer.getByLabel("Reason for User:bi-team READ").fill("BI reads every legacy topic through one prefix grant until Q2.");
+  await reviewer.getByLabel("Decision for User:old-report READ").selectOption("REMOVE");
+  await reviewer.getByRole("button", { name: "Save ACL decisions" }).click();
+  await expect(reviewer.getByText("Decide every ACL found on the topic: 2 of 3 decided.").first()).toBeVisible();
+  await reviewer.getByLabel(`Decision for User:${adopter} READ`).selectOption("ADOPT");
+  await reviewer.getByLabel(`Service account for User:${adopter} READ`).fill(adopter);
+  await reviewer.getByRole("button", { name: "Save ACL decisions" }).click();
+  await expect(acls.getByTestId("claim-acl").filter({ hasText: "User:old-report" }).getByTestId("claim-acl-decision")).toContainText("remove: the worker deletes it on approval");
+  await expect(acls.getByTestId("claim-acl").filter({ hasText: "User:bi-team" }).getByTestId("claim-acl-decision")).toContainText("keep as an exception: BI reads every legacy topic through one prefix grant until Q2.");
+  await expect(acls.getByTestId("claim-acl").filter({ hasText: `User:${adopter}` }).getByTestId("claim-acl-decision")).toContainText(`keep as a subscription of ${adopter} (payments), granted on approval`);
+  // The full review page lists the same decisions.
+  await reviewer.goto(`/review/products/${productId}`);
+  await expect(reviewer.getByTestId("claim-acls").getByTestId("claim-acl-decision")).toHaveCount(3);
+  await expect(reviewer.getByTestId("claim-acls")).toContainText(`keep as a subscription of ${adopter} (payments)`);
+  await reviewer.goto(`/products/${productId}`);
   await reviewer.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("product-status")).toHaveText("APPROVED");
   const steps = reviewer.getByTestId("provisioning-steps").getByRole("listitem");
   await expect(steps.last()).toContainText("Remove the claimed topic's ACLs the reviewer did not keep");
+  // The adopted grant is now a subscription of the named account, approved and waiting for the worker's grant.
+  const adopted = await withDb(async (db) => (await db.query<{ status: string }>(`SELECT s.status FROM "Subscription" s JOIN "ServiceAccount" a ON a.id = s."serviceAccountId" WHERE s."productId" = $1 AND a.name = $2`, [productId, adopter])).rows);
+  expect(adopted).toEqual([{ status: "APPROVED" }]);
 
   await reviewer.goto(`/lineage?product=${productId}`);
   await expect(reviewer.getByTestId("lineage-graph")).toBeVisible();

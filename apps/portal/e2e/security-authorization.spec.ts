@@ -117,6 +117,23 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     await withDb((c) => c.query(`INSERT INTO "ClusterTopic" (name, "productId", partitions, "observedAt") VALUES ($1, NULL, 1, now())`, [topic]));
     return topic;
   };
+  // Standing in for the worker's alert evaluator: a freshness alert firing on the matrix's own product.
+  const firingAlert = async () => {
+    const id = `matrix-alert-${unique()}`;
+    await withDb((c) => c.query(`INSERT INTO "Alert" (id, kind, "productId", threshold, value, "peakValue", status, message) VALUES ($1, 'FRESHNESS', $2, 60, 600, 600, 'FIRING', 'Matrix fixture: the newest record is 600 s old.')`, [id, subscribable]));
+    return id;
+  };
+  const silencedAlert = async () => {
+    const id = await firingAlert();
+    await withDb((c) =>
+      c.query(
+        `INSERT INTO "AlertSilence" (key, kind, "productId", "alertId", until, "silencedById") SELECT $1, 'FRESHNESS', $2, $3, now() + interval '1 day', m."userId" FROM "Membership" m WHERE m."domainId" = $4 AND m.role = 'OWNER' LIMIT 1
+         ON CONFLICT (key) DO UPDATE SET "alertId" = EXCLUDED."alertId", until = EXCLUDED.until`,
+        [`FRESHNESS:${subscribable}`, subscribable, id, ids.orders],
+      ),
+    );
+    return id;
+  };
   const productFields = (name: string) => ({
     domainId: ids.orders,
     name,
@@ -187,6 +204,8 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       return created(await as("owner").post(`/api/v1/products/${id}/partitions`, { data: { partitions: 2, reason: "More parallel consumers." } }), "change request");
     },
     unmanagedTopic,
+    firingAlert,
+    silencedAlert,
     claimedProduct: async () => {
       const topic = await unmanagedTopic();
       const id = await created(await as("owner").post("/api/v1/cluster/topics/claim", { data: { topic, ...productFields(`Matrix Claim ${unique()}`) } }), "claim");

@@ -67,4 +67,11 @@ test("an admin sees an unmanaged topic with who can claim it", async ({ browser 
   await expect(row).toContainText("unmanaged");
   await expect(row.getByTestId("claim-who")).toHaveText("Unmanaged: an owner of a domain can claim it as a data product of that domain (you own no domain).");
   await expect(row.getByRole("link", { name: `Claim ${topic} as data product` })).toHaveCount(0);
+  // A topic under a domain's prefix is that domain's to claim, and the row says so.
+  const prefixed = `orders.aaa-export-${run}`;
+  await withDb((db) => db.query(`INSERT INTO "ClusterTopic" (name, partitions) VALUES ($1, 1)`, [prefixed]));
+  await admin.getByLabel("Topic name").fill(`aaa-export-${run}`);
+  await expect(admin.locator(`[data-testid="cluster-topic"][data-topic="${prefixed}"]`).getByTestId("claim-who")).toHaveText(
+    `Unmanaged: its name lies under the Orders domain's prefix ("orders."), so only that domain's owners can claim it as a data product (you own no domain).`,
+  );
 });

@@ -17,7 +17,8 @@ export type EntityType =
   | "ReservedPrincipal"
   | "ClusterTopic"
   | "Cluster"
-  | "ProductDeployment";
+  | "ProductDeployment"
+  | "Alert";
 
 /** Appends one audit event in the caller's transaction, with the request's client address and user agent when the actor carries them. */
 export async function recordAudit(

@@ -52,7 +52,8 @@ export { DEFAULT_SCHEDULE, recertificationState, type RecertificationSchedule } 
 export { RECERTIFICATION_ACTOR, sweepRecertification } from "./recertification/sweep.ts";
 export { DEFAULT_QUOTA_CLASSES, quotaClassesFromPolicy, quotaOfClass, quotasOfServiceAccounts, type QuotaClasses, type QuotaClassValues, type QuotaInForce } from "./quotas/quota-classes.ts";
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
-export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
+export { acknowledgeAlert, alertRuleKey, MAX_SILENCE_MS, SILENCE_DURATIONS, silenceAlert, silenceAlertInput, unsilenceAlert } from "./actions/silence-alert.ts";
+export { CLAIM_ACL_DECISIONS, claimAclsInput, decideClaimAcls, type ClaimAclDecision } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
 export { registerDerivedProduct } from "./actions/register-derived-product.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";

@@ -80,7 +80,7 @@ describe("grants the catalog does not know", () => {
       ["User:returns-app", expect.stringMatching(/claim's review has not decided it yet/)],
       ["User:old-report", expect.stringMatching(/claim's review has not decided it yet/)],
     ]);
-    await decideClaimAcls(db, ctx.as.reviewer, claimed.id, { remove: [1] });
+    await decideClaimAcls(db, ctx.as.reviewer, claimed.id, { decisions: [{ index: 0, decision: "EXCEPTION", reason: "The returns app predates the mesh; migrates in Q1." }, { index: 1, decision: "REMOVE" }] });
     expect(await whyOf()).toEqual([["User:old-report", expect.stringMatching(/chose to remove it and the worker has not yet/)]]);
   });
 });

@@ -1,6 +1,20 @@
 import { ConfigResourceTypes } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveProduct, claimTopic, decideClaimAcls, getProduct, loadActor, registrySchemaId, requestSchemaInference, submitForReview, topicSchemaInference, type Db } from "@kappa/catalog";
+import {
+  approveProduct,
+  claimTopic,
+  createServiceAccount,
+  decideClaimAcls,
+  getProduct,
+  loadActor,
+  productDrift,
+  registrySchemaId,
+  requestSchemaInference,
+  revokeSubscription,
+  submitForReview,
+  topicSchemaInference,
+  type Db,
+} from "@kappa/catalog";
 import { kafkaClient, type openTestDatabase, type seedPeople, type startWorker, waitFor, type TestBroker, startSaslStack, stopSaslStack } from "./helpers.ts";
 
 /*
@@ -37,16 +51,15 @@ async function withAdmin<T>(work: (admin: ReturnType<ReturnType<typeof kafkaClie
 const avro = JSON.stringify({ type: "record", name: "OrderExport", fields: [{ name: "orderId", type: "string" }] });
 
 describe("claiming an unmanaged topic", () => {
-  it("adopts the existing topic with its data: configs reconciled, partitions grown, chosen ACLs removed, others kept", async () => {
+  it("adopts the existing topic with its data: configs reconciled, partitions grown; each found ACL removed, adopted as a managed subscription or kept as an exception", async () => {
+    // Consumer accounts of payments the review names: one whose principal already reads the topic, one that takes over another principal's access.
+    const exporter = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: `${people.payments.slug}-export` });
+    const auditor = await createServiceAccount(db, people.as.paymentsOwner, { domainId: people.payments.id, name: `${people.payments.slug}-audit` });
     // A topic someone made by hand, with data and grants.
+    const read = (principal: string) => ({ resourceType: 2, resourceName: TOPIC, resourcePatternType: 3, principal, host: "*", operation: 3, permissionType: 3 });
     await withAdmin(async (admin) => {
       await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 2, configEntries: [{ name: "retention.ms", value: "86400000" }] }] });
-      await admin.createAcls({
-        acl: [
-          { resourceType: 2, resourceName: TOPIC, resourcePatternType: 3, principal: "User:old-report", host: "*", operation: 3, permissionType: 3 },
-          { resourceType: 2, resourceName: TOPIC, resourcePatternType: 3, principal: "User:etl-job", host: "*", operation: 3, permissionType: 3 },
-        ],
-      });
+      await admin.createAcls({ acl: [read("User:old-report"), read("User:etl-job"), read(`User:${exporter.name}`), read("User:legacy-audit")] });
     });
     const producer = kafkaClient(broker.bootstrap, asAdmin).producer();
     await producer.connect();
@@ -74,8 +87,14 @@ describe("claiming an unmanaged topic", () => {
     await submitForReview(db, people.as.ordersOwner, draft.id);
     const page = await getProduct(db, await loadActor(db, people.as.reviewer.userId), draft.id);
     const found = (page.claim?.foundAcls ?? []) as { principal: string }[];
-    expect(found.map((b) => b.principal).sort()).toEqual(["User:etl-job", "User:old-report"]);
-    await decideClaimAcls(db, people.as.reviewer, draft.id, { remove: [found.findIndex((b) => b.principal === "User:old-report")] });
+    expect(found.map((b) => b.principal).sort()).toEqual(["User:etl-job", `User:${exporter.name}`, "User:legacy-audit", "User:old-report"].sort());
+    const decisionFor = (principal: string) =>
+      principal === "User:old-report"
+        ? { decision: "REMOVE" }
+        : principal === "User:etl-job"
+          ? { decision: "EXCEPTION", reason: "The nightly ETL job moves to a subscription next quarter." }
+          : { decision: "ADOPT", serviceAccount: principal === "User:legacy-audit" ? auditor.name : exporter.name };
+    await decideClaimAcls(db, people.as.reviewer, draft.id, { decisions: found.map((b, index) => ({ index, ...decisionFor(b.principal) })) });
     await approveProduct(db, people.as.reviewer, draft.id);
 
     await waitFor(async () => (await db.dataProduct.findUniqueOrThrow({ where: { id: draft.id } })).status === "ACTIVE", 30_000, "claimed product ACTIVE");
@@ -94,9 +113,29 @@ describe("claiming an unmanaged topic", () => {
     expect(acls).toContain(`User:${people.orders.slug}-producer`);
     const steps = await db.provisioningTask.findMany({ where: { entityId: draft.id }, orderBy: { step: "asc" } });
     expect(steps.map((s) => `${s.kind}:${s.status}`)).toEqual(["CREATE_TOPIC:DONE", "ENSURE_SERVICE_ACCOUNT:DONE", "GRANT_PRODUCER_ACL:DONE", "REMOVE_CLAIMED_ACLS:DONE"]);
-    // The next scan lists it as managed by the product.
+
+    // Adopted: each named account has an ACTIVE subscription granted by the worker; the account that already read the topic
+    // keeps reading it, the other principal's access moved to the named account.
+    const subs = await db.subscription.findMany({ where: { productId: draft.id }, include: { serviceAccount: { select: { name: true } } } });
+    expect(subs.map((s) => s.serviceAccount.name).sort()).toEqual([exporter.name, auditor.name].sort());
+    await waitFor(async () => (await db.subscription.count({ where: { productId: draft.id, status: "ACTIVE" } })) === 2, 30_000, "adopted subscriptions ACTIVE");
+    const readers = async () =>
+      withAdmin(async (admin) => (await admin.describeAcls({ resourceType: 2, resourceName: TOPIC, resourcePatternType: 3, operation: 1, permissionType: 1 })).resources.flatMap((r) => r.acls.map((a) => `${a.principal} ${a.operation}`)));
+    const granted = await readers();
+    expect(granted).toEqual(expect.arrayContaining([`User:${exporter.name} 3`, `User:${auditor.name} 3`, "User:etl-job 3"]));
+    expect(granted.some((g) => g.startsWith("User:legacy-audit "))).toBe(false);
+    // The next scan lists it as managed by the product; nothing on it is unexplained, and the exception is listed with its reason.
     await running.worker.scanner.scanOnce();
     expect(await db.clusterTopic.findUnique({ where: { name: TOPIC } })).toMatchObject({ productId: draft.id });
+    const drift = await productDrift(db, await loadActor(db, people.as.ordersOwner.userId), draft.id);
+    expect(drift.unknownGrants).toEqual([]);
+    expect(drift.grantExceptions).toEqual([expect.objectContaining({ principal: "User:etl-job", reason: "The nightly ETL job moves to a subscription next quarter.", present: true })]);
+
+    // Managed from now on: revoking the adopted subscription removes the grant the topic had before the claim.
+    const exporterSub = subs.find((s) => s.serviceAccount.name === exporter.name);
+    await revokeSubscription(db, people.as.ordersOwner, exporterSub?.id ?? "", { reason: "The export job is retired." });
+    await waitFor(async () => !(await readers()).some((g) => g.startsWith(`User:${exporter.name} `)), 30_000, "adopted grant revoked on the broker");
+    expect(await readers()).toEqual(expect.arrayContaining([`User:${auditor.name} 3`, "User:etl-job 3"]));
   });
 
   it("infers a schema from sample records for the claim form: JSON → JSON Schema, registry-framed Avro → that schema, binary → explained", async () => {

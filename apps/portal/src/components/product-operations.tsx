@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
-import { Badge, Button, Card, ErrorAlert, Notice } from "@/components/ui";
+import { Badge, Button, Card, ErrorAlert, inputClass, Notice } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ProductDetail, ProductDrift, ProductSearchResult } from "@/lib/api-types";
 import { formatDateTime } from "@/lib/format";
@@ -74,39 +74,96 @@ export function InputsPanel({ product, isOwner }: { product: ProductDetail; isOw
 }
 
 interface Binding { principal: string; operation: string; permission: string; patternType: string; resourceName: string; host: string }
+type DecisionKind = "REMOVE" | "ADOPT" | "EXCEPTION";
+interface Decided { binding: Binding; decision: DecisionKind; serviceAccountName?: string; domainSlug?: string; subscriptionId?: string; reason?: string }
+interface Draft { decision: DecisionKind | ""; serviceAccount: string; reason: string }
 const bindingsOf = (v: unknown): Binding[] => (Array.isArray(v) ? (v as Binding[]) : []);
-const same = (a: Binding, b: Binding) => JSON.stringify(a) === JSON.stringify(b);
+const decisionsOf = (v: unknown): Decided[] => (Array.isArray(v) ? (v as Decided[]) : []);
+const same = (a: Binding, b: Binding) =>
+  a.principal === b.principal && a.operation === b.operation && a.permission === b.permission && a.patternType === b.patternType && a.resourceName === b.resourceName && a.host === b.host;
 
-/** The reviewer keeps or removes each ACL found on a claimed topic; only bindings on exactly this topic can be removed here. */
+function decidedText(d: Decided): string {
+  if (d.decision === "REMOVE") return "remove: the worker deletes it on approval";
+  if (d.decision === "EXCEPTION") return `keep as an exception: ${d.reason ?? ""}`;
+  return `keep as a subscription of ${d.serviceAccountName ?? "?"} (${d.domainSlug ?? "?"})${d.subscriptionId ? "" : ", granted on approval"}`;
+}
+
+/**
+ * The claim's review (issue 31, point 2): each ACL found on the claimed topic
+ * is kept — adopted as a subscription of a named service account, or kept as
+ * a documented exception with a reason — or removed. A governance reviewer
+ * other than the claimant decides; the worker carries it out on approval.
+ */
 export function ClaimAclsPanel({ product, canDecide }: { product: ProductDetail; canDecide: boolean }) {
   const client = useQueryClient();
   const found = bindingsOf(product.claim?.foundAcls);
-  const decided = bindingsOf(product.claim?.removeAcls);
-  const [remove, setRemove] = useState<number[]>(found.flatMap((b, i) => (decided.some((d) => same(d, b)) ? [i] : [])));
-  const save = useMutation<unknown, ApiError, number[]>({
-    mutationFn: (ids) => api(`/api/v1/products/${product.id}/claim-acls`, { method: "POST", body: { remove: ids } }),
+  const decided = decisionsOf((product.claim as { aclDecisions?: unknown } | null)?.aclDecisions);
+  const topic = product.claim?.topic ?? "";
+  const [drafts, setDrafts] = useState<Draft[]>(() =>
+    found.map((b) => {
+      const d = decided.find((x) => same(x.binding, b));
+      return { decision: d?.decision ?? "", serviceAccount: d?.serviceAccountName ?? "", reason: d?.reason ?? "" };
+    }),
+  );
+  const save = useMutation<unknown, ApiError, Draft[]>({
+    mutationFn: (list) =>
+      api(`/api/v1/products/${product.id}/claim-acls`, {
+        method: "POST",
+        body: {
+          decisions: list.flatMap((d, index) =>
+            d.decision === "" ? [] : [{ index, decision: d.decision, ...(d.decision === "ADOPT" ? { serviceAccount: d.serviceAccount.trim() } : {}), ...(d.decision === "EXCEPTION" ? { reason: d.reason.trim() } : {}) }],
+          ),
+        },
+      }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.products.detail(product.id) }),
   });
   if (!product.claim) return null;
   const editable = canDecide && product.status === "IN_REVIEW";
+  const change = (i: number, patch: Partial<Draft>) => setDrafts(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d)));
+  const undecided = drafts.filter((d) => d.decision === "").length;
   return (
     <Card title="Claimed topic: existing ACLs">
       <p className="text-sm text-slate-700">
-        This product adopts the existing topic <span className="font-mono">{product.claim.topic}</span> without recreating it: its records stay, its configs are set to the approved ones on approval.
-        {found.length === 0 ? " No ACLs were found on it." : " These grants were on the topic when it was claimed:"}
+        This product adopts the existing topic <span className="font-mono">{topic}</span> without recreating it: its records stay, its configs are set to the approved ones on approval.
+        {found.length === 0 ? " No ACLs were found on it." : " These grants were on the topic when it was claimed; the catalog knows none of them. Each is kept — as a subscription of a named service account, or as a documented exception — or removed. A governance reviewer other than the claimant decides; the worker carries it out when the claim is approved."}
       </p>
       {found.length > 0 && (
-        <ul className="mt-2 space-y-1 text-sm" data-testid="claim-acls">
+        <ul className="mt-3 space-y-3 text-sm" data-testid="claim-acls">
           {found.map((b, i) => {
-            const literal = b.patternType === "LITERAL" && b.resourceName === product.claim?.topic;
+            const literal = b.patternType === "LITERAL" && b.resourceName === topic;
+            const adoptable = literal && b.permission === "ALLOW" && (b.operation === "READ" || b.operation === "DESCRIBE");
+            const label = `${b.principal} ${b.operation}`;
+            const d = decided.find((x) => same(x.binding, b));
+            const draft = drafts[i] ?? { decision: "", serviceAccount: "", reason: "" };
             return (
-              <li key={i} className="flex flex-wrap items-center gap-2">
-                <label className="flex items-center gap-2">
-                  <input type="checkbox" disabled={!editable || !literal} checked={remove.includes(i)} onChange={(e) => setRemove(e.target.checked ? [...remove, i] : remove.filter((x) => x !== i))} aria-label={`Remove ${b.principal} ${b.operation}`} />
-                  <span className="font-mono text-xs">{b.principal}</span> {b.permission} {b.operation}
-                </label>
-                {!literal && <span className="text-xs text-slate-500">({b.patternType === "PREFIXED" ? `prefix ${b.resourceName}` : "all topics"}: also covers other topics, kept)</span>}
-                {decided.some((d) => same(d, b)) && <Badge value="REVOKED" label="to be removed" />}
+              <li key={i} className="rounded-md p-2 ring-1 ring-slate-200" data-testid="claim-acl">
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="font-mono text-xs">{b.principal}</span> {b.permission} {b.operation} from {b.host}
+                  {!literal && <span className="text-xs text-slate-500">({b.patternType === "PREFIXED" ? `prefix ${b.resourceName}` : "all topics"}: also covers other topics, so it cannot be removed with the claim)</span>}
+                </div>
+                {d ? (
+                  <p className="mt-1 text-xs" data-testid="claim-acl-decision">
+                    <Badge value={d.decision === "REMOVE" ? "REVOKED" : d.decision === "ADOPT" ? "ACTIVE" : "DEPRECATED"} label={d.decision === "REMOVE" ? "to be removed" : d.decision === "ADOPT" ? "adopted" : "exception"} /> {decidedText(d)}
+                  </p>
+                ) : (
+                  <p className="mt-1 text-xs text-rose-700">Not decided yet.</p>
+                )}
+                {editable && (
+                  <div className="mt-2 grid gap-2 sm:grid-cols-[16rem_1fr]">
+                    <select className={inputClass} aria-label={`Decision for ${label}`} value={draft.decision} onChange={(e) => change(i, { decision: e.target.value as Draft["decision"] })}>
+                      <option value="">Choose…</option>
+                      <option value="ADOPT" disabled={!adoptable}>Keep: subscription of a service account</option>
+                      <option value="EXCEPTION">Keep: documented exception</option>
+                      <option value="REMOVE" disabled={!literal}>Remove</option>
+                    </select>
+                    {draft.decision === "ADOPT" && (
+                      <input className={inputClass} aria-label={`Service account for ${label}`} placeholder="account name, e.g. analytics-dashboard" value={draft.serviceAccount} onChange={(e) => change(i, { serviceAccount: e.target.value })} />
+                    )}
+                    {draft.decision === "EXCEPTION" && (
+                      <input className={inputClass} aria-label={`Reason for ${label}`} placeholder="why it stays outside the catalog (shown on the product)" value={draft.reason} onChange={(e) => change(i, { reason: e.target.value })} />
+                    )}
+                  </div>
+                )}
               </li>
             );
           })}
@@ -114,10 +171,12 @@ export function ClaimAclsPanel({ product, canDecide }: { product: ProductDetail;
       )}
       {editable && found.length > 0 && (
         <div className="mt-3 flex flex-wrap items-center gap-3">
-          <Button variant="secondary" disabled={save.isPending} onClick={() => save.mutate(remove)}>Save ACL decision</Button>
-          <span className="text-xs text-slate-500">Checked bindings are removed when you approve; the rest stay.</span>
+          <Button variant="secondary" disabled={save.isPending} onClick={() => save.mutate(drafts)}>Save ACL decisions</Button>
+          <span className="text-xs text-slate-500">
+            {undecided > 0 ? `${undecided} of ${found.length} not chosen yet; the claim is approved only once every ACL is decided.` : "Adopting an ACL of another principal moves its access to the named account (the old ACL is removed)."}
+          </span>
           {save.isSuccess && <Notice>Saved.</Notice>}
-          {save.isError && <ErrorAlert message={save.error.message} />}
+          {save.isError && <ErrorAlert message={[save.error.message, ...Object.values(save.error.fields ?? {}).flat()].filter((m, k, all) => all.indexOf(m) === k).join(" ")} />}
         </div>
       )}
     </Card>
@@ -145,6 +204,21 @@ export function DriftPanel({ productId, placeholder = null }: { productId: strin
               <li key={`${g.principal} ${g.operation} ${g.permission} ${g.host} ${g.patternType} ${g.resourceName}`}>
                 <span className="font-mono">{g.principal}</span> · {g.permission} {g.operation} from {g.host}
                 {g.patternType !== "LITERAL" ? ` (${g.patternType} ${g.resourceName})` : ""} — <span className="text-slate-700">{g.why}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {d.grantExceptions.length > 0 && (
+        <div className="mt-3 rounded-md bg-amber-50 p-3 ring-1 ring-amber-200" data-testid="grant-exceptions">
+          <h3 className="text-sm font-semibold text-amber-900">Documented exceptions ({d.grantExceptions.length})</h3>
+          <p className="mt-1 text-xs text-amber-900">ACLs the claim&apos;s review kept on {d.topic} outside the catalog, with the reason it gave.</p>
+          <ul className="mt-2 space-y-1 text-sm">
+            {d.grantExceptions.map((g) => (
+              <li key={`${g.principal} ${g.operation} ${g.permission} ${g.host} ${g.patternType} ${g.resourceName}`}>
+                <span className="font-mono">{g.principal}</span> · {g.permission} {g.operation} from {g.host}
+                {g.patternType !== "LITERAL" ? ` (${g.patternType} ${g.resourceName})` : ""} — <span className="text-slate-700">{g.reason}</span>
+                {!g.present && <span className="text-xs text-slate-500"> (no longer on the cluster)</span>}
               </li>
             ))}
           </ul>

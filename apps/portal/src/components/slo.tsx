@@ -40,7 +40,7 @@ function series(points: { groupId: string; bucket: string; value: number | null 
   return { points: [...rows.values()].sort((a, b) => a.t - b.t), groups };
 }
 
-export function AlertList({ alerts, empty }: { alerts: AlertItem[]; empty: string }) {
+export function AlertList({ alerts, empty, queryKey }: { alerts: AlertItem[]; empty: string; queryKey: readonly unknown[] }) {
   if (alerts.length === 0) return <p className="text-sm text-slate-600" data-testid="alert-list-empty">{empty}</p>;
   return (
     <ul className="divide-y divide-slate-200" data-testid="alert-list">
@@ -48,16 +48,84 @@ export function AlertList({ alerts, empty }: { alerts: AlertItem[]; empty: strin
         <li key={a.id} className="py-2" data-testid="alert" data-status={a.status}>
           <div className="flex flex-wrap items-center justify-between gap-2">
             <span className="text-sm font-medium">{KIND_LABELS[a.kind] ?? a.kind}{a.groupId ? <> · <span className="font-mono">{a.groupId}</span></> : null}</span>
-            <Badge value={a.status} label={a.status === "FIRING" ? "firing" : "resolved"} />
+            <span className="flex gap-1">
+              {a.silence && <Badge value="DEPRECATED" label="silenced" />}
+              {a.status === "FIRING" && a.acknowledgedAt && <Badge value="PENDING" label="acknowledged" />}
+              <Badge value={a.status} label={a.status === "FIRING" ? "firing" : "resolved"} />
+            </span>
           </div>
           <p className="mt-1 text-sm text-slate-700">{a.message}</p>
           <p className="mt-1 text-xs text-slate-500">
             fired {formatDateTime(a.firedAt)}
             {a.resolvedAt ? ` · resolved ${formatDateTime(a.resolvedAt)}` : <> · <Ago iso={a.firedAt} /></>} · worst {formatCount(Math.round(a.peakValue))}
           </p>
+          {a.status === "FIRING" && a.acknowledgedAt && <p className="mt-1 text-xs text-slate-600" data-testid="alert-acknowledged">Acknowledged by {a.acknowledgedBy ?? "a former user"} {formatDateTime(a.acknowledgedAt)}.</p>}
+          {a.silence && (
+            <p className="mt-1 text-xs text-amber-800" data-testid="alert-silence">
+              Silenced by {a.silence.by ?? "a former user"} until {formatDateTime(a.silence.until)}: no notifications until then; if it still fires when the silence ends, it notifies again.
+              {a.silence.reason ? ` Reason: ${a.silence.reason}` : ""}
+            </p>
+          )}
+          {a.canSilence && <AlertActions alert={a} queryKey={queryKey} />}
         </li>
       ))}
     </ul>
+  );
+}
+
+const SILENCE_CHOICES = [
+  { value: "1h", label: "1 hour" },
+  { value: "24h", label: "24 hours" },
+  { value: "7d", label: "7 days" },
+  { value: "until", label: "until a date…" },
+] as const;
+
+/** An owner acknowledges a firing alert, or silences its rule for a time (1 h, 24 h, 7 days, until a date), or ends the silence. */
+function AlertActions({ alert: a, queryKey }: { alert: AlertItem; queryKey: readonly unknown[] }) {
+  const client = useQueryClient();
+  const [choice, setChoice] = useState<(typeof SILENCE_CHOICES)[number]["value"]>("1h");
+  const [until, setUntil] = useState("");
+  const [reason, setReason] = useState("");
+  const done = () => client.invalidateQueries({ queryKey });
+  const acknowledge = useMutation<unknown, ApiError>({ mutationFn: () => api(`/api/v1/alerts/${a.id}/acknowledge`, { method: "POST" }), onSuccess: done });
+  const silence = useMutation<unknown, ApiError>({
+    mutationFn: () => {
+      const when = choice === "until" ? (until ? new Date(until) : null) : null;
+      const body = choice === "until" ? { until: when && !Number.isNaN(when.getTime()) ? when.toISOString() : until } : { duration: choice };
+      return api(`/api/v1/alerts/${a.id}/silence`, { method: "POST", body: { ...body, ...(reason.trim() ? { reason: reason.trim() } : {}) } });
+    },
+    onSuccess: done,
+  });
+  const unsilence = useMutation<unknown, ApiError>({ mutationFn: () => api(`/api/v1/alerts/${a.id}/silence`, { method: "DELETE" }), onSuccess: done });
+  const error = acknowledge.error ?? silence.error ?? unsilence.error;
+  return (
+    <div className="mt-2 flex flex-wrap items-end gap-2" data-testid="alert-actions">
+      {!a.acknowledgedAt && <Button variant="secondary" disabled={acknowledge.isPending} onClick={() => acknowledge.mutate()}>Acknowledge</Button>}
+      {a.silence ? (
+        <Button variant="secondary" disabled={unsilence.isPending} onClick={() => unsilence.mutate()}>End silence</Button>
+      ) : (
+        <>
+          <label className="text-xs">
+            <span className="block text-slate-600">Silence for</span>
+            <select className={inputClass} value={choice} onChange={(e) => setChoice(e.target.value as typeof choice)}>
+              {SILENCE_CHOICES.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
+            </select>
+          </label>
+          {choice === "until" && (
+            <label className="text-xs">
+              <span className="block text-slate-600">Silence until</span>
+              <input type="datetime-local" className={inputClass} value={until} onChange={(e) => setUntil(e.target.value)} />
+            </label>
+          )}
+          <label className="text-xs">
+            <span className="block text-slate-600">Reason (optional)</span>
+            <input className={inputClass} value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} />
+          </label>
+          <Button variant="secondary" disabled={silence.isPending} onClick={() => silence.mutate()}>Silence</Button>
+        </>
+      )}
+      {error && <ErrorAlert message={[error.message, ...Object.values(error.fields ?? {}).flat()].filter((m, i, all) => all.indexOf(m) === i).join(" ")} />}
+    </div>
   );
 }
 
@@ -171,7 +239,7 @@ export function SubscriptionObjectives({ subscriptionId }: { subscriptionId: str
       {o?.maxLagSeconds != null && seconds.points.length >= 2 && <ObjectiveChart series={seconds} objective={o.maxLagSeconds} unit="s" label={`Lag in seconds per minute against the objective of ${o.maxLagSeconds} s.`} testId="objective-chart-seconds" />}
       <div>
         <h3 className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">Alert history</h3>
-        <AlertList alerts={d.alerts} empty="No alert so far." />
+        <AlertList alerts={d.alerts} empty="No alert so far." queryKey={queryKeys.subscriptions.objectives(subscriptionId)} />
       </div>
     </div>
   );
@@ -201,7 +269,7 @@ export function ProductFreshness({ productId }: { productId: string }) {
       {ages.points.length >= 2 && <ObjectiveChart series={ages} objective={f.targetSeconds} unit="s" label={`Age of the newest record per minute against the freshness target of ${f.targetSeconds} s.`} testId="freshness-chart" />}
       <div>
         <h3 className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">Alert history</h3>
-        <AlertList alerts={alerts} empty="No alert so far." />
+        <AlertList alerts={alerts} empty="No alert so far." queryKey={queryKeys.products.slo(productId)} />
       </div>
     </div>
   );

@@ -13,6 +13,13 @@ export interface AlertItem {
   message: string;
   firedAt: string;
   resolvedAt: string | null;
+  /** A firing alert an owner acknowledged: when and who. */
+  acknowledgedAt: string | null;
+  acknowledgedBy: string | null;
+  /** The silence on the alert's rule while it lasts: it does not notify until then. */
+  silence: { until: string; by: string | null; reason: string } | null;
+  /** Whether this viewer may acknowledge and silence it (the owners it is about). */
+  canSilence: boolean;
 }
 
 export type Verdict = "MET" | "BREACHED" | "UNKNOWN" | null;

@@ -13,6 +13,7 @@ import { assignRegistryIds } from "../schema-registry/registry-ids.ts";
 import { enqueueProductProvisioning } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
 import { approvalCommentInput } from "../validation.ts";
+import { carryOutClaimDecisions } from "./decide-claim-acls.ts";
 import { supersedePredecessor } from "./publish-major-version.ts";
 
 /**
@@ -53,6 +54,8 @@ export async function approveProduct(db: Db, acting: ActingUser, productId: stri
     const product = await lockProduct(tx, productId);
     const to = nextProductStatus(product.status, "approve");
     assertFourEyes(actor, product, "this product");
+    // A claimed topic: every ACL found on it is decided first; adopted ones become subscriptions (issue 31, point 2).
+    await carryOutClaimDecisions(tx, actor, product);
     // A policy changed since submission still applies: nothing non-compliant reaches Kafka.
     const schema = await tx.schemaVersion.findFirst({ where: { productId }, orderBy: { version: "desc" } });
     const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: productId, facts: { product: productFacts(product, schema) } });

@@ -137,9 +137,14 @@ async function lockState(tx: Tx, key: string): Promise<State | null> {
   return rows.length === 0 ? null : tx.alertState.findUnique({ where: { key } });
 }
 
-async function fire(tx: Tx, r: Rule, value: number, now: Date): Promise<string> {
+/** The rules an owner silenced (AlertSilence), by key: until then their alerts neither notify when they fire nor when they resolve. */
+type Silences = Map<string, { until: Date }>;
+const silenced = (silences: Silences, key: string, now: Date) => (silences.get(key)?.until.getTime() ?? 0) > now.getTime();
+
+async function fire(tx: Tx, r: Rule, value: number, now: Date, quiet: boolean): Promise<string> {
   const message = `${r.productName}: ${r.what} ${fmt(value)} ${r.unit}, above the objective of ${fmt(r.threshold)} ${r.unit}.`;
   const alert = await tx.alert.create({ data: { kind: r.kind, productId: r.productId, subscriptionId: r.subscriptionId, groupId: r.groupId, threshold: r.threshold, value, peakValue: value, message, firedAt: now } });
+  if (quiet) return alert.id;
   await notify(tx, {
     kind: "alert.fired",
     title: r.kind === "FRESHNESS" ? `${r.productName} is stale` : `Lag alert on ${r.productName}: ${r.groupId}`,
@@ -163,8 +168,9 @@ interface ResolveTarget {
   audience: NotificationAudience;
 }
 
-async function resolve(tx: Tx, alertId: string, r: ResolveTarget, now: Date, why: string): Promise<void> {
+async function resolve(tx: Tx, alertId: string, r: ResolveTarget, now: Date, why: string, quiet = false): Promise<void> {
   const alert = await tx.alert.update({ where: { id: alertId }, data: { status: "RESOLVED", resolvedAt: now } });
+  if (quiet) return;
   await notify(tx, {
     kind: "alert.resolved",
     title: r.kind === "FRESHNESS" ? `${r.productName} is fresh again` : `Lag alert resolved on ${r.productName}: ${r.groupId}`,
@@ -181,11 +187,14 @@ export interface EvaluationResult {
   rules: number;
   fired: string[];
   resolved: string[];
+  /** Alerts still firing when their silence ended: notified again. */
+  refired: string[];
 }
 
 export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = new Date()): Promise<EvaluationResult> {
-  const result: EvaluationResult = { rules: 0, fired: [], resolved: [] };
+  const result: EvaluationResult = { rules: 0, fired: [], resolved: [], refired: [] };
   const states = new Map((await db.alertState.findMany()).map((s) => [s.key, s]));
+  const silences: Silences = new Map((await db.alertSilence.findMany({ select: { key: true, until: true } })).map((s) => [s.key, s]));
   const freshnessStates = [...states.values()].filter((s) => s.kind === "FRESHNESS").map((s) => s.productId);
   const all = await rules(db, now, options.staleAfterMs ?? 300_000, freshnessStates);
   result.rules = all.length;
@@ -206,7 +215,7 @@ export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = 
       await db.$transaction(async (tx) => {
         const locked = await lockState(tx, r.key);
         if (!locked || locked.firingAlertId !== firingId) return;
-        await resolve(tx, firingId, r, now, `Consumer group ${r.groupId} has had no members since ${since.toISOString().slice(0, 16).replace("T", " ")} UTC: it is shown as inactive and its lag does not alert until a consumer joins again`);
+        await resolve(tx, firingId, r, now, `Consumer group ${r.groupId} has had no members since ${since.toISOString().slice(0, 16).replace("T", " ")} UTC: it is shown as inactive and its lag does not alert until a consumer joins again`, silenced(silences, r.key, now));
         result.resolved.push(firingId);
         await tx.alertState.delete({ where: { key: r.key } });
       });
@@ -232,7 +241,7 @@ export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = 
       await db.$transaction(async (tx) => {
         const locked = await lockState(tx, r.key);
         if (!locked || locked.firingAlertId) return;
-        const id = await fire(tx, r, value, now);
+        const id = await fire(tx, r, value, now, silenced(silences, r.key, now));
         result.fired.push(id);
         await tx.alertState.update({ where: { key: r.key }, data: { firingAlertId: id, clearSince: null, lastValue: value } });
       });
@@ -257,7 +266,7 @@ export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = 
     await db.$transaction(async (tx) => {
       const locked = await lockState(tx, r.key);
       if (!locked || locked.firingAlertId !== firingId) return;
-      await resolve(tx, firingId, r, now, `${r.what[0]?.toUpperCase()}${r.what.slice(1)} ${fmt(value)} ${r.unit} now`);
+      await resolve(tx, firingId, r, now, `${r.what[0]?.toUpperCase()}${r.what.slice(1)} ${fmt(value)} ${r.unit} now`, silenced(silences, r.key, now));
       result.resolved.push(firingId);
       await tx.alertState.delete({ where: { key: r.key } });
     });
@@ -283,9 +292,38 @@ export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = 
         { kind: s.kind, productName: product?.name ?? s.productId, productId: s.productId, subscriptionId: s.subscriptionId, groupId: s.groupId, link: s.subscriptionId ? `/subscriptions/${s.subscriptionId}` : `/products/${s.productId}`, audience: { domainMembers: domain ? [domain] : [] } },
         now,
         "No longer watched (the objective, the consumer group or the access ended)",
+        silenced(silences, s.key, now),
       );
       result.resolved.push(firingId);
       await tx.alertState.delete({ where: { key: s.key } });
+    });
+  }
+
+  // Silences that ended: a rule still firing notifies again (it fires again after the silence); the silence goes.
+  for (const [key, silence] of silences) {
+    if (silence.until.getTime() > now.getTime()) continue;
+    await db.$transaction(async (tx) => {
+      const ended = await tx.alertSilence.deleteMany({ where: { key, until: { lte: now } } });
+      if (ended.count === 0) return;
+      const state = await lockState(tx, key);
+      if (!state?.firingAlertId) return;
+      const alert = await tx.alert.findUnique({ where: { id: state.firingAlertId } });
+      if (!alert || alert.status !== "FIRING") return;
+      const product = await tx.dataProduct.findUnique({ where: { id: alert.productId }, select: { name: true, domainId: true } });
+      const sub = alert.subscriptionId ? await tx.subscription.findUnique({ where: { id: alert.subscriptionId }, select: { consumingDomainId: true } }) : null;
+      const name = product?.name ?? alert.productId;
+      const audience: NotificationAudience = sub ? { domainMembers: [sub.consumingDomainId] } : { domainMembers: product ? [product.domainId] : [] };
+      await notify(tx, {
+        kind: "alert.fired",
+        title: alert.kind === "FRESHNESS" ? `${name} is still stale` : `Lag alert on ${name} still firing: ${alert.groupId}`,
+        body: `The silence ended and the alert still fires: ${alert.message}`,
+        link: alert.subscriptionId ? `/subscriptions/${alert.subscriptionId}` : `/products/${alert.productId}`,
+        entityType: alert.subscriptionId ? "Subscription" : "DataProduct",
+        entityId: alert.subscriptionId ?? alert.productId,
+        audience,
+        data: { alertId: alert.id, rule: alert.kind, silenceEnded: true, value: state.lastValue, threshold: alert.threshold, groupId: alert.groupId },
+      });
+      result.refired.push(alert.id);
     });
   }
   return result;

@@ -1,6 +1,7 @@
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { parseInput } from "../action.ts";
+import { namespaceOwner } from "../actions/claim-topic.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
@@ -20,10 +21,21 @@ export function requireClusterBrowser(actor: Actor): void {
   }
 }
 
-function row(t: Prisma.ClusterTopicGetPayload<object>) {
+type DomainRef = { id: string; slug: string; name: string };
+
+/** Who may claim an unmanaged topic: the domain whose prefix the name lies under (only its owners), or null (any domain's owners). */
+function claimableBy(t: { name: string; productId: string | null }, domains: readonly DomainRef[]) {
+  if (t.productId !== null) return null;
+  const owner = namespaceOwner(t.name, domains);
+  return owner ? { domainId: owner.id, domainSlug: owner.slug, domainName: owner.name } : null;
+}
+
+function row(t: Prisma.ClusterTopicGetPayload<object>, domains: readonly DomainRef[]) {
   return {
     name: t.name,
     managed: t.productId !== null,
+    /** Unmanaged topics under a domain's prefix: only that domain's owners claim them (claim-topic.ts). */
+    claimableBy: claimableBy(t, domains),
     productId: t.productId,
     partitions: t.partitions,
     configs: t.configs,
@@ -53,14 +65,15 @@ export async function listClusterTopics(db: Db, actor: Actor, rawInput: unknown)
     db.clusterTopic.findMany({ where, orderBy: { name: "asc" }, skip: (input.page - 1) * input.pageSize, take: input.pageSize }),
     db.clusterTopic.aggregate({ _max: { observedAt: true } }),
   ]);
-  return { items: items.map(row), total, page: input.page, pageSize: input.pageSize, pageCount: Math.max(1, Math.ceil(total / input.pageSize)), observedAt: scan._max.observedAt };
+  const domains = await db.domain.findMany({ select: { id: true, slug: true, name: true } });
+  return { items: items.map((t) => row(t, domains)), total, page: input.page, pageSize: input.pageSize, pageCount: Math.max(1, Math.ceil(total / input.pageSize)), observedAt: scan._max.observedAt };
 }
 
 export async function clusterTopic(db: Db, actor: Actor, name: string) {
   requireClusterBrowser(actor);
   const t = await db.clusterTopic.findUnique({ where: { name } });
   if (!t) throw new NotFoundError("Topic", name);
-  return row(t);
+  return row(t, await db.domain.findMany({ select: { id: true, slug: true, name: true } }));
 }
 
 /** The latest schema inference of an unmanaged topic (null before any request); admins and owners, like the browser. */

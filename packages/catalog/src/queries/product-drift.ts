@@ -2,7 +2,7 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
-import { unknownGrants } from "./unknown-grants.ts";
+import { grantExceptions, unknownGrants } from "./unknown-grants.ts";
 
 /**
  * The drift view of one product: what the worker's full reconciles found on
@@ -39,5 +39,7 @@ export async function productDrift(db: Db, actor: Actor, productId: string, limi
     events: aboutThisTopic.slice(0, limit).map((e) => ({ id: e.id, at: e.at, entityType: e.entityType, entityId: e.entityId, data: e.data })),
     /** ACLs on the topic no catalog grant explains (the worker's last cluster scan). */
     unknownGrants: (await unknownGrants(db, [productId])).get(productId) ?? [],
+    /** ACLs a claim's review kept as documented exceptions, with their reasons. */
+    grantExceptions: await grantExceptions(db, productId),
   };
 }

@@ -1,3 +1,4 @@
+import { alertRuleKey } from "../actions/silence-alert.ts";
 import type { Actor } from "../actor.ts";
 import { INACTIVE_AFTER_MS, inactiveSince } from "../alerts/inputs.ts";
 import type { Db } from "../db.ts";
@@ -17,6 +18,37 @@ const UNPUBLISHED = ["DRAFT", "IN_REVIEW", "REJECTED"];
 const ALERTS_SHOWN = 50;
 
 type AlertRow = Awaited<ReturnType<Db["alert"]["findMany"]>>[number];
+
+/**
+ * The alerts as the page shows them, with who acknowledged a firing one and
+ * the silence on its rule (who, until when, why), and whether this viewer may
+ * acknowledge or silence it (silence-alert.ts: the owners it is about).
+ */
+async function alertViews(db: Db, actor: Actor, alerts: AlertRow[], now: number) {
+  const firing = alerts.filter((a) => a.status === "FIRING");
+  const silences = firing.length ? await db.alertSilence.findMany({ where: { key: { in: firing.map(alertRuleKey) }, until: { gt: new Date(now) } } }) : [];
+  const subIds = [...new Set(firing.flatMap((a) => (a.subscriptionId ? [a.subscriptionId] : [])))];
+  const productIds = [...new Set(firing.filter((a) => !a.subscriptionId).map((a) => a.productId))];
+  const [subs, products] = await Promise.all([
+    subIds.length ? db.subscription.findMany({ where: { id: { in: subIds } }, select: { id: true, consumingDomainId: true } }) : [],
+    productIds.length ? db.dataProduct.findMany({ where: { id: { in: productIds } }, select: { id: true, domainId: true } }) : [],
+  ]);
+  const userIds = [...new Set([...silences.map((s) => s.silencedById), ...firing.flatMap((a) => (a.acknowledgedById ? [a.acknowledgedById] : []))])];
+  const users = userIds.length ? await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } }) : [];
+  const nameOf = (id: string | null) => users.find((u) => u.id === id)?.name ?? null;
+  return alerts.map((a) => {
+    const silence = a.status === "FIRING" ? silences.find((s) => s.key === alertRuleKey(a)) : undefined;
+    const owner = a.subscriptionId ? subs.find((s) => s.id === a.subscriptionId)?.consumingDomainId : products.find((p) => p.id === a.productId)?.domainId;
+    return {
+      ...alertView(a),
+      acknowledgedAt: a.acknowledgedAt?.toISOString() ?? null,
+      acknowledgedBy: nameOf(a.acknowledgedById),
+      silence: silence ? { until: silence.until.toISOString(), by: nameOf(silence.silencedById), reason: silence.reason } : null,
+      canSilence: a.status === "FIRING" && owner !== undefined && canInDomain(actor, a.subscriptionId ? "subscription:replay" : "product:update", owner),
+    };
+  });
+}
+
 const alertView = (a: AlertRow) => ({
   id: a.id,
   kind: a.kind,
@@ -96,7 +128,7 @@ export async function subscriptionSlo(db: Db, actor: Actor, subscriptionId: stri
       };
     }),
     history: samples.map((s) => ({ groupId: s.groupId, bucket: s.bucket.toISOString(), totalLag: Number(s.totalLag), timeLagMs: s.timeLagMs === null ? null : Number(s.timeLagMs) })),
-    alerts: alerts.map(alertView),
+    alerts: await alertViews(db, actor, alerts, now),
     firing: alerts.filter((a) => a.status === "FIRING").length,
   };
 }
@@ -130,7 +162,7 @@ export async function productSlo(db: Db, actor: Actor, productId: string, now = 
       observedAt: freshness?.observedAt.toISOString() ?? null,
     },
     history: samples.map((s) => ({ bucket: s.bucket.toISOString(), ageMs: s.ageMs === null ? null : Number(s.ageMs), status: s.status })),
-    alerts: alerts.map(alertView),
+    alerts: await alertViews(db, actor, alerts, now),
     firing: alerts.filter((a) => a.status === "FIRING").length,
   };
 }

@@ -1,3 +1,4 @@
+import type { ClaimAclDecision } from "../actions/decide-claim-acls.ts";
 import type { Db } from "../db.ts";
 
 /*
@@ -5,7 +6,8 @@ import type { Db } from "../db.ts";
  * every ACL binding the worker's cluster scan found on a product's topic
  * (ClusterTopic.acls) whose principal is neither the domain's producer nor an
  * account with a granted subscription on this environment, and that a claim's
- * review did not keep on purpose. Shown in the product's drift view and in the
+ * review did not keep on purpose (an EXCEPTION with its reason, listed by
+ * grantExceptions instead). Shown in the product's drift view and in the
  * lineage's "needs attention" list until it is removed on the cluster or
  * becomes a subscription.
  */
@@ -42,7 +44,7 @@ export async function unknownGrants(db: Db, productIds: string[]): Promise<Map<s
   if (productIds.length === 0) return result;
   const products = await db.dataProduct.findMany({
     where: { id: { in: productIds } },
-    select: { id: true, topicName: true, domainId: true, claim: { select: { foundAcls: true, removeAcls: true, aclsDecidedById: true } } },
+    select: { id: true, topicName: true, domainId: true, claim: { select: { foundAcls: true, removeAcls: true, aclsDecidedById: true, aclDecisions: true } } },
   });
   const [observed, producers, subscriptions] = await Promise.all([
     db.clusterTopic.findMany({ where: { name: { in: products.map((p) => p.topicName) } }, select: { name: true, acls: true } }),
@@ -63,6 +65,7 @@ export async function unknownGrants(db: Db, productIds: string[]): Promise<Map<s
     const found = Array.isArray(product.claim?.foundAcls) ? (product.claim.foundAcls as Binding[]) : [];
     const removed = Array.isArray(product.claim?.removeAcls) ? (product.claim.removeAcls as Binding[]) : [];
     const decided = Boolean(product.claim?.aclsDecidedById);
+    const decisions = Array.isArray(product.claim?.aclDecisions) ? (product.claim.aclDecisions as unknown as ClaimAclDecision[]) : [];
     const flagged: UnknownGrant[] = [];
     for (const raw of acls) {
       if (typeof raw !== "object" || raw === null || Array.isArray(raw)) continue;
@@ -71,15 +74,21 @@ export async function unknownGrants(db: Db, productIds: string[]): Promise<Map<s
       if (granted.has(principal)) continue;
       const fromClaim = found.some((f) => sameBinding(f, b));
       const toRemove = removed.some((f) => sameBinding(f, b));
-      // Kept by the claim's review on purpose: documented, not unknown.
-      if (fromClaim && decided && !toRemove) continue;
+      const decision = decisions.find((d) => sameBinding(d.binding, b));
+      // Kept by the claim's review on purpose: a documented exception (grantExceptions), or — from before
+      // decisions had kinds — a binding the review did not remove.
+      if (fromClaim && decided && !toRemove && (decision === undefined ? decisions.length === 0 : decision.decision === "EXCEPTION")) continue;
       const why = ended.has(principal)
         ? "Its subscription has ended; the worker removes it on its next reconcile."
-        : fromClaim
+        : decision?.decision === "ADOPT"
           ? toRemove
-            ? "Found when the topic was claimed; the review chose to remove it and the worker has not yet."
-            : "Found when the topic was claimed; the claim's review has not decided it yet."
-          : "No subscription or producer grant in the catalog gives this principal access: an ACL made outside Kappa Mesh.";
+            ? `Found when the topic was claimed; the review moved this access to a subscription of ${decision.serviceAccountName ?? "a service account"}, and the worker removes this ACL once the claim is approved.`
+            : `Found when the topic was claimed; the review adopts it as a subscription of ${decision.serviceAccountName ?? "a service account"}, granted when the claim is approved.`
+          : fromClaim
+            ? toRemove
+              ? "Found when the topic was claimed; the review chose to remove it and the worker has not yet."
+              : "Found when the topic was claimed; the claim's review has not decided it yet."
+            : "No subscription or producer grant in the catalog gives this principal access: an ACL made outside Kappa Mesh.";
       flagged.push({
         topic: product.topicName,
         principal,
@@ -94,4 +103,39 @@ export async function unknownGrants(db: Db, productIds: string[]): Promise<Map<s
     if (flagged.length > 0) result.set(product.id, flagged);
   }
   return result;
+}
+
+export interface GrantException {
+  principal: string;
+  operation: string;
+  permission: string;
+  host: string;
+  patternType: string;
+  resourceName: string;
+  reason: string;
+  /** Whether the worker's last scan still saw it on the cluster. */
+  present: boolean;
+}
+
+/**
+ * The ACLs a claim's review kept on purpose as documented exceptions, with
+ * their reasons: listed on the product (drift view), not flagged as unknown.
+ */
+export async function grantExceptions(db: Db, productId: string): Promise<GrantException[]> {
+  const product = await db.dataProduct.findUnique({ where: { id: productId }, select: { topicName: true, claim: { select: { aclDecisions: true } } } });
+  const decisions = Array.isArray(product?.claim?.aclDecisions) ? (product.claim.aclDecisions as unknown as ClaimAclDecision[]) : [];
+  const exceptions = decisions.filter((d) => d.decision === "EXCEPTION");
+  if (!product || exceptions.length === 0) return [];
+  const observed = await db.clusterTopic.findUnique({ where: { name: product.topicName }, select: { acls: true } });
+  const acls = (Array.isArray(observed?.acls) ? observed.acls : []) as Binding[];
+  return exceptions.map((d) => ({
+    principal: text(d.binding.principal, "?"),
+    operation: text(d.binding.operation, "?"),
+    permission: text(d.binding.permission, "ALLOW"),
+    host: text(d.binding.host, "*"),
+    patternType: text(d.binding.patternType, "LITERAL"),
+    resourceName: text(d.binding.resourceName, product.topicName),
+    reason: d.reason ?? "",
+    present: acls.some((a) => sameBinding(a, d.binding)),
+  }));
 }

@@ -78,9 +78,16 @@ function TopicRow({ topic: t, canClaim }: { topic: ClusterTopicRow; canClaim: bo
         {t.managed && t.productId ? (
           <Link href={`/products/${t.productId}`} className="text-sm font-medium text-indigo-700 hover:underline">Open product<span className="sr-only"> of {t.name}</span></Link>
         ) : canClaim ? (
-          <ButtonLink variant="secondary" href={`/cluster/claim?topic=${encodeURIComponent(t.name)}`} aria-label={`Claim ${t.name} as data product`}>Claim as data product</ButtonLink>
+          <div className="flex flex-col items-end gap-1">
+            <ButtonLink variant="secondary" href={`/cluster/claim?topic=${encodeURIComponent(t.name)}`} aria-label={`Claim ${t.name} as data product`}>Claim as data product</ButtonLink>
+            {t.claimableBy && <p className="text-xs text-slate-600" data-testid="claim-who">Under the {t.claimableBy.domainName} domain&apos;s prefix: only its owners can claim it.</p>}
+          </div>
         ) : (
-          <p className="text-xs text-slate-600" data-testid="claim-who">Unmanaged: an owner of a domain can claim it as a data product of that domain (you own no domain).</p>
+          <p className="text-xs text-slate-600" data-testid="claim-who">
+            {t.claimableBy
+              ? `Unmanaged: its name lies under the ${t.claimableBy.domainName} domain's prefix ("${t.claimableBy.domainSlug}."), so only that domain's owners can claim it as a data product (you own no domain).`
+              : "Unmanaged: an owner of a domain can claim it as a data product of that domain (you own no domain)."}
+          </p>
         )}
       </div>
       <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">

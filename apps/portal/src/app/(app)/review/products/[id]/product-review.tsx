@@ -4,10 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { DecisionForm } from "@/components/decision-form";
 import { Link } from "@/components/link";
+import { ClaimAclsPanel } from "@/components/product-operations";
 import { DefinitionsSideBySide, FieldDiff } from "@/components/schema-diff";
 import { Badge, ButtonLink, Card, DefinitionList, Notice } from "@/components/ui";
 import { api } from "@/lib/api-client";
-import type { ProductReviewData } from "@/lib/api-types";
+import type { ProductDetail, ProductReviewData } from "@/lib/api-types";
 import { formatDateTime, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
@@ -128,6 +129,8 @@ export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
         )}
       </Card>
 
+      <ClaimReview productId={review.id} canDecide={perms.hasGlobal("product:review") && !mine} />
+
       <Card title="Decision">
         {action.isSuccess && <div className="mb-3"><Notice>Decision recorded.</Notice></div>}
         {review.status !== "IN_REVIEW" ? (
@@ -150,4 +153,14 @@ export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
       </Card>
     </div>
   );
+}
+
+/** A claimed topic's found ACLs, decided here as on the product page (issue 31, point 2): the claim is approved only once each is decided. */
+function ClaimReview({ productId, canDecide }: { productId: string; canDecide: boolean }) {
+  const { data: product } = useQuery({
+    queryKey: queryKeys.products.detail(productId),
+    queryFn: ({ signal }) => api<ProductDetail>(`/api/v1/products/${productId}`, { signal }),
+  });
+  if (!product?.claim) return null;
+  return <ClaimAclsPanel key={product.claim.topic} product={product} canDecide={canDecide} />;
 }
