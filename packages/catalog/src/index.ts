@@ -52,6 +52,7 @@ export { DEFAULT_SCHEDULE, recertificationState, type RecertificationSchedule } 
 export { RECERTIFICATION_ACTOR, sweepRecertification } from "./recertification/sweep.ts";
 export { DEFAULT_QUOTA_CLASSES, desiredQuotasOfServiceAccounts, isLargerThanDefault, quotaClassesFromPolicy, quotaOfClass, quotasOfServiceAccounts, type QuotaClasses, type QuotaClassValues, type QuotaInForce } from "./quotas/quota-classes.ts";
 export { approveQuotaClass, rejectQuotaClass, setProductQuotaClass, type QuotaClassDecision } from "./quotas/choose-quota-class.ts";
+export { quotaUsage, type QuotaUsage } from "./quotas/quota-usage.ts";
 export { claimTopic, claimTopicInput } from "./actions/claim-topic.ts";
 export { claimAclsInput, decideClaimAcls } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";

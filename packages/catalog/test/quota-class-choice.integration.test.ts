@@ -6,6 +6,7 @@ import {
   createServiceAccount,
   desiredQuotasOfServiceAccounts,
   loadActor,
+  quotaUsage,
   registerProduct,
   rejectQuotaClass,
   requestSubscription,
@@ -139,5 +140,47 @@ describe("a subscription's quota class", () => {
     await approveSubscription(db, ctx.as.reviewer, big.id);
     expect(await db.subscription.findUniqueOrThrow({ where: { id: big.id } })).toMatchObject({ status: "APPROVED", quotaClass: "bulk", quotaClassRequested: null });
     expect((await audits(big.id, "subscription.quota-class.approved"))[0]?.actorEmail).toBe("reviewer@gov.test");
+  });
+});
+
+describe("quotaUsage", () => {
+  it("answers the account's quota in force and its bytes per second per minute against the byte rate, to whom may see it", async () => {
+    const now = Date.UTC(2026, 11, 5, 12, 0, 0);
+    const minute = (m: number) => new Date(now - m * 60_000);
+    const product = await db.dataProduct.findUniqueOrThrow({ where: { id: productId } });
+    // As the worker observes: 1280 bytes per record on the broker; 1024 then 2048 records/s.
+    await db.topicObservation.create({ data: { topic: product.topicName, productId, partitions: 1, endOffset: 1000n, earliestOffset: 0n, localBytes: 1_280_000n } });
+    await db.topicObservationSample.createMany({
+      data: [
+        { topic: product.topicName, bucket: minute(2), endOffset: 0n, earliestOffset: 0n, messagesPerSecond: 1024 },
+        { topic: product.topicName, bucket: minute(1), endOffset: 0n, earliestOffset: 0n, messagesPerSecond: 2048 },
+        { topic: product.topicName, bucket: minute(60 * 4), endOffset: 0n, earliestOffset: 0n, messagesPerSecond: 99_999 },
+      ],
+    });
+    const owner = await loadActor(db, ctx.people.ordersOwner.id);
+    const usage = await quotaUsage(db, owner, { productId }, now);
+    expect(usage).toMatchObject({ direction: "produce", inForce: STANDARD, chosen: STANDARD, requested: null, limitBytesPerSecond: STANDARD.producerByteRate });
+    // The sample from four hours ago is outside the three-hour window.
+    expect(usage.points).toEqual([
+      { t: minute(2).getTime(), bytesPerSecond: 1024 * 1280 },
+      { t: minute(1).getTime(), bytesPerSecond: 2048 * 1280 },
+    ]);
+    expect(usage).toMatchObject({ latestBytesPerSecond: 2_621_440, peakBytesPerSecond: 2_621_440, peakPercentOfQuota: 50 });
+    expect(usage.classes.map((c) => [c.class, c.isDefault, c.needsApproval])).toEqual([["bulk", false, true], ["standard", true, false]]);
+    await expect(quotaUsage(db, await loadActor(db, ctx.people.paymentsOwner.id), { productId }, now)).rejects.toMatchObject({ status: 403 });
+
+    // A subscriber: the committed offsets of its group moved 122880 records a minute.
+    const reader = await createServiceAccount(db, ctx.as.paymentsOwner, { domainId: ctx.payments.id, name: "payments-usage-reader", description: "reads" });
+    const sub = await requestSubscription(db, ctx.as.paymentsOwner, { productId, serviceAccountId: reader.id, purpose: "Reconciliation of payments against orders." });
+    await approveSubscription(db, ctx.as.ordersOwner, sub.id);
+    await db.consumerGroupObservationSample.createMany({
+      data: [0, 1, 2].map((m) => ({ groupId: "payments-usage-reader.g", topic: product.topicName, bucket: minute(3 - m), totalLag: 0n, committedOffset: BigInt(m * 122_880), subscriptionId: sub.id })),
+    });
+    const read = await quotaUsage(db, await loadActor(db, ctx.people.paymentsMember.id), { subscriptionId: sub.id }, now);
+    expect(read).toMatchObject({ direction: "consume", account: { id: reader.id }, inForce: STANDARD, limitBytesPerSecond: STANDARD.consumerByteRate, latestBytesPerSecond: 2_621_440, peakPercentOfQuota: 25 });
+    expect(read.points.map((p) => p.bytesPerSecond)).toEqual([0, 2_621_440, 2_621_440]);
+    // Revoked: the account has no quota any more.
+    await revokeSubscription(db, ctx.as.ordersOwner, sub.id, { reason: "No longer needed." });
+    expect(await quotaUsage(db, await loadActor(db, ctx.people.paymentsMember.id), { subscriptionId: sub.id }, now)).toMatchObject({ inForce: null, limitBytesPerSecond: null, peakPercentOfQuota: null });
   });
 });
