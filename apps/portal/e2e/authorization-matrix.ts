@@ -57,6 +57,10 @@ export interface Fixtures {
   replayableSubscription(): Promise<{ id: string; group: string }>;
   /** A fresh APPROVED payments subscription that stated a PII need (not yet granted). */
   piiSubscription(): Promise<string>;
+  /** A fresh ACTIVE product of orders whose owner asked for the `bulk` quota class (waiting for governance). */
+  quotaClassProduct(): Promise<string>;
+  /** A fresh APPROVED payments subscription that asked for the `bulk` quota class (approved by the owners, the class waiting for governance). */
+  quotaClassSubscription(): Promise<string>;
   /** A fresh REQUESTED partition increase (by the orders owner) of a fresh ACTIVE product. */
   changeRequest(): Promise<string>;
   /** A fresh unmanaged topic as the worker's cluster scan records it. */
@@ -287,6 +291,25 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "GET /api/v1/subscriptions/[id]/replays": { request: async (f) => ({ path: `/api/v1/subscriptions/${(await f.replayableSubscription()).id}/replays` }), expect: statuses(401, 200, 403, 200, 200, 404) },
   // A PII need is granted by governance only, never by the product's owners.
   "POST /api/v1/subscriptions/[id]/approve-pii": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.piiSubscription()}/approve-pii` }), expect: statuses(401, 403, 403, 403, 200, 404) },
+
+  // Client quota classes (issue 33): the quota in force with the account's usage is its domain's, governance's and
+  // admins' to see (a subscription's: as its objectives); owners choose a product's class; governance decides a larger one.
+  "GET /api/v1/products/[id]/quota": { request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/quota` }), expect: statuses(401, 403, 200, 200, 200, 200) },
+  "GET /api/v1/subscriptions/[id]/quota": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/quota` }), expect: statuses(401, 200, 403, 200, 200, 404) },
+  "PUT /api/v1/products/[id]/quota-class": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/quota-class`, body: { quotaClass: "standard" } }),
+    expect: statuses(401, 403, 403, 200, 403, 403),
+  },
+  "POST /api/v1/products/[id]/quota-class/approve": { request: async (f) => ({ path: `/api/v1/products/${await f.quotaClassProduct()}/quota-class/approve` }), expect: statuses(401, 403, 403, 403, 200, 403) },
+  "POST /api/v1/products/[id]/quota-class/reject": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.quotaClassProduct()}/quota-class/reject`, body: { reason: "Not for the matrix." } }),
+    expect: statuses(401, 403, 403, 403, 200, 403),
+  },
+  "POST /api/v1/subscriptions/[id]/quota-class/approve": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.quotaClassSubscription()}/quota-class/approve` }), expect: statuses(401, 403, 403, 403, 200, 404) },
+  "POST /api/v1/subscriptions/[id]/quota-class/reject": {
+    request: async (f) => ({ path: `/api/v1/subscriptions/${await f.quotaClassSubscription()}/quota-class/reject`, body: { reason: "Not for the matrix." } }),
+    expect: statuses(401, 403, 403, 403, 200, 404),
+  },
 
   // Objectives and alerts: a product's freshness is as visible as the product; a subscription's objectives are
   // its domain's, its product owners' and governance's to see, and its domain's owners' to set.

@@ -199,6 +199,13 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       return { id, group: `${await accountName(account)}.matrix-replay` };
     },
     piiSubscription: async () => approve((await subscribe(subscribable, { piiNeeded: true, piiJustification: "Matching refunds needs the customer e-mail." })).id),
+    quotaClassProduct: async () => {
+      const id = await activeProduct();
+      const asked = await as("owner").put(`/api/v1/products/${id}/quota-class`, { data: { quotaClass: "bulk", reason: "A fixture of the authorization matrix." } });
+      if (asked.status() !== 200) throw new Error(`quota class fixture: ${asked.status()} ${await asked.text()}`);
+      return id;
+    },
+    quotaClassSubscription: async () => approve((await subscribe(subscribable, { quotaClass: "bulk", quotaClassReason: "A fixture of the authorization matrix." })).id),
     changeRequest: async () => {
       const id = await activeProduct();
       return created(await as("owner").post(`/api/v1/products/${id}/partitions`, { data: { partitions: 2, reason: "More parallel consumers." } }), "change request");

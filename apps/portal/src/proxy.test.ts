@@ -50,3 +50,18 @@ describe("the proxy's API refusals", () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("CROSS_ORIGIN");
   });
 });
+
+describe("the proxy's request id", () => {
+  const withId = (id: string) => new NextRequest("http://localhost:3000/api/v1/me", { headers: { origin: "http://localhost:3000", host: "localhost:3000", "x-request-id": id } });
+  it("keeps a well-formed x-request-id the client sent, on the response and for the handlers (audit events, tasks)", () => {
+    const res = proxy(withId("caller-7f3a.1:retry-2"));
+    expect(res.headers.get("x-request-id")).toBe("caller-7f3a.1:retry-2");
+    expect(res.headers.get("x-middleware-request-x-request-id")).toBe("caller-7f3a.1:retry-2");
+  });
+  it("replaces anything else with a fresh UUID", () => {
+    for (const bad of ["has space", "x".repeat(129), "semi;colon", "quote\"d"]) {
+      expect(proxy(withId(bad)).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(proxy(request("/api/v1/me")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

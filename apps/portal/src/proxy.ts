@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/env";
 import { busyResponse, overloadedFor } from "@/lib/busy";
 import { allowedOriginsFor, guardRequest, type Refusal } from "@/lib/request-guard";
-import { REQUEST_ID_HEADER } from "@/lib/request-id";
+import { REQUEST_ID_HEADER, requestIdFrom } from "@/lib/request-id";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { API_CACHE_CONTROL, API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 
@@ -12,8 +12,10 @@ import { API_CACHE_CONTROL, API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HE
  *  - refuses cross-origin writes, non-JSON API bodies, declared bodies over
  *    1 MiB and control characters or over-long path/query parameters
  *    (src/lib/request-guard.ts);
- *  - gives each request an id (x-request-id) that error responses and logs
- *    carry, so a 500 tells the user something to quote and nothing internal;
+ *  - gives each request an id (x-request-id; a well-formed one the client sent
+ *    is kept) that error responses, logs, audit events, provisioning tasks and
+ *    the worker's task log lines carry, so a 500 tells the user something to
+ *    quote and nothing internal;
  *  - sets the security headers, with a fresh CSP nonce per HTML response
  *    (Next reads it from the request's CSP header and puts it on its scripts);
  *  - passes the requested path to server components (the signed-in layout
@@ -24,7 +26,7 @@ import { API_CACHE_CONTROL, API_CSP, HSTS, newNonce, pageCsp, STATIC_SECURITY_HE
 export function proxy(request: NextRequest) {
   const url = request.nextUrl;
   const isApi = url.pathname.startsWith("/api/");
-  const requestId = crypto.randomUUID();
+  const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
   const e = env();
   const https = url.protocol === "https:" || e.NEXTAUTH_URL.startsWith("https:") || request.headers.get("x-forwarded-proto") === "https";
 

@@ -39,7 +39,12 @@ export async function loadActingActor(db: Db | Tx, acting: ActingUser): Promise<
 export async function inTransaction<T>(db: Db, acting: ActingUser, work: (tx: Tx, actor: Actor) => Promise<T>): Promise<T> {
   try {
     return await db.$transaction(
-      async (tx) => work(tx, await loadActingActor(tx, acting)),
+      async (tx) => {
+        const actor = await loadActingActor(tx, acting);
+        // The request's id for every provisioning task this transaction queues (the column's default reads it); transaction-local.
+        if (actor.request?.requestId) await tx.$queryRaw`SELECT set_config('kappa.request_id', ${actor.request.requestId}, true)`;
+        return work(tx, actor);
+      },
       { isolationLevel: "ReadCommitted", timeout: 15_000 },
     );
   } catch (error) {

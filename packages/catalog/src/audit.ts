@@ -37,7 +37,8 @@ export async function recordAudit(
       entityType,
       entityId,
       // Changes made with an API token name it, so every use is traceable to the token; an agent's (MCP) name the client and tool too.
-      data: { ...data, ...(actor.token ? { tokenId: actor.token.id } : {}), ...agentAuditData(actor.request) },
+      // The portal request's id (x-request-id) when there is one, so an event leads back to the portal's log line.
+      data: { ...data, ...(actor.token ? { tokenId: actor.token.id } : {}), ...agentAuditData(actor.request), ...(actor.request?.requestId ? { requestId: actor.request.requestId } : {}) },
       clientAddress: actor.request?.clientAddress ?? null,
       userAgent: actor.request?.userAgent ?? null,
     },
@@ -57,7 +58,7 @@ export function auditInsertSql(
   entityId: string,
   data: Prisma.Sql,
 ): Prisma.Sql {
-  const token: Prisma.InputJsonObject = { ...(actor.token ? { tokenId: actor.token.id } : {}), ...agentAuditData(actor.request) };
+  const token: Prisma.InputJsonObject = { ...(actor.token ? { tokenId: actor.token.id } : {}), ...agentAuditData(actor.request), ...(actor.request?.requestId ? { requestId: actor.request.requestId } : {}) };
   return Prisma.sql`INSERT INTO "AuditEvent" ("actorId", "actorEmail", "action", "entityType", "entityId", "data", "clientAddress", "userAgent")
     VALUES (${actor.id}, ${actor.email}, ${action}, ${entityType}, ${entityId}, (${data}) || ${JSON.stringify(token)}::jsonb, ${actor.request?.clientAddress ?? null}, ${actor.request?.userAgent ?? null})`;
 }

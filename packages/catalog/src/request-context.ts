@@ -7,6 +7,12 @@ export interface RequestContext {
   clientAddress: string | null;
   userAgent: string | null;
   /**
+   * The portal's id of this request (x-request-id, apps/portal/src/proxy.ts): the audit events of the
+   * request carry it in their data and the provisioning tasks it queues in their `requestId`, so one id
+   * leads from the portal's log through the catalog to the worker's log lines about the task.
+   */
+  requestId?: string;
+  /**
    * Set when an agent acts through the portal's MCP server (apps/portal/src/server/mcp):
    * the MCP client's name and version from its `initialize` and the tool called.
    * Audit events of the call carry both (recordAudit), so the log names the agent.
@@ -33,8 +39,11 @@ function cleanText(value: string, max: number): string | null {
   return cleaned === "" ? null : cleaned.slice(0, max);
 }
 
+/** What a request id may look like (a UUID, or a trusted proxy's id): short, no spaces or control characters. */
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 export function normaliseRequestContext(
-  raw: { clientAddress?: string | null; userAgent?: string | null; agent?: { client?: string; tool?: string } } | undefined,
+  raw: { clientAddress?: string | null; userAgent?: string | null; requestId?: string | null; agent?: { client?: string; tool?: string } } | undefined,
 ): RequestContext | undefined {
   if (!raw) return undefined;
   const address = raw.clientAddress?.trim() ?? "";
@@ -42,6 +51,7 @@ export function normaliseRequestContext(
   return {
     clientAddress: ADDRESS.test(address) ? address.replace(/^\[|\]$/g, "") : null,
     userAgent: raw.userAgent ? cleanText(raw.userAgent, MAX_USER_AGENT) : null,
+    ...(raw.requestId && REQUEST_ID.test(raw.requestId) ? { requestId: raw.requestId } : {}),
     ...(agent ? { agent } : {}),
   };
 }

@@ -26,6 +26,8 @@ export const TASK_KINDS = {
   REMOVE_CLAIMED_ACLS: "REMOVE_CLAIMED_ACLS",
   /** Read sample records of an unmanaged topic and infer its schema (TopicSchemaInference; entity: ClusterTopic <name>). */
   INFER_TOPIC_SCHEMA: "INFER_TOPIC_SCHEMA",
+  /** Apply the quota class now in force to the account(s) of a product (its producer) or subscription (choose-quota-class.ts). */
+  APPLY_QUOTA_CLASS: "APPLY_QUOTA_CLASS",
 } as const;
 export type TaskKind = (typeof TASK_KINDS)[keyof typeof TASK_KINDS];
 
@@ -41,6 +43,7 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   RESET_CONSUMER_GROUP_OFFSETS: "Reset the consumer group's offsets (replay)",
   REMOVE_CLAIMED_ACLS: "Remove the claimed topic's ACLs the reviewer did not keep",
   INFER_TOPIC_SCHEMA: "Read sample records and infer the topic's schema",
+  APPLY_QUOTA_CLASS: "Apply the chosen client quota class to the account's Kafka user",
 };
 
 /** The label of a stored task kind; a kind this build does not know reads as itself. */

@@ -285,6 +285,16 @@ export const createServiceAccountInput = z.object({
 });
 export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;
 
+/** A quota class name as the policy writes them; whether it exists is checked against the policy in force. */
+export const quotaClassField = z.string().trim().regex(/^[a-z][a-z0-9-]{0,39}$/, "Choose one of the policy's quota classes, e.g. standard.");
+export const quotaClassReasonField = longText("The reason", LIMITS.reasonMax * 2).pipe(z.string().max(LIMITS.reasonMax, `The reason must be at most ${LIMITS.reasonMax} characters.`));
+
+/** An owner chooses the quota class of a product's producer account (PUT /api/v1/products/{id}/quota-class). */
+export const setProductQuotaClassInput = z.object({ quotaClass: quotaClassField, reason: quotaClassReasonField.optional() });
+export type SetProductQuotaClassInput = z.input<typeof setProductQuotaClassInput>;
+/** Governance refuses a waiting quota class with a reason. */
+export const rejectQuotaClassInput = z.object({ reason: quotaClassReasonField.pipe(z.string().min(LIMITS.reasonMin, `Give a reason of at least ${LIMITS.reasonMin} characters.`)) });
+
 export const requestSubscriptionInput = z.object({
   productId: idField("The product id", "Choose a product."),
   serviceAccountId: idField("The service account id", "Choose a service account."),
@@ -304,6 +314,10 @@ export const requestSubscriptionInput = z.object({
     .trim()
     .regex(/^[a-z][a-z0-9-]{0,29}$/, "Choose one of the environments where the product is live.")
     .optional(),
+  /** The client quota class (policy `quota-classes`) the account needs for this subscription; absent: the default. */
+  quotaClass: quotaClassField.optional(),
+  /** Why a class larger than the default is needed (governance reads it). */
+  quotaClassReason: quotaClassReasonField.optional(),
 }).superRefine((v, ctx) => {
   if (v.piiNeeded && (v.piiJustification ?? "").length < LIMITS.purposeMin) {
     ctx.addIssue({ code: "custom", path: ["piiJustification"], message: `Say why you need the personal data unmasked (at least ${LIMITS.purposeMin} characters).` });

@@ -131,11 +131,11 @@ export async function startKafkaTarget(kind: KafkaTargetKind, brokerOptions: Bro
 }
 
 /** A catalog with the test people and a started worker on `target`, logged in as its admin. */
-export async function startTargetStack(target: KafkaTarget, overrides: Partial<WorkerOptions> = {}) {
+export async function startTargetStack(target: KafkaTarget, overrides: Partial<WorkerOptions> = {}, logger: Logger = testLogger) {
   const database = await openTestDatabase();
   const db = database.db;
   const people = await seedPeople(db);
-  const running = startWorker(db, target.bootstrap, overrides, target.sasl);
+  const running = startWorker(db, target.bootstrap, overrides, target.sasl, logger);
   await running.start();
   return { database, db, people, running };
 }
@@ -161,9 +161,9 @@ export function workerOptions(overrides: Partial<WorkerOptions> = {}): WorkerOpt
   };
 }
 
-export function startWorker(db: Db, bootstrap: string, overrides: Partial<WorkerOptions> = {}, sasl: KafkaConnectionSettings["sasl"] = null) {
+export function startWorker(db: Db, bootstrap: string, overrides: Partial<WorkerOptions> = {}, sasl: KafkaConnectionSettings["sasl"] = null, logger: Logger = testLogger) {
   const cluster = clusterFor(bootstrap, sasl);
-  const worker = new Worker(db, cluster, workerOptions(overrides), testLogger);
+  const worker = new Worker(db, cluster, workerOptions(overrides), logger);
   return {
     worker,
     cluster,

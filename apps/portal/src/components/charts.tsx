@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Label, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatClock, formatCount, formatRate, type LagSeries } from "@/lib/observations";
+import { formatBytes, formatClock, formatCount, formatRate, type LagSeries } from "@/lib/observations";
 
 /*
  * Small time-series charts (recharts). Each is an image to assistive tech with
@@ -94,6 +94,29 @@ export function ObjectiveChart({ series, objective, unit, label, testId }: { ser
           {series.groups.map((g, i) => (
             <Line key={g} type="stepAfter" dataKey={g} stroke={COLORS[i % COLORS.length]} strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
           ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+/**
+ * An account's bytes per second per minute against its client quota's byte
+ * rate (dashed): how close it runs to the limit the broker throttles at.
+ */
+export function QuotaUsageChart({ points, limit, label }: { points: { t: number; bytesPerSecond: number }[]; limit: number | null; label: string }) {
+  return (
+    <div role="img" aria-label={label} className="h-40 w-full" data-testid="quota-chart">
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+          <CartesianGrid stroke={GRID} vertical={false} />
+          {timeAxis()}
+          <YAxis tick={AXIS} width={64} tickFormatter={(v: number) => formatBytes(v)} domain={[0, (max: number) => Math.max(max, limit ?? 0)]}>
+            <Label value="per s" angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "var(--chart-axis)" }} />
+          </YAxis>
+          <Tooltip {...TOOLTIP} labelFormatter={tooltipLabel} formatter={(v) => [`${formatBytes(typeof v === "number" ? v : null)}/s`, "bytes per second"]} />
+          {limit !== null && <ReferenceLine y={limit} stroke="var(--chart-objective)" strokeDasharray="4 3" label={{ value: `quota ${formatBytes(limit)}/s`, position: "insideTopRight", fontSize: 11, fill: "var(--chart-objective-label)" }} />}
+          <Line type="stepAfter" dataKey="bytesPerSecond" stroke={COLORS[0]} strokeWidth={2} dot={false} isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
     </div>

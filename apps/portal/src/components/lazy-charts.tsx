@@ -25,6 +25,7 @@ function placeholder(height: string) {
 const Throughput = dynamic(() => import("./charts").then((m) => m.ThroughputChart), { ssr: false, loading: placeholder("h-40") });
 const Lag = dynamic(() => import("./charts").then((m) => m.LagChart), { ssr: false, loading: placeholder("h-48") });
 const Objective = dynamic(() => import("./charts").then((m) => m.ObjectiveChart), { ssr: false, loading: placeholder("h-48") });
+const QuotaUsage = dynamic(() => import("./charts").then((m) => m.QuotaUsageChart), { ssr: false, loading: placeholder("h-40") });
 
 /** Renders the placeholder until it is 200 px from the viewport, then the chart (and keeps it). */
 function WhenNear({ height, children }: { height: string; children: ReactNode }) {
@@ -53,6 +54,14 @@ export function ObjectiveChart(props: ComponentProps<typeof Objective>) {
   return (
     <WhenNear height="h-48">
       <Objective {...props} />
+    </WhenNear>
+  );
+}
+
+export function QuotaUsageChart(props: ComponentProps<typeof QuotaUsage>) {
+  return (
+    <WhenNear height="h-40">
+      <QuotaUsage {...props} />
     </WhenNear>
   );
 }

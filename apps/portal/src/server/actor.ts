@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { authenticateApiToken, loadActor, UnauthenticatedError, type Actor, type RequestContext } from "@kappa/catalog";
 import { env } from "@/env";
+import { REQUEST_ID_HEADER } from "@/lib/request-id";
 import { METHOD_HEADER, PATH_HEADER } from "@/lib/request-path";
 import { createSessionDecoder, sessionCookieName, sessionTokenFrom } from "@/lib/session-token";
 import { clientAddress } from "./client-address";
@@ -54,6 +55,8 @@ export const requestContext = cache(async (): Promise<RequestContext> => {
     // The TCP peer, or the trusted proxies' X-Forwarded-For entry — never an address the client alone chose.
     clientAddress: clientAddress(h),
     userAgent: h.get("user-agent"),
+    // The proxy's id of this request (src/proxy.ts): audit events and provisioning tasks carry it.
+    ...(h.get(REQUEST_ID_HEADER) ? { requestId: h.get(REQUEST_ID_HEADER)! } : {}),
   };
 });
 

@@ -9,6 +9,7 @@ import { notify } from "../notifications/notify.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
 import { assertAccountUsable } from "../principals.ts";
+import { grantRequestedQuotaClass } from "../quotas/choose-quota-class.ts";
 import { lockSubscription, moveSubscriptionStatus } from "../subscription-access.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { nextSubscriptionStatus } from "../transitions.ts";
@@ -60,6 +61,9 @@ export async function approveSubscription(db: Db, acting: ActingUser, subscripti
       ...(grantsPii ? { piiApprovedById: actor.id, piiApprovedAt: new Date() } : {}),
     });
     await enqueueSubscriptionGrant(tx, updated, subscription.product.topicName, subscription.serviceAccount);
+    // A larger quota class asked for is governance's, like PII: a reviewer's approval grants it too (four eyes held above).
+    const grantsQuota = subscription.quotaClassRequested !== null && hasGlobal(actor, "subscription:decide");
+    if (grantsQuota) await grantRequestedQuotaClass(tx, actor, { entityType: "Subscription", id: subscriptionId }, subscription, `${subscription.product.topicName} for User:${subscription.serviceAccount.name}`, "subscription");
     await recordAudit(tx, actor, "subscription.approved", "Subscription", subscriptionId, {
       from: subscription.status,
       to,

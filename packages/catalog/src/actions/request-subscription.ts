@@ -8,6 +8,7 @@ import { notify } from "../notifications/notify.ts";
 import { canInDomain } from "../permissions.ts";
 import { enforcePolicy } from "../policies/enforce.ts";
 import { assertAccountUsable } from "../principals.ts";
+import { quotaClassChoice } from "../quotas/choose-quota-class.ts";
 import { enqueueSubscriptionGrant } from "../tasks.ts";
 import { SUBSCRIBABLE_STATUSES } from "../transitions.ts";
 import { requestSubscriptionInput } from "../validation.ts";
@@ -58,6 +59,8 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       facts: { subscription: { purpose: input.purpose, accountName: account.name, openSubscriptionsOfAccount: openOfAccount, productClassification: product.classification } },
     });
     const autoApprove = product.classification === "PUBLIC" && product.domain.autoApprovePublicSubscriptions;
+    // The class asked for: a larger one than the default waits for governance (quotas/choose-quota-class.ts).
+    const quota = input.quotaClass !== undefined ? await quotaClassChoice(tx, actor, input.quotaClass, input.quotaClassReason, { quotaClass: "quotaClass", reason: "quotaClassReason" }) : null;
     const subscription = await tx.subscription.create({
       data: {
         productId: product.id,
@@ -69,6 +72,7 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
         requestedById: actor.id,
         expiresAt: input.expiresAt ?? null,
         environment,
+        ...(quota ? { quotaClass: quota.quotaClass ?? null, quotaClassRequested: quota.quotaClassRequested, quotaClassReason: quota.quotaClassReason, quotaClassRequestedById: quota.quotaClassRequestedById } : {}),
         ...(carried ? { migratedFromId: carried.fromSubscriptionId } : {}),
         ...(autoApprove ? { status: "APPROVED", decidedAt: new Date(), reason: "Auto-approved: PUBLIC product, domain setting" } : {}),
       },
@@ -80,6 +84,8 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
       ...(subscription.expiresAt ? { expiresAt: subscription.expiresAt.toISOString() } : {}),
       piiNeeded: input.piiNeeded,
       ...(environment ? { environment } : {}),
+      ...(subscription.quotaClass ? { quotaClass: subscription.quotaClass } : {}),
+      ...(subscription.quotaClassRequested ? { quotaClassRequested: subscription.quotaClassRequested, quotaClassReason: subscription.quotaClassReason } : {}),
       policy: (await policy.record(subscription.id)).summary,
     });
     if (autoApprove) {

@@ -65,6 +65,32 @@ export async function reviewQueue(db: Db, actor: Actor) {
         })
       : Promise.resolve([]),
   ]);
+  // Quota classes larger than the default, waiting for governance (quotas/choose-quota-class.ts).
+  const [quotaProducts, quotaSubscriptions] = governance
+    ? await Promise.all([
+        db.dataProduct.findMany({
+          where: { quotaClassRequested: { not: null }, status: { notIn: ["RETIRED", "REJECTED"] } },
+          orderBy: { updatedAt: "asc" },
+          select: { id: true, name: true, topicName: true, quotaClass: true, quotaClassRequested: true, quotaClassReason: true, quotaClassRequestedById: true, updatedAt: true, domain: { select: { slug: true, name: true } } },
+        }),
+        db.subscription.findMany({
+          where: { quotaClassRequested: { not: null }, status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } },
+          orderBy: { updatedAt: "asc" },
+          select: {
+            id: true,
+            quotaClass: true,
+            quotaClassRequested: true,
+            quotaClassReason: true,
+            quotaClassRequestedById: true,
+            updatedAt: true,
+            status: true,
+            product: { select: { id: true, name: true, topicName: true } },
+            consumingDomain: { select: { slug: true, name: true } },
+            serviceAccount: { select: { name: true } },
+          },
+        }),
+      ])
+    : [[], []];
   const promotedProducts = await db.dataProduct.findMany({
     where: { id: { in: [...new Set(promotions.map((d) => d.productId))] } },
     select: { id: true, name: true, topicName: true, domain: { select: { slug: true, name: true } } },
@@ -77,6 +103,8 @@ export async function reviewQueue(db: Db, actor: Actor) {
         ...changes.map((c) => c.requestedById),
         ...piiGrants.flatMap((s) => [s.requestedById, s.decidedById]),
         ...promotions.map((d) => promotionRequester(d)),
+        ...quotaProducts.map((p) => p.quotaClassRequestedById),
+        ...quotaSubscriptions.map((s) => s.quotaClassRequestedById),
       ].filter((x): x is string => !!x),
     ),
   ];
@@ -113,6 +141,34 @@ export async function reviewQueue(db: Db, actor: Actor) {
       approvedBy: who(s.decidedById),
       mine: s.requestedById === actor.id,
     })),
+    quotaClasses: [
+      ...quotaProducts.map((p) => ({
+        entityType: "DataProduct" as const,
+        id: p.id,
+        title: p.name,
+        detail: `${p.topicName} (producer account of ${p.domain.name})`,
+        link: `/products/${p.id}`,
+        inForce: p.quotaClass,
+        requested: p.quotaClassRequested!,
+        reason: p.quotaClassReason,
+        requestedAt: p.updatedAt,
+        requestedBy: who(p.quotaClassRequestedById),
+        mine: p.quotaClassRequestedById === actor.id,
+      })),
+      ...quotaSubscriptions.map((s) => ({
+        entityType: "Subscription" as const,
+        id: s.id,
+        title: `${s.serviceAccount.name} → ${s.product.name}`,
+        detail: `${s.consumingDomain.name} reads ${s.product.topicName} (subscription ${s.status})`,
+        link: `/subscriptions/${s.id}`,
+        inForce: s.quotaClass,
+        requested: s.quotaClassRequested!,
+        reason: s.quotaClassReason,
+        requestedAt: s.updatedAt,
+        requestedBy: who(s.quotaClassRequestedById),
+        mine: s.quotaClassRequestedById === actor.id,
+      })),
+    ],
     promotions: promotions.flatMap((d) => {
       const product = promotedProducts.find((p) => p.id === d.productId);
       if (!product) return [];

@@ -56,7 +56,8 @@ export interface Change {
     | "credentials.issued"
     | "credentials.reissued"
     | "quota.set"
-    | "quota.corrected";
+    | "quota.corrected"
+    | "quota.removed";
   entityType: "DataProduct" | "ServiceAccount";
   entityId: string;
   resource: string;

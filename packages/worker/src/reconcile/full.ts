@@ -185,11 +185,12 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
             if (busyAccount(a.id)) skip();
             else await attempt(`user:${a.name}`, () => ensureCredentials(ctx, a.id));
           }
-          // Quota classes (reconcile/quotas.ts): one DescribeClientQuotas for the page, AlterClientQuotas only for what differs.
-          const settled = needsCredentials.filter((a) => !busyAccount(a.id));
-          await attempt("quotas", () => reconcileUserQuotas(ctx.db, ctx.cluster, settled));
         });
       }
+      // Quota classes (reconcile/quotas.ts) of every owned account of the page: one DescribeClientQuotas, AlterClientQuotas only
+      // for what differs — set for accounts in use, removed from those with no live use left.
+      const settled = accounts.filter((a) => !busyAccount(a.id));
+      await section("quotas", () => attempt("quotas", () => reconcileUserQuotas(ctx.db, ctx.cluster, settled)));
     }
   } catch (error) {
     errors.push({ resource: "cluster", message: errorMessage(error) });

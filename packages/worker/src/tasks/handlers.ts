@@ -9,6 +9,8 @@ import { TASK_KINDS } from "@kappa/catalog";
 import { NonRetryableError } from "../errors.ts";
 import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { reconcileGrants } from "../reconcile/grants.ts";
+import { assertOwnedPrincipal } from "../reconcile/principal-guard.ts";
+import { reconcileQuotasOf } from "../reconcile/quotas.ts";
 import { applyReplay } from "../replay/apply-replay.ts";
 import { inferTopicSchema } from "../sampling/infer-topic-schema.ts";
 import type { LeasedTask } from "./runner.ts";
@@ -98,8 +100,25 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       const issued = await ensureCredentials(ctx, accountId);
       return [...issued, ...(await grant(ctx, accountId, topic))];
     }
-    case "REVOKE_SUBSCRIPTION_ACL":
-      return reconcilePrincipalAcls(ctx, await subscriptionAccount(ctx, task.entityId));
+    case "REVOKE_SUBSCRIPTION_ACL": {
+      const accountId = await subscriptionAccount(ctx, task.entityId);
+      // The quota goes when this was the account's last live use (reconcile/quotas.ts).
+      return [...(await reconcilePrincipalAcls(ctx, accountId)), ...((await reconcileQuotasOf(ctx, [accountId])).get(accountId) ?? [])];
+    }
+    case TASK_KINDS.APPLY_QUOTA_CLASS: {
+      // A product's class concerns its domain's producer account; a subscription's, its account.
+      let accountId: string | undefined;
+      if (task.entityType === "DataProduct") {
+        const product = await ctx.db.dataProduct.findUnique({ where: { id: task.entityId }, select: { domainId: true } });
+        if (!product) throw new NonRetryableError(`product ${task.entityId} does not exist`);
+        accountId = (await ctx.db.serviceAccount.findFirst({ where: { domainId: product.domainId, isProducer: true }, select: { id: true } }))?.id;
+      } else if (task.entityType === "Subscription") accountId = await subscriptionAccount(ctx, task.entityId);
+      else throw new NonRetryableError(`${task.kind} on a ${task.entityType}`);
+      if (!accountId) return [];
+      const account = await ctx.db.serviceAccount.findUniqueOrThrow({ where: { id: accountId }, select: { id: true, name: true, domainId: true, isProducer: true } });
+      await assertOwnedPrincipal(ctx.db, ctx.platformPrincipals ?? [], account);
+      return (await reconcileQuotasOf(ctx, [accountId])).get(accountId) ?? [];
+    }
     case RETIRE_PRODUCT: {
       const product = await ctx.db.dataProduct.findUnique({ where: { id: task.entityId }, select: { domainId: true, status: true } });
       if (!product) throw new NonRetryableError(`product ${task.entityId} does not exist`);
@@ -110,6 +129,8 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       // Grants first, so nobody holds access to a topic that is about to go.
       const changes: Change[] = [];
       for (const id of accounts) changes.push(...(await reconcilePrincipalAcls(ctx, id)));
+      // Accounts left with no live use lose their quota.
+      for (const c of (await reconcileQuotasOf(ctx, [...accounts])).values()) changes.push(...c);
       changes.push(...(await reconcileProductTopic(ctx, task.entityId)));
       return changes;
     }

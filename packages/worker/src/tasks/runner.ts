@@ -26,6 +26,7 @@ import { ensureCredentialsMany, reconcilePrincipalsAcls, reconcileProductTopics 
 import { backoffDelayMs } from "../reconcile/diff.ts";
 import { auditAsWorker, WORKER_ACTOR, type Change, type ReconcileContext } from "../reconcile/entities.ts";
 import { reconcileGrantsSkippingBusy } from "../reconcile/grants.ts";
+import { reconcileQuotasOf } from "../reconcile/quotas.ts";
 import { NonRetryableError, planBatch, runTaskHandler } from "./handlers.ts";
 
 
@@ -37,6 +38,13 @@ export interface LeasedTask {
   entityId: string;
   step: number;
   attempts: number;
+  /** The portal request (x-request-id) that queued the task, when one did: every log line about the task carries it. */
+  requestId?: string | null;
+}
+
+/** `requestId` for a task's log lines, when a request queued it. */
+function requestOf(task: LeasedTask): { requestId?: string } {
+  return task.requestId ? { requestId: task.requestId } : {};
 }
 
 export interface RunnerOptions {
@@ -89,7 +97,7 @@ function leaseWhere(db: Db, workerId: string, limit: number, leaseMs: number, co
         ORDER BY c."runAfter", c."createdAt", c.step
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-    RETURNING t.id, t.kind, t.payload, t."entityType", t."entityId", t.step, t.attempts`;
+    RETURNING t.id, t.kind, t.payload, t."entityType", t."entityId", t.step, t.attempts, t."requestId"`;
 }
 
 /**
@@ -271,7 +279,7 @@ export class TaskRunner {
       this.completed++;
       this.metrics?.tasksCompleted.inc({ kind: task.kind });
       this.metrics?.taskDuration.observe({ kind: task.kind }, (Date.now() - started) / 1000);
-      this.log.info("task done", { task: task.id, kind: task.kind, entity: `${task.entityType}:${task.entityId}`, attempt: task.attempts, ms: Date.now() - started, handlerMs, changes: changes.length });
+      this.log.info("task done", { task: task.id, kind: task.kind, entity: `${task.entityType}:${task.entityId}`, attempt: task.attempts, ms: Date.now() - started, handlerMs, changes: changes.length, ...requestOf(task) });
     } catch (error) {
       await this.fail(task, error);
     } finally {
@@ -337,7 +345,8 @@ export class TaskRunner {
       };
       await phase("topics", plan.topics, (t) => t.entityId, (targets) => reconcileProductTopics(this.ctx, targets));
       await phase("credentials", plan.credentials, (t) => plan.accountOf.get(t.id) ?? "", (targets) => ensureCredentialsMany(this.ctx, targets));
-      await phase("acls", plan.acls, (t) => plan.accountOf.get(t.id) ?? "", (targets) => reconcilePrincipalsAcls(this.ctx, targets));
+      // A revoke takes the account's quota with it when it was the account's last live use (reconcile/quotas.ts).
+      await phase("acls", plan.acls, (t) => plan.accountOf.get(t.id) ?? "", async (targets) => mergeChanges(await reconcilePrincipalsAcls(this.ctx, targets), await reconcileQuotasOf(this.ctx, targets)));
       const scopes = new Map<string, Set<string>>();
       for (const t of plan.grants) {
         const account = plan.accountOf.get(t.id) ?? "";
@@ -360,6 +369,8 @@ export class TaskRunner {
       for (const t of done) this.metrics?.tasksCompleted.inc({ kind: t.kind });
       this.metrics?.taskDuration.observe({ kind: "batch" }, (Date.now() - started) / 1000);
       this.log.info("batch done", { tasks: done.length, fallback: fallback.size, deferred: deferred.size, ms: Date.now() - started, phaseMs });
+      // A task a portal request queued gets its own line, so the request id leads from the portal's log to here.
+      for (const t of done) if (t.requestId) this.log.info("task done", { task: t.id, kind: t.kind, entity: `${t.entityType}:${t.entityId}`, attempt: t.attempts, batched: true, changes: changesOf.get(t.id)?.length ?? 0, ...requestOf(t) });
     } catch (error) {
       // Bookkeeping itself failed (database): every task not yet DONE retries on its own.
       this.log.warn("batch failed; running its tasks one by one", { error: errorMessage(error) });
@@ -483,7 +494,7 @@ export class TaskRunner {
       });
       this.failed++;
       this.metrics?.taskFailures.inc({ kind: task.kind, final: "true" });
-      this.log.error("task failed for good", { task: task.id, kind: task.kind, attempts: task.attempts, error: message });
+      this.log.error("task failed for good", { task: task.id, kind: task.kind, attempts: task.attempts, error: message, ...requestOf(task) });
       return;
     }
     const delay = backoffDelayMs(task.attempts, backoffBaseMs, backoffMaxMs);
@@ -493,7 +504,7 @@ export class TaskRunner {
        WHERE id = ${task.id} AND "leasedBy" = ${workerId} AND status = 'RUNNING'`;
     this.metrics?.taskFailures.inc({ kind: task.kind, final: "false" });
     this.metrics?.taskRetries.inc({ kind: task.kind });
-    this.log.warn("task attempt failed; will retry", { task: task.id, kind: task.kind, attempt: task.attempts, retryInMs: delay, error: message });
+    this.log.warn("task attempt failed; will retry", { task: task.id, kind: task.kind, attempt: task.attempts, retryInMs: delay, error: message, ...requestOf(task) });
   }
 
   /**
@@ -514,4 +525,11 @@ export class TaskRunner {
       }
     }
   }
+}
+
+/** Both maps' changes per target. */
+function mergeChanges(a: Map<string, Change[]>, b: Map<string, Change[]>): Map<string, Change[]> {
+  const out = new Map(a);
+  for (const [k, v] of b) out.set(k, [...(out.get(k) ?? []), ...v]);
+  return out;
 }

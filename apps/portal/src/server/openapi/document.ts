@@ -9,6 +9,7 @@ import {
   registerClusterInput,
   updateClusterInput,
   partitionIncreaseInput,
+  setProductQuotaClassInput,
   productInputsInput,
   recertifyInput,
   subscriptionExpiryInput,
@@ -305,6 +306,14 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/subscriptions/{id}/replay", tag: "Subscriptions", summary: "Governed replay of one of the subscription's consumer groups; dryRun previews per partition, otherwise the worker applies it (409 GROUP_ACTIVE while the group has members).", scope: "write:<domain>", body: replayInput, response: anyObject("The preview, or the recorded replay."), status: 202 },
   { method: "get", path: "/subscriptions/{id}/replays", tag: "Subscriptions", summary: "The subscription's replays, newest first, with status and what the worker committed.", response: anyArray("Replays.") },
   { method: "post", path: "/subscriptions/{id}/approve-pii", tag: "Review", summary: "Governance grants the subscription's stated PII need (four eyes).", scope: "review", response: anyObject("The subscription.") },
+  // Client quota classes (issue 33): chosen per product and per subscription; a class larger than the policy's default waits for governance.
+  { method: "get", path: "/products/{id}/quota", tag: "Products", summary: "The client quota in force for the product's producer account (class, rates), the class chosen or waiting for governance, and the account's bytes per second per minute against producer_byte_rate (members of the domain, governance, admins).", response: anyObject("account, inForce, chosen, requested, classes, limitBytesPerSecond, points, latestBytesPerSecond, peakBytesPerSecond, peakPercentOfQuota.") },
+  { method: "get", path: "/subscriptions/{id}/quota", tag: "Subscriptions", summary: "The client quota in force for the subscription's account (class, rates), the class chosen or waiting for governance, and the account's bytes read per second per minute against consumer_byte_rate.", response: anyObject("account, inForce, chosen, requested, classes, limitBytesPerSecond, points, latestBytesPerSecond, peakBytesPerSecond, peakPercentOfQuota.") },
+  { method: "put", path: "/products/{id}/quota-class", tag: "Products", summary: "Choose the quota class of the product's producer account (owners): at most the default's rates takes effect at once (quotaClass); a larger class needs a reason and waits for governance (quotaClassRequested).", scope: "write:<domain>", body: setProductQuotaClassInput, response: anyObject("The product with quotaClass, quotaClassRequested, quotaClassReason.") },
+  { method: "post", path: "/products/{id}/quota-class/approve", tag: "Review", summary: "Governance grants the product's waiting quota class (four eyes: not the person who asked); the worker applies it.", scope: "review", response: anyObject("The product.") },
+  { method: "post", path: "/products/{id}/quota-class/reject", tag: "Review", summary: "Governance refuses the product's waiting quota class with a reason; the class in force stays.", scope: "review", body: reasonInput, response: anyObject("The product.") },
+  { method: "post", path: "/subscriptions/{id}/quota-class/approve", tag: "Review", summary: "Governance grants the subscription's waiting quota class (four eyes: not the person who asked); the worker applies it.", scope: "review", response: anyObject("The subscription.") },
+  { method: "post", path: "/subscriptions/{id}/quota-class/reject", tag: "Review", summary: "Governance refuses the subscription's waiting quota class with a reason; the class in force stays.", scope: "review", body: reasonInput, response: anyObject("The subscription.") },
   // Schema governance: versions, reviews, major versions.
   { method: "get", path: "/products/{id}/schema-versions", tag: "Schemas", summary: "Every schema version of a product: status, proposer, decider, registry id, fingerprint (proposals and rejections for its owners and governance).", response: anyObject("The versions and the product's major-version chain.") },
   { method: "post", path: "/products/{id}/schema-versions", tag: "Schemas", summary: "Propose the next schema version of an ACTIVE or DEPRECATED product; 409 INCOMPATIBLE_SCHEMA lists every incompatibility and offers the next major version.", scope: "write:<domain>", body: proposeSchemaVersionInput, response: anyObject("The PENDING version."), status: 201 },

@@ -24,7 +24,7 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
   });
   if (queue.isPending) return <Loading label="Loading the queue…" />;
   if (queue.isError) return <ErrorAlert message={queue.error.message} />;
-  const { products, subscriptions, schemaVersions, changes, piiGrants, promotions } = queue.data;
+  const { products, subscriptions, schemaVersions, changes, piiGrants, promotions, quotaClasses } = queue.data;
   return (
     <div className="space-y-6">
       {reviewsProducts && (
@@ -89,6 +89,22 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
             <ul className="divide-y divide-slate-200" aria-label="Personal data grants">
               {piiGrants.map((g) => (
                 <PiiGrantRow key={g.id} grant={g} />
+              ))}
+            </ul>
+          )}
+        </Card>
+      )}
+      {queue.data.governance && (
+        <Card title={`Quota classes (${quotaClasses.length})`}>
+          <p className="mb-3 text-sm text-slate-600">
+            A Kafka client quota class larger than the policy&apos;s default needs a governance decision; a reviewer other than the person who asked grants it, and the worker applies it to the account.
+          </p>
+          {quotaClasses.length === 0 ? (
+            <EmptyState title="No quota classes waiting" />
+          ) : (
+            <ul className="divide-y divide-slate-200" aria-label="Quota class requests">
+              {quotaClasses.map((q) => (
+                <QuotaClassRow key={`${q.entityType}:${q.id}`} request={q} />
               ))}
             </ul>
           )}
@@ -232,6 +248,38 @@ function PiiGrantRow({ grant: g }: { grant: ReviewQueue["piiGrants"][number] }) 
         <p className="text-sm text-slate-500">Your own request (four-eyes rule)</p>
       ) : (
         <Button disabled={grant.isPending} onClick={() => grant.mutate()} aria-label={`Grant personal data of ${g.product.name} to ${g.serviceAccount.name}`}>Grant personal data</Button>
+      )}
+    </li>
+  );
+}
+
+/** Governance decides a quota class larger than the default, asked for by a product's owners or a subscriber. */
+function QuotaClassRow({ request: q }: { request: ReviewQueue["quotaClasses"][number] }) {
+  const client = useQueryClient();
+  const base = `/api/v1/${q.entityType === "DataProduct" ? "products" : "subscriptions"}/${q.id}/quota-class`;
+  const decide = useMutation<unknown, ApiError, { kind: "approve" } | { kind: "reject"; reason: string }>({
+    mutationFn: (d) => api(`${base}/${d.kind}`, { method: "POST", ...(d.kind === "reject" ? { body: { reason: d.reason } } : {}) }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+  });
+  return (
+    <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-quota-class">
+      <div className="min-w-0">
+        <p className="text-sm">
+          <Link href={q.link} className="font-medium text-indigo-700 hover:underline">{q.title}</Link> asks for <strong>{q.requested}</strong>
+          {q.inForce ? <> (now {q.inForce})</> : " (now the default)"}
+        </p>
+        <p className="text-xs text-slate-500">{q.detail}</p>
+        <p className="mt-1 text-sm text-slate-700">“{q.reason ?? "no reason given"}”</p>
+        <p className="mt-1 text-xs text-slate-500">asked{q.requestedBy ? ` by ${q.requestedBy.name}` : ""} <Ago iso={q.requestedAt} /></p>
+        {decide.isError && <div className="mt-2"><ErrorAlert message={decide.error.message} /></div>}
+      </div>
+      {q.mine ? (
+        <p className="text-sm text-slate-500">Your own request (four-eyes rule)</p>
+      ) : (
+        <div className="flex flex-wrap gap-2">
+          <Button disabled={decide.isPending} onClick={() => decide.mutate({ kind: "approve" })} aria-label={`Grant quota class ${q.requested} to ${q.title}`}>Grant {q.requested}</Button>
+          <ReasonAction label="Refuse" confirmLabel="Refuse the class" hint="Required; the requester sees it." pending={decide.isPending} error={decide.error} onConfirm={(reason) => decide.mutate({ kind: "reject", reason })} />
+        </div>
       )}
     </li>
   );

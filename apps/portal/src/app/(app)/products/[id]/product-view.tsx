@@ -12,6 +12,7 @@ import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel
 import { PartitionsPanel } from "@/components/partitions-panel";
 import { ProductCostCard } from "@/components/product-cost-card";
 import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
+import { QuotaCard } from "@/components/quota-card";
 import { ReasonAction } from "@/components/reason-form";
 import { RetirementCard } from "@/components/retirement-card";
 import { ProductFreshness } from "@/components/slo";
@@ -251,6 +252,7 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
           </Card>
           <SubscriptionsCard product={product} />
           {(me.memberships.some((m) => m.domainId === product.domainId) || perms.hasGlobal("platform:admin")) && <ProductCostCard productId={product.id} />}
+          {(me.memberships.some((m) => m.domainId === product.domainId) || isReviewer || perms.hasGlobal("platform:admin")) && product.status !== "REJECTED" && <QuotaCard kind="product" id={product.id} canChoose={isOwner && product.status !== "RETIRED"} />}
           {(isOwner || perms.hasGlobal("audit:read")) && (
             <WhenNear placeholder={HISTORY_PLACEHOLDER}>
               <HistoryCard productId={product.id} />

@@ -6,6 +6,7 @@ import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
 import { Link } from "@/components/link";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
+import { QuotaCard } from "@/components/quota-card";
 import { ReasonAction } from "@/components/reason-form";
 import { ReplayCard } from "@/components/replay-card";
 import { SubscriptionObjectives } from "@/components/slo";
@@ -54,6 +55,7 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <ConnectCard connection={sub.connection} registryUrl={registryUrl} />
           <LagCard consumers={sub.consumers} samples={sub.lagSamples} granted={granted} groupPrefix={sub.connection.groupPrefix} />
+          {sub.status !== "REJECTED" && <QuotaCard kind="subscription" id={sub.id} />}
           {sub.status !== "REJECTED" && (
             <WhenNear placeholder={OBJECTIVES_PLACEHOLDER}>
               <ObjectivesCard subscriptionId={sub.id} />

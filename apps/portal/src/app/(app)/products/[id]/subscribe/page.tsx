@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { activePolicy, getProduct, liveEnvironments } from "@kappa/catalog";
+import { activePolicy, getProduct, isLargerThanDefault, liveEnvironments, quotaClassesFromPolicy } from "@kappa/catalog";
 import { Link } from "@/components/link";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { requireActor } from "@/server/actor";
@@ -15,6 +15,10 @@ export default async function SubscribePage({ params }: { params: Promise<{ id: 
   const product = await loadOrNotFound(getProduct(db(), actor, id));
   const [policy, live] = await Promise.all([activePolicy(db()), liveEnvironments(db(), product.id)]);
   const domains = actor.memberships.filter((m) => m.domainId !== product.domainId);
+  const classes = quotaClassesFromPolicy(policy.document);
+  const quotaClasses = Object.entries(classes.classes)
+    .map(([name, c]) => ({ name, producerByteRate: c.producer_byte_rate, consumerByteRate: c.consumer_byte_rate, isDefault: name === classes.default, needsApproval: isLargerThanDefault(classes, name) }))
+    .sort((a, b) => a.consumerByteRate - b.consumerByteRate || a.name.localeCompare(b.name));
   const ownerDomains = domains.filter((m) => m.role === "OWNER").map((m) => ({ id: m.domainId, slug: m.domainSlug }));
   return (
     <>
@@ -30,7 +34,7 @@ export default async function SubscribePage({ params }: { params: Promise<{ id: 
       {domains.length === 0 ? (
         <EmptyState title="No domain to subscribe for">You can request access only for a domain you belong to, other than the product&apos;s own.</EmptyState>
       ) : (
-        <SubscribeForm productId={product.id} productDomainId={product.domainId} classification={product.classification} ownerDomains={ownerDomains} policy={policy} environments={live.environments} />
+        <SubscribeForm productId={product.id} productDomainId={product.domainId} classification={product.classification} ownerDomains={ownerDomains} policy={policy} environments={live.environments} quotaClasses={quotaClasses} />
       )}
     </>
   );

@@ -10,6 +10,7 @@ import { ServiceAccountForm } from "@/components/service-account-form";
 import { Button, Card, ErrorAlert, Field, inputClass, Loading } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ServiceAccountOption } from "@/lib/api-types";
+import { formatBytes } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";
 
 export function SubscribeForm({
@@ -19,6 +20,7 @@ export function SubscribeForm({
   ownerDomains,
   policy,
   environments,
+  quotaClasses,
 }: {
   productId: string;
   productDomainId: string;
@@ -27,6 +29,8 @@ export function SubscribeForm({
   policy: { version: number; document: PolicyDocument };
   /** Where the product is live: the primary environment first, then every environment its promotion is ACTIVE in. */
   environments: string[];
+  /** The policy's client quota classes (page.tsx): the default first chosen; a larger one needs governance and a reason. */
+  quotaClasses: { name: string; producerByteRate: number; consumerByteRate: number; isDefault: boolean; needsApproval: boolean }[];
 }) {
   const router = useRouter();
   const client = useQueryClient();
@@ -41,6 +45,9 @@ export function SubscribeForm({
   const [environment, setEnvironment] = useState(environments[0] ?? "");
   const [piiNeeded, setPiiNeeded] = useState(false);
   const [piiJustification, setPiiJustification] = useState("");
+  const [quotaClass, setQuotaClass] = useState(quotaClasses.find((c) => c.isDefault)?.name ?? "");
+  const [quotaClassReason, setQuotaClassReason] = useState("");
+  const quotaNeedsApproval = quotaClasses.find((c) => c.name === quotaClass)?.needsApproval ?? false;
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const chosen = options.find((o) => o.id === (serviceAccountId || options[0]?.id));
   // The subscription rules, evaluated as the user types and picks (the server evaluates again).
@@ -51,7 +58,7 @@ export function SubscribeForm({
   const [creating, setCreating] = useState(false);
   const selected = serviceAccountId || options[0]?.id || "";
 
-  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string; expiresAt?: string; environment?: string }>({
+  const request = useMutation<{ id: string }, ApiError, { productId: string; serviceAccountId: string; purpose: string; piiNeeded: boolean; piiJustification?: string; expiresAt?: string; environment?: string; quotaClass?: string; quotaClassReason?: string }>({
     mutationFn: (body) => api("/api/v1/subscriptions", { method: "POST", body }),
     onSuccess: async () => {
       await Promise.all([
@@ -72,6 +79,8 @@ export function SubscribeForm({
       purpose,
       piiNeeded,
       ...(piiNeeded ? { piiJustification } : {}),
+      ...(quotaClass ? { quotaClass } : {}),
+      ...(quotaNeedsApproval ? { quotaClassReason } : {}),
       ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59.000Z` } : {}),
       // Only where the product is live in more than one environment is there a choice to send.
       ...(environments.length > 1 ? { environment } : {}),
@@ -122,6 +131,24 @@ export function SubscribeForm({
           <Field id="expiresAt" label="Access ends (optional)" errors={errors.expiresAt} hint="For temporary needs: access is revoked at the end of this day (UTC). Leave empty to keep it until revoked; owners recertify it on the policy's schedule either way.">
             {(a) => <input {...a} type="date" min={tomorrow} value={expiresOn} onChange={(e) => setExpiresOn(e.target.value)} className={inputClass} />}
           </Field>
+          {quotaClasses.length > 0 && (
+            <Field id="quotaClass" label="Quota class" errors={errors.quotaClass} hint="The Kafka client quota of the account (bytes per second it may read and write). A class larger than the default needs governance's approval besides the owners'; until then the account reads under the default.">
+              {(a) => (
+                <select {...a} value={quotaClass} onChange={(e) => setQuotaClass(e.target.value)} className={inputClass}>
+                  {quotaClasses.map((c) => (
+                    <option key={c.name} value={c.name}>
+                      {c.name} — read {formatBytes(c.consumerByteRate)}/s, write {formatBytes(c.producerByteRate)}/s{c.isDefault ? " (default)" : c.needsApproval ? " (needs approval)" : ""}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          )}
+          {quotaNeedsApproval && (
+            <Field id="quotaClassReason" label="Why the account needs this class" errors={errors.quotaClassReason} hint="Governance reads it.">
+              {(a) => <textarea {...a} rows={2} value={quotaClassReason} onChange={(e) => setQuotaClassReason(e.target.value)} className={inputClass} />}
+            </Field>
+          )}
           <fieldset className="space-y-2">
             <legend className="sr-only">Personal data</legend>
             <label className="flex items-start gap-2 text-sm">
