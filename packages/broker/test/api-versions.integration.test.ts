@@ -98,13 +98,16 @@ describe("ApiVersions", () => {
     try {
       const v4 = (await c.request(ApiKey.ApiVersions, 4, { clientSoftwareName: "test", clientSoftwareVersion: "1" })).body;
       expect(v4.supportedFeatures).toEqual([
-        { name: "group.version", minVersion: 0, maxVersion: 0 },
+        { name: "group.version", minVersion: 0, maxVersion: 1 },
         { name: "kraft.version", minVersion: 0, maxVersion: 0 },
         { name: "metadata.version", minVersion: 7, maxVersion: 27 },
         { name: "transaction.version", minVersion: 0, maxVersion: 0 },
       ]);
       expect(v4.finalizedFeaturesEpoch).toBe(0n);
-      expect(v4.finalizedFeatures).toEqual([{ name: "metadata.version", minVersionLevel: 27, maxVersionLevel: 27 }]);
+      expect(v4.finalizedFeatures).toEqual([
+        { name: "group.version", minVersionLevel: 1, maxVersionLevel: 1 },
+        { name: "metadata.version", minVersionLevel: 27, maxVersionLevel: 27 },
+      ]);
       // Before v4, features whose minimum is 0 are left out, as Kafka does for older clients.
       const v3 = (await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "test", clientSoftwareVersion: "1" })).body;
       expect(v3.supportedFeatures).toEqual([{ name: "metadata.version", minVersion: 7, maxVersion: 27 }]);
