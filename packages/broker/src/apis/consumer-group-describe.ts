@@ -63,7 +63,7 @@ export const consumerGroupDescribeApi = defineApi<ConsumerGroupDescribeRequest, 
           subscribedTopicNames: m.subscribedTopicNames,
           subscribedTopicRegex: m.subscribedTopicRegex,
           assignment: wire(m.assigned),
-          targetAssignment: wire(g.target.get(m.memberId) ?? new Map()),
+          targetAssignment: wire(g.target.get(m.memberId) ?? new Map<string, Set<number>>()),
         })),
         authorizedOperations: req.includeAuthorizedOperations ? authorizedOperations(ctx, "GROUP", groupId) : AUTHORIZED_OPERATIONS_OMITTED,
       };

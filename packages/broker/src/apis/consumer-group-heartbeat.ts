@@ -27,7 +27,7 @@ function problem(req: ConsumerGroupHeartbeatRequest, apiVersion: number): string
   if (req.memberEpoch === 0) {
     if (req.rebalanceTimeoutMs === -1) return "RebalanceTimeoutMs must be provided in first request.";
     if (req.topicPartitions === null || req.topicPartitions.length > 0) return "TopicPartitions must be empty when (re-)joining.";
-    if (req.subscribedTopicNames === null && (req.subscribedTopicRegex ?? null) === null) return "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.";
+    if (req.subscribedTopicNames === null && (req.subscribedTopicRegex ?? null) === null) return "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.";
   }
   if (req.memberEpoch === LEAVE_GROUP_STATIC_EPOCH && req.instanceId === null) return "InstanceId can't be null.";
   return null;

@@ -498,9 +498,8 @@ export class ConsumerGroup {
     const m = this.members.get(memberId);
     if (!m) return ErrorCode.UNKNOWN_MEMBER_ID;
     const current = m.memberEpoch === LEAVE_GROUP_STATIC_EPOCH ? m.previousMemberEpoch : m.memberEpoch;
-    if (memberEpoch > current) return ErrorCode.FENCED_MEMBER_EPOCH;
-    if (memberEpoch < current) return ErrorCode.STALE_MEMBER_EPOCH;
-    return ErrorCode.NONE;
+    // Kafka 4.1 (ConsumerGroup.validateMemberEpoch for commits and fetches): any other epoch is stale.
+    return memberEpoch === current ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
   }
 
   markDead(): void {
