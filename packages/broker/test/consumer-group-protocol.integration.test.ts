@@ -66,6 +66,7 @@ interface Hb {
   instanceId?: string | null;
   rebalanceTimeoutMs?: number;
   subscribedTopicNames?: string[] | null;
+  subscribedTopicRegex?: string | null;
   serverAssignor?: string | null;
   topicPartitions?: Owned | null;
 }
@@ -90,7 +91,7 @@ async function heartbeatOnce(c: RawClient, groupId: string, h: Hb) {
     rackId: null,
     rebalanceTimeoutMs: h.rebalanceTimeoutMs ?? (h.memberEpoch === 0 ? 30000 : -1),
     subscribedTopicNames: h.subscribedTopicNames === undefined ? null : h.subscribedTopicNames,
-    subscribedTopicRegex: null,
+    subscribedTopicRegex: h.subscribedTopicRegex ?? null,
     serverAssignor: h.serverAssignor ?? null,
     topicPartitions: h.topicPartitions === undefined ? (h.memberEpoch === 0 ? [] : null) : h.topicPartitions,
   });
@@ -248,6 +249,21 @@ describe("ConsumerGroupHeartbeat and ConsumerGroupDescribe (raw protocol)", () =
     await heartbeat(c, group, { memberId: ranged.memberId!, memberEpoch: -1 });
   });
 
+  it("subscribes by regex: the topics it matches in full, an invalid one refused", async () => {
+    const prefix = uniqueName("kip848-rx");
+    const one = await createTopic(`${prefix}-one`, 1);
+    const two = await createTopic(`${prefix}-two`, 2);
+    await createTopic(`${prefix}x-other`, 1);
+    const c = await raw();
+    const group = uniqueName("g");
+    const m = memberId();
+    const joined = await joinAssigned(c, group, { memberId: m, memberEpoch: 0, subscribedTopicRegex: `${prefix}-.*` }, 3);
+    expect(keys(joined.assignment)).toEqual([`${one}:0`, `${two}:0`, `${two}:1`].sort());
+    const bad = await heartbeat(c, group, { memberId: memberId(), memberEpoch: 0, subscribedTopicRegex: "(" });
+    expect(bad.errorCode).toBe(ErrorCode.INVALID_REGULAR_EXPRESSION);
+    await heartbeat(c, group, { memberId: m, memberEpoch: -1 });
+  });
+
   it("keeps a static member's assignment for its instance id while it restarts", async () => {
     const topic = uniqueName("kip848-static");
     const topicId = await createTopic(topic, 2);
@@ -281,9 +297,11 @@ describe("ConsumerGroupHeartbeat and ConsumerGroupDescribe (raw protocol)", () =
 
 let classpath: string;
 let java: string;
+/** Short-lived tools: a small heap, and the quick compiler only (starts faster on a loaded machine). */
+const JVM = ["-Xmx256m", "-XX:TieredStopAtLevel=1"];
 
 async function kafkaTool(mainClass: string, args: string[]): Promise<string> {
-  const child = spawn(java, ["-Xmx256m", "-cp", classpath, mainClass, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(java, [...JVM, "-cp", classpath, mainClass, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   procs.push(child);
   let text = "";
   child.stdout.on("data", (d: Buffer) => (text += d.toString()));
@@ -303,7 +321,7 @@ function startConsoleConsumer(topic: string, group: string): JavaConsumer {
   const child = spawn(
     java,
     [
-      "-Xmx256m",
+      ...JVM,
       "-cp",
       classpath,
       "org.apache.kafka.tools.consumer.ConsoleConsumer",

@@ -352,7 +352,7 @@ export class ConsumerGroup {
     const wanted = new Set(m.subscribedTopicNames);
     if (m.subscribedTopicRegex !== null) {
       try {
-        for (const n of matchRegex(m.subscribedTopicRegex, names)) if (m.mayDescribe(n)) wanted.add(n);
+        for (const n of this.regexMatches(m.subscribedTopicRegex, names)) if (m.mayDescribe(n)) wanted.add(n);
       } catch {
         // Checked when it was set; a topic name that makes it slow now matches nothing.
       }
@@ -366,10 +366,26 @@ export class ConsumerGroup {
   private computeSubscriptionMetadata(): Map<string, number> {
     const all = this.ctx.topics.topics();
     const byName = new Map(all.map((t) => [t.name, t]));
+    const byId = new Map(all.map((t) => [t.id, t]));
     const names = all.map((t) => t.name);
     const out = new Map<string, number>();
-    for (const m of this.members.values()) for (const id of this.memberTopics(m, byName, names)) out.set(id, all.find((t) => t.id === id)!.partitionCount);
+    for (const m of this.members.values()) for (const id of this.memberTopics(m, byName, names)) out.set(id, byId.get(id)!.partitionCount);
     return out;
+  }
+
+  /** Regex matches per regex, kept while the topic names stay the same (every heartbeat looks at every member's subscription). */
+  private readonly regexCache = new Map<string, { signature: string; names: string[] }>();
+
+  private regexMatches(regex: string, names: readonly string[]): string[] {
+    const signature = names.join("\u0000");
+    const hit = this.regexCache.get(regex);
+    if (hit && hit.signature === signature) return hit.names;
+    const matched = matchRegex(regex, names);
+    this.regexCache.set(regex, { signature, names: matched });
+    // Only regexes members still use are kept.
+    const used = new Set([...this.members.values()].map((x) => x.subscribedTopicRegex));
+    for (const k of this.regexCache.keys()) if (!used.has(k)) this.regexCache.delete(k);
+    return matched;
   }
 
   /** The assignor most members ask for, else the default (Kafka's ConsumerGroup.preferredServerAssignor). */
