@@ -1,4 +1,5 @@
 // Shared broker state handed to every request handler through RequestContext.
+import { uuidFromBytes } from "@kappa/kafka-protocol";
 import type { BrokerConfig } from "./config.ts";
 import { Control } from "./control.ts";
 import { FetchSessionCache } from "./fetch-sessions.ts";
@@ -129,6 +130,9 @@ export class BrokerCore {
       initialRebalanceDelayMs: config["group.initial.rebalance.delay.ms"],
       minSessionTimeoutMs: config["group.min.session.timeout.ms"],
       maxSessionTimeoutMs: config["group.max.session.timeout.ms"],
+      consumerSessionTimeoutMs: config["group.consumer.session.timeout.ms"],
+      consumerHeartbeatIntervalMs: config["group.consumer.heartbeat.interval.ms"],
+      topics: { topics: () => logs.topics().map((t) => ({ name: t.name, id: uuidFromBytes(t.topicId), partitionCount: t.partitionCount })) },
       log: (m) => logger.info(m),
       warn: (m) => logger.warn(m),
     });

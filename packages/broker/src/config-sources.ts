@@ -23,6 +23,8 @@ const KINDS: { [K in keyof BrokerConfig]: Kind } = {
   "group.initial.rebalance.delay.ms": "int",
   "group.min.session.timeout.ms": "int",
   "group.max.session.timeout.ms": "int",
+  "group.consumer.session.timeout.ms": "int",
+  "group.consumer.heartbeat.interval.ms": "int",
   "log.segment.bytes": "int",
   "log.roll.ms": "int",
   "log.retention.ms": "int",

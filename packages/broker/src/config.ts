@@ -28,6 +28,10 @@ export interface BrokerConfig {
   "group.initial.rebalance.delay.ms": number;
   "group.min.session.timeout.ms": number;
   "group.max.session.timeout.ms": number;
+  /** KIP-848 consumer groups: a member that sends no ConsumerGroupHeartbeat for this long is removed (Kafka's name and default). */
+  "group.consumer.session.timeout.ms": number;
+  /** KIP-848 consumer groups: the heartbeat interval the coordinator gives members (Kafka's name and default). */
+  "group.consumer.heartbeat.interval.ms": number;
   "log.segment.bytes": number;
   "log.roll.ms": number;
   "log.retention.ms": number;
@@ -154,6 +158,8 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   "group.initial.rebalance.delay.ms": 3000,
   "group.min.session.timeout.ms": 6000,
   "group.max.session.timeout.ms": 1800000,
+  "group.consumer.session.timeout.ms": 45000,
+  "group.consumer.heartbeat.interval.ms": 5000,
   "log.segment.bytes": 1073741824,
   "log.roll.ms": 7 * 24 * 3600 * 1000,
   "log.retention.ms": 7 * 24 * 3600 * 1000,
@@ -280,6 +286,10 @@ export function validateConfig(raw: Raw): BrokerConfig {
   // Kafka accepts any factor ≥ 1 at start-up and refuses topic creation that cannot reach it.
   const rf = int(raw, "default.replication.factor", 1, 32767);
   const minSession = int(raw, "group.min.session.timeout.ms", 1);
+  const consumerSession = int(raw, "group.consumer.session.timeout.ms", 1);
+  const consumerHeartbeat = int(raw, "group.consumer.heartbeat.interval.ms", 1);
+  // Kafka's GroupCoordinatorConfig requires the interval to be below the session timeout.
+  if (consumerHeartbeat >= consumerSession) throw new ConfigError(`group.consumer.heartbeat.interval.ms (${consumerHeartbeat}) must be less than group.consumer.session.timeout.ms (${consumerSession})`);
   const advertisedHost = raw["advertised.host"];
   if (advertisedHost !== null && (typeof advertisedHost !== "string" || advertisedHost === "")) {
     throw new ConfigError(`advertised.host must be a host name or address, got ${JSON.stringify(advertisedHost)}`);
@@ -299,6 +309,8 @@ export function validateConfig(raw: Raw): BrokerConfig {
     "group.initial.rebalance.delay.ms": int(raw, "group.initial.rebalance.delay.ms", 0),
     "group.min.session.timeout.ms": minSession,
     "group.max.session.timeout.ms": int(raw, "group.max.session.timeout.ms", minSession),
+    "group.consumer.session.timeout.ms": consumerSession,
+    "group.consumer.heartbeat.interval.ms": consumerHeartbeat,
     "log.segment.bytes": int(raw, "log.segment.bytes", 14, 2 ** 31 - 1),
     "log.roll.ms": int(raw, "log.roll.ms", 1),
     "log.retention.ms": int(raw, "log.retention.ms", -1),

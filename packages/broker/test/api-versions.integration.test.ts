@@ -21,7 +21,8 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   Produce: [3, 8],
   Fetch: [4, 11],
   ListOffsets: [0, 9],
-  Metadata: [0, 8],
+  // v10+ carries topic ids, which KIP-848 consumers resolve their assignment with (Kafka 4.1 serves 0-13).
+  Metadata: [0, 12],
   OffsetFetch: [0, 5],
   FindCoordinator: [0, 2],
   // Issue 15, static membership: the group APIs up to Kafka 4.0's versions, which carry
@@ -59,6 +60,9 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   DeleteRecords: [0, 1],
   // KIP-966's paginated topic description (Kafka 3.8+; the Java admin's describeTopics uses it).
   DescribeTopicPartitions: [0, 0],
+  // KIP-848's consumer group protocol (Kafka 4.0 GA): the versions of the copied definitions (apache/kafka 1eb7644).
+  ConsumerGroupHeartbeat: [0, 1],
+  ConsumerGroupDescribe: [0, 0],
   // Client quotas (KIP-546, issue 33): every version Kafka has.
   DescribeClientQuotas: [0, 1],
   AlterClientQuotas: [0, 1],
@@ -98,13 +102,16 @@ describe("ApiVersions", () => {
     try {
       const v4 = (await c.request(ApiKey.ApiVersions, 4, { clientSoftwareName: "test", clientSoftwareVersion: "1" })).body;
       expect(v4.supportedFeatures).toEqual([
-        { name: "group.version", minVersion: 0, maxVersion: 0 },
+        { name: "group.version", minVersion: 0, maxVersion: 1 },
         { name: "kraft.version", minVersion: 0, maxVersion: 0 },
         { name: "metadata.version", minVersion: 7, maxVersion: 27 },
         { name: "transaction.version", minVersion: 0, maxVersion: 0 },
       ]);
       expect(v4.finalizedFeaturesEpoch).toBe(0n);
-      expect(v4.finalizedFeatures).toEqual([{ name: "metadata.version", minVersionLevel: 27, maxVersionLevel: 27 }]);
+      expect(v4.finalizedFeatures).toEqual([
+        { name: "group.version", minVersionLevel: 1, maxVersionLevel: 1 },
+        { name: "metadata.version", minVersionLevel: 27, maxVersionLevel: 27 },
+      ]);
       // Before v4, features whose minimum is 0 are left out, as Kafka does for older clients.
       const v3 = (await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "test", clientSoftwareVersion: "1" })).body;
       expect(v3.supportedFeatures).toEqual([{ name: "metadata.version", minVersion: 7, maxVersion: 27 }]);

@@ -63,7 +63,7 @@ export async function startTestBroker(options: BrokerOptions = {}, dataDir?: str
  */
 function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: string | undefined): TestBroker {
   // What the oracle node was started with (test/oracle-setup.ts) is no difference.
-  const same: Record<string, unknown> = { "auto.create.topics.enable": true };
+  const same: Record<string, unknown> = { "auto.create.topics.enable": true, "group.consumer.heartbeat.interval.ms": 1000 };
   const settings = Object.keys(options).filter((k) => !["host", "port", "logger", "group.initial.rebalance.delay.ms"].includes(k) && same[k] !== (options as Record<string, unknown>)[k]);
   if (settings.length > 0 || dataDir) throw new Error(`oracle run: this test configures the embedded broker (${[...settings, ...(dataDir ? ["its data dir"] : [])].join(", ")}), which Apache Kafka's node does not take`);
   const [host, port] = [bootstrap.slice(0, bootstrap.lastIndexOf(":")), Number(bootstrap.slice(bootstrap.lastIndexOf(":") + 1))];

@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORE_APIS } from "@kappa/broker";
 import type { Db } from "@kappa/catalog";
-import { ApiKey } from "@kappa/kafka-protocol";
+import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
+import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { approvedProduct, approvedSubscription, KAFKA_TARGETS, openTestDatabase, seedPeople, startKafkaTarget, startTargetStack, startTestBroker, startWorker, stopSaslStack, waitFor, type KafkaTarget, type TestBroker } from "./helpers.ts";
 
 /* Lag, time lag, offsets and storage figures, on the embedded broker and on the suite's 3-node Apache Kafka cluster. */
@@ -54,6 +56,10 @@ describe.each(KAFKA_TARGETS)("observation on %s", (kind) => {
     expect(caughtUp.state).toBe("Stable");
     expect(caughtUp.members).toBe(1);
     expect(caughtUp.timeLagMs).toBe(0n);
+    // A classic group's assignment: its one member holds the three partitions.
+    const owners = (caughtUp.partitionDetail as Array<{ partition: number; owner?: { clientId: string } }>).map((d) => d.owner?.clientId);
+    expect(owners).toHaveLength(3);
+    for (const o of owners) expect(o).toBeTruthy();
 
     // The consumer stops; 30 more records per partition arrive: lag 90, and it shows per partition.
     await consumer.stop();
@@ -91,6 +97,62 @@ describe.each(KAFKA_TARGETS)("observation on %s", (kind) => {
     const topicHistory = await db.topicObservationSample.findMany({ where: { topic: product.topicName } });
     expect(topicHistory.at(-1)?.endOffset).toBe(210n);
     await producer.disconnect();
+  });
+
+  it("shows a group of the consumer protocol (KIP-848, group.protocol=consumer) with its state, members and assignment, not Dead", async () => {
+    const product = await approvedProduct(db, people, { partitions: 2 });
+    await waitFor(async () => (await db.provisioningTask.findFirst({ where: { entityId: product.id, kind: "CREATE_TOPIC", status: "DONE" } })) !== null, 5_000, "topic created");
+    const { account } = await approvedSubscription(db, people, product.id, `kip-${Date.now().toString(36)}`);
+    const groupId = `${account.name}.kip848`;
+    // A member of the consumer protocol, as a Kafka 4.x consumer speaks it to the group's coordinator.
+    const [host, port] = target.brokers[0]!.split(":");
+    const open = (h: string, p: number) => KafkaConnection.open({ host: h, port: p, clientId: "kip848-member", sasl: target.sasl, tls: null, connectTimeoutMs: 5_000, requestTimeoutMs: 15_000 });
+    const any = await open(host!, Number(port));
+    const found = await waitFor(async () => {
+      const r = await any.request(ApiKey.FindCoordinator, { key: groupId, keyType: 0, coordinatorKeys: [groupId] }, any.pickVersion(ApiKey.FindCoordinator, 0, 4));
+      const c = r.coordinators?.[0] ?? { errorCode: r.errorCode, host: r.host, port: r.port };
+      return c.errorCode === ErrorCode.NONE ? c : null;
+    }, 20_000, "the group's coordinator");
+    any.close();
+    const conn = await open(found.host, found.port);
+    const memberId = randomBytes(16).toString("base64url");
+    const beat = (memberEpoch: number, extra: Record<string, unknown> = {}) =>
+      conn.request(ApiKey.ConsumerGroupHeartbeat, { groupId, memberId, memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1, subscribedTopicNames: memberEpoch === 0 ? [product.topicName] : null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: memberEpoch === 0 ? [] : null, ...extra }, conn.pickVersion(ApiKey.ConsumerGroupHeartbeat, 0, 1));
+    let r = await beat(0);
+    expect(r.errorCode).toBe(ErrorCode.NONE);
+    let assigned = r.assignment?.topicPartitions ?? [];
+    await waitFor(async () => {
+      if (assigned.reduce((n, t) => n + t.partitions.length, 0) === 2) return true;
+      r = await beat(r.memberEpoch);
+      if (r.assignment) assigned = r.assignment.topicPartitions;
+      return false;
+    }, 15_000, "both partitions assigned");
+    r = await beat(r.memberEpoch, { topicPartitions: assigned });
+    const epoch = r.memberEpoch;
+    const keepAlive = setInterval(() => void beat(epoch).catch(() => undefined), 2_000);
+    try {
+      // It commits with its member epoch (OffsetCommit v9), as such a consumer does.
+      const commit = await conn.request(ApiKey.OffsetCommit, { groupId, generationIdOrMemberEpoch: epoch, memberId, groupInstanceId: null, topics: [{ name: product.topicName, partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: "" })) }] }, 9);
+      expect(commit.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([ErrorCode.NONE, ErrorCode.NONE]);
+
+      const [description] = await running.cluster.describeGroups([groupId]);
+      expect(description).toMatchObject({ groupId, state: "Stable", members: 1, groupType: "consumer", protocolType: "consumer" });
+      expect(description!.assignment.map((a) => `${a.topic}:${a.partition}:${a.clientId}`).sort()).toEqual([0, 1].map((p) => `${product.topicName}:${p}:kip848-member`));
+
+      const row = await waitFor(async () => {
+        await running.worker.observer.observeOnce();
+        return db.consumerGroupObservation.findUnique({ where: { groupId_topic: { groupId, topic: product.topicName } } });
+      }, 10_000, "the group's row");
+      expect(row.state).toBe("Stable");
+      expect(row.members).toBe(1);
+      expect((row.partitionDetail as Array<{ partition: number; owner?: { memberId: string; clientId: string } }>).map((d) => ({ partition: d.partition, memberId: d.owner?.memberId, clientId: d.owner?.clientId }))).toEqual(
+        [0, 1].map((partition) => ({ partition, memberId, clientId: "kip848-member" })),
+      );
+    } finally {
+      clearInterval(keepAlive);
+      await beat(-1).catch(() => undefined);
+      conn.close();
+    }
   });
 
   it("shows bytes moving to the remote tier on a tiered product: latest tiered offset, earliest local offset, remote bytes on both (Apache Kafka's from its remote log metadata topic)", async () => {

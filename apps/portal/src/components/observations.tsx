@@ -237,7 +237,7 @@ export const ThroughputPanel = memo(function ThroughputPanel({ throughput, topic
 });
 
 /** Each consumer group's state, total and per-partition lag, and the lag history. */
-type GroupView = Omit<ConsumerLag, "domainName" | "account"> & { domainName?: string | null; account?: string | null };
+type GroupView = Omit<ConsumerLag, "domainName" | "account" | "assignment"> & { domainName?: string | null; account?: string | null; assignment?: ConsumerLag["assignment"] };
 
 export const ConsumerLagList = memo(function ConsumerLagList({ consumers, samples, empty, showSubscriber }: { consumers: GroupView[]; samples: LagSample[]; empty: ReactNode; showSubscriber?: boolean }) {
   if (consumers.length === 0) return <div className="text-sm text-slate-600">{empty}</div>;
@@ -269,6 +269,15 @@ export const ConsumerLagList = memo(function ConsumerLagList({ consumers, sample
               <Stat label="Behind by" value={formatLagTime(c.timeLagMs)} />
               <Stat label="Members" value={c.members} hint={<>observed <Ago iso={c.observedAt} /></>} />
             </dl>
+            {(c.assignment ?? []).length > 0 && (
+              <div className="mt-2 space-y-0.5 text-xs text-slate-600" data-testid="group-assignment">
+                {(c.assignment ?? []).map((m) => (
+                  <p key={m.memberId}>
+                    <span className="font-mono">{m.clientId}</span> ({m.clientHost}) reads partition{m.partitions.length === 1 ? "" : "s"} {m.partitions.join(", ")}
+                  </p>
+                ))}
+              </div>
+            )}
             <details className="mt-2">
               <summary className="cursor-pointer text-sm font-medium text-indigo-700">Lag per partition</summary>
               <table className="mt-2 w-full text-left text-xs" data-testid="partition-lag">

@@ -7,6 +7,7 @@ import {
   formatLagTime,
   formatRate,
   lagSeries,
+  parseGroupAssignment,
   parsePartitionLag,
   parsePartitionOffsets,
   partitionReplay,
@@ -144,6 +145,24 @@ describe("chart series", () => {
       { partition: 0, committedOffset: 3, endOffset: 3, lag: 0 },
       { partition: 1, committedOffset: null, endOffset: 5, lag: 5 },
     ]);
+  });
+
+  it("groups a consumer group's partitions by the member that holds them, leaving out unassigned and malformed entries", () => {
+    const owner = (memberId: string, clientId: string) => ({ memberId, clientId, clientHost: "/10.0.0.7" });
+    expect(
+      parseGroupAssignment([
+        { partition: 2, committedOffset: "1", endOffset: "1", lag: "0", owner: owner("m-b", "reader-b") },
+        { partition: 0, committedOffset: "1", endOffset: "1", lag: "0", owner: owner("m-a", "reader-a") },
+        { partition: 1, committedOffset: "1", endOffset: "1", lag: "0", owner: owner("m-a", "reader-a") },
+        { partition: 3, committedOffset: "1", endOffset: "1", lag: "0" },
+        { partition: 4, owner: { memberId: 7 } },
+        "junk",
+      ]),
+    ).toEqual([
+      { memberId: "m-a", clientId: "reader-a", clientHost: "/10.0.0.7", partitions: [0, 1] },
+      { memberId: "m-b", clientId: "reader-b", clientHost: "/10.0.0.7", partitions: [2] },
+    ]);
+    expect(parseGroupAssignment(null)).toEqual([]);
   });
 });
 

@@ -64,11 +64,13 @@ export function storageSplit(localBytes: number | null, remoteBytes: number | nu
 
 export {
   estimateOffsetTime,
+  parseGroupAssignment,
   parsePartitionLag,
   parsePartitionOffsets,
   partitionReplay,
   replayWindow,
   type OffsetRange,
+  type GroupMemberAssignment,
   type OffsetSample,
   type PartitionLag,
   type PartitionOffsets,

@@ -6,6 +6,8 @@ import { alterClientQuotasApi } from "./alter-client-quotas.ts";
 import { alterConfigsApi } from "./alter-configs.ts";
 import { alterUserScramCredentialsApi } from "./alter-user-scram-credentials.ts";
 import { apiVersionsApi } from "./api-versions.ts";
+import { consumerGroupDescribeApi } from "./consumer-group-describe.ts";
+import { consumerGroupHeartbeatApi } from "./consumer-group-heartbeat.ts";
 import { createAclsApi } from "./create-acls.ts";
 import { createPartitionsApi } from "./create-partitions.ts";
 import { createTopicsApi } from "./create-topics.ts";
@@ -88,4 +90,6 @@ export const CORE_APIS: readonly RegisteredApi[] = [
   listTransactionsApi,
   describeProducersApi,
   describeTopicPartitionsApi,
+  consumerGroupHeartbeatApi,
+  consumerGroupDescribeApi,
 ];

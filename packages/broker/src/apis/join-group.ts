@@ -47,6 +47,8 @@ export const joinGroupApi = defineApi<JoinGroupRequest, JoinGroupResponse>({
     if (!b.authorizer.authorize(ctx.session, "READ", { type: "GROUP", name: req.groupId })) return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (req.groupId === "") return fail(ErrorCode.INVALID_GROUP_ID);
     if (!b.groups.validateSessionTimeout(req.sessionTimeoutMs)) return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
+    // A KIP-848 consumer group with members holds the id (Kafka without protocol migration answers this).
+    if (!b.groups.classicJoinAllowed(req.groupId)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     const existing = b.groups.get(req.groupId);
     if (req.memberId !== "" && (!existing || existing.state === "Dead")) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
     const group = b.groups.getOrCreate(req.groupId);

@@ -5,17 +5,15 @@
 //           groups [group_id STRING, protocol_type STRING, group_state STRING (v4+), group_type STRING (v5+)]
 //
 // Filters as Kafka's GroupCoordinator applies them: an empty filter lists every group;
-// states are matched case-insensitively against the classic states (Empty,
-// PreparingRebalance, CompletingRebalance, Stable, Dead); types likewise against
-// "classic", the only group type this broker has (the KIP-848 "consumer" protocol is
-// not implemented, so filtering for it lists nothing). Groups come back from the
+// states are matched case-insensitively against the group's state (classic: Empty,
+// PreparingRebalance, CompletingRebalance, Stable, Dead; KIP-848 consumer groups:
+// Empty, Assigning, Reconciling, Stable), types likewise against its type
+// ("classic" or "consumer"; a consumer group's protocol_type is "consumer"). Classic groups come back from the
 // group metadata log after a restart; groups known only through committed offsets
 // (simple consumers, admin.setOffsets) are listed as Empty consumer groups.
 import { ApiKey, ErrorCode, type ListGroupsRequest, type ListGroupsResponse } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
-
-const GROUP_TYPE = "classic";
 
 export const listGroupsApi = defineApi<ListGroupsRequest, ListGroupsResponse>({
   apiKey: ApiKey.ListGroups,
@@ -30,9 +28,9 @@ export const listGroupsApi = defineApi<ListGroupsRequest, ListGroupsResponse>({
     const groups = b.groups
       .listGroups()
       .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
-      .filter(() => types.size === 0 || types.has(GROUP_TYPE))
+      .filter((g) => types.size === 0 || types.has(g.type))
       .filter((g) => all || b.authorizer.authorize(ctx.session, "DESCRIBE", { type: "GROUP", name: g.groupId }))
-      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state, groupType: GROUP_TYPE }));
+      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state, groupType: g.type }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
   },
 });

@@ -154,6 +154,31 @@ export interface PartitionLag {
   lag: number | null;
 }
 
+/** Who holds a group's partitions of a topic: one entry per member, as the worker recorded it (`owner` per partition). */
+export interface GroupMemberAssignment {
+  memberId: string;
+  clientId: string;
+  clientHost: string;
+  partitions: number[];
+}
+
+export function parseGroupAssignment(detail: unknown): GroupMemberAssignment[] {
+  if (!Array.isArray(detail)) return [];
+  const byMember = new Map<string, GroupMemberAssignment>();
+  for (const d of detail as unknown[]) {
+    if (typeof d !== "object" || d === null) continue;
+    const r = d as Record<string, unknown>;
+    const o = r.owner as Record<string, unknown> | undefined;
+    if (typeof r.partition !== "number" || !Number.isInteger(r.partition) || typeof o !== "object" || o === null) continue;
+    if (typeof o.memberId !== "string" || typeof o.clientId !== "string" || typeof o.clientHost !== "string") continue;
+    let m = byMember.get(o.memberId);
+    if (!m) byMember.set(o.memberId, (m = { memberId: o.memberId, clientId: o.clientId, clientHost: o.clientHost, partitions: [] }));
+    m.partitions.push(r.partition);
+  }
+  for (const m of byMember.values()) m.partitions.sort((a, b) => a - b);
+  return [...byMember.values()].sort((a, b) => (a.partitions[0] ?? 0) - (b.partitions[0] ?? 0));
+}
+
 export function parsePartitionLag(detail: unknown): PartitionLag[] {
   if (!Array.isArray(detail)) return [];
   const num = (v: unknown): number | null => (typeof v === "string" && /^-?\d+$/.test(v) ? Number(v) : typeof v === "number" && Number.isFinite(v) ? v : null);

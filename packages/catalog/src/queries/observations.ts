@@ -3,7 +3,7 @@ import type { Db } from "../db.ts";
 import { primaryEnvironment } from "../environments/clusters.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { consumerGroupPrefix } from "../naming.ts";
-import { estimateOffsetTime, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "../observations/figures.ts";
+import { estimateOffsetTime, parseGroupAssignment, parsePartitionLag, parsePartitionOffsets, replayWindow, type OffsetSample } from "../observations/figures.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { TASK_KINDS, taskLabel } from "../tasks.ts";
 
@@ -45,6 +45,8 @@ function lagGroup(g: {
     totalLag: Number(g.totalLag),
     timeLagMs: g.timeLagMs === null ? null : Number(g.timeLagMs),
     partitions: parsePartitionLag(g.partitionDetail),
+    /** Which member holds which partitions (both group protocols); empty when no member holds any. */
+    assignment: parseGroupAssignment(g.partitionDetail),
     observedAt: g.observedAt.toISOString(),
   };
 }

@@ -46,6 +46,8 @@ export const ApiKey = {
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  ConsumerGroupHeartbeat: 68,
+  ConsumerGroupDescribe: 69,
   DescribeTopicPartitions: 75,
 } as const;
 

@@ -686,6 +686,360 @@ export const definitions: readonly MessageDefinition[] = [
     ]
   },
   {
+    "apiKey": 69,
+    "type": "request",
+    "listeners": [
+      "zkBroker",
+      "broker"
+    ],
+    "name": "ConsumerGroupDescribeRequest",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "GroupIds",
+        "type": "[]string",
+        "versions": "0+",
+        "entityType": "groupId"
+      },
+      {
+        "name": "IncludeAuthorizedOperations",
+        "type": "bool",
+        "versions": "0+"
+      }
+    ]
+  },
+  {
+    "apiKey": 69,
+    "type": "response",
+    "name": "ConsumerGroupDescribeResponse",
+    "validVersions": "0",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "Groups",
+        "type": "[]DescribedGroup",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "ErrorCode",
+            "type": "int16",
+            "versions": "0+"
+          },
+          {
+            "name": "ErrorMessage",
+            "type": "string",
+            "versions": "0+",
+            "nullableVersions": "0+",
+            "default": "null"
+          },
+          {
+            "name": "GroupId",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "groupId"
+          },
+          {
+            "name": "GroupState",
+            "type": "string",
+            "versions": "0+"
+          },
+          {
+            "name": "GroupEpoch",
+            "type": "int32",
+            "versions": "0+"
+          },
+          {
+            "name": "AssignmentEpoch",
+            "type": "int32",
+            "versions": "0+"
+          },
+          {
+            "name": "AssignorName",
+            "type": "string",
+            "versions": "0+"
+          },
+          {
+            "name": "Members",
+            "type": "[]Member",
+            "versions": "0+",
+            "fields": [
+              {
+                "name": "MemberId",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "InstanceId",
+                "type": "string",
+                "versions": "0+",
+                "nullableVersions": "0+",
+                "default": "null"
+              },
+              {
+                "name": "RackId",
+                "type": "string",
+                "versions": "0+",
+                "nullableVersions": "0+",
+                "default": "null"
+              },
+              {
+                "name": "MemberEpoch",
+                "type": "int32",
+                "versions": "0+"
+              },
+              {
+                "name": "ClientId",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "ClientHost",
+                "type": "string",
+                "versions": "0+"
+              },
+              {
+                "name": "SubscribedTopicNames",
+                "type": "[]string",
+                "versions": "0+",
+                "entityType": "topicName"
+              },
+              {
+                "name": "SubscribedTopicRegex",
+                "type": "string",
+                "versions": "0+",
+                "nullableVersions": "0+",
+                "default": "null"
+              },
+              {
+                "name": "Assignment",
+                "type": "Assignment",
+                "versions": "0+"
+              },
+              {
+                "name": "TargetAssignment",
+                "type": "Assignment",
+                "versions": "0+"
+              }
+            ]
+          },
+          {
+            "name": "AuthorizedOperations",
+            "type": "int32",
+            "versions": "0+",
+            "default": "-2147483648"
+          }
+        ]
+      }
+    ],
+    "commonStructs": [
+      {
+        "name": "TopicPartitions",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "TopicId",
+            "type": "uuid",
+            "versions": "0+"
+          },
+          {
+            "name": "TopicName",
+            "type": "string",
+            "versions": "0+",
+            "entityType": "topicName"
+          },
+          {
+            "name": "Partitions",
+            "type": "[]int32",
+            "versions": "0+"
+          }
+        ]
+      },
+      {
+        "name": "Assignment",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "TopicPartitions",
+            "type": "[]TopicPartitions",
+            "versions": "0+"
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "apiKey": 68,
+    "type": "request",
+    "listeners": [
+      "zkBroker",
+      "broker"
+    ],
+    "name": "ConsumerGroupHeartbeatRequest",
+    "validVersions": "0-1",
+    "flexibleVersions": "0+",
+    "latestVersionUnstable": true,
+    "fields": [
+      {
+        "name": "GroupId",
+        "type": "string",
+        "versions": "0+",
+        "entityType": "groupId"
+      },
+      {
+        "name": "MemberId",
+        "type": "string",
+        "versions": "0+"
+      },
+      {
+        "name": "MemberEpoch",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "InstanceId",
+        "type": "string",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null"
+      },
+      {
+        "name": "RackId",
+        "type": "string",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null"
+      },
+      {
+        "name": "RebalanceTimeoutMs",
+        "type": "int32",
+        "versions": "0+",
+        "default": -1
+      },
+      {
+        "name": "SubscribedTopicNames",
+        "type": "[]string",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null",
+        "entityType": "topicName"
+      },
+      {
+        "name": "SubscribedTopicRegex",
+        "type": "string",
+        "versions": "1+",
+        "nullableVersions": "1+",
+        "default": "null"
+      },
+      {
+        "name": "ServerAssignor",
+        "type": "string",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null"
+      },
+      {
+        "name": "TopicPartitions",
+        "type": "[]TopicPartitions",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null",
+        "fields": [
+          {
+            "name": "TopicId",
+            "type": "uuid",
+            "versions": "0+"
+          },
+          {
+            "name": "Partitions",
+            "type": "[]int32",
+            "versions": "0+"
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "apiKey": 68,
+    "type": "response",
+    "name": "ConsumerGroupHeartbeatResponse",
+    "validVersions": "0-1",
+    "flexibleVersions": "0+",
+    "fields": [
+      {
+        "name": "ThrottleTimeMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "ErrorCode",
+        "type": "int16",
+        "versions": "0+"
+      },
+      {
+        "name": "ErrorMessage",
+        "type": "string",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null"
+      },
+      {
+        "name": "MemberId",
+        "type": "string",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null"
+      },
+      {
+        "name": "MemberEpoch",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "HeartbeatIntervalMs",
+        "type": "int32",
+        "versions": "0+"
+      },
+      {
+        "name": "Assignment",
+        "type": "Assignment",
+        "versions": "0+",
+        "nullableVersions": "0+",
+        "default": "null",
+        "fields": [
+          {
+            "name": "TopicPartitions",
+            "type": "[]TopicPartitions",
+            "versions": "0+"
+          }
+        ]
+      }
+    ],
+    "commonStructs": [
+      {
+        "name": "TopicPartitions",
+        "versions": "0+",
+        "fields": [
+          {
+            "name": "TopicId",
+            "type": "uuid",
+            "versions": "0+"
+          },
+          {
+            "name": "Partitions",
+            "type": "[]int32",
+            "versions": "0+"
+          }
+        ]
+      }
+    ]
+  },
+  {
     "apiKey": 30,
     "type": "request",
     "listeners": [

@@ -71,9 +71,22 @@ export interface PartitionRef {
 
 export interface GroupDescription {
   groupId: string;
+  /** Kafka's group state: classic groups Empty, PreparingRebalance, CompletingRebalance, Stable, Dead; KIP-848 consumer groups Empty, Assigning, Reconciling, Stable. */
   state: string;
   members: number;
   protocolType: string;
+  /** "consumer": a KIP-848 group (`group.protocol=consumer`, described with ConsumerGroupDescribe); "classic": JoinGroup/SyncGroup. */
+  groupType: "classic" | "consumer";
+  /** Who holds each assigned partition (classic groups: from the members' ConsumerProtocolAssignment; consumer groups: their current assignment). */
+  assignment: GroupAssignment[];
+}
+
+export interface GroupAssignment {
+  topic: string;
+  partition: number;
+  memberId: string;
+  clientId: string;
+  clientHost: string;
 }
 
 /** A whole topic: partitions 0 … partitions − 1. */

@@ -22,7 +22,16 @@ export interface GroupRow {
   members: number;
   totalLag: bigint;
   timeLagMs: number | null;
-  detail: { partition: number; committedOffset: string | null; endOffset: string | null; lag: string | null }[];
+  detail: PartitionDetail[];
+}
+
+/** One partition of a group's row; `owner`: the member the partition is assigned to (absent when none is). */
+export interface PartitionDetail {
+  partition: number;
+  committedOffset: string | null;
+  endOffset: string | null;
+  lag: string | null;
+  owner?: { memberId: string; clientId: string; clientHost: string };
 }
 
 const str = (v: bigint | null) => (v === null ? null : v.toString());
@@ -88,7 +97,8 @@ export class GroupStates {
         if (state.refreshedAt === 0) continue;
         let totalLag = 0n;
         let timeLag: number | null = 0;
-        const detail = state.partitions.map((p, partition) => {
+        const owners = new Map((description?.assignment ?? []).filter((a) => a.topic === topic).map((a) => [a.partition, { memberId: a.memberId, clientId: a.clientId, clientHost: a.clientHost }]));
+        const detail = state.partitions.map((p, partition): PartitionDetail => {
           const end = p.latest;
           // No commit yet: a new consumer (auto.offset.reset=earliest) starts at the log start.
           const c = committed.get(partitionKey(topic, partition)) ?? null;
@@ -99,7 +109,8 @@ export class GroupStates {
             const t = estimateTimeLagMs(p.history, from, end, now);
             timeLag = t === null || timeLag === null ? null : Math.max(timeLag, t);
           }
-          return { partition, committedOffset: str(c), endOffset: str(end), lag: str(lag) };
+          const owner = owners.get(partition);
+          return { partition, committedOffset: str(c), endOffset: str(end), lag: str(lag), ...(owner ? { owner } : {}) };
         });
         const row: GroupRow = {
           groupId,
@@ -112,7 +123,7 @@ export class GroupStates {
           timeLagMs: timeLag,
           detail,
         };
-        const fingerprint = `${row.state}|${row.members}|${row.subscriptionId}|${detail.map((d) => `${d.committedOffset},${d.endOffset}`).join(";")}`;
+        const fingerprint = `${row.state}|${row.members}|${row.subscriptionId}|${detail.map((d) => `${d.committedOffset},${d.endOffset},${d.owner?.memberId ?? ""}`).join(";")}`;
         const last = this.written.get(key);
         const urgent = !last || last.fingerprint !== fingerprint || totalLag > 0n;
         if (urgent || now - last.at >= roundMs) candidates.push({ row, key, fingerprint, urgent, lastAt: last?.at ?? 0 });
