@@ -117,6 +117,12 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     await withDb((c) => c.query(`INSERT INTO "ClusterTopic" (name, "productId", partitions, "observedAt") VALUES ($1, NULL, 1, now())`, [topic]));
     return topic;
   };
+  const claim = async () => {
+    const topic = await unmanagedTopic();
+    const id = await created(await as("owner").post("/api/v1/cluster/topics/claim", { data: { topic, ...productFields(`Matrix Claim ${unique()}`) } }), "claim");
+    await created(await as("owner").post(`/api/v1/products/${id}/submit`), "submit claim");
+    return { id, topic };
+  };
   const productFields = (name: string) => ({
     domainId: ids.orders,
     name,
@@ -187,12 +193,8 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       return created(await as("owner").post(`/api/v1/products/${id}/partitions`, { data: { partitions: 2, reason: "More parallel consumers." } }), "change request");
     },
     unmanagedTopic,
-    claimedProduct: async () => {
-      const topic = await unmanagedTopic();
-      const id = await created(await as("owner").post("/api/v1/cluster/topics/claim", { data: { topic, ...productFields(`Matrix Claim ${unique()}`) } }), "claim");
-      await created(await as("owner").post(`/api/v1/products/${id}/submit`), "submit claim");
-      return id;
-    },
+    claimedProduct: async () => (await claim()).id,
+    claimedTopic: async () => (await claim()).topic,
     freshDomain,
     archivedDomain: async () => {
       const id = await freshDomain();

@@ -11,7 +11,7 @@ import { cleanString } from "../validation.ts";
 export const TOKEN_MAX_DAYS = 365;
 
 export const createApiTokenInput = z.object({
-  name: cleanString("The token name").trim().min(3, "Name the token in at least 3 characters.").max(80, "Token names are at most 80 characters."),
+  name: cleanString("The token name").max(80, "Token names are at most 80 characters.").trim().min(3, "Name the token in at least 3 characters."),
   scopes: z
     .array(z.string().trim().refine(isScope, "Scopes are read, review, admin or write:<domain>."))
     .min(1, "Give the token at least one scope.")

@@ -38,7 +38,7 @@ const bounds = {
 const credentials = {
   securityProtocol: z.enum(SECURITY_PROTOCOLS, { message: "The security protocol is PLAINTEXT, SASL_PLAINTEXT, SSL or SASL_SSL." }),
   saslMechanism: z.enum(SASL_MECHANISMS, { message: "The SASL mechanism is none, plain, scram-sha-256 or scram-sha-512." }).default("none"),
-  adminUser: z.string().trim().max(200, "The admin user is at most 200 characters.").regex(/^[^\s,;]*$/, "The admin user has no spaces, commas or semicolons.").optional(),
+  adminUser: z.string().max(200, "The admin user is at most 200 characters.").trim().regex(/^[^\s,;]*$/, "The admin user has no spaces, commas or semicolons.").optional(),
   /** Write-only: stored sealed, never returned. */
   adminPassword: z.string().max(1024, "The admin password is at most 1024 characters.").optional(),
 };
