@@ -104,6 +104,20 @@ export function futureDate(message: string, futureMessage: string) {
   return isoDate(message).refine((d) => d.getTime() > Date.now(), futureMessage);
 }
 
+/**
+ * An e-mail address as sent: zod's e-mail pattern (spaces around it allowed,
+ * then trimmed), at most LIMITS.emailMax characters. A pattern rather than a
+ * pipe into z.email(), so that the API document states the rule the handler
+ * applies (issue 30, finding 18).
+ */
+export function emailText(label: string, message: string) {
+  return z
+    .string({ message: `${label} must be text.` })
+    .max(LIMITS.emailMax, `${label} must be at most ${LIMITS.emailMax} characters.`)
+    .regex(new RegExp(`^ *${z.regexes.email.source.slice(1, -1)} *$`), message)
+    .trim();
+}
+
 /** Ids of catalog rows (cuid today); bounded and NUL-free like every other string. */
 export function idField(label: string, requiredMessage: string) {
   return text(label, ID_MAX_LENGTH).pipe(z.string().min(1, requiredMessage));
@@ -195,7 +209,7 @@ const productFields = {
     .number({ message: "Local hot window must be a number of milliseconds." })
     .int("Local hot window must be whole milliseconds.")
     .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
-  contactEmail: text("The contact e-mail", LIMITS.emailMax).pipe(z.email("Enter a contact e-mail address.")),
+  contactEmail: emailText("The contact e-mail", "Enter a contact e-mail address."),
   compatibilityMode: z.enum(COMPATIBILITY_MODES, { message: "Choose a compatibility mode." }),
   /** Top-level schema fields that form the record key, in order (compacted products need one). */
   keyFields: z
@@ -295,7 +309,7 @@ export const publishMajorVersionInput = z.object({
 /** The full name `<domain-slug>-<name>`; the namespace and reserved names are checked against the database (principals.ts). */
 export const createServiceAccountInput = z.object({
   domainId: idField("The domain id", "Choose a domain."),
-  name: text("The account name", ACCOUNT_NAME_MAX_LENGTH).pipe(z.string().min(1, "Enter an account name.")),
+  name: text("The account name", ACCOUNT_NAME_MAX_LENGTH).min(1, "Enter an account name."),
   description: longText("Description", LIMITS.accountDescriptionMax).default(""),
 });
 export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;

@@ -49,6 +49,7 @@ import {
   updatePolicyInput,
   updateProductInput,
 } from "@kappa/catalog";
+import { MAX_PARAM_LENGTH } from "@/lib/request-guard";
 import { costsResponse, productCostResponse } from "./costs";
 
 /*
@@ -144,7 +145,7 @@ const planItem = z
   .meta({ id: "PlanItem" });
 
 const token = z
-  .object({
+  .looseObject({
     id: z.string(),
     name: z.string(),
     kind: z.enum(["PERSONAL", "SERVICE"]),
@@ -164,7 +165,23 @@ const odcsContract = z
 const anyObject = (description: string) => z.looseObject({}).meta({ description });
 const anyArray = (description: string) => z.array(z.looseObject({})).meta({ description });
 
-const idParam = (name = "id") => ({ name, in: "path", required: true, schema: { type: "string" } });
+/*
+ * What the request guard (src/lib/request-guard.ts) refuses in every path
+ * segment and query parameter before any handler runs: C0 control characters
+ * and DEL, and more than MAX_PARAM_LENGTH characters. Stated on each parameter
+ * so the document says what the API accepts (issue 30, finding 18).
+ */
+const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f]*$";
+
+/** A parameter's schema with the guard's bounds: strings at most MAX_PARAM_LENGTH characters, no control characters. */
+export function guardedParam(schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema.type !== "string" || schema.enum) return schema;
+  const maxLength = typeof schema.maxLength === "number" ? Math.min(schema.maxLength, MAX_PARAM_LENGTH) : MAX_PARAM_LENGTH;
+  return { ...schema, maxLength, ...(schema.pattern === undefined ? { pattern: NO_CONTROL } : {}) };
+}
+
+/** Path parameters: ids (any text the guard lets through; unknown ones are 404), policy versions (positive whole numbers). */
+const idParam = (name = "id") => ({ name, in: "path", required: true, schema: name === "version" ? { type: "integer", minimum: 1 } : guardedParam({ type: "string" }) });
 
 // ---- routes ----------------------------------------------------------------------
 
@@ -177,7 +194,7 @@ export const ROUTES: RouteDoc[] = [
     summary: "Search the catalog.",
     query: searchProductsInput,
     // Counts are exact up to 1,000; past that `total` is 1,000, `totalIsExact` false and `totalEstimate` the planner's estimate (two significant figures) or null — except on the last page (shorter than `pageSize`), whose position gives the exact total.
-    response: page(product).extend({ totalIsExact: z.boolean(), totalEstimate: z.number().int().nullable(), match: z.enum(["all", "text", "fuzzy"]), suggestions: z.array(z.string()) }),
+    response: page(product).extend({ totalIsExact: z.boolean(), totalEstimate: z.number().int().nullable(), sort: z.string(), match: z.enum(["all", "text", "fuzzy"]), suggestions: z.array(z.string()) }),
   },
   { method: "post", path: "/products", tag: "Products", summary: "Register a product (DRAFT).", scope: "write:<domain>", body: registerProductInput, response: product, status: 201 },
   { method: "get", path: "/products/{id}", tag: "Products", summary: "A product: metadata, schema versions, subscriptions you may see, provisioning steps.", response: product },
@@ -257,11 +274,11 @@ export const ROUTES: RouteDoc[] = [
     },
   },
   { method: "get", path: "/cluster/topics", tag: "Cluster", summary: "Every topic on the cluster, managed or not, with configs, offsets and ACLs.", query: clusterTopicsInput, response: anyObject("The result.") },
-  { method: "get", path: "/domains", tag: "Admin", summary: "Domains.", response: anyObject("The result.") },
+  { method: "get", path: "/domains", tag: "Admin", summary: "Domains.", response: anyArray("Domains.") },
   { method: "get", path: "/domains/{id}/members", tag: "Admin", summary: "A domain's members (platform admins, and the domain's owners).", response: anyObject("The result.") },
   { method: "get", path: "/lineage", tag: "Lineage", summary: "The lineage graph: granted and observed edges.", query: lineageQueryInput, response: anyObject("The result.") },
   { method: "get", path: "/products/{id}/drift", tag: "Products", summary: "Differences between the catalog and the cluster for a product.", response: anyObject("The result.") },
-  { method: "get", path: "/sso/group-mappings", tag: "Admin", summary: "SSO group → role mappings (admins).", response: anyObject("The result.") },
+  { method: "get", path: "/sso/group-mappings", tag: "Admin", summary: "SSO group → role mappings (admins).", response: anyArray("Mappings.") },
   { method: "get", path: "/users", tag: "Admin", summary: "Users and their global roles (admins).", query: listUsersInput, response: anyObject("The result.") },
   { method: "patch", path: "/domains/{id}", tag: "Admin", summary: "Change a domain (admins).", scope: "admin", body: renameDomainInput, response: anyObject("The result.") },
   { method: "patch", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Change a member's role in a domain (platform admins, and the domain's owners for their own domain); the last owner of an active domain stays.", scope: "admin or write:<domain>", body: changeMemberRoleInput, response: anyObject("The result.") },
@@ -276,7 +293,7 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/products/{id}/claim-acls", tag: "Products", summary: "Decide on the existing ACLs of a claimed topic (reviewers).", scope: "review", body: claimAclsInput, response: anyObject("The result.") },
   { method: "post", path: "/products/{id}/partitions", tag: "Products", summary: "Request more partitions for a live product (a reviewed change).", scope: "write:<domain>", body: partitionIncreaseInput, response: anyObject("The result.") , status: 201 },
   { method: "post", path: "/sso/group-mappings", tag: "Admin", summary: "Add an SSO group mapping (admins).", scope: "admin", body: ssoGroupMappingInput, response: anyObject("The result.") , status: 201 },
-  { method: "get", path: "/cluster/topics/schema-inference", tag: "Cluster", summary: "The latest schema inferred from sample records of an unmanaged topic (?topic=); null before the first request. Platform admins, and the owners of an open claim on the topic that an admin approved for sampling.", query: schemaInferenceInput, response: anyObject("The inference: status, inferred, format, definition, explanation.") },
+  { method: "get", path: "/cluster/topics/schema-inference", tag: "Cluster", summary: "The latest schema inferred from sample records of an unmanaged topic (?topic=); null before the first request. Platform admins, and the owners of an open claim on the topic that an admin approved for sampling.", query: schemaInferenceInput, response: anyObject("The inference: status, inferred, format, definition, explanation.").nullable() },
   { method: "post", path: "/cluster/topics/schema-inference", tag: "Cluster", summary: "Ask the worker to infer an unmanaged topic's schema from sample records (JSON → JSON Schema 2020-12; registry-framed values → that schema). Platform admins, and the owners of an open claim on the topic that an admin approved for sampling (records may hold data no grant covers).", scope: "admin or write:<domain>", body: schemaInferenceInput, response: anyObject("The pending inference."), status: 202 },
   { method: "post", path: "/cluster/topics/sampling-approval", tag: "Cluster", summary: "Allow the owners of the open claim on a topic (draft, in review or rejected) to have the worker sample it for schema inference (platform admins).", scope: "admin", body: schemaInferenceInput, response: z.object({ topic: z.string(), productId: z.string(), samplingApprovedAt: z.string() }) },
   { method: "get", path: "/reserved-principals", tag: "Admin", summary: "Reserved Kafka principals (platform, worker-recorded, admin-added) with the accounts under each (platform admins).", scope: "admin", response: anyObject("items, renamedAccounts.") },
@@ -358,8 +375,10 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
     const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => idParam(m[1]));
-    const query = route.query
-      ? Object.entries((schemaOf(route.query, "input").properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: "query", required: false, schema }))
+    const querySchema = route.query ? schemaOf(route.query, "input") : null;
+    const required = new Set((querySchema?.required ?? []) as string[]);
+    const query = querySchema
+      ? Object.entries((querySchema.properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, schema]) => ({ name, in: "query", required: required.has(name), schema: guardedParam(schema) }))
       : [];
     const status = String(route.status ?? 200);
     const content: Record<string, unknown> = route.produces ?? { "application/json": { schema: route.response ? responseSchema(route.response) : { type: "object" } } };

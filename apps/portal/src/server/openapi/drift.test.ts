@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import * as catalog from "@kappa/catalog";
-import { buildOpenApiDocument, requestSchemaOf, ROUTES, type RouteDoc } from "./document";
+import { buildOpenApiDocument, guardedParam, requestSchemaOf, ROUTES, type RouteDoc } from "./document";
 
 /*
  * Issue 30, finding 18: "one zod schema must produce both the validation and
@@ -110,7 +110,8 @@ describe("the API document and the handlers' validation come from one zod schema
         } else {
           // Members the path supplies (`/state/{key}`) are not query parameters.
           const inPath = new Set([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
-          const properties = Object.fromEntries(Object.entries((derived.properties ?? {}) as Record<string, unknown>).filter(([name]) => !inPath.has(name)));
+          // Each with the request guard's bounds, which hold before any handler runs.
+          const properties = Object.fromEntries(Object.entries((derived.properties ?? {}) as Record<string, Record<string, unknown>>).filter(([name]) => !inPath.has(name)).map(([name, schema]) => [name, guardedParam(schema)]));
           const query = Object.fromEntries((operation?.parameters ?? []).filter((p) => p.in === "query").map((p) => [p.name, p.schema]));
           expect(query).toEqual(properties);
         }
