@@ -90,7 +90,9 @@ export default defineConfig({
     { name: "setup", testMatch: /.*\.setup\.ts/ },
     withWorker
       ? { name: "worker", testMatch: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] }
-      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] },
+      : { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-.*|cli|api-fuzz)\.spec\.ts/, dependencies: ["setup"] },
+    // The property-based API tester (e2e/api-fuzz.spec.ts): `npm run test:api-fuzz` (KAPPA_E2E_API_FUZZ=1), on a portal of its own; it signs in by itself.
+    ...(process.env.KAPPA_E2E_API_FUZZ === "1" ? [{ name: "api-fuzz", testMatch: /api-fuzz\.spec\.ts/ }] : []),
   ],
   webServer: {
     command: "npm start",

@@ -71,6 +71,8 @@ export interface Fixtures {
   silencedAlert(): Promise<string>;
   /** A fresh IN_REVIEW product of orders claimed over an unmanaged topic. */
   claimedProduct(): Promise<string>;
+  /** The topic of a fresh IN_REVIEW claim by orders. */
+  claimedTopic(): Promise<string>;
   /** A fresh domain (created by the admin), and one that is archived. */
   freshDomain(): Promise<string>;
   archivedDomain(): Promise<string>;
@@ -366,9 +368,11 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: "/api/v1/cluster/topics/claim", body: { topic: await f.unmanagedTopic(), ...f.productFields(`Matrix Claim ${f.unique()}`) } }),
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
-  // Schema inference of an unmanaged topic (the worker samples it): whoever may browse the cluster.
-  "GET /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: `/api/v1/cluster/topics/schema-inference?topic=${await f.unmanagedTopic()}` }), expect: statuses(401, 200, 403, 200, 403, 200) },
-  "POST /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: "/api/v1/cluster/topics/schema-inference", body: { topic: await f.unmanagedTopic() } }), expect: statuses(401, 202, 403, 202, 403, 202) },
+  // Schema inference of an unmanaged topic (the worker samples records no grant covers): platform admins only
+  // (issue 30, finding 5), or the owners of an open claim an admin approved for sampling.
+  "GET /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: `/api/v1/cluster/topics/schema-inference?topic=${await f.unmanagedTopic()}` }), expect: statuses(401, 403, 403, 403, 403, 200) },
+  "POST /api/v1/cluster/topics/schema-inference": { request: async (f) => ({ path: "/api/v1/cluster/topics/schema-inference", body: { topic: await f.unmanagedTopic() } }), expect: statuses(401, 403, 403, 403, 403, 202) },
+  "POST /api/v1/cluster/topics/sampling-approval": { request: async (f) => ({ path: "/api/v1/cluster/topics/sampling-approval", body: { topic: await f.claimedTopic() } }), expect: statuses(401, 403, 403, 403, 403, 200) },
   "POST /api/v1/products/[id]/claim-acls": { request: async (f) => ({ path: `/api/v1/products/${await f.claimedProduct()}/claim-acls`, body: { decisions: [] } }), expect: statuses(401, 404, 403, 403, 200, 404) },
 
   // Administration: domains, people, global roles and the SSO mapping are the platform admins'; a domain's

@@ -48,7 +48,30 @@ test("an owner claims an unmanaged topic; the reviewer adopts one grant as a sub
   await expect(owner.getByRole("heading", { level: 1 })).toContainText(topic);
   await expect(owner.getByLabel("Partitions")).toHaveValue("2");
   await owner.getByLabel("Description").fill("Every page click from the legacy tracker, now a governed product.");
-  // "Infer from sample records": the worker reads the topic; here the test stands in for it (marked) and the form shows what came back.
+  // Sampling a topic's records is not every owner's (issue 30, finding 5): the claim form does not offer it, and says why.
+  await expect(owner.getByTestId("schema-inference")).toHaveCount(0);
+  await expect(owner.getByTestId("schema-inference-refused")).toContainText("Only platform admins infer a schema from a topic's records");
+  expect((await owner.request.post("/api/v1/cluster/topics/schema-inference", { data: { topic } })).status()).toBe(403);
+  const placeholder = JSON.stringify({ type: "record", name: "Click", fields: [{ name: "url", type: "string" }] }, null, 2);
+  await owner.getByRole("radio", { name: "Avro" }).check();
+  await owner.getByLabel("Definition").fill(placeholder);
+  await owner.getByRole("button", { name: "Claim topic" }).click();
+  await owner.waitForURL((url) => /^\/products\/[a-z0-9]+$/.test(url.pathname));
+  const productId = new URL(owner.url()).pathname.split("/").pop() ?? "";
+  await expect(owner.getByText(topic, { exact: true }).first()).toBeVisible();
+  await owner.goto(`/products/${productId}/edit`);
+  await expect(owner.getByTestId("schema-inference-refused")).toContainText("needs a platform admin's approval for this claim");
+
+  // A platform admin allows the claim's owners to sample the topic.
+  const admin = await as(browser, "admin");
+  await admin.goto(`/cluster/claim?topic=${encodeURIComponent(topic)}`);
+  const sampling = admin.getByTestId("claim-sampling");
+  await expect(sampling).toContainText("The Orders domain has an open claim on this topic.");
+  await sampling.getByRole("button", { name: "Allow the claim's owners to sample" }).click();
+  await expect(sampling).toContainText("Its owners may infer the schema from sample records (approved");
+
+  // "Infer from sample records" on the claim's edit page: the worker reads the topic; here the test stands in for it (marked) and the form shows what came back.
+  await owner.reload();
   const inference = owner.getByTestId("schema-inference");
   const answerAsWorker = (data: { inferred: boolean; format: string | null; definition: string | null; explanation: string }) =>
     withDb((db) =>
@@ -61,7 +84,7 @@ test("an owner claims an unmanaged topic; the reviewer adopts one grant as a sub
   await expect(inference).toContainText("Waiting for the worker to read sample records");
   await answerAsWorker({ inferred: false, format: null, definition: null, explanation: "40 of 40 sampled values are not JSON and carry no schema id; paste it." });
   await expect(inference.getByRole("alert")).toContainText("No schema could be inferred. 40 of 40 sampled values are not JSON");
-  await expect(owner.getByLabel("Definition")).toHaveValue("");
+  await expect(owner.getByLabel("Definition")).toHaveValue(placeholder);
   await inference.getByRole("button", { name: "Infer from sample records" }).click();
   await expect(inference).toContainText("Waiting for the worker");
   const clickSchema = JSON.stringify({ type: "record", name: "Click", fields: [{ name: "page", type: "string" }] }, null, 2);
@@ -69,10 +92,8 @@ test("an owner claims an unmanaged topic; the reviewer adopts one grant as a sub
   await expect(inference).toContainText("Schema prefilled below: Avro from 40 sampled records.");
   await expect(owner.getByLabel("Definition")).toHaveValue(clickSchema);
   await expect(owner.getByRole("radio", { name: "Avro" })).toBeChecked();
-  await owner.getByRole("button", { name: "Claim topic" }).click();
-  await owner.waitForURL((url) => /^\/products\/[a-z0-9]+$/.test(url.pathname));
-  const productId = new URL(owner.url()).pathname.split("/").pop() ?? "";
-  await expect(owner.getByText(topic, { exact: true }).first()).toBeVisible();
+  await owner.getByRole("button", { name: "Save changes" }).click();
+  await owner.waitForURL((url) => url.pathname === `/products/${productId}`);
   await owner.getByRole("button", { name: "Submit for review" }).click();
   await expect(owner.getByTestId("product-status")).toHaveText("IN REVIEW");
 

@@ -134,6 +134,12 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     );
     return id;
   };
+  const claim = async () => {
+    const topic = await unmanagedTopic();
+    const id = await created(await as("owner").post("/api/v1/cluster/topics/claim", { data: { topic, ...productFields(`Matrix Claim ${unique()}`) } }), "claim");
+    await created(await as("owner").post(`/api/v1/products/${id}/submit`), "submit claim");
+    return { id, topic };
+  };
   const productFields = (name: string) => ({
     domainId: ids.orders,
     name,
@@ -213,12 +219,8 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     unmanagedTopic,
     firingAlert,
     silencedAlert,
-    claimedProduct: async () => {
-      const topic = await unmanagedTopic();
-      const id = await created(await as("owner").post("/api/v1/cluster/topics/claim", { data: { topic, ...productFields(`Matrix Claim ${unique()}`) } }), "claim");
-      await created(await as("owner").post(`/api/v1/products/${id}/submit`), "submit claim");
-      return id;
-    },
+    claimedProduct: async () => (await claim()).id,
+    claimedTopic: async () => (await claim()).topic,
     freshDomain,
     archivedDomain: async () => {
       const id = await freshDomain();

@@ -15,7 +15,7 @@ export const DOMAIN_SLUG_MAX = 40;
  */
 export const RESERVED_DOMAIN_SLUG = /^kappa(-|$)/;
 
-const domainName = cleanString("Name").trim().min(2, "Name must be at least 2 characters.").max(80, "Name must be at most 80 characters.");
+const domainName = cleanString("Name").max(80, "Name must be at most 80 characters.").trim().min(2, "Name must be at least 2 characters.");
 
 export const createDomainInput = z.object({
   slug: z
@@ -26,14 +26,14 @@ export const createDomainInput = z.object({
     .regex(SLUG_PATTERN, "Slugs are lower-case letters and digits with single inner dashes, e.g. customer-care.")
     .refine((slug) => !RESERVED_DOMAIN_SLUG.test(slug), "Slugs starting with \"kappa\" are reserved for the platform."),
   name: domainName,
-  description: cleanString("Description", { multiline: true }).trim().max(1000, "Description must be at most 1000 characters.").default(""),
+  description: cleanString("Description", { multiline: true }).max(1000, "Description must be at most 1000 characters.").trim().default(""),
 });
 export type CreateDomainInput = z.input<typeof createDomainInput>;
 
 /** The slug never changes: it is in every topic name and principal of the domain. */
 export const renameDomainInput = z.object({
   name: domainName,
-  description: cleanString("Description", { multiline: true }).trim().max(1000, "Description must be at most 1000 characters.").optional(),
+  description: cleanString("Description", { multiline: true }).max(1000, "Description must be at most 1000 characters.").trim().optional(),
 });
 
 export const MEMBERSHIP_ROLES = ["OWNER", "MEMBER"] as const;
@@ -43,7 +43,7 @@ export const addMemberInput = z.object({
   email: z.string().trim().toLowerCase().email("Enter the member's e-mail address.").max(254),
   role: z.enum(MEMBERSHIP_ROLES, { message: "Role is OWNER or MEMBER." }),
   /** Used only when the e-mail has no account yet (an SSO-only user is created). */
-  name: cleanString("Name").trim().max(120).optional(),
+  name: cleanString("Name").max(120).trim().optional(),
 });
 
 export const changeMemberRoleInput = z.object({
@@ -87,6 +87,6 @@ export type SsoGroupMappingInput = z.input<typeof ssoGroupMappingInput>;
 /** What the provider vouched for at one sign-in. */
 export const ssoSignInInput = z.object({
   email: z.string().trim().toLowerCase().email().max(254),
-  name: z.string().trim().max(120).default(""),
+  name: z.string().max(120).trim().default(""),
   groups: z.array(z.string().max(256)).max(1000).default([]),
 });

@@ -27,7 +27,7 @@ export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret,
 export { WEBHOOK_REFUSED, WEBHOOK_TIMED_OUT, webhookAttemptError, webhookOutcome } from "./notifications/webhook-outcome.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
 export { browseMessages, type BrowseOptions } from "./records/browse.ts";
-export { BROWSE_LIMITS, browseMessagesInput, browseStateInput, stateKeyInput, type BrowseMessagesInput } from "./records/inputs.ts";
+export { BROWSE_LIMITS, browseMessagesInput, browseStateInput, stateKeyInput, stateQueryInput, type BrowseMessagesInput } from "./records/inputs.ts";
 export type { PartitionBounds, ReadResult, RecordSource, SourceHeader, SourceRecord } from "./records/source.ts";
 export { consumeRateLimit } from "./rate-limit.ts";
 export { decodeValue, type DecodedValue, type SchemaChoice, type ValueContext } from "./records/decode-value.ts";
@@ -63,8 +63,8 @@ export { inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, fli
 export { derivedJobStatus, startDerivedJob, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
 export { FlinkStatementError, FlinkUnavailableError, SqlGatewayClient, flinkError, type FlinkColumn, type StatementResult } from "./derived/sql-gateway.ts";
 export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
-export { clusterTopic, clusterTopicsInput, listClusterTopics, topicSchemaInference } from "./queries/cluster-topics.ts";
-export { requestSchemaInference, schemaInferenceInput } from "./actions/request-schema-inference.ts";
+export { clusterTopic, clusterTopicsInput, listClusterTopics, requireInferenceAccess, topicSchemaInference } from "./queries/cluster-topics.ts";
+export { approveClaimSampling, requestSchemaInference, schemaInferenceInput } from "./actions/request-schema-inference.ts";
 export { productDrift } from "./queries/product-drift.ts";
 export { unknownGrants, type UnknownGrant } from "./queries/unknown-grants.ts";
 export { applySsoSignIn } from "./actions/apply-sso-sign-in.ts";
@@ -132,8 +132,8 @@ export { authenticateApiToken } from "./tokens/authenticate-token.ts";
 export { hashTokenSecret, TOKEN_PATTERN } from "./tokens/secret.ts";
 export { listApiTokens } from "./queries/api-tokens.ts";
 
-export { domainMembers, listDomains, listSsoGroupMappings, listUsers } from "./queries/admin.ts";
-export { AUDIT_EXPORT_FORMATS, csvField, exportAuditEvents, listAuditEvents, type AuditExportFormat } from "./queries/audit-log.ts";
+export { domainMembers, listDomains, listSsoGroupMappings, listUsers, listUsersInput } from "./queries/admin.ts";
+export { AUDIT_EXPORT_FORMATS, auditExportInput, csvField, exportAuditEvents, listAuditEvents, type AuditExportFormat } from "./queries/audit-log.ts";
 export { listNotifications } from "./queries/notifications.ts";
 export { productRetirement } from "./queries/product-retirement.ts";
 export { listReplays } from "./queries/replays.ts";

@@ -89,3 +89,38 @@ describe("JSON Schema drafts", () => {
     expect(withDraft("http://json-schema.org/draft-04/schema#")["schema.definition"]?.[0]).toMatch(/Unsupported JSON Schema draft/);
   });
 });
+
+describe("what the API document forbids, the handlers refuse (issue 30, finding 18)", () => {
+  it("maxLength holds for the text as sent, not only once trimmed", async () => {
+    const { publishMajorVersionInput, reasonInput } = await import("./validation.ts");
+    // 80 is the documented maxLength; 82 characters used to pass because the bound applied after trimming.
+    expect(errorsOf({ ...valid, name: ` ${"n".repeat(80)} ` }).name?.[0]).toMatch(/at most 80 characters/);
+    expect(errorsOf({ ...valid, description: ` ${"d".repeat(4000)} ` }).description?.[0]).toMatch(/at most 4000 characters/);
+    expect(reasonInput.safeParse({ reason: `  ${"r".repeat(2000)}` }).success).toBe(false);
+    expect(publishMajorVersionInput.safeParse({ definition: "{}", reason: ` ${"r".repeat(2000)}` }).success).toBe(false);
+    expect(errorsOf({ ...valid, name: "  Order Events  " })).toEqual({});
+  });
+
+  it("dates are ISO dates or date-times with an offset (the document's format), nothing Date would also have parsed", async () => {
+    const { deprecateProductInput, publishMajorVersionInput } = await import("./validation.ts");
+    const { contractFilesInput } = await import("./actions/apply-contract.ts");
+    for (const sunsetAt of ["Jan 31 2099", "2099", "31/01/2099", 4_102_444_800_000, "2099-01-31T00:00:00"]) {
+      expect(deprecateProductInput.safeParse({ reason: "Replaced by v2", sunsetAt }).success, String(sunsetAt)).toBe(false);
+      expect(publishMajorVersionInput.safeParse({ definition: "{}", sunsetAt }).success, String(sunsetAt)).toBe(false);
+      expect(contractFilesInput.safeParse({ contracts: [{ content: "x" }], sunsetAt }).success, String(sunsetAt)).toBe(false);
+    }
+    for (const sunsetAt of ["2099-01-31", "2099-01-31T00:00:00Z", "2099-01-31T00:00:00.000+02:00"]) {
+      expect(deprecateProductInput.parse({ reason: "Replaced by v2", sunsetAt }).sunsetAt).toBeInstanceOf(Date);
+    }
+    // The major-version form sends "" for "no sunset": still accepted, as the document says.
+    expect(publishMajorVersionInput.parse({ definition: "{}", sunsetAt: "" }).sunsetAt).toBeUndefined();
+  });
+
+  it("the latest-state query is checked whole, with or without keys=1", async () => {
+    const { stateQueryInput } = await import("./records/inputs.ts");
+    expect(stateQueryInput.safeParse({ limit: "abc" }).success).toBe(false);
+    expect(stateQueryInput.safeParse({ keys: "yes" }).success).toBe(false);
+    expect(stateQueryInput.safeParse({ after: "zz" }).success).toBe(false);
+    expect(stateQueryInput.parse({ keys: "1", limit: "10" })).toMatchObject({ keys: "1", limit: 10, encoding: "utf8" });
+  });
+});

@@ -90,12 +90,15 @@ export function ProductForm({
   defaults,
   policy,
   tieredStorage,
+  inference,
 }: {
   mode: Mode;
   defaults: ProductFormValues;
   policy: { version: number; document: PolicyDocument };
   /** What the primary environment's brokers offer (the worker reads it); refusal is set where they have no tiered storage. */
   tieredStorage?: { environment: string; refusal: string | null };
+  /** A claimed topic's schema inference: offered on the topic (admins; a claim's owners once an admin approved sampling), or why not. */
+  inference?: { topic: string } | { refused: string };
 }) {
   const router = useRouter();
   const client = useQueryClient();
@@ -341,8 +344,13 @@ export function ProductForm({
               </select>
             )}
           </Field>
-          {mode.kind === "create" && mode.claimTopic && <SchemaInference topic={mode.claimTopic} onInferred={onInferred} />}
-          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? <>The approved schema. New versions are proposed and reviewed on the <a className="text-indigo-700 underline" href={mode.kind === "edit" ? `/products/${mode.productId}/schema` : "#"}>schema versions page</a>.</> : mode.kind === "create" && mode.claimTopic ? "Infer it from sample records above, paste it, or upload a .avsc / .json file." : "Paste the schema, or upload a .avsc / .json file."}>
+          {!locked("schema") && inference && "topic" in inference && <SchemaInference topic={inference.topic} onInferred={onInferred} />}
+          {!locked("schema") && inference && "refused" in inference && (
+            <p className="rounded-md bg-slate-50 p-3 text-xs text-slate-700 ring-1 ring-slate-200" data-testid="schema-inference-refused">
+              {inference.refused}
+            </p>
+          )}
+          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? <>The approved schema. New versions are proposed and reviewed on the <a className="text-indigo-700 underline" href={mode.kind === "edit" ? `/products/${mode.productId}/schema` : "#"}>schema versions page</a>.</> : inference && "topic" in inference ? "Infer it from sample records above, paste it, or upload a .avsc / .json file." : "Paste the schema, or upload a .avsc / .json file."}>
             {(a) => <textarea {...a} rows={12} spellCheck={false} readOnly={locked("schema")} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
           </Field>
           {!locked("schema") && <div>

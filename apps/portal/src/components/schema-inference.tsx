@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { api, type ApiError } from "@/lib/api-client";
 import type { TopicSchemaInference } from "@/lib/api-types";
@@ -94,6 +95,32 @@ export function SchemaInference({ topic, onInferred }: { topic: string; onInferr
       {data?.status === "FAILED" && <ErrorAlert message={`Reading sample records failed: ${data.lastError ?? "unknown error"} Try again, or paste the schema.`} />}
       {request.isError && <ErrorAlert message={request.error.message} />}
       {result.isError && <ErrorAlert message={`Could not load the inference: ${result.error.message}`} />}
+    </div>
+  );
+}
+
+/**
+ * A platform admin's approval that the owners of the open claim on a topic may
+ * have the worker sample it (schema inference reads records no grant covers).
+ */
+export function ApproveClaimSampling({ topic, domain, approvedAt }: { topic: string; domain: string; approvedAt: string | null }) {
+  const router = useRouter();
+  const approve = useMutation<{ samplingApprovedAt: string }, ApiError>({
+    mutationFn: () => api<{ samplingApprovedAt: string }>("/api/v1/cluster/topics/sampling-approval", { method: "POST", body: { topic } }),
+    onSuccess: () => router.refresh(),
+  });
+  return (
+    <div className="mb-6 space-y-2 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200" data-testid="claim-sampling">
+      <p>
+        The {domain} domain has an open claim on this topic.{" "}
+        {approvedAt ? `Its owners may infer the schema from sample records (approved ${formatDateTime(approvedAt)}).` : "Its owners may infer the schema from sample records only once a platform admin approves: sampled records may hold data no grant covers."}
+      </p>
+      {!approvedAt && (
+        <Button type="button" variant="secondary" disabled={approve.isPending} onClick={() => approve.mutate()}>
+          Allow the claim&apos;s owners to sample
+        </Button>
+      )}
+      {approve.isError && <ErrorAlert message={approve.error.message} />}
     </div>
   );
 }

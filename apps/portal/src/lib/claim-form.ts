@@ -18,3 +18,11 @@ export function claimFormValues(domainId: string, contactEmail: string, topic: s
     cleanupPolicy: configs["cleanup.policy"] === "compact" ? "compact" : "delete",
   };
 }
+
+/** Why an owner is not offered "Infer from sample records" on an unclaimed topic (issue 30, finding 5). */
+export const SAMPLING_REFUSED =
+  "Only platform admins infer a schema from a topic's records: they may hold data no grant covers (personal data in keys, say). Paste or upload the schema. Once you have claimed the topic, a platform admin can allow your claim to be sampled; you then infer the schema on the claim's edit page.";
+
+/** Why a claim's owners are not (yet) offered inference on its edit page. */
+export const CLAIM_SAMPLING_PENDING =
+  "Inferring the schema from the topic's records needs a platform admin's approval for this claim: they may hold data no grant covers. Ask an admin to allow sampling (on the topic's claim page), or paste the schema.";

@@ -9,9 +9,14 @@ import { hasGlobal } from "../permissions.ts";
 import { text } from "../validation.ts";
 
 export const addReservedPrincipalInput = z.object({
-  name: text("The principal name", 200)
+  // The rule as one pattern on the text as sent (spaces around it trimmed), so that the API document states it (issue 30, finding 18).
+  name: z
+    .string({ message: "The principal name must be text." })
+    .max(200, "The principal name must be at most 200 characters.")
+    .regex(/^ *(?:User:)?[^\s;,]+ *$/, "Enter a Kafka user name or prefix: no spaces, \";\" or \",\".")
+    .trim()
     .transform((n) => (n.startsWith("User:") ? n.slice("User:".length) : n))
-    .pipe(z.string().min(1, "Enter a Kafka user name or prefix.").regex(/^[^\s;,]+$/, "A Kafka user name has no spaces, \";\" or \",\".")),
+    .pipe(z.string().min(1, "Enter a Kafka user name or prefix.")),
   match: z.enum(["EXACT", "PREFIX"], { message: "Match is EXACT or PREFIX." }).default("EXACT"),
   reason: text("The reason", 500).pipe(z.string().min(3, "Say why the name is reserved.")),
 });

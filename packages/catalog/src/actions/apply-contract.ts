@@ -6,7 +6,7 @@ import { MAX_CONTRACT_LENGTH } from "../contracts/from-contract.ts";
 import { planContract, type PlanItem } from "../contracts/plan.ts";
 import type { Db, Tx } from "../db.ts";
 import { CatalogError, ValidationError } from "../errors.ts";
-import { cleanString } from "../validation.ts";
+import { cleanString, futureDate } from "../validation.ts";
 import { proposeSchemaVersion } from "./propose-schema-version.ts";
 import { publishMajorVersion } from "./publish-major-version.ts";
 import { registerProductInTx } from "./register-product.ts";
@@ -20,7 +20,7 @@ export const contractFilesInput = z.object({
         /** The file's text: ODCS v3 as YAML or JSON. */
         content: z.string().min(1, "The contract is empty.").max(MAX_CONTRACT_LENGTH, `A contract may be at most ${MAX_CONTRACT_LENGTH} characters.`),
         /** Where it came from, shown on the product page ("contracts/orders.yaml @ git@host:org/repo abc123"). */
-        source: cleanString("The source").trim().max(500, "The source may be at most 500 characters.").optional(),
+        source: cleanString("The source").max(500, "The source may be at most 500 characters.").trim().optional(),
       }),
     )
     .min(1, "Send at least one contract.")
@@ -36,7 +36,7 @@ export const contractFilesInput = z.object({
    * when the new one is approved (default: the policy's deprecation notice,
    * counted from the approval).
    */
-  sunsetAt: z.coerce.date({ message: "sunsetAt is a date." }).refine((d) => d.getTime() > Date.now(), "sunsetAt must be in the future.").optional(),
+  sunsetAt: futureDate("sunsetAt is a date (YYYY-MM-DD or an ISO date-time).", "sunsetAt must be in the future.").optional(),
 });
 export type ContractFilesInput = z.input<typeof contractFilesInput>;
 

@@ -12,7 +12,7 @@ import { registerProductInput } from "../validation.ts";
 /** Kafka's and the ecosystem's own topics are never products. */
 export const PLATFORM_TOPIC = /^(__|_schemas$|_confluent|connect-(configs|offsets|status)$|kappa[._-])/;
 
-export const claimTopicInput = z.object({ topic: z.string().trim().min(1).max(249) }).and(registerProductInput);
+export const claimTopicInput = z.object({ topic: z.string().max(249).trim().min(1) }).and(registerProductInput);
 
 /**
  * The domain whose namespace a topic name lies in: the one with the longest

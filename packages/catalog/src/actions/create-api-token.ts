@@ -4,16 +4,16 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ForbiddenError, ValidationError } from "../errors.ts";
 import { canInDomain } from "../permissions.ts";
-import { grantableScopes, isScope } from "../tokens/scopes.ts";
+import { grantableScopes, SCOPE_PATTERN } from "../tokens/scopes.ts";
 import { displayPrefix, hashTokenSecret, newTokenSecret } from "../tokens/secret.ts";
 import { cleanString } from "../validation.ts";
 
 export const TOKEN_MAX_DAYS = 365;
 
 export const createApiTokenInput = z.object({
-  name: cleanString("The token name").trim().min(3, "Name the token in at least 3 characters.").max(80, "Token names are at most 80 characters."),
+  name: cleanString("The token name").max(80, "Token names are at most 80 characters.").trim().min(3, "Name the token in at least 3 characters."),
   scopes: z
-    .array(z.string().trim().refine(isScope, "Scopes are read, review, admin or write:<domain>."))
+    .array(z.string().regex(SCOPE_PATTERN, "Scopes are read, review, admin or write:<domain>."))
     .min(1, "Give the token at least one scope.")
     .max(20, "At most 20 scopes.")
     .refine((s) => new Set(s).size === s.length, "Scopes must be unique."),

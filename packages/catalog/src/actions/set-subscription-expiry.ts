@@ -5,10 +5,11 @@ import type { Db } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { lockSubscription } from "../subscription-access.ts";
+import { futureDate } from "../validation.ts";
 
 export const subscriptionExpiryInput = z.object({
   /** ISO date or date-time in the future; null removes the expiry. */
-  expiresAt: z.union([z.null(), z.coerce.date({ message: "Enter a date." }).refine((d) => d.getTime() > Date.now(), "The expiry must be in the future.")]),
+  expiresAt: z.union([z.null(), futureDate("Enter a date (YYYY-MM-DD or an ISO date-time).", "The expiry must be in the future.")]),
 });
 
 /** Sets or clears a subscription's expiry (the product's owners, governance); on expiry the sweep revokes it. */

@@ -10,7 +10,7 @@ import { cleanString } from "../validation.ts";
 
 export const updatePolicyInput = z.object({
   source: z.string().min(1, "The policy document is empty.").max(200_000, "The policy document may be at most 200000 characters."),
-  reason: cleanString("The reason", { multiline: true }).trim().min(5, "Give a reason of at least 5 characters.").max(2000, "Reason must be at most 2000 characters."),
+  reason: cleanString("The reason", { multiline: true }).max(2000, "Reason must be at most 2000 characters.").trim().min(5, "Give a reason of at least 5 characters."),
 });
 
 /**

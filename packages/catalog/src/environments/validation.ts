@@ -14,8 +14,15 @@ export const environmentName = z
   .trim()
   .regex(/^[a-z][a-z0-9-]{0,29}$/, "An environment name is 1–30 lower-case letters, digits or '-', starting with a letter (e.g. dev, prod).");
 
+/** One bootstrap entry, host:port or [IPv6]:port with a port of 1–65535. */
+const BOOTSTRAP_ENTRY = "(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\\[[0-9a-fA-F:]+\\]):(?:[1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])";
+
 const bootstrap = z
   .string({ message: "Give the bootstrap servers." })
+  // The whole list as one pattern first (1–50 entries separated by commas, spaces around them allowed), so that the
+  // API document states the rule (issue 30, finding 18); the checks below name what is wrong.
+  .max(2000, "At most 2000 characters of bootstrap servers.")
+  .regex(new RegExp(`^[ ,]*${BOOTSTRAP_ENTRY}(?: *,[ ,]*${BOOTSTRAP_ENTRY}){0,49}[ ,]*$`), "Every bootstrap entry must be host:port with a port of 1 to 65535 (e.g. kafka-1.prod:9093), 1 to 50 of them separated by commas.")
   .trim()
   .min(1, "Give the bootstrap servers.")
   .max(2000, "At most 2000 characters of bootstrap servers.")
@@ -38,7 +45,7 @@ const bounds = {
 const credentials = {
   securityProtocol: z.enum(SECURITY_PROTOCOLS, { message: "The security protocol is PLAINTEXT, SASL_PLAINTEXT, SSL or SASL_SSL." }),
   saslMechanism: z.enum(SASL_MECHANISMS, { message: "The SASL mechanism is none, plain, scram-sha-256 or scram-sha-512." }).default("none"),
-  adminUser: z.string().trim().max(200, "The admin user is at most 200 characters.").regex(/^[^\s,;]*$/, "The admin user has no spaces, commas or semicolons.").optional(),
+  adminUser: z.string().max(200, "The admin user is at most 200 characters.").trim().regex(/^[^\s,;]*$/, "The admin user has no spaces, commas or semicolons.").optional(),
   /** Write-only: stored sealed, never returned. */
   adminPassword: z.string().max(1024, "The admin password is at most 1024 characters.").optional(),
 };

@@ -17,7 +17,7 @@ import { unknownGrants } from "../queries/unknown-grants.ts";
  */
 
 export const lineageQueryInput = z.object({
-  productId: z.string().trim().min(1).max(100).optional(),
+  productId: z.string().max(100).trim().min(1).optional(),
   /** A grant with no observed consumption for this many days counts as unused. */
   unusedDays: z.coerce.number().int().min(1).max(365).default(30),
   /** Hops along declared inputs/outputs around `productId`. */

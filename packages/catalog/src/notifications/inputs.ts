@@ -48,14 +48,14 @@ const kinds = z
 export const createWebhookInput = z.object({
   domainId: z.string().min(1, "Choose a domain."),
   url: webhookUrl,
-  description: cleanString("Description", { multiline: true }).trim().max(500, "Description must be at most 500 characters.").default(""),
+  description: cleanString("Description", { multiline: true }).max(500, "Description must be at most 500 characters.").trim().default(""),
   kinds,
 });
 export type CreateWebhookInput = z.input<typeof createWebhookInput>;
 
 export const updateWebhookInput = z.object({
   url: webhookUrl.optional(),
-  description: cleanString("Description", { multiline: true }).trim().max(500).optional(),
+  description: cleanString("Description", { multiline: true }).max(500).trim().optional(),
   kinds: kinds.optional(),
   active: z.boolean().optional(),
 });

@@ -39,8 +39,8 @@ export async function domainMembers(db: Db, actor: Actor, domainId: string) {
   };
 }
 
-const listUsersInput = z.object({
-  q: z.string().trim().max(200).optional(),
+export const listUsersInput = z.object({
+  q: z.string().max(200).trim().optional(),
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(200).default(50),
 });

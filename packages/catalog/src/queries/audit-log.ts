@@ -1,4 +1,5 @@
 import type { AuditEvent, Prisma } from "@prisma/client";
+import { z } from "zod";
 import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
@@ -45,6 +46,18 @@ export async function listAuditEvents(db: Db, actor: Actor, rawInput: unknown) {
 
 export const AUDIT_EXPORT_FORMATS = ["csv", "json"] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
+
+/** The export's query: `format` and the list's filters (no paging), as GET /audit-events/export documents and checks it. */
+export const auditExportInput = z.object({
+  format: z.enum(AUDIT_EXPORT_FORMATS, { message: "Export format is csv or json." }).default("csv"),
+  entityType: auditQueryInput.shape.entityType,
+  entityId: auditQueryInput.shape.entityId,
+  actor: auditQueryInput.shape.actor,
+  action: auditQueryInput.shape.action,
+  via: auditQueryInput.shape.via,
+  from: auditQueryInput.shape.from,
+  to: auditQueryInput.shape.to,
+});
 const EXPORT_BATCH = 1000;
 const CSV_COLUMNS = ["id", "at", "actorEmail", "action", "entityType", "entityId", "clientAddress", "userAgent", "data"] as const;
 

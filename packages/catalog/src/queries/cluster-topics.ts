@@ -9,7 +9,7 @@ import { hasGlobal } from "../permissions.ts";
 
 export const clusterTopicsInput = z.object({
   managed: z.enum(["true", "false"]).optional(),
-  q: z.string().trim().max(249).optional(),
+  q: z.string().max(249).trim().optional(),
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(500).default(100),
 });
@@ -76,9 +76,41 @@ export async function clusterTopic(db: Db, actor: Actor, name: string) {
   return row(t, await db.domain.findMany({ select: { id: true, slug: true, name: true } }));
 }
 
-/** The latest schema inference of an unmanaged topic (null before any request); admins and owners, like the browser. */
+/** A claim still open (not yet approved) whose product edits its schema. */
+const OPEN_CLAIM_STATUSES = ["DRAFT", "IN_REVIEW", "REJECTED"] as const;
+
+/**
+ * Who may have the worker sample a topic's records (schema inference), and see
+ * what it inferred (issue 30, finding 5): records may hold data no grant
+ * covers (a topic keyed by e-mail), so not every domain owner — the platform
+ * admins, or the owners of an open claim on the topic that a platform admin
+ * approved for sampling. Returns the open claim's product id (its draft may
+ * take the inferred schema), null when the topic has none; 403 otherwise.
+ */
+export async function requireInferenceAccess(db: Pick<Db, "topicClaim">, actor: Actor, topic: string): Promise<{ claimProductId: string | null }> {
+  if (hasGlobal(actor, "platform:admin")) {
+    // An admin may sample any unmanaged topic, an open claim's included (its draft takes the schema).
+    const open = await db.topicClaim.findFirst({ where: { topic, product: { status: { in: [...OPEN_CLAIM_STATUSES] } } }, select: { productId: true } });
+    return { claimProductId: open?.productId ?? null };
+  }
+  const owned = actor.memberships.filter((m) => m.role === "OWNER").map((m) => m.domainId);
+  const claim = owned.length
+    ? await db.topicClaim.findFirst({
+        where: { topic, samplingApprovedById: { not: null }, product: { domainId: { in: owned }, status: { in: [...OPEN_CLAIM_STATUSES] } } },
+        select: { productId: true },
+      })
+    : null;
+  if (!claim) {
+    throw new ForbiddenError(
+      "Only platform admins infer a topic's schema from its records, or the owners of a claim on the topic that a platform admin approved for sampling: sampled records may hold data no grant covers.",
+    );
+  }
+  return { claimProductId: claim.productId };
+}
+
+/** The latest schema inference of an unmanaged topic (null before any request); whoever may request one. */
 export async function topicSchemaInference(db: Db, actor: Actor, topic: string) {
-  requireClusterBrowser(actor);
+  await requireInferenceAccess(db, actor, topic);
   const row = await db.topicSchemaInference.findUnique({ where: { topic } });
   return row ? inferenceView(row) : null;
 }

@@ -11,15 +11,25 @@ export const stateKeyInput = z
   })
   .refine((v) => v.encoding !== "hex" || /^([0-9a-fA-F]{2})+$/.test(v.key), { message: "A hex key is an even number of hex digits.", path: ["key"] });
 
-export const browseStateInput = z
-  .object({
-    prefix: z.string().max(MAX_KEY_BYTES * 2).optional(),
-    encoding: z.enum(["utf8", "hex"]).default("utf8"),
-    /** The previous page's nextAfter: the hex of its last key, or `#<keys skipped>` where keys are masked. */
-    after: z.string().regex(/^(([0-9a-fA-F]{2})*|#\d{1,9})$/, "after is the previous page's nextAfter").max(MAX_KEY_BYTES * 2).optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-  })
-  .refine((v) => v.encoding !== "hex" || v.prefix === undefined || /^([0-9a-fA-F]{2})*$/.test(v.prefix), { message: "A hex prefix is an even number of hex digits.", path: ["prefix"] });
+const browseStateShape = {
+  prefix: z.string().max(MAX_KEY_BYTES * 2).optional(),
+  encoding: z.enum(["utf8", "hex"], { message: "encoding is utf8 or hex" }).default("utf8"),
+  /** The previous page's nextAfter: the hex of its last key, or `#<keys skipped>` where keys are masked. */
+  after: z.string().max(MAX_KEY_BYTES * 2).regex(/^(([0-9a-fA-F]{2})*|#\d{1,9})$/, "after is the previous page's nextAfter").optional(),
+  limit: z.coerce.number({ message: "limit is a number" }).int("limit is a whole number").min(1, "limit is at least 1").max(200, "At most 200 keys per page.").default(50),
+};
+const hexPrefix = { check: (v: { encoding: string; prefix?: string }) => v.encoding !== "hex" || v.prefix === undefined || /^([0-9a-fA-F]{2})*$/.test(v.prefix), message: "A hex prefix is an even number of hex digits.", path: ["prefix"] };
+
+export const browseStateInput = z.object(browseStateShape).refine(hexPrefix.check, { message: hexPrefix.message, path: hexPrefix.path });
+
+/**
+ * The query of GET /products/{id}/state, checked whole whichever answer it
+ * asks for (status, or with `keys=1` a page of keys): the API document's
+ * parameters are these (issue 30, finding 18).
+ */
+export const stateQueryInput = z
+  .object({ keys: z.enum(["1"], { message: "keys is 1 (a page of keys) or absent (the view's status)" }).optional(), ...browseStateShape })
+  .refine(hexPrefix.check, { message: hexPrefix.message, path: hexPrefix.path });
 
 /** Records per page and bytes (keys + values) per page of the message browser. */
 export const BROWSE_LIMITS = { maxRecords: 500, maxBytes: 5 * 1024 * 1024 } as const;

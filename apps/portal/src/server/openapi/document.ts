@@ -20,7 +20,12 @@ import {
   approveSchemaVersionInput,
   auditQueryInput,
   browseMessagesInput,
-  browseStateInput,
+  stateQueryInput,
+  stateKeyInput,
+  auditExportInput,
+  clusterTopicsInput,
+  lineageQueryInput,
+  listUsersInput,
   replayInput,
   compatibilityModeChangeInput,
   proposeSchemaVersionInput,
@@ -47,6 +52,7 @@ import {
   updatePolicyInput,
   updateProductInput,
 } from "@kappa/catalog";
+import { MAX_PARAM_LENGTH } from "@/lib/request-guard";
 import { costsResponse, productCostResponse } from "./costs";
 
 /*
@@ -142,7 +148,7 @@ const planItem = z
   .meta({ id: "PlanItem" });
 
 const token = z
-  .object({
+  .looseObject({
     id: z.string(),
     name: z.string(),
     kind: z.enum(["PERSONAL", "SERVICE"]),
@@ -162,7 +168,23 @@ const odcsContract = z
 const anyObject = (description: string) => z.looseObject({}).meta({ description });
 const anyArray = (description: string) => z.array(z.looseObject({})).meta({ description });
 
-const idParam = (name = "id") => ({ name, in: "path", required: true, schema: { type: "string" } });
+/*
+ * What the request guard (src/lib/request-guard.ts) refuses in every path
+ * segment and query parameter before any handler runs: C0 control characters
+ * and DEL, and more than MAX_PARAM_LENGTH characters. Stated on each parameter
+ * so the document says what the API accepts (issue 30, finding 18).
+ */
+const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f]*$";
+
+/** A parameter's schema with the guard's bounds: strings at most MAX_PARAM_LENGTH characters, no control characters. */
+export function guardedParam(schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema.type !== "string" || schema.enum) return schema;
+  const maxLength = typeof schema.maxLength === "number" ? Math.min(schema.maxLength, MAX_PARAM_LENGTH) : MAX_PARAM_LENGTH;
+  return { ...schema, maxLength, ...(schema.pattern === undefined ? { pattern: NO_CONTROL } : {}) };
+}
+
+/** Path parameters: ids (any text the guard lets through; unknown ones are 404), policy versions (positive whole numbers). */
+const idParam = (name = "id") => ({ name, in: "path", required: true, schema: name === "version" ? { type: "integer", minimum: 1 } : guardedParam({ type: "string" }) });
 
 // ---- routes ----------------------------------------------------------------------
 
@@ -175,7 +197,7 @@ export const ROUTES: RouteDoc[] = [
     summary: "Search the catalog.",
     query: searchProductsInput,
     // Counts are exact up to 1,000; past that `total` is 1,000, `totalIsExact` false and `totalEstimate` the planner's estimate (two significant figures) or null — except on the last page (shorter than `pageSize`), whose position gives the exact total.
-    response: page(product).extend({ totalIsExact: z.boolean(), totalEstimate: z.number().int().nullable(), match: z.enum(["all", "text", "fuzzy"]), suggestions: z.array(z.string()) }),
+    response: page(product).extend({ totalIsExact: z.boolean(), totalEstimate: z.number().int().nullable(), sort: z.string(), match: z.enum(["all", "text", "fuzzy"]), suggestions: z.array(z.string()) }),
   },
   { method: "post", path: "/products", tag: "Products", summary: "Register a product (DRAFT).", scope: "write:<domain>", body: registerProductInput, response: product, status: 201 },
   { method: "get", path: "/products/{id}", tag: "Products", summary: "A product: metadata, schema versions, subscriptions you may see, provisioning steps.", response: product },
@@ -248,14 +270,14 @@ export const ROUTES: RouteDoc[] = [
     path: "/audit-events/export",
     tag: "Audit",
     summary: "Export the filtered audit log as a download, newest first (governance, admins): CSV by default, JSON with `format=json`.",
-    query: z.object({ format: z.enum(["csv", "json"]).default("csv"), entityType: auditQueryInput.shape.entityType, entityId: auditQueryInput.shape.entityId, actor: auditQueryInput.shape.actor, action: auditQueryInput.shape.action, from: auditQueryInput.shape.from, to: auditQueryInput.shape.to }),
+    query: auditExportInput,
     produces: {
       "text/csv": { schema: { type: "string", description: "format=csv (the default): a header row, then one event per row; cells a spreadsheet would run as formulas start with '." } },
       "application/json": { schema: { type: "array", items: { type: "object" }, description: "format=json: the events as an array." } },
     },
   },
-  { method: "get", path: "/cluster/topics", tag: "Cluster", summary: "Every topic on the cluster, managed or not, with configs, offsets and ACLs.", response: anyObject("The result.") },
-  { method: "get", path: "/domains", tag: "Admin", summary: "Domains.", response: anyObject("The result.") },
+  { method: "get", path: "/cluster/topics", tag: "Cluster", summary: "Every topic on the cluster, managed or not, with configs, offsets and ACLs.", query: clusterTopicsInput, response: anyObject("The result.") },
+  { method: "get", path: "/domains", tag: "Admin", summary: "Domains.", response: anyArray("Domains.") },
   { method: "get", path: "/domains/{id}/members", tag: "Admin", summary: "A domain's members (platform admins, and the domain's owners).", response: anyObject("The result.") },
   {
     method: "post",
@@ -266,10 +288,10 @@ export const ROUTES: RouteDoc[] = [
     body: derivedStatementInput,
     response: z.object({ outputSchema: z.record(z.string(), z.unknown()), inputs: z.array(z.object({ productId: z.string(), topicName: z.string() })), plan: z.string(), minimumClassification: z.enum(["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"]) }),
   },
-  { method: "get", path: "/lineage", tag: "Lineage", summary: "The lineage graph: granted and observed edges.", response: anyObject("The result.") },
+    { method: "get", path: "/lineage", tag: "Lineage", summary: "The lineage graph: granted and observed edges.", query: lineageQueryInput, response: anyObject("The result.") },
   { method: "get", path: "/products/{id}/drift", tag: "Products", summary: "Differences between the catalog and the cluster for a product.", response: anyObject("The result.") },
-  { method: "get", path: "/sso/group-mappings", tag: "Admin", summary: "SSO group → role mappings (admins).", response: anyObject("The result.") },
-  { method: "get", path: "/users", tag: "Admin", summary: "Users and their global roles (admins).", response: anyObject("The result.") },
+  { method: "get", path: "/sso/group-mappings", tag: "Admin", summary: "SSO group → role mappings (admins).", response: anyArray("Mappings.") },
+  { method: "get", path: "/users", tag: "Admin", summary: "Users and their global roles (admins).", query: listUsersInput, response: anyObject("The result.") },
   { method: "patch", path: "/domains/{id}", tag: "Admin", summary: "Change a domain (admins).", scope: "admin", body: renameDomainInput, response: anyObject("The result.") },
   { method: "patch", path: "/domains/{id}/members/{userId}", tag: "Admin", summary: "Change a member's role in a domain (platform admins, and the domain's owners for their own domain); the last owner of an active domain stays.", scope: "admin or write:<domain>", body: changeMemberRoleInput, response: anyObject("The result.") },
   { method: "patch", path: "/users/{id}", tag: "Admin", summary: "Change a user's global role (admins).", scope: "admin", body: setGlobalRoleInput, response: anyObject("The result.") },
@@ -283,8 +305,9 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/products/{id}/claim-acls", tag: "Products", summary: "Decide each ACL found on a claimed topic (governance reviewers other than the claimant): ADOPT as a subscription of a named service account, keep as a documented EXCEPTION with a reason, or REMOVE. Every ACL needs a decision before the claim is approved.", scope: "review", body: claimAclsInput, response: anyObject("The result.") },
   { method: "post", path: "/products/{id}/partitions", tag: "Products", summary: "Request more partitions for a live product (a reviewed change).", scope: "write:<domain>", body: partitionIncreaseInput, response: anyObject("The result.") , status: 201 },
   { method: "post", path: "/sso/group-mappings", tag: "Admin", summary: "Add an SSO group mapping (admins).", scope: "admin", body: ssoGroupMappingInput, response: anyObject("The result.") , status: 201 },
-  { method: "get", path: "/cluster/topics/schema-inference", tag: "Cluster", summary: "The latest schema inferred from sample records of an unmanaged topic (?topic=); null before the first request.", query: z.object({ topic: z.string() }), response: anyObject("The inference: status, inferred, format, definition, explanation.") },
-  { method: "post", path: "/cluster/topics/schema-inference", tag: "Cluster", summary: "Ask the worker to infer an unmanaged topic's schema from sample records (JSON → JSON Schema 2020-12; registry-framed values → that schema).", scope: "write:<domain>", body: schemaInferenceInput, response: anyObject("The pending inference."), status: 202 },
+  { method: "get", path: "/cluster/topics/schema-inference", tag: "Cluster", summary: "The latest schema inferred from sample records of an unmanaged topic (?topic=); null before the first request. Platform admins, and the owners of an open claim on the topic that an admin approved for sampling.", query: schemaInferenceInput, response: anyObject("The inference: status, inferred, format, definition, explanation.").nullable() },
+  { method: "post", path: "/cluster/topics/schema-inference", tag: "Cluster", summary: "Ask the worker to infer an unmanaged topic's schema from sample records (JSON → JSON Schema 2020-12; registry-framed values → that schema). Platform admins, and the owners of an open claim on the topic that an admin approved for sampling (records may hold data no grant covers).", scope: "admin or write:<domain>", body: schemaInferenceInput, response: anyObject("The pending inference."), status: 202 },
+  { method: "post", path: "/cluster/topics/sampling-approval", tag: "Cluster", summary: "Allow the owners of the open claim on a topic (draft, in review or rejected) to have the worker sample it for schema inference (platform admins).", scope: "admin", body: schemaInferenceInput, response: z.object({ topic: z.string(), productId: z.string(), samplingApprovedAt: z.string() }) },
   { method: "get", path: "/reserved-principals", tag: "Admin", summary: "Reserved Kafka principals (platform, worker-recorded, admin-added) with the accounts under each (platform admins).", scope: "admin", response: anyObject("items, renamedAccounts.") },
   { method: "post", path: "/reserved-principals", tag: "Admin", summary: "Reserve a Kafka user name or prefix so no service account may take it (platform admins).", scope: "admin", body: addReservedPrincipalInput, response: anyObject("The reservation and the accounts under it."), status: 201 },
   { method: "delete", path: "/reserved-principals/{id}", tag: "Admin", summary: "Remove an admin-added reservation (platform and worker entries: 409 RESERVED_BY_PLATFORM).", scope: "admin", response: anyObject("The removed reservation.") },
@@ -300,9 +323,9 @@ export const ROUTES: RouteDoc[] = [
   { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },
   // Records: message browser, latest-state view, governed replay, PII on subscriptions.
   { method: "get", path: "/products/{id}/messages", tag: "Records", summary: "A page of the product's records, decoded and masked on the server (owning domain and active subscribers).", query: browseMessagesInput, response: anyObject("Records with next/previous cursors, partitions, truncated, piiVisible, keyMasked, headersHidden and withheld (records left out: their values do not match the schema).") },
-  { method: "get", path: "/products/{id}/state", tag: "Records", summary: "The latest-state view of a compacted product: status and lag; with keys=1 a page of entries.", query: browseStateInput, response: anyObject("{ view, partitions, lag } or { entries, nextAfter }.") },
+  { method: "get", path: "/products/{id}/state", tag: "Records", summary: "The latest-state view of a compacted product: status and lag; with keys=1 a page of entries.", query: stateQueryInput, response: anyObject("{ view, partitions, lag } or { entries, nextAfter }.") },
   { method: "post", path: "/products/{id}/state", tag: "Records", summary: "Rebuild the latest-state view from offset 0 (owners).", scope: "write:<domain>", response: anyObject("The view being rebuilt."), status: 202 },
-  { method: "get", path: "/products/{id}/state/{key}", tag: "Records", summary: "The latest value of one key (?encoding=hex for a hex key), with its partition, offset and timestamp.", query: z.object({ encoding: z.enum(["utf8", "hex"]).optional() }), response: anyObject("The entry.") },
+  { method: "get", path: "/products/{id}/state/{key}", tag: "Records", summary: "The latest value of one key (?encoding=hex for a hex key), with its partition, offset and timestamp.", query: z.object({ encoding: stateKeyInput.shape.encoding }), response: anyObject("The entry.") },
   { method: "post", path: "/subscriptions/{id}/replay", tag: "Subscriptions", summary: "Governed replay of one of the subscription's consumer groups; dryRun previews per partition, otherwise the worker applies it (409 GROUP_ACTIVE while the group has members).", scope: "write:<domain>", body: replayInput, response: anyObject("The preview, or the recorded replay."), status: 202 },
   { method: "get", path: "/subscriptions/{id}/replays", tag: "Subscriptions", summary: "The subscription's replays, newest first, with status and what the worker committed.", response: anyArray("Replays.") },
   { method: "post", path: "/subscriptions/{id}/approve-pii", tag: "Review", summary: "Governance grants the subscription's stated PII need (four eyes).", scope: "review", response: anyObject("The subscription.") },
@@ -341,6 +364,11 @@ export const ROUTES: RouteDoc[] = [
 /** Named schemas (`.meta({ id })`) collected while building: they become components/schemas. */
 let components: Record<string, unknown> = {};
 
+/** A request schema as the document states it (components inlined as `$ref`s are kept): for the drift test. */
+export function requestSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  return schemaOf(schema, "input");
+}
+
 function schemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const json = z.toJSONSchema(schema, {
     io,
@@ -370,8 +398,10 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
     const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => idParam(m[1]));
-    const query = route.query
-      ? Object.entries((schemaOf(route.query, "input").properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: "query", required: false, schema }))
+    const querySchema = route.query ? schemaOf(route.query, "input") : null;
+    const required = new Set((querySchema?.required ?? []) as string[]);
+    const query = querySchema
+      ? Object.entries((querySchema.properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, schema]) => ({ name, in: "query", required: required.has(name), schema: guardedParam(schema) }))
       : [];
     const status = String(route.status ?? 200);
     const content: Record<string, unknown> = route.produces ?? { "application/json": { schema: route.response ? responseSchema(route.response) : { type: "object" } } };

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import { activePolicy, clusterTopic, hasGlobal, primaryTieredStorage } from "@kappa/catalog";
 import { ProductForm } from "@/components/product-form";
+import { ApproveClaimSampling } from "@/components/schema-inference";
 import { DefinitionList, EmptyState, PageHeader } from "@/components/ui";
-import { claimFormValues } from "@/lib/claim-form";
+import { claimFormValues, SAMPLING_REFUSED } from "@/lib/claim-form";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
 
@@ -17,11 +18,19 @@ export default async function ClaimPage({ searchParams }: { searchParams: Promis
   const { topic: name } = await searchParams;
   const actor = await requireActor(`/cluster/claim${name ? `?topic=${encodeURIComponent(name)}` : ""}`);
   const ownedIds = actor.memberships.filter((m) => m.role === "OWNER").map((m) => m.domainId);
+  const admin = hasGlobal(actor, "platform:admin");
+  // Admins approve sampling for the open claim on the topic (schema inference reads records no grant covers).
+  const openClaim = name && admin ? await db().topicClaim.findUnique({ where: { topic: name }, select: { samplingApprovedAt: true, product: { select: { status: true, domain: { select: { name: true } } } } } }) : null;
+  const approval =
+    name && openClaim && ["DRAFT", "IN_REVIEW", "REJECTED"].includes(openClaim.product.status) ? (
+      <ApproveClaimSampling topic={name} domain={openClaim.product.domain.name} approvedAt={openClaim.samplingApprovedAt?.toISOString() ?? null} />
+    ) : null;
   if (!name || ownedIds.length === 0) {
     return (
       <>
         <PageHeader title="Claim a topic" />
-        <EmptyState title={ownedIds.length === 0 ? "Only domain owners claim topics" : "Choose a topic first"}>Pick an unmanaged topic on the Cluster page{hasGlobal(actor, "platform:admin") ? "; admins browse but owners claim" : ""}.</EmptyState>
+        {approval}
+        <EmptyState title={ownedIds.length === 0 ? "Only domain owners claim topics" : "Choose a topic first"}>Pick an unmanaged topic on the Cluster page{admin ? "; admins browse but owners claim" : ""}.</EmptyState>
       </>
     );
   }
@@ -51,7 +60,15 @@ export default async function ClaimPage({ searchParams }: { searchParams: Promis
           ]}
         />
       </div>
-      <ProductForm mode={{ kind: "create", domains, claimTopic: topic.name }} defaults={claimFormValues(first.id, actor.email, topic.name, topic.partitions, configs)} policy={policy} tieredStorage={tieredStorage} />
+      {approval}
+      <ProductForm
+        mode={{ kind: "create", domains, claimTopic: topic.name }}
+        defaults={claimFormValues(first.id, actor.email, topic.name, topic.partitions, configs)}
+        policy={policy}
+        tieredStorage={tieredStorage}
+        // Sampling a topic nobody has claimed is the admins' (issue 30, finding 5); an owner's claim gets it once an admin approves.
+        inference={admin ? { topic: topic.name } : { refused: SAMPLING_REFUSED }}
+      />
     </>
   );
 }

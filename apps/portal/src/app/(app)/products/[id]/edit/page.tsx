@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
-import { activePolicy, canInDomain, getProduct, toJson } from "@kappa/catalog";
+import { activePolicy, canInDomain, getProduct, hasGlobal, toJson } from "@kappa/catalog";
 import { ProductForm } from "@/components/product-form";
 import { EmptyState, PageHeader } from "@/components/ui";
+import { CLAIM_SAMPLING_PENDING } from "@/lib/claim-form";
 import { valuesFromProduct } from "@/lib/product-form";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
@@ -33,7 +34,13 @@ export default async function EditProductPage({ params }: { params: Promise<{ id
             : `The product is ${product.status.toLowerCase().replace("_", " ")}: only its description, tags, SLA and contact can change.`
         }
       />
-      <ProductForm mode={{ kind: "edit", productId: product.id, status: product.status, initial: values }} defaults={values} policy={policy} />
+      <ProductForm
+        mode={{ kind: "edit", productId: product.id, status: product.status, initial: values }}
+        defaults={values}
+        policy={policy}
+        // A claim's draft: its schema may be inferred from the topic's records by admins, or by its owners once an admin approved sampling.
+        inference={product.claim ? (hasGlobal(actor, "platform:admin") || product.claim.samplingApprovedById ? { topic: product.claim.topic } : { refused: CLAIM_SAMPLING_PENDING }) : undefined}
+      />
     </>
   );
 }

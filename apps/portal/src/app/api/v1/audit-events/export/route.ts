@@ -1,13 +1,10 @@
-import { AUDIT_EXPORT_FORMATS, exportAuditEvents, ValidationError, type AuditExportFormat } from "@kappa/catalog";
+import { auditExportInput, exportAuditEvents, parseInput, type AuditExportFormat } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { errorResponse, queryObject } from "@/server/http";
 
 const CONTENT_TYPES: Record<AuditExportFormat, string> = { csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8" };
 
-function isFormat(value: string): value is AuditExportFormat {
-  return (AUDIT_EXPORT_FORMATS as readonly string[]).includes(value);
-}
 
 /**
  * The filtered audit log as a download: `?format=csv|json` plus the list's
@@ -16,8 +13,10 @@ function isFormat(value: string): value is AuditExportFormat {
  */
 export async function GET(request: Request) {
   try {
-    const { format = "csv", ...filters } = queryObject(request);
-    if (!isFormat(format)) throw new ValidationError("Export format is csv or json.", { format: ["Choose csv or json."] });
+    // The whole query is checked against the schema the document is made of (issue 30, finding 18).
+    const query = queryObject(request);
+    const { format } = parseInput(auditExportInput, query);
+    const { format: _format, ...filters } = query;
     const chunks = await exportAuditEvents(db(), await currentActor(), filters, format);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({

@@ -1,13 +1,12 @@
-import { actingUser, requestSchemaInference, topicSchemaInference, ValidationError } from "@kappa/catalog";
+import { actingUser, parseInput, requestSchemaInference, schemaInferenceInput, topicSchemaInference } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
-import { errorResponse, json, readJson } from "@/server/http";
+import { errorResponse, json, queryObject, readJson } from "@/server/http";
 
 /** The latest schema inference of an unmanaged topic: `?topic=<name>`; `null` before the first request. */
 export async function GET(request: Request) {
   try {
-    const topic = new URL(request.url).searchParams.get("topic");
-    if (!topic) throw new ValidationError("Name the topic.", { topic: ["Name the topic."] });
+    const { topic } = parseInput(schemaInferenceInput, queryObject(request));
     return json(await topicSchemaInference(db(), await currentActor(), topic));
   } catch (error) {
     return errorResponse(error);

@@ -1,4 +1,4 @@
-import { actingUser, browseStateKeys, rebuildStateView, stateViewStatus, toJson } from "@kappa/catalog";
+import { actingUser, browseStateKeys, parseInput, rebuildStateView, stateQueryInput, stateViewStatus, toJson } from "@kappa/catalog";
 import { db } from "@/server/db";
 import { errorResponse, json, queryObject } from "@/server/http";
 import { visibleActor } from "@/server/visible";
@@ -12,10 +12,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   try {
     const actor = await visibleActor("product", (await params).id);
     const id = (await params).id;
-    const q = queryObject(request);
-    if (q.keys === undefined) return json(await stateViewStatus(db(), actor, id));
-    const { keys: _keys, ...rest } = q;
-    return Response.json(toJson(await browseStateKeys(db(), actor, id, rest)), { headers: { "cache-control": "no-store" } });
+    // One schema for the whole query, the document's (issue 30, finding 18): a bad parameter is 400 on either answer.
+    const { keys, ...page } = parseInput(stateQueryInput, queryObject(request));
+    if (keys === undefined) return json(await stateViewStatus(db(), actor, id));
+    return Response.json(toJson(await browseStateKeys(db(), actor, id, page)), { headers: { "cache-control": "no-store" } });
   } catch (error) {
     return errorResponse(error);
   }
