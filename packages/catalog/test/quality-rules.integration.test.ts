@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import {
+  applyContracts,
+  odcsProblems,
+  planContracts,
+  productContract,
+  type OdcsContract,
   approveChangeRequest,
   approveProduct,
   defaultPolicySource,
@@ -164,5 +170,57 @@ describe("changing the rules of a live product", () => {
     // Someone set other rules directly in the database: the request no longer describes the change.
     await db.dataQualityRule.create({ data: { productId: product.id, position: 0, name: "other", kind: "CEL", expression: "true", mode: "WRITE", onFailure: "NONE" } });
     await expect(approveChangeRequest(db, ctx.as.reviewer, first.changeRequestId ?? "")).rejects.toMatchObject({ code: "RULES_CHANGED" });
+  });
+});
+
+describe("the ODCS contract's quality section", () => {
+  const files = (c: OdcsContract) => ({ contracts: [{ content: stringify(c), source: "contracts/orders.yaml" }] });
+  const withQuality = (c: OdcsContract, quality: unknown[]): OdcsContract => ({ ...c, schema: c.schema?.map((o) => ({ ...o, quality })) as OdcsContract["schema"] });
+
+  it("round-trips through the download, kappa plan and kappa apply: a live product's rule change is requested for review", async () => {
+    const product = await activeProduct("Contract Rules");
+    const owner = await loadActor(db, ctx.people.ordersOwner.id);
+    const base = await productContract(db, owner, product.id, { bootstrap: "127.0.0.1:9092" });
+    expect(base.schema?.[0]?.quality).toBeUndefined();
+    const quality = [
+      {
+        name: "non-negative-total",
+        description: "A total is never below zero.",
+        type: "custom",
+        engine: "cel",
+        implementation: "message.totalCents >= 0",
+        customProperties: [
+          { property: "ruleKind", value: "CEL" },
+          { property: "mode", value: "WRITE" },
+          { property: "onFailure", value: "DLQ" },
+        ],
+      },
+      { type: "text", description: "Orders arrive within a minute." },
+    ];
+    const edited = withQuality(base, quality);
+    expect(odcsProblems(edited)).toEqual([]);
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(edited))).items[0];
+    expect(plan).toMatchObject({ action: "update", errors: [], changes: [{ field: "qualityRules", from: [], to: ["non-negative-total"] }] });
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(edited))).items[0];
+    expect(applied).toMatchObject({ applied: true });
+    const request = await db.productChangeRequest.findFirstOrThrow({ where: { productId: product.id, kind: "QUALITY_RULES", status: "REQUESTED" } });
+    expect(request.reason).toContain("contracts/orders.yaml");
+    await approveChangeRequest(db, ctx.as.reviewer, request.id);
+
+    // The download now carries the rule; planning it again is no change.
+    const downloaded = await productContract(db, owner, product.id, { bootstrap: "127.0.0.1:9092" });
+    expect(downloaded.schema?.[0]?.quality).toEqual([quality[0]]);
+    expect((await planContracts(db, ctx.as.ordersOwner, files(downloaded))).items[0]).toMatchObject({ action: "no-change", changes: [] });
+  });
+
+  it("plans a rule that does not compile as an error naming its place in the file", async () => {
+    const product = await activeProduct("Contract Bad Rule");
+    const base = await productContract(db, await loadActor(db, ctx.people.ordersOwner.id), product.id, { bootstrap: "127.0.0.1:9092" });
+    const bad = withQuality(base, [{ name: "broken", type: "custom", engine: "cel", implementation: "message.totalCents >=", customProperties: [{ property: "onFailure", value: "ERROR" }] }]);
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(bad))).items[0];
+    expect(plan?.errors).toEqual([expect.stringMatching(/^schema\[0\]\.quality\[0\]\.implementation: Does not compile at line 1, column \d+/)]);
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(bad))).items[0];
+    expect(applied).toMatchObject({ applied: false });
+    expect(await db.productChangeRequest.count({ where: { productId: product.id } })).toBe(0);
   });
 });

@@ -1,9 +1,10 @@
 import { Prisma } from "@prisma/client";
 import { type z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
+import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
 import { CHANGE_KINDS } from "../changes/change-requests.ts";
-import type { Db } from "../db.ts";
+import type { Db, Tx } from "../db.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
 import { notify } from "../notifications/notify.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
@@ -28,7 +29,12 @@ export type SetQualityRulesResult =
  */
 export async function setQualityRules(db: Db, acting: ActingUser, productId: string, rawInput: unknown): Promise<SetQualityRulesResult> {
   const input = parseInput(setQualityRulesInput, rawInput);
-  return inTransaction(db, acting, async (tx, actor) => {
+  return inTransaction(db, acting, (tx, actor) => setQualityRulesInTx(tx, actor, productId, input));
+}
+
+/** The same inside the caller's transaction (`kappa apply` sets a contract's rules with its other changes). */
+export async function setQualityRulesInTx(tx: Tx, actor: Actor, productId: string, input: z.output<typeof setQualityRulesInput>): Promise<SetQualityRulesResult> {
+  {
     const product = await lockProduct(tx, productId);
     requireDomainPermission(actor, "product:update", product.domainId, "Only owners of the product's domain can change its data-quality rules.");
     if (product.status === "IN_REVIEW") throw new ConflictError("The product is in review: wait for the decision before changing its rules.", "PRODUCT_IN_REVIEW");
@@ -71,5 +77,5 @@ export async function setQualityRules(db: Db, acting: ActingUser, productId: str
       }
       throw error;
     }
-  });
+  }
 }
