@@ -166,3 +166,7 @@ export { LEDGER_LOOKBACK_MS, recordUsageDay, recordUsageLedger, utcDay, type Usa
 export { costsQueryInput, listCosts, productCost, TREND_MONTHS } from "./costs/report.ts";
 export { allocate, costOfUsage, formatMicros, parseMicros } from "./costs/compute.ts";
 export { CHARGEBACK_RULES, DEFAULT_CHARGEBACK, DEFAULT_PRICES, type Chargeback, type ChargebackRule, type Prices } from "./costs/prices.ts";
+export { setQualityRules, setQualityRulesInput, type SetQualityRulesResult } from "./actions/set-quality-rules.ts";
+export { DEFAULT_QUALITY_LIMITS, dlqTopicOf, expressionProblems, hasDlqRule, qualityLimitsFromPolicy, qualityRuleInput, qualityRulesInput, RULE_ACTIONS, RULE_KINDS, RULE_MODES, type QualityRule } from "./quality/rules.ts";
+export { qualityRulesOf } from "./quality/store.ts";
+export { registryFieldTags, registryMetadata, registryRuleSet, type RegistryMetadata, type RegistryRule, type RegistryRuleSet } from "./quality/registry-rules.ts";

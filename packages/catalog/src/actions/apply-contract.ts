@@ -10,6 +10,7 @@ import { cleanString, futureDate } from "../validation.ts";
 import { proposeSchemaVersion } from "./propose-schema-version.ts";
 import { publishMajorVersion } from "./publish-major-version.ts";
 import { registerProductInTx } from "./register-product.ts";
+import { setQualityRulesInTx } from "./set-quality-rules.ts";
 import { submitForReviewInTx } from "./submit-for-review.ts";
 import { updateProductInTx } from "./update-product.ts";
 
@@ -115,6 +116,7 @@ async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunset
     const metadata = Object.fromEntries(plan.changes.filter((c) => (METADATA as readonly string[]).includes(c.field)).map((c) => [c.field, c.to]));
     await proposeSchemaVersion(db, acting, productId, { definition: d.schema.definition });
     if (Object.keys(metadata).length > 0) await inTransaction(db, acting, (tx, actor) => updateProductInTx(tx, actor, productId, metadata, { contractSource: plan.source ?? "contract" }));
+    if (plan.changes.some((c) => c.field === "qualityRules")) await inTransaction(db, acting, (tx, actor) => setQualityRulesInTx(tx, actor, productId, { rules: d.qualityRules, reason: contractReason(plan) }));
     return { ...plan, applied: true };
   }
   const next = await publishMajorVersion(
@@ -129,6 +131,11 @@ async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunset
     },
   );
   return { ...plan, productId: next.id, topic: next.topicName, status: next.status, applied: true };
+}
+
+/** The reason a contract's rule change is requested with. */
+function contractReason(plan: PlanItem): string {
+  return `Contract ${plan.contractId ?? ""} applied from ${plan.source ?? "a file"}.`.slice(0, 500);
 }
 
 /** The product settings a contract states, as both a new major version and an update take them. */
@@ -159,6 +166,7 @@ async function applyOne(tx: Tx, actor: Actor, content: string, source: string): 
   switch (plan.action) {
     case "create": {
       const product = await registerProductInTx(tx, actor, { domainId: domain.id, ...fields, schema: d.schema }, { contractSource: source });
+      if (d.qualityRules.length > 0) await setQualityRulesInTx(tx, actor, product.id, { rules: d.qualityRules });
       await submitForReviewInTx(tx, actor, product.id);
       return { ...plan, productId: product.id, topic: product.topicName, status: "IN_REVIEW", applied: true };
     }
@@ -168,7 +176,9 @@ async function applyOne(tx: Tx, actor: Actor, content: string, source: string): 
       const patch: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(fields)) if (changed.has(k) && (draft || (METADATA as readonly string[]).includes(k))) patch[k] = v;
       if (changed.has("schema") && draft) patch.schema = d.schema;
-      await updateProductInTx(tx, actor, plan.productId ?? "", patch, { contractSource: source });
+      if (Object.keys(patch).length > 0) await updateProductInTx(tx, actor, plan.productId ?? "", patch, { contractSource: source });
+      // A draft takes the rules at once; a live product's change waits for review.
+      if (changed.has("qualityRules")) await setQualityRulesInTx(tx, actor, plan.productId ?? "", { rules: d.qualityRules, ...(draft ? {} : { reason: contractReason(plan) }) });
       if (draft) await submitForReviewInTx(tx, actor, plan.productId ?? "");
       await recordAudit(tx, actor, "contract.applied", "DataProduct", plan.productId ?? "", { source, action: plan.action, fields: [...changed] });
       return { ...plan, status: draft ? "IN_REVIEW" : plan.status, applied: true };

@@ -4,6 +4,8 @@ import type { Actor } from "../actor.ts";
 import type { Tx } from "../db.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
+import { qualityRulesInput, sameRules } from "../quality/rules.ts";
+import { checkRulesFor, enqueueDlqReconcile, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
 import { COMPATIBILITY_MODES } from "../schema/modes.ts";
 import { TASK_KINDS, topicConfigs } from "../tasks.ts";
 
@@ -12,13 +14,16 @@ import { TASK_KINDS, topicConfigs } from "../tasks.ts";
  * has a payload schema and an `apply` that runs inside the approval's
  * transaction (catalog change + the worker's step, together).
  */
-export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE" } as const;
+export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE", QUALITY_RULES: "QUALITY_RULES" } as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[keyof typeof CHANGE_KINDS];
 
 export const addPartitionsPayload = z.object({ from: z.number().int().min(1), to: z.number().int().min(2) });
 
 /** A product's compatibility mode, changed only through review (NONE included: switching checks off is a decision too). */
 export const compatibilityModePayload = z.object({ from: z.enum(COMPATIBILITY_MODES), to: z.enum(COMPATIBILITY_MODES) });
+
+/** A product's data-quality rules, the whole list before and after (issue 29). */
+export const qualityRulesPayload = z.object({ from: qualityRulesInput.shape.rules, to: qualityRulesInput.shape.rules });
 
 export async function lockChangeRequest(tx: Tx, id: string): Promise<ProductChangeRequest & { product: DataProduct }> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ProductChangeRequest" WHERE id = ${id} FOR UPDATE`;
@@ -87,6 +92,19 @@ export async function applyChange(tx: Tx, request: ProductChangeRequest & { prod
       }
       await tx.dataProduct.update({ where: { id: request.productId }, data: { compatibilityMode: to } });
       return { from, to };
+    }
+    case CHANGE_KINDS.QUALITY_RULES: {
+      const payload = qualityRulesPayload.safeParse(request.payload);
+      if (!payload.success) throw new ValidationError("The change request's payload is malformed.");
+      const { from, to } = payload.data;
+      if (request.product.status === "RETIRED") throw new ConflictError("The product is retired.", "PRODUCT_RETIRED");
+      // The rules the request was made against must still be the ones in force.
+      if (!sameRules(await qualityRulesOf(tx, request.productId), from)) throw new ConflictError("The product's rules changed since this request; ask again from the current rules.", "RULES_CHANGED");
+      // Checked again: the schema or the policy may have changed while it waited.
+      await checkRulesFor(tx, request.productId, to);
+      await replaceQualityRules(tx, request.productId, to);
+      const dlqChanged = await enqueueDlqReconcile(tx, request.product, from, to);
+      return { from: from.length, to: to.length, rules: to.map((r) => r.name).join(", "), dlq: dlqChanged ? "reconciled" : "unchanged" };
     }
     default:
       throw new ValidationError(`Unknown change kind ${request.kind}.`);

@@ -2,8 +2,10 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import { ValidationError } from "../errors.ts";
 import { slugify } from "../naming.ts";
 import { MAX_NESTING_DEPTH, nestingMessage, valueDepth } from "../nesting.ts";
+import type { QualityRule } from "../quality/rules.ts";
 import { registerProductInput } from "../validation.ts";
 import { KAPPA_PROPERTIES, type OdcsContract, type OdcsCustomProperty, type OdcsSlaProperty } from "./odcs-types.ts";
+import { qualityFromContract } from "./quality-section.ts";
 import { odcsProblems } from "./validate.ts";
 
 /*
@@ -36,6 +38,8 @@ export interface DesiredProduct {
   contactEmail: string;
   keyFields: string[];
   schema: { format: "AVRO" | "JSON_SCHEMA"; definition: string };
+  /** The schema object's CEL quality checks (none when the file has none). */
+  qualityRules: QualityRule[];
   /** BACKWARD when the file names none (the platform default). */
   compatibilityMode: "BACKWARD" | "BACKWARD_TRANSITIVE" | "FORWARD" | "FORWARD_TRANSITIVE" | "FULL" | "FULL_TRANSITIVE" | "NONE";
   /** The major version the file names in `version` (informational; the plan decides). */
@@ -148,6 +152,7 @@ export function contractToDesired(value: unknown): ParsedContract {
   const expectedId = `${domainSlug}.${slug}`;
   if (contract.id !== expectedId) add(problems, "id", `The id of this product's contract is "${expectedId}" (<domain>.<name as slug>), not "${contract.id}".`);
   const schema = schemaFrom(contract, problems);
+  const qualityRules = qualityFromContract(contract.schema?.[0]?.quality, (path, message) => add(problems, path, message));
   const major = /^(\d+)\./.exec(contract.version)?.[1];
   const mapped = {
     domainId: "contract",
@@ -222,6 +227,7 @@ export function contractToDesired(value: unknown): ParsedContract {
       keyFields: data.keyFields,
       schema: data.schema,
       compatibilityMode: data.compatibilityMode,
+      qualityRules,
       requestedMajor: major ? Number(major) : null,
     },
   };

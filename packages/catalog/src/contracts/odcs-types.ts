@@ -41,6 +41,16 @@ export interface OdcsProperty {
   items?: { logicalType?: string; physicalType?: string; properties?: OdcsProperty[] };
 }
 
+/** One ODCS data-quality check; Kappa Mesh reads and writes `custom` checks with engine `cel` (quality-section.ts). */
+export interface OdcsQuality {
+  name?: string;
+  description?: string;
+  type?: string;
+  engine?: string;
+  implementation?: unknown;
+  customProperties?: OdcsCustomProperty[];
+}
+
 export interface OdcsSchemaObject {
   name: string;
   physicalName?: string;
@@ -48,6 +58,7 @@ export interface OdcsSchemaObject {
   logicalType?: "object";
   description?: string;
   properties?: OdcsProperty[];
+  quality?: OdcsQuality[];
   customProperties?: OdcsCustomProperty[];
 }
 

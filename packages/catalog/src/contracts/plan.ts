@@ -4,9 +4,12 @@ import type { Db, Tx } from "../db.ts";
 import { CatalogError } from "../errors.ts";
 import { policyNoticeDays } from "../major-versions.ts";
 import { canInDomain } from "../permissions.ts";
+import type { PolicyDocument } from "../policies/document.ts";
 import { productFacts } from "../policies/enforce.ts";
 import { evaluatePolicy, type RuleResult } from "../policies/evaluate.ts";
 import { activePolicy } from "../policies/store.ts";
+import { checkQualityRules, qualityLimitsFromPolicy, sameRules } from "../quality/rules.ts";
+import { qualityRulesOf } from "../quality/store.ts";
 import { normalizedSchema } from "../schema/canonical.ts";
 import { checkCompatibility } from "../schema/check-compatibility.ts";
 import { DEFAULT_COMPATIBILITY_MODE, isCompatibilityMode, type CompatibilityMode } from "../schema/modes.ts";
@@ -123,6 +126,16 @@ export async function currentProductFor(db: Db | Tx, desired: Pick<DesiredProduc
   });
 }
 
+/** The rules' problems against the file's own schema and the policy's limits (as the action will check them). */
+function ruleProblems(desired: DesiredProduct, document: PolicyDocument): string[] {
+  try {
+    checkQualityRules(desired.qualityRules, desired.schema, qualityLimitsFromPolicy(document));
+    return [];
+  } catch (error) {
+    return errorLines(error).map((line) => line.replace(/^rules\.(\d+)\.expression: /, "schema[0].quality[$1].implementation: ").replace(/^rules\.(\d+)\./, "schema[0].quality[$1]."));
+  }
+}
+
 /** Plans one contract text for the actor. Never throws for a bad contract: the item says why. */
 export async function planContract(db: Db | Tx, actor: Actor, text: string, source: string | null): Promise<PlanItem> {
   const item = emptyItem(source);
@@ -168,6 +181,9 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     item.action = "create";
     item.targetTopic = `${desired.domainSlug}.${desired.slug}.v1`;
     item.changes = COMPARED.map((c) => ({ field: c.field, from: null, to: desired[c.field] }));
+    if (desired.qualityRules.length > 0) item.changes.push({ field: "qualityRules", from: null, to: desired.qualityRules.map((r) => r.name) });
+    item.errors.push(...ruleProblems(desired, policy.document));
+    if (item.errors.length > 0) return item;
     item.schema.change = "new";
     const evaluation = evaluatePolicy(policy.document, "product.register", { product: desiredFacts });
     item.policy = { version: policy.version, results: evaluation.results, blocked: evaluation.blocked };
@@ -183,6 +199,13 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     from: storedValue(current, c.field),
     to: desired[c.field],
   }));
+  const rulesNow = await qualityRulesOf(db, current.id);
+  const rulesChanged = !sameRules(rulesNow, desired.qualityRules);
+  if (rulesChanged) {
+    item.changes.push({ field: "qualityRules", from: rulesNow.map((r) => r.name), to: desired.qualityRules.map((r) => r.name) });
+    item.errors.push(...ruleProblems(desired, policy.document));
+    if (item.errors.length > 0) return item;
+  }
   const latest: SchemaVersion | undefined = current.schemaVersions[0];
   const schemaChanged = !latest || !sameSchema(latest, desired.schema);
   const baseline = productFacts(current, latest ?? null);
@@ -223,7 +246,9 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     item.errors.push(`The compatibility mode of ${current.topicName} changes only through a reviewed change with a reason, in the portal; keep ${String(storedValue(current, "compatibilityMode"))} in the file.`);
     return item;
   }
-  const locked = item.changes.filter((c) => !COMPARED.find((x) => x.field === c.field)?.metadata);
+  // Data-quality rules change through their own review (QUALITY_RULES), not a new topic.
+  const locked = item.changes.filter((c) => c.field !== "qualityRules" && !COMPARED.find((x) => x.field === c.field)?.metadata);
+  if (rulesChanged) item.notes.push("The data-quality rules change through review: applying requests the change (governance approves it, four eyes) with the contract as its reason.");
   let breaking = false;
   if (schemaChanged && !(EVOLVABLE_STATUSES as readonly string[]).includes(current.status)) {
     item.errors.push(`${current.topicName} is ${current.status}: its schema can evolve once it is ACTIVE.`);

@@ -1,5 +1,7 @@
+import type { QualityRule } from "../quality/rules.ts";
 import { schemaFields, type SchemaField } from "../schema/fields.ts";
 import { ODCS_API_VERSION, type OdcsContract, type OdcsProperty, KAPPA_PROPERTIES } from "./odcs-types.ts";
+import { qualityToContract } from "./quality-section.ts";
 
 /*
  * A product version as an Open Data Contract Standard v3.1.0 document. Which
@@ -55,6 +57,8 @@ export interface ContractProductInput {
   domain: { slug: string; name: string };
   owners: { name: string; email: string }[];
   schema: { version: number; format: "AVRO" | "JSON_SCHEMA"; definition: string } | null;
+  /** The data-quality rules in force (the schema object's `quality`). */
+  qualityRules?: QualityRule[];
 }
 
 const STATUS: Record<string, string> = {
@@ -156,6 +160,7 @@ export function productToContract(product: ContractProductInput, options: { boot
             logicalType: "object",
             description: product.description,
             properties: schemaFields(schema.format, schema.definition).map((f) => toProperty(f, product.keyFields, true)),
+            ...(product.qualityRules && product.qualityRules.length > 0 ? { quality: qualityToContract(product.qualityRules) } : {}),
             customProperties: [
               { property: KAPPA_PROPERTIES.schemaFormat, value: format },
               { property: KAPPA_PROPERTIES.schemaVersion, value: schema.version },

@@ -86,6 +86,15 @@ export const CHECKS = {
         .refine((classes) => Object.keys(classes).length > 0 && Object.keys(classes).length <= 20, "Name between 1 and 20 quota classes."),
     })
     .refine((p) => Object.hasOwn(p.classes, p.default), { message: "The default must be one of the classes.", path: ["default"] }),
+  /**
+   * Data-quality rules in contracts (issue 29): how many a product may carry and how long each CEL expression may be;
+   * read by the rules' validation, not a gate. `dlqRetentionMs` is the retention of every `<topic>.dlq`.
+   */
+  "data-quality-limits": z.object({
+    maxRules: z.number().int().min(1).max(100).default(20),
+    maxExpressionLength: z.number().int().min(10).max(10_000).default(1000),
+    dlqRetentionMs: z.number().int().min(3_600_000).max(31_536_000_000).default(604_800_000),
+  }),
 } as const;
 export type CheckName = keyof typeof CHECKS;
 export type CheckParams<C extends CheckName> = z.output<(typeof CHECKS)[C]>;
@@ -116,6 +125,7 @@ export const policyRule = z.discriminatedUnion("check", [
   rule("deprecation-notice"),
   rule("recertification"),
   rule("quota-classes"),
+  rule("data-quality-limits"),
 ]);
 export type PolicyRule = z.output<typeof policyRule>;
 

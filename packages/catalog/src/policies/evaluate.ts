@@ -229,6 +229,10 @@ const CHECKERS: { [C in CheckName]: { field?: string; run: Checker<C> } } = {
       return c ? ok(`The account runs under the "${p.default}" quota class unless given another: ${c.producer_byte_rate} B/s produce, ${c.consumer_byte_rate} B/s fetch, ${c.request_percentage}% request time.`) : null;
     },
   },
+  // Bounds that the data-quality rules' validation reads (quality/rules.ts), not a gate of these events.
+  "data-quality-limits": {
+    run: () => null,
+  },
   // A schedule, not a gate: it only tells the requester how often access is re-confirmed.
   recertification: {
     run: (p, { subscription }) => {

@@ -2,6 +2,7 @@ import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
 import { NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { dlqTopicOf, hasDlqRule } from "../quality/rules.ts";
 import { taskLabel } from "../tasks.ts";
 import { PUBLISHED_STATUSES } from "./search-products.ts";
 
@@ -22,6 +23,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       successor: { select: { id: true, topicName: true, majorVersion: true, status: true } },
       changeRequests: { orderBy: { createdAt: "desc" }, take: 20 },
       claim: true,
+      qualityRules: { orderBy: { position: "asc" } },
       inputs: { include: { input: { select: { id: true, name: true, topicName: true, status: true } } } },
       outputs: { include: { product: { select: { id: true, name: true, topicName: true, status: true } } } },
     },
@@ -49,9 +51,12 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
   ]);
   const nameOf = (id: string | null) => (id ? (users.find((u) => u.id === id) ?? null) : null);
   const { memberships, ...domain } = product.domain;
-  const { changeRequests, claim, inputs, outputs, ...rest } = product;
+  const { changeRequests, claim, inputs, outputs, qualityRules, ...rest } = product;
   return {
     ...rest,
+    // The contract's data-quality rules (issue 29), as the registry serves them; the dead-letter topic when a rule sends records there.
+    qualityRules: qualityRules.map((r) => ({ name: r.name, description: r.description, kind: r.kind, expression: r.expression, mode: r.mode, onFailure: r.onFailure, tags: r.tags })),
+    dlqTopic: hasDlqRule(qualityRules) ? dlqTopicOf(product.topicName) : null,
     // Declared inputs (this product is derived from them) and the products derived from it.
     inputProducts: inputs.map((i) => i.input),
     derivedProducts: outputs.map((o) => o.product),

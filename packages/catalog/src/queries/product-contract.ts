@@ -20,6 +20,7 @@ export async function productContract(db: Db, actor: Actor, productId: string, o
       localRetentionMs: Number(product.localRetentionMs),
       availabilityPct: product.availabilityPct.toNumber(),
       compatibilityMode: product.compatibilityMode,
+      qualityRules: product.qualityRules,
       schema: schema ? { version: schema.version, format: schema.format, definition: schema.definition } : null,
     },
     { bootstrap: options.bootstrap },

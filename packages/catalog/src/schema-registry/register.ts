@@ -48,7 +48,7 @@ export async function lookupSchema(db: Db, caller: RegistryCaller, subject: stri
   const normalized = normalizedSchema(schemaOfBody(body, format));
   const version = product.schemaVersions.find((v) => normalizedSchema(v.definition) === normalized);
   if (!version) throw new RegistryError("SCHEMA_NOT_FOUND", "Schema not found");
-  return versionBody(subject, version, normalized);
+  return versionBody(subject, version, normalized, product);
 }
 
 /** Confluent-style messages: one per incompatibility, then which version and mode. */
@@ -66,6 +66,14 @@ export async function registerSchema(db: Db, caller: RegistryCaller, subject: st
   const product = await productOfSubject(db, caller, subject);
   if (!mayWrite(caller, product)) {
     throw new RegistryError("FORBIDDEN", `Not allowed to register schemas for subject '${subject}': only its domain's producer account and owners may.`);
+  }
+  // Rules and metadata come from the catalog's reviewed contract, never from a client (issue 29).
+  const contract = (body ?? {}) as { ruleSet?: unknown; metadata?: unknown };
+  if ((contract.ruleSet !== undefined && contract.ruleSet !== null) || (contract.metadata !== undefined && contract.metadata !== null)) {
+    throw new RegistryError(
+      "FORBIDDEN",
+      `A schema's ruleSet and metadata come from the product's reviewed data contract in the portal (${portalUrl.replace(/\/$/, "")}/products/${product.id}); register the schema without them.`,
+    );
   }
   const format = product.schemaVersions[0]?.format ?? "AVRO";
   const definition = schemaOfBody(body, format);

@@ -1,6 +1,7 @@
 import type { Prisma, SchemaFormat } from "@prisma/client";
 import type { Db } from "../db.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { registryMetadata, registryRuleSet } from "../quality/registry-rules.ts";
 import { restrictToScopes } from "../tokens/scopes.ts";
 import type { RegistryCaller } from "./caller.ts";
 import { RegistryError } from "./registry-errors.ts";
@@ -72,25 +73,39 @@ export async function productOfSubject(db: Db, caller: RegistryCaller, subject: 
   if (!subject.endsWith(VALUE_SUFFIX)) throw new RegistryError("SUBJECT_NOT_FOUND", `Subject '${subject}' not found.`);
   const topicName = subject.slice(0, -VALUE_SUFFIX.length);
   const where = { AND: [{ topicName }, readableProducts(caller, false)] };
-  let product = await db.dataProduct.findFirst({ where, include: { schemaVersions: { where: { status: "APPROVED" }, orderBy: { version: "asc" } } } });
+  const include = {
+    schemaVersions: { where: { status: "APPROVED" as const }, orderBy: { version: "asc" as const } },
+    domain: { select: { slug: true } },
+    qualityRules: { orderBy: { position: "asc" as const } },
+  };
+  let product = await db.dataProduct.findFirst({ where, include });
   if (!product || product.schemaVersions.length === 0) throw new RegistryError("SUBJECT_NOT_FOUND", `Subject '${subject}' not found.`);
   // Versions approved before registry ids existed get theirs on first use.
   if (product.schemaVersions.some((v) => v.schemaId === null)) {
     await assignRegistryIds(db, { productId: product.id });
-    product = await db.dataProduct.findFirstOrThrow({ where, include: { schemaVersions: { where: { status: "APPROVED" }, orderBy: { version: "asc" } } } });
+    product = await db.dataProduct.findFirstOrThrow({ where, include });
   }
   return product;
 }
 
-type ApprovedVersion = Awaited<ReturnType<typeof productOfSubject>>["schemaVersions"][number];
+type SubjectProduct = Awaited<ReturnType<typeof productOfSubject>>;
+type ApprovedVersion = SubjectProduct["schemaVersions"][number];
 
-export function versionBody(subject: string, version: ApprovedVersion, normalized: string) {
+/**
+ * A subject version as Confluent's registry answers it, with the data
+ * contract (issue 29): `metadata` (field tags from the schema's
+ * classification, the product's owner, classification and SLA) and `ruleSet`
+ * (the product's data-quality rules, which apply to every version of its topic).
+ */
+export function versionBody(subject: string, version: ApprovedVersion, normalized: string, product: SubjectProduct) {
   return {
     subject,
     version: version.version,
     id: version.schemaId ?? 0,
     ...(version.format === "AVRO" ? {} : { schemaType: schemaTypeOf(version.format) }),
     schema: normalized,
+    metadata: registryMetadata(product, version),
+    ruleSet: registryRuleSet(product.topicName, product.qualityRules),
   };
 }
 
@@ -107,7 +122,7 @@ export async function subjectVersion(db: Db, caller: RegistryCaller, subject: st
   const version = wanted === "latest" ? product.schemaVersions[product.schemaVersions.length - 1] : product.schemaVersions.find((v) => v.version === wanted);
   if (!version?.schemaId) throw new RegistryError("VERSION_NOT_FOUND", `Version ${rawVersion} not found.`);
   const schema = await db.registrySchema.findUniqueOrThrow({ where: { id: version.schemaId }, select: { normalized: true } });
-  return versionBody(subject, version, schema.normalized);
+  return versionBody(subject, version, schema.normalized, product);
 }
 
 /**

@@ -16,12 +16,15 @@ import {
   diffTopic,
   GRANTED_SUBSCRIPTION_STATUSES,
   LIVE_PRODUCT_STATUSES,
+  dlqReadBindings,
+  DLQ_RULE_SELECT,
+  producedTopics,
   producerBindings,
   topicDiffIsEmpty,
   topicSpecFor,
   type Ownership,
 } from "./diff.ts";
-import { catalogTopicsAmong, CREDENTIAL_MECHANISM, reconcileProductTopic, WORKER_ACTOR, type Change, type ReconcileContext } from "./entities.ts";
+import { catalogTopicsAmong, CREDENTIAL_MECHANISM, reconcileDlqTopic, reconcileProductTopic, WORKER_ACTOR, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard, refusal } from "./principal-guard.ts";
 import { sealedScramCredential } from "./scram-credential.ts";
 
@@ -50,6 +53,12 @@ export async function reconcileProductTopics(ctx: ReconcileContext, productIds: 
     const current = described.get(p.topicName) ?? after.get(p.topicName);
     if (!current) throw new Error(`topic ${p.topicName} does not exist after CreateTopics`);
     if (!topicDiffIsEmpty(diffTopic(topicSpecFor(p), current))) out.set(p.id, [...(out.get(p.id) ?? []), ...(await reconcileProductTopic(ctx, p.id))]);
+  }
+  // Dead-letter topics of the products with a DLQ rule (issue 29): few, one by one.
+  const withDlq = await ctx.db.dataQualityRule.findMany({ where: { productId: { in: live.map((p) => p.id) }, onFailure: "DLQ" }, select: { productId: true }, distinct: ["productId"] });
+  for (const { productId } of withDlq) {
+    const p = live.find((x) => x.id === productId);
+    if (p) out.set(p.id, [...(out.get(p.id) ?? []), ...(await reconcileDlqTopic(ctx, p))]);
   }
   return out;
 }
@@ -162,18 +171,21 @@ export async function reconcilePrincipalsAcls(ctx: ReconcileContext, accountIds:
       }
       const producerDomains = accounts.filter((a) => a.isProducer).map((a) => a.domainId);
       const [produced, subscribed] = await Promise.all([
-        tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } }),
+        tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true, ...DLQ_RULE_SELECT } }),
         tx.subscription.findMany({
           where: { serviceAccountId: { in: ids }, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
           select: { serviceAccountId: true, product: { select: { topicName: true } } },
         }),
       ]);
-      const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => p.topicName);
+      const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => ({ topicName: p.topicName, dlq: p.qualityRules.length > 0 }));
       const topicsOfAccount = groupBy(subscribed, (s) => s.serviceAccountId, (s) => s.product.topicName);
       const desired: AclBinding[] = [];
       for (const a of accounts) {
         const principal = `User:${a.name}`;
-        if (a.isProducer) desired.push(...producerBindings(principal, (topicsOfDomain.get(a.domainId) ?? []).sort()));
+        if (a.isProducer) {
+          const { topics, dlqs } = producedTopics(topicsOfDomain.get(a.domainId) ?? []);
+          desired.push(...producerBindings(principal, topics), ...dlqReadBindings(principal, consumerGroupPrefix(a.name), dlqs));
+        }
         const topics = [...new Set(topicsOfAccount.get(a.id) ?? [])].sort();
         desired.push(...consumerBindings(principal, consumerGroupPrefix(a.name), topics));
       }

@@ -2,7 +2,7 @@
  * Pure diffing of desired against actual cluster state: what the reconciler
  * must do, and nothing more. Kept free of I/O so every rule is unit-tested.
  */
-import { topicConfigs } from "@kappa/catalog";
+import { dlqTopicOf, topicConfigs } from "@kappa/catalog";
 import type { AclBinding, AclOperation, TopicDescription, TopicSpec } from "../kafka/cluster.ts";
 
 /** Product states in which the topic and its grants exist on Kafka. DEPRECATED products still serve their subscribers until retired. */
@@ -115,6 +115,29 @@ export function consumerBindings(principal: string, groupPrefix: string, topics:
   if (topics.length === 0) return [];
   return [...topicBindings(principal, topics, CONSUMER_TOPIC_OPERATIONS), ...consumerGroupBindings(principal, groupPrefix)];
 }
+
+/** The DLQ readers' operation: the owning domain reads its dead-letter topics through its producer account (issue 29). */
+export const DLQ_READ_OPERATIONS: readonly AclOperation[] = ["READ"];
+
+/**
+ * A producer account's grants on its domain's dead-letter topics (`<topic>.dlq`
+ * of products with a DLQ rule): WRITE and DESCRIBE with the product topics
+ * (producerBindings), READ for the owning domain and its group namespace.
+ * Nobody else is granted anything on a DLQ: subscriptions name the product topic only.
+ */
+export function dlqReadBindings(principal: string, groupPrefix: string, dlqTopics: readonly string[]): AclBinding[] {
+  if (dlqTopics.length === 0) return [];
+  return [...topicBindings(principal, dlqTopics, DLQ_READ_OPERATIONS), ...consumerGroupBindings(principal, groupPrefix)];
+}
+
+/** The topics a producer writes: each live product's topic and, with a DLQ rule, its `<topic>.dlq`. */
+export function producedTopics(products: readonly { topicName: string; dlq: boolean }[]): { topics: string[]; dlqs: string[] } {
+  const dlqs = products.filter((p) => p.dlq).map((p) => dlqTopicOf(p.topicName));
+  return { topics: [...products.map((p) => p.topicName), ...dlqs].sort(), dlqs: dlqs.sort() };
+}
+
+/** The Prisma selection that tells whether a product has a DLQ rule. */
+export const DLQ_RULE_SELECT = { qualityRules: { where: { onFailure: "DLQ" as const }, select: { id: true }, take: 1 } };
 
 /**
  * Which existing bindings the catalog owns and may therefore delete: those of

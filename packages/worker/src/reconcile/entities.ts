@@ -10,16 +10,19 @@
  * and a subscription grant, or a grant racing a revoke) would otherwise read the
  * desired state at different moments and undo each other on the cluster.
  */
-import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword, type Db, type ReservedName, type Tx } from "@kappa/catalog";
+import { activePolicy, consumerGroupPrefix, dlqTopicOf, encryptSecret, qualityLimitsFromPolicy, generatePassword, hashPassword, type Db, type ReservedName, type Tx } from "@kappa/catalog";
 import { jsonSafe } from "../json.ts";
-import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
+import type { AclBinding, KafkaCluster, TopicSpec } from "../kafka/cluster.ts";
 import type { Logger } from "../log.ts";
 import {
   consumerBindings,
   diffAcls,
   diffTopic,
+  dlqReadBindings,
+  DLQ_RULE_SELECT,
   GRANTED_SUBSCRIPTION_STATUSES,
   LIVE_PRODUCT_STATUSES,
+  producedTopics,
   producerBindings,
   topicDiffIsEmpty,
   topicSpecFor,
@@ -66,6 +69,8 @@ export interface Change {
 
 export const WORKER_ACTOR = "worker";
 
+const DLQ_SUFFIX = ".dlq";
+
 /** Appends an audit event as the worker (no user id: the worker acts on decisions people made). */
 export async function auditAsWorker(tx: Db | Tx, action: string, entityType: string, entityId: string, data: Record<string, unknown>): Promise<void> {
   await tx.auditEvent.create({ data: { actorId: null, actorEmail: WORKER_ACTOR, action, entityType, entityId, data: jsonSafe(data) } });
@@ -88,11 +93,19 @@ export async function reconcileProductTopic(ctx: ReconcileContext, productId: st
       await ctx.cluster.deleteTopics([product.topicName]);
       change("topic.deleted", { reason: "product retired" });
     }
+    if (product.status === "RETIRED" && ctx.retiredTopics === "delete") {
+      const dlq = dlqTopicOf(product.topicName);
+      if ((await ctx.cluster.describeTopics([dlq])).has(dlq)) {
+        await ctx.cluster.deleteTopics([dlq]);
+        changes.push({ kind: "topic.deleted", entityType: "DataProduct", entityId: product.id, resource: `topic:${dlq}`, detail: { reason: "product retired" } });
+      }
+    }
     return changes;
   }
 
   const desired = topicSpecFor(product);
   const diff = diffTopic(desired, current);
+  changes.push(...(await reconcileDlqTopic(ctx, product)));
   if (topicDiffIsEmpty(diff) && !diff.partitionsAboveCatalog) return changes;
   if (diff.create) {
     await ctx.cluster.createTopics([diff.create]);
@@ -107,6 +120,29 @@ export async function reconcileProductTopic(ctx: ReconcileContext, productId: st
   }
   changes.push(...(await applyTopicDiff(ctx, product.id, product.topicName, diff)));
   return changes;
+}
+
+/**
+ * The dead-letter topic `<topic>.dlq` of a live product with a DLQ rule
+ * (issue 29): one partition, `delete` cleanup, the policy's DLQ retention.
+ * Created with the product or when a DLQ rule is approved; kept (with its
+ * records) when the last DLQ rule goes, deleted with the product's topic.
+ */
+export async function reconcileDlqTopic(ctx: ReconcileContext, product: { id: string; topicName: string }): Promise<Change[]> {
+  const rule = await ctx.db.dataQualityRule.findFirst({ where: { productId: product.id, onFailure: "DLQ" }, select: { id: true } });
+  if (!rule) return [];
+  const name = dlqTopicOf(product.topicName);
+  const limits = qualityLimitsFromPolicy((await activePolicy(ctx.db)).document);
+  const desired: TopicSpec = { name, partitions: 1, configs: { "retention.ms": String(limits.dlqRetentionMs), "cleanup.policy": "delete" } };
+  const current = (await ctx.cluster.describeTopics([name])).get(name);
+  const diff = diffTopic(desired, current);
+  if (diff.create) {
+    await ctx.cluster.createTopics([diff.create]);
+    return [{ kind: "topic.created", entityType: "DataProduct", entityId: product.id, resource: `topic:${name}`, detail: { partitions: 1, configs: desired.configs, dlq: true } }];
+  }
+  // Configs only: a DLQ someone grew keeps its partitions.
+  if (Object.keys(diff.setConfigs).length === 0) return [];
+  return applyTopicDiff(ctx, product.id, name, { ...diff, growPartitionsTo: null, partitionsAboveCatalog: null });
 }
 
 async function applyTopicDiff(ctx: ReconcileContext, productId: string, topic: string, diff: ReturnType<typeof diffTopic>): Promise<Change[]> {
@@ -192,10 +228,11 @@ export async function desiredBindingsFor(tx: Db | Tx, account: { id: string; nam
   if (account.isProducer) {
     const products = await tx.dataProduct.findMany({
       where: { domainId: account.domainId, status: { in: [...LIVE_PRODUCT_STATUSES] } },
-      select: { topicName: true },
+      select: { topicName: true, ...DLQ_RULE_SELECT },
       orderBy: { topicName: "asc" },
     });
-    out.push(...producerBindings(principal, products.map((p) => p.topicName)));
+    const { topics, dlqs } = producedTopics(products.map((p) => ({ topicName: p.topicName, dlq: p.qualityRules.length > 0 })));
+    out.push(...producerBindings(principal, topics), ...dlqReadBindings(principal, consumerGroupPrefix(account.name), dlqs));
   }
   const subscriptions = await tx.subscription.findMany({
     where: { serviceAccountId: account.id, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
@@ -217,6 +254,13 @@ export async function catalogTopicsAmong(tx: Db | Tx, names: readonly string[]):
   for (let i = 0; i < unique.length; i += 5_000) {
     const rows = await tx.dataProduct.findMany({ where: { topicName: { in: unique.slice(i, i + 5_000) }, status: { notIn: ["DRAFT", "IN_REVIEW", "REJECTED"] } }, select: { topicName: true } });
     for (const r of rows) out.add(r.topicName);
+  }
+  // A product's dead-letter topic `<topic>.dlq` is the catalog's as its topic is (its grants go with the last DLQ rule).
+  const dlqs = unique.filter((n) => n.endsWith(DLQ_SUFFIX) && !out.has(n));
+  if (dlqs.length > 0) {
+    const bases = new Map(dlqs.map((n) => [n.slice(0, -DLQ_SUFFIX.length), n]));
+    const owned = await catalogTopicsAmong(tx, [...bases.keys()]);
+    for (const [base, dlq] of bases) if (owned.has(base)) out.add(dlq);
   }
   return out;
 }

@@ -12,10 +12,10 @@
  * to that task: their difference is expected, not drift, and repairing it here
  * would race the task's own status bookkeeping.
  */
-import { consumerGroupPrefix } from "@kappa/catalog";
+import { consumerGroupPrefix, dlqTopicOf } from "@kappa/catalog";
 import { groupBy } from "../group-by.ts";
 import { jsonSafe } from "../json.ts";
-import type { AclBinding } from "../kafka/cluster.ts";
+import type { AclBinding, TopicDescription } from "../kafka/cluster.ts";
 import { errorMessage } from "../log.ts";
 import {
   aclKey,
@@ -25,12 +25,15 @@ import {
   GRANTED_SUBSCRIPTION_STATUSES,
   LIVE_PRODUCT_STATUSES,
   OWNED_TOPIC_CONFIGS,
+  dlqReadBindings,
+  DLQ_RULE_SELECT,
+  producedTopics,
   producerBindings,
   topicDiffIsEmpty,
   topicSpecFor,
   type Ownership,
 } from "./diff.ts";
-import { auditAsWorker, catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
+import { auditAsWorker, catalogTopicsAmong, CREDENTIAL_MECHANISM, ensureCredentials, reconcileDlqTopic, reconcilePrincipalAcls, reconcileProductTopic, type Change, type ReconcileContext } from "./entities.ts";
 import { loadPrincipalGuard } from "./principal-guard.ts";
 import { reconcileUserQuotas } from "./quotas.ts";
 
@@ -112,14 +115,19 @@ export async function fullReconcile(ctx: ReconcileContext, workerId: string, opt
         timed("topics.catalog", () =>
           ctx.db.dataProduct.findMany({
             where: { status: { in: [...LIVE_PRODUCT_STATUSES] }, ...(after ? { id: { gt: after } } : {}) },
-            select: { id: true, domainId: true, topicName: true, partitions: true, retentionMs: true, cleanupPolicy: true, tieredStorage: true, localRetentionMs: true },
+            select: { id: true, domainId: true, topicName: true, partitions: true, retentionMs: true, cleanupPolicy: true, tieredStorage: true, localRetentionMs: true, ...DLQ_RULE_SELECT },
             orderBy: { id: "asc" },
             take,
           }),
         ),
       )) {
         const described = await timed("topics.cluster", () => ctx.cluster.describeTopics(page.map((p) => p.topicName), OWNED_TOPIC_CONFIGS));
+        // Dead-letter topics (issue 29): a missing one is recreated, its configs kept to the policy's.
+        const dlqOf = new Map(page.filter((p) => p.qualityRules.length > 0).map((p) => [p.id, dlqTopicOf(p.topicName)]));
+        const dlqs = dlqOf.size > 0 ? await ctx.cluster.describeTopics([...dlqOf.values()], OWNED_TOPIC_CONFIGS) : new Map<string, TopicDescription>();
         for (const p of page) {
+          const dlq = dlqOf.get(p.id);
+          if (dlq && !busy.products.has(p.id) && !dlqs.has(dlq)) await attempt(`topic:${dlq}`, () => reconcileDlqTopic(ctx, p));
           if (topicDiffIsEmpty(diffTopic(topicSpecFor(p), described.get(p.topicName)))) continue;
           if (busy.products.has(p.id)) skip();
           else await attempt(`topic:${p.topicName}`, () => reconcileProductTopic(ctx, p.id));
@@ -250,14 +258,14 @@ async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; 
   const producerDomains = accounts.filter((a) => a.isProducer).map((a) => a.domainId);
   const [produced, subscribed] = await Promise.all([
     producerDomains.length > 0
-      ? ctx.db.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true } })
+      ? ctx.db.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true, ...DLQ_RULE_SELECT } })
       : [],
     ctx.db.subscription.findMany({
       where: { serviceAccountId: { in: accounts.map((a) => a.id) }, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
       select: { serviceAccountId: true, product: { select: { topicName: true } } },
     }),
   ]);
-  const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => p.topicName);
+  const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => ({ topicName: p.topicName, dlq: p.qualityRules.length > 0 }));
   const topicsOfAccount = new Map<string, Set<string>>();
   for (const s of subscribed) {
     const set = topicsOfAccount.get(s.serviceAccountId);
@@ -268,9 +276,9 @@ async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; 
   const granted = new Set<string>();
   for (const a of accounts) {
     const principal = `User:${a.name}`;
-    const produces = a.isProducer ? (topicsOfDomain.get(a.domainId) ?? []) : [];
+    const { topics: produces, dlqs } = producedTopics(a.isProducer ? (topicsOfDomain.get(a.domainId) ?? []) : []);
     const consumes = [...(topicsOfAccount.get(a.id) ?? [])];
-    bindings.push(...producerBindings(principal, produces), ...consumerBindings(principal, consumerGroupPrefix(a.name), consumes));
+    bindings.push(...producerBindings(principal, produces), ...dlqReadBindings(principal, consumerGroupPrefix(a.name), dlqs), ...consumerBindings(principal, consumerGroupPrefix(a.name), consumes));
     if (produces.length > 0 || consumes.length > 0) granted.add(a.id);
   }
   return { bindings, granted };

@@ -11,13 +11,14 @@
  * Same locks as every ACL change: the accounts' rows FOR UPDATE in id order,
  * so a grant and a revoke of one account never interleave.
  */
-import { consumerGroupPrefix } from "@kappa/catalog";
+import { consumerGroupPrefix, dlqTopicOf } from "@kappa/catalog";
 import type { AclBinding, AclResourcePattern } from "../kafka/cluster.ts";
 import {
   CLUSTER_RESOURCE_NAME,
   CONSUMER_TOPIC_OPERATIONS,
   consumerGroupBindings,
   diffAcls,
+  DLQ_READ_OPERATIONS,
   GRANTED_SUBSCRIPTION_STATUSES,
   LIVE_PRODUCT_STATUSES,
   PRODUCER_TOPIC_OPERATIONS,
@@ -74,10 +75,25 @@ async function grantsLocked(ctx: ReconcileContext, allScopes: GrantScopes, mode:
       const ids = wanted.filter((id) => lockedIds.has(id));
       const out = new Map<string, Change[]>(ids.map((id) => [id, []]));
       if (ids.length === 0) return { changes: out, busy };
-      const scopes: GrantScopes = new Map(ids.map((id) => [id, allScopes.get(id) ?? new Set<string>()]));
-      const topics = [...new Set([...scopes.values()].flatMap((s) => [...s]))];
       const accounts = await tx.serviceAccount.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, domainId: true, isProducer: true } });
+      // A producer's grant on a product topic covers its dead-letter topic `<topic>.dlq` too (issue 29): granted with a DLQ rule, removed without one.
+      const producerIds = new Set(accounts.filter((a) => a.isProducer).map((a) => a.id));
+      const scopes: GrantScopes = new Map(
+        ids.map((id) => {
+          const scoped = allScopes.get(id) ?? new Set<string>();
+          return [id, producerIds.has(id) ? new Set([...scoped, ...[...scoped].filter((t) => t !== "" && !t.endsWith(".dlq")).map(dlqTopicOf)]) : scoped];
+        }),
+      );
+      const topics = [...new Set([...scopes.values()].flatMap((s) => [...s]))];
       const producerDomains = [...new Set(accounts.filter((a) => a.isProducer).map((a) => a.domainId))];
+      const [withDlq, dlqDomains] = producerDomains.length > 0
+        ? await Promise.all([
+            tx.dataProduct.findMany({ where: { topicName: { in: topics }, domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] }, qualityRules: { some: { onFailure: "DLQ" } } }, select: { topicName: true, domainId: true } }),
+            tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] }, qualityRules: { some: { onFailure: "DLQ" } } }, select: { domainId: true }, distinct: ["domainId"] }),
+          ])
+        : [[], []];
+      const dlqDomainOf = new Map(withDlq.map((p) => [dlqTopicOf(p.topicName), p.domainId]));
+      const readsDlqs = new Set(dlqDomains.map((d) => d.domainId));
       const [subscribed, subscribers, liveTopics, producingDomains] = await Promise.all([
         // (account, topic) pairs of the scope that a granted subscription to a live product covers now
         tx.$queryRaw<{ accountId: string; topic: string }[]>`
@@ -113,6 +129,12 @@ async function grantsLocked(ctx: ReconcileContext, allScopes: GrantScopes, mode:
         // The cluster and group bindings depend on everything the account holds, not on the scoped topics.
         if (a.isProducer && producing.has(a.domainId)) desired.push(...producerClusterBindings(principal));
         if (hasSubscription.has(a.id)) desired.push(...consumerGroupBindings(principal, prefix));
+        if (a.isProducer) {
+          const dlqs = [...scoped].filter((t) => dlqDomainOf.get(t) === a.domainId);
+          desired.push(...topicBindings(principal, dlqs, PRODUCER_TOPIC_OPERATIONS), ...topicBindings(principal, dlqs, DLQ_READ_OPERATIONS));
+          // The group namespace stays while any of the domain's products has a DLQ (or the account subscribes).
+          if (readsDlqs.has(a.domainId)) desired.push(...consumerGroupBindings(principal, prefix));
+        }
         inScope.set(principal, (b) =>
           (b.resourceType === "TOPIC" && b.patternType === "LITERAL" && scoped.has(b.resourceName)) ||
           (b.resourceType === "GROUP" && b.patternType === "PREFIXED" && b.resourceName === prefix) ||

@@ -28,6 +28,7 @@ import {
   listUsersInput,
   replayInput,
   compatibilityModeChangeInput,
+  setQualityRulesInput,
   proposeSchemaVersionInput,
   publishMajorVersionInput,
   contractFilesInput,
@@ -349,6 +350,8 @@ export const ROUTES: RouteDoc[] = [
   { method: "get", path: "/subscriptions/{id}/successor", tag: "Subscriptions", summary: "For a subscription to a deprecated product: the newer major version and whether the same access was requested on it (null otherwise).", response: anyObject("The notice, or null.") },
   { method: "post", path: "/subscriptions/{id}/successor", tag: "Subscriptions", summary: "Request the same access (service account and purpose) on the product's newer major version.", scope: "write:<domain>", response: anyObject("The new subscription request."), status: 201 },
   { method: "post", path: "/products/{id}/compatibility-mode", tag: "Schemas", summary: "Request a change of the product's compatibility mode (NONE included) with a reason; it applies when governance approves it.", scope: "write:<domain>", body: compatibilityModeChangeInput, response: anyObject("The change request."), status: 201 },
+  { method: "get", path: "/products/{id}/rules", tag: "Schemas", summary: "The product's data-quality rules in force (CEL / CEL_FIELD, mode, onFailure) and its dead-letter topic; the Schema Registry API serves them as each version's ruleSet.", response: anyObject("{ productId, rules, dlqTopic }.") },
+  { method: "put", path: "/products/{id}/rules", tag: "Schemas", summary: "Set the product's data-quality rules (the whole list, in order): CEL that does not compile, names a field the schema lacks or exceeds the policy's limits is refused with where. A draft takes them at once (200); a live product's change waits for governance with its reason (202).", scope: "write:<domain>", body: setQualityRulesInput, response: anyObject("{ applied, rules, changeRequestId }.") },
   { method: "get", path: "/my-domains/superseded", tag: "Subscriptions", summary: "Your domains' subscriptions to deprecated products, with the newer major version to move to.", response: anyArray("Notices.") },
   // Environments and promotion: clusters named as environments, promotion with its own review.
   { method: "get", path: "/clusters", tag: "Environments", summary: "Every cluster named as an environment, the worker's own (KAFKA_BROKERS, primary) first; passwords are never returned, only hasPassword (admins).", response: anyArray("Clusters.") },

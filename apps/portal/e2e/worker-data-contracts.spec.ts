@@ -1,0 +1,184 @@
+import { AvroSerializer, CelExecutor, RuleRegistry, SchemaRegistryClient, SerdeType, SerializationError, type RuleAction, type RuleContext } from "@confluentinc/schemaregistry";
+import { expect, test, type APIRequestContext, type Browser } from "@playwright/test";
+import { Kafka, logLevel, type Producer } from "kafkajs";
+import { issuedCredentials } from "./credentials";
+import { storageFor, type Role } from "./roles";
+
+/*
+ * Issue 29 with Confluent's own client, @confluentinc/schemaregistry 1.10,
+ * against the portal's /api/schema-registry and the real worker and broker
+ * (KAPPA_E2E_WORKER=1): the product's data-quality rule, approved in the
+ * portal, reaches the serializer as the version's ruleSet; a record that
+ * breaks an ERROR rule is refused by the serializer, and with the rule's
+ * action DLQ it lands in `<topic>.dlq` with the rule's name.
+ *
+ * The JavaScript client ships the CEL executors but no DLQ action (Confluent's
+ * Java client has one): a producer registers one. This one follows the Java
+ * DlqAction's contract — the topic from the rule's `dlq.topic` parameter, the
+ * rule's name and mode in `__rule.*` headers, then the serializer's error, so
+ * the application knows the record did not go to the product topic.
+ */
+
+const run = Date.now().toString(36);
+const schema = JSON.stringify({
+  type: "record",
+  name: `OrderTotal${run}`,
+  namespace: "example.orders",
+  fields: [
+    { name: "orderId", type: "string" },
+    { name: "totalCents", type: "long" },
+  ],
+});
+
+async function api(browser: Browser, role: Role): Promise<APIRequestContext> {
+  const context = await browser.newContext({ storageState: storageFor(role) });
+  return context.request;
+}
+
+async function json<T>(response: Awaited<ReturnType<APIRequestContext["get"]>>, status = 200): Promise<T> {
+  expect(response.status(), await response.text()).toBe(status);
+  return (await response.json()) as T;
+}
+
+function kafka(bootstrap: string, username: string, password: string): Kafka {
+  return new Kafka({ clientId: `kappa-e2e-${username}`, brokers: bootstrap.split(","), sasl: { mechanism: "scram-sha-512", username, password }, logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 200 } });
+}
+
+/** Confluent's DLQ action, as its Java client defines it, for the JavaScript client. */
+class DlqAction implements RuleAction {
+  constructor(private readonly producer: Producer) {}
+  configure(): void {}
+  type(): string {
+    return "DLQ";
+  }
+  async run(ctx: RuleContext, msg: unknown, err: Error): Promise<void> {
+    const topic = ctx.getParameter("dlq.topic");
+    if (!topic) throw new SerializationError(`rule ${ctx.rule.name} has no dlq.topic`);
+    await this.producer.send({
+      topic,
+      messages: [
+        {
+          value: JSON.stringify(msg),
+          headers: { "__rule.name": ctx.rule.name, "__rule.mode": ctx.ruleMode, "__rule.subject": ctx.subject, "__rule.topic": ctx.topic, "__rule.exception": err.message },
+        },
+      ],
+    });
+    throw new SerializationError(`rule ${ctx.rule.name} failed: the record went to ${topic}`);
+  }
+  close(): void {}
+}
+
+test.describe.serial("data contracts enforced by Confluent's serializer", () => {
+  test.setTimeout(300_000);
+
+  test("an ERROR rule refuses a negative total; with DLQ the record lands in <topic>.dlq with the rule's name", async ({ browser, baseURL }) => {
+    const owner = await api(browser, "ordersOwner");
+    const reviewer = await api(browser, "reviewer");
+    const me = await json<{ memberships: { domainId: string; domainSlug: string }[] }>(await owner.get("/api/v1/me"));
+    const product = await json<{ id: string; topicName: string }>(
+      await owner.post("/api/v1/products", {
+        data: {
+          domainId: me.memberships.find((m) => m.domainSlug === "orders")?.domainId,
+          name: `Order Totals ${run}`,
+          description: "Order totals for the data-contract journey.",
+          classification: "INTERNAL",
+          tags: ["orders"],
+          freshnessSeconds: 60,
+          availabilityPct: 99.9,
+          partitions: 1,
+          contactEmail: "owner@orders.example",
+          schema: { format: "AVRO", definition: schema },
+        },
+      }),
+      201,
+    );
+    await json(await owner.post(`/api/v1/products/${product.id}/submit`));
+    await json(await reviewer.post(`/api/v1/products/${product.id}/approve`, { data: { comment: "Totals." } }));
+    await expect.poll(async () => (await json<{ status: string }>(await owner.get(`/api/v1/products/${product.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
+
+    // A rule that does not compile is refused with where it is.
+    const broken = await owner.put(`/api/v1/products/${product.id}/rules`, { data: { rules: [{ name: "broken", kind: "CEL", expression: "message.totalCents >=", mode: "WRITE", onFailure: "ERROR" }], reason: "Try a broken rule." } });
+    expect(broken.status()).toBe(400);
+    expect(JSON.stringify(await broken.json())).toMatch(/Does not compile at line 1, column \d+/);
+
+    // The rule through review: requested by the owner, approved by governance.
+    const setRule = async (onFailure: "ERROR" | "DLQ") => {
+      const requested = await json<{ changeRequestId: string }>(
+        await owner.put(`/api/v1/products/${product.id}/rules`, {
+          data: { rules: [{ name: "non-negative-total", description: "A total is never below zero.", kind: "CEL", expression: "message.totalCents >= 0", mode: "WRITE", onFailure }], reason: `Negative totals: ${onFailure}.` },
+        }),
+        202,
+      );
+      await json(await reviewer.post(`/api/v1/change-requests/${requested.changeRequestId}/approve`));
+    };
+    await setRule("ERROR");
+
+    const domains = await json<{ slug: string; serviceAccounts: { id: string; name: string; isProducer: boolean }[] }[]>(await owner.get("/api/v1/my-domains"));
+    const account = domains.find((d) => d.slug === "orders")?.serviceAccounts.find((a) => a.isProducer);
+    expect(account).toBeDefined();
+    const password = (await issuedCredentials(owner, account?.id ?? "")).password;
+    const client = new SchemaRegistryClient({ baseURLs: [`${baseURL}/api/schema-registry`], basicAuthCredentials: { credentialsSource: "USER_INFO", userInfo: `${account?.name}:${password}` } });
+    // The embedded broker the e2e run starts (playwright.config.ts).
+    const bootstrap = `127.0.0.1:${process.env.KAPPA_E2E_KAFKA_PORT}`;
+    const producer = kafka(bootstrap, account?.name ?? "", password).producer();
+    await producer.connect();
+    try {
+      const rules = new RuleRegistry();
+      rules.registerExecutor(new CelExecutor());
+      rules.registerAction(new DlqAction(producer));
+      const serializer = () => new AvroSerializer(client, SerdeType.VALUE, { useLatestVersion: true, autoRegisterSchemas: false }, rules);
+
+      // ERROR: the serializer refuses the record, names the rule; a valid one goes through.
+      await expect(serializer().serialize(product.topicName, { orderId: `o-${run}-1`, totalCents: -500 })).rejects.toThrow(/rule non-negative-total failed/);
+      const valid = await serializer().serialize(product.topicName, { orderId: `o-${run}-2`, totalCents: 1250 });
+      expect(valid[0]).toBe(0);
+      await producer.send({ topic: product.topicName, messages: [{ value: valid }] });
+
+      // DLQ: once approved, the worker provisions <topic>.dlq and the record lands there with the rule's name.
+      await setRule("DLQ");
+      const dlq = `${product.topicName}.dlq`;
+      const rule = await json<{ rules: { onFailure: string }[]; dlqTopic: string }>(await owner.get(`/api/v1/products/${product.id}/rules`));
+      expect(rule).toMatchObject({ rules: [{ onFailure: "DLQ" }], dlqTopic: dlq });
+      await expect
+        .poll(async () => (await json<{ provisioning: { status: string }[] }>(await owner.get(`/api/v1/products/${product.id}`))).provisioning.every((t) => t.status === "DONE"), { timeout: 90_000 })
+        .toBe(true);
+      // A fresh client: the first one cached the version with its ERROR rule.
+      const fresh = new SchemaRegistryClient({ baseURLs: [`${baseURL}/api/schema-registry`], basicAuthCredentials: { credentialsSource: "USER_INFO", userInfo: `${account?.name}:${password}` } });
+      const dlqSerializer = new AvroSerializer(fresh, SerdeType.VALUE, { useLatestVersion: true, autoRegisterSchemas: false }, rules);
+      await expect(dlqSerializer.serialize(product.topicName, { orderId: `o-${run}-3`, totalCents: -1 })).rejects.toThrow(/went to .*\.dlq/);
+
+      // The owning domain reads its dead letters through its producer account.
+      const consumer = kafka(bootstrap, account?.name ?? "", password).consumer({ groupId: `${account?.name}.dlq-e2e-${run}` });
+      await consumer.connect();
+      const dead: { value: string; rule: string }[] = [];
+      try {
+        await consumer.subscribe({ topics: [dlq], fromBeginning: true });
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error("no record in the DLQ after 60 s")), 60_000);
+          void consumer
+            .run({
+              eachMessage: async ({ message }) => {
+                dead.push({ value: message.value?.toString() ?? "", rule: message.headers?.["__rule.name"]?.toString() ?? "" });
+                clearTimeout(timer);
+                resolve();
+              },
+            })
+            .catch(reject);
+        });
+      } finally {
+        await consumer.disconnect();
+      }
+      expect(dead).toEqual([{ value: JSON.stringify({ orderId: `o-${run}-3`, totalCents: -1 }), rule: "non-negative-total" }]);
+    } finally {
+      await producer.disconnect();
+    }
+
+    // Clients cannot bring their own rules: a registration with a ruleSet is refused.
+    const forged = await owner.post(`/api/schema-registry/subjects/${product.topicName}-value/versions`, {
+      headers: { authorization: `Basic ${Buffer.from(`${account?.name}:${password}`).toString("base64")}`, "content-type": "application/vnd.schemaregistry.v1+json" },
+      data: { schema, ruleSet: { domainRules: [{ name: "allow-all", kind: "CONDITION", mode: "WRITE", type: "CEL", expr: "true" }] } },
+    });
+    expect(forged.status()).toBe(403);
+    expect((await forged.json()) as { error_code: number }).toMatchObject({ error_code: 40301 });
+  });
+});

@@ -1,0 +1,33 @@
+import { actingUser, getProduct, setQualityRules } from "@kappa/catalog";
+import { db } from "@/server/db";
+import { errorResponse, json, readJson } from "@/server/http";
+import { visibleActor } from "@/server/visible";
+
+type Context = { params: Promise<{ id: string }> };
+
+/** The product's data-quality rules in force (issue 29) and its dead-letter topic, for everyone who may read the product. */
+export async function GET(_request: Request, { params }: Context) {
+  try {
+    const { id } = await params;
+    const product = await getProduct(db(), await visibleActor("product", id), id);
+    return json({ productId: product.id, rules: product.qualityRules, dlqTopic: product.dlqTopic });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
+/**
+ * Body: `{ rules: [...], reason }` — the whole list, in order. A draft takes
+ * it at once (200); a live product's change waits for governance (202 with
+ * the change request's id).
+ */
+export async function PUT(request: Request, { params }: Context) {
+  try {
+    const { id } = await params;
+    const actor = await visibleActor("product", id);
+    const result = await setQualityRules(db(), actingUser(actor), id, await readJson(request));
+    return json(result, result.applied ? 200 : 202);
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

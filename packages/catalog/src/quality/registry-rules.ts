@@ -1,0 +1,137 @@
+import { dlqTopicOf, type QualityRule } from "./rules.ts";
+
+/*
+ * A product's data contract in the JSON shape of Confluent Schema Registry's
+ * data contracts (issue 29), as the registry API serves it with every approved
+ * version: `ruleSet` ({ domainRules, migrationRules }) and `metadata`
+ * ({ tags, properties }). `@confluentinc/schemaregistry` (and Confluent's Java,
+ * Go, Python and .NET clients) read these and run the rules unchanged.
+ */
+
+export interface RegistryRule {
+  name: string;
+  doc?: string;
+  kind: "CONDITION" | "TRANSFORM";
+  mode: "WRITE" | "READ" | "WRITEREAD";
+  type: "CEL" | "CEL_FIELD";
+  tags?: string[];
+  params?: Record<string, string>;
+  expr: string;
+  onSuccess?: string;
+  onFailure: "ERROR" | "DLQ" | "NONE";
+  disabled: boolean;
+}
+
+export interface RegistryRuleSet {
+  domainRules: RegistryRule[];
+  migrationRules: RegistryRule[];
+}
+
+export interface RegistryMetadata {
+  tags: Record<string, string[]>;
+  properties: Record<string, string>;
+}
+
+/** The rules as Confluent's Rule objects; a DLQ rule names its dead-letter topic in `params["dlq.topic"]`, as Confluent's DLQ action reads it. */
+export function registryRuleSet(topicName: string, rules: readonly QualityRule[]): RegistryRuleSet {
+  return {
+    domainRules: rules.map((r) => ({
+      name: r.name,
+      ...(r.description ? { doc: r.description } : {}),
+      kind: "CONDITION",
+      mode: r.mode,
+      type: r.kind,
+      ...(r.tags.length > 0 ? { tags: [...r.tags] } : {}),
+      ...(r.onFailure === "DLQ" ? { params: { "dlq.topic": dlqTopicOf(topicName) } } : {}),
+      expr: r.expression,
+      onSuccess: "NONE",
+      onFailure: r.onFailure,
+      disabled: false,
+    })),
+    // Migration rules (JSONata, UPGRADE/DOWNGRADE) are not served yet.
+    migrationRules: [],
+  };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Field tags of an Avro schema, keyed by the field's full name as Confluent's
+ * serdes match them (`<record full name>.<field>`): `PII` for fields the
+ * schema marks `"pii": true`, and any tags in Confluent's own `confluent:tags`.
+ */
+function avroFieldTags(schema: Json, out: Record<string, string[]>, namespace: string, seen: Set<string>): void {
+  if (Array.isArray(schema)) {
+    for (const branch of schema) avroFieldTags(branch, out, namespace, seen);
+    return;
+  }
+  if (!isObject(schema)) return;
+  if (schema.type === "array") return avroFieldTags(schema.items ?? null, out, namespace, seen);
+  if (schema.type === "map") return avroFieldTags(schema.values ?? null, out, namespace, seen);
+  if (schema.type !== "record" || typeof schema.name !== "string") return;
+  const ns = typeof schema.namespace === "string" ? schema.namespace : namespace;
+  const fullName = schema.name.includes(".") || ns === "" ? schema.name : `${ns}.${schema.name}`;
+  if (seen.has(fullName)) return;
+  seen.add(fullName);
+  const recordNamespace = fullName.includes(".") ? fullName.slice(0, fullName.lastIndexOf(".")) : "";
+  for (const field of Array.isArray(schema.fields) ? schema.fields : []) {
+    if (!isObject(field) || typeof field.name !== "string") continue;
+    const tags = new Set<string>();
+    if (field.pii === true) tags.add("PII");
+    const own = field["confluent:tags"];
+    if (Array.isArray(own)) for (const t of own) if (typeof t === "string") tags.add(t);
+    if (tags.size > 0) out[`${fullName}.${field.name}`] = [...tags].sort();
+    avroFieldTags(field.type ?? null, out, recordNamespace, seen);
+  }
+}
+
+/** JSON Schema: the property's path (`**.` first, as Confluent's wildcard matcher reads any enclosing name) for `"x-pii": true`. */
+function jsonSchemaFieldTags(schema: Json, out: Record<string, string[]>, path: string): void {
+  if (!isObject(schema)) return;
+  const properties = schema.properties;
+  if (isObject(properties)) {
+    for (const [name, sub] of Object.entries(properties)) {
+      const at = path ? `${path}.${name}` : name;
+      if (isObject(sub)) {
+        const tags = new Set<string>();
+        if (sub["x-pii"] === true) tags.add("PII");
+        const own = sub["confluent:tags"];
+        if (Array.isArray(own)) for (const t of own) if (typeof t === "string") tags.add(t);
+        if (tags.size > 0) out[`**.${at}`] = [...tags].sort();
+        jsonSchemaFieldTags(sub, out, at);
+      }
+    }
+  }
+  if (isObject(schema.items)) jsonSchemaFieldTags(schema.items, out, path);
+}
+
+export function registryFieldTags(format: "AVRO" | "JSON_SCHEMA", definition: string): Record<string, string[]> {
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(definition) as Json;
+  } catch {
+    return {};
+  }
+  const out: Record<string, string[]> = {};
+  if (format === "AVRO") avroFieldTags(parsed, out, "", new Set());
+  else jsonSchemaFieldTags(parsed, out, "");
+  return out;
+}
+
+/** The version's metadata: field tags from the classification of its fields, and the product's owner, classification and SLA as properties. */
+export function registryMetadata(
+  product: { classification: string; contactEmail: string; freshnessSeconds: number; availabilityPct: unknown; domain: { slug: string } },
+  version: { format: "AVRO" | "JSON_SCHEMA"; definition: string },
+): RegistryMetadata {
+  return {
+    tags: registryFieldTags(version.format, version.definition),
+    properties: {
+      owner: product.domain.slug,
+      classification: product.classification,
+      contact: product.contactEmail,
+      "sla.freshnessSeconds": String(product.freshnessSeconds),
+      "sla.availabilityPct": String(product.availabilityPct),
+    },
+  };
+}

@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import {
+  applyContracts,
+  odcsProblems,
+  planContracts,
+  productContract,
+  type OdcsContract,
+  approveChangeRequest,
+  approveProduct,
+  defaultPolicySource,
+  getProduct,
+  loadActor,
+  registerProduct,
+  registerSchema,
+  rejectChangeRequest,
+  reviewQueue,
+  setQualityRules,
+  subjectVersion,
+  submitForReview,
+  updatePolicy,
+  type Db,
+  type RegistryCaller,
+} from "../src/index.ts";
+import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+
+let db: Db;
+let dispose: () => Promise<void>;
+let ctx: Awaited<ReturnType<typeof seedPeople>>;
+
+const orderSchema = JSON.stringify({
+  type: "record",
+  name: "OrderPlaced",
+  namespace: "example.orders",
+  fields: [
+    { name: "orderId", type: "string" },
+    { name: "customerId", type: "string", pii: true },
+    { name: "totalCents", type: "long" },
+    { name: "currency", type: "string" },
+  ],
+});
+
+const nonNegative = { name: "non-negative-total", description: "A total is never below zero.", kind: "CEL", expression: "message.totalCents >= 0", mode: "WRITE", onFailure: "DLQ" };
+
+beforeAll(async () => {
+  ({ db, dispose } = await openTestDatabase());
+  ctx = await seedPeople(db);
+});
+afterAll(async () => dispose());
+
+async function draft(name: string) {
+  return registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name, classification: "CONFIDENTIAL", schema: { format: "AVRO", definition: orderSchema } }));
+}
+
+async function activeProduct(name: string) {
+  const p = await draft(name);
+  await submitForReview(db, ctx.as.ordersOwner, p.id);
+  await approveProduct(db, ctx.as.reviewer, p.id);
+  await db.provisioningTask.updateMany({ where: { entityId: p.id }, data: { status: "DONE" } });
+  return db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
+}
+
+describe("data-quality rules are checked before anyone may submit them", () => {
+  it("refuses CEL that does not compile with the parser's error and where it is", async () => {
+    const p = await draft("Bad Syntax");
+    const refusal = setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, expression: "message.totalCents >= 0 &&\n  (message.currency == 'EUR'" }] });
+    await expect(refusal).rejects.toMatchObject({ status: 400, fields: { "rules.0.expression": [expect.stringMatching(/^Does not compile at line \d+, column \d+: /)] } });
+    expect(await db.dataQualityRule.count({ where: { productId: p.id } })).toBe(0);
+  });
+
+  it("refuses a field the schema does not have and a name the client does not bind", async () => {
+    const p = await draft("Missing Field");
+    await expect(setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, expression: "message.total >= 0" }] })).rejects.toMatchObject({
+      status: 400,
+      fields: { "rules.0.expression": [expect.stringContaining("The schema has no field 'total'")] },
+    });
+    await expect(setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, expression: "record.totalCents >= 0" }] })).rejects.toMatchObject({
+      fields: { "rules.0.expression": [expect.stringContaining("Unknown name 'record'")] },
+    });
+    // Comprehension variables are the expression's own; a CEL_FIELD rule needs a tag.
+    await setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, name: "known-currency", expression: "['EUR', 'USD'].exists(c, c == message.currency)" }] });
+    await expect(setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, kind: "CEL_FIELD", expression: "value != ''" }] })).rejects.toMatchObject({
+      fields: { "rules.0.tags": [expect.stringContaining("at least one")] },
+    });
+  });
+
+  it("keeps to the policy's limits", async () => {
+    const p = await draft("Too Many Rules");
+    const strict = defaultPolicySource().replace("maxRules: 20", "maxRules: 2");
+    await updatePolicy(db, ctx.as.admin, { source: strict, reason: "Fewer rules for a while" });
+    try {
+      const rules = ["a", "b", "c"].map((n) => ({ ...nonNegative, name: `rule-${n}` }));
+      await expect(setQualityRules(db, ctx.as.ordersOwner, p.id, { rules })).rejects.toMatchObject({ status: 400, fields: { rules: [expect.stringContaining("At most 2 data-quality rules")] } });
+    } finally {
+      await updatePolicy(db, ctx.as.admin, { source: defaultPolicySource(), reason: "Back to the default" });
+    }
+  });
+
+  it("lets only the domain's owners set them", async () => {
+    const p = await draft("Owners Only");
+    await expect(setQualityRules(db, ctx.as.paymentsOwner, p.id, { rules: [nonNegative] })).rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe("changing the rules of a live product", () => {
+  it("is a reviewed change (four eyes, audited) that the registry serves once approved, with the DLQ topic queued for the worker", async () => {
+    const product = await activeProduct("Ruled Orders");
+    const tasksBefore = await db.provisioningTask.count({ where: { entityId: product.id } });
+    await expect(setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [nonNegative] })).rejects.toMatchObject({ fields: { reason: ["Give a reason."] } });
+    const requested = await setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [nonNegative], reason: "Negative totals broke the invoicing." });
+    expect(requested).toMatchObject({ applied: false, changeRequestId: expect.any(String) });
+    await expect(setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [{ ...nonNegative, onFailure: "ERROR" }], reason: "Another change of the rules." })).rejects.toMatchObject({ code: "CHANGE_PENDING" });
+    // Nothing in force until approved.
+    expect(await db.dataQualityRule.count({ where: { productId: product.id } })).toBe(0);
+    const queue = await reviewQueue(db, await loadActor(db, ctx.people.reviewer.id));
+    expect(queue.changes).toContainEqual(expect.objectContaining({ id: requested.changeRequestId, kind: "QUALITY_RULES", payload: { from: [], to: [{ ...nonNegative, tags: [] }] } }));
+
+    // The requester, even with governance's role, cannot approve it.
+    await db.membership.create({ data: { userId: ctx.people.reviewer2.id, domainId: ctx.orders.id, role: "OWNER" } });
+    const own = await setQualityRules(db, ctx.as.reviewer2, (await activeProduct("Self Review")).id, { rules: [nonNegative], reason: "My own change of the rules." });
+    await expect(approveChangeRequest(db, ctx.as.reviewer2, own.changeRequestId ?? "")).rejects.toMatchObject({ status: 403, message: expect.stringContaining("Four-eyes") });
+    await rejectChangeRequest(db, ctx.as.reviewer, own.changeRequestId ?? "", { reason: "Not like this" });
+    await db.membership.delete({ where: { userId_domainId: { userId: ctx.people.reviewer2.id, domainId: ctx.orders.id } } });
+
+    await approveChangeRequest(db, ctx.as.reviewer, requested.changeRequestId ?? "");
+    const page = await getProduct(db, await loadActor(db, ctx.people.paymentsOwner.id), product.id);
+    expect(page.qualityRules).toEqual([{ ...nonNegative, tags: [] }]);
+    expect(page.dlqTopic).toBe(`${product.topicName}.dlq`);
+    const tasks = await db.provisioningTask.findMany({ where: { entityId: product.id }, orderBy: { step: "asc" } });
+    expect(tasks.slice(tasksBefore).map((t) => t.kind)).toEqual(["CREATE_TOPIC", "GRANT_PRODUCER_ACL"]);
+    expect(await db.auditEvent.findFirst({ where: { entityId: product.id, action: "product.changeApproved" } })).toMatchObject({ data: { kind: "QUALITY_RULES", rules: "non-negative-total" } });
+
+    // The Schema Registry API serves the rules and the metadata in Confluent's shape.
+    const reviewer: RegistryCaller = { kind: "user", actor: await loadActor(db, ctx.people.reviewer.id) };
+    const subject = `${product.topicName}-value`;
+    const latest = await subjectVersion(db, reviewer, subject, "latest");
+    expect(latest.ruleSet).toEqual({
+      domainRules: [
+        {
+          name: "non-negative-total",
+          doc: "A total is never below zero.",
+          kind: "CONDITION",
+          mode: "WRITE",
+          type: "CEL",
+          params: { "dlq.topic": `${product.topicName}.dlq` },
+          expr: "message.totalCents >= 0",
+          onSuccess: "NONE",
+          onFailure: "DLQ",
+          disabled: false,
+        },
+      ],
+      migrationRules: [],
+    });
+    expect(latest.metadata).toEqual({
+      tags: { "example.orders.OrderPlaced.customerId": ["PII"] },
+      properties: { owner: "orders", classification: "CONFIDENTIAL", contact: "owner@orders.test", "sla.freshnessSeconds": "60", "sla.availabilityPct": "99.9" },
+    });
+
+    // A client cannot bring its own rules or metadata, even with the approved schema.
+    const owner: RegistryCaller = { kind: "user", actor: await loadActor(db, ctx.people.ordersOwner.id) };
+    const forged = { schema: orderSchema, ruleSet: { domainRules: [{ name: "anything", kind: "CONDITION", type: "CEL", mode: "WRITE", expr: "true" }] } };
+    await expect(registerSchema(db, owner, subject, forged, "http://portal.test")).rejects.toMatchObject({ status: 403, errorCode: 40301, message: expect.stringContaining("ruleSet and metadata come from the product's reviewed data contract") });
+    await expect(registerSchema(db, owner, subject, { schema: orderSchema, metadata: { properties: { owner: "me" } } }, "http://portal.test")).rejects.toMatchObject({ status: 403 });
+    expect(await registerSchema(db, owner, subject, { schema: orderSchema }, "http://portal.test")).toEqual({ id: latest.id });
+  });
+
+  it("is refused at approval when the rules in force changed meanwhile", async () => {
+    const product = await activeProduct("Raced Rules");
+    const first = await setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [nonNegative], reason: "Negative totals first." });
+    // Someone set other rules directly in the database: the request no longer describes the change.
+    await db.dataQualityRule.create({ data: { productId: product.id, position: 0, name: "other", kind: "CEL", expression: "true", mode: "WRITE", onFailure: "NONE" } });
+    await expect(approveChangeRequest(db, ctx.as.reviewer, first.changeRequestId ?? "")).rejects.toMatchObject({ code: "RULES_CHANGED" });
+  });
+});
+
+describe("the ODCS contract's quality section", () => {
+  const files = (c: OdcsContract) => ({ contracts: [{ content: stringify(c), source: "contracts/orders.yaml" }] });
+  const withQuality = (c: OdcsContract, quality: unknown[]): OdcsContract => ({ ...c, schema: c.schema?.map((o) => ({ ...o, quality })) as OdcsContract["schema"] });
+
+  it("round-trips through the download, kappa plan and kappa apply: a live product's rule change is requested for review", async () => {
+    const product = await activeProduct("Contract Rules");
+    const owner = await loadActor(db, ctx.people.ordersOwner.id);
+    const base = await productContract(db, owner, product.id, { bootstrap: "127.0.0.1:9092" });
+    expect(base.schema?.[0]?.quality).toBeUndefined();
+    const quality = [
+      {
+        name: "non-negative-total",
+        description: "A total is never below zero.",
+        type: "custom",
+        engine: "cel",
+        implementation: "message.totalCents >= 0",
+        customProperties: [
+          { property: "ruleKind", value: "CEL" },
+          { property: "mode", value: "WRITE" },
+          { property: "onFailure", value: "DLQ" },
+        ],
+      },
+      { type: "text", description: "Orders arrive within a minute." },
+    ];
+    const edited = withQuality(base, quality);
+    expect(odcsProblems(edited)).toEqual([]);
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(edited))).items[0];
+    expect(plan).toMatchObject({ action: "update", errors: [], changes: [{ field: "qualityRules", from: [], to: ["non-negative-total"] }] });
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(edited))).items[0];
+    expect(applied).toMatchObject({ applied: true });
+    const request = await db.productChangeRequest.findFirstOrThrow({ where: { productId: product.id, kind: "QUALITY_RULES", status: "REQUESTED" } });
+    expect(request.reason).toContain("contracts/orders.yaml");
+    await approveChangeRequest(db, ctx.as.reviewer, request.id);
+
+    // The download now carries the rule; planning it again is no change.
+    const downloaded = await productContract(db, owner, product.id, { bootstrap: "127.0.0.1:9092" });
+    expect(downloaded.schema?.[0]?.quality).toEqual([quality[0]]);
+    expect((await planContracts(db, ctx.as.ordersOwner, files(downloaded))).items[0]).toMatchObject({ action: "no-change", changes: [] });
+  });
+
+  it("plans a rule that does not compile as an error naming its place in the file", async () => {
+    const product = await activeProduct("Contract Bad Rule");
+    const base = await productContract(db, await loadActor(db, ctx.people.ordersOwner.id), product.id, { bootstrap: "127.0.0.1:9092" });
+    const bad = withQuality(base, [{ name: "broken", type: "custom", engine: "cel", implementation: "message.totalCents >=", customProperties: [{ property: "onFailure", value: "ERROR" }] }]);
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(bad))).items[0];
+    expect(plan?.errors).toEqual([expect.stringMatching(/^schema\[0\]\.quality\[0\]\.implementation: Does not compile at line 1, column \d+/)]);
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(bad))).items[0];
+    expect(applied).toMatchObject({ applied: false });
+    expect(await db.productChangeRequest.count({ where: { productId: product.id } })).toBe(0);
+  });
+});
