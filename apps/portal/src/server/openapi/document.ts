@@ -292,6 +292,14 @@ export const ROUTES: RouteDoc[] = [
   { method: "put", path: "/products/{id}/inputs", tag: "Lineage", summary: "Declare the products a product is derived from (no cycles).", scope: "write:<domain>", body: productInputsInput, response: anyObject("The result.") },
   { method: "get", path: "/subscriptions/{id}/objectives", tag: "Subscriptions", summary: "The subscriber's lag objectives, each consumer group's lag in records and seconds against them, lag history and alert history.", response: anyObject("Objectives, groups, history and alerts.") },
   { method: "put", path: "/subscriptions/{id}/objectives", tag: "Subscriptions", summary: "Set the subscriber's lag objectives (max lag in records and in seconds; null: none). The worker alerts on them with hysteresis.", scope: "write:<domain>", body: subscriptionObjectiveInput, response: anyObject("The objective, or null when both are cleared.") },
+  {
+    method: "get",
+    path: "/products/{id}/job",
+    tag: "Products",
+    summary:
+      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`. As visible as the product; 404 for a product that is not derived.",
+    response: anyObject("The job."),
+  },
   { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },
   // Records: message browser, latest-state view, governed replay, PII on subscriptions.
   { method: "get", path: "/products/{id}/messages", tag: "Records", summary: "A page of the product's records, decoded and masked on the server (owning domain and active subscribers).", query: browseMessagesInput, response: anyObject("Records with next/previous cursors, partitions, truncated, piiVisible, keyMasked, headersHidden and withheld (records left out: their values do not match the schema).") },
