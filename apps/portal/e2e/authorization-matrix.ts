@@ -27,6 +27,8 @@ export interface Fixtures {
   ids: { orders: string; payments: string; orderEvents: string; subscribable: string };
   /** A fresh DRAFT product of orders. */
   draftProduct(): Promise<string>;
+  /** A fresh DRAFT derived product of orders whose job the worker observed RUNNING (rows written as the portal and worker would). */
+  derivedProduct(): Promise<string>;
   /** A fresh IN_REVIEW product of orders (registered and submitted by its owner). */
   inReviewProduct(): Promise<string>;
   /** A fresh ACTIVE product of orders (approved; the test stands in for the worker's activation). */
@@ -315,6 +317,8 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
 
   // Objectives and alerts: a product's freshness is as visible as the product; a subscription's objectives are
   // its domain's, its product owners' and governance's to see, and its domain's owners' to set.
+  // A derived product's job: as visible as the product (an unpublished one: its domain and governance), read from the catalog.
+  "GET /api/v1/products/[id]/job": { request: async (f) => ({ path: `/api/v1/products/${await f.derivedProduct()}/job` }), expect: statuses(401, 404, 200, 200, 200, 404) },
   "GET /api/v1/products/[id]/slo": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/slo` }), expect: statuses(401, 404, 200, 200, 200, 404) },
   "GET /api/v1/subscriptions/[id]/objectives": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives` }), expect: statuses(401, 200, 403, 200, 200, 404) },
   "PUT /api/v1/subscriptions/[id]/objectives": {

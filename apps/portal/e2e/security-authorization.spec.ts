@@ -265,6 +265,14 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     ordersAccount: async () => created(await as("owner").post("/api/v1/service-accounts", { data: { domainId: ids.orders, name: `orders-fx-${unique()}` } }), "orders account"),
     requestedSubscription,
     approvedSubscription: async () => approve(await requestedSubscription()),
+    derivedProduct: async () => {
+      const productId = await draftProduct();
+      // Standing in for a statement Flink planned (the matrix runs without Flink) and the worker's observation of its job.
+      await withDb((c) =>
+        c.query(`INSERT INTO "DerivedProduct" ("productId", statement, "jobId", "jobState", "updatedAt") VALUES ($1, 'SELECT 1', 'a1b2c3d4e5f60718293a4b5c6d7e8f90', 'RUNNING', now())`, [productId]),
+      );
+      return productId;
+    },
     failedTask: async () => {
       const productId = await draftProduct();
       // Standing in for the worker: a step that failed for good.

@@ -59,7 +59,7 @@ export { CLAIM_ACL_DECISIONS, claimAclsInput, decideClaimAcls, type ClaimAclDeci
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
 export { registerDerivedProduct } from "./actions/register-derived-product.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
-export { inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn } from "./derived/flink-tables.ts";
+export { columnsFromOutputSchema, inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn } from "./derived/flink-tables.ts";
 export { derivedJobStatus, startDerivedJob, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
 export { FlinkStatementError, FlinkUnavailableError, SqlGatewayClient, flinkError, type FlinkColumn, type StatementResult } from "./derived/sql-gateway.ts";
 export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
@@ -101,6 +101,7 @@ export { setSubscriptionObjective } from "./actions/set-subscription-objective.t
 export { ALERT_KINDS, evaluateAlerts, type AlertKind, type AlertOptions, type EvaluationResult } from "./alerts/evaluate.ts";
 export { MAX_LAG_RECORDS, MAX_LAG_SECONDS, subscriptionObjectiveInput, type SubscriptionObjectiveInput } from "./alerts/inputs.ts";
 export { productSlo, subscriptionSlo } from "./queries/slo.ts";
+export { productJob, type ProductJob } from "./queries/product-job.ts";
 export { planReplay, type ReplayPlan } from "./replay/plan.ts";
 export { replayInput, replayTarget, type ReplayInput, type ReplayTarget } from "./replay/inputs.ts";
 export { consumptionRate, partitionReplayFigures, replayTotals, type PartitionReplayFigures, type ReplayTotals } from "./replay/figures.ts";

@@ -115,8 +115,13 @@ export const workerEnvSchema = z
     WORKER_FRESHNESS_CHECK_MS: positiveInt(30_000),
     /** How often deprecated products past their sunset are retired. */
     WORKER_SUNSET_CHECK_MS: positiveInt(60_000),
+    /** Derived products (issue 34): the Flink SQL Gateway jobs are submitted to, and the JobManager's REST API they are observed through; unset: no derived product is deployed. */
+    FLINK_SQL_GATEWAY_URL: z.string().url("must be the SQL Gateway's URL, e.g. http://flink-sql-gateway:8083").optional(),
+    FLINK_REST_URL: z.string().url("must be the Flink JobManager's REST URL, e.g. http://flink-jobmanager:8081").optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.FLINK_SQL_GATEWAY_URL && !env.FLINK_REST_URL) ctx.addIssue({ code: "custom", path: ["FLINK_REST_URL"], message: "is required when FLINK_SQL_GATEWAY_URL is set (jobs are observed through it)" });
+    if (env.FLINK_REST_URL && !env.FLINK_SQL_GATEWAY_URL) ctx.addIssue({ code: "custom", path: ["FLINK_SQL_GATEWAY_URL"], message: "is required when FLINK_REST_URL is set" });
     if (env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
       ctx.addIssue({ code: "custom", path: ["KAFKA_ADMIN_PASSWORD"], message: `is required when KAFKA_SASL_MECHANISM is ${env.KAFKA_SASL_MECHANISM}` });
     }

@@ -6,6 +6,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { recordPrimaryCluster, recordUsageLedger, recordWorkerPrincipals, sweepRecertification, type Db, type PrimaryClusterFacts } from "@kappa/catalog";
+import { DerivedJobs, type FlinkOptions } from "./derived/derived-jobs.ts";
 import { EnvironmentReconciler } from "./environments/environment-reconciler.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import type { KafkaCluster } from "./kafka/cluster.ts";
@@ -67,6 +68,8 @@ export interface WorkerOptions extends RunnerOptions {
    * absent: neither (single-cluster behaviour exactly as before).
    */
   environments?: { intervalMs: number; primary: PrimaryClusterFacts | null };
+  /** Derived products: deployed to and observed on this Flink cluster each observation cycle; absent: not by this instance. */
+  flink?: FlinkOptions;
 }
 
 export interface SloOptions {
@@ -139,6 +142,7 @@ export class Worker {
       this.observer.use(new FreshnessWatch(options.slo.freshnessEveryMs));
       this.observer.use(new AlertStep({ fireAfterMs: options.slo.fireAfterMs, resolveAfterMs: options.slo.resolveAfterMs, clearRatio: options.slo.clearRatio }));
     }
+    if (options.flink) this.observer.use(new DerivedJobs(this.ctx, options.flink));
     this.notifications = options.notifications ? new NotificationDispatcher(db, options.notifications, log) : null;
     this.sunset = options.sunsetCheckMs ? new SunsetScheduler(db, options.sunsetCheckMs, log) : null;
     this.messageBrowser = options.messageBrowserReconcileMs ? new MessageBrowserPrincipal(db, cluster, options.secretsKey, options.messageBrowserReconcileMs, log) : null;

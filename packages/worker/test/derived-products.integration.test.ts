@@ -10,8 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CatalogError, derivedJobStatus, getProduct, loadActor, registerDerivedProduct, startDerivedJob, validateDerivedStatement, type FlinkSettings } from "@kappa/catalog";
+import { approveProduct, CatalogError, derivedJobStatus, getProduct, loadActor, productJob, registerDerivedProduct, startDerivedJob, submitForReview, validateDerivedStatement, type FlinkSettings } from "@kappa/catalog";
 import { startFlink, type ApacheFlinkCluster } from "@kappa/engines";
+import { DerivedJobs } from "../src/derived/derived-jobs.ts";
+import type { AclBinding } from "../src/kafka/cluster.ts";
+import { reconcilePrincipalAcls } from "../src/reconcile/entities.ts";
+import { aclKeys, fullReconcile } from "../src/reconcile/full.ts";
 import { approvedProduct, approvedSubscription, kafkaClient, startSaslStack, stopSaslStack, waitFor } from "./helpers.ts";
 
 const ADMIN = { name: "kappa-admin", password: "admin-secret-for-flink-tests" };
@@ -51,6 +55,46 @@ describe("derived products on Apache Flink", () => {
     otherProduct = await approvedProduct(stack.db, stack.people, { name: `Refunds ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
     await approvedSubscription(stack.db, stack.people, orderEvents.id, "revenue");
   }, 400_000);
+
+  // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
+  const t0 = Date.UTC(2026, 11, 5, 10, 0, 0);
+  const at = (minute: number, second: number) => new Date(t0 + minute * 60_000 + second * 1_000).toISOString();
+  const input = [
+    { orderId: "o1", merchant: "m1", amount: 10, placedAt: at(0, 5) },
+    { orderId: "o2", merchant: "m2", amount: 7.25, placedAt: at(0, 40) },
+    { orderId: "o3", merchant: "m1", amount: 5.5, placedAt: at(0, 20) },
+    { orderId: "o4", merchant: "m2", amount: 1, placedAt: at(1, 1) },
+    { orderId: "o5", merchant: "m1", amount: 2, placedAt: at(1, 59) },
+    { orderId: "o6", merchant: "m1", amount: 4, placedAt: at(2, 30) },
+    { orderId: "o7", merchant: "m3", amount: 100, placedAt: at(10, 0) },
+  ];
+  /** Produced once into the input product's topic; the jobs read it from the earliest offset. */
+  let produced: Promise<void> | undefined;
+  const produceInput = () =>
+    (produced ??= (async () => {
+      await waitFor(async () => (await stack.db.dataProduct.findUniqueOrThrow({ where: { id: orderEvents.id } })).status === "ACTIVE", 30_000, "the input topic to be provisioned");
+      const producer = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } }).producer();
+      await producer.connect();
+      await producer.send({ topic: orderEvents.topicName, messages: input.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
+      await producer.disconnect();
+    })());
+  /** The same aggregation, computed here: tumbling minutes per merchant, emitted once the watermark (newest event − 5 s) passes a window's end. */
+  const expectedWindows = () => {
+    const watermark = Math.max(...input.map((r) => Date.parse(r.placedAt))) - 5_000;
+    const expected = new Map<string, { merchant: string; window_start: number; window_end: number; orders: number; revenue: number }>();
+    for (const r of input) {
+      const start = Math.floor(Date.parse(r.placedAt) / 60_000) * 60_000;
+      if (start + 60_000 > watermark) continue;
+      const key = `${r.merchant}@${start}`;
+      const row = expected.get(key) ?? { merchant: r.merchant, window_start: start, window_end: start + 60_000, orders: 0, revenue: 0 };
+      row.orders += 1;
+      row.revenue += r.amount;
+      expected.set(key, row);
+    }
+    return expected;
+  };
+  const normalise = (r: Record<string, unknown>) => ({ merchant: r.merchant, window_start: Date.parse(`${String(r.window_start)}Z`), window_end: Date.parse(`${String(r.window_end)}Z`), orders: r.orders, revenue: r.revenue });
+  const byKey = (a: { merchant: unknown; window_start: number }, b: { merchant: unknown; window_start: number }) => `${String(a.merchant)}${a.window_start}`.localeCompare(`${String(b.merchant)}${b.window_start}`);
 
   afterAll(async () => {
     await flink?.stop();
@@ -143,37 +187,9 @@ describe("derived products on Apache Flink", () => {
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: outputTopic, numPartitions: 1 }], waitForLeaders: true });
     await admin.disconnect();
-    await waitFor(async () => (await stack.db.dataProduct.findUniqueOrThrow({ where: { id: orderEvents.id } })).status === "ACTIVE", 30_000, "the input topic to be provisioned");
 
-    // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
-    const t0 = Date.UTC(2026, 11, 5, 10, 0, 0);
-    const at = (minute: number, second: number) => new Date(t0 + minute * 60_000 + second * 1_000).toISOString();
-    const input = [
-      { orderId: "o1", merchant: "m1", amount: 10, placedAt: at(0, 5) },
-      { orderId: "o2", merchant: "m2", amount: 7.25, placedAt: at(0, 40) },
-      { orderId: "o3", merchant: "m1", amount: 5.5, placedAt: at(0, 20) },
-      { orderId: "o4", merchant: "m2", amount: 1, placedAt: at(1, 1) },
-      { orderId: "o5", merchant: "m1", amount: 2, placedAt: at(1, 59) },
-      { orderId: "o6", merchant: "m1", amount: 4, placedAt: at(2, 30) },
-      { orderId: "o7", merchant: "m3", amount: 100, placedAt: at(10, 0) },
-    ];
-    const producer = kafka.producer();
-    await producer.connect();
-    await producer.send({ topic: orderEvents.topicName, messages: input.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
-    await producer.disconnect();
-
-    // The same aggregation, computed here: tumbling minutes per merchant, emitted once the watermark (newest event − 5 s) passes a window's end.
-    const watermark = Math.max(...input.map((r) => Date.parse(r.placedAt))) - 5_000;
-    const expected = new Map<string, { merchant: string; window_start: number; window_end: number; orders: number; revenue: number }>();
-    for (const r of input) {
-      const start = Math.floor(Date.parse(r.placedAt) / 60_000) * 60_000;
-      if (start + 60_000 > watermark) continue;
-      const key = `${r.merchant}@${start}`;
-      const row = expected.get(key) ?? { merchant: r.merchant, window_start: start, window_end: start + 60_000, orders: 0, revenue: 0 };
-      row.orders += 1;
-      row.revenue += r.amount;
-      expected.set(key, row);
-    }
+    await produceInput();
+    const expected = expectedWindows();
     expect(expected.size).toBe(5);
 
     const jobId = await startDerivedJob({
@@ -199,13 +215,105 @@ describe("derived products on Apache Flink", () => {
     } finally {
       await consumer.disconnect();
     }
-    const normalise = (r: Record<string, unknown>) => ({ merchant: r.merchant, window_start: Date.parse(`${String(r.window_start)}Z`), window_end: Date.parse(`${String(r.window_end)}Z`), orders: r.orders, revenue: r.revenue });
-    const byKey = (a: { merchant: unknown; window_start: number }, b: { merchant: unknown; window_start: number }) => `${String(a.merchant)}${a.window_start}`.localeCompare(`${String(b.merchant)}${b.window_start}`);
     expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
 
     const status = await derivedJobStatus(flink.restUrl, jobId);
     expect(status).toMatchObject({ state: "RUNNING", jobId, restarts: 0, error: null });
     expect(Date.parse(status.startedAt!)).toBeGreaterThan(Date.now() - 10 * 60_000);
     expect(status.lastCheckpointAt).not.toBeNull();
+    // Its slot goes to the next test's job.
+    await fetch(`${flink.restUrl}/jobs/${jobId}?mode=cancel`, { method: "PATCH" });
+  });
+
+  it("deploys an approved derived product: a job account of its domain with exactly the job's grants, kept by drift repair; the right windows on the product's topic; the job RUNNING in the catalog", async () => {
+    const { worker } = stack.running;
+    worker.observer.use(new DerivedJobs(worker.ctx, { gatewayUrl: flink.gatewayUrl, restUrl: flink.restUrl, bootstrap: stack.broker.bootstrap }));
+    await produceInput();
+    const expected = expectedWindows();
+    const created = await registerDerivedProduct(
+      stack.db,
+      stack.people.as.paymentsOwner,
+      {
+        domainId: stack.people.payments.id,
+        name: `Revenue Deployed ${randomBytes(2).toString("hex")}`,
+        description: "Order revenue per merchant per minute, deployed by the worker.",
+        classification: "INTERNAL",
+        freshnessSeconds: 120,
+        availabilityPct: 99.5,
+        partitions: 1,
+        contactEmail: "owner@payments.test",
+        derived: { statement: REVENUE_PER_MINUTE(orderEvents.topicName) },
+      },
+      settings,
+    );
+    await submitForReview(stack.db, stack.people.as.paymentsOwner, created.id);
+    await approveProduct(stack.db, stack.people.as.reviewer, created.id);
+
+    // The test worker observes on demand (its interval is an hour): each cycle runs the derived-jobs step.
+    const deployed = await waitFor(async () => {
+      await worker.observeNow();
+      const stepError = worker.observer.stepErrors.get("derived-jobs");
+      if (stepError) throw new Error(stepError);
+      const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId: created.id } });
+      if (row.jobError) throw new Error(row.jobError);
+      return row.jobId ? row : null;
+    }, 120_000, "the worker to deploy the job");
+    expect(deployed.jobId).toMatch(/^[0-9a-f]{32}$/);
+
+    // The job's own account: of the product's domain, its password sealed for the worker and never offered for pickup.
+    const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: deployed.serviceAccountId! }, omit: { secretHash: false, secretCiphertext: false } });
+    expect(account.domainId).toBe(stack.people.payments.id);
+    expect(account.isProducer).toBe(false);
+    expect(account.secretHash).not.toBeNull();
+    expect(account.secretCiphertext).toBeNull();
+    expect(deployed.jobSecretSealed).toMatch(/^v1:/);
+    const principal = `User:${account.name}`;
+    const prefix = `${account.name}.`;
+    const allow = (resourceType: AclBinding["resourceType"], patternType: AclBinding["patternType"], resourceName: string, operation: AclBinding["operation"]): AclBinding => ({ principal, resourceType, patternType, resourceName, operation, permission: "ALLOW", host: "*" });
+    const wanted = [
+      allow("TOPIC", "LITERAL", orderEvents.topicName, "READ"),
+      allow("TOPIC", "LITERAL", orderEvents.topicName, "DESCRIBE"),
+      allow("GROUP", "PREFIXED", prefix, "READ"),
+      allow("TOPIC", "LITERAL", created.topicName, "WRITE"),
+      allow("TOPIC", "LITERAL", created.topicName, "DESCRIBE"),
+      allow("CLUSTER", "LITERAL", "kafka-cluster", "IDEMPOTENT_WRITE"),
+      allow("TRANSACTIONAL_ID", "PREFIXED", prefix, "WRITE"),
+      allow("TRANSACTIONAL_ID", "PREFIXED", prefix, "DESCRIBE"),
+    ];
+    const held = async () => aclKeys(await stack.running.cluster.describeAcls([principal]));
+    expect(await held()).toEqual(aclKeys(wanted));
+    // Drift repair derives the same grants from the catalog: nothing to delete, per account or in the full run.
+    expect(await reconcilePrincipalAcls(worker.ctx, account.id)).toEqual([]);
+    const full = await fullReconcile(worker.ctx, "derived-test");
+    expect(full.changes.filter((c) => c.entityId === account.id)).toEqual([]);
+    expect(await held()).toEqual(aclKeys(wanted));
+
+    // The job, running as that account, writes the closed windows into the product's topic (read committed).
+    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const seen: Record<string, unknown>[] = [];
+    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: created.topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      await waitFor(() => seen.length >= expected.size, 120_000, `${expected.size} windows on ${created.topicName} (job ${deployed.jobId})`);
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
+
+    // GET /api/v1/products/{id}/job's data, as the observer recorded it in the catalog.
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const job = await waitFor(async () => {
+      await worker.observeNow();
+      const j = await productJob(stack.db, owner, created.id);
+      // Flink reports numRestarts once the job's metrics are registered: a cycle right after the start may not have it yet.
+      return j.state === "RUNNING" && j.restarts !== null ? j : null;
+    }, 60_000, "the observer to record the job RUNNING with its metrics");
+    expect(job).toMatchObject({ state: "RUNNING", jobId: deployed.jobId, error: null, restarts: 0 });
+    expect(Date.parse(job.startedAt!)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    // A product that is not derived has no job.
+    const notDerived = (await productJob(stack.db, owner, orderEvents.id).catch((e: unknown) => e)) as CatalogError;
+    expect(notDerived.status).toBe(404);
   });
 });

@@ -218,3 +218,16 @@ function objectSchema(columns: OutputColumn[]): JsonSchema {
 export function outputJsonSchema(columns: OutputColumn[], title?: string): JsonSchema {
   return { $schema: "https://json-schema.org/draft/2020-12/schema", ...(title ? { title } : {}), ...objectSchema(columns) };
 }
+
+/** The output columns back from a derived product's schema (outputJsonSchema's inverse): `x-flink-type`, NOT NULL when required. */
+export function columnsFromOutputSchema(definition: string): OutputColumn[] {
+  const schema = JSON.parse(definition) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const anyOf = property.anyOf as JsonSchema[] | undefined;
+    const typed = anyOf ? anyOf.find((s) => typeof s["x-flink-type"] === "string") : property;
+    const type = typed?.["x-flink-type"];
+    if (typeof type !== "string") throw new Error(`The derived schema's property ${name} carries no x-flink-type.`);
+    return { name, type: required.has(name) ? `${type} NOT NULL` : type };
+  });
+}

@@ -10,6 +10,7 @@
 import { consumerGroupPrefix, encryptSecret, generatePassword, hashPassword } from "@kappa/catalog";
 import { groupBy } from "../group-by.ts";
 import type { AclBinding, TopicDescription } from "../kafka/cluster.ts";
+import { derivedJobBindings, sealJobPassword } from "./derived-grants.ts";
 import {
   consumerBindings,
   diffAcls,
@@ -114,9 +115,11 @@ async function issueCredentialsMany(ctx: ReconcileContext, accountIds: string[])
       const issuedAt = new Date();
       const hashes = await hashAll(issue.map(({ password }) => password));
       for (const [i, { account, password, sealed }] of issue.entries()) {
+        // A derived product's job account: sealed for the worker, never offered for pickup (derived-grants.ts).
+        const job = await sealJobPassword(tx, ctx.secretsKey, account.id, password);
         await tx.serviceAccount.update({
           where: { id: account.id },
-          data: { secretHash: hashes[i], secretIssuedAt: issuedAt, secretCiphertext: encryptSecret(ctx.secretsKey, password, account.id), scramSealed: sealed },
+          data: { secretHash: hashes[i], secretIssuedAt: issuedAt, secretCiphertext: job ? null : encryptSecret(ctx.secretsKey, password, account.id), scramSealed: sealed },
         });
       }
       const audits = issue.map(({ account }) => {
@@ -170,16 +173,18 @@ export async function reconcilePrincipalsAcls(ctx: ReconcileContext, accountIds:
         if (problem) throw refusal(a, problem);
       }
       const producerDomains = accounts.filter((a) => a.isProducer).map((a) => a.domainId);
-      const [produced, subscribed] = await Promise.all([
+      const [produced, subscribed, jobs] = await Promise.all([
         tx.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true, ...DLQ_RULE_SELECT } }),
         tx.subscription.findMany({
           where: { serviceAccountId: { in: ids }, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
           select: { serviceAccountId: true, product: { select: { topicName: true } } },
         }),
+        // Derived products' job accounts (derived-grants.ts).
+        derivedJobBindings(tx, accounts),
       ]);
       const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => ({ topicName: p.topicName, dlq: p.qualityRules.length > 0 }));
       const topicsOfAccount = groupBy(subscribed, (s) => s.serviceAccountId, (s) => s.product.topicName);
-      const desired: AclBinding[] = [];
+      const desired: AclBinding[] = [...jobs.bindings];
       for (const a of accounts) {
         const principal = `User:${a.name}`;
         if (a.isProducer) {

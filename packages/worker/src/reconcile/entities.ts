@@ -14,6 +14,7 @@ import { activePolicy, consumerGroupPrefix, dlqTopicOf, encryptSecret, qualityLi
 import { jsonSafe } from "../json.ts";
 import type { AclBinding, KafkaCluster, TopicSpec } from "../kafka/cluster.ts";
 import type { Logger } from "../log.ts";
+import { derivedJobBindings, sealJobPassword } from "./derived-grants.ts";
 import {
   consumerBindings,
   diffAcls,
@@ -201,12 +202,14 @@ export async function ensureCredentials(ctx: ReconcileContext, serviceAccountId:
     // One salted credential for every environment: registered clusters get the same one (environment-credentials.ts).
     const { credential, sealed } = sealedScramCredential(ctx.secretsKey, account.id, password);
     await ctx.cluster.upsertScramCredential(account.name, CREDENTIAL_MECHANISM, credential);
+    // A derived product's job account: sealed for the worker, never offered for pickup (derived-grants.ts).
+    const job = await sealJobPassword(tx, ctx.secretsKey, account.id, password);
     await tx.serviceAccount.update({
       where: { id: account.id },
       data: {
         secretHash: await hashPassword(password),
         secretIssuedAt: new Date(),
-        secretCiphertext: encryptSecret(ctx.secretsKey, password, account.id),
+        secretCiphertext: job ? null : encryptSecret(ctx.secretsKey, password, account.id),
         scramSealed: sealed,
       },
     });
@@ -240,6 +243,8 @@ export async function desiredBindingsFor(tx: Db | Tx, account: { id: string; nam
   });
   const topics = [...new Set(subscriptions.map((s) => s.product.topicName))].sort();
   out.push(...consumerBindings(principal, consumerGroupPrefix(account.name), topics));
+  // A derived product's job account (derived-grants.ts).
+  out.push(...(await derivedJobBindings(tx, [account])).bindings);
   return out;
 }
 

@@ -17,6 +17,7 @@ import { groupBy } from "../group-by.ts";
 import { jsonSafe } from "../json.ts";
 import type { AclBinding, TopicDescription } from "../kafka/cluster.ts";
 import { errorMessage } from "../log.ts";
+import { derivedJobBindings } from "./derived-grants.ts";
 import {
   aclKey,
   consumerBindings,
@@ -256,7 +257,7 @@ async function* pages<T extends { id: string }>(size: number, fetch: (after: str
 /** What the catalog grants a page of accounts, and which of them hold any grant (and so need credentials). */
 async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; name: string; domainId: string; isProducer: boolean }[]) {
   const producerDomains = accounts.filter((a) => a.isProducer).map((a) => a.domainId);
-  const [produced, subscribed] = await Promise.all([
+  const [produced, subscribed, jobs] = await Promise.all([
     producerDomains.length > 0
       ? ctx.db.dataProduct.findMany({ where: { domainId: { in: producerDomains }, status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { domainId: true, topicName: true, ...DLQ_RULE_SELECT } })
       : [],
@@ -264,6 +265,8 @@ async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; 
       where: { serviceAccountId: { in: accounts.map((a) => a.id) }, environment: null, status: { in: [...GRANTED_SUBSCRIPTION_STATUSES] }, product: { status: { in: [...LIVE_PRODUCT_STATUSES] } } },
       select: { serviceAccountId: true, product: { select: { topicName: true } } },
     }),
+    // Derived products' job accounts (derived-grants.ts).
+    derivedJobBindings(ctx.db, accounts),
   ]);
   const topicsOfDomain = groupBy(produced, (p) => p.domainId, (p) => ({ topicName: p.topicName, dlq: p.qualityRules.length > 0 }));
   const topicsOfAccount = new Map<string, Set<string>>();
@@ -272,8 +275,8 @@ async function desiredBindingsOf(ctx: ReconcileContext, accounts: { id: string; 
     if (set) set.add(s.product.topicName);
     else topicsOfAccount.set(s.serviceAccountId, new Set([s.product.topicName]));
   }
-  const bindings: AclBinding[] = [];
-  const granted = new Set<string>();
+  const bindings: AclBinding[] = [...jobs.bindings];
+  const granted = new Set<string>(jobs.accounts);
   for (const a of accounts) {
     const principal = `User:${a.name}`;
     const { topics: produces, dlqs } = producedTopics(a.isProducer ? (topicsOfDomain.get(a.domainId) ?? []) : []);

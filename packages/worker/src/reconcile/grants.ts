@@ -13,6 +13,7 @@
  */
 import { consumerGroupPrefix, dlqTopicOf } from "@kappa/catalog";
 import type { AclBinding, AclResourcePattern } from "../kafka/cluster.ts";
+import { derivedJobBindings } from "./derived-grants.ts";
 import {
   CLUSTER_RESOURCE_NAME,
   CONSUMER_TOPIC_OPERATIONS,
@@ -141,6 +142,8 @@ async function grantsLocked(ctx: ReconcileContext, allScopes: GrantScopes, mode:
           (b.resourceType === "CLUSTER" && b.resourceName === CLUSTER_RESOURCE_NAME),
         );
       }
+      // Derived products' job accounts (derived-grants.ts), kept to the same scope as the rest.
+      desired.push(...(await derivedJobBindings(tx, accounts)).bindings.filter((b) => inScope.get(b.principal)?.(b) ?? false));
       const principals = accounts.map((a) => `User:${a.name}`);
       // Asked by resource, not by principal: a consumer account holds
       // bindings on hundreds of topics, and describing all of them for every

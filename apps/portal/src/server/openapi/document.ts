@@ -321,6 +321,14 @@ export const ROUTES: RouteDoc[] = [
   { method: "post", path: "/alerts/{id}/acknowledge", tag: "Subscriptions", summary: "Acknowledge a firing alert (the owners it is about: a lag alert's subscribing domain, a freshness alert's product domain); who and when are shown on it.", scope: "write:<domain>", response: anyObject("The alert.") },
   { method: "post", path: "/alerts/{id}/silence", tag: "Subscriptions", summary: "Silence a firing alert's rule for 1 h, 24 h, 7 days or until a date (at most 90 days): it does not notify meanwhile and notifies again when the silence ends if it still fires.", scope: "write:<domain>", body: silenceAlertInput, response: anyObject("alertId, until, silencedById.") },
   { method: "delete", path: "/alerts/{id}/silence", tag: "Subscriptions", summary: "End an alert's silence early.", scope: "write:<domain>", response: anyObject("alertId.") },
+  {
+    method: "get",
+    path: "/products/{id}/job",
+    tag: "Products",
+    summary:
+      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`. As visible as the product; 404 for a product that is not derived.",
+    response: anyObject("The job."),
+  },
   { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },
   // Records: message browser, latest-state view, governed replay, PII on subscriptions.
   { method: "get", path: "/products/{id}/messages", tag: "Records", summary: "A page of the product's records, decoded and masked on the server (owning domain and active subscribers).", query: browseMessagesInput, response: anyObject("Records with next/previous cursors, partitions, truncated, piiVisible, keyMasked, headersHidden and withheld (records left out: their values do not match the schema).") },

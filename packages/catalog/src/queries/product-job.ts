@@ -1,0 +1,51 @@
+import type { Actor } from "../actor.ts";
+import type { Db } from "../db.ts";
+import { NotFoundError } from "../errors.ts";
+import { hasGlobal } from "../permissions.ts";
+
+const UNPUBLISHED = ["DRAFT", "IN_REVIEW", "REJECTED"];
+
+export interface ProductJob {
+  /** Flink's job state as last observed (RUNNING, RESTARTING, FAILED, …); NOT_DEPLOYED before the worker started it. */
+  state: string;
+  jobId: string | null;
+  startedAt: string | null;
+  recordsInPerSecond: number | null;
+  recordsOutPerSecond: number | null;
+  watermarkLagMs: number | null;
+  lastCheckpointAt: string | null;
+  restarts: number | null;
+  error: string | null;
+  /** When the worker last read the job from Flink (null: never). */
+  observedAt: string | null;
+}
+
+const numberOrNull = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const stringOrNull = (v: unknown) => (typeof v === "string" ? v : null);
+
+/**
+ * `GET /api/v1/products/{id}/job`: a derived product's Flink job as the
+ * worker's observer last recorded it in the catalog (the portal never asks
+ * Flink). As visible as the product; 404 for a product that is not derived.
+ */
+export async function productJob(db: Db, actor: Actor, productId: string): Promise<ProductJob> {
+  const product = await db.dataProduct.findUnique({ where: { id: productId }, select: { id: true, domainId: true, status: true } });
+  if (!product) throw new NotFoundError("Data product", productId);
+  const inDomain = actor.memberships.some((m) => m.domainId === product.domainId);
+  if (UNPUBLISHED.includes(product.status) && !inDomain && !hasGlobal(actor, "product:review")) throw new NotFoundError("Data product", productId);
+  const derived = await db.derivedProduct.findUnique({ where: { productId } });
+  if (!derived) throw new NotFoundError("Derived product's job", productId);
+  const m = (derived.jobMetrics ?? {}) as Record<string, unknown>;
+  return {
+    state: derived.jobState ?? "NOT_DEPLOYED",
+    jobId: derived.jobId,
+    startedAt: derived.jobStartedAt?.toISOString() ?? null,
+    recordsInPerSecond: numberOrNull(m.recordsInPerSecond),
+    recordsOutPerSecond: numberOrNull(m.recordsOutPerSecond),
+    watermarkLagMs: numberOrNull(m.watermarkLagMs),
+    lastCheckpointAt: stringOrNull(m.lastCheckpointAt),
+    restarts: numberOrNull(m.restarts),
+    error: derived.jobError,
+    observedAt: derived.jobObservedAt?.toISOString() ?? null,
+  };
+}

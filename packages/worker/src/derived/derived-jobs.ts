@@ -1,0 +1,186 @@
+/*
+ * Derived products on Apache Flink (issue 34), the worker's part, as one step
+ * of each observation cycle:
+ *
+ * - deploy: an approved derived product whose topic is provisioned (ACTIVE)
+ *   and has no job yet gets a dedicated service account of its domain (its
+ *   grants: reconcile/derived-grants.ts), SCRAM credentials issued by the
+ *   worker and sealed for it, and its statement started through the Flink SQL
+ *   Gateway; the job id is stored on the DerivedProduct row. A job of the same
+ *   name already running (a worker that died before storing the id) is adopted,
+ *   not started twice.
+ * - observe: each deployed job is read from Flink's REST API into the catalog
+ *   (state, start, rates, watermark lag, last checkpoint, restarts, error),
+ *   which the portal serves as GET /api/v1/products/{id}/job.
+ */
+import {
+  ACCOUNT_NAME_PATTERN,
+  columnsFromOutputSchema,
+  derivedJobStatus,
+  resolveDerivedInputs,
+  startDerivedJob,
+  type DerivedJobStatus,
+  type Tx,
+} from "@kappa/catalog";
+import { jsonSafe } from "../json.ts";
+import { errorMessage } from "../log.ts";
+import type { ObservationCycle, ObservationStep } from "../observe/observer.ts";
+import { derivedJobGroupId, derivedJobTransactionalPrefix, unsealJobPassword } from "../reconcile/derived-grants.ts";
+import { auditAsWorker, ensureCredentials, reconcilePrincipalAcls, type ReconcileContext } from "../reconcile/entities.ts";
+
+export interface FlinkOptions {
+  /** FLINK_SQL_GATEWAY_URL: where statements are submitted. */
+  gatewayUrl: string;
+  /** FLINK_REST_URL: where jobs are observed (the JobManager's REST API). */
+  restUrl: string;
+  /** The Kafka bootstrap servers as the Flink cluster reaches them. */
+  bootstrap: string;
+}
+
+export const derivedJobName = (topicName: string) => `kappa-derived:${topicName}`;
+
+/** The job account's Kafka user name: `<domain-slug>-flink-<product id tail>`. */
+export function derivedJobAccountName(domainSlug: string, productId: string): string {
+  const name = `${domainSlug}-flink-${productId.slice(-10).toLowerCase()}`;
+  if (!ACCOUNT_NAME_PATTERN.test(name)) throw new Error(`no valid account name for the job of product ${productId} in domain ${domainSlug}`);
+  return name;
+}
+
+/**
+ * Flink's errors may quote a table's options, the job's JAAS login among them:
+ * what the catalog keeps (and product viewers read) never holds the password.
+ */
+export function redactLogins(text: string): string {
+  return text.replace(/password\s*=\s*"[^"]*"/gi, 'password="***"').replace(/password\s*=\s*'[^']*'/gi, "password='***'");
+}
+
+/**
+ * One deployment of a product at a time across workers: a transaction-scoped
+ * advisory lock (not the row's: ensureCredentials seals the password into
+ * that row from its own transaction), false when another worker holds it.
+ */
+async function deployLock(tx: Tx, productId: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${`derived-job:${productId}`})) AS locked`;
+  return row?.locked === true;
+}
+
+export class DerivedJobs implements ObservationStep {
+  readonly name = "derived-jobs";
+
+  constructor(
+    readonly ctx: ReconcileContext,
+    readonly flink: FlinkOptions,
+  ) {}
+
+  async run(cycle: ObservationCycle): Promise<void> {
+    const undeployed = await this.ctx.db.derivedProduct.findMany({ where: { jobId: null }, select: { productId: true } });
+    const ready = undeployed.length === 0 ? [] : await this.ctx.db.dataProduct.findMany({ where: { id: { in: undeployed.map((d) => d.productId) }, status: "ACTIVE" }, select: { id: true } });
+    for (const { id: productId } of ready) {
+      try {
+        await this.deploy(productId);
+      } catch (error) {
+        const message = redactLogins(errorMessage(error));
+        this.ctx.log.warn("derived product's job not deployed", { productId, error: message });
+        await this.ctx.db.derivedProduct.update({ where: { productId }, data: { jobError: `Not deployed: ${message}`.slice(0, 2_000) } });
+      }
+    }
+    const running = await this.ctx.db.derivedProduct.findMany({ where: { jobId: { not: null } }, select: { productId: true, jobId: true } });
+    for (const { productId, jobId } of running) {
+      let status: DerivedJobStatus;
+      try {
+        status = await derivedJobStatus(this.flink.restUrl, jobId!, cycle.now);
+      } catch (error) {
+        await this.ctx.db.derivedProduct.update({ where: { productId }, data: { jobState: "UNKNOWN", jobError: redactLogins(errorMessage(error)).slice(0, 2_000), jobObservedAt: new Date(cycle.now) } });
+        continue;
+      }
+      await this.ctx.db.derivedProduct.update({
+        where: { productId },
+        data: {
+          jobState: status.state,
+          jobStartedAt: status.startedAt ? new Date(status.startedAt) : null,
+          jobError: status.error === null ? null : redactLogins(status.error),
+          jobMetrics: jsonSafe(status),
+          jobObservedAt: new Date(cycle.now),
+        },
+      });
+    }
+  }
+
+  /** One product's job, under deployLock (another worker deploying it now is left to finish). */
+  private async deploy(productId: string): Promise<void> {
+    const { db, secretsKey } = this.ctx;
+    await db.$transaction(
+      async (tx) => {
+        if (!(await deployLock(tx, productId))) return;
+        const derived = await tx.derivedProduct.findUniqueOrThrow({ where: { productId } });
+        if (derived.serviceAccountId) return;
+        const product = await tx.dataProduct.findUniqueOrThrow({ where: { id: productId }, select: { id: true, domainId: true, topicName: true, domain: { select: { slug: true } } } });
+        {
+          const name = derivedJobAccountName(product.domain.slug, product.id);
+          const taken = await tx.serviceAccount.findUnique({ where: { name }, select: { id: true } });
+          if (taken) throw new Error(`the account name ${name} for the job is taken by another account`);
+          const account = await tx.serviceAccount.create({ data: { domainId: product.domainId, name, description: `Flink job of the derived product ${product.topicName}` } });
+          await tx.derivedProduct.update({ where: { productId }, data: { serviceAccountId: account.id } });
+          await auditAsWorker(tx, "serviceAccount.created", "ServiceAccount", account.id, { name, reason: `job of the derived product ${product.topicName}` });
+        }
+      },
+      { timeout: 30_000, maxWait: 15_000 },
+    );
+    const derived = await db.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { serviceAccountId: true, jobId: true } });
+    if (derived.jobId || !derived.serviceAccountId) return;
+    const accountId = derived.serviceAccountId;
+    await db.$transaction(
+      async (tx) => {
+        // The account row is committed (the first transaction): ensureCredentials and the ACLs lock it in their own transactions.
+        if (!(await deployLock(tx, productId))) return;
+        if ((await tx.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { jobId: true } })).jobId) return;
+        // Credentials first (issued and sealed for the job: ensureCredentials), then the grants, then the job.
+        await ensureCredentials(this.ctx, accountId);
+        let sealed = (await db.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { jobSecretSealed: true } })).jobSecretSealed;
+        if (!sealed) {
+          // Credentials issued before the account was a job's (never sealed): issue new ones, sealed this time.
+          await ensureCredentials(this.ctx, accountId, { rotateIssuedBefore: new Date(Date.now() + 1) });
+          sealed = (await db.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { jobSecretSealed: true } })).jobSecretSealed;
+        }
+        if (!sealed) throw new Error("the job account's credentials could not be sealed");
+        await reconcilePrincipalAcls(this.ctx, accountId);
+        const account = await db.serviceAccount.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
+        const row = await tx.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { statement: true } });
+        const product = await tx.dataProduct.findUniqueOrThrow({
+          where: { id: productId },
+          select: { domainId: true, topicName: true, schemaVersions: { where: { status: "APPROVED" }, orderBy: { version: "desc" }, take: 1, select: { definition: true } } },
+        });
+        const schema = product.schemaVersions[0];
+        if (!schema) throw new Error(`${product.topicName} has no approved schema`);
+        // The domain must still hold a subscription to each input (403 otherwise, recorded as the job's error).
+        const inputs = await resolveDerivedInputs(db, product.domainId, row.statement);
+        const jobName = derivedJobName(product.topicName);
+        const jobId =
+          (await this.runningJobNamed(jobName)) ??
+          (await startDerivedJob({
+            gatewayUrl: this.flink.gatewayUrl,
+            connection: { bootstrap: this.flink.bootstrap, sasl: { username: account.name, password: unsealJobPassword(secretsKey, accountId, sealed) } },
+            statement: row.statement,
+            inputs: inputs.map((i) => ({ topicName: i.topicName, format: i.format, definition: i.definition })),
+            outputTopic: product.topicName,
+            outputColumns: columnsFromOutputSchema(schema.definition),
+            groupId: derivedJobGroupId(account.name),
+            transactionalIdPrefix: derivedJobTransactionalPrefix(account.name),
+            jobName,
+          }));
+        await tx.derivedProduct.update({ where: { productId }, data: { jobId, jobState: "CREATED", jobError: null } });
+        await auditAsWorker(tx, "derivedProduct.jobStarted", "DataProduct", productId, { jobId, principal: `User:${account.name}`, inputs: inputs.map((i) => i.topicName) });
+        this.ctx.log.info("derived product's job started", { productId, jobId });
+      },
+      { timeout: 300_000, maxWait: 15_000 },
+    );
+  }
+
+  /** A job of this name Flink still runs (or is starting, or restarting): its id. */
+  private async runningJobNamed(name: string): Promise<string | null> {
+    const response = await fetch(`${this.flink.restUrl.replace(/\/+$/, "")}/jobs/overview`, { signal: AbortSignal.timeout(15_000) });
+    if (!response.ok) throw new Error(`Flink's REST API answered /jobs/overview with ${response.status}`);
+    const { jobs } = (await response.json()) as { jobs: { jid: string; name: string; state: string }[] };
+    return jobs.find((j) => j.name === name && ["INITIALIZING", "CREATED", "RUNNING", "RESTARTING"].includes(j.state))?.jid ?? null;
+  }
+}
