@@ -198,12 +198,15 @@ test("throughput bars and lag lines stay inside their plot area, at desktop and 
     for (const viewport of [{ width: 1280, height: 800 }, { width: 375, height: 740 }]) {
       await page.setViewportSize(viewport);
       await page.goto(`/products/${productId}#live`);
+      // A chart is drawn once it comes near the viewport: bring its card there first.
+      await page.getByTestId("throughput-now").scrollIntoViewIfNeeded();
       const throughput = page.getByTestId("throughput-chart");
       await throughput.scrollIntoViewIfNeeded();
       await expect(throughput.locator(".recharts-bar-rectangle")).toHaveCount(10);
       const bars = await chartGeometry(page, "throughput-chart", ".recharts-bar-rectangle path");
       expectInside(`throughput bar at ${viewport.width} px`, bars.shapes, bars.plot, bars.yLabels, bars.chart, bars.viewport);
 
+      await page.getByTestId("consumer-groups").scrollIntoViewIfNeeded();
       const lag = page.getByTestId("lag-chart");
       await lag.scrollIntoViewIfNeeded();
       await expect(lag.locator(".recharts-line-curve")).toHaveCount(1);
