@@ -37,7 +37,7 @@ export function LivePanels({ productId, live }: { productId: string; live: boole
   const every = live ? `Live · every ${POLL_MS / 1000} s` : "Paused while off screen";
   // Each card gets only its slice of the answer (kept the same object by structural sharing while it does not change), so a poll redraws only what moved.
   return (
-    <>
+    <div className="space-y-6">
       <Card title="Tiered storage and replay" actions={<span className="text-xs text-slate-500">{every}</span>}>
         <TieredStoragePanel tieredStorage={data.tieredStorage} topic={data.topic} replay={data.replay} />
       </Card>
@@ -50,7 +50,7 @@ export function LivePanels({ productId, live }: { productId: string; live: boole
       <Card title={data.seesAllLag ? "Subscribers' lag" : "Your lag"}>
         <ConsumerLagList consumers={data.consumers} samples={data.lagSamples} showSubscriber={data.seesAllLag} empty={data.seesAllLag ? SUBSCRIBERS_NO_LAG : OWN_NO_LAG} />
       </Card>
-    </>
+    </div>
   );
 }
 

@@ -24,7 +24,7 @@ const DRIFT_PLACEHOLDER = <PanelPlaceholder title="Drift" height="h-16" />;
 
 export function OperationsPanels({ product, isOwner, seesDrift }: { product: ProductDetail; isOwner: boolean; seesDrift: boolean }) {
   return (
-    <>
+    <div className="space-y-6">
       {(product.status === "DEPRECATED" || product.status === "RETIRED") && <RetirementCard productId={product.id} status={product.status} />}
       {/* Nothing until it knows there is a second environment: a single-cluster platform shows no card at all. */}
       <EnvironmentsPanel productId={product.id} />
@@ -32,7 +32,7 @@ export function OperationsPanels({ product, isOwner, seesDrift }: { product: Pro
       <InputsPanel product={product} isOwner={isOwner} />
       {seesDrift && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} placeholder={DRIFT_PLACEHOLDER} />}
       {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} domainName={product.domain.name} />}
-    </>
+    </div>
   );
 }
 
