@@ -20,6 +20,7 @@ import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { demoIds, demoPortal, signIn } from "../scripts/demo-portal";
+import { firstLoadJs, kib, printFirstLoadJs } from "./bundle";
 
 const TARGET = 95;
 /** How often a page whose trace recording failed (NO_NAVSTART) is measured again. */
@@ -30,6 +31,8 @@ const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
 interface Page {
   name: string;
   path: string;
+  /** The app route it is (route-bundle-stats.json's name), for its first-load JS. */
+  route: string;
   /** Sign in first (as the payments owner, who subscribes to Order Events). */
   signedIn: boolean;
 }
@@ -53,12 +56,18 @@ async function main() {
     const cookie = (await signIn(base, "owner@payments.example", "kappa-demo")).header;
     const { productId, subscriptionId } = await demoIds(base, cookie);
     const pages: Page[] = [
-      { name: "sign-in", path: "/signin", signedIn: false },
-      { name: "catalog", path: "/", signedIn: true },
-      { name: "product", path: `/products/${productId}`, signedIn: true },
-      { name: "subscription", path: `/subscriptions/${subscriptionId}`, signedIn: true },
+      { name: "sign-in", path: "/signin", route: "/signin", signedIn: false },
+      { name: "catalog", path: "/", route: "/", signedIn: true },
+      { name: "product", path: `/products/${productId}`, route: "/products/[id]", signedIn: true },
+      { name: "subscription", path: `/subscriptions/${subscriptionId}`, route: "/subscriptions/[id]", signedIn: true },
     ];
-    const rows: { page: string; scores: Record<string, number>; failing: string[] }[] = [];
+    // The build `npm start` made (or the last one in this folder, with LIGHTHOUSE_URL).
+    const bundles = firstLoadJs();
+    const js = (route: string) => {
+      const r = bundles?.find((b) => b.route === route);
+      return r ? `${kib(r.gzipBytes)} (${kib(r.bytes)} raw)` : "?";
+    };
+    const rows: { page: string; route: string; scores: Record<string, number>; failing: string[] }[] = [];
     const only = process.env.LIGHTHOUSE_PAGES?.split(",");
     const reportDir = process.env.LIGHTHOUSE_REPORT_DIR;
     console.log(`lighthouse against ${base}, load average ${load()}`);
@@ -83,10 +92,10 @@ async function main() {
       const failing = Object.values(lhr.audits)
         .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "notApplicable" && a.scoreDisplayMode !== "manual")
         .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ""}`);
-      rows.push({ page: page.name, scores, failing });
+      rows.push({ page: page.name, route: page.route, scores, failing });
       const metric = (id: string) => lhr.audits[id]?.displayValue ?? "?";
       console.log(
-        `lighthouse: ${page.name.padEnd(12)} ${CATEGORIES.map((c) => `${c} ${scores[c]}`).join(", ")} · LCP ${metric("largest-contentful-paint")}, TBT ${metric("total-blocking-time")}, CLS ${metric("cumulative-layout-shift")} · load average ${load()}`,
+        `lighthouse: ${page.name.padEnd(12)} ${CATEGORIES.map((c) => `${c} ${scores[c]}`).join(", ")} · LCP ${metric("largest-contentful-paint")}, TBT ${metric("total-blocking-time")}, CLS ${metric("cumulative-layout-shift")}, main-thread work ${metric("mainthread-work-breakdown")} · first-load JS ${js(page.route)} · load average ${load()}`,
       );
       if (reportDir) {
         mkdirSync(reportDir, { recursive: true });
@@ -97,11 +106,12 @@ async function main() {
       const shifts = layoutShifts(result.artifacts.Trace);
       if (shifts.length > 0) console.log(`lighthouse: ${page.name} layout shifts: ${shifts.join("; ")}`);
     }
-    console.log("\n| page | performance | accessibility | best practices |\n|---|---|---|---|");
-    for (const r of rows) console.log(`| ${r.page} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} |`);
+    console.log("\n| page | performance | accessibility | best practices | first-load JS (gzip) |\n|---|---|---|---|---|");
+    for (const r of rows) console.log(`| ${r.page} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${js(r.route)} |`);
     const below = rows.filter((r) => CATEGORIES.some((c) => (r.scores[c] ?? 0) < TARGET));
     for (const r of below) console.log(`\nbelow ${TARGET} on ${r.page}: ${r.failing.join(", ") || "(no single failing audit)"}`);
     console.log(below.length === 0 ? `\nevery score ≥ ${TARGET}` : `\n${below.length} page(s) below the target of ${TARGET}`);
+    printFirstLoadJs(bundles);
   } finally {
     chrome.kill();
     await portal.stop();

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createPasswordUser } from "./db";
-import { storageFor } from "./roles";
+import { openUserMenu, storageFor } from "./roles";
 
 /* The catalog page: ranked search, typos answered with "did you mean", and a lean bundle. */
 test.use({ storageState: storageFor("paymentsOwner") });
@@ -72,8 +72,9 @@ async function holdIdle(page: Page): Promise<void> {
   });
 }
 
-/** The page has hydrated: the theme menu (a client component beside the bell) reacts. */
+/** The page has hydrated: the user menu (a client component beside the bell) opens and its theme choice reacts. */
 async function hydrated(page: Page): Promise<void> {
+  await openUserMenu(page);
   await page.getByTestId("theme-select").selectOption("dark");
   await expect(page.locator("html")).toHaveClass(/dark/);
 }
@@ -125,6 +126,7 @@ test("sign out (next-auth's client loads on the click) leads to the sign-in page
   await expect(page.getByTestId("current-user")).toContainText(email);
   await page.goto("/");
   await expect(page.getByRole("heading", { name: /^\d[\d,]*\+? products?$/ })).toBeVisible();
+  await openUserMenu(page);
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForURL(/\/signin/);
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();

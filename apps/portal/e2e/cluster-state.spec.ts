@@ -68,7 +68,8 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
   test("the tiered-storage panel says 'not observed yet', then 'unknown' for what the cluster cannot tell, then the split", async ({ browser }) => {
     const { productId, topic } = await seeded("Order Events");
     const owner = await as(browser, "ordersOwner");
-    await owner.goto(`/products/${productId}`);
+    // The Live section polls only while it is on screen: open the page there.
+    await owner.goto(`/products/${productId}#live`);
     const panel = owner.getByTestId("tiered-storage");
     await expect(panel.getByTestId("tiered-enabled")).toHaveText("on");
     await expect(panel).toContainText("2 minutes");
@@ -146,7 +147,7 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
     });
     try {
       const owner = await as(browser, "ordersOwner");
-      await owner.goto(`/products/${productId}`);
+      await owner.goto(`/products/${productId}#live`);
       const group = owner.getByTestId("consumer-groups").getByRole("listitem").filter({ hasText: groupId });
       await expect(owner.getByRole("heading", { name: "Subscribers' lag" })).toBeVisible();
       await expect(group).toContainText("Payments · User:payments-reconciliation");

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Browser, Page } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
 
 /** Demo accounts seeded by prisma/seed.ts (password "kappa-demo"). */
 export const ROLES = {
@@ -22,4 +22,17 @@ export function storageFor(role: Role): string {
 export async function as(browser: Browser, role: Role): Promise<Page> {
   const context = await browser.newContext({ storageState: storageFor(role) });
   return context.newPage();
+}
+
+/**
+ * Opens the user menu at the end of the navigation bar (name, role, theme,
+ * Sign out). Clicks again until it reports itself open: a click before the
+ * page has hydrated does nothing.
+ */
+export async function openUserMenu(page: Page): Promise<void> {
+  const button = page.getByRole("button", { name: /^Account menu/ });
+  await expect(async () => {
+    if ((await button.getAttribute("aria-expanded")) !== "true") await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true", { timeout: 1_000 });
+  }).toPass();
 }

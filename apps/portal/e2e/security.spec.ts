@@ -2,7 +2,7 @@ import { randomBytes, scryptSync } from "node:crypto";
 import http from "node:http";
 import { expect, test, type Page } from "@playwright/test";
 import { createPasswordUser, withDb } from "./db";
-import { storageFor } from "./roles";
+import { openUserMenu, storageFor } from "./roles";
 
 /*
  * Issue 8, the portal findings, as an attacker would try them against the
@@ -195,6 +195,7 @@ test.describe("sessions end at sign-out (issue 30, finding 13)", () => {
     expect(before.status()).toBe(200);
     expect(JSON.stringify(await before.json())).toContain(email);
 
+    await openUserMenu(page);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(/\/signin/);
     const after = await thief.request.get("/api/v1/me");

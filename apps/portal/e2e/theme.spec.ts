@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { storageFor } from "./roles";
+import { openUserMenu, storageFor } from "./roles";
 
-/* Dark mode: follows the system setting, and a choice in the nav overrides it and sticks. */
+/* Dark mode: follows the system setting, and a choice in the user menu overrides it and sticks. */
 test.use({ storageState: storageFor("reviewer") });
 
 const background = (page: import("@playwright/test").Page) => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
@@ -30,6 +30,7 @@ test("the theme follows the system, and a choice in the nav overrides it across 
   await expect.poll(() => isDark(page)).toBe(true);
 
   // An explicit "Light" wins over the dark system setting, and survives a reload.
+  await openUserMenu(page);
   await page.getByTestId("theme-select").selectOption("light");
   await expect.poll(() => background(page)).toBe(light);
   await page.reload();
@@ -37,6 +38,7 @@ test("the theme follows the system, and a choice in the nav overrides it across 
   expect(await isDark(page)).toBe(false);
 
   await page.emulateMedia({ colorScheme: "light" });
+  await openUserMenu(page);
   await page.getByTestId("theme-select").selectOption("dark");
   await expect.poll(() => isDark(page)).toBe(true);
   await page.reload();
@@ -44,6 +46,7 @@ test("the theme follows the system, and a choice in the nav overrides it across 
   expect(await isDark(page)).toBe(true);
 
   // Back to the system setting: the cookie is gone.
+  await openUserMenu(page);
   await page.getByTestId("theme-select").selectOption("system");
   await expect.poll(() => isDark(page)).toBe(false);
   expect((await page.context().cookies()).some((c) => c.name === "kappa-theme")).toBe(false);

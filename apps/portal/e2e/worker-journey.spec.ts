@@ -87,6 +87,8 @@ test.describe.serial("journey with the real worker and broker", () => {
     await expect(owner.getByText("All steps done")).toBeVisible({ timeout: 60_000 });
     await expect(owner.getByTestId("provisioning-progress")).toHaveAttribute("aria-valuetext", "3 of 3 steps done");
     await expect(owner.getByTestId("product-status")).toHaveText("ACTIVE", { timeout: 30_000 });
+    // The Live section polls only while it is on screen.
+    await owner.getByTestId("tiered-storage").scrollIntoViewIfNeeded();
     await expect(owner.getByTestId("tiered-storage").getByTestId("local-bytes")).not.toHaveText("not observed yet", { timeout: 30_000 });
   });
 
@@ -169,7 +171,7 @@ test.describe.serial("journey with the real worker and broker", () => {
     await producer.disconnect();
 
     // The one-minute local window: closed segments go to object storage and leave local disk.
-    await ordersOwner.goto(`/products/${productId}`);
+    await ordersOwner.goto(`/products/${productId}#live`);
     await expect(ordersOwner.getByTestId("replay-remote")).toHaveText(/^[1-9][\d,]* records$/, { timeout: 180_000 });
     await expect(ordersOwner.getByTestId("remote-bytes")).not.toHaveText(/^(0 B|unknown)$/);
     await expect(ordersOwner.getByTestId("storage-bar")).toBeVisible();

@@ -15,8 +15,11 @@ export async function authenticateLocalUser(db: Db, email: string, password: str
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
+  // "Last sign-in" (members and users pages) counts password sign-ins as well as SSO ones.
+  const lastSignInAt = new Date();
+  await db.user.update({ where: { id: user.id }, data: { lastSignInAt } });
   const { passwordHash: _hash, ...safe } = user;
-  return safe;
+  return { ...safe, lastSignInAt };
 }
 
 /** Finds or creates the user an OIDC provider vouched for (no local password). */

@@ -58,6 +58,18 @@ describe("sign-in throttling", () => {
     // Over fifty password checks (scrypt) on a shared machine: a condition to reach, not a speed target.
   }, 120_000);
 
+  it("a password sign-in records the user's last sign-in; a wrong password does not (issue 31, point 9)", async () => {
+    const email = "last-sign-in@orders.test";
+    await db.user.create({ data: { email, name: "Last", passwordHash: await hashPassword(PASSWORD) } });
+    const t0 = new Date("2026-12-04T10:00:00Z");
+    expect(await attempt("wrong", "10.9.0.1", t0, email)).toBe("wrong");
+    expect((await db.user.findUniqueOrThrow({ where: { email } })).lastSignInAt).toBeNull();
+    const before = Date.now();
+    expect(await attempt(PASSWORD, "10.9.0.1", at(t0, 1_000), email)).toBe("ok");
+    const recorded = (await db.user.findUniqueOrThrow({ where: { email } })).lastSignInAt;
+    expect(recorded?.getTime()).toBeGreaterThanOrEqual(before);
+  });
+
   it("the delay doubles and is capped", () => {
     expect([4, 5, 6, 7].map((n) => blockDelayMs(n, SIGN_IN_THROTTLE.account))).toEqual([0, 15_000, 30_000, 60_000]);
     expect(blockDelayMs(100, SIGN_IN_THROTTLE.account)).toBe(SIGN_IN_THROTTLE.maxBlockMs);

@@ -22,8 +22,24 @@ const TOOLTIP = {
   cursor: { fill: "var(--chart-cursor)", stroke: "var(--chart-grid)" },
 };
 
-function timeAxis() {
-  return <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={formatClock} tick={AXIS} minTickGap={40} />;
+/** One sample per minute: a bar is centred on its minute and is at most a minute wide. */
+const BUCKET_MS = 60_000;
+
+/**
+ * The time axis. `padded` widens the domain by half a minute on each side:
+ * a bar is drawn centred on its time, so without it the first and last bars
+ * would stick out over the y-axis labels and past the right edge.
+ */
+function timeAxis(padded = false) {
+  const domain: [number | string | ((v: number) => number), number | string | ((v: number) => number)] = padded
+    ? [(min: number) => min - BUCKET_MS / 2, (max: number) => max + BUCKET_MS / 2]
+    : ["dataMin", "dataMax"];
+  return <XAxis dataKey="t" type="number" scale="time" domain={domain} tickFormatter={formatClock} tick={AXIS} minTickGap={40} allowDataOverflow={false} />;
+}
+
+/** The unit of the y axis, above it (a rotated label inside the axis ran into the tick values). */
+function Unit({ children }: { children: string }) {
+  return <p className="pl-1 text-[11px] leading-4 text-slate-500" aria-hidden="true">{children}</p>;
 }
 
 function tooltipLabel(label: unknown): string {
@@ -38,18 +54,19 @@ function tooltipLabel(label: unknown): string {
  */
 export function ThroughputChart({ points, label }: { points: { t: number; rate: number | null }[]; label: string }) {
   return (
-    <div role="img" aria-label={label} className="h-40 w-full" data-testid="throughput-chart">
+    <div role="img" aria-label={label} className="flex h-40 w-full flex-col" data-testid="throughput-chart">
+      <Unit>msg/s</Unit>
+      <div className="min-h-0 flex-1">
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: 8 }} barCategoryGap={1}>
+        <BarChart data={points} margin={{ top: 4, right: 12, bottom: 0, left: 0 }} barCategoryGap={1}>
           <CartesianGrid stroke={GRID} vertical={false} />
-          {timeAxis()}
-          <YAxis tick={AXIS} width={56} allowDecimals tickFormatter={(v: number) => formatCount(v)}>
-            <Label value="msg/s" angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "var(--chart-axis)" }} />
-          </YAxis>
+          {timeAxis(true)}
+          <YAxis tick={AXIS} width={56} allowDecimals tickFormatter={(v: number) => formatCount(v)} />
           <Tooltip {...TOOLTIP} labelFormatter={(l) => `minute from ${tooltipLabel(l)}`} formatter={(v) => [formatRate(typeof v === "number" ? v : null), "average over the minute"]} />
           <Bar dataKey="rate" fill="var(--chart-bar)" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
+      </div>
     </div>
   );
 }
@@ -58,7 +75,7 @@ export function LagChart({ series, label, names }: { series: LagSeries; label: s
   return (
     <div role="img" aria-label={label} className="h-48 w-full" data-testid="lag-chart">
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={series.points} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+        <LineChart data={series.points} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={GRID} vertical={false} />
           {timeAxis()}
           <YAxis tick={AXIS} width={56} allowDecimals={false} tickFormatter={(v: number) => formatCount(v)} />
@@ -80,14 +97,14 @@ export function LagChart({ series, label, names }: { series: LagSeries; label: s
  */
 export function ObjectiveChart({ series, objective, unit, label, testId }: { series: LagSeries; objective: number | null; unit: string; label: string; testId?: string }) {
   return (
-    <div role="img" aria-label={label} className="h-48 w-full" data-testid={testId ?? "objective-chart"}>
+    <div role="img" aria-label={label} className="flex h-48 w-full flex-col" data-testid={testId ?? "objective-chart"}>
+      <Unit>{unit}</Unit>
+      <div className="min-h-0 flex-1">
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={series.points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <LineChart data={series.points} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={GRID} vertical={false} />
           {timeAxis()}
-          <YAxis tick={AXIS} width={56} allowDecimals={false} tickFormatter={(v: number) => formatCount(v)} domain={[0, (max: number) => Math.max(max, objective ?? 0)]}>
-            <Label value={unit} angle={-90} position="insideLeft" style={{ fontSize: 11, fill: "var(--chart-axis)" }} />
-          </YAxis>
+          <YAxis tick={AXIS} width={56} allowDecimals={false} tickFormatter={(v: number) => formatCount(v)} domain={[0, (max: number) => Math.max(max, objective ?? 0)]} />
           <Tooltip {...TOOLTIP} labelFormatter={tooltipLabel} formatter={(v, name) => [`${formatCount(typeof v === "number" ? v : null)} ${unit}`, String(name)]} />
           {series.groups.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
           {objective !== null && <ReferenceLine y={objective} stroke="var(--chart-objective)" strokeDasharray="4 3" label={{ value: `objective ${formatCount(objective)} ${unit}`, position: "insideTopRight", fontSize: 11, fill: "var(--chart-objective-label)" }} />}
@@ -96,6 +113,7 @@ export function ObjectiveChart({ series, objective, unit, label, testId }: { ser
           ))}
         </LineChart>
       </ResponsiveContainer>
+      </div>
     </div>
   );
 }

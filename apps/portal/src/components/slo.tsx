@@ -248,11 +248,12 @@ export function SubscriptionObjectives({ subscriptionId }: { subscriptionId: str
 const FRESHNESS_LABELS: Record<string, string> = { MET: "met", AT_RISK: "at risk", BREACHED: "breached", NO_DATA: "no records yet", UNKNOWN: "not measured yet" };
 
 /** The product page's "Freshness and alerts" card. */
-export function ProductFreshness({ productId }: { productId: string }) {
+/** `live`: poll while true (the product page passes whether its Live section is on screen). */
+export function ProductFreshness({ productId, live = true }: { productId: string; live?: boolean }) {
   const q = useQuery({
     queryKey: queryKeys.products.slo(productId),
     queryFn: ({ signal }) => api<ProductSlo>(`/api/v1/products/${productId}/slo`, { signal }),
-    refetchInterval: POLL_MS,
+    refetchInterval: live ? POLL_MS : false,
   });
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorAlert message={q.error.message} />;

@@ -72,3 +72,21 @@ export function PanelPlaceholder({ title, height }: { title: ReactNode; height: 
     </Card>
   );
 }
+
+/**
+ * Whether the element is on screen now (not latched, unlike useNear): for
+ * work that should run only while someone can see it, such as a live panel's
+ * polling.
+ */
+export function useInView<T extends HTMLElement>(margin = "0px"): { ref: RefObject<T | null>; inView: boolean } {
+  const ref = useRef<T>(null);
+  const [inView, setInView] = useState(false);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const observer = new IntersectionObserver((entries) => setInView(entries.some((e) => e.isIntersecting)), { rootMargin: margin });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [margin]);
+  return { ref, inView };
+}

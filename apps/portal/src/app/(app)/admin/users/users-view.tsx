@@ -7,6 +7,7 @@ import { Age } from "@/components/relative-time";
 import { Badge, Button, Card, ErrorAlert, inputClass, Loading } from "@/components/ui";
 import { api, toQueryString } from "@/lib/api-client";
 import type { AdminUser, UserPage } from "@/lib/api-types";
+import { formatDateTime } from "@/lib/format";
 import { useAdminMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 import { useDebounced } from "@/lib/use-debounced";
@@ -114,7 +115,7 @@ function UserRow({ user }: { user: AdminUser }) {
       </td>
       <td className="py-2 pr-4 text-xs text-slate-600">
         {user.localPassword ? "local password" : "single sign-on only"}
-        {user.lastSignInAt && <div>SSO <Age iso={user.lastSignInAt} /> ago</div>}
+        {user.lastSignInAt && <div>last sign-in {formatDateTime(user.lastSignInAt)} (<Age iso={user.lastSignInAt} /> ago)</div>}
       </td>
     </tr>
   );

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { getProduct, toJson } from "@kappa/catalog";
+import { exampleValueSource } from "@kappa/catalog/schema-example";
 import { env } from "@/env";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
@@ -12,5 +13,10 @@ export default async function ProductPage({ params }: { params: Promise<{ id: st
   const { id } = await params;
   const actor = await requireActor(`/products/${id}`);
   const product = await loadOrNotFound(getProduct(db(), actor, id));
-  return <ProductView initial={toJson(product)} registryUrl={`${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`} />;
+  // The producer snippets' Schema Registry settings, with an example value made here on the server (the browser need not load the schema code).
+  const schema = product.schemaVersions.find((v) => v.status === "APPROVED") ?? product.schemaVersions[0];
+  const registry = schema
+    ? { url: `${env().NEXTAUTH_URL.replace(/\/$/, "")}/api/schema-registry`, subject: `${product.topicName}-value`, format: schema.format, example: exampleValueSource(schema.format, schema.definition) }
+    : undefined;
+  return <ProductView initial={toJson(product)} registry={registry} />;
 }

@@ -1,32 +1,26 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { memo } from "react";
-import { exampleValueSource } from "@kappa/catalog/schema-example";
+import dynamic from "next/dynamic";
+import type { ReactNode, Ref } from "react";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { ContractCard } from "@/components/contract-card";
-import { Credentials } from "@/components/credentials";
-import { EnvironmentsPanel } from "@/components/environments-panel";
 import { Link } from "@/components/link";
-import { ConsumerLagList, ProvisioningSteps, ThroughputPanel, TieredStoragePanel } from "@/components/observations";
-import { PartitionsPanel } from "@/components/partitions-panel";
 import { ProductCostCard } from "@/components/product-cost-card";
-import { ClaimAclsPanel, DriftPanel, InputsPanel } from "@/components/product-operations";
+import { ClaimAclsPanel } from "@/components/product-operations";
+import { ProvisioningSteps } from "@/components/provisioning-steps";
 import { QuotaCard } from "@/components/quota-card";
 import { ReasonAction } from "@/components/reason-form";
-import { RetirementCard } from "@/components/retirement-card";
-import { ProductFreshness } from "@/components/slo";
-import { SnippetTabs } from "@/components/snippets";
-import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Field, inputClass, Notice } from "@/components/ui";
-import { PanelPlaceholder, usePageIdle, WhenNear } from "@/components/when-near";
+import { SectionNav, type PageSection } from "@/components/section-nav";
+import { Badge, Button, ButtonLink, Card, DefinitionList, ErrorAlert, Notice } from "@/components/ui";
+import { PanelPlaceholder, useInView, usePageIdle, WhenNear } from "@/components/when-near";
 import { api, toQueryString } from "@/lib/api-client";
-import type { AuditPage, ProductDetail, ProductObservations } from "@/lib/api-types";
-import { javaProducerSnippet, kcatProduceCommand, platformaticProducerSnippet, pythonProducerSnippet, type ProducerRegistrySettings } from "@/lib/connection-snippets";
-import { formText } from "@/lib/form-text";
+import type { AuditPage, ProductDetail } from "@/lib/api-types";
+import type { ProducerRegistrySettings } from "@/lib/connection-snippets";
 import { formatDateTime, formatDurationMs, formatSeconds, humanize } from "@/lib/format";
 import { useProductAction, useRetryTask, useSubscriptionAction } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
-import { deprecateHint, revokeHint } from "@/lib/reason-audience";
+import { revokeHint } from "@/lib/reason-audience";
 
 const SUBSCRIBABLE = ["APPROVED", "PROVISIONING", "ACTIVE"];
 const EDITABLE = ["DRAFT", "REJECTED", "APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"];
@@ -46,16 +40,52 @@ function pretty(definition: string): string {
 const WAITING_STATUSES: readonly string[] = ["IN_REVIEW", "APPROVED", "PROVISIONING"];
 
 /*
- * Below the fold, each panel with queries of its own (environments, drift,
- * the cluster's observations, history) mounts only when it comes near the
- * viewport or a few seconds after the page is idle (components/when-near.tsx):
- * until then its card and heading hold its place.
+ * The page is one header (name, status, owners, classification, freshness
+ * target, the viewer's actions) and six sections, each with a deep link
+ * (#overview, #schema, #access, #live, #operations, #history) in the sticky
+ * section bar. Below the fold, each block with queries of its own mounts only
+ * when it comes near the viewport or a few seconds after the page is idle
+ * (components/when-near.tsx), and the Live and Operations sections' code is
+ * loaded (next/dynamic) only then: until then a card with its heading holds
+ * its place. The Live section polls only while it is on screen.
  */
-const DRIFT_PLACEHOLDER = <PanelPlaceholder title="Drift" height="h-16" />;
 const CLUSTER_PLACEHOLDER = <PanelPlaceholder title="Tiered storage and replay" height="h-96" />;
-const HISTORY_PLACEHOLDER = <PanelPlaceholder title="History" height="h-64" />;
+const HISTORY_PLACEHOLDER = <PanelPlaceholder title="Audit events" height="h-64" />;
+const OPERATIONS_PLACEHOLDER = <PanelPlaceholder title="Environments and partitions" height="h-24" />;
 
-export function ProductView({ initial, registryUrl }: { initial: ProductDetail; registryUrl: string }) {
+const LivePanels = dynamic(() => import("./live-panels").then((m) => m.LivePanels), { ssr: false, loading: () => CLUSTER_PLACEHOLDER });
+const ProducerAccessPanel = dynamic(() => import("./producer-access").then((m) => m.ProducerAccessPanel), { ssr: false });
+const OperationsPanels = dynamic(() => import("./operations-panels").then((m) => m.OperationsPanels), { ssr: false, loading: () => OPERATIONS_PLACEHOLDER });
+
+const SECTIONS: PageSection[] = [
+  { id: "overview", label: "Overview" },
+  { id: "schema", label: "Schema & contract" },
+  { id: "access", label: "Access" },
+  { id: "live", label: "Live" },
+  { id: "operations", label: "Operations" },
+  { id: "history", label: "History" },
+];
+
+/** One section of the page: a region named by its heading, the target of `#id`, clear of the sticky section bar when scrolled to. */
+function ProductSection({ id, title, children, sectionRef, className }: { id: string; title: string; children: ReactNode; sectionRef?: Ref<HTMLDivElement>; className?: string }) {
+  return (
+    <div id={id} ref={sectionRef} role="region" aria-labelledby={`${id}-heading`} className="scroll-mt-14 space-y-4" data-testid={`section-${id}`}>
+      <h2 id={`${id}-heading`} className="border-b border-slate-200 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h2>
+      <div className={className ?? "space-y-6"}>{children}</div>
+    </div>
+  );
+}
+
+function HeaderFact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-slate-500">{label}</dt>
+      <dd className="mt-0.5 text-sm text-slate-900" data-testid={testId}>{children}</dd>
+    </div>
+  );
+}
+
+export function ProductView({ initial, registry }: { initial: ProductDetail; registry?: ProducerRegistrySettings }) {
   const me = useActor();
   const perms = usePermissions();
   // The first poll waits until the page is idle: hydration comes first.
@@ -73,44 +103,58 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
       return waiting ? POLL_MS : false;
     },
   });
+  const live = useInView<HTMLDivElement>();
   const action = useProductAction(product.id);
   const retry = useRetryTask();
   const isOwner = perms.canInDomain("product:update", product.domainId);
   const isReviewer = perms.hasGlobal("product:review");
+  const isAdmin = perms.hasGlobal("platform:admin");
   const ownSubmission = product.createdById === me.id || product.submittedById === me.id;
   // The product's schema is its newest approved version; a proposal waits on the versions page.
   const schema = product.schemaVersions.find((v) => v.status === "APPROVED") ?? product.schemaVersions[0];
   const canSubscribe = product.viewer.canSubscribe && SUBSCRIBABLE.includes(product.status) && perms.can("subscription:request");
+  const onCluster = ON_CLUSTER.includes(product.status);
+  const seesHistory = isOwner || perms.hasGlobal("audit:read");
 
   return (
     <div className="space-y-6">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="min-w-0">
-          <p className="text-sm text-slate-500">
-            <Link href={`/?domain=${product.domain.slug}`} className="hover:underline">{product.domain.name}</Link> / data product
-          </p>
-          <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight">
-            {product.name}
-            <span data-testid="product-status"><Badge value={product.status} /></span>
-          </h1>
-          <p className="mt-1 font-mono text-sm text-slate-600">{product.topicName}</p>
+      <header className="space-y-4" data-testid="product-header">
+        <div className="flex flex-wrap items-start justify-between gap-4">
+          <div className="min-w-0">
+            <p className="text-sm text-slate-500">
+              <Link href={`/?domain=${product.domain.slug}`} className="hover:underline">{product.domain.name}</Link> / data product
+            </p>
+            <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-semibold tracking-tight">
+              {product.name}
+              <span data-testid="product-status"><Badge value={product.status} /></span>
+            </h1>
+            <p className="mt-1 break-all font-mono text-sm text-slate-600">{product.topicName}</p>
+          </div>
+          <div className="flex flex-wrap gap-2" data-testid="product-actions">
+            {isOwner && EDITABLE.includes(product.status) && (
+              <ButtonLink variant="secondary" href={`/products/${product.id}/edit`}>Edit</ButtonLink>
+            )}
+            {isOwner && (product.status === "DRAFT" || product.status === "REJECTED") && (
+              <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "submit" })}>Submit for review</Button>
+            )}
+            {product.viewer.canBrowse && onCluster && (
+              <ButtonLink variant="secondary" href={`/products/${product.id}/messages`}>Messages</ButtonLink>
+            )}
+            {product.viewer.canBrowse && onCluster && product.cleanupPolicy === "compact" && (
+              <ButtonLink variant="secondary" href={`/products/${product.id}/state`}>Latest state</ButtonLink>
+            )}
+            {canSubscribe && <ButtonLink href={`/products/${product.id}/subscribe`}>Request subscription</ButtonLink>}
+          </div>
         </div>
-        <div className="flex flex-wrap gap-2">
-          {isOwner && EDITABLE.includes(product.status) && (
-            <ButtonLink variant="secondary" href={`/products/${product.id}/edit`}>Edit</ButtonLink>
-          )}
-          {isOwner && (product.status === "DRAFT" || product.status === "REJECTED") && (
-            <Button disabled={action.isPending} onClick={() => action.mutate({ kind: "submit" })}>Submit for review</Button>
-          )}
-          {product.viewer.canBrowse && ON_CLUSTER.includes(product.status) && (
-            <ButtonLink variant="secondary" href={`/products/${product.id}/messages`}>Messages</ButtonLink>
-          )}
-          {product.viewer.canBrowse && ON_CLUSTER.includes(product.status) && product.cleanupPolicy === "compact" && (
-            <ButtonLink variant="secondary" href={`/products/${product.id}/state`}>Latest state</ButtonLink>
-          )}
-          {canSubscribe && <ButtonLink href={`/products/${product.id}/subscribe`}>Request subscription</ButtonLink>}
-        </div>
-      </div>
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:grid-cols-4">
+          <HeaderFact label="Status" testId="header-status">{humanize(product.status)}{product.sunsetAt && <span className="text-slate-600"> · sunset {formatDateTime(product.sunsetAt)}</span>}</HeaderFact>
+          <HeaderFact label="Classification" testId="header-classification"><Badge value={product.classification} label={humanize(product.classification)} /></HeaderFact>
+          <HeaderFact label="Owners" testId="header-owners">{product.owners.length > 0 ? product.owners.map((o) => o.name).join(", ") : "—"}</HeaderFact>
+          <HeaderFact label="Freshness" testId="header-freshness">
+            within {formatSeconds(product.freshnessSeconds)} {onCluster && <a href="#live" className="text-indigo-700 hover:underline">· live</a>}
+          </HeaderFact>
+        </dl>
+      </header>
 
       {action.isError && <ErrorAlert message={action.error.message} />}
       {action.isSuccess && <Notice>Done: the product is now {humanize(product.status)}.</Notice>}
@@ -155,90 +199,29 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
         </p>
       )}
 
-      <div className="grid gap-6 lg:grid-cols-3">
-        <div className="min-w-0 space-y-6 lg:col-span-2">
-          {(product.status === "DEPRECATED" || product.status === "RETIRED") && <RetirementCard productId={product.id} status={product.status} />}
-          <Card title="About">
-            <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{product.description}</p>
-            <DefinitionList
-              items={[
-                ["Classification", <Badge key="c" value={product.classification} label={humanize(product.classification)} />],
-                ["Tags", product.tags.length ? product.tags.map((t) => `#${t}`).join(" ") : "—"],
-                ["Freshness target", `within ${formatSeconds(product.freshnessSeconds)}`],
-                ["Availability target", `${product.availabilityPct} %`],
-                ["Partitions", product.partitions],
-                ["Retention", formatDurationMs(product.retentionMs)],
-                ["Cleanup policy", product.cleanupPolicy === "compact" ? "compact (latest value per key)" : "delete"],
-                ["Tiered storage", product.tieredStorage ? `on · local hot window ${formatDurationMs(product.localRetentionMs)}` : "off"],
-                ["Major version", `v${product.majorVersion}`],
-                ["Registered", `${formatDateTime(product.createdAt)}${product.createdBy ? ` by ${product.createdBy.name}` : ""}`],
-                ["Submitted", product.submittedAt ? `${formatDateTime(product.submittedAt)}${product.submittedBy ? ` by ${product.submittedBy.name}` : ""}` : "—"],
-                ["Decided", product.decidedAt ? `${formatDateTime(product.decidedAt)}${product.decidedBy ? ` by ${product.decidedBy.name}` : ""}` : "—"],
-              ]}
-            />
-          </Card>
+      <SectionNav sections={SECTIONS} label="Product sections" />
 
-          <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
-          {/* Nothing until it knows there is a second environment: a single-cluster platform shows no card at all. */}
-          <WhenNear placeholder={<div className="h-0" />}>
-            <EnvironmentsPanel productId={product.id} />
-          </WhenNear>
-          <PartitionsPanel product={product} isOwner={isOwner} />
-          <InputsPanel product={product} isOwner={isOwner} />
-          {(isOwner || isReviewer || perms.hasGlobal("platform:admin")) && ON_CLUSTER.includes(product.status) && (
-            <WhenNear placeholder={DRIFT_PLACEHOLDER}>
-              <DriftPanel productId={product.id} placeholder={DRIFT_PLACEHOLDER} />
-            </WhenNear>
-          )}
-
-          {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
-            <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
-              <ProvisioningSteps
-                steps={product.provisioning}
-                // Mirrors retryTask's own check (owners of the domain, governance, admins); the server decides.
-                canRetry={isOwner || isReviewer || perms.hasGlobal("platform:admin")}
-                onRetry={(taskId) => retry.mutate({ taskId, productId: product.id })}
-                retrying={retry.isPending}
-                retryError={retry.isError ? retry.error.message : null}
-              />
-            </Card>
-          )}
-
-          {ON_CLUSTER.includes(product.status) && (
-            <WhenNear placeholder={CLUSTER_PLACEHOLDER}>
-              <ClusterCards
-                productId={product.id}
-                domainName={product.domain.name}
-                registry={schema ? { url: registryUrl, subject: `${product.topicName}-value`, format: schema.format, example: exampleValueSource(schema.format, schema.definition) } : undefined}
-              />
-            </WhenNear>
-          )}
-
-          <Card
-            title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}
-            actions={
-              <span className="flex items-center gap-2">
-                {schema && <Badge value={schema.status} />}
-                <Link href={`/products/${product.id}/schema`} className="text-sm text-indigo-700 hover:underline">
-                  {isOwner && (product.status === "ACTIVE" || product.status === "DEPRECATED") ? "Versions · propose a new one" : "All versions"}
-                </Link>
-              </span>
-            }
-          >
-            {schema ? (
-              <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
-                {pretty(schema.definition)}
-              </pre>
-            ) : (
-              <p className="text-sm text-slate-600">No schema.</p>
-            )}
-          </Card>
-
-          {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} domainName={product.domain.name} />}
-        </div>
-
-        <div className="space-y-6">
-          <ContractCard product={product} />
+      <ProductSection id="overview" title="Overview" className="grid gap-6 lg:grid-cols-3">
+        <Card title="About" className="min-w-0 lg:col-span-2">
+          <p className="mb-4 whitespace-pre-line text-sm text-slate-800">{product.description}</p>
+          <DefinitionList
+            items={[
+              ["Classification", <Badge key="c" value={product.classification} label={humanize(product.classification)} />],
+              ["Tags", product.tags.length ? product.tags.map((t) => `#${t}`).join(" ") : "—"],
+              ["Freshness target", `within ${formatSeconds(product.freshnessSeconds)}`],
+              ["Availability target", `${product.availabilityPct} %`],
+              ["Partitions", product.partitions],
+              ["Retention", formatDurationMs(product.retentionMs)],
+              ["Cleanup policy", product.cleanupPolicy === "compact" ? "compact (latest value per key)" : "delete"],
+              ["Tiered storage", product.tieredStorage ? `on · local hot window ${formatDurationMs(product.localRetentionMs)}` : "off"],
+              ["Major version", `v${product.majorVersion}`],
+              ["Registered", `${formatDateTime(product.createdAt)}${product.createdBy ? ` by ${product.createdBy.name}` : ""}`],
+              ["Submitted", product.submittedAt ? `${formatDateTime(product.submittedAt)}${product.submittedBy ? ` by ${product.submittedBy.name}` : ""}` : "—"],
+              ["Decided", product.decidedAt ? `${formatDateTime(product.decidedAt)}${product.decidedBy ? ` by ${product.decidedBy.name}` : ""}` : "—"],
+            ]}
+          />
+        </Card>
+        <div className="min-w-0 space-y-6">
           <Card title="Contact">
             <p className="text-sm">
               <a className="text-indigo-700 hover:underline" href={`mailto:${product.contactEmail}`}>{product.contactEmail}</a>
@@ -250,16 +233,84 @@ export function ProductView({ initial, registryUrl }: { initial: ProductDetail; 
               ))}
             </ul>
           </Card>
-          <SubscriptionsCard product={product} />
-          {(me.memberships.some((m) => m.domainId === product.domainId) || perms.hasGlobal("platform:admin")) && <ProductCostCard productId={product.id} />}
+          {(me.memberships.some((m) => m.domainId === product.domainId) || isAdmin) && <ProductCostCard productId={product.id} />}
           {(me.memberships.some((m) => m.domainId === product.domainId) || isReviewer || perms.hasGlobal("platform:admin")) && product.status !== "REJECTED" && <QuotaCard kind="product" id={product.id} canChoose={isOwner && product.status !== "RETIRED"} />}
-          {(isOwner || perms.hasGlobal("audit:read")) && (
-            <WhenNear placeholder={HISTORY_PLACEHOLDER}>
-              <HistoryCard productId={product.id} />
-            </WhenNear>
-          )}
         </div>
-      </div>
+      </ProductSection>
+
+      <ProductSection id="schema" title="Schema & contract" className="grid gap-6 lg:grid-cols-3">
+        <Card
+          className="min-w-0 lg:col-span-2"
+          title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}
+          actions={
+            <span className="flex items-center gap-2">
+              {schema && <Badge value={schema.status} />}
+              <Link href={`/products/${product.id}/schema`} className="text-sm text-indigo-700 hover:underline">
+                {isOwner && (product.status === "ACTIVE" || product.status === "DEPRECATED") ? "Versions · propose a new one" : "All versions"}
+              </Link>
+            </span>
+          }
+        >
+          {schema ? (
+            <pre className="max-h-[32rem] overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Schema definition">
+              {pretty(schema.definition)}
+            </pre>
+          ) : (
+            <p className="text-sm text-slate-600">No schema.</p>
+          )}
+        </Card>
+        <div className="min-w-0">
+          <ContractCard product={product} />
+        </div>
+      </ProductSection>
+
+      <ProductSection id="access" title="Access">
+        {isOwner && onCluster && (
+          <WhenNear placeholder={<div className="h-0" />}>
+            <ProducerAccessPanel productId={product.id} domainName={product.domain.name} registry={registry} />
+          </WhenNear>
+        )}
+        <ClaimAclsPanel product={product} canDecide={isReviewer && !ownSubmission} />
+        <SubscriptionsCard product={product} />
+      </ProductSection>
+
+      <ProductSection id="live" title="Live" sectionRef={live.ref}>
+        {onCluster ? (
+          <WhenNear placeholder={CLUSTER_PLACEHOLDER}>
+            <LivePanels productId={product.id} live={live.inView} />
+          </WhenNear>
+        ) : (
+          <p className="text-sm text-slate-600">Nothing to observe yet: the topic is created on the cluster once the product is approved.</p>
+        )}
+      </ProductSection>
+
+      <ProductSection id="operations" title="Operations">
+        {(product.provisioning.length > 0 || ["APPROVED", "PROVISIONING"].includes(product.status)) && (
+          <Card title="Provisioning" actions={product.provisioning.some((s) => s.status !== "DONE") ? <span className="text-xs text-slate-500">Refreshing every {POLL_MS / 1000} s</span> : undefined}>
+            <ProvisioningSteps
+              steps={product.provisioning}
+              // Mirrors retryTask's own check (owners of the domain, governance, admins); the server decides.
+              canRetry={isOwner || isReviewer || isAdmin}
+              onRetry={(taskId) => retry.mutate({ taskId, productId: product.id })}
+              retrying={retry.isPending}
+              retryError={retry.isError ? retry.error.message : null}
+            />
+          </Card>
+        )}
+        <WhenNear placeholder={OPERATIONS_PLACEHOLDER}>
+          <OperationsPanels product={product} isOwner={isOwner} seesDrift={isOwner || isReviewer || isAdmin} />
+        </WhenNear>
+      </ProductSection>
+
+      <ProductSection id="history" title="History">
+        {seesHistory ? (
+          <WhenNear placeholder={HISTORY_PLACEHOLDER}>
+            <HistoryCard productId={product.id} />
+          </WhenNear>
+        ) : (
+          <p className="text-sm text-slate-600">The product&apos;s history (the audit log) is for its domain&apos;s owners and auditors.</p>
+        )}
+      </ProductSection>
     </div>
   );
 }
@@ -322,7 +373,7 @@ function HistoryCard({ productId }: { productId: string }) {
   });
   if (history.isPending) return HISTORY_PLACEHOLDER;
   return (
-    <Card title="History">
+    <Card title="Audit events">
       {history.isError && <ErrorAlert message={history.error.message} />}
       {history.data && (
         <ol className="space-y-2 text-sm" data-testid="history">
@@ -338,90 +389,3 @@ function HistoryCard({ productId }: { productId: string }) {
   );
 }
 
-function DeprecateCard({ productId, domainName }: { productId: string; domainName: string }) {
-  const action = useProductAction(productId);
-  return (
-    <Card title="Deprecate">
-      <p className="mb-3 text-sm text-slate-600">Subscribers see the sunset date; the topic is retired after it.</p>
-      <ReasonAction
-        label="Deprecate…"
-        confirmLabel="Deprecate product"
-        hint={deprecateHint(domainName)}
-        pending={action.isPending}
-        error={action.error}
-        onConfirm={(reason, form) => {
-          const date = formText(form, "sunsetAt");
-          action.mutate({ kind: "deprecate", reason, sunsetAt: date ? new Date(`${date}T00:00:00Z`).toISOString() : "" });
-        }}
-        extra={({ prefix, errors }) => (
-          <Field id={`${prefix}-sunset`} label="Sunset date" errors={errors.sunsetAt}>
-            {(a) => <input {...a} name="sunsetAt" type="date" required className={inputClass} />}
-          </Field>
-        )}
-      />
-    </Card>
-  );
-}
-
-/** What the worker observes on the cluster for this product, polled every few seconds. */
-function ClusterCards({ productId, domainName, registry }: { productId: string; domainName: string; registry?: ProducerRegistrySettings }) {
-  const observed = useQuery({
-    queryKey: queryKeys.products.observations(productId),
-    queryFn: ({ signal }) => api<ProductObservations>(`/api/v1/products/${productId}/observations`, { signal }),
-    refetchInterval: POLL_MS,
-  });
-  if (observed.isPending) return CLUSTER_PLACEHOLDER;
-  if (observed.isError) return <Card title="Tiered storage and replay"><ErrorAlert message={observed.error.message} /></Card>;
-  const data = observed.data;
-  // Each card gets only its slice of the answer (kept the same object by structural sharing while it does not change), so a poll redraws only what moved.
-  return (
-    <>
-      {data.producer && <ProducerAccess producer={data.producer} productId={productId} domainName={domainName} registry={registry} />}
-      <Card title="Tiered storage and replay" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-        <TieredStoragePanel tieredStorage={data.tieredStorage} topic={data.topic} replay={data.replay} />
-      </Card>
-      <Card title="Throughput">
-        <ThroughputPanel throughput={data.throughput} topic={data.topic} />
-      </Card>
-      <FreshnessCard productId={productId} />
-      <Card title={data.seesAllLag ? "Subscribers' lag" : "Your lag"}>
-        <ConsumerLagList consumers={data.consumers} samples={data.lagSamples} showSubscriber={data.seesAllLag} empty={data.seesAllLag ? SUBSCRIBERS_NO_LAG : OWN_NO_LAG} />
-      </Card>
-    </>
-  );
-}
-
-const SUBSCRIBERS_NO_LAG = "No subscriber's consumer group has committed offsets on this topic yet.";
-const OWN_NO_LAG = "None of your domains' consumer groups has committed offsets on this topic yet.";
-
-const ProducerAccess = memo(function ProducerAccess({ producer, productId, domainName, registry }: { producer: NonNullable<ProductObservations["producer"]>; productId: string; domainName: string; registry?: ProducerRegistrySettings }) {
-  return (
-    <Card title="Producer access" actions={<span className="text-xs text-slate-500">owners only</span>}>
-      <div className="space-y-4">
-        <div>
-          <Credentials account={producer.serviceAccount} domainName={domainName} credentials={producer.credentials} shownIn={queryKeys.products.observations(productId)} />
-        </div>
-        <div className="min-w-0">
-          <SnippetTabs
-            label="Producer snippet"
-            tabs={[
-              { id: "javascript", label: "JavaScript", code: platformaticProducerSnippet(producer.connection, registry) },
-              { id: "java", label: "Java", code: javaProducerSnippet(producer.connection, registry) },
-              { id: "python", label: "Python", code: pythonProducerSnippet(producer.connection, registry) },
-              { id: "kcat", label: "kcat", code: kcatProduceCommand(producer.connection, registry) },
-            ]}
-          />
-        </div>
-      </div>
-    </Card>
-  );
-});
-
-/** Polls on its own (the product's SLO), so the observation poll need not redraw it. */
-const FreshnessCard = memo(function FreshnessCard({ productId }: { productId: string }) {
-  return (
-    <Card title="Freshness and alerts" actions={<span className="text-xs text-slate-500">Live · every {POLL_MS / 1000} s</span>}>
-      <ProductFreshness productId={productId} />
-    </Card>
-  );
-});

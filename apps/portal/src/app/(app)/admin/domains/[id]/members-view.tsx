@@ -8,6 +8,7 @@ import { Age } from "@/components/relative-time";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass, Loading, Notice } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { DomainMembers } from "@/lib/api-types";
+import { formatDateTime } from "@/lib/format";
 import { useAdminMutation } from "@/lib/mutations";
 import { queryKeys } from "@/lib/query-keys";
 
@@ -121,7 +122,7 @@ function MemberRow({ domainId, member }: { domainId: string; member: Member }) {
         {change.isError && <ErrorAlert message={change.error.message} />}
       </td>
       <td className="py-2 pr-4"><Badge value={member.source === "SSO" ? "APPROVED" : "DRAFT"} label={member.source === "SSO" ? "single sign-on" : "manual"} /></td>
-      <td className="py-2 pr-4 text-slate-600">{member.user.lastSignInAt ? <><Age iso={member.user.lastSignInAt} /> ago</> : "—"}</td>
+      <td className="py-2 pr-4 text-slate-600" data-testid="last-sign-in">{member.user.lastSignInAt ? <>{formatDateTime(member.user.lastSignInAt)} <span className="text-xs text-slate-500">(<Age iso={member.user.lastSignInAt} /> ago)</span></> : "never"}</td>
       <td className="py-2 text-right">
         <Button variant="ghost" disabled={change.isPending} onClick={() => change.mutate({ method: "DELETE", path })} aria-label={`Remove ${member.user.email}`}>Remove</Button>
       </td>
