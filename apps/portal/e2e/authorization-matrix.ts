@@ -319,6 +319,12 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // its domain's, its product owners' and governance's to see, and its domain's owners' to set.
   // A derived product's job: as visible as the product (an unpublished one: its domain and governance), read from the catalog.
   "GET /api/v1/products/[id]/job": { request: async (f) => ({ path: `/api/v1/products/${await f.derivedProduct()}/job` }), expect: statuses(401, 404, 200, 200, 200, 404) },
+  // Data-quality rules (issue 29): read with the product; a draft's owners set them at once (a live product's wait for review).
+  "GET /api/v1/products/[id]/rules": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/rules` }), expect: statuses(401, 404, 200, 200, 200, 404) },
+  "PUT /api/v1/products/[id]/rules": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/rules`, body: { rules: [{ name: "matrix-rule", kind: "CEL", expression: "true", mode: "WRITE", onFailure: "ERROR" }] } }),
+    expect: statuses(401, 404, 403, 200, 403, 404),
+  },
   "GET /api/v1/products/[id]/slo": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/slo` }), expect: statuses(401, 404, 200, 200, 200, 404) },
   "GET /api/v1/subscriptions/[id]/objectives": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives` }), expect: statuses(401, 200, 403, 200, 200, 404) },
   "PUT /api/v1/subscriptions/[id]/objectives": {

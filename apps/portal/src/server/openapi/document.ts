@@ -45,6 +45,7 @@ import {
   deprecateProductInput,
   addReservedPrincipalInput,
   reasonInput,
+  rejectQuotaClassInput,
   registerProductInput,
   derivedStatementInput,
   requestSubscriptionInput,
@@ -200,7 +201,7 @@ export const ROUTES: RouteDoc[] = [
     // Counts are exact up to 1,000; past that `total` is 1,000, `totalIsExact` false and `totalEstimate` the planner's estimate (two significant figures) or null — except on the last page (shorter than `pageSize`), whose position gives the exact total.
     response: page(product).extend({ totalIsExact: z.boolean(), totalEstimate: z.number().int().nullable(), sort: z.string(), match: z.enum(["all", "text", "fuzzy"]), suggestions: z.array(z.string()) }),
   },
-  { method: "post", path: "/products", tag: "Products", summary: "Register a product (DRAFT).", scope: "write:<domain>", body: registerProductInput, response: product, status: 201 },
+  { method: "post", path: "/products", tag: "Products", summary: "Register a product (DRAFT). A derived product (computed by Flink from other products) is registered with the same fields plus `derived: {statement}` and without `schema`: the statement is planned first (as POST /derived/validate) and Flink's output schema becomes its schema version 1.", scope: "write:<domain>", body: registerProductInput, response: product, status: 201 },
   { method: "get", path: "/products/{id}", tag: "Products", summary: "A product: metadata, schema versions, subscriptions you may see, provisioning steps.", response: product },
   { method: "patch", path: "/products/{id}", tag: "Products", summary: "Edit a product (only metadata once approved).", scope: "write:<domain>", body: updateProductInput, response: product },
   { method: "post", path: "/products/{id}/submit", tag: "Products", summary: "Submit a draft for review.", scope: "write:<domain>", response: product },
@@ -343,9 +344,9 @@ export const ROUTES: RouteDoc[] = [
   { method: "get", path: "/subscriptions/{id}/quota", tag: "Subscriptions", summary: "The client quota in force for the subscription's account (class, rates), the class chosen or waiting for governance, and the account's bytes read per second per minute against consumer_byte_rate.", response: anyObject("account, inForce, chosen, requested, classes, limitBytesPerSecond, points, latestBytesPerSecond, peakBytesPerSecond, peakPercentOfQuota.") },
   { method: "put", path: "/products/{id}/quota-class", tag: "Products", summary: "Choose the quota class of the product's producer account (owners): at most the default's rates takes effect at once (quotaClass); a larger class needs a reason and waits for governance (quotaClassRequested).", scope: "write:<domain>", body: setProductQuotaClassInput, response: anyObject("The product with quotaClass, quotaClassRequested, quotaClassReason.") },
   { method: "post", path: "/products/{id}/quota-class/approve", tag: "Review", summary: "Governance grants the product's waiting quota class (four eyes: not the person who asked); the worker applies it.", scope: "review", response: anyObject("The product.") },
-  { method: "post", path: "/products/{id}/quota-class/reject", tag: "Review", summary: "Governance refuses the product's waiting quota class with a reason; the class in force stays.", scope: "review", body: reasonInput, response: anyObject("The product.") },
+  { method: "post", path: "/products/{id}/quota-class/reject", tag: "Review", summary: "Governance refuses the product's waiting quota class with a reason; the class in force stays.", scope: "review", body: rejectQuotaClassInput, response: anyObject("The product.") },
   { method: "post", path: "/subscriptions/{id}/quota-class/approve", tag: "Review", summary: "Governance grants the subscription's waiting quota class (four eyes: not the person who asked); the worker applies it.", scope: "review", response: anyObject("The subscription.") },
-  { method: "post", path: "/subscriptions/{id}/quota-class/reject", tag: "Review", summary: "Governance refuses the subscription's waiting quota class with a reason; the class in force stays.", scope: "review", body: reasonInput, response: anyObject("The subscription.") },
+  { method: "post", path: "/subscriptions/{id}/quota-class/reject", tag: "Review", summary: "Governance refuses the subscription's waiting quota class with a reason; the class in force stays.", scope: "review", body: rejectQuotaClassInput, response: anyObject("The subscription.") },
   // Schema governance: versions, reviews, major versions.
   { method: "get", path: "/products/{id}/schema-versions", tag: "Schemas", summary: "Every schema version of a product: status, proposer, decider, registry id, fingerprint (proposals and rejections for its owners and governance).", response: anyObject("The versions and the product's major-version chain.") },
   { method: "post", path: "/products/{id}/schema-versions", tag: "Schemas", summary: "Propose the next schema version of an ACTIVE or DEPRECATED product; 409 INCOMPATIBLE_SCHEMA lists every incompatibility and offers the next major version.", scope: "write:<domain>", body: proposeSchemaVersionInput, response: anyObject("The PENDING version."), status: 201 },

@@ -17,9 +17,10 @@ export async function POST(request: Request) {
   try {
     const actor = await currentActor();
     const body = await readJson(request);
+    const derived = typeof body === "object" && body !== null && "derived" in body;
+    if (!derived) return json(await registerProduct(db(), actingUser(actor), body), 201);
     // `"derived": {"statement"}`: a product Flink computes from other products (its schema is the planner's).
-    if (typeof body === "object" && body !== null && "derived" in body) return json(await registerDerivedProduct(db(), actingUser(actor), body, flinkSettings()), 201);
-    return json(await registerProduct(db(), actingUser(actor), body), 201);
+    return json(await registerDerivedProduct(db(), actingUser(actor), body, flinkSettings()), 201);
   } catch (error) {
     return errorResponse(error);
   }

@@ -8,8 +8,9 @@ type Context = { params: Promise<{ id: string }> };
 /** The product's data-quality rules in force (issue 29) and its dead-letter topic, for everyone who may read the product. */
 export async function GET(_request: Request, { params }: Context) {
   try {
+    const actor = await visibleActor("product", (await params).id);
     const { id } = await params;
-    const product = await getProduct(db(), await visibleActor("product", id), id);
+    const product = await getProduct(db(), actor, id);
     return json({ productId: product.id, rules: product.qualityRules, dlqTopic: product.dlqTopic });
   } catch (error) {
     return errorResponse(error);
@@ -23,8 +24,8 @@ export async function GET(_request: Request, { params }: Context) {
  */
 export async function PUT(request: Request, { params }: Context) {
   try {
+    const actor = await visibleActor("product", (await params).id);
     const { id } = await params;
-    const actor = await visibleActor("product", id);
     const result = await setQualityRules(db(), actingUser(actor), id, await readJson(request));
     return json(result, result.applied ? 200 : 202);
   } catch (error) {

@@ -6,8 +6,9 @@ import { visibleActor } from "@/server/visible";
 /** The client quota in force for the subscription's account (class and rates), what was chosen or waits for governance, and the account's bytes per second per minute against it. */
 export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
+    const actor = await visibleActor("subscription", (await params).id);
     const id = (await params).id;
-    return json(await quotaUsage(db(), await visibleActor("subscription", id), { subscriptionId: id }));
+    return json(await quotaUsage(db(), actor, { subscriptionId: id }));
   } catch (error) {
     return errorResponse(error);
   }

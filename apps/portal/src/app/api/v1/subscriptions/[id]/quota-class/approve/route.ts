@@ -6,8 +6,9 @@ import { visibleActor } from "@/server/visible";
 /** Governance grants the waiting quota class (larger than the default); four eyes: not the person who asked. */
 export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
+    const actor = await visibleActor("subscription", (await params).id);
     const id = (await params).id;
-    return json(await approveQuotaClass(db(), actingUser(await visibleActor("subscription", id)), { entityType: "Subscription", id }));
+    return json(await approveQuotaClass(db(), actingUser(actor), { entityType: "Subscription", id }));
   } catch (error) {
     return errorResponse(error);
   }
