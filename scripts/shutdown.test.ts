@@ -51,10 +51,9 @@ describe("the launcher's stop", () => {
   });
 
   it("waits for a child process to exit", async () => {
-    const child = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => setTimeout(() => process.exit(0), 200)); setInterval(() => {}, 1000)"], { stdio: "ignore" });
-    await new Promise((r) => child.once("spawn", r));
-    // Give it time to install its handler.
-    await new Promise((r) => setTimeout(r, 300));
+    const child = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => setTimeout(() => process.exit(0), 200)); setInterval(() => {}, 1000); process.stdout.write('ready\\n')"], { stdio: ["ignore", "pipe", "ignore"] });
+    // Only once it says its handler is installed (a fixed wait lost the race on a loaded machine: killed by the signal).
+    await new Promise((r) => child.stdout.once("data", r));
     const shutdown = createShutdown({ log: () => {}, exit });
     shutdown.add(childStep("child", child, (c) => c.kill("SIGTERM")));
     expect(await exitCodeOf(shutdown.run(0))).toBe(0);
