@@ -14,15 +14,9 @@ export function roleLabel(me: ReturnType<typeof useActor>): string {
   return member.length > 0 ? `Member · ${member.join(", ")}` : "Reader";
 }
 
-function initials(name: string, email: string): string {
-  const words = name.trim().split(/\s+/).filter(Boolean);
-  const letters = words.length > 0 ? words.slice(0, 2).map((w) => w[0]) : [email[0]];
-  return letters.join("").toUpperCase();
-}
-
 /**
  * The user menu at the end of the navigation bar, as consoles have it: a
- * button with the person's initials and name, opening a panel with who they
+ * button with the person's name, opening a panel with who they
  * are, their role, the theme and Sign out. The panel is right-aligned under
  * the button and never wider than the viewport less a margin, so on a phone
  * nothing in it is cut off. Escape or a click elsewhere closes it.
@@ -59,15 +53,18 @@ export function UserMenu({ theme }: { theme: Theme }) {
         type="button"
         aria-expanded={open}
         aria-controls={panelId}
-        aria-label={`Account menu: ${me.name}`}
         data-testid="user-menu-button"
         onClick={() => setOpen((v) => !v)}
         className="flex items-center gap-2 rounded-md py-1 pl-1 pr-2 text-sm text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50"
       >
-        <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-800">
-          {initials(me.name, me.email)}
+        {/* The name is the button's visible text (and its accessible name, after "Account menu:"); the icon is decoration. */}
+        <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-full bg-indigo-100 text-indigo-800">
+          <svg viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+            <path d="M10 10a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7Zm-6 7a6 6 0 0 1 12 0H4Z" />
+          </svg>
         </span>
-        <span className="hidden max-w-40 truncate font-medium md:inline">{me.name}</span>
+        <span className="sr-only md:hidden">Account menu: {me.name}</span>
+        <span className="hidden max-w-40 truncate font-medium md:inline"><span className="sr-only">Account menu: </span>{me.name}</span>
         <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4 text-slate-500" fill="currentColor">
           <path d="M5.2 7.5a.75.75 0 0 1 1.06 0L10 11.2l3.74-3.7a.75.75 0 1 1 1.06 1.06l-4.27 4.24a.75.75 0 0 1-1.06 0L5.2 8.56a.75.75 0 0 1 0-1.06Z" />
         </svg>

@@ -151,7 +151,7 @@ export function ProductView({ initial, registry }: { initial: ProductDetail; reg
           <HeaderFact label="Classification" testId="header-classification"><Badge value={product.classification} label={humanize(product.classification)} /></HeaderFact>
           <HeaderFact label="Owners" testId="header-owners">{product.owners.length > 0 ? product.owners.map((o) => o.name).join(", ") : "—"}</HeaderFact>
           <HeaderFact label="Freshness" testId="header-freshness">
-            within {formatSeconds(product.freshnessSeconds)} {onCluster && <a href="#live" className="text-indigo-700 hover:underline">· live</a>}
+            within {formatSeconds(product.freshnessSeconds)} {onCluster && <>· <a href="#live" className="text-indigo-700 underline underline-offset-2 hover:no-underline">live</a></>}
           </HeaderFact>
         </dl>
       </header>
