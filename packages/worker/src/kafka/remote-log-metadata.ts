@@ -19,8 +19,7 @@
  * call, so an observation cycle reads the records of its own interval.
  */
 import { decodeFetchedRecords, Reader } from "@kappa/kafka-protocol";
-import type { PerPartition, TopicPartitions } from "./cluster.ts";
-import { partitionKey } from "./cluster.ts";
+import { partitionKey, type PerPartition, type TopicPartitions } from "./cluster.ts";
 import type { ClusterConnections } from "./connections.ts";
 import { fetchRecords } from "./records.ts";
 
