@@ -7,6 +7,7 @@ import { PolicyResultList } from "@/components/policy-results";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
 import type { ContractApplyResult, ContractPlan } from "@/lib/api-types";
+import { useHydrated } from "@/lib/use-hydrated";
 
 const ACTION_LABEL: Record<string, string> = {
   create: "create",
@@ -29,6 +30,7 @@ const show = (v: unknown) => (v === null || v === undefined ? "—" : typeof v =
 
 export function ContractUpload() {
   const [content, setContent] = useState("");
+  const hydrated = useHydrated();
   const [source, setSource] = useState("portal upload");
   const [newMajor, setNewMajor] = useState(false);
   const body = () => ({ contracts: [{ content, source }] });
@@ -55,7 +57,7 @@ export function ContractUpload() {
             <input id="contractFile" type="file" accept=".yaml,.yml,.json,application/yaml,application/json" onChange={(e) => void onFile(e)} className="mt-1 block text-sm" />
           </div>
           <Field id="contractContent" label="Contract (YAML or JSON)">
-            {(a) => <textarea {...a} rows={14} spellCheck={false} value={content} onChange={(e) => { setContent(e.target.value); setNewMajor(false); plan.reset(); apply.reset(); }} className={`${inputClass} font-mono text-xs`} />}
+            {(a) => <textarea {...a} rows={14} spellCheck={false} readOnly={!hydrated} value={content} onChange={(e) => { setContent(e.target.value); setNewMajor(false); plan.reset(); apply.reset(); }} className={`${inputClass} font-mono text-xs`} />}
           </Field>
           <ErrorAlert message={plan.error?.message ?? apply.error?.message ?? null} />
           {needsMajor && !apply.data && (

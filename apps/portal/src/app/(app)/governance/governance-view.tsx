@@ -9,6 +9,7 @@ import { Badge, Button, Card, EmptyState, ErrorAlert, Field, inputClass, Notice,
 import { api, type ApiError } from "@/lib/api-client";
 import type { PolicyOverview } from "@/lib/api-types";
 import { formatDateTime } from "@/lib/format";
+import { useHydrated } from "@/lib/use-hydrated";
 
 export interface DiffLine {
   kind: "added" | "removed" | "same";
@@ -83,6 +84,7 @@ export function GovernanceView({ overview, diff }: { overview: PolicyOverview; d
 function PolicyEditor({ source, version }: { source: string; version: number }) {
   const router = useRouter();
   const [text, setText] = useState(source);
+  const hydrated = useHydrated();
   const [reason, setReason] = useState("");
   const publish = useMutation<{ version: number; violations: PolicyOverview["violations"] }, ApiError, void>({
     mutationFn: () => api("/api/v1/policies", { method: "POST", body: { source: text, reason } }),
@@ -107,7 +109,7 @@ function PolicyEditor({ source, version }: { source: string; version: number }) 
           </Notice>
         )}
         <Field id="policySource" label={`Policy document (YAML), replacing v${version}`} errors={publish.error?.fields.source ? ["See the problems above."] : undefined}>
-          {(a) => <textarea {...a} rows={24} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} className={`${inputClass} font-mono text-xs`} />}
+          {(a) => <textarea {...a} rows={24} spellCheck={false} readOnly={!hydrated} value={text} onChange={(e) => setText(e.target.value)} className={`${inputClass} font-mono text-xs`} />}
         </Field>
         <Field id="policyReason" label="Reason for the change" errors={publish.error?.fields.reason} hint="Kept with the version in the history and the audit log.">
           {(a) => <input {...a} value={reason} onChange={(e) => setReason(e.target.value)} className={inputClass} />}

@@ -10,6 +10,7 @@ import { api } from "@/lib/api-client";
 import type { SchemaCheck } from "@/lib/api-types";
 import { formText } from "@/lib/form-text";
 import { usePublishMajorVersion, useProposeSchemaVersion } from "@/lib/mutations";
+import { useHydrated } from "@/lib/use-hydrated";
 
 function pretty(definition: string): string {
   try {
@@ -38,6 +39,7 @@ function useSettled(value: string, ms = 400): string {
 export function ProposeSchemaVersion({ productId, format, latest }: { productId: string; format: "AVRO" | "JSON_SCHEMA"; latest: string }) {
   const router = useRouter();
   const [text, setText] = useState(() => pretty(latest));
+  const hydrated = useHydrated();
   const settled = useSettled(text);
   const unchangedText = settled.trim() === pretty(latest).trim();
   const check = useQuery({
@@ -71,7 +73,7 @@ export function ProposeSchemaVersion({ productId, format, latest }: { productId:
           hint="Starts from the current version; change it or paste a whole new one. It is checked as you type."
           errors={propose.error?.fields?.definition}
         >
-          {(a) => <textarea {...a} rows={16} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} className={`${inputClass} font-mono text-xs`} />}
+          {(a) => <textarea {...a} rows={16} spellCheck={false} readOnly={!hydrated} value={text} onChange={(e) => setText(e.target.value)} className={`${inputClass} font-mono text-xs`} />}
         </Field>
         <div>
           <label htmlFor="proposedSchemaFile" className="text-sm font-medium text-slate-800">Or upload a schema file</label>

@@ -12,6 +12,7 @@ import { api, type ApiError } from "@/lib/api-client";
 import type { ServiceAccountOption } from "@/lib/api-types";
 import { formatBytes } from "@/lib/observations";
 import { queryKeys } from "@/lib/query-keys";
+import { useHydrated } from "@/lib/use-hydrated";
 
 export function SubscribeForm({
   productId,
@@ -38,6 +39,7 @@ export function SubscribeForm({
   const options = (accounts.data ?? []).filter((a) => a.domainId !== productDomainId);
   const [serviceAccountId, setServiceAccountId] = useState("");
   const [purpose, setPurpose] = useState("");
+  const hydrated = useHydrated();
   /** YYYY-MM-DD from the date input; access ends at the end of that day (UTC). */
   const [expiresOn, setExpiresOn] = useState("");
   // The earliest end of access is tomorrow (UTC), fixed when the form opens.
@@ -126,7 +128,7 @@ export function SubscribeForm({
             </Field>
           )}
           <Field id="purpose" label="Purpose" errors={errors.purpose} notes={purpose && byField.purpose ? <PolicyNotes id="purpose-notes" results={byField.purpose} /> : undefined} hint={`Why you need the data (at least ${LIMITS.purposeMin} characters); reviewers see it.`}>
-            {(a) => <textarea {...a} rows={4} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
+            {(a) => <textarea {...a} rows={4} readOnly={!hydrated} value={purpose} onChange={(e) => setPurpose(e.target.value)} className={inputClass} />}
           </Field>
           <Field id="expiresAt" label="Access ends (optional)" errors={errors.expiresAt} hint="For temporary needs: access is revoked at the end of this day (UTC). Leave empty to keep it until revoked; owners recertify it on the policy's schedule either way.">
             {(a) => <input {...a} type="date" min={tomorrow} value={expiresOn} onChange={(e) => setExpiresOn(e.target.value)} className={inputClass} />}
