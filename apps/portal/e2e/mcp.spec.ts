@@ -270,13 +270,14 @@ test.describe("MCP server (issue 32)", () => {
     const account = await paymentsAccount();
     const consumer = await connect(await createToken("paymentsOwner", ["read", "write:payments"]));
     const malformed = await outcome(consumer, "request_subscription", { productId: product.id, serviceAccountId: account, purpose: "short", piiNeeded: "yes" });
-    expect(malformed.outcome).toBe("mcp -32602");
+    expect(malformed.outcome, JSON.stringify(malformed.body).slice(0, 400)).toBe("mcp -32602");
     expect(malformed.body.data).toMatchObject({ fields: { purpose: [expect.any(String)], piiNeeded: [expect.any(String)] } });
     expect(malformed.body.message).toMatch(/purpose/);
     const oversized = await outcome(consumer, "request_subscription", { productId: product.id, serviceAccountId: account, purpose: "p".repeat(50_000) });
-    expect(oversized.outcome).toBe("mcp -32602");
+    expect(oversized.outcome, JSON.stringify(oversized.body).slice(0, 400)).toBe("mcp -32602");
     expect(oversized.body.data).toMatchObject({ fields: { purpose: expect.arrayContaining([expect.stringMatching(/at most/)]) } });
-    expect((await outcome(consumer, "search_products", { pageSize: 100_000 })).body.data).toMatchObject({ fields: { pageSize: [expect.any(String)] } });
+    const tooLarge = await outcome(consumer, "search_products", { pageSize: 100_000 });
+    expect(tooLarge.body.data, JSON.stringify(tooLarge.body).slice(0, 400)).toMatchObject({ fields: { pageSize: [expect.any(String)] } });
     const mine = await ok(consumer, "list_my_subscriptions", { pageSize: 50 });
     expect((mine.items as { product: { id: string } }[]).filter((s) => s.product.id === product.id)).toEqual([]);
   });
