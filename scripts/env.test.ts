@@ -25,6 +25,17 @@ describe("start-up configuration", () => {
     expect(() => parseStartConfig({ KAPPA_KAFKA: "confluent" })).toThrow(/KAPPA_KAFKA: must be embedded or apache/);
   });
 
+  it("runs a local Flink with the worker unless KAPPA_FLINK=off or a gateway of one's own is named; the two Flink URLs go together", () => {
+    expect(parseStartConfig({})).toMatchObject({ localFlink: true, FLINK_PORT: 8081, FLINK_GATEWAY_PORT: 8083 });
+    expect(parseStartConfig({ KAPPA_FLINK: "off" }).localFlink).toBe(false);
+    expect(parseStartConfig({ KAPPA_START_WORKER: "false" }).localFlink).toBe(false);
+    expect(parseStartConfig({ FLINK_SQL_GATEWAY_URL: "http://gw:8083", FLINK_REST_URL: "http://jm:8081" }).localFlink).toBe(false);
+    expect(() => parseStartConfig({ FLINK_SQL_GATEWAY_URL: "http://gw:8083" })).toThrow(/FLINK_REST_URL: FLINK_SQL_GATEWAY_URL and FLINK_REST_URL go together/);
+    expect(() => parseStartConfig({ FLINK_REST_URL: "http://jm:8081" })).toThrow(/FLINK_SQL_GATEWAY_URL: FLINK_SQL_GATEWAY_URL and FLINK_REST_URL go together/);
+    expect(() => parseStartConfig({ FLINK_GATEWAY_PORT: "8081" })).toThrow(/FLINK_GATEWAY_PORT: must differ from FLINK_PORT/);
+    expect(() => parseStartConfig({ KAPPA_FLINK: "yes" })).toThrow(/KAPPA_FLINK: must be on or off/);
+  });
+
   it("treats empty strings as unset", () => {
     expect(parseStartConfig({ DATABASE_URL: "", PORT: "" }).demoMode).toBe(true);
   });

@@ -57,6 +57,14 @@ const schema = z
     KAPPA_LOG: z.enum(["info", "debug"], { message: "must be info or debug" }).default("info"),
     // The worker process's V8 heap cap in MB (--max-old-space-size; packages/worker/src/runtime.ts says how it is sized).
     WORKER_MAX_HEAP_MB: z.coerce.number().int().min(MIN_WORKER_MAX_HEAP_MB, `must be a whole number of MB, at least ${MIN_WORKER_MAX_HEAP_MB}`).default(DEFAULT_WORKER_MAX_HEAP_MB),
+    // Derived products: `npm start` runs a local Apache Flink session cluster (JobManager, TaskManager, SQL Gateway;
+    // packages/engines fetches it from PyPI and Maven Central on the first start; needs Java 17) when the worker runs,
+    // unless FLINK_SQL_GATEWAY_URL points at a cluster of yours or KAPPA_FLINK=off.
+    KAPPA_FLINK: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+    FLINK_PORT: z.coerce.number().int().min(1).max(65535).default(8081),
+    FLINK_GATEWAY_PORT: z.coerce.number().int().min(1).max(65535).default(8083),
+    FLINK_SQL_GATEWAY_URL: z.string().url("must be the SQL Gateway's URL, e.g. http://flink-sql-gateway:8083").optional(),
+    FLINK_REST_URL: z.string().url("must be the Flink JobManager's REST URL, e.g. http://flink-jobmanager:8081").optional(),
     // Tests of the portal alone turn the broker and the worker off.
     KAPPA_START_WORKER: z.enum(["true", "false"], { message: "must be true or false" }).default("true"),
   })
@@ -77,6 +85,8 @@ const schema = z
     // Demo mode has well-known passwords: loopback only unless HOSTNAME says otherwise.
     portalHostname: env.HOSTNAME ?? ((env.KAPPA_DEMO_MODE ? env.KAPPA_DEMO_MODE === "true" : env.DATABASE_URL === undefined) ? "127.0.0.1" : undefined),
     demoTraffic: env.KAPPA_DEMO_TRAFFIC === "1" || env.KAPPA_DEMO_TRAFFIC === "true",
+    /** The launcher starts a local Flink session cluster: the worker runs, no external gateway is named, and KAPPA_FLINK is on. */
+    localFlink: env.KAPPA_START_WORKER === "true" && env.KAPPA_FLINK === "on" && env.FLINK_SQL_GATEWAY_URL === undefined,
   }))
   .superRefine((env, ctx) => {
     if (env.startWorker && !env.demoMode && env.KAFKA_SASL_MECHANISM !== "none" && !env.KAFKA_ADMIN_PASSWORD) {
@@ -87,6 +97,12 @@ const schema = z
     }
     if ((env.PORTAL_DATABASE_URL || env.WORKER_DATABASE_URL) && !env.DATABASE_URL) {
       ctx.addIssue({ code: "custom", path: [env.PORTAL_DATABASE_URL ? "PORTAL_DATABASE_URL" : "WORKER_DATABASE_URL"], message: "needs DATABASE_URL (the owner role) too; the embedded database makes its own roles" });
+    }
+    if (Boolean(env.FLINK_SQL_GATEWAY_URL) !== Boolean(env.FLINK_REST_URL)) {
+      ctx.addIssue({ code: "custom", path: [env.FLINK_SQL_GATEWAY_URL ? "FLINK_REST_URL" : "FLINK_SQL_GATEWAY_URL"], message: "FLINK_SQL_GATEWAY_URL and FLINK_REST_URL go together: the worker deploys through the gateway and observes jobs through the JobManager's REST API" });
+    }
+    if (env.localFlink && env.FLINK_PORT === env.FLINK_GATEWAY_PORT) {
+      ctx.addIssue({ code: "custom", path: ["FLINK_GATEWAY_PORT"], message: "must differ from FLINK_PORT" });
     }
     if (!env.demoMode && !env.KAPPA_SECRETS_KEY) {
       ctx.addIssue({ code: "custom", path: ["KAPPA_SECRETS_KEY"], message: "is required outside demo mode (32 random bytes, base64 or hex)" });

@@ -310,8 +310,39 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) 
   throw new Error(`the portal did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
 
+/**
+ * Derived products (issue 34): a local Apache Flink session cluster — a
+ * JobManager, a TaskManager and the SQL Gateway from packages/engines (fetched
+ * from PyPI and Maven Central into the engines cache on the first start) —
+ * started in the background: the portal and the worker get its addresses now
+ * and reach it once it is up (a first start takes about a minute; nothing else
+ * waits for it). Without Java the product runs without it, and the derived-
+ * product form says what is missing. Returns the addresses, or null.
+ */
+async function startLocalFlink(config: StartConfig): Promise<{ gatewayUrl: string; restUrl: string } | null> {
+  const { findJava, startFlink, APACHE_FLINK_VERSION } = await import("@kappa/engines");
+  try {
+    findJava();
+  } catch (error) {
+    log(`derived products are off: ${error instanceof Error ? error.message : String(error)} (KAPPA_FLINK=off silences this)`);
+    return null;
+  }
+  const dataDir = path.join(config.dataDir, "flink");
+  const addresses = { gatewayUrl: `http://127.0.0.1:${config.FLINK_GATEWAY_PORT}`, restUrl: `http://127.0.0.1:${config.FLINK_PORT}` };
+  log(`starting Apache Flink ${APACHE_FLINK_VERSION} in the background in ${dataDir} (derived products; the first start fetches it)`);
+  void startFlink({ dataDir, ports: { rest: config.FLINK_PORT, gateway: config.FLINK_GATEWAY_PORT }, log: (line) => logs?.line("flink", `${new Date().toISOString()} apache-flink INFO ${line}`, "info") }).then(
+    async (flink) => {
+      if (stops.stopping) return flink.stop();
+      stops.add({ name: "Apache Flink", stop: () => flink.stop() });
+      log(`Apache Flink is up: SQL Gateway ${flink.gatewayUrl}, JobManager ${flink.restUrl} (its logs in ${path.join(dataDir, "log")})`);
+    },
+    (error: unknown) => log(`Apache Flink did not start, so derived products cannot be validated or run: ${error instanceof Error ? error.message : String(error)} (logs in ${path.join(dataDir, "log")})`),
+  );
+  return addresses;
+}
+
 /** The block a person starting the product reads: where everything is and how to sign in. */
-function printSummary(config: StartConfig, facts: { bootstrap: string; databaseUrl: string; verbose: boolean; logsDir: string; roles: string }): void {
+function printSummary(config: StartConfig, facts: { bootstrap: string; databaseUrl: string; verbose: boolean; logsDir: string; roles: string; flink: { gatewayUrl: string; restUrl: string } | null }): void {
   const rows: [string, string][] = [["Portal", `${config.portalUrl}  (port ${config.PORT})`]];
   // Demo mode has public passwords: loopback only unless HOSTNAME says otherwise.
   rows.push([
@@ -334,6 +365,14 @@ function printSummary(config: StartConfig, facts: { bootstrap: string; databaseU
       const password = config.KAFKA_ADMIN_PASSWORD ? "password from KAFKA_ADMIN_PASSWORD" : `password "${DEMO_KAFKA_ADMIN_PASSWORD}" (demo default)`;
       rows.push(["Kafka admin", `user "${config.KAFKA_ADMIN_USER}", ${password}`]);
     }
+    rows.push([
+      "Flink",
+      facts.flink
+        ? `SQL Gateway ${facts.flink.gatewayUrl}, JobManager ${facts.flink.restUrl}  (local session cluster for derived products, starting in the background; KAPPA_FLINK=off turns it off)`
+        : config.FLINK_SQL_GATEWAY_URL
+          ? `SQL Gateway ${config.FLINK_SQL_GATEWAY_URL}, JobManager ${config.FLINK_REST_URL ?? "?"}  (yours)`
+          : "not started: derived products cannot be validated or run (Java 17 missing, or KAPPA_FLINK=off)",
+    ]);
   } else {
     rows.push(["Kafka", "not started (KAPPA_START_WORKER=false): provisioning tasks stay queued"]);
   }
@@ -427,6 +466,9 @@ async function main() {
       await registerEmbeddedProd(workerDatabaseUrl ?? databaseUrl, secretsKey, prodBootstrap, { name: config.KAFKA_ADMIN_USER, password: adminPassword });
     }
   }
+  // Derived products: a local Flink unless FLINK_SQL_GATEWAY_URL names one (then both services read it from the environment).
+  const flink = config.localFlink ? await startLocalFlink(config) : null;
+  const flinkEnv = flink ? { FLINK_SQL_GATEWAY_URL: flink.gatewayUrl, FLINK_REST_URL: flink.restUrl } : {};
   // The worker (with the demo traffic) and the portal start side by side: neither
   // waits for the other (the portal reads only the catalog), and on a restart
   // the worker's start-up (tsx compiling it, its first catalog and Kafka
@@ -446,6 +488,7 @@ async function main() {
             ...(config.embeddedKafka && !process.env.KAFKA_ENVIRONMENT ? { KAFKA_ENVIRONMENT: "dev" } : {}),
             KAPPA_SECRETS_KEY: secretsKey,
             KAPPA_PORTAL_URL: config.portalUrl,
+            ...flinkEnv,
             // Demo webhooks usually point at a receiver on this machine; production keeps the SSRF guard.
             WORKER_WEBHOOK_ALLOW_PRIVATE: process.env.WORKER_WEBHOOK_ALLOW_PRIVATE ?? String(config.demoMode),
             ...(verbose ? { LOG_LEVEL: "debug" } : {}),
@@ -477,6 +520,7 @@ async function main() {
       // The message browser reads where the worker does, with its own read-only principal.
       KAFKA_READER_BROKERS: process.env.KAFKA_READER_BROKERS ?? bootstrap,
       ...(config.embeddedKafka ? {} : { KAFKA_READER_SASL_MECHANISM: process.env.KAFKA_READER_SASL_MECHANISM ?? (config.KAFKA_SASL_MECHANISM === "plain" ? "scram-sha-512" : config.KAFKA_SASL_MECHANISM), KAFKA_READER_SSL: process.env.KAFKA_READER_SSL ?? config.KAFKA_SSL ?? "false" }),
+      ...(flink ? { FLINK_SQL_GATEWAY_URL: flink.gatewayUrl } : {}),
       NEXT_TELEMETRY_DISABLED: "1",
       PORT: String(config.PORT),
     };
@@ -511,7 +555,7 @@ async function main() {
   await Promise.all([workerStarted, portalStarted]);
 
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  printSummary(config, { bootstrap, databaseUrl, verbose, logsDir: sink.dir, roles });
+  printSummary(config, { bootstrap, databaseUrl, verbose, logsDir: sink.dir, roles, flink });
 }
 
 main().catch((error: unknown) => {

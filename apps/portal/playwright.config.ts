@@ -122,6 +122,9 @@ export default defineConfig({
       // The demo's live traffic would only add load and noise to the journeys
       // (scripts/demo-traffic.test.ts tests it against the broker).
       KAPPA_DEMO_TRAFFIC: "0",
+      // No local Flink session cluster (~1 GiB, a minute of two cores) unless a run asks for it:
+      // the worker's integration suite runs derived products on its own shared Flink.
+      KAPPA_FLINK: process.env.KAPPA_E2E_FLINK === "1" ? "on" : "off",
       // SLO alerts fire and resolve after 5 s above/below the objective (default 1 and 2 min), so the journey sees both.
       WORKER_ALERT_FIRE_AFTER_MS: "5000",
       WORKER_ALERT_RESOLVE_AFTER_MS: "5000",

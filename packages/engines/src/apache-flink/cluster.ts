@@ -128,6 +128,12 @@ export interface ApacheFlinkOptions {
   checkpointIntervalMs?: number;
   /** Settings that differ from the defaults this launcher writes (flattened `config.yaml` keys). */
   overrides?: Record<string, string>;
+  /**
+   * Fixed ports for the JobManager's REST API and the SQL Gateway (free ones
+   * when left out): `npm start` hands the addresses to the portal and the
+   * worker before the cluster is up.
+   */
+  ports?: { rest?: number; gateway?: number };
   log?: (line: string) => void;
 }
 
@@ -178,7 +184,7 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
   for (const d of [confDir, logDir, checkpointsDir]) mkdirSync(d, { recursive: true });
   killLeftovers(dataDir);
 
-  const [rpcPort, restPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  const [rpcPort, restPort, gatewayPort] = [await freePort(), options.ports?.rest ?? (await freePort()), options.ports?.gateway ?? (await freePort())];
   const settings: Record<string, string> = {
     "jobmanager.rpc.address": "127.0.0.1",
     "jobmanager.rpc.port": String(rpcPort),
