@@ -39,10 +39,11 @@ export async function demoPortal(options: { existing?: string; port: number; pgP
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `kappa-${options.label}-`));
   chmodSync(dataDir, 0o755); // the embedded PostgreSQL runs as OS user postgres under root
   const base = `http://localhost:${options.port}`;
+  // Without a local Flink (KAPPA_FLINK=on to include it): its start-up would take the two cores the pages are measured on.
   console.log(`${options.label}: starting npm start on ${base} (data in ${dataDir})…`);
   const server = spawn("npm", ["start"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, KAPPA_DATA_DIR: dataDir, PORT: String(options.port), KAPPA_PG_PORT: String(options.pgPort), KAFKA_PORT: String(options.kafkaPort), NEXTAUTH_URL: base },
+    env: { ...process.env, KAPPA_DATA_DIR: dataDir, PORT: String(options.port), KAPPA_PG_PORT: String(options.pgPort), KAFKA_PORT: String(options.kafkaPort), NEXTAUTH_URL: base, KAPPA_FLINK: process.env.KAPPA_FLINK ?? "off" },
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
