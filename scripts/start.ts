@@ -319,7 +319,7 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) 
  * waits for it). Without Java the product runs without it, and the derived-
  * product form says what is missing. Returns the addresses, or null.
  */
-async function startLocalFlink(config: StartConfig): Promise<{ gatewayUrl: string; restUrl: string } | null> {
+async function startLocalFlink(config: StartConfig, demo: { databaseUrl: string; bootstrap: string } | null): Promise<{ gatewayUrl: string; restUrl: string } | null> {
   const { findJava, startFlink, APACHE_FLINK_VERSION } = await import("@kappa/engines");
   try {
     findJava();
@@ -335,10 +335,24 @@ async function startLocalFlink(config: StartConfig): Promise<{ gatewayUrl: strin
       if (stops.stopping) return flink.stop();
       stops.add({ name: "Apache Flink", stop: () => flink.stop() });
       log(`Apache Flink is up: SQL Gateway ${flink.gatewayUrl}, JobManager ${flink.restUrl} (its logs in ${path.join(dataDir, "log")})`);
+      if (demo) await declareDemoDerived(demo.databaseUrl, { gatewayUrl: flink.gatewayUrl, bootstrap: demo.bootstrap });
     },
     (error: unknown) => log(`Apache Flink did not start, so derived products cannot be validated or run: ${error instanceof Error ? error.message : String(error)} (logs in ${path.join(dataDir, "log")})`),
   );
   return addresses;
+}
+
+/** Demo mode, the first time Flink is up: the demo's derived product, declared and approved through the catalog (prisma/demo-derived.ts). */
+async function declareDemoDerived(databaseUrl: string, flink: { gatewayUrl: string; bootstrap: string }): Promise<void> {
+  const [{ createPrismaClient }, { declareDemoDerivedProduct, DEMO_DERIVED_NAME }] = await Promise.all([import("@kappa/catalog"), import("../prisma/demo-derived.ts")]);
+  const db = createPrismaClient(databaseUrl);
+  try {
+    if (await declareDemoDerivedProduct(db, flink)) log(`demo: declared the derived product "${DEMO_DERIVED_NAME}" (Flink SQL over Order Status); the worker deploys its job`);
+  } catch (error) {
+    log(`demo: the derived product "${DEMO_DERIVED_NAME}" could not be declared: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await db.$disconnect();
+  }
 }
 
 /** The block a person starting the product reads: where everything is and how to sign in. */
@@ -467,7 +481,7 @@ async function main() {
     }
   }
   // Derived products: a local Flink unless FLINK_SQL_GATEWAY_URL names one (then both services read it from the environment).
-  const flink = config.localFlink ? await startLocalFlink(config) : null;
+  const flink = config.localFlink ? await startLocalFlink(config, config.demoMode ? { databaseUrl, bootstrap } : null) : null;
   const flinkEnv = flink ? { FLINK_SQL_GATEWAY_URL: flink.gatewayUrl, FLINK_REST_URL: flink.restUrl } : {};
   // The worker (with the demo traffic) and the portal start side by side: neither
   // waits for the other (the portal reads only the catalog), and on a restart
