@@ -81,6 +81,10 @@ describe("the dead-letter topic", () => {
     await reconcileMessageBrowser(db, stack.running.cluster, SECRETS_KEY, testLogger);
     expect(await grantsOn(`User:${MESSAGE_BROWSER_PRINCIPAL_NAME}`, dlq)).toEqual(["ALLOW DESCRIBE", "ALLOW READ"]);
 
+    // The cluster scan counts it as the product's: never an unmanaged topic someone could claim.
+    await stack.running.worker.scanner.scanOnce();
+    expect(await db.clusterTopic.findUnique({ where: { name: dlq }, select: { productId: true } })).toEqual({ productId: product.id });
+
     // A cycle before any dead letter: the DLQ holds nothing, and nothing grows.
     const t0 = Date.now();
     await stack.running.worker.observer.observeOnce(t0);
