@@ -47,3 +47,6 @@ REVOKE INSERT, UPDATE, DELETE ON "TopicObservation", "TopicObservationSample", "
 
 -- The usage ledger (showback and chargeback) is computed by the worker from its observations; the portal reads it.
 REVOKE INSERT, UPDATE, DELETE ON "UsageRecord" FROM :"portal";
+
+-- The dead-letter topics' offsets (issue 29) are observed by the worker; the portal reads them.
+REVOKE INSERT, UPDATE, DELETE ON "DeadLetterSample" FROM :"portal";

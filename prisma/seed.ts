@@ -12,6 +12,7 @@ import {
   registerProduct,
   rejectProduct,
   requestSubscription,
+  setQualityRules,
   submitForReview,
   type Db,
 } from "@kappa/catalog";
@@ -76,6 +77,11 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     // within minutes of the first start (the tiered-storage panel shows it).
     localRetentionMs: 120_000,
     schema: { format: "AVRO", definition: DEMO_SCHEMAS.orderEvent },
+  });
+  // A data-quality rule in the contract (issue 29): set on the draft, so it is approved with the product and the
+  // worker provisions the dead-letter topic orders.order-events.v1.dlq with the topic.
+  await setQualityRules(db, owner, orderEvents.id, {
+    rules: [{ name: "non-negative-total", description: "An order's total is never below zero.", kind: "CEL", expression: "message.totalCents >= 0", mode: "WRITE", onFailure: "DLQ" }],
   });
   await submitForReview(db, owner, orderEvents.id);
   await approveProduct(db, reviewer, orderEvents.id);

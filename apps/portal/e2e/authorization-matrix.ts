@@ -280,6 +280,9 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/messages?partition=0&offset=0` }),
     expect: statuses(401, 503, 503, 503, 403, 403),
   },
+  // Dead letters (issue 29): the product's owners only — not its members, subscribers, governance or admins. The
+  // shared product has no DLQ rule, so an owner gets 200 without the cluster being read.
+  "GET /api/v1/products/[id]/dlq": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/dlq` }), expect: statuses(401, 403, 403, 200, 403, 403) },
   "GET /api/v1/products/[id]/state": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state` }), expect: statuses(401, 200, 200, 200, 403, 403) },
   "GET /api/v1/products/[id]/state/[key]": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state/k1` }), expect: statuses(401, 200, 200, 200, 403, 403) },
   "POST /api/v1/products/[id]/state": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state`, body: { rebuild: true } }), expect: statuses(401, 403, 403, 202, 403, 403) },

@@ -16,7 +16,8 @@ import { storageFor, type Role } from "./roles";
  * Java client has one): a producer registers one. This one follows the Java
  * DlqAction's contract — the topic from the rule's `dlq.topic` parameter, the
  * rule's name and mode in `__rule.*` headers, then the serializer's error, so
- * the application knows the record did not go to the product topic.
+ * the application knows the record did not go to the product topic. The
+ * product page's DLQ panel then shows the owners that record with its rule.
  */
 
 const run = Date.now().toString(36);
@@ -172,6 +173,29 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     } finally {
       await producer.disconnect();
     }
+
+    // The DLQ panel: the owners read the dead letter with the rule it failed (once the worker grants the portal's
+    // reader the DLQ); a member of the domain, governance and admins get nothing.
+    for (const role of ["ordersMember", "reviewer", "admin"] as const) {
+      expect((await (await api(browser, role)).get(`/api/v1/products/${product.id}/dlq`)).status(), role).toBe(403);
+    }
+    await expect
+      .poll(async () => {
+        const page = await owner.get(`/api/v1/products/${product.id}/dlq`);
+        return page.ok() ? ((await page.json()) as { records: { rule: string }[] }).records.map((r) => r.rule) : [`HTTP ${page.status()}`];
+      }, { timeout: 90_000 })
+      .toEqual(["non-negative-total"]);
+    const context = await browser.newContext({ storageState: storageFor("ordersOwner") });
+    const page = await context.newPage();
+    await page.goto(`/products/${product.id}#live`);
+    const panel = page.getByTestId("dlq-panel");
+    await expect(panel).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByText(`Dead-letter topic · ${product.topicName}.dlq`)).toBeVisible();
+    await expect(panel.getByTestId("dlq-record")).toHaveCount(1);
+    await expect(panel.getByTestId("dlq-rule")).toHaveText("non-negative-total");
+    await expect(panel.getByTestId("decoded-value")).toContainText('"totalCents": -1');
+    await expect(panel.getByTestId("dlq-count")).toHaveText("1");
+    await context.close();
 
     // Clients cannot bring their own rules: a registration with a ruleSet is refused.
     const forged = await owner.post(`/api/schema-registry/subjects/${product.topicName}-value/versions`, {

@@ -27,6 +27,7 @@ export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, generateWebhookSecret,
 export { WEBHOOK_REFUSED, WEBHOOK_TIMED_OUT, webhookAttemptError, webhookOutcome } from "./notifications/webhook-outcome.ts";
 export { createWebhookInput, listNotificationsInput, markNotificationsReadInput, updateWebhookInput, type CreateWebhookInput } from "./notifications/inputs.ts";
 export { browseMessages, type BrowseOptions } from "./records/browse.ts";
+export { DEAD_LETTERS_SHOWN, DLQ_HEADERS, readDeadLetters, type DeadLetter, type DeadLetterOptions } from "./records/dead-letters.ts";
 export { BROWSE_LIMITS, browseMessagesInput, browseStateInput, stateKeyInput, stateQueryInput, type BrowseMessagesInput } from "./records/inputs.ts";
 export type { PartitionBounds, ReadResult, RecordSource, SourceHeader, SourceRecord } from "./records/source.ts";
 export { consumeRateLimit } from "./rate-limit.ts";
@@ -98,7 +99,7 @@ export { markNotificationsRead } from "./actions/mark-notifications-read.ts";
 export { rebuildStateView } from "./actions/rebuild-state-view.ts";
 export { requestReplay } from "./actions/request-replay.ts";
 export { setSubscriptionObjective } from "./actions/set-subscription-objective.ts";
-export { ALERT_KINDS, evaluateAlerts, type AlertKind, type AlertOptions, type EvaluationResult } from "./alerts/evaluate.ts";
+export { ALERT_KINDS, DLQ_WINDOW_MS, evaluateAlerts, type AlertKind, type AlertOptions, type EvaluationResult } from "./alerts/evaluate.ts";
 export { MAX_LAG_RECORDS, MAX_LAG_SECONDS, subscriptionObjectiveInput, type SubscriptionObjectiveInput } from "./alerts/inputs.ts";
 export { productSlo, subscriptionSlo } from "./queries/slo.ts";
 export { productJob, type ProductJob } from "./queries/product-job.ts";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { seedDemoData } from "../../../prisma/seed.ts";
-import { loadActor, odcsProblems, planContracts, productContract, type Db } from "../src/index.ts";
+import { getProduct, loadActor, odcsProblems, planContracts, productContract, type Db } from "../src/index.ts";
 import { openTestDatabase } from "./fixtures.ts";
 
 /*
@@ -36,6 +36,18 @@ async function exportedDemo(): Promise<Map<string, string>> {
   }
   return files;
 }
+
+describe("the demo's data contract (issue 29)", () => {
+  it("Order Events carries non-negative-total (on write, action DLQ), so it has the dead-letter topic orders.order-events.v1.dlq", async () => {
+    const product = await db.dataProduct.findUniqueOrThrow({ where: { topicName: "orders.order-events.v1" }, include: { qualityRules: true } });
+    expect(product.status).toBe("APPROVED");
+    expect(product.qualityRules.map((r) => ({ name: r.name, kind: r.kind, expression: r.expression, mode: r.mode, onFailure: r.onFailure }))).toEqual([
+      { name: "non-negative-total", kind: "CEL", expression: "message.totalCents >= 0", mode: "WRITE", onFailure: "DLQ" },
+    ]);
+    const owner = await loadActor(db, (await db.user.findUniqueOrThrow({ where: { email: "owner@orders.example" } })).id);
+    expect((await getProduct(db, owner, product.id)).dlqTopic).toBe("orders.order-events.v1.dlq");
+  });
+});
 
 describe("examples/contracts", () => {
   it("holds the export of every demo product", async () => {

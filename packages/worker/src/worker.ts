@@ -6,6 +6,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { recordPrimaryCluster, recordUsageLedger, recordWorkerPrincipals, sweepRecertification, type Db, type PrimaryClusterFacts } from "@kappa/catalog";
+import { DeadLetterWatch } from "./dead-letters/dead-letter-watch.ts";
 import { DerivedJobs, type FlinkOptions } from "./derived/derived-jobs.ts";
 import { EnvironmentReconciler } from "./environments/environment-reconciler.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
@@ -136,6 +137,8 @@ export class Worker {
     this.runner = new TaskRunner(this.ctx, options, log, this.outages, this.metrics);
     this.observer = new Observer(db, cluster, { historyHours: options.historyHours }, log);
     this.scanner = new ClusterScanner(db, cluster, log);
+    // Dead-letter topics (issue 29) before the alerts, whose DLQ_GROWTH rule reads these samples.
+    this.observer.use(new DeadLetterWatch());
     if (options.slo) {
       // Order matters: alert rules read the time lag and freshness the first two steps wrote.
       this.observer.use(new TimeLagReader());

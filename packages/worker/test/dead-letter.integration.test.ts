@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveChangeRequest, setQualityRules, type Db } from "@kappa/catalog";
-import { approvedProduct, approvedSubscription, startSaslStack, stopSaslStack, waitFor } from "./helpers.ts";
+import { approveChangeRequest, evaluateAlerts, loadActor, readDeadLetters, setQualityRules, type Db, type RecordSource } from "@kappa/catalog";
+import { decodeFetchedRecords } from "@kappa/kafka-protocol";
+import { MESSAGE_BROWSER_PRINCIPAL_NAME, reconcileMessageBrowser } from "../src/reconcile/platform-reader.ts";
+import { approvedProduct, approvedSubscription, kafkaClient, SECRETS_KEY, startSaslStack, stopSaslStack, testLogger, waitFor } from "./helpers.ts";
 
 /*
  * Issue 29: a product with a DLQ rule gets `<topic>.dlq` from the worker —
@@ -11,6 +13,8 @@ import { approvedProduct, approvedSubscription, startSaslStack, stopSaslStack, w
 const ADMIN = { name: "kappa-admin", password: "dead-letter-admin-secret" };
 let stack: Awaited<ReturnType<typeof startSaslStack>>;
 let db: Db;
+/** The product of the first test, with its DLQ rule approved and `<topic>.dlq` on the cluster. */
+let withDlq: { id: string; topicName: string } | null = null;
 
 beforeAll(async () => {
   stack = await startSaslStack(ADMIN);
@@ -50,5 +54,83 @@ describe("the dead-letter topic", () => {
     // The subscriber reads the product topic, never its dead letters.
     await waitFor(async () => (await grantsOn(`User:${reader.name}`, product.topicName)).length > 0, 30_000, "the subscriber's grant");
     expect(await grantsOn(`User:${reader.name}`, dlq)).toEqual([]);
+    withDlq = product;
+  });
+
+  /** The records of a topic read by partition with the worker's admin connection, as the portal's reader reads them (same decoder). */
+  const adminSource = (): RecordSource => ({
+    bounds: async (topic) => {
+      const parts = [{ topic, partitions: 1 }];
+      const [end, start] = await Promise.all([stack.running.cluster.listOffsets(parts, "latest"), stack.running.cluster.listOffsets(parts, "earliest")]);
+      return [{ partition: 0, earliest: start.get(topic)?.[0] ?? 0n, end: end.get(topic)?.[0] ?? 0n }];
+    },
+    offsetsForTimestamp: () => Promise.reject(new Error("not used by the DLQ panel")),
+    read: async (topic, partition, from) => {
+      const fetched = (await stack.running.cluster.fetchRecords([{ topic, partition, offset: from }])).values().next().value;
+      const decoded = decodeFetchedRecords(fetched?.records ?? null, from);
+      return { records: decoded.records.map((r) => ({ partition, offset: r.offset, timestamp: r.timestamp, timestampType: r.timestampType, key: r.key, value: r.value, headers: r.headers })), next: decoded.nextOffset, end: fetched?.highWatermark ?? from, undecodable: decoded.undecodable };
+    },
+  });
+
+  it("is observed (count and growth), read by the product's owners only with the failing rule per record, and alerts its owners when it grows", async () => {
+    const product = withDlq;
+    if (!product) throw new Error("the first test provisions the DLQ");
+    const { people } = stack;
+    const dlq = `${product.topicName}.dlq`;
+    // The portal's reader (the message browser's principal) may read the DLQ: the panel reads through it.
+    await reconcileMessageBrowser(db, stack.running.cluster, SECRETS_KEY, testLogger);
+    expect(await grantsOn(`User:${MESSAGE_BROWSER_PRINCIPAL_NAME}`, dlq)).toEqual(["ALLOW DESCRIBE", "ALLOW READ"]);
+
+    // The cluster scan counts it as the product's: never an unmanaged topic someone could claim.
+    await stack.running.worker.scanner.scanOnce();
+    expect(await db.clusterTopic.findUnique({ where: { name: dlq }, select: { productId: true } })).toEqual({ productId: product.id });
+
+    // A cycle before any dead letter: the DLQ holds nothing, and nothing grows.
+    const t0 = Date.now();
+    await stack.running.worker.observer.observeOnce(t0);
+    expect(await db.deadLetterSample.findMany({ where: { productId: product.id }, select: { startOffset: true, endOffset: true } })).toEqual([{ startOffset: 0n, endOffset: 0n }]);
+
+    // Two records as Confluent's DLQ action writes them: the record as JSON text, the rule in headers.
+    const producer = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } }).producer();
+    await producer.connect();
+    await producer.send({
+      topic: dlq,
+      messages: [
+        { key: "o-1", value: JSON.stringify({ id: "", amount: 3 }), headers: { "__rule.name": "has-id", "__rule.mode": "WRITE", "__rule.exception": "Expr failed: message.id != ''" } },
+        { key: "o-2", value: JSON.stringify({ id: "", amount: 4 }), headers: { "__rule.name": "has-id", "__rule.mode": "WRITE" } },
+      ],
+    });
+    await producer.disconnect();
+    await stack.running.worker.observer.observeOnce(t0 + 60_000);
+    const latest = await db.deadLetterSample.findFirstOrThrow({ where: { productId: product.id }, orderBy: { bucket: "desc" } });
+    expect(latest.endOffset - latest.startOffset).toBe(2n);
+
+    // The owner's panel: the count, the growth, the newest first with the rule each failed.
+    const owner = await loadActor(db, people.as.ordersOwner.userId);
+    const page = await readDeadLetters(db, owner, product.id, adminSource(), { ratePerMinute: 100 }, t0 + 61_000);
+    expect({ topic: page.topic, count: page.count, addedLastHour: page.addedLastHour }).toEqual({ topic: dlq, count: 2, addedLastHour: 2 });
+    expect(page.records.map((r) => ({ offset: r.offset, rule: r.rule, key: r.key, value: r.value.value }))).toEqual([
+      { offset: 1n, rule: "has-id", key: { text: "o-2", hex: null }, value: { id: "", amount: 4 } },
+      { offset: 0n, rule: "has-id", key: { text: "o-1", hex: null }, value: { id: "", amount: 3 } },
+    ]);
+    expect(page.records[1]?.error).toContain("Expr failed");
+    expect(await db.auditEvent.count({ where: { action: "product.dead-letters-read", entityId: product.id } })).toBe(1);
+
+    // A subscriber (who reads the product topic), governance and outsiders never see a dead letter.
+    for (const who of [people.as.paymentsOwner, people.as.reviewer, people.as.outsider]) {
+      await expect(readDeadLetters(db, await loadActor(db, who.userId), product.id, adminSource(), { ratePerMinute: 100 })).rejects.toThrow(/owners|Only the product's domain/);
+    }
+
+    // The alert: the DLQ grew, so the owning domain is told (and only it).
+    const evaluated = await evaluateAlerts(db, { fireAfterMs: 0, resolveAfterMs: 0, clearRatio: 1 }, new Date(t0 + 61_000));
+    const alert = await db.alert.findFirstOrThrow({ where: { productId: product.id, kind: "DLQ_GROWTH" } });
+    expect(evaluated.fired).toContain(alert.id);
+    expect(alert).toMatchObject({ status: "FIRING", value: 2 });
+    expect(alert.message).toContain(`${dlq} received 2 records in 15 min`);
+    const event = await db.notificationEvent.findFirstOrThrow({ where: { kind: "alert.fired", entityId: product.id } });
+    expect(event.title).toMatch(/^Dead letters on /);
+    expect(event.domainIds).toEqual([people.orders.id]);
+    const told = await db.notification.findMany({ where: { eventId: event.id }, select: { userId: true } });
+    expect(told.map((n) => n.userId)).toEqual([people.as.ordersOwner.userId]);
   });
 });

@@ -20,7 +20,7 @@ import { Badge, Button, ErrorAlert, Field, inputClass, Loading } from "./ui";
  */
 
 const POLL_MS = 3000;
-const KIND_LABELS: Record<string, string> = { LAG_RECORDS: "Lag (records)", LAG_SECONDS: "Lag (seconds)", FRESHNESS: "Freshness" };
+const KIND_LABELS: Record<string, string> = { LAG_RECORDS: "Lag (records)", LAG_SECONDS: "Lag (seconds)", FRESHNESS: "Freshness", DLQ_GROWTH: "Dead letters" };
 
 function VerdictBadge({ verdict }: { verdict: Verdict }) {
   if (verdict === null) return <span className="text-xs text-slate-500">no objective</span>;

@@ -4,6 +4,7 @@
  * nothing of the catalog's server code reaches the browser.
  */
 import type {
+  readDeadLetters,
   listReservedPrincipals,
   recertificationQueue,
   applyContracts,
@@ -100,6 +101,8 @@ export type ProductRetirement = Jsonish<Awaited<ReturnType<typeof productRetirem
 export type MessagePage = Jsonish<Awaited<ReturnType<typeof browseMessages>>>;
 export type BrowsedRecord = MessagePage["records"][number];
 export type DecodedValueJson = BrowsedRecord["value"];
+export type DeadLetterPage = Jsonish<Awaited<ReturnType<typeof readDeadLetters>>>;
+export type DeadLetterRecord = DeadLetterPage["records"][number];
 export type StateViewStatus = Jsonish<Awaited<ReturnType<typeof stateViewStatus>>>;
 export type StateEntryJson = Jsonish<Awaited<ReturnType<typeof lookupStateKey>>>;
 export type StateKeysPage = Jsonish<Awaited<ReturnType<typeof browseStateKeys>>>;

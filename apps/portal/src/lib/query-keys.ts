@@ -40,6 +40,8 @@ export const queryKeys = {
     review: (id: string) => [...queryKeys.products.all, "review", id] as const,
     messages: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "messages", id, params] as const,
     state: (id: string) => [...queryKeys.products.all, "state", id] as const,
+    /** The dead-letter topic of one product (owners only, polled while on screen). */
+    deadLetters: (id: string) => [...queryKeys.products.all, "dlq", id] as const,
     stateKeys: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "state", id, "keys", params] as const,
     stateKey: (id: string, key: string, encoding: string) => [...queryKeys.products.all, "state", id, "key", key, encoding] as const,
   },

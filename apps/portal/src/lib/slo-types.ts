@@ -2,7 +2,7 @@
 
 export interface AlertItem {
   id: string;
-  /** LAG_RECORDS, LAG_SECONDS, FRESHNESS. */
+  /** LAG_RECORDS, LAG_SECONDS, FRESHNESS, DLQ_GROWTH. */
   kind: string;
   status: "FIRING" | "RESOLVED";
   subscriptionId: string | null;

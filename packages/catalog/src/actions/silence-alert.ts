@@ -29,7 +29,7 @@ export const silenceAlertInput = z
 
 /** The rule key of an alert (as AlertState and AlertSilence store it). */
 export function alertRuleKey(a: { kind: string; productId: string; subscriptionId: string | null; groupId: string | null }): string {
-  return a.kind === "FRESHNESS" ? `FRESHNESS:${a.productId}` : `${a.kind}:${a.subscriptionId ?? ""}:${a.groupId ?? ""}`;
+  return a.kind === "FRESHNESS" || a.kind === "DLQ_GROWTH" ? `${a.kind}:${a.productId}` : `${a.kind}:${a.subscriptionId ?? ""}:${a.groupId ?? ""}`;
 }
 
 type AlertRow = NonNullable<Awaited<ReturnType<Tx["alert"]["findUnique"]>>>;
@@ -51,7 +51,7 @@ async function loadOwnAlert(tx: Tx, actor: Actor, alertId: string): Promise<Aler
     allowed = product !== null && canInDomain(actor, "product:update", product.domainId);
   }
   if (!allowed) {
-    throw new ForbiddenError(alert.subscriptionId ? "Only owners of the subscribing domain acknowledge or silence its lag alerts." : "Only the product's owners acknowledge or silence its freshness alerts.");
+    throw new ForbiddenError(alert.subscriptionId ? "Only owners of the subscribing domain acknowledge or silence its lag alerts." : "Only the product's owners acknowledge or silence its freshness and dead-letter alerts.");
   }
   if (alert.status !== "FIRING") throw new ConflictError("The alert has resolved; only a firing alert is acknowledged or silenced.", "ALERT_RESOLVED");
   return alert;

@@ -7,7 +7,11 @@ import { inactiveSince } from "./inputs.ts";
  *   LAG_RECORDS / LAG_SECONDS — a subscription's consumer group against the
  *     subscriber's own objectives (max lag in records, in seconds);
  *   FRESHNESS — a product's newest record against its freshness SLA (for
- *     products someone subscribes to: an idle product nobody reads alarms nobody).
+ *     products someone subscribes to: an idle product nobody reads alarms nobody);
+ *   DLQ_GROWTH — records added to a product's dead-letter topic over the last
+ *     DLQ_WINDOW_MS (issue 29), for the owning domain only: any growth is a
+ *     breach, so the alert fires once records keep arriving for fireAfterMs
+ *     and resolves once none arrived for resolveAfterMs.
  *
  * Hysteresis in time and in value, so alerts do not flap: an alert fires once
  * the value has stayed above the threshold for fireAfterMs, and resolves once
@@ -28,7 +32,17 @@ export interface AlertOptions {
   staleAfterMs?: number;
 }
 
-export const ALERT_KINDS = ["LAG_RECORDS", "LAG_SECONDS", "FRESHNESS"] as const;
+export const ALERT_KINDS = ["LAG_RECORDS", "LAG_SECONDS", "FRESHNESS", "DLQ_GROWTH"] as const;
+
+/** The window over which a dead-letter topic's growth is measured (DLQ_GROWTH). */
+export const DLQ_WINDOW_MS = 15 * 60_000;
+
+/** An alert's notification title, per rule kind. */
+function alertTitle(kind: string, productName: string, groupId: string | null, phase: "fired" | "resolved" | "still"): string {
+  if (kind === "FRESHNESS") return phase === "fired" ? `${productName} is stale` : phase === "resolved" ? `${productName} is fresh again` : `${productName} is still stale`;
+  if (kind === "DLQ_GROWTH") return phase === "fired" ? `Dead letters on ${productName}` : phase === "resolved" ? `No new dead letters on ${productName}` : `Dead letters on ${productName} still arriving`;
+  return phase === "fired" ? `Lag alert on ${productName}: ${groupId}` : phase === "resolved" ? `Lag alert resolved on ${productName}: ${groupId}` : `Lag alert on ${productName} still firing: ${groupId}`;
+}
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 interface Rule {
@@ -126,7 +140,51 @@ async function rules(db: Db, now: Date, staleAfterMs: number, freshnessStates: r
       });
     }
   }
+  out.push(...(await deadLetterRules(db, now, staleAfterMs)));
   return out;
+}
+
+/**
+ * DLQ_GROWTH per live product with a DLQ rule and a recent sample of its
+ * dead-letter topic: the end offset now minus the lowest end offset sampled
+ * within the window (a topic recreated with fewer records counts as no growth).
+ */
+async function deadLetterRules(db: Db, now: Date, staleAfterMs: number): Promise<Rule[]> {
+  const samples = await db.deadLetterSample.findMany({
+    where: { bucket: { gte: new Date(now.getTime() - DLQ_WINDOW_MS) } },
+    select: { productId: true, endOffset: true, observedAt: true },
+    orderBy: { bucket: "asc" },
+  });
+  if (samples.length === 0) return [];
+  const byProduct = new Map<string, { min: bigint; last: bigint; observedAt: Date }>();
+  for (const s of samples) {
+    const seen = byProduct.get(s.productId);
+    byProduct.set(s.productId, { min: seen && seen.min < s.endOffset ? seen.min : s.endOffset, last: s.endOffset, observedAt: s.observedAt });
+  }
+  const products = await db.dataProduct.findMany({
+    where: { id: { in: [...byProduct.keys()] }, status: { in: ["ACTIVE", "DEPRECATED"] }, qualityRules: { some: { onFailure: "DLQ" } } },
+    select: { id: true, name: true, domainId: true, topicName: true },
+  });
+  return products.map((p): Rule => {
+    const f = byProduct.get(p.id);
+    const known = f !== undefined && now.getTime() - f.observedAt.getTime() <= staleAfterMs;
+    const grown = known ? f.last - f.min : 0n;
+    return {
+      key: `DLQ_GROWTH:${p.id}`,
+      kind: "DLQ_GROWTH",
+      productId: p.id,
+      productName: p.name,
+      subscriptionId: null,
+      groupId: null,
+      value: known ? Number(grown > 0n ? grown : 0n) : null,
+      threshold: 0,
+      // Dead letters are the owners' business: nobody else is told.
+      audience: { domainMembers: [p.domainId] },
+      link: `/products/${p.id}`,
+      what: `the dead-letter topic ${p.topicName}.dlq received`,
+      unit: `records in ${DLQ_WINDOW_MS / 60_000} min`,
+    };
+  });
 }
 
 type State = Awaited<ReturnType<Db["alertState"]["findMany"]>>[number];
@@ -147,7 +205,7 @@ async function fire(tx: Tx, r: Rule, value: number, now: Date, quiet: boolean): 
   if (quiet) return alert.id;
   await notify(tx, {
     kind: "alert.fired",
-    title: r.kind === "FRESHNESS" ? `${r.productName} is stale` : `Lag alert on ${r.productName}: ${r.groupId}`,
+    title: alertTitle(r.kind, r.productName, r.groupId, "fired"),
     body: message,
     link: r.link,
     entityType: r.subscriptionId ? "Subscription" : "DataProduct",
@@ -173,7 +231,7 @@ async function resolve(tx: Tx, alertId: string, r: ResolveTarget, now: Date, why
   if (quiet) return;
   await notify(tx, {
     kind: "alert.resolved",
-    title: r.kind === "FRESHNESS" ? `${r.productName} is fresh again` : `Lag alert resolved on ${r.productName}: ${r.groupId}`,
+    title: alertTitle(r.kind, r.productName, r.groupId, "resolved"),
     body: `${why}. It fired ${alert.firedAt.toISOString().slice(0, 19).replace("T", " ")} UTC; worst ${fmt(alert.peakValue)} against ${fmt(alert.threshold)}.`,
     link: r.link,
     entityType: r.subscriptionId ? "Subscription" : "DataProduct",
@@ -315,7 +373,7 @@ export async function evaluateAlerts(db: Db, options: AlertOptions, now: Date = 
       const audience: NotificationAudience = sub ? { domainMembers: [sub.consumingDomainId] } : { domainMembers: product ? [product.domainId] : [] };
       await notify(tx, {
         kind: "alert.fired",
-        title: alert.kind === "FRESHNESS" ? `${name} is still stale` : `Lag alert on ${name} still firing: ${alert.groupId}`,
+        title: alertTitle(alert.kind, name, alert.groupId, "still"),
         body: `The silence ended and the alert still fires: ${alert.message}`,
         link: alert.subscriptionId ? `/subscriptions/${alert.subscriptionId}` : `/products/${alert.productId}`,
         entityType: alert.subscriptionId ? "Subscription" : "DataProduct",

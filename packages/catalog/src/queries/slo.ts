@@ -147,7 +147,8 @@ export async function productSlo(db: Db, actor: Actor, productId: string, now = 
     db.productFreshness.findUnique({ where: { productId } }),
     db.productFreshnessSample.findMany({ where: { productId, bucket: { gte: new Date(now - HISTORY_MS) } }, orderBy: { bucket: "asc" } }),
     db.alert.findMany({
-      where: { productId, ...(seesAll ? {} : { OR: [{ subscriptionId: null }, { subscriptionId: { in: mySubscriptions } }] }) },
+      // Dead-letter alerts are the owners' (and governance's): subscribers see freshness and their own lag alerts.
+      where: { productId, ...(seesAll ? {} : { kind: { not: "DLQ_GROWTH" }, OR: [{ subscriptionId: null }, { subscriptionId: { in: mySubscriptions } }] }) },
       orderBy: { firedAt: "desc" },
       take: ALERTS_SHOWN,
     }),

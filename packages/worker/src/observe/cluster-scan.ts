@@ -22,10 +22,10 @@
  * by a super user outside the convention are invisible here.
  */
 import { Prisma } from "@prisma/client";
-import { consumerGroupPrefix, type Db } from "@kappa/catalog";
+import { consumerGroupPrefix, dlqTopicOf, type Db } from "@kappa/catalog";
 import type { AclBinding, KafkaCluster, PerPartition, TopicPartitions } from "../kafka/cluster.ts";
 import { errorMessage, type Logger } from "../log.ts";
-import { LIVE_PRODUCT_STATUSES } from "../reconcile/diff.ts";
+import { DLQ_RULE_SELECT, LIVE_PRODUCT_STATUSES } from "../reconcile/diff.ts";
 
 /** Usage rows of groups no longer seen are kept this long, so "last used" survives an expired group. */
 export const USAGE_RETENTION_MS = 90 * 24 * 3600_000;
@@ -73,10 +73,11 @@ export class ClusterScanner {
     const at = new Date(now);
     const [topics, products, accounts] = await Promise.all([
       this.cluster.listTopics(),
-      this.db.dataProduct.findMany({ where: { status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { id: true, topicName: true } }),
+      this.db.dataProduct.findMany({ where: { status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { id: true, topicName: true, ...DLQ_RULE_SELECT } }),
       this.db.serviceAccount.findMany({ select: { id: true, name: true } }),
     ]);
-    const productOf = new Map(products.map((p) => [p.topicName, p.id]));
+    // A product's dead-letter topic (issue 29) is the product's too: never listed as unmanaged, never claimable.
+    const productOf = new Map(products.flatMap((p): [string, string][] => (p.qualityRules.length > 0 ? [[p.topicName, p.id], [dlqTopicOf(p.topicName), p.id]] : [[p.topicName, p.id]])));
     const unmanaged = topics.filter((t) => !productOf.has(t));
     const counts = await this.cluster.partitionCounts(topics);
     const refs: TopicPartitions[] = unmanaged.map((topic) => ({ topic, partitions: counts.get(topic) ?? 0 }));

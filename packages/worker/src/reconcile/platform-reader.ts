@@ -8,14 +8,16 @@
  *
  * Reconciled on start and on a short timer: credentials issued when the
  * catalog or the cluster lacks them, and the ACLs brought to exactly one
- * LITERAL READ + DESCRIBE per live product topic — incrementally between
+ * LITERAL READ + DESCRIBE per live product topic and per dead-letter topic
+ * (`<topic>.dlq` of a product with a DLQ rule; the catalog shows its records
+ * to the product's owners only) — incrementally between
  * occasional full passes (ReaderState). Only this principal's own ALLOW
  * bindings are ever deleted.
  */
-import { encryptSecret, generatePassword, type Db } from "@kappa/catalog";
+import { dlqTopicOf, encryptSecret, generatePassword, type Db } from "@kappa/catalog";
 import type { AclBinding, KafkaCluster } from "../kafka/cluster.ts";
 import { errorMessage, type Logger } from "../log.ts";
-import { aclKey, LIVE_PRODUCT_STATUSES } from "./diff.ts";
+import { aclKey, DLQ_RULE_SELECT, LIVE_PRODUCT_STATUSES } from "./diff.ts";
 import { auditAsWorker } from "./entities.ts";
 
 export const MESSAGE_BROWSER_PRINCIPAL_NAME = "kappa-message-browser";
@@ -72,8 +74,9 @@ export async function reconcileMessageBrowser(db: Db, cluster: KafkaCluster, sec
     log.info("issued the message browser's SCRAM credentials", { principal: PRINCIPAL });
     issued = true;
   }
-  const products = await db.dataProduct.findMany({ where: { status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { topicName: true } });
-  const live = new Set(products.map((p) => p.topicName));
+  const products = await db.dataProduct.findMany({ where: { status: { in: [...LIVE_PRODUCT_STATUSES] } }, select: { topicName: true, ...DLQ_RULE_SELECT } });
+  // The dead-letter topic of a product with a DLQ rule too (issue 29): the DLQ panel reads it for the product's owners.
+  const live = new Set(products.flatMap((p) => (p.qualityRules.length > 0 ? [p.topicName, dlqTopicOf(p.topicName)] : [p.topicName])));
   const known = state?.known ?? null;
   const full = !state || known === null || state.passesSinceFull + 1 >= READER_FULL_PASS_EVERY;
   // Forgotten first: a failure below leaves the next pass a full one.

@@ -55,6 +55,7 @@ const OPERATIONS_PLACEHOLDER = <PanelPlaceholder title="Environments and partiti
 
 const LivePanels = dynamic(() => import("./live-panels").then((m) => m.LivePanels), { ssr: false, loading: () => CLUSTER_PLACEHOLDER });
 const ProducerAccessPanel = dynamic(() => import("./producer-access").then((m) => m.ProducerAccessPanel), { ssr: false });
+const DeadLetterPanel = dynamic(() => import("@/components/dead-letter-panel").then((m) => m.DeadLetterPanel), { ssr: false });
 const OperationsPanels = dynamic(() => import("./operations-panels").then((m) => m.OperationsPanels), { ssr: false, loading: () => OPERATIONS_PLACEHOLDER });
 
 const SECTIONS: PageSection[] = [
@@ -281,6 +282,12 @@ export function ProductView({ initial, registry }: { initial: ProductDetail; reg
           </WhenNear>
         ) : (
           <p className="text-sm text-slate-600">Nothing to observe yet: the topic is created on the cluster once the product is approved.</p>
+        )}
+        {/* Dead letters are the owners' alone (the server refuses everyone else). */}
+        {isOwner && onCluster && product.dlqTopic && (
+          <WhenNear placeholder={<PanelPlaceholder title="Dead-letter topic" height="h-24" />}>
+            <DeadLetterPanel productId={product.id} live={live.inView} />
+          </WhenNear>
         )}
       </ProductSection>
 
