@@ -61,7 +61,7 @@ export { productInputsInput, setProductInputs } from "./actions/set-product-inpu
 export { registerDerivedProduct } from "./actions/register-derived-product.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
 export { columnsFromOutputSchema, inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn } from "./derived/flink-tables.ts";
-export { derivedJobStatus, startDerivedJob, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
+export { cancelDerivedJob, derivedJobStatus, startDerivedJob, TERMINAL_JOB_STATES, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
 export { FlinkStatementError, FlinkUnavailableError, SqlGatewayClient, flinkError, type FlinkColumn, type StatementResult } from "./derived/sql-gateway.ts";
 export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
 export { clusterTopic, clusterTopicsInput, listClusterTopics, requireInferenceAccess, topicSchemaInference } from "./queries/cluster-topics.ts";

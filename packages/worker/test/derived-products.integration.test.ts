@@ -2,7 +2,9 @@
 // own planner through the SQL Gateway (validation: output schema, inputs,
 // plan; 403 for an input the domain may not read; 422 with Flink's message),
 // and a windowed aggregation that Flink runs over topics on the embedded
-// broker, its output compared with the same aggregation computed here. One
+// broker, its output compared with the same aggregation computed here; the
+// worker's deployment, and its stop when the input's subscription is revoked
+// (and the job account's grants when the product is retired). One
 // Flink session cluster for the file (packages/engines), the embedded broker
 // with SASL/SCRAM and ACLs, a real PostgreSQL catalog.
 import { randomBytes } from "node:crypto";
@@ -10,9 +12,24 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveProduct, CatalogError, derivedJobStatus, getProduct, loadActor, productJob, registerDerivedProduct, startDerivedJob, submitForReview, validateDerivedStatement, type FlinkSettings } from "@kappa/catalog";
+import {
+  approveProduct,
+  CatalogError,
+  deprecateProduct,
+  derivedJobStatus,
+  getProduct,
+  loadActor,
+  productJob,
+  registerDerivedProduct,
+  retireProduct,
+  revokeSubscription,
+  startDerivedJob,
+  submitForReview,
+  validateDerivedStatement,
+  type FlinkSettings,
+} from "@kappa/catalog";
 import { startFlink, type ApacheFlinkCluster } from "@kappa/engines";
-import { DerivedJobs } from "../src/derived/derived-jobs.ts";
+import { DerivedJobs, stopReasons } from "../src/derived/derived-jobs.ts";
 import type { AclBinding } from "../src/kafka/cluster.ts";
 import { reconcilePrincipalAcls } from "../src/reconcile/entities.ts";
 import { aclKeys, fullReconcile } from "../src/reconcile/full.ts";
@@ -43,6 +60,10 @@ describe("derived products on Apache Flink", () => {
   let settings: FlinkSettings;
   let orderEvents: { id: string; topicName: string };
   let otherProduct: { id: string; topicName: string };
+  /** The payments domain's subscription to orderEvents (the derived products' input). */
+  let inputSubscription: { id: string };
+  /** The product the worker deployed (the deployment test), which the stop test reuses: one job start less. */
+  let deployedJob: { productId: string; topicName: string; jobId: string; accountId: string; wanted: AclBinding[] } | undefined;
 
   beforeAll(async () => {
     flinkDir = mkdtempSync(join(tmpdir(), "kappa-worker-flink-"));
@@ -53,7 +74,7 @@ describe("derived products on Apache Flink", () => {
     // Single partitions: the watermark of a topic is the minimum over its partitions, and the fixed input goes to one.
     orderEvents = await approvedProduct(stack.db, stack.people, { name: `Order Events ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
     otherProduct = await approvedProduct(stack.db, stack.people, { name: `Refunds ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
-    await approvedSubscription(stack.db, stack.people, orderEvents.id, "revenue");
+    inputSubscription = (await approvedSubscription(stack.db, stack.people, orderEvents.id, "revenue")).subscription;
   }, 400_000);
 
   // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
@@ -310,10 +331,67 @@ describe("derived products on Apache Flink", () => {
       // Flink reports numRestarts once the job's metrics are registered: a cycle right after the start may not have it yet.
       return j.state === "RUNNING" && j.restarts !== null ? j : null;
     }, 60_000, "the observer to record the job RUNNING with its metrics");
-    expect(job).toMatchObject({ state: "RUNNING", jobId: deployed.jobId, error: null, restarts: 0 });
+    expect(job).toMatchObject({ state: "RUNNING", jobId: deployed.jobId, error: null, restarts: 0, stoppedAt: null, stopReason: null });
+    deployedJob = { productId: created.id, topicName: created.topicName, jobId: deployed.jobId!, accountId: account.id, wanted };
     expect(Date.parse(job.startedAt!)).toBeGreaterThan(Date.now() - 10 * 60_000);
     // A product that is not derived has no job.
     const notDerived = (await productJob(stack.db, owner, orderEvents.id).catch((e: unknown) => e)) as CatalogError;
     expect(notDerived.status).toBe(404);
   });
+
+  it("stops the job when its domain's subscription to an input is revoked: no longer running in Flink, STOPPED with the reason in the catalog, its READ on the input taken away; retiring the product removes every grant of the job's account", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test stops the job it deployed");
+    const { worker } = stack.running;
+    const { productId, jobId, accountId, wanted } = deployedJob;
+    const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: accountId } });
+    const principal = `User:${account.name}`;
+    const held = async () => aclKeys(await stack.running.cluster.describeAcls([principal]));
+    expect(await held()).toEqual(aclKeys(wanted));
+    const flinkState = async () => ((await (await fetch(`${flink.restUrl}/jobs/${jobId}`)).json()) as { state: string }).state;
+    expect(await flinkState()).toBe("RUNNING");
+
+    // The orders domain's owner takes the payments domain's access away.
+    await revokeSubscription(stack.db, stack.people.as.ordersOwner, inputSubscription.id, { reason: "Order events move to a new contract next week." });
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const job = await waitFor(async () => {
+      await worker.observeNow();
+      const stepError = worker.observer.stepErrors.get("derived-jobs");
+      if (stepError) throw new Error(stepError);
+      const j = await productJob(stack.db, owner, productId);
+      return j.state === "STOPPED" ? j : null;
+    }, 120_000, "the worker to stop the job");
+    expect(job.stopReason).toBe(`The subscription of ${stack.people.payments.slug} to its input ${orderEvents.topicName} was revoked: Order events move to a new contract next week.`);
+    expect(Date.parse(job.stoppedAt!)).toBeGreaterThan(Date.now() - 5 * 60_000);
+    expect(job.error).toBeNull();
+    // Flink no longer runs it (cancelled through its REST API, not left to fail on a missing ACL).
+    expect(await flinkState()).toBe("CANCELED");
+    const overview = (await (await fetch(`${flink.restUrl}/jobs/overview`)).json()) as { jobs: { jid: string; state: string }[] };
+    expect(overview.jobs.filter((j) => j.state === "RUNNING").map((j) => j.jid)).not.toContain(jobId);
+    // The job's account no longer reads the input (nor, reading nothing, its group prefix); it keeps its grants on its own product's topic.
+    expect(await held()).toEqual(aclKeys(wanted.filter((b) => !(b.resourceType === "TOPIC" && b.resourceName === orderEvents.topicName) && b.resourceType !== "GROUP")));
+    // Visible to the owners: the audit trail and a notification with the reason.
+    const audit = await stack.db.auditEvent.findFirst({ where: { entityId: productId, action: "derivedProduct.jobStopped" } });
+    expect(audit?.data).toMatchObject({ jobId, reason: job.stopReason, flinkState: "CANCELED" });
+    const notification = await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-stopped" } });
+    expect(notification?.body).toBe(job.stopReason);
+    // Later cycles leave it stopped (Flink's CANCELED does not overwrite STOPPED, nothing redeploys it).
+    await worker.observeNow();
+    expect(await productJob(stack.db, owner, productId)).toMatchObject({ state: "STOPPED", jobId, stopReason: job.stopReason });
+
+    // Retirement: every grant of the job's account goes (its topic, group prefix, IDEMPOTENT_WRITE, transactional ids).
+    await deprecateProduct(stack.db, stack.people.as.paymentsOwner, productId, { reason: "Replaced by a per-hour product.", sunsetAt: new Date(Date.now() + 31 * 86_400_000).toISOString() });
+    await retireProduct(stack.db, stack.people.as.paymentsOwner, productId, { reason: "Nobody reads it any more." });
+    await waitFor(
+      async () => {
+        const left = await held();
+        if (left.size === 0) return true;
+        // Said on a timeout: what is left, and how the retirement step went.
+        const tasks = await stack.db.provisioningTask.findMany({ where: { entityId: productId }, select: { kind: true, status: true, lastError: true }, orderBy: { step: "asc" } });
+        throw new Error(`${[...left].join(", ")} left; tasks ${JSON.stringify(tasks)}`);
+      },
+      60_000,
+      `every ACL of ${principal} to be removed`,
+    );
+    expect((await stopReasons(stack.db, [productId])).get(productId)).toBe("The product was retired.");
+  }, 300_000);
 });

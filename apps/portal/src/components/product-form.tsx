@@ -6,6 +6,7 @@ import { useCallback, useMemo, useState, type ChangeEvent, type FocusEvent, type
 import { evaluatePolicy, resultsByField, type PolicyDocument } from "@kappa/catalog/policy";
 import { CLASSIFICATIONS, COMPATIBILITY_MODES, LIMITS } from "@kappa/catalog/validation";
 import { api, type ApiError } from "@/lib/api-client";
+import type { DerivedValidationResult } from "@/lib/api-types";
 import { formatDurationMs, humanize } from "@/lib/format";
 import {
   changedInput,
@@ -22,6 +23,7 @@ import {
   type ProductFormValues,
 } from "@/lib/product-form";
 import { queryKeys } from "@/lib/query-keys";
+import { DerivedStatementEditor, STATEMENT_MAX } from "./derived-statement";
 import { PolicyNotes, PolicyResultList, PolicySummary } from "./policy-results";
 import { SchemaInference } from "./schema-inference";
 import { Button, ButtonLink, Card, ErrorAlert, Field, inputClass } from "./ui";
@@ -78,6 +80,15 @@ const ERROR_KEY_OF_ID: Record<string, string> = {
   schemaDefinition: "schema.definition",
 };
 
+const CLASSIFICATION_ORDER: readonly string[] = CLASSIFICATIONS;
+/** Stands in for a derived product's schema until Flink derived it (the policy checks and the field rules need one). */
+const DERIVED_PLACEHOLDER_SCHEMA = JSON.stringify({ type: "object" });
+
+/** The form's values as a derived product has them: its schema is the one Flink derived (or a placeholder until validated). */
+function derivedValues(values: ProductFormValues, validated: DerivedValidationResult | null): ProductFormValues {
+  return { ...values, schemaFormat: "JSON_SCHEMA", schemaDefinition: validated ? JSON.stringify(validated.outputSchema) : DERIVED_PLACEHOLDER_SCHEMA };
+}
+
 const COMPACT_NOT_TIERED = "Compacted topics are not tiered: compaction rewrites the log to keep the latest record per key, so there are no cold segments to move. Turn off tiered storage, or choose delete.";
 
 /**
@@ -91,6 +102,7 @@ export function ProductForm({
   policy,
   tieredStorage,
   inference,
+  flink,
 }: {
   mode: Mode;
   defaults: ProductFormValues;
@@ -99,6 +111,8 @@ export function ProductForm({
   tieredStorage?: { environment: string; refusal: string | null };
   /** A claimed topic's schema inference: offered on the topic (admins; a claim's owners once an admin approved sampling), or why not. */
   inference?: { topic: string } | { refused: string };
+  /** Offered on a new product (not a claim): "Derived product (Flink SQL)", and whether this environment has a Flink SQL Gateway. */
+  flink?: { configured: boolean };
 }) {
   const router = useRouter();
   const client = useQueryClient();
@@ -108,11 +122,18 @@ export function ProductForm({
   const [errors, setErrors] = useState<FieldErrorMap>({});
   const [formError, setFormError] = useState<string | null>(null);
   const fullyEditable = mode.kind === "create" || mode.status === "DRAFT" || mode.status === "REJECTED";
+  const offersDerived = mode.kind === "create" && !mode.claimTopic && flink !== undefined;
+  const [kind, setKind] = useState<"stream" | "derived">("stream");
+  const derived = offersDerived && kind === "derived";
+  const [statement, setStatement] = useState("");
+  const [validated, setValidated] = useState<DerivedValidationResult | null>(null);
+  // A derived product's schema is Flink's: the policy sees the derived one once validated.
+  const checked = derived ? derivedValues(values, validated) : values;
   const locked = (field: string) => !fullyEditable && !METADATA_FIELDS.includes(field);
   // The same evaluator the server runs, on every keystroke: pass / warn / fail with the rule id.
   const evaluation = useMemo(
-    () => evaluatePolicy(policy.document, mode.kind === "create" ? "product.register" : "product.update", { product: policyFactsFromValues(values) }),
-    [policy.document, mode.kind, values],
+    () => evaluatePolicy(policy.document, mode.kind === "create" ? "product.register" : "product.update", { product: policyFactsFromValues(checked) }),
+    [policy.document, mode.kind, checked],
   );
   const byField = resultsByField(evaluation.results);
   const notes = (field: string, id = field) => (byField[field] ? <PolicyNotes id={`${id}-notes`} results={byField[field]} /> : undefined);
@@ -149,7 +170,11 @@ export function ProductForm({
     setFormError(null);
     let body: unknown;
     let problems: FieldErrorMap | null;
-    if (mode.kind === "create") {
+    if (derived) {
+      problems = derivedProblems(values, statement, validated);
+      const { schema: _derivedSchema, ...rest } = formToInput(values);
+      body = { ...rest, derived: { statement } };
+    } else if (mode.kind === "create") {
       problems = validateRegister(values);
       body = formToInput(values);
     } else {
@@ -200,7 +225,8 @@ export function ProductForm({
     if (!id) return;
     const key = ERROR_KEY_OF_ID[id] ?? id;
     let problems: FieldErrorMap | null;
-    if (mode.kind === "create") problems = validateRegister(values);
+    if (derived) problems = derivedProblems(values, statement, validated);
+    else if (mode.kind === "create") problems = validateRegister(values);
     else {
       const patch = changedInput(mode.initial, values);
       problems = Object.keys(patch).length === 0 ? null : validateUpdate(patch);
@@ -222,6 +248,30 @@ export function ProductForm({
           {errors._ && <p>{errors._.join(" ")}</p>}
         </ErrorAlert>
       </div>
+
+      {offersDerived && (
+        <Card title="Kind of product">
+          <fieldset>
+            <legend className="sr-only">Kind of product</legend>
+            <div className="grid gap-3 sm:grid-cols-2">
+              {(
+                [
+                  ["stream", "Stream product", "Your producers write it; you give its schema."],
+                  ["derived", "Derived product (Flink SQL)", "Computed in the stream by Apache Flink from products your domain subscribes to; Flink derives its schema."],
+                ] as const
+              ).map(([value, label, hint]) => (
+                <label key={value} className="flex cursor-pointer items-start gap-2 rounded-md p-3 text-sm ring-1 ring-slate-200 has-[:checked]:ring-2 has-[:checked]:ring-indigo-600">
+                  <input type="radio" name="productKind" value={value} checked={kind === value} onChange={() => setKind(value)} className="mt-0.5 h-4 w-4" aria-describedby={`productKind-${value}-hint`} />
+                  <span>
+                    <span className="font-medium text-slate-900">{label}</span>
+                    <span id={`productKind-${value}-hint`} className="mt-0.5 block text-xs text-slate-600">{hint}</span>
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        </Card>
+      )}
 
       <Card title="Basics">
         <div className="grid gap-4 sm:grid-cols-2">
@@ -316,9 +366,30 @@ export function ProductForm({
         </div>
       </Card>
 
-      <Card title="Schema">
+      {derived && (
+        <Card title="Flink SQL">
+          <DerivedStatementEditor
+            domainId={values.domainId}
+            statement={statement}
+            onChange={(next) => {
+              setStatement(next);
+              setValidated(null);
+            }}
+            gatewayConfigured={flink?.configured ?? false}
+            errors={errors.statement ?? errors["derived.statement"] ?? errors.derived}
+            onValidated={setValidated}
+          />
+          {validated && CLASSIFICATION_ORDER.indexOf(values.classification) < CLASSIFICATION_ORDER.indexOf(validated.minimumClassification) && (
+            <p className="mt-3 text-sm text-rose-700" data-testid="derived-classification">
+              Classify it {humanize(validated.minimumClassification)} or higher: a derived product is at least as sensitive as its most sensitive input.
+            </p>
+          )}
+        </Card>
+      )}
+
+      <Card title={derived ? "Schema evolution" : "Schema"}>
         <div className="space-y-4">
-          <fieldset>
+          {!derived && <fieldset>
             <legend className="text-sm font-medium text-slate-800">Format</legend>
             <div className="mt-1 flex gap-4">
               {[["AVRO", "Avro"], ["JSON_SCHEMA", "JSON Schema"]].map(([v, l]) => (
@@ -329,7 +400,7 @@ export function ProductForm({
               ))}
             </div>
             {e("schema.format") && <p className="mt-1 text-sm text-rose-700" data-field-error>{e("schema.format")?.join(" ")}</p>}
-          </fieldset>
+          </fieldset>}
           <Field
             id="compatibilityMode"
             label="Compatibility mode"
@@ -344,16 +415,16 @@ export function ProductForm({
               </select>
             )}
           </Field>
-          {!locked("schema") && inference && "topic" in inference && <SchemaInference topic={inference.topic} onInferred={onInferred} />}
-          {!locked("schema") && inference && "refused" in inference && (
+          {!derived && !locked("schema") && inference && "topic" in inference && <SchemaInference topic={inference.topic} onInferred={onInferred} />}
+          {!derived && !locked("schema") && inference && "refused" in inference && (
             <p className="rounded-md bg-slate-50 p-3 text-xs text-slate-700 ring-1 ring-slate-200" data-testid="schema-inference-refused">
               {inference.refused}
             </p>
           )}
-          <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? <>The approved schema. New versions are proposed and reviewed on the <a className="text-indigo-700 underline" href={mode.kind === "edit" ? `/products/${mode.productId}/schema` : "#"}>schema versions page</a>.</> : inference && "topic" in inference ? "Infer it from sample records above, paste it, or upload a .avsc / .json file." : "Paste the schema, or upload a .avsc / .json file."}>
+          {!derived && <Field id="schemaDefinition" label="Definition" errors={e("schema.definition") ?? e("schema")} notes={notes("schema.definition", "schemaDefinition")} hint={locked("schema") ? <>The approved schema. New versions are proposed and reviewed on the <a className="text-indigo-700 underline" href={mode.kind === "edit" ? `/products/${mode.productId}/schema` : "#"}>schema versions page</a>.</> : inference && "topic" in inference ? "Infer it from sample records above, paste it, or upload a .avsc / .json file." : "Paste the schema, or upload a .avsc / .json file."}>
             {(a) => <textarea {...a} rows={12} spellCheck={false} readOnly={locked("schema")} value={values.schemaDefinition} onChange={(ev) => set("schemaDefinition", ev.target.value)} className={`${inputClass} font-mono text-xs`} />}
-          </Field>
-          {!locked("schema") && <div>
+          </Field>}
+          {!derived && !locked("schema") && <div>
             <label htmlFor="schemaFile" className="text-sm font-medium text-slate-800">Upload a schema file</label>
             <input id="schemaFile" type="file" accept=".avsc,.json,application/json" onChange={(ev) => void onUpload(ev)} className="mt-1 block text-sm file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:text-sm file:font-medium hover:file:bg-slate-200" />
           </div>}
@@ -376,6 +447,18 @@ export function ProductForm({
       </div>
     </form>
   );
+}
+
+/** A derived product's field problems: the product's own fields (its schema is Flink's), the statement, and the classification its inputs require. */
+function derivedProblems(values: ProductFormValues, statement: string, validated: DerivedValidationResult | null): FieldErrorMap | null {
+  const problems: FieldErrorMap = { ...(validateRegister(derivedValues(values, validated)) ?? {}) };
+  for (const key of Object.keys(problems)) if (key === "schema" || key.startsWith("schema.")) delete problems[key];
+  if (statement.trim() === "") problems.statement = ["Write the Flink SQL statement the product is computed by."];
+  else if (statement.length > STATEMENT_MAX) problems.statement = [`The statement may be at most ${STATEMENT_MAX} characters.`];
+  if (validated && CLASSIFICATION_ORDER.indexOf(values.classification) < CLASSIFICATION_ORDER.indexOf(validated.minimumClassification)) {
+    problems.classification = [`A derived product is classified at least as its most sensitive input: ${humanize(validated.minimumClassification)} or higher.`];
+  }
+  return Object.keys(problems).length > 0 ? problems : null;
 }
 
 /** zod reports array items as "tags.2"; show the first such message on the field. */

@@ -57,6 +57,10 @@ const STATUS_COLORS: Record<string, string> = {
   COMPLETINGREBALANCE: "bg-amber-50 text-amber-800 ring-amber-300",
   DEAD: "bg-rose-50 text-rose-800 ring-rose-300",
   UNKNOWN: "bg-slate-100 text-slate-700 ring-slate-300",
+  // Flink job states (derived products).
+  RESTARTING: "bg-amber-50 text-amber-800 ring-amber-300",
+  STOPPED: "bg-slate-200 text-slate-700 ring-slate-300",
+  NOT_DEPLOYED: "bg-slate-100 text-slate-700 ring-slate-300",
 };
 
 export function Badge({ value, label }: { value: string; label?: string }) {

@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly fields: Record<string, string[]> = {},
+    /** The rest of the error body: structured details some refusals carry (e.g. Flink's `line` and `column`). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -36,7 +38,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     }
   }
   if (!response.ok) {
-    if (isErrorBody(payload)) throw new ApiError(response.status, payload.error.code, payload.error.message, payload.error.fields);
+    if (isErrorBody(payload)) throw new ApiError(response.status, payload.error.code, payload.error.message, payload.error.fields, payload.error);
     throw new ApiError(response.status, "HTTP_" + response.status, `Request failed with status ${response.status}.`);
   }
   return payload as T;

@@ -49,6 +49,7 @@ import type {
   listReplays,
   listClusters,
   productEnvironments,
+  productJob,
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
@@ -82,6 +83,15 @@ export type AdminUser = UserPage["items"][number];
 export type SsoGroupMapping = Jsonish<Awaited<ReturnType<typeof listSsoGroupMappings>>>[number];
 export type PermissionSummary = ReturnType<typeof permissionSummary>;
 export type Me = Pick<Actor, "id" | "email" | "name" | "globalRole"> & { memberships: Actor["memberships"]; permissions: PermissionSummary };
+export type ProductJob = Jsonish<Awaited<ReturnType<typeof productJob>>>;
+/** POST /api/v1/derived/validate's answer (the route's own selection of validateDerivedStatement's result). */
+export interface DerivedValidationResult {
+  /** JSON Schema; each property carries Flink's type as `x-flink-type` (a nullable one inside `anyOf`). */
+  outputSchema: { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  inputs: { productId: string; topicName: string }[];
+  plan: string;
+  minimumClassification: string;
+}
 export type ProductObservations = Jsonish<Awaited<ReturnType<typeof productObservations>>>;
 export type ConsumerLag = ProductObservations["consumers"][number];
 export type SubscriptionDetail = Jsonish<Awaited<ReturnType<typeof subscriptionDetail>>>;

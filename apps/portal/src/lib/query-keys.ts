@@ -35,6 +35,8 @@ export const queryKeys = {
     /** Live cluster figures of one product (polled), apart from its catalog detail. */
     observations: (id: string) => [...queryKeys.products.all, "observations", id] as const,
     retirement: (id: string) => [...queryKeys.products.all, "retirement", id] as const,
+    /** A derived product's Flink job as the worker last observed it (polled). */
+    job: (id: string) => [...queryKeys.products.all, "job", id] as const,
     slo: (id: string) => [...queryKeys.products.all, "slo", id] as const,
     schemaVersions: (id: string) => [...queryKeys.products.all, "schema-versions", id] as const,
     review: (id: string) => [...queryKeys.products.all, "review", id] as const,

@@ -123,3 +123,33 @@ export async function derivedJobStatus(restUrl: string, jobId: string, now = Dat
     error: job.state === "FAILED" || job.state === "RESTARTING" || job.state === "FAILING" ? (rootException?.stacktrace?.split("\n")[0] ?? rootException?.exceptionName ?? null) : null,
   };
 }
+
+/** Job states from which Flink will not run the job again (nothing left to cancel). */
+export const TERMINAL_JOB_STATES = ["CANCELED", "FAILED", "FINISHED"] as const;
+
+/**
+ * Cancels a job through Flink's REST API (`PATCH /jobs/:id?mode=cancel`) and
+ * waits until Flink reports it in a terminal state; answers that state. A job
+ * Flink no longer knows (404: a restarted session cluster keeps no history)
+ * counts as gone. Idempotent: cancelling a terminal job changes nothing.
+ */
+export async function cancelDerivedJob(restUrl: string, jobId: string, timeoutMs = 60_000): Promise<string> {
+  const base = `${restUrl.replace(/\/+$/, "")}/jobs/${encodeURIComponent(jobId)}`;
+  const state = async (): Promise<string | null> => {
+    const response = await fetch(base, { signal: AbortSignal.timeout(15_000) });
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(`Flink's REST API answered GET /jobs/${jobId} with ${response.status}`);
+    return ((await response.json()) as { state: string }).state;
+  };
+  const isTerminal = (s: string | null) => s === null || (TERMINAL_JOB_STATES as readonly string[]).includes(s);
+  let current = await state();
+  if (isTerminal(current)) return current ?? "GONE";
+  const cancelled = await fetch(`${base}?mode=cancel`, { method: "PATCH", signal: AbortSignal.timeout(15_000) });
+  if (!cancelled.ok && cancelled.status !== 404) throw new Error(`Flink's REST API refused to cancel job ${jobId}: ${cancelled.status} ${(await cancelled.text()).slice(0, 300)}`);
+  const deadline = Date.now() + timeoutMs;
+  while (!isTerminal((current = await state()))) {
+    if (Date.now() > deadline) throw new Error(`Flink did not cancel job ${jobId} within ${timeoutMs / 1000} s (it is ${current}).`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return current ?? "GONE";
+}

@@ -18,6 +18,7 @@ export const NOTIFICATION_KINDS = {
   "subscription.revoked": "Subscription revoked",
   "replay.applied": "Replay applied",
   "replay.refused": "Replay refused",
+  "derived.job-stopped": "Derived product's job stopped",
   "alert.fired": "Alert fired",
   "alert.resolved": "Alert resolved",
   "access.recertification": "Access recertification due",

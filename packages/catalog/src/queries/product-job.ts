@@ -6,7 +6,7 @@ import { hasGlobal } from "../permissions.ts";
 const UNPUBLISHED = ["DRAFT", "IN_REVIEW", "REJECTED"];
 
 export interface ProductJob {
-  /** Flink's job state as last observed (RUNNING, RESTARTING, FAILED, …); NOT_DEPLOYED before the worker started it. */
+  /** Flink's job state as last observed (RUNNING, RESTARTING, FAILED, …); NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it (stopReason). */
   state: string;
   jobId: string | null;
   startedAt: string | null;
@@ -18,6 +18,9 @@ export interface ProductJob {
   error: string | null;
   /** When the worker last read the job from Flink (null: never). */
   observedAt: string | null;
+  /** When the worker stopped the job for good (state STOPPED), and why: an input's subscription revoked, an input or the product retired. */
+  stoppedAt: string | null;
+  stopReason: string | null;
 }
 
 const numberOrNull = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -47,5 +50,7 @@ export async function productJob(db: Db, actor: Actor, productId: string): Promi
     restarts: numberOrNull(m.restarts),
     error: derived.jobError,
     observedAt: derived.jobObservedAt?.toISOString() ?? null,
+    stoppedAt: derived.jobStoppedAt?.toISOString() ?? null,
+    stopReason: derived.jobStopReason,
   };
 }

@@ -9,16 +9,27 @@
  *   Gateway; the job id is stored on the DerivedProduct row. A job of the same
  *   name already running (a worker that died before storing the id) is adopted,
  *   not started twice.
- * - observe: each deployed job is read from Flink's REST API into the catalog
+ * - stop: a deployed job that must no longer run — its product is no longer
+ *   live (retired), an input is no longer live, or the product's domain no
+ *   longer holds a granted subscription to an input of another domain
+ *   (revoked, expired, the input retired) — is cancelled through Flink's REST
+ *   API; the row says STOPPED, when and why, the owners are notified, and
+ *   the job account's ACLs are brought to what the catalog still grants it
+ *   (the input's READ gone; every grant gone once the product is retired).
+ *   A stopped job stays stopped: nothing here starts it again.
+ * - observe: each running job is read from Flink's REST API into the catalog
  *   (state, start, rates, watermark lag, last checkpoint, restarts, error),
  *   which the portal serves as GET /api/v1/products/{id}/job.
  */
 import {
   ACCOUNT_NAME_PATTERN,
+  cancelDerivedJob,
   columnsFromOutputSchema,
   derivedJobStatus,
+  notify,
   resolveDerivedInputs,
   startDerivedJob,
+  type Db,
   type DerivedJobStatus,
   type Tx,
 } from "@kappa/catalog";
@@ -26,6 +37,7 @@ import { jsonSafe } from "../json.ts";
 import { errorMessage } from "../log.ts";
 import type { ObservationCycle, ObservationStep } from "../observe/observer.ts";
 import { derivedJobGroupId, derivedJobTransactionalPrefix, unsealJobPassword } from "../reconcile/derived-grants.ts";
+import { GRANTED_SUBSCRIPTION_STATUSES, LIVE_PRODUCT_STATUSES } from "../reconcile/diff.ts";
 import { auditAsWorker, ensureCredentials, reconcilePrincipalAcls, type ReconcileContext } from "../reconcile/entities.ts";
 
 export interface FlinkOptions {
@@ -84,8 +96,21 @@ export class DerivedJobs implements ObservationStep {
         await this.ctx.db.derivedProduct.update({ where: { productId }, data: { jobError: `Not deployed: ${message}`.slice(0, 2_000) } });
       }
     }
-    const running = await this.ctx.db.derivedProduct.findMany({ where: { jobId: { not: null } }, select: { productId: true, jobId: true } });
+    const running = await this.ctx.db.derivedProduct.findMany({ where: { jobId: { not: null }, jobStoppedAt: null }, select: { productId: true, jobId: true } });
+    const mustStop = await stopReasons(this.ctx.db, running.map((r) => r.productId));
     for (const { productId, jobId } of running) {
+      const reason = mustStop.get(productId);
+      if (reason) {
+        try {
+          await this.stop(productId, jobId!, reason);
+        } catch (error) {
+          // Tried again next cycle; meanwhile the job's error says why it still runs.
+          const message = redactLogins(errorMessage(error));
+          this.ctx.log.warn("derived product's job not stopped", { productId, jobId, reason, error: message });
+          await this.ctx.db.derivedProduct.update({ where: { productId }, data: { jobError: `Must stop (${reason}) but not stopped yet: ${message}`.slice(0, 2_000) } });
+        }
+        continue;
+      }
       let status: DerivedJobStatus;
       try {
         status = await derivedJobStatus(this.flink.restUrl, jobId!, cycle.now);
@@ -104,6 +129,45 @@ export class DerivedJobs implements ObservationStep {
         },
       });
     }
+  }
+
+  /**
+   * Cancels the job (Flink waits for it to reach a terminal state), then
+   * records STOPPED with the reason, audits and notifies the product's domain,
+   * and reconciles the job account's ACLs so what it may no longer read (or,
+   * retired, anything) is taken away at once rather than at the next drift
+   * repair. Under deployLock, so a deployment in flight finishes first.
+   */
+  private async stop(productId: string, jobId: string, reason: string): Promise<void> {
+    const flinkState = await cancelDerivedJob(this.flink.restUrl, jobId);
+    const stopped = await this.ctx.db.$transaction(
+      async (tx) => {
+        if (!(await deployLock(tx, productId))) return null;
+        const { count } = await tx.derivedProduct.updateMany({
+          where: { productId, jobId, jobStoppedAt: null },
+          data: { jobState: "STOPPED", jobStoppedAt: new Date(), jobStopReason: reason.slice(0, 2_000), jobError: null },
+        });
+        if (count !== 1) return null;
+        const product = await tx.dataProduct.findUniqueOrThrow({ where: { id: productId }, select: { name: true, domainId: true, topicName: true } });
+        const row = await tx.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { serviceAccountId: true } });
+        await auditAsWorker(tx, "derivedProduct.jobStopped", "DataProduct", productId, { jobId, reason, flinkState });
+        await notify(tx, {
+          kind: "derived.job-stopped",
+          title: `The Flink job of ${product.name} was stopped`,
+          body: reason,
+          link: `/products/${productId}`,
+          entityType: "DataProduct",
+          entityId: productId,
+          audience: { domainMembers: [product.domainId] },
+          webhookDomains: [product.domainId],
+          data: { topic: product.topicName, jobId, reason },
+        });
+        return row.serviceAccountId;
+      },
+      { timeout: 30_000, maxWait: 15_000 },
+    );
+    if (stopped) await reconcilePrincipalAcls(this.ctx, stopped);
+    this.ctx.log.info("derived product's job stopped", { productId, jobId, reason, flinkState });
   }
 
   /** One product's job, under deployLock (another worker deploying it now is left to finish). */
@@ -183,4 +247,57 @@ export class DerivedJobs implements ObservationStep {
     const { jobs } = (await response.json()) as { jobs: { jid: string; name: string; state: string }[] };
     return jobs.find((j) => j.name === name && ["INITIALIZING", "CREATED", "RUNNING", "RESTARTING"].includes(j.state))?.jid ?? null;
   }
+}
+
+const live = (status: string) => (LIVE_PRODUCT_STATUSES as readonly string[]).includes(status);
+
+/**
+ * Why each of these derived products' jobs must stop, for those that must:
+ * the product is no longer live, an input is no longer live, or the
+ * product's domain holds no granted subscription (primary environment) to an
+ * input of another domain — the same rule as derivedJobBindings', so the job
+ * stops exactly when its READ grant goes. The reason names the subscription's
+ * end as the catalog recorded it (who decided it, and their reason).
+ */
+export async function stopReasons(db: Db | Tx, productIds: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (productIds.length === 0) return out;
+  const products = await db.dataProduct.findMany({
+    where: { id: { in: [...productIds] } },
+    select: { id: true, status: true, domainId: true, domain: { select: { slug: true } }, inputs: { select: { input: { select: { id: true, domainId: true, topicName: true, status: true } } } } },
+  });
+  const foreign = products.flatMap((p) => p.inputs.map((i) => i.input).filter((i) => i.domainId !== p.domainId).map((i) => i.id));
+  const subscriptions =
+    foreign.length === 0
+      ? []
+      : await db.subscription.findMany({
+          where: { productId: { in: foreign }, environment: null },
+          select: { productId: true, consumingDomainId: true, status: true, reason: true, decidedAt: true, updatedAt: true },
+          orderBy: { updatedAt: "desc" },
+        });
+  for (const p of products) {
+    if (!live(p.status)) {
+      out.set(p.id, `The product was ${p.status.toLowerCase()}.`);
+      continue;
+    }
+    for (const { input } of p.inputs) {
+      if (!live(input.status)) {
+        out.set(p.id, `Its input ${input.topicName} is ${input.status.toLowerCase()}.`);
+        break;
+      }
+      if (input.domainId === p.domainId) continue;
+      const held = subscriptions.filter((s) => s.productId === input.id && s.consumingDomainId === p.domainId);
+      if (held.some((s) => (GRANTED_SUBSCRIPTION_STATUSES as readonly string[]).includes(s.status))) continue;
+      // The most recent end of access (subscriptions are ordered newest change first).
+      const ended = held.find((s) => s.status === "REVOKED");
+      out.set(
+        p.id,
+        ended
+          ? `The subscription of ${p.domain.slug} to its input ${input.topicName} was revoked${ended.reason ? `: ${ended.reason}` : "."}`
+          : `${p.domain.slug} holds no approved subscription to its input ${input.topicName}.`,
+      );
+      break;
+    }
+  }
+  return out;
 }

@@ -109,6 +109,13 @@ describe("ACL bindings and diff", () => {
     expect(isOwned({ ...base, resourceType: "CLUSTER", patternType: "LITERAL", resourceName: "kafka-cluster", operation: "ALTER" }, own)).toBe(false);
   });
 
+  it("owns the transactional ids under the account's own prefix (a derived product's job), not other transactional ids", () => {
+    const base = { principal: "User:payments-app", permission: "ALLOW" as const, host: "*", resourceType: "TRANSACTIONAL_ID" as const };
+    expect(isOwned({ ...base, patternType: "PREFIXED", resourceName: "payments-app.", operation: "WRITE" }, own)).toBe(true);
+    expect(isOwned({ ...base, patternType: "PREFIXED", resourceName: "ops.", operation: "WRITE" }, own)).toBe(false);
+    expect(isOwned({ ...base, patternType: "LITERAL", resourceName: "payments-app.", operation: "WRITE" }, own)).toBe(false);
+  });
+
   it("is a no-op when actual equals desired", () => {
     expect(diffAcls([...producer, ...consumer], [...consumer, ...producer], own)).toEqual({ create: [], delete: [] });
   });

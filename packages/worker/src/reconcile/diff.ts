@@ -142,7 +142,7 @@ export const DLQ_RULE_SELECT = { qualityRules: { where: { onFailure: "DLQ" as co
 /**
  * Which existing bindings the catalog owns and may therefore delete: those of
  * a catalog principal on a catalog topic, on that principal's own group
- * prefix, or on the cluster. Anything else (an operator's own grants, other
+ * prefix (as a group or transactional-id prefix), or on the cluster. Anything else (an operator's own grants, other
  * principals) is left alone.
  */
 export interface Ownership {
@@ -160,6 +160,9 @@ export function isOwned(b: AclBinding, own: Ownership): boolean {
       return b.patternType === "PREFIXED" && own.groupPrefixOf.get(b.principal) === b.resourceName;
     case "CLUSTER":
       return b.resourceName === CLUSTER_RESOURCE_NAME && (PRODUCER_CLUSTER_OPERATIONS as readonly string[]).includes(b.operation);
+    case "TRANSACTIONAL_ID":
+      // The account's own namespace `<account>.` (a derived product's job: its exactly-once sink's transactional ids).
+      return b.patternType === "PREFIXED" && own.groupPrefixOf.get(b.principal) === b.resourceName;
     default:
       return false;
   }

@@ -126,6 +126,10 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       const producer = await ctx.db.serviceAccount.findFirst({ where: { domainId: product.domainId, isProducer: true }, select: { id: true } });
       if (producer) accounts.add(producer.id);
       for (const s of await ctx.db.subscription.findMany({ where: { productId: task.entityId }, select: { serviceAccountId: true } })) accounts.add(s.serviceAccountId);
+      // Flink job accounts: the retired product's own job, and the jobs of derived products that read it (derived-grants.ts).
+      const readers = await ctx.db.productInput.findMany({ where: { inputProductId: task.entityId }, select: { productId: true } });
+      const jobs = await ctx.db.derivedProduct.findMany({ where: { productId: { in: [task.entityId, ...readers.map((r) => r.productId)] }, serviceAccountId: { not: null } }, select: { serviceAccountId: true } });
+      for (const j of jobs) accounts.add(j.serviceAccountId!);
       // Grants first, so nobody holds access to a topic that is about to go.
       const changes: Change[] = [];
       for (const id of accounts) changes.push(...(await reconcilePrincipalAcls(ctx, id)));

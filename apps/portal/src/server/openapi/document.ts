@@ -327,7 +327,7 @@ export const ROUTES: RouteDoc[] = [
     path: "/products/{id}/job",
     tag: "Products",
     summary:
-      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`. As visible as the product; 404 for a product that is not derived.",
+      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it because an input's subscription was revoked or an input or the product retired), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`, `stoppedAt`, `stopReason`. As visible as the product; 404 for a product that is not derived.",
     response: anyObject("The job."),
   },
   { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },

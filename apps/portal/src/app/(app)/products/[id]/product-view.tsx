@@ -5,6 +5,7 @@ import dynamic from "next/dynamic";
 import type { ReactNode, Ref } from "react";
 import { useActor, usePermissions } from "@/components/actor-context";
 import { ContractCard } from "@/components/contract-card";
+import { DerivedJobPanel } from "@/components/derived-job-panel";
 import { Link } from "@/components/link";
 import { ProductCostCard } from "@/components/product-cost-card";
 import { ClaimAclsPanel } from "@/components/product-operations";
@@ -276,6 +277,7 @@ export function ProductView({ initial, registry }: { initial: ProductDetail; reg
       </ProductSection>
 
       <ProductSection id="live" title="Live" sectionRef={live.ref}>
+        {product.derived && <DerivedJobPanel productId={product.id} statement={product.derived.statement} live={live.inView} />}
         {onCluster ? (
           <WhenNear placeholder={CLUSTER_PLACEHOLDER}>
             <LivePanels productId={product.id} live={live.inView} />

@@ -5,6 +5,7 @@ import { EmptyState, PageHeader } from "@/components/ui";
 import { emptyFormValues } from "@/lib/product-form";
 import { requireActor } from "@/server/actor";
 import { db } from "@/server/db";
+import { flinkSettings } from "@/server/flink";
 
 export const metadata: Metadata = { title: "Register a data product" };
 
@@ -18,7 +19,7 @@ export default async function NewProductPage() {
     <>
       <PageHeader title="Register a data product" description="It starts as a draft; submit it for review when it is ready. Governance approval creates the topic." />
       {first ? (
-        <ProductForm mode={{ kind: "create", domains }} defaults={emptyFormValues(first.id, actor.email)} policy={policy} tieredStorage={tieredStorage} />
+        <ProductForm mode={{ kind: "create", domains }} defaults={emptyFormValues(first.id, actor.email)} policy={policy} tieredStorage={tieredStorage} flink={{ configured: flinkSettings() !== null }} />
       ) : (
         <EmptyState title="You do not own a domain">Only domain owners can register data products. Ask a platform admin to make you an owner.</EmptyState>
       )}

@@ -1,0 +1,152 @@
+import { randomBytes } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { one, withDb } from "./db";
+import { as } from "./roles";
+
+/*
+ * Derived products on Apache Flink (issue 34) in the browser, without Flink:
+ * the journeys run with neither a worker nor a Flink SQL Gateway. The publish
+ * form offers "Derived product (Flink SQL)" and says this environment has no
+ * gateway and what to set; the catalog still refuses, naming it, an input the
+ * domain holds no subscription to (that check comes before Flink is asked).
+ * Planning against a real gateway is the worker suite's
+ * (packages/worker/test/derived-products.integration.test.ts). The job panel
+ * reads GET /api/v1/products/{id}/job from catalog rows: the test stands in
+ * for registerDerivedProduct and the worker's observer by writing the
+ * DerivedProduct row they would write, and moves the job through RUNNING,
+ * FAILED and STOPPED.
+ */
+
+const topicOf = (name: string) => withDb((db) => one<{ topicName: string }>(db, `SELECT "topicName" FROM "DataProduct" WHERE name = $1`, [name])).then((r) => r.topicName);
+
+test("the publish form offers a derived product: the statement editor, Validate, the missing Flink gateway and a refused input named — by keyboard and at phone width", async ({ browser }) => {
+  const [orderEvents, orderStatus] = await Promise.all([topicOf("Order Events"), topicOf("Order Status")]);
+  const page = await as(browser, "paymentsOwner");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/products/new");
+
+  // A stream product by default: its schema editor, no statement.
+  await expect(page.getByLabel("Definition")).toBeVisible();
+  await expect(page.getByLabel("Flink SQL statement")).toHaveCount(0);
+  // Chosen by keyboard: the kind's radio group, arrow key to the second choice.
+  await page.getByRole("radio", { name: /Stream product/ }).focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByRole("radio", { name: /Derived product \(Flink SQL\)/ })).toBeChecked();
+  await expect(page.getByLabel("Definition")).toHaveCount(0);
+
+  // This environment has no Flink SQL Gateway: said before anything is typed, with the variable to set.
+  const note = page.getByTestId("no-flink-gateway");
+  await expect(note).toContainText("This environment has no Flink SQL Gateway");
+  await expect(note).toContainText("set FLINK_SQL_GATEWAY_URL");
+  await expect(note).toContainText("npm run flink -w packages/engines");
+
+  const editor = page.getByLabel("Flink SQL statement");
+  const validate = page.getByRole("button", { name: "Validate" });
+  await expect(validate).toBeDisabled();
+  // The editor fits the phone's width (no sideways scrolling of the page).
+  const box = await editor.boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+
+  // An input the payments domain holds no approved subscription to (its request for Order Status is pending): refused, naming it.
+  await editor.fill(`SELECT orderId, status\nFROM \`${orderStatus}\``);
+  await validate.focus();
+  const refused = page.waitForResponse((r) => r.url().endsWith("/api/v1/derived/validate"));
+  await page.keyboard.press("Enter");
+  expect((await refused).status()).toBe(403);
+  const error = page.getByTestId("derived-error");
+  await expect(error).toContainText("Your domain may not read an input");
+  await expect(error).toContainText(`The domain holds no approved subscription to ${orderStatus}`);
+  await expect(editor).toHaveAttribute("aria-invalid", "true");
+
+  // A subscribed input: the catalog lets it through to Flink, and there is none here — the same clear message, nothing else.
+  await editor.fill(`SELECT merchant, window_start, COUNT(*) AS orders\nFROM TABLE(TUMBLE(TABLE \`${orderEvents}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))\nGROUP BY merchant, window_start, window_end`);
+  const unconfigured = page.waitForResponse((r) => r.url().endsWith("/api/v1/derived/validate"));
+  await validate.click();
+  const answer = await unconfigured;
+  expect(answer.status()).toBe(503);
+  expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("NOT_CONFIGURED");
+  await expect(page.getByRole("button", { name: "Validate" })).toBeEnabled();
+  await expect(error).toHaveCount(0);
+  await expect(page.getByTestId("derived-result")).toHaveCount(0);
+  await expect(note).toContainText("set FLINK_SQL_GATEWAY_URL");
+
+  // Registering without a statement is refused on the field, before anything is sent.
+  await editor.fill("");
+  await page.getByRole("button", { name: "Register product" }).click();
+  await expect(page.locator("#statement-error")).toHaveText("Write the Flink SQL statement the product is computed by.");
+  await page.context().close();
+});
+
+test("a derived product's page shows its Flink job: state, uptime, rates, watermark lag, checkpoint, restarts, Flink's exception, why it stopped, and the statement", async ({ browser }) => {
+  const page = await as(browser, "paymentsOwner");
+  const orderEvents = await topicOf("Order Events");
+  const domain = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "Domain" WHERE slug = 'payments'`));
+  // A product registered through the API; the test then writes the DerivedProduct row that registerDerivedProduct (which needs Flink) and the worker's observer would.
+  const created = await page.request.post("/api/v1/products", {
+    headers: { origin: new URL(test.info().project.use.baseURL ?? "http://localhost").origin },
+    data: {
+      domainId: domain.id,
+      name: `Revenue per Minute ${randomBytes(2).toString("hex")}`,
+      description: "Order revenue per merchant per minute, computed in the stream by Flink.",
+      classification: "INTERNAL",
+      freshnessSeconds: 120,
+      availabilityPct: 99.5,
+      partitions: 3,
+      contactEmail: "owner@payments.example",
+      schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", properties: { merchant: { type: "string" }, revenue: { type: "number" } }, required: ["merchant", "revenue"] }) },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const productId = ((await created.json()) as { id: string }).id;
+  const statement = `SELECT merchant, window_start, window_end, SUM(amount) AS revenue\nFROM TABLE(TUMBLE(TABLE \`${orderEvents}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))\nGROUP BY merchant, window_start, window_end`;
+  const jobId = randomBytes(16).toString("hex");
+  const now = Date.now();
+  // Stand-in for the worker: the job as its observer records it from Flink's REST API.
+  await withDb((db) =>
+    db.query(
+      `INSERT INTO "DerivedProduct" ("productId", statement, "jobId", "jobState", "jobStartedAt", "jobMetrics", "jobObservedAt", "updatedAt")
+       VALUES ($1, $2, $3, 'RUNNING', $4, $5, now(), now())`,
+      [productId, statement, jobId, new Date(now - 2 * 3_600_000 - 5 * 60_000), JSON.stringify({ recordsInPerSecond: 12.5, recordsOutPerSecond: 0.25, watermarkLagMs: 4_200, lastCheckpointAt: new Date(now - 30_000).toISOString(), restarts: 1 })],
+    ),
+  );
+  try {
+    await page.goto(`/products/${productId}#live`);
+    const panel = page.getByTestId("derived-job");
+    const fact = (term: string) => panel.locator("dl > div", { has: page.locator("dt", { hasText: new RegExp(`^${term}$`) }) }).locator("dd");
+    await expect(page.getByTestId("job-state")).toHaveText("Running");
+    await expect(fact("Uptime")).toHaveText("2 hours");
+    await expect(fact("Records in")).toHaveText("12.5 /s");
+    await expect(fact("Records out")).toHaveText("0.25 /s");
+    await expect(fact("Watermark lag")).toHaveText("4.2 s");
+    await expect(fact("Last checkpoint")).toHaveText(/^\d+ seconds ago$/);
+    await expect(fact("Restarts")).toHaveText("1");
+    await expect(fact("Job id")).toHaveText(jobId);
+    await expect(page.getByLabel("Flink SQL statement")).toHaveText(statement);
+    await expect(page.getByTestId("job-error")).toHaveCount(0);
+
+    // Failed: Flink's exception, as the worker recorded it.
+    await withDb((db) => db.query(`UPDATE "DerivedProduct" SET "jobState" = 'FAILED', "jobError" = $2, "jobObservedAt" = now() WHERE "productId" = $1`, [productId, "org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [orders.order-events.v1]"]));
+    await page.reload();
+    await expect(page.getByTestId("job-state")).toHaveText("Failed");
+    await expect(panel.getByRole("heading", { name: "Flink's exception" })).toBeVisible();
+    await expect(page.getByTestId("job-error")).toContainText("TopicAuthorizationException: Not authorized to access topics");
+    await expect(fact("Uptime")).toHaveText("—");
+
+    // Stopped by the worker when the input's subscription was revoked: when and why.
+    const reason = `The subscription of payments to its input ${orderEvents} was revoked: Order events move to a new contract next week.`;
+    await withDb((db) => db.query(`UPDATE "DerivedProduct" SET "jobState" = 'STOPPED', "jobError" = NULL, "jobStoppedAt" = now() - interval '3 minutes', "jobStopReason" = $2 WHERE "productId" = $1`, [productId, reason]));
+    await page.reload();
+    await expect(page.getByTestId("job-state")).toHaveText("Stopped");
+    await expect(page.getByTestId("job-stopped")).toContainText("Stopped 3 minutes ago");
+    await expect(page.getByTestId("job-stopped")).toContainText(reason);
+    await expect(page.getByTestId("job-error")).toHaveCount(0);
+    // The API says the same (GET /api/v1/products/{id}/job).
+    const job = (await (await page.request.get(`/api/v1/products/${productId}/job`)).json()) as Record<string, unknown>;
+    expect(job).toMatchObject({ state: "STOPPED", jobId, stopReason: reason, error: null });
+  } finally {
+    await withDb(async (db) => {
+      await db.query(`DELETE FROM "DerivedProduct" WHERE "productId" = $1`, [productId]);
+    });
+    await page.context().close();
+  }
+});
