@@ -169,7 +169,7 @@ describe("a 3-node Apache Kafka cluster of the file's own", () => {
         expect(shown).toEqual(expectedCatalogState(all));
         // The cluster, read with an admin client of its own.
         const admin = clientAs(cluster.brokers, sasl);
-        await expect.poll(async () => clusterState(admin, running.cluster, all, producer.username), { timeout: 30_000, interval: 500 }).toEqual(expectedClusterState(all, producer.username, 3));
+        await expect.poll(async () => clusterState(admin, all, producer.username), { timeout: 30_000, interval: 500 }).toEqual(expectedClusterState(all, producer.username, 3));
         // The password shown before the kills still writes (it was not reissued), to every topic.
         await produceTo(cluster.brokers, producer, all.products.map((p) => p.topicName), "after-kill", 2);
         const wanted = (s: { productId: string }) => [...(first.products.some((p) => p.id === s.productId) ? ["before-kill-0", "before-kill-1", "before-kill-2"] : []), "after-kill-0", "after-kill-1"].sort();

@@ -12,10 +12,9 @@
 import { randomBytes } from "node:crypto";
 import kafkajs, { type Kafka } from "kafkajs";
 import { revealCredentialOnce, type Db } from "@kappa/catalog";
-import type { KafkaCluster } from "../src/kafka/cluster.ts";
 import { approvedProduct, approvedSubscription, SECRETS_KEY, waitFor, type seedPeople } from "./helpers.ts";
 
-const { Kafka: KafkaClient, logLevel } = kafkajs;
+const { Kafka: KafkaClient, logLevel, AclOperationTypes, AclPermissionTypes, AclResourceTypes, ConfigResourceTypes, ResourcePatternTypes } = kafkajs;
 
 type People = Awaited<ReturnType<typeof seedPeople>>;
 
@@ -171,12 +170,20 @@ export function expectedClusterState(batch: QueuedBatch, producer: string, repli
   return { topics, acls };
 }
 
+/** kafkajs' numeric ACL enums by name. */
+const nameOf = <T extends Record<string, string | number>>(e: T) => new Map(Object.entries(e).map(([k, v]) => [v, k]));
+const RESOURCE = nameOf(AclResourceTypes);
+const PATTERN = nameOf(ResourcePatternTypes);
+const OPERATION = nameOf(AclOperationTypes);
+const PERMISSION = nameOf(AclPermissionTypes);
+
 /**
- * What the cluster holds for the batch, read with an admin client that is not
- * the worker's: partitions and replicas from Metadata, the catalog's config
- * keys from DescribeConfigs, bindings from DescribeAcls.
+ * What the cluster holds for the batch, read with a kafkajs admin client —
+ * not the worker's own connections and request code: partitions and
+ * replicas from Metadata, the catalog's config keys from DescribeConfigs,
+ * each principal's bindings from DescribeAcls.
  */
-export async function clusterState(admin: Kafka, cluster: KafkaCluster, batch: QueuedBatch, producer: string): Promise<ClusterState> {
+export async function clusterState(admin: Kafka, batch: QueuedBatch, producer: string): Promise<ClusterState> {
   const client = admin.admin();
   await client.connect();
   try {
@@ -184,7 +191,8 @@ export async function clusterState(admin: Kafka, cluster: KafkaCluster, batch: Q
     const existing = new Set(await client.listTopics());
     const present = names.filter((n) => existing.has(n));
     const meta = present.length > 0 ? (await client.fetchTopicMetadata({ topics: present })).topics : [];
-    const configs = await cluster.describeTopics(present, ["cleanup.policy", "retention.ms", "remote.storage.enable", "local.retention.ms", "segment.ms"]);
+    const keys = ["cleanup.policy", "retention.ms", "remote.storage.enable", "local.retention.ms", "segment.ms"];
+    const described = present.length > 0 ? (await client.describeConfigs({ includeSynonyms: false, resources: present.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: keys })) })).resources : [];
     const topics: Record<string, string> = {};
     for (const p of batch.products) {
       const t = meta.find((m) => m.name === p.topicName);
@@ -193,18 +201,18 @@ export async function clusterState(admin: Kafka, cluster: KafkaCluster, batch: Q
         continue;
       }
       const rfs = [...new Set(t.partitions.map((x) => x.replicas.length))];
-      const wanted = Object.keys(p.configs);
-      const found = configs.get(p.topicName)?.configs ?? {};
+      const found: Record<string, string> = {};
+      for (const e of described.find((r) => r.resourceName === p.topicName)?.configEntries ?? []) if (e.configValue !== null) found[e.configName] = e.configValue;
       const shown: Record<string, string> = {};
       // The catalog's keys, plus remote.storage.enable wherever the cluster says it is on.
-      for (const k of new Set([...wanted, ...(found["remote.storage.enable"] === "true" ? ["remote.storage.enable"] : [])])) shown[k] = found[k] ?? "(unset)";
+      for (const k of new Set([...Object.keys(p.configs), ...(found["remote.storage.enable"] === "true" ? ["remote.storage.enable"] : [])])) shown[k] = found[k] ?? "(unset)";
       topics[p.topicName] = topicLine(t.partitions.length, rfs.length === 1 ? rfs[0]! : -1, shown);
     }
-    const principals = [`User:${producer}`, ...batch.subscriptions.map((s) => `User:${s.account.name}`)];
-    const bindings = await cluster.describeAcls(principals);
-    const acls: Record<string, string[]> = Object.fromEntries(principals.map((p) => [p, [] as string[]]));
-    for (const b of bindings) acls[b.principal]?.push(`${b.permission} ${b.operation} ${b.resourceType}:${b.patternType}:${b.resourceName}`);
-    for (const list of Object.values(acls)) list.sort();
+    const acls: Record<string, string[]> = {};
+    for (const principal of [`User:${producer}`, ...batch.subscriptions.map((s) => `User:${s.account.name}`)]) {
+      const res = await client.describeAcls({ principal, resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY });
+      acls[principal] = res.resources.flatMap((r) => r.acls.map((a) => `${PERMISSION.get(a.permissionType)} ${OPERATION.get(a.operation)} ${RESOURCE.get(r.resourceType)}:${PATTERN.get(r.resourcePatternType)}:${r.resourceName}`)).sort();
+    }
     return { topics, acls };
   } finally {
     await client.disconnect();

@@ -66,7 +66,7 @@ describe.each(KAFKA_TARGETS)("two workers sharing the outbox on %s", (kind) => {
 
       const producer = await revealProducer(db, people);
       const admin = clientAs(target.brokers, { username: target.admin.name, password: target.admin.password });
-      await expect.poll(async () => clusterState(admin, a.cluster, batch, producer.username), { timeout: 30_000, interval: 500 }).toEqual(expectedClusterState(batch, producer.username, kind === "apache" ? 3 : 1));
+      await expect.poll(async () => clusterState(admin, batch, producer.username), { timeout: 30_000, interval: 500 }).toEqual(expectedClusterState(batch, producer.username, kind === "apache" ? 3 : 1));
       await produceTo(target.brokers, producer, batch.products.map((p) => p.topicName), "shared", 2);
       expect(await recordCounts(admin, batch.products.map((p) => p.topicName))).toEqual(Object.fromEntries(batch.products.map((p) => [p.topicName, 2])));
       const read = await consumeAsSubscribers(db, people, target.brokers, batch.subscriptions, () => 2);
