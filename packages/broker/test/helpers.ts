@@ -9,9 +9,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
 import { describe, inject, it } from "vitest";
-import { decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
+import { ApiKey, decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
 import type { Logger } from "../src/broker.ts";
-import { startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
+import { resolveConfig, startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
+import { ORACLE_DEFAULTS } from "./oracle-nodes.ts";
 
 export interface TestBroker extends RunningBroker {
   dataDir: string;
@@ -107,7 +108,11 @@ async function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: 
   const overrides: Record<string, string> = {};
   for (const [key, value] of Object.entries(given)) {
     if (value === undefined || NO_DIFFERENCE[key]?.(value)) continue;
-    if (KAFKA_SETTINGS.has(key)) overrides[key] = typeof value === "string" ? value : JSON.stringify(value);
+    if (KAFKA_SETTINGS.has(key)) {
+      const v = typeof value === "string" ? value : JSON.stringify(value);
+      // What every oracle node already runs with needs no node of its own.
+      if (ORACLE_DEFAULTS[key] !== v) overrides[key] = v;
+    }
     else if (!["listeners", "saslUsers", "authorizer.class.name", "super.users"].includes(key)) embeddedOnly.push(key);
   }
   const listenerSpecs = typeof given.listeners === "string" ? given.listeners.split(",").map((l) => l.trim().split("://")[0] ?? "") : [];
@@ -129,6 +134,8 @@ async function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: 
     const superUsers = typeof given["super.users"] === "string" ? given["super.users"] : "";
     const cluster = await oracleNode({
       overrides: {
+        // The embedded broker's default mechanism list (its order is what UNSUPPORTED_SASL_MECHANISM lists), unless the test names one.
+        "sasl.enabled.mechanisms": resolveConfig({})["sasl.enabled.mechanisms"],
         ...overrides,
         // Without an authorizer the embedded broker allows everything: Kafka's authorizer with no ACLs and this flag does too.
         "allow.everyone.if.no.acl.found": secured ? "false" : "true",
@@ -291,6 +298,33 @@ export class RawClient {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * Waits until Metadata shows `topic` with a leader for every partition. Kafka
+ * answers CreateTopics once the controller committed the topic; its broker may
+ * host the partitions a moment later (until then Produce gets
+ * NOT_LEADER_OR_FOLLOWER), so clients wait as kafkajs' createTopics does.
+ */
+export async function awaitTopicReady(c: RawClient, topic: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(
+    async () => {
+      const meta = await c.request(ApiKey.Metadata, 8, { topics: [{ name: topic }], allowAutoTopicCreation: false });
+      const t = meta.body.topics[0];
+      return !!t && t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p) => p.errorCode === 0 && p.leaderId >= 0);
+    },
+    timeoutMs,
+    `topic ${topic} to have leaders`,
+  );
+}
+
+/**
+ * Waits until FindCoordinator answers for the group. Kafka creates
+ * __consumer_offsets at the first such request and answers
+ * COORDINATOR_NOT_AVAILABLE until its partition is loaded; clients retry.
+ */
+export async function awaitCoordinator(c: RawClient, groupId: string, keyType = 0, timeoutMs = 30_000): Promise<void> {
+  await waitFor(async () => (await c.request(ApiKey.FindCoordinator, 2, { key: groupId, keyType })).body.errorCode === 0, timeoutMs, `the coordinator of ${groupId}`);
 }
 
 /** A broker running `src/cli.ts` in its own node process, for tests that kill it. */

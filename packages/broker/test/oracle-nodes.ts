@@ -17,6 +17,19 @@ export interface OracleNodeSpec {
   openSuperUser: boolean;
 }
 
+/**
+ * What every oracle node runs with beside the launcher's production settings:
+ * the embedded broker's defaults where Kafka's launcher differs (auto-created
+ * topics, no tiered storage unless asked), and the tests' short group delays.
+ * test/oracle-setup.ts starts the run's shared node with these too.
+ */
+export const ORACLE_DEFAULTS: Readonly<Record<string, string>> = {
+  "auto.create.topics.enable": "true",
+  "group.initial.rebalance.delay.ms": "50",
+  "group.consumer.heartbeat.interval.ms": "1000",
+  "group.consumer.min.heartbeat.interval.ms": "1000",
+};
+
 interface Started {
   cluster: ApacheKafkaCluster;
   dataDir: string;
@@ -40,7 +53,7 @@ export async function oracleNode(spec: OracleNodeSpec): Promise<ApacheKafkaClust
         users: spec.users,
         heapMb: 384,
         // Tiered storage only where a test asks for it: its metadata manager costs seconds at start.
-        overrides: { "remote.log.storage.system.enable": "false", "group.initial.rebalance.delay.ms": "50", ...spec.overrides },
+        overrides: { ...ORACLE_DEFAULTS, "remote.log.storage.system.enable": "false", ...spec.overrides },
         log: (l) => console.log(`[oracle] ${l}`),
       });
       return { cluster, dataDir };

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { ScramCredentialStore } from "../src/security/scram/credential-store.ts";
-import { RawClient, kafkaClient, newDataDir, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { RawClient, awaitCoordinator, kafkaClient, newDataDir, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 import {
   SCRAM_SHA_256,
   SCRAM_SHA_512,
@@ -89,7 +89,7 @@ describe("kafkajs", () => {
       });
       expect(created.body.results).toEqual([{ user: bob.name, errorCode: ErrorCode.NONE, errorMessage: null }]);
       const described = await admin.request(ApiKey.DescribeUserScramCredentials, 0, { users: [{ name: bob.name }] });
-      expect(described.body.results).toEqual([{ user: bob.name, errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: SCRAM_SHA_512.type, iterations: 8192 }] }]);
+      expect(described.body.results).toEqual([{ user: bob.name, errorCode: 0, errorMessage: "", credentialInfos: [{ mechanism: SCRAM_SHA_512.type, iterations: 8192 }] }]);
 
       expect(await adminListTopics(saslBootstrap(), "scram-sha-512", bob.name, bob.password)).toEqual(expect.any(Array));
       expect(await adminListTopics(saslBootstrap(), "plain", bob.name, bob.password)).toEqual(expect.any(Array));
@@ -121,6 +121,7 @@ describe("kafkajs", () => {
     }
     const admin = await rawPlainLogin(saslPort, ADMIN.name, ADMIN.password);
     try {
+      await awaitCoordinator(admin, "g");
       const coord = await admin.request(ApiKey.FindCoordinator, 2, { key: "g", keyType: 0 });
       expect(coord.body).toMatchObject({ errorCode: 0, host: "127.0.0.1", port: saslPort });
     } finally {
@@ -140,7 +141,9 @@ describe("wire rules before and during authentication", () => {
     const versions = await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "raw", clientSoftwareVersion: "1" });
     const byKey = new Map(versions.body.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
     expect(byKey.get(ApiKey.SaslHandshake)).toEqual([0, 1]);
-    expect(byKey.get(ApiKey.SaslAuthenticate)).toEqual([0, 1]);
+    // v1 (session lifetime) is what clients need; Kafka 4.1 advertises v2 too (flexible versions).
+    expect(byKey.get(ApiKey.SaslAuthenticate)?.[0]).toBe(0);
+    expect(byKey.get(ApiKey.SaslAuthenticate)?.[1]).toBeGreaterThanOrEqual(1);
     expect(byKey.get(ApiKey.DescribeUserScramCredentials)).toEqual([0, 0]);
     expect(byKey.get(ApiKey.AlterUserScramCredentials)).toEqual([0, 0]);
     c.send(ApiKey.Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
@@ -262,10 +265,12 @@ describe("DescribeUserScramCredentials / AlterUserScramCredentials", () => {
       });
       // Successes come first, then the failures (Kafka's order).
       expect(r.body.results[0]?.user).toBe(u);
+      // Kafka's brokers describe from their metadata cache, which the controller's commit reaches a moment later.
+      await waitFor(async () => (await admin.request(ApiKey.DescribeUserScramCredentials, 0, { users: [{ name: u }] })).body.results[0]?.errorCode === 0, 10_000, `${u}'s credential to be described`);
       const d = await admin.request(ApiKey.DescribeUserScramCredentials, 0, { users: [{ name: u }, { name: "twice" }, { name: ALICE.name }, { name: ALICE.name }] });
       expect(d.body.errorCode).toBe(ErrorCode.NONE);
       expect(d.body.results).toEqual([
-        { user: u, errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: 1, iterations: 4096 }] },
+        { user: u, errorCode: 0, errorMessage: "", credentialInfos: [{ mechanism: 1, iterations: 4096 }] },
         { user: "twice", errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: "Attempt to describe a user credential that does not exist: twice", credentialInfos: [] },
         { user: ALICE.name, errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: `Cannot describe SCRAM credentials for the same user twice in a single request: ${ALICE.name}`, credentialInfos: [] },
       ]);
