@@ -162,6 +162,15 @@ async function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: 
 }
 
 /**
+ * True in an oracle run. For a Kafka-behaviour test's one check of the
+ * embedded broker's insides (a log line): `if (!oracleRun()) expect(…)`, the
+ * rest of the test runs on both.
+ */
+export function oracleRun(): boolean {
+  return !!inject("brokerOracle");
+}
+
+/**
  * Marks tests about the embedded broker alone (its files, crash recovery,
  * fault control, log lines, settings Kafka does not have). They run as usual
  * in `npm test`; an oracle run lists them, skipped, under a title that says

@@ -3,7 +3,7 @@
 // offsets, the group protocol step by step, and the control hook.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, decodeResponse, encodeRecordBatch, iterateBatches, decodeRecordBatch } from "@kappa/kafka-protocol";
-import { RawClient, awaitCoordinator, awaitTopicReady, startTestBroker, uniqueName, sleep, type TestBroker } from "./helpers.ts";
+import { RawClient, awaitCoordinator, embeddedOnly, oracleRun, awaitTopicReady, startTestBroker, uniqueName, sleep, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 
@@ -91,14 +91,14 @@ describe("version negotiation", () => {
     // Produce v2 uses message format v1, which this broker never serves.
     c.send(ApiKey.Produce, 2, { acks: 1, timeoutMs: 1000, topicData: [] });
     expect(await c.nextFrame()).toBeNull();
-    expect(broker.logLines.some((l) => l.includes("unsupported Produce version 2"))).toBe(true);
+    if (!oracleRun()) expect(broker.logLines.some((l) => l.includes("unsupported Produce version 2"))).toBe(true);
 
     const c2 = await RawClient.connect(broker.port);
     const req = Buffer.from([0, 0, 0, 0, 0x03, 0xe7, 0, 0, 0, 0, 0, 5, 0, 0]);
     req.writeInt32BE(req.length - 4, 0);
     c2.write(req);
     expect(await c2.nextFrame()).toBeNull();
-    expect(broker.logLines.some((l) => l.includes("unknown api key 999"))).toBe(true);
+    if (!oracleRun()) expect(broker.logLines.some((l) => l.includes("unknown api key 999"))).toBe(true);
   });
 });
 
@@ -152,7 +152,7 @@ describe("ordering and acks", () => {
 });
 
 describe("backpressure", () => {
-  it("stops serving a client that does not read its responses, without stalling a producer", async () => {
+  embeddedOnly("its connection internals").it("stops serving a client that does not read its responses, without stalling a producer", async () => {
     const producer = await RawClient.connect(broker.port);
     const topic = uniqueName("slow");
     await createTopic(producer, topic);
@@ -398,7 +398,7 @@ describe("classic group protocol", () => {
 });
 
 describe("control hook", () => {
-  it("can delay responses, drop a response, and close before handling", async () => {
+  embeddedOnly("its fault control").it("can delay responses, drop a response, and close before handling", async () => {
     const c = await RawClient.connect(broker.port);
     const removeDelay = broker.control.delayResponses(ApiKey.ApiVersions, 300);
     const started = Date.now();
