@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, encodeRecordBatch } from "@kappa/kafka-protocol";
 import { PrincipalClient, rand, saslAdminBroker, user } from "./acl-helpers.ts";
-import { startTestBroker, type TestBroker } from "./helpers.ts";
+import { startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 
 const RT = { TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5 } as const;
 const OP = { ALL: 2, READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12 } as const;
@@ -45,11 +45,18 @@ describe("authorization of every request kind", () => {
       creations: [{ resourceType, resourceName, resourcePatternType: LITERAL, principal: `User:${name}`, host: "*", operation, permissionType: 3 }],
     });
     expect(r.results[0]?.errorCode).toBe(0);
+    // Kafka's authorizer on the broker takes the ACL from the controller's metadata a moment after the answer; DescribeAcls reads that authorizer.
+    await waitFor(
+      async () => (await admin.call(ApiKey.DescribeAcls, 1, { resourceTypeFilter: resourceType, resourceNameFilter: resourceName, patternTypeFilter: LITERAL, principalFilter: `User:${name}`, hostFilter: "*", operation, permissionType: 3 })).resources.length > 0,
+      10_000,
+      `the ACL for ${name} on ${resourceName}`,
+    );
   }
   async function topic(partitions = 1): Promise<string> {
     const name = rand("t");
     const r = await admin.call(ApiKey.CreateTopics, 4, { topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000 });
     expect(r.topics[0]?.errorCode).toBe(0);
+    await admin.awaitTopic(name);
     return name;
   }
   const batch = () => encodeRecordBatch({ baseTimestamp: BigInt(Date.now()), records: [{ value: "v" }] });
@@ -60,6 +67,7 @@ describe("authorization of every request kind", () => {
   /** A group known to the broker through committed offsets. */
   async function groupWithOffsets(t: string): Promise<string> {
     const g = rand("g");
+    await admin.awaitCoordinator(g);
     const r = await admin.call(ApiKey.OffsetCommit, 7, { groupId: g, generationIdOrMemberEpoch: -1, memberId: "", groupInstanceId: null, topics: [{ name: t, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedMetadata: "" }] }] });
     expect(r.topics[0]?.partitions[0]?.errorCode).toBe(0);
     return g;
