@@ -4,10 +4,13 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // An oracle run starts Apache Kafka nodes in beforeAll hooks (test/oracle-nodes.ts): seconds to a minute each on a loaded machine.
+    hookTimeout: process.env.KAPPA_BROKER_ORACLE === "apache" ? 240_000 : 60_000,
     // Integration files each start their own brokers; two at a time fits CI's 2 cores.
     maxWorkers: 2,
     // KAPPA_BROKER_ORACLE=apache runs the tests against Apache Kafka instead (test/oracle-setup.ts).
     globalSetup: ["./test/oracle-setup.ts"],
+    // …and stops, after each file, the Apache Kafka nodes its configured tests started (test/oracle-nodes.ts).
+    setupFiles: ["./test/oracle-file-setup.ts"],
   },
 });

@@ -5,7 +5,7 @@ import { createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from "node:crypt
 import { ApiKey, ErrorCode, decodeResponse, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
 import { applySaslAdmin, resolveConfig, type BrokerOptions } from "../src/index.ts";
 import type { ScramMechanism } from "../src/security/scram/scram.ts";
-import { RawClient } from "./helpers.ts";
+import { RawClient, waitFor } from "./helpers.ts";
 import type { kafkaClient } from "./helpers.ts";
 import { SCRAM_SHA_512, saslKafka, scramClientFinal, upsertion } from "./sasl-helpers.ts";
 
@@ -95,6 +95,25 @@ export class PrincipalClient {
   async createUser(u: User): Promise<void> {
     const r = await this.call(ApiKey.AlterUserScramCredentials, 0, { deletions: [], upsertions: [upsertion(u.name, SCRAM_SHA_512, u.password, 4096)] });
     if (r.results[0]?.errorCode !== ErrorCode.NONE) throw new Error(`AlterUserScramCredentials for ${u.name}: ${r.results[0]?.errorCode} ${r.results[0]?.errorMessage}`);
+    // Kafka's brokers learn the credential from the controller's metadata a moment after the answer, as clients see it.
+    await waitFor(async () => (await this.call(ApiKey.DescribeUserScramCredentials, 0, { users: [{ name: u.name }] })).results[0]?.errorCode === ErrorCode.NONE, 10_000, `${u.name}'s credential`);
+  }
+
+  /** Waits until Metadata shows `topic` with a leader on every partition (Kafka hosts a created topic a moment after CreateTopics answers). */
+  async awaitTopic(topic: string): Promise<void> {
+    await waitFor(
+      async () => {
+        const t = (await this.call(ApiKey.Metadata, 8, { topics: [{ name: topic }], allowAutoTopicCreation: false })).topics[0];
+        return !!t && t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p) => p.errorCode === 0 && p.leaderId >= 0);
+      },
+      15_000,
+      `topic ${topic} to have leaders`,
+    );
+  }
+
+  /** Waits until FindCoordinator answers for the key (Kafka creates its internal topic at the first request). */
+  async awaitCoordinator(key: string, keyType = 0): Promise<void> {
+    await waitFor(async () => (await this.call(ApiKey.FindCoordinator, 2, { key, keyType })).errorCode === ErrorCode.NONE, 30_000, `the coordinator of ${key}`);
   }
 
   close(): void {

@@ -1,10 +1,10 @@
 // ApiVersions is derived from the handler registry; every advertised version is
 // served (a request of each api key × version gets its answer, not a closed
 // connection), and the ranges keep kafkajs 2.2.4 and librdkafka 2.0.2 working.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { ApiKey, ErrorCode, apiVersionRange, decodeResponse } from "@kappa/kafka-protocol";
 import { CORE_APIS } from "../src/index.ts";
-import { RawClient, startTestBroker, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, RawClient, startTestBroker, type TestBroker } from "./helpers.ts";
 
 /** BROKER-SPEC §1 "Advertise" column (copied as test data). */
 const SPEC_ADVERTISE: Record<string, [number, number]> = {
@@ -86,7 +86,7 @@ afterAll(async () => {
 });
 
 describe("ApiVersions", () => {
-  it("answers with exactly the registry's advertised ranges", async () => {
+  embeddedOnly("its own registry").it("answers with exactly the registry's advertised ranges", async () => {
     const c = await RawClient.connect(broker.port);
     const r = await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "test", clientSoftwareVersion: "1" });
     c.close();
@@ -97,7 +97,7 @@ describe("ApiVersions", () => {
     );
   });
 
-  it("reports Kafka 4.1's supported and finalized features for what it implements (kafka-features describe)", async () => {
+  embeddedOnly("the features it implements").it("reports Kafka 4.1's supported and finalized features for what it implements (kafka-features describe)", async () => {
     const c = await RawClient.connect(broker.port);
     try {
       const v4 = (await c.request(ApiKey.ApiVersions, 4, { clientSoftwareName: "test", clientSoftwareVersion: "1" })).body;
@@ -129,7 +129,7 @@ describe("ApiVersions", () => {
     expect(r.stderr).not.toMatch(/ApiVersionRequest failed|ApiVersion.*Retrying with/i);
   });
 
-  it("advertises the ranges BROKER-SPEC requires, and the codec supports every served version", () => {
+  embeddedOnly("its own registry").it("advertises the ranges BROKER-SPEC requires, and the codec supports every served version", () => {
     const advertised = new Map(broker.registry.all().map((a) => [a.name, a]));
     // Every core API is registered; nothing is registered that the spec does not list.
     for (const api of CORE_APIS) expect(advertised.has(api.name), api.name).toBe(true);
@@ -146,7 +146,7 @@ describe("ApiVersions", () => {
     }
   });
 
-  it("enables every librdkafka 2.0.2 feature window", () => {
+  embeddedOnly("its own registry").it("enables every librdkafka 2.0.2 feature window", () => {
     const byName = new Map(broker.registry.all().map((a) => [a.name, a.advertised]));
     for (const [feature, needs] of LIBRDKAFKA_FEATURES) {
       for (const [api, lo, hi] of needs) {
@@ -156,7 +156,7 @@ describe("ApiVersions", () => {
     }
   });
 
-  it("serves every advertised version of every api key (an answer with the request's correlation id, never a close)", async () => {
+  embeddedOnly("its own registry").it("serves every advertised version of every api key (an answer with the request's correlation id, never a close)", async () => {
     // Minimal bodies; everything else takes the definition's defaults. Produce must ask for an answer (acks=-1),
     // Fetch must not park, SaslHandshake is answered ILLEGAL_SASL_STATE on this PLAINTEXT listener.
     const bodies: Partial<Record<number, Record<string, unknown>>> = {

@@ -6,9 +6,9 @@
 // without a rebalance.
 import type { ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { kafkaClient, killHard, newDataDir, RawClient, startChildBroker, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, kafkaClient, killHard, newDataDir, RawClient, startChildBroker, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -25,7 +25,7 @@ async function describeGroup(port: number, groupId: string) {
   }
 }
 
-describe("group metadata across a broker restart", () => {
+embeddedOnly("restarts of its data dir").describe("group metadata across a broker restart", () => {
   it("lets a kafkajs consumer caught mid-batch by a restart commit and carry on, without duplicates or a rebalance", async () => {
     const dir = await newDataDir();
     const topic = uniqueName("restart-live");

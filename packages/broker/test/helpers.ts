@@ -8,10 +8,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
-import { inject } from "vitest";
-import { decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
+import { describe, inject, it } from "vitest";
+import { ApiKey, decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
 import type { Logger } from "../src/broker.ts";
-import { startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
+import { resolveConfig, startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
+import { ORACLE_DEFAULTS } from "./oracle-nodes.ts";
 
 export interface TestBroker extends RunningBroker {
   dataDir: string;
@@ -57,23 +58,130 @@ export async function startTestBroker(options: BrokerOptions = {}, dataDir?: str
 }
 
 /**
- * In an oracle run (test/oracle-setup.ts) every test broker is the one Apache
- * Kafka node. What only the embedded broker has (its settings, fault control,
- * storage, log lines) throws, so a test that needs it fails saying why.
+ * Settings a test may give startTestBroker() that are Kafka's own broker
+ * settings with the same name and meaning: in an oracle run they go to an
+ * Apache Kafka node started with them (test/oracle-nodes.ts).
  */
-function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: string | undefined): TestBroker {
-  // What the oracle node was started with (test/oracle-setup.ts) is no difference.
-  const same: Record<string, unknown> = { "auto.create.topics.enable": true, "group.consumer.heartbeat.interval.ms": 1000 };
-  const settings = Object.keys(options).filter((k) => !["host", "port", "logger", "group.initial.rebalance.delay.ms"].includes(k) && same[k] !== (options as Record<string, unknown>)[k]);
-  if (settings.length > 0 || dataDir) throw new Error(`oracle run: this test configures the embedded broker (${[...settings, ...(dataDir ? ["its data dir"] : [])].join(", ")}), which Apache Kafka's node does not take`);
-  const [host, port] = [bootstrap.slice(0, bootstrap.lastIndexOf(":")), Number(bootstrap.slice(bootstrap.lastIndexOf(":") + 1))];
-  const known = { host, port, advertised: bootstrap, bootstrap, dataDir: "", stop: async () => {}, cleanup: async () => {} };
+const KAFKA_SETTINGS = new Set([
+  "auto.create.topics.enable",
+  "connections.max.idle.ms",
+  "connection.failed.authentication.delay.ms",
+  "default.replication.factor",
+  "delete.topic.enable",
+  "group.consumer.heartbeat.interval.ms",
+  "group.max.session.timeout.ms",
+  "group.min.session.timeout.ms",
+  "max.incremental.fetch.session.cache.slots",
+  "max.request.partition.size.limit",
+  "message.max.bytes",
+  "num.partitions",
+  "sasl.enabled.mechanisms",
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms",
+  "transactional.id.expiration.ms",
+]);
+
+/** Settings that are no difference on the oracle: its own (host, port, logger), or Kafka's behaviour by another name. */
+const NO_DIFFERENCE: Record<string, (v: unknown) => boolean> = {
+  host: () => true,
+  port: () => true,
+  logger: () => true,
+  // The oracle nodes run with 50 ms too.
+  "group.initial.rebalance.delay.ms": () => true,
+  // The embedded broker's brute-force backoff, off: Kafka has none.
+  "sasl.failed.authentication.backoff.threshold": (v) => v === 0,
+};
+
+/** What an embedded-broker-only setting or inside says in an oracle run. */
+export const EMBEDDED_ONLY = "embedded-broker only";
+
+/**
+ * In an oracle run (test/oracle-setup.ts) every test broker is an Apache Kafka
+ * node: the run's shared one (test/oracle-setup.ts) for a test without
+ * settings, else one started with the Kafka equivalents of the test's settings
+ * (listeners SASL_PLAINTEXT/PLAINTEXT, SASL users, the standard authorizer and
+ * super users, KAFKA_SETTINGS). What only the embedded broker has (its other
+ * settings, its data dir, fault control, storage, log lines) throws, saying so.
+ */
+async function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: string | undefined): Promise<TestBroker> {
+  const given = options as Record<string, unknown>;
+  const embeddedOnly: string[] = [];
+  const overrides: Record<string, string> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined || NO_DIFFERENCE[key]?.(value)) continue;
+    if (KAFKA_SETTINGS.has(key)) {
+      const v = typeof value === "string" ? value : JSON.stringify(value);
+      // What every oracle node already runs with needs no node of its own.
+      if (ORACLE_DEFAULTS[key] !== v) overrides[key] = v;
+    }
+    else if (!["listeners", "saslUsers", "authorizer.class.name", "super.users"].includes(key)) embeddedOnly.push(key);
+  }
+  const listenerSpecs = typeof given.listeners === "string" ? given.listeners.split(",").map((l) => l.trim().split("://")[0] ?? "") : [];
+  if (listenerSpecs.some((p) => p !== "PLAINTEXT" && p !== "SASL_PLAINTEXT") || new Set(listenerSpecs).size !== listenerSpecs.length) embeddedOnly.push(`listeners ${String(given.listeners)}`);
+  const authorizer = given["authorizer.class.name"];
+  if (authorizer !== undefined && authorizer !== null && authorizer !== "standard" && authorizer !== "org.apache.kafka.metadata.authorizer.StandardAuthorizer") embeddedOnly.push(`authorizer.class.name ${JSON.stringify(authorizer)}`);
+  if (embeddedOnly.length > 0 || dataDir) throw new Error(`oracle run: this test configures the embedded broker with what the oracle has no Apache Kafka equivalent for (${[...embeddedOnly, ...(dataDir ? ["its data dir"] : [])].join(", ")})` + "; mark it embeddedOnly() if it is about the embedded broker alone");
+
+  let endpoints: Array<{ name: string; port: number }>;
+  let config: Record<string, unknown> = { "node.id": 1 };
+  if (Object.keys(overrides).length === 0 && listenerSpecs.length === 0 && authorizer == null && !given.saslUsers) {
+    const port = Number(bootstrap.slice(bootstrap.lastIndexOf(":") + 1));
+    endpoints = [{ name: "PLAINTEXT", port }];
+  } else {
+    const { oracleNode } = await import("./oracle-nodes.ts");
+    const secured = authorizer != null;
+    const wantsOpen = listenerSpecs.length === 0 || listenerSpecs.includes("PLAINTEXT");
+    const users = ((given.saslUsers as Array<{ name: string; password: string }> | undefined) ?? []).map((u) => ({ name: u.name, password: u.password }));
+    const superUsers = typeof given["super.users"] === "string" ? given["super.users"] : "";
+    const cluster = await oracleNode({
+      overrides: {
+        // The embedded broker's default mechanism list (its order is what UNSUPPORTED_SASL_MECHANISM lists), unless the test names one.
+        "sasl.enabled.mechanisms": resolveConfig({})["sasl.enabled.mechanisms"],
+        ...overrides,
+        // Without an authorizer the embedded broker allows everything: Kafka's authorizer with no ACLs and this flag does too.
+        "allow.everyone.if.no.acl.found": secured ? "false" : "true",
+        ...(secured ? { "super.users": ["User:kappa-admin", ...superUsers.split(";").map((s) => s.trim()).filter((s) => s !== "")].join(";") } : {}),
+      },
+      users,
+      openListener: wantsOpen,
+      openSuperUser: !secured,
+    });
+    const saslPort = Number(cluster.bootstrap.slice(cluster.bootstrap.lastIndexOf(":") + 1));
+    const openPort = cluster.openBootstrap ? Number(cluster.openBootstrap.slice(cluster.openBootstrap.lastIndexOf(":") + 1)) : 0;
+    endpoints = (listenerSpecs.length === 0 ? ["PLAINTEXT"] : listenerSpecs).map((p) => ({ name: p, port: p === "PLAINTEXT" ? openPort : saslPort }));
+    config = { ...config, ...given };
+  }
+  const first = endpoints[0]!;
+  const listeners = endpoints.map((e) => ({ name: e.name, securityProtocol: e.name, host: "127.0.0.1", port: e.port, boundPort: e.port, advertisedHost: "127.0.0.1", advertisedPort: e.port }));
+  const known = { host: "127.0.0.1", port: first.port, advertised: `127.0.0.1:${first.port}`, bootstrap: `127.0.0.1:${first.port}`, listeners, config, dataDir: "", stop: async () => {}, cleanup: async () => {} };
   return new Proxy(known as unknown as TestBroker, {
     get(target, key, receiver) {
-      if (typeof key === "string" && !(key in target) && key !== "then") throw new Error(`oracle run: the test reads the embedded broker's ${key}, which Apache Kafka does not expose`);
+      if (typeof key === "string" && !(key in target) && key !== "then") throw new Error(`oracle run: ${EMBEDDED_ONLY} — the test reads the embedded broker's ${key}, which Apache Kafka does not expose`);
       return Reflect.get(target, key, receiver) as unknown;
     },
   });
+}
+
+/**
+ * True in an oracle run. For a Kafka-behaviour test's one check of the
+ * embedded broker's insides (a log line): `if (!oracleRun()) expect(…)`, the
+ * rest of the test runs on both.
+ */
+export function oracleRun(): boolean {
+  return !!inject("brokerOracle");
+}
+
+/**
+ * Marks tests about the embedded broker alone (its files, crash recovery,
+ * fault control, log lines, settings Kafka does not have). They run as usual
+ * in `npm test`; an oracle run lists them, skipped, under a title that says
+ * "embedded-broker only" and why — never counted as Kafka behaviour.
+ */
+export function embeddedOnly(reason: string): { describe: typeof describe; it: typeof it } {
+  if (!inject("brokerOracle")) return { describe, it };
+  const title = (name: unknown) => `[${EMBEDDED_ONLY}: ${reason}] ${String(name)}`;
+  const d = ((name: string, ...rest: unknown[]) => describe.skip(title(name), ...(rest as [])) ) as unknown as typeof describe;
+  const t = ((name: string, ...rest: unknown[]) => it.skip(title(name), ...(rest as []))) as unknown as typeof it;
+  return { describe: d, it: t };
 }
 
 export function uniqueName(prefix: string): string {
@@ -199,6 +307,33 @@ export class RawClient {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * Waits until Metadata shows `topic` with a leader for every partition. Kafka
+ * answers CreateTopics once the controller committed the topic; its broker may
+ * host the partitions a moment later (until then Produce gets
+ * NOT_LEADER_OR_FOLLOWER), so clients wait as kafkajs' createTopics does.
+ */
+export async function awaitTopicReady(c: RawClient, topic: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(
+    async () => {
+      const meta = await c.request(ApiKey.Metadata, 8, { topics: [{ name: topic }], allowAutoTopicCreation: false });
+      const t = meta.body.topics[0];
+      return !!t && t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p) => p.errorCode === 0 && p.leaderId >= 0);
+    },
+    timeoutMs,
+    `topic ${topic} to have leaders`,
+  );
+}
+
+/**
+ * Waits until FindCoordinator answers for the group. Kafka creates
+ * __consumer_offsets at the first such request and answers
+ * COORDINATOR_NOT_AVAILABLE until its partition is loaded; clients retry.
+ */
+export async function awaitCoordinator(c: RawClient, groupId: string, keyType = 0, timeoutMs = 30_000): Promise<void> {
+  await waitFor(async () => (await c.request(ApiKey.FindCoordinator, 2, { key: groupId, keyType })).body.errorCode === 0, timeoutMs, `the coordinator of ${groupId}`);
 }
 
 /** A broker running `src/cli.ts` in its own node process, for tests that kill it. */

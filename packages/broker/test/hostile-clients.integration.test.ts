@@ -10,7 +10,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, decodeResponse, encodeRecordBatch, encodeRequest } from "@kappa/kafka-protocol";
 import { recordsSection, withRecordsSection, zstdFrame } from "../src/storage/test-helpers.ts";
-import { kafkaClient, newDataDir, RawClient, sleep, startChildBroker, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, kafkaClient, newDataDir, RawClient, sleep, startChildBroker, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 import { runKcat } from "./sasl-helpers.ts";
 
 const children: ChildProcess[] = [];
@@ -63,7 +63,7 @@ function declareHugeFrame(port: number, sendBytes: number, holdMs: number): Prom
   });
 }
 
-describe("memory before and after authentication", () => {
+embeddedOnly("its process and log lines").describe("memory before and after authentication", () => {
   it("stays bounded under 20 unauthenticated 100 MiB frame declarations, and allocates nothing for declared-but-unsent frames", async () => {
     const dataDir = await newDataDir();
     const broker = await startChildBroker(
@@ -104,7 +104,7 @@ describe("memory before and after authentication", () => {
 });
 
 describe("idle and slow connections", () => {
-  it("closes idle connections after connections.max.idle.ms and slow frames after socket.request.receive.timeout.ms", async () => {
+  embeddedOnly("socket.request.receive.timeout.ms").it("closes idle connections after connections.max.idle.ms and slow frames after socket.request.receive.timeout.ms", async () => {
     const broker = await startTestBroker({ "connections.max.idle.ms": 400, "socket.request.receive.timeout.ms": 300 });
     brokers.push(broker);
 
@@ -175,7 +175,7 @@ describe("bad input after valid requests", () => {
 });
 
 describe("corrupt batches (LogValidator)", () => {
-  it("refuses each corrupt-batch kind while a healthy kafkajs producer and consumer keep working, and kcat reads the topic", async () => {
+  embeddedOnly("message.decompressed.max.bytes").it("refuses each corrupt-batch kind while a healthy kafkajs producer and consumer keep working, and kcat reads the topic", async () => {
     const broker = await startTestBroker({ "message.decompressed.max.bytes": MiB });
     brokers.push(broker);
     const topic = uniqueName("corrupt");

@@ -3,9 +3,9 @@
 // 64 MiB, queues what arrives after that up to 16 MiB, then stops reading the
 // socket (the kernel pushes back on the client over TCP), and resumes once
 // handlers finish — answering everything in order.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { ApiKey, ErrorCode, decodeResponse } from "@kappa/kafka-protocol";
-import { RawClient, sleep, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, RawClient, sleep, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 
@@ -29,7 +29,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boo
 }
 
 describe("frames in flight per connection", () => {
-  it("stops dispatching at 64 MiB of frames in flight, stops reading once 16 MiB more are queued, and resumes when handlers finish", async () => {
+  embeddedOnly("its fault control and in-flight limits").it("stops dispatching at 64 MiB of frames in flight, stops reading once 16 MiB more are queued, and resumes when handlers finish", async () => {
     const c = await RawClient.connect(broker.port);
     // 4 MiB of zeros is no record batch: each Produce is refused (CORRUPT_MESSAGE) without writing; only its frame size matters here.
     const topic = uniqueName("in-flight");

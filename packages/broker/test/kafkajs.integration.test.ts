@@ -2,7 +2,7 @@
 import { CompressionTypes, type Consumer, type Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
-import { kafkaClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, kafkaClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 let kafka: Kafka;
@@ -161,7 +161,7 @@ describe("produce and consume", () => {
     }
   });
 
-  it("resumes from the committed offset after a broker restart", async () => {
+  embeddedOnly("restart of its data dir").it("resumes from the committed offset after a broker restart", async () => {
     const topic = uniqueName("restart");
     const groupId = uniqueName("grestart");
     const port = broker.port;
@@ -265,7 +265,7 @@ describe("produce and consume", () => {
     expect(got).toEqual(messages.map((m) => ({ key: m.key, value: m.value, idx: m.headers.idx })));
   });
 
-  it("does not duplicate a batch an idempotent producer retries after losing the response", async () => {
+  embeddedOnly("its fault control").it("does not duplicate a batch an idempotent producer retries after losing the response", async () => {
     const topic = uniqueName("idem");
     const admin = kafka.admin();
     await admin.connect();

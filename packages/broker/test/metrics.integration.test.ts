@@ -1,7 +1,7 @@
 // GET /metrics on metrics.port: scraped before and after a produce and a
 // fetch with kafkajs, the counters must move by what was sent and read.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kafkaClient, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { embeddedOnly, kafkaClient, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 
@@ -27,7 +27,7 @@ async function scrape(port = broker.metricsPort): Promise<Map<string, number>> {
 
 const value = (m: Map<string, number>, series: string): number => m.get(series) ?? 0;
 
-describe("broker metrics at GET /metrics", () => {
+embeddedOnly("its Prometheus endpoint, metrics.port").describe("broker metrics at GET /metrics", () => {
   it("listens only when metrics.port is set, on loopback, and answers 404 beside /metrics", async () => {
     expect(broker.metricsPort).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${broker.metricsPort}/other`)).status).toBe(404);

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startApacheKafka } from "@kappa/engines";
+import { ORACLE_DEFAULTS } from "./oracle-nodes.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -24,7 +25,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "kappa-broker-oracle-"));
-  const cluster = await startApacheKafka({ nodes: 1, dataDir, openListener: true, overrides: { "group.initial.rebalance.delay.ms": "50", "allow.everyone.if.no.acl.found": "true", "auto.create.topics.enable": "true", "group.consumer.heartbeat.interval.ms": "1000", "group.consumer.min.heartbeat.interval.ms": "1000" }, log: (l) => console.log(`[oracle] ${l}`) });
+  const cluster = await startApacheKafka({ nodes: 1, dataDir, openListener: true, overrides: { ...ORACLE_DEFAULTS, "allow.everyone.if.no.acl.found": "true" }, log: (l) => console.log(`[oracle] ${l}`) });
   project.provide("brokerOracle", cluster.openBootstrap);
   return async () => {
     await cluster.stop();

@@ -2,9 +2,9 @@
 // producer sends during one fsync must be in flight at once (each holds its
 // slot until the fsync), and the broker's request timing (Kafka's
 // RequestMetrics) accounts for where a request's time went.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { ApiKey, ErrorCode, decodeResponse, encodeRecordBatch } from "@kappa/kafka-protocol";
-import { RawClient, sleep, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, RawClient, sleep, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 
@@ -19,7 +19,7 @@ const REQUESTS = 200;
 const HOLD_MS = 300;
 
 describe("pipelined produce", () => {
-  it("keeps 200 pipelined acks=-1 produce requests of one connection in flight together, answers them in order, and times them", async () => {
+  embeddedOnly("its request metrics").it("keeps 200 pipelined acks=-1 produce requests of one connection in flight together, answers them in order, and times them", async () => {
     const c = await RawClient.connect(broker.port);
     const topic = uniqueName("pipelined");
     const created = await c.request(ApiKey.CreateTopics, 4, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, configs: [] }], timeoutMs: 5000 });

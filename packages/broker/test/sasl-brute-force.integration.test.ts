@@ -5,7 +5,7 @@
 // kafkajs and kcat check what a real client sees.
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { RawClient, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, RawClient, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 import { SCRAM_SHA_512, adminListTopics, kcatSasl, runKcat, scramClientFinal } from "./sasl-helpers.ts";
 
 const ALICE = { name: "alice", password: "alice-secret-1" };
@@ -158,7 +158,7 @@ describe("unknown users look like known ones", () => {
   });
 });
 
-describe("backoff per user name and per address", () => {
+embeddedOnly("its brute-force backoff, which Kafka does not have").describe("backoff per user name and per address", () => {
   it("after the threshold a user is refused without a check, from any address, until the backoff ends; then the right password works", async () => {
     const b = await saslBroker({
       "connection.failed.authentication.delay.ms": 50,

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { ScramCredentialStore } from "../src/security/scram/credential-store.ts";
-import { RawClient, kafkaClient, newDataDir, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { RawClient, awaitCoordinator, embeddedOnly, oracleRun, kafkaClient, newDataDir, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 import {
   SCRAM_SHA_256,
   SCRAM_SHA_512,
@@ -89,7 +89,7 @@ describe("kafkajs", () => {
       });
       expect(created.body.results).toEqual([{ user: bob.name, errorCode: ErrorCode.NONE, errorMessage: null }]);
       const described = await admin.request(ApiKey.DescribeUserScramCredentials, 0, { users: [{ name: bob.name }] });
-      expect(described.body.results).toEqual([{ user: bob.name, errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: SCRAM_SHA_512.type, iterations: 8192 }] }]);
+      expect(described.body.results).toEqual([{ user: bob.name, errorCode: 0, errorMessage: "", credentialInfos: [{ mechanism: SCRAM_SHA_512.type, iterations: 8192 }] }]);
 
       expect(await adminListTopics(saslBootstrap(), "scram-sha-512", bob.name, bob.password)).toEqual(expect.any(Array));
       expect(await adminListTopics(saslBootstrap(), "plain", bob.name, bob.password)).toEqual(expect.any(Array));
@@ -121,6 +121,7 @@ describe("kafkajs", () => {
     }
     const admin = await rawPlainLogin(saslPort, ADMIN.name, ADMIN.password);
     try {
+      await awaitCoordinator(admin, "g");
       const coord = await admin.request(ApiKey.FindCoordinator, 2, { key: "g", keyType: 0 });
       expect(coord.body).toMatchObject({ errorCode: 0, host: "127.0.0.1", port: saslPort });
     } finally {
@@ -140,7 +141,9 @@ describe("wire rules before and during authentication", () => {
     const versions = await c.request(ApiKey.ApiVersions, 3, { clientSoftwareName: "raw", clientSoftwareVersion: "1" });
     const byKey = new Map(versions.body.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
     expect(byKey.get(ApiKey.SaslHandshake)).toEqual([0, 1]);
-    expect(byKey.get(ApiKey.SaslAuthenticate)).toEqual([0, 1]);
+    // v1 (session lifetime) is what clients need; Kafka 4.1 advertises v2 too (flexible versions).
+    expect(byKey.get(ApiKey.SaslAuthenticate)?.[0]).toBe(0);
+    expect(byKey.get(ApiKey.SaslAuthenticate)?.[1]).toBeGreaterThanOrEqual(1);
     expect(byKey.get(ApiKey.DescribeUserScramCredentials)).toEqual([0, 0]);
     expect(byKey.get(ApiKey.AlterUserScramCredentials)).toEqual([0, 0]);
     c.send(ApiKey.Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
@@ -195,7 +198,8 @@ describe("wire rules before and during authentication", () => {
     expect(auth.body).toMatchObject({ errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: "Authentication failed: Invalid username or password" });
     expect(await c.waitClosed()).toBe(true);
     // Nothing about the attempt reveals the password in the broker log.
-    expect(broker.logLines.join("\n")).not.toContain("nope");
+    // The embedded broker's log (Kafka's own is not the test's to read).
+    if (!oracleRun()) expect(broker.logLines.join("\n")).not.toContain("nope");
   });
 
   it("SCRAM: a replayed client-final on a new connection is refused; after success SASL requests get ILLEGAL_SASL_STATE", async () => {
@@ -262,10 +266,12 @@ describe("DescribeUserScramCredentials / AlterUserScramCredentials", () => {
       });
       // Successes come first, then the failures (Kafka's order).
       expect(r.body.results[0]?.user).toBe(u);
+      // Kafka's brokers describe from their metadata cache, which the controller's commit reaches a moment later.
+      await waitFor(async () => (await admin.request(ApiKey.DescribeUserScramCredentials, 0, { users: [{ name: u }] })).body.results[0]?.errorCode === 0, 10_000, `${u}'s credential to be described`);
       const d = await admin.request(ApiKey.DescribeUserScramCredentials, 0, { users: [{ name: u }, { name: "twice" }, { name: ALICE.name }, { name: ALICE.name }] });
       expect(d.body.errorCode).toBe(ErrorCode.NONE);
       expect(d.body.results).toEqual([
-        { user: u, errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: 1, iterations: 4096 }] },
+        { user: u, errorCode: 0, errorMessage: "", credentialInfos: [{ mechanism: 1, iterations: 4096 }] },
         { user: "twice", errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: "Attempt to describe a user credential that does not exist: twice", credentialInfos: [] },
         { user: ALICE.name, errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: `Cannot describe SCRAM credentials for the same user twice in a single request: ${ALICE.name}`, credentialInfos: [] },
       ]);
@@ -298,7 +304,7 @@ describe("DescribeUserScramCredentials / AlterUserScramCredentials", () => {
     expect(await adminListTopics(saslBootstrap(), "scram-sha-512", ADMIN.name, ADMIN.password)).toEqual(expect.any(Array));
   });
 
-  it("users survive a restart; the credential file holds no password", async () => {
+  embeddedOnly("its credential file across a restart").it("users survive a restart; the credential file holds no password", async () => {
     const dataDir = await newDataDir();
     const dave = { name: "dave", password: "dave-pw-55aa" };
     const first = await startTestBroker({ listeners: "SASL_PLAINTEXT://127.0.0.1:0", saslUsers: [ADMIN] }, dataDir);
@@ -338,7 +344,7 @@ describe("kcat (librdkafka 2.0.2) with SASL/PLAIN", () => {
     const r = await runKcat(saslBootstrap(), ["-L", "-m", "3", ...kcatSasl(ALICE.name, ALICE.password, "SASL_PLAINTEXT", "SCRAM-SHA-512")]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512");
-    await waitFor(() => broker.logLines.some((l) => l.includes("Invalid client nonce in the final client message.")) || (broker.core.sasl.failures.flushLog(), false), 5000, "the nonce refusal in the log");
+    if (!oracleRun()) await waitFor(() => broker.logLines.some((l) => l.includes("Invalid client nonce in the final client message.")) || (broker.core.sasl.failures.flushLog(), false), 5000, "the nonce refusal in the log");
   });
 });
 

@@ -10,9 +10,9 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigResourceTypes, type Kafka } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiKey, ErrorCode, decodeRecordBatch, iterateBatches } from "@kappa/kafka-protocol";
-import { kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, startTestBroker, uniqueName, waitFor, type ChildBroker, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, kafkaClient, killHard, newDataDir, RawClient, sleep, startChildBroker, startTestBroker, uniqueName, waitFor, type ChildBroker, type TestBroker } from "./helpers.ts";
 
 const SEGMENT_BYTES = 16 * 1024;
 const TIERED_CONFIGS = {
@@ -187,7 +187,7 @@ async function describeLogDirSize(port: number, topic: string): Promise<bigint |
   }
 }
 
-describe("tiered storage (in-process broker)", () => {
+embeddedOnly("its remote storage folder and settings").describe("tiered storage (in-process broker)", () => {
   let broker: TestBroker;
   let remoteDir: string;
   let kafka: Kafka;
@@ -390,7 +390,7 @@ function startChild(dataDir: string, remoteDir: string): Promise<Child> {
   );
 }
 
-describe("tiered storage under SIGKILL", () => {
+embeddedOnly("its crash recovery").describe("tiered storage under SIGKILL", () => {
   it("loses no acknowledged record and exposes no orphan after kills during copying", async () => {
     const dataDir = await newDataDir();
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));

@@ -34,10 +34,8 @@ const VALUES: Record<string, string> = {
   "local.retention.ms": "-2",
   "max.compaction.lag.ms": "100000",
   "max.message.bytes": "2000000",
-  "message.downconversion.enable": "false",
   "message.timestamp.after.max.ms": "3600000",
   "message.timestamp.before.max.ms": "3600000",
-  "message.timestamp.difference.max.ms": "3600000",
   "message.timestamp.type": "CreateTime",
   "min.cleanable.dirty.ratio": "0.25",
   "min.compaction.lag.ms": "1000",
@@ -126,22 +124,33 @@ describe("compression.type", () => {
 });
 
 describe("message.timestamp.*", () => {
+  it("refuses the configs Kafka 4.0 removed (message.timestamp.difference.max.ms, message.downconversion.enable) as unknown", async () => {
+    const c = await RawClient.connect(broker.port);
+    try {
+      for (const [name, value] of [["message.timestamp.difference.max.ms", "60000"], ["message.downconversion.enable", "false"]] as const) {
+        const topic = uniqueName("removed-config");
+        const r = await c.request(ApiKey.CreateTopics, 4, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, configs: [{ name, value }] }], timeoutMs: 5000, validateOnly: false });
+        expect(r.body.topics[0]).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Unknown topic config name: ${name}` });
+        const meta = await c.request(ApiKey.Metadata, 8, { topics: [{ name: topic }], allowAutoTopicCreation: false });
+        expect(meta.body.topics[0]?.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      }
+    } finally {
+      c.close();
+    }
+  });
+
   it("refuses CreateTime records outside [now - before, now + after] with INVALID_TIMESTAMP", async () => {
     const kafka = kafkaClient(broker.bootstrap, { retry: { retries: 0 } });
     const admin = kafka.admin();
     await admin.connect();
     const topic = uniqueName("ts-bounds");
     await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [{ name: "message.timestamp.before.max.ms", value: "60000" }, { name: "message.timestamp.after.max.ms", value: "60000" }] }] });
-    const legacy = uniqueName("ts-difference");
-    await admin.createTopics({ topics: [{ topic: legacy, numPartitions: 1, configEntries: [{ name: "message.timestamp.difference.max.ms", value: "60000" }] }] });
     await admin.disconnect();
     const producer = kafka.producer({ retry: { retries: 0 } });
     await producer.connect();
-    for (const t of [topic, legacy]) {
-      await producer.send({ topic: t, messages: [{ value: "now", timestamp: String(Date.now()) }] });
-      for (const ts of [Date.now() - 3_600_000, Date.now() + 3_600_000]) {
-        await expect(producer.send({ topic: t, messages: [{ value: "out of range", timestamp: String(ts) }] })).rejects.toMatchObject({ type: "INVALID_TIMESTAMP" });
-      }
+    await producer.send({ topic, messages: [{ value: "now", timestamp: String(Date.now()) }] });
+    for (const ts of [Date.now() - 3_600_000, Date.now() + 3_600_000]) {
+      await expect(producer.send({ topic, messages: [{ value: "out of range", timestamp: String(ts) }] })).rejects.toMatchObject({ type: "INVALID_TIMESTAMP" });
     }
     await producer.disconnect();
   });

@@ -42,7 +42,7 @@ export const describeUserScramCredentialsApi = defineApi<DescribeUserScramCreden
         results.push({ user, errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: `Attempt to describe a user credential that does not exist: ${user}`, credentialInfos: [] });
         continue;
       }
-      results.push({ user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos: infos.map((i) => ({ mechanism: i.mechanism.type, iterations: i.iterations })) });
+      results.push({ user, errorCode: ErrorCode.NONE, errorMessage: "", credentialInfos: infos.map((i) => ({ mechanism: i.mechanism.type, iterations: i.iterations })) });
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
   },

@@ -64,10 +64,8 @@ const DEFS: readonly ConfigDef[] = [
   { name: "local.retention.ms", type: "LONG", default: "-2", min: -2n, doc: "local retention for tiered topics; -2 = same as retention.ms", synonym: ["log.local.retention.ms", "-2"] },
   { name: "max.compaction.lag.ms", type: "LONG", default: LONG_MAX_S, min: 1n, doc: "stored and reported; compaction runs on every retention pass", synonym: ["log.cleaner.max.compaction.lag.ms", LONG_MAX_S] },
   { name: "max.message.bytes", type: "INT", default: "1048588", min: 0n, doc: "largest record batch size allowed", synonym: ["message.max.bytes", "1048588"] },
-  { name: "message.downconversion.enable", type: "BOOLEAN", default: "true", doc: "stored and reported; message format v0/v1 fetches are not served", synonym: ["log.message.downconversion.enable", "true"] },
   { name: "message.timestamp.after.max.ms", type: "LONG", default: LONG_MAX_S, min: 0n, doc: "CreateTime records may be at most this far in the future (INVALID_TIMESTAMP)", synonym: ["log.message.timestamp.after.max.ms", LONG_MAX_S] },
   { name: "message.timestamp.before.max.ms", type: "LONG", default: LONG_MAX_S, min: 0n, doc: "CreateTime records may be at most this far in the past (INVALID_TIMESTAMP)", synonym: ["log.message.timestamp.before.max.ms", LONG_MAX_S] },
-  { name: "message.timestamp.difference.max.ms", type: "LONG", default: LONG_MAX_S, min: 0n, doc: "deprecated: CreateTime records may differ from the broker time by at most this (INVALID_TIMESTAMP)", synonym: ["log.message.timestamp.difference.max.ms", LONG_MAX_S] },
   { name: "message.timestamp.type", type: "STRING", default: "CreateTime", validStrings: ["CreateTime", "LogAppendTime"], doc: "CreateTime or LogAppendTime", synonym: ["log.message.timestamp.type", "CreateTime"] },
   { name: "min.cleanable.dirty.ratio", type: "DOUBLE", default: "0.5", minDouble: 0, maxDouble: 1, doc: "stored and reported; compaction runs on every retention pass", synonym: ["log.cleaner.min.cleanable.ratio", "0.5"] },
   { name: "min.compaction.lag.ms", type: "LONG", default: "0", min: 0n, doc: "stored and reported; compaction runs on every retention pass", synonym: ["log.cleaner.min.compaction.lag.ms", "0"] },
@@ -260,9 +258,9 @@ export interface LogConfig {
   /** compression.gzip.level (−1 = zlib's default). */
   gzipLevel: number;
   /**
-   * message.timestamp.before.max.ms / after.max.ms (KIP-937), each falling back
-   * to the deprecated message.timestamp.difference.max.ms when only that is set,
-   * as Kafka 3.6+ does. Number.MAX_VALUE-like values mean "no bound".
+   * message.timestamp.before.max.ms / after.max.ms (KIP-937). Kafka 4.0
+   * removed the deprecated message.timestamp.difference.max.ms (now an unknown
+   * config). Number.MAX_VALUE-like values mean "no bound".
    */
   timestampBeforeMaxMs: number;
   timestampAfterMaxMs: number;
@@ -291,8 +289,8 @@ export function effectiveLogConfig(overrides: Readonly<Record<string, string>>):
     localRetentionBytes: num("local.retention.bytes") === -2 ? num("retention.bytes") : num("local.retention.bytes"),
     compressionType: get("compression.type") as LogConfig["compressionType"],
     gzipLevel: num("compression.gzip.level"),
-    timestampBeforeMaxMs: overrides["message.timestamp.before.max.ms"] === undefined && overrides["message.timestamp.difference.max.ms"] !== undefined ? num("message.timestamp.difference.max.ms") : num("message.timestamp.before.max.ms"),
-    timestampAfterMaxMs: overrides["message.timestamp.after.max.ms"] === undefined && overrides["message.timestamp.difference.max.ms"] !== undefined ? num("message.timestamp.difference.max.ms") : num("message.timestamp.after.max.ms"),
+    timestampBeforeMaxMs: num("message.timestamp.before.max.ms"),
+    timestampAfterMaxMs: num("message.timestamp.after.max.ms"),
   };
 }
 

@@ -36,6 +36,14 @@ export interface ApacheKafkaOptions {
    * and clients that cannot do SCRAM with Kafka 4.x reach the same cluster.
    */
   openListener?: boolean;
+  /** With `openListener`: whether its ANONYMOUS principal is a super user (default true). */
+  openListenerSuperUser?: boolean;
+  /**
+   * Oracle runs only: more users beside the admin, each created at format time
+   * with SCRAM-SHA-512 and SCRAM-SHA-256 credentials and a static PLAIN entry
+   * on the client listener. Not super users.
+   */
+  users?: ReadonlyArray<{ name: string; password: string }>;
   log?: (line: string) => void;
 }
 
@@ -107,6 +115,11 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
   const adminPassword = options.adminPassword ?? randomBytes(18).toString("base64url");
   assertJaasSafe("admin user", adminUser);
   assertJaasSafe("admin password", adminPassword);
+  const users = options.users ?? [];
+  for (const u of users) {
+    assertJaasSafe("user name", u.name);
+    assertJaasSafe("user password", u.password);
+  }
   const dataDir = path.resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   killLeftovers(dataDir);
@@ -141,11 +154,11 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
       listeners: `CLIENTS://127.0.0.1:${layout.ports[i]},CONTROLLER://127.0.0.1:${layout.controllerPorts[i]}${open ? `,OPEN://127.0.0.1:${open[i]}` : ""}`,
       "advertised.listeners": `CLIENTS://127.0.0.1:${layout.ports[i]}${open ? `,OPEN://127.0.0.1:${open[i]}` : ""}`,
       "log.dirs": path.join(nodeDir, "data"),
-      "super.users": `User:${adminUser}${open ? ";User:ANONYMOUS" : ""}`,
+      "super.users": `User:${adminUser}${open && options.openListenerSuperUser !== false ? ";User:ANONYMOUS" : ""}`,
       ...(open ? { "listener.security.protocol.map": "CLIENTS:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,OPEN:PLAINTEXT" } : {}),
       "listener.name.clients.scram-sha-512.sasl.jaas.config": scramJaas(adminUser, adminPassword),
       "listener.name.clients.scram-sha-256.sasl.jaas.config": scramJaas(adminUser, adminPassword),
-      "listener.name.clients.plain.sasl.jaas.config": plainJaas(adminUser, adminPassword),
+      "listener.name.clients.plain.sasl.jaas.config": plainJaas(adminUser, adminPassword, users),
       "listener.name.controller.sasl.enabled.mechanisms": "PLAIN",
       "listener.name.controller.plain.sasl.jaas.config": plainJaas(adminUser, adminPassword),
       "rsm.config.dir": remoteDir,
@@ -181,7 +194,7 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
     log(`formatting ${unformatted.length} Apache Kafka node(s) in ${dataDir}`);
     await Promise.all(
       unformatted.map(async (n) => {
-        const result = await run(java, [...jvm(256), "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", layout.clusterId, "-c", n.file, "--add-scram", `SCRAM-SHA-512=[name=${adminUser},password=${adminPassword}]`, "--ignore-formatted"], { env, timeoutMs: 120_000 });
+        const result = await run(java, [...jvm(256), "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", layout.clusterId, "-c", n.file, "--add-scram", `SCRAM-SHA-512=[name=${adminUser},password=${adminPassword}]`, ...users.flatMap((u) => ["SCRAM-SHA-512", "SCRAM-SHA-256"].flatMap((m) => ["--add-scram", `${m}=[name=${u.name},password=${u.password}]`])), "--ignore-formatted"], { env, timeoutMs: 120_000 });
         if (result.code !== 0) throw new Error(`formatting Apache Kafka node ${n.id} failed (exit ${result.code}): ${redact(result.text, adminPassword).slice(-2000)}`);
       }),
     );
@@ -356,9 +369,10 @@ function scramJaas(user: string, password: string): string {
   return `org.apache.kafka.common.security.scram.ScramLoginModule required username="${user}" password="${password}";`;
 }
 
-/** PLAIN with Kafka's built-in callback: the admin is its one static user (`user_<name>`). */
-function plainJaas(user: string, password: string): string {
-  return `org.apache.kafka.common.security.plain.PlainLoginModule required username="${user}" password="${password}" user_${user}="${password}";`;
+/** PLAIN with Kafka's built-in callback: the admin (and in oracle runs the `users`) are its static users (`user_<name>`). */
+function plainJaas(user: string, password: string, others: ReadonlyArray<{ name: string; password: string }> = []): string {
+  const extra = others.map((u) => ` user_${u.name}="${u.password}"`).join("");
+  return `org.apache.kafka.common.security.plain.PlainLoginModule required username="${user}" password="${password}" user_${user}="${password}"${extra};`;
 }
 
 /** Names and passwords go into JAAS strings and the `--add-scram` argument: refuse what would break out of them. */
