@@ -300,13 +300,31 @@ export async function consumeAsSubscribers(db: Db, people: People, brokers: stri
   return out;
 }
 
+/**
+ * Retries what kafkajs says a retry can help (its error's `retriable`: a
+ * partition's leader moved, a coordinator still loading), as Kafka's own
+ * clients do — right after a node's restart, leadership moves back to the
+ * preferred replicas. Anything else, or a retriable error past the deadline, throws.
+ */
+async function retryingRetriable<T>(fn: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (error) {
+      if ((error as { retriable?: unknown }).retriable !== true || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 /** Records in each topic's log (end − start offset, summed over partitions): a duplicate write shows as one more. */
 export async function recordCounts(admin: Kafka, topics: string[]): Promise<Record<string, number>> {
   const client = admin.admin();
   await client.connect();
   try {
     const out: Record<string, number> = {};
-    for (const topic of topics) out[topic] = (await client.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+    for (const topic of topics) out[topic] = (await retryingRetriable(() => client.fetchTopicOffsets(topic))).reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
     return out;
   } finally {
     await client.disconnect();
