@@ -44,16 +44,26 @@ async function connect(token: string): Promise<Client> {
   return client;
 }
 
-/** "ok" with the answer, or the refusal's code (a tool error, or a protocol error's code). */
+/**
+ * "ok" with the answer, or the refusal's code (a tool error, or a protocol error's code). An OVERLOADED refusal
+ * (the catalog busy: "try again in a moment", with retryAfterSeconds) is retried as an agent would, at most 3 times.
+ */
 async function outcome(client: Client, name: string, args: Record<string, unknown>): Promise<{ outcome: string; body: Record<string, unknown> }> {
-  try {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    const text = result.content[0]?.type === "text" ? result.content[0].text : "{}";
-    const body = JSON.parse(text) as Record<string, unknown>;
-    return result.isError ? { outcome: (body.error as { code: string }).code, body } : { outcome: "ok", body };
-  } catch (error) {
-    if (error instanceof McpError) return { outcome: `mcp ${error.code}`, body: { message: error.message, data: error.data } };
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "{}";
+      const body = JSON.parse(text) as Record<string, unknown>;
+      const code = result.isError ? (body.error as { code: string }).code : "ok";
+      if (code === "OVERLOADED" && attempt < 3) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        continue;
+      }
+      return { outcome: code, body };
+    } catch (error) {
+      if (error instanceof McpError) return { outcome: `mcp ${error.code}`, body: { message: error.message, data: error.data } };
+      throw error;
+    }
   }
 }
 
