@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -58,19 +58,38 @@ export async function ensureArtifacts(name: string, pomFile: string, log: (line:
     const output = await run(mvn, ["-B", "-q", "--strict-checksums", "-f", pomFile, "dependency:copy-dependencies", `-DoutputDirectory=${path.join(staging, "libs")}`, "-DincludeScope=runtime"]);
     if (output.code !== 0) throw new EngineUnavailableError(`Maven could not fetch ${name} (exit ${output.code}):\n${output.text.slice(-4000)}`);
     writeFileSync(path.join(staging, ".complete"), `fetched ${new Date().toISOString()} in ${Date.now() - started} ms from ${path.relative(ENGINES_DIR, pomFile)}\n`);
-    try {
-      renameSync(staging, dir);
-    } catch (error) {
-      // Another process finished the same fetch first: keep its copy.
-      if (!existsSync(path.join(dir, ".complete"))) throw error;
-      rmSync(staging, { recursive: true, force: true });
-    }
+    publishStaged(staging, dir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
   log(`fetched ${name} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return path.join(dir, "libs");
+}
+
+/**
+ * Moves a finished fetch's staging folder (holding `.complete`) to its place in
+ * the cache. Another process that finished the same fetch first keeps its copy.
+ */
+export function publishStaged(staging: string, dir: string): void {
+  try {
+    renameSync(staging, dir);
+  } catch (error) {
+    if (!existsSync(path.join(dir, ".complete"))) throw error;
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** Resolves true once the child has exited (at once if it already has), false after `ms` without an exit. */
+export function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(true);
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }
 
 export function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number; text: string }> {

@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ENGINES_DIR, EngineUnavailableError, enginesCacheDir, ensureArtifacts, findJava, freePort, run, sleep } from "../tools.ts";
+import { ENGINES_DIR, EngineUnavailableError, enginesCacheDir, ensureArtifacts, findJava, freePort, publishStaged, run, sleep, waitForExit } from "../tools.ts";
 
 /** The pinned release (apache-flink/pyflink.txt and apache-flink/pom.xml name the same). */
 export const APACHE_FLINK_VERSION = "2.2.0";
@@ -105,12 +105,7 @@ print(n)
     }
     rmSync(download, { recursive: true, force: true });
     writeFileSync(path.join(staging, ".complete"), `fetched ${new Date().toISOString()} in ${Date.now() - started} ms: ${wheel.requirement} sha256 ${wheel.sha256}\n`);
-    try {
-      renameSync(staging, dir);
-    } catch (error) {
-      if (!existsSync(path.join(dir, ".complete"))) throw error;
-      rmSync(staging, { recursive: true, force: true });
-    }
+    publishStaged(staging, dir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
@@ -262,24 +257,15 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
 
   const restUrl = `http://127.0.0.1:${restPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  const waitExit = (child: ChildProcess, ms: number) =>
-    new Promise<boolean>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(true);
-      const timer = setTimeout(() => resolve(false), ms);
-      child.once("exit", () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
   const stop = async () => {
     // The gateway first (it closes its sessions), then the TaskManager, then the JobManager.
     for (const component of ["sql-gateway", "taskmanager", "jobmanager"] as const) {
       const child = processes.get(component);
       if (!child || child.exitCode !== null || child.signalCode !== null) continue;
       child.kill("SIGTERM");
-      if (!(await waitExit(child, 30_000))) {
+      if (!(await waitForExit(child, 30_000))) {
         child.kill("SIGKILL");
-        await waitExit(child, 10_000);
+        await waitForExit(child, 10_000);
       }
     }
   };

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import path from "node:path";
-import { ENGINES_DIR, ensureArtifacts, findJava, freePort, run, sleep } from "../tools.ts";
+import { ENGINES_DIR, ensureArtifacts, findJava, freePort, run, sleep, waitForExit } from "../tools.ts";
 
 /** The pinned release (apache-kafka/pom.xml); the README and docker-compose.yml name the same. */
 export const APACHE_KAFKA_VERSION = "4.1.2";
@@ -240,15 +240,6 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
 
   const brokers = layout.ports.map((p) => `127.0.0.1:${p}`);
   const bootstrap = brokers.join(",");
-  const waitExit = (child: ChildProcess, ms: number) =>
-    new Promise<boolean>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(true);
-      const timer = setTimeout(() => resolve(false), ms);
-      child.once("exit", () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
 
   const cluster: ApacheKafkaCluster = {
     version: APACHE_KAFKA_VERSION,
@@ -265,9 +256,9 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
       const child = processes.get(nodeId);
       if (!child) throw new Error(`no Apache Kafka node ${nodeId}`);
       child.kill(signal);
-      if (!(await waitExit(child, signal === "SIGKILL" ? 10_000 : 60_000))) {
+      if (!(await waitForExit(child, signal === "SIGKILL" ? 10_000 : 60_000))) {
         child.kill("SIGKILL");
-        await waitExit(child, 10_000);
+        await waitForExit(child, 10_000);
       }
     },
     async restart(nodeId) {
@@ -290,9 +281,9 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
       for (const child of children) child.kill("SIGTERM");
       await Promise.all(
         children.map(async (child) => {
-          if (!(await waitExit(child, 60_000))) {
+          if (!(await waitForExit(child, 60_000))) {
             child.kill("SIGKILL");
-            await waitExit(child, 10_000);
+            await waitForExit(child, 10_000);
           }
         }),
       );
