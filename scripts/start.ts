@@ -321,8 +321,9 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) 
  */
 async function startLocalFlink(config: StartConfig, demo: { databaseUrl: string; bootstrap: string } | null): Promise<{ gatewayUrl: string; restUrl: string } | null> {
   const { findJava, startFlink, APACHE_FLINK_VERSION } = await import("@kappa/engines");
+  let java: string;
   try {
-    findJava();
+    java = findJava();
   } catch (error) {
     log(`derived products are off: ${error instanceof Error ? error.message : String(error)} (KAPPA_FLINK=off silences this)`);
     return null;
@@ -330,7 +331,7 @@ async function startLocalFlink(config: StartConfig, demo: { databaseUrl: string;
   const dataDir = path.join(config.dataDir, "flink");
   const addresses = { gatewayUrl: `http://127.0.0.1:${config.FLINK_GATEWAY_PORT}`, restUrl: `http://127.0.0.1:${config.FLINK_PORT}` };
   log(`starting Apache Flink ${APACHE_FLINK_VERSION} in the background in ${dataDir} (derived products; the first start fetches it)`);
-  void startFlink({ dataDir, ports: { rest: config.FLINK_PORT, gateway: config.FLINK_GATEWAY_PORT }, log: (line) => logs?.line("flink", `${new Date().toISOString()} apache-flink INFO ${line}`, "info") }).then(
+  void startFlink({ dataDir, java, ports: { rest: config.FLINK_PORT, gateway: config.FLINK_GATEWAY_PORT }, log: (line) => logs?.line("flink", `${new Date().toISOString()} apache-flink INFO ${line}`, "info") }).then(
     async (flink) => {
       if (stops.stopping) return flink.stop();
       stops.add({ name: "Apache Flink", stop: () => flink.stop() });

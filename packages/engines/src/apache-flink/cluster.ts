@@ -129,6 +129,8 @@ export interface ApacheFlinkOptions {
    * worker before the cluster is up.
    */
   ports?: { rest?: number; gateway?: number };
+  /** The `java` to run (from findJava()); looked up when left out. */
+  java?: string;
   log?: (line: string) => void;
 }
 
@@ -170,7 +172,7 @@ const MAIN_CLASSES: Record<FlinkComponent, string> = {
  */
 export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFlinkCluster> {
   const log = options.log ?? (() => {});
-  const java = findJava();
+  const java = options.java ?? findJava();
   const jars = await ensureApacheFlink(log);
   const dataDir = path.resolve(options.dataDir);
   const confDir = path.join(dataDir, "conf");
