@@ -1,21 +1,16 @@
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
+import type { DerivedJobStatus } from "../derived/deploy.ts";
 import { NotFoundError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
 
 const UNPUBLISHED = ["DRAFT", "IN_REVIEW", "REJECTED"];
 
-export interface ProductJob {
+/** What the worker last read of the job from Flink (no job id before it deployed one), when, and why it stopped the job. */
+export interface ProductJob extends Omit<DerivedJobStatus, "jobId"> {
   /** Flink's job state as last observed (RUNNING, RESTARTING, FAILED, …); NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it (stopReason). */
   state: string;
   jobId: string | null;
-  startedAt: string | null;
-  recordsInPerSecond: number | null;
-  recordsOutPerSecond: number | null;
-  watermarkLagMs: number | null;
-  lastCheckpointAt: string | null;
-  restarts: number | null;
-  error: string | null;
   /** When the worker last read the job from Flink (null: never). */
   observedAt: string | null;
   /** When the worker stopped the job for good (state STOPPED), and why: an input's subscription revoked, an input or the product retired. */
