@@ -1,7 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { createProduct } from "./api-setup";
+import { activeOrdersProduct, activePaymentsSubscription } from "./api-setup";
 import { withDb } from "./db";
-import { as } from "./roles";
 
 /*
  * Issue 31, point 5 (worker off): the subscribing domain's owner acknowledges
@@ -14,42 +13,17 @@ import { as } from "./roles";
 const run = Date.now().toString(36);
 
 test("an owner acknowledges a lag alert and silences it for 24 hours or until a date; the page shows who and until when", async ({ browser }) => {
-  const owner = await as(browser, "ordersOwner");
-  const { id: productId } = await createProduct(owner, "orders", {
-    name: `Parcel Pings ${run}`,
-    description: "Every ping a parcel's tracker sends.",
-    classification: "INTERNAL",
-    tags: ["parcels"],
-    freshnessSeconds: 60,
-    availabilityPct: 99.9,
-    partitions: 1,
-    contactEmail: "owner@orders.example",
-    schema: { format: "AVRO", definition: JSON.stringify({ type: "record", name: `Ping${run}`, fields: [{ name: "parcelId", type: "string" }] }) },
-  });
-  expect((await owner.request.post(`/api/v1/products/${productId}/submit`)).status()).toBe(200);
-  const reviewer = await as(browser, "reviewer");
-  expect((await reviewer.request.post(`/api/v1/products/${productId}/approve`, { data: {} })).status()).toBe(200);
-  await withDb((db) => db.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [productId]));
-
-  const payments = await as(browser, "paymentsOwner");
-  const me = (await (await payments.request.get("/api/v1/me")).json()) as { memberships: { domainId: string; domainSlug: string }[] };
-  const domainId = me.memberships.find((m) => m.domainSlug === "payments")?.domainId;
-  const accountName = `payments-pings-${run}`;
-  const account = (await (await payments.request.post("/api/v1/service-accounts", { data: { domainId, name: accountName } })).json()) as { id: string };
-  const sub = (await (await payments.request.post("/api/v1/subscriptions", { data: { productId, serviceAccountId: account.id, purpose: "Show customers where their parcel is." } })).json()) as { id: string };
-  expect((await owner.request.post(`/api/v1/subscriptions/${sub.id}/approve`)).status()).toBe(200);
-  expect((await payments.request.put(`/api/v1/subscriptions/${sub.id}/objectives`, { data: { maxLagRecords: 100 } })).ok()).toBe(true);
-  const group = `${accountName}.tracker`;
-  // Standing in for the worker: the grant is live and its alert evaluator fired a lag alert on the group.
+  const { owner, id: productId } = await activeOrdersProduct(browser, { name: `Parcel Pings ${run}`, description: "Every ping a parcel's tracker sends.", recordName: `Ping${run}` });
+  const { payments, subscriptionId, group } = await activePaymentsSubscription(browser, owner, productId, `payments-pings-${run}`);
+  // Standing in for the worker: its alert evaluator fired a lag alert on the group.
   await withDb(async (db) => {
-    await db.query(`UPDATE "Subscription" SET status = 'ACTIVE' WHERE id = $1`, [sub.id]);
     await db.query(
       `INSERT INTO "Alert" (id, kind, "productId", "subscriptionId", "groupId", threshold, value, "peakValue", status, message) VALUES ($1, 'LAG_RECORDS', $2, $3, $4, 100, 500, 500, 'FIRING', $5)`,
-      [`e2e-alert-${run}`, productId, sub.id, group, `Parcel Pings ${run}: consumer group ${group} lags 500 records, above the objective of 100 records.`],
+      [`e2e-alert-${run}`, productId, subscriptionId, group, `Parcel Pings ${run}: consumer group ${group} lags 500 records, above the objective of 100 records.`],
     );
   });
 
-  await payments.goto(`/subscriptions/${sub.id}`);
+  await payments.goto(`/subscriptions/${subscriptionId}`);
   const alert = payments.getByTestId("alert").filter({ hasText: group });
   await expect
     .poll(async () => {
@@ -69,13 +43,13 @@ test("an owner acknowledges a lag alert and silences it for 24 hours or until a 
   await expect(alert.getByTestId("alert-silence")).toContainText("Silenced by Paul Payments until");
   await expect(alert.getByTestId("alert-silence")).toContainText("if it still fires when the silence ends, it notifies again. Reason: Backfill running until tomorrow.");
   await expect(alert).toContainText("silenced");
-  const shown = (await (await payments.request.get(`/api/v1/subscriptions/${sub.id}/objectives`)).json()) as { alerts: { silence: { until: string } | null }[] };
+  const shown = (await (await payments.request.get(`/api/v1/subscriptions/${subscriptionId}/objectives`)).json()) as { alerts: { silence: { until: string } | null }[] };
   const until = new Date(shown.alerts[0]?.silence?.until ?? 0).getTime();
   expect(until - before).toBeGreaterThan(24 * 3600_000 - 120_000);
   expect(until - before).toBeLessThan(24 * 3600_000 + 120_000);
 
   // The product's owner sees the silence, but the subscriber's alert is not theirs to silence.
-  await owner.goto(`/subscriptions/${sub.id}`);
+  await owner.goto(`/subscriptions/${subscriptionId}`);
   const seen = owner.getByTestId("alert").filter({ hasText: group });
   await expect
     .poll(async () => {
@@ -100,7 +74,7 @@ test("an owner acknowledges a lag alert and silences it for 24 hours or until a 
   await alert.getByLabel("Silence until").fill(ahead.local);
   await alert.getByRole("button", { name: "Silence", exact: true }).click();
   await expect(alert.getByTestId("alert-silence")).toContainText("Silenced by Paul Payments until");
-  const again = (await (await payments.request.get(`/api/v1/subscriptions/${sub.id}/objectives`)).json()) as { alerts: { silence: { until: string } | null }[] };
+  const again = (await (await payments.request.get(`/api/v1/subscriptions/${subscriptionId}/objectives`)).json()) as { alerts: { silence: { until: string } | null }[] };
   expect(again.alerts[0]?.silence?.until).toBe(ahead.iso);
   const audit = await withDb(async (db) => (await db.query<{ action: string }>(`SELECT action FROM "AuditEvent" WHERE "entityType" = 'Alert' AND "entityId" = $1 ORDER BY id`, [`e2e-alert-${run}`])).rows.map((r) => r.action));
   expect(audit).toEqual(["alert.acknowledged", "alert.silenced", "alert.unsilenced", "alert.silenced"]);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createProduct } from "./api-setup";
+import { activeOrdersProduct } from "./api-setup";
 import { withDb } from "./db";
 import { as } from "./roles";
 
@@ -15,25 +15,10 @@ const productName = `Parcel Feed ${run}`;
 const principal = `User:legacy-etl-${run}`;
 
 test("an ACL made outside the catalog is in the drift view and the lineage's needs-attention list", async ({ browser }) => {
-  const owner = await as(browser, "ordersOwner");
-  const { id: productId, topicName } = await createProduct(owner, "orders", {
-    name: productName,
-    description: "Every parcel handed to a carrier.",
-    classification: "INTERNAL",
-    tags: ["parcels"],
-    freshnessSeconds: 60,
-    availabilityPct: 99.9,
-    partitions: 1,
-    contactEmail: "owner@orders.example",
-    schema: { format: "AVRO", definition: JSON.stringify({ type: "record", name: `Parcel${run}`, fields: [{ name: "parcelId", type: "string" }] }) },
-  });
-  expect((await owner.request.post(`/api/v1/products/${productId}/submit`)).status()).toBe(200);
-  const reviewer = await as(browser, "reviewer");
-  expect((await reviewer.request.post(`/api/v1/products/${productId}/approve`, { data: {} })).status()).toBe(200);
-  // Standing in for the worker: the topic is live and its last scan found the producer's ACL and one made by hand.
+  const { owner, id: productId, topicName } = await activeOrdersProduct(browser, { name: productName, description: "Every parcel handed to a carrier.", recordName: `Parcel${run}` });
+  // Standing in for the worker: its last scan found the producer's ACL and one made by hand.
   const acl = (p: string, operation: string) => ({ resourceType: "TOPIC", resourceName: topicName, patternType: "LITERAL", principal: p, host: "*", operation, permission: "ALLOW" });
   await withDb(async (db) => {
-    await db.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [productId]);
     await db.query(`INSERT INTO "ClusterTopic" (name, "productId", partitions, acls) VALUES ($1, $2, 1, $3::jsonb)`, [topicName, productId, JSON.stringify([acl("User:orders-producer", "WRITE"), acl(principal, "READ")])]);
   });
 
