@@ -1,4 +1,4 @@
-import type { ClaimAclDecision } from "../actions/decide-claim-acls.ts";
+import type { ClaimAclDecision, ClaimBinding } from "../actions/decide-claim-acls.ts";
 import type { Db } from "../db.ts";
 
 /*
@@ -12,30 +12,25 @@ import type { Db } from "../db.ts";
  * becomes a subscription.
  */
 
-export interface UnknownGrant {
-  topic: string;
+/** An ACL on a product's topic, as the pages show it. */
+interface ShownAcl {
   principal: string;
   operation: string;
   permission: string;
   host: string;
   patternType: string;
   resourceName: string;
+}
+
+export interface UnknownGrant extends ShownAcl {
+  topic: string;
   /** Why it is flagged, in words for the page. */
   why: string;
 }
 
-interface Binding {
-  resourceType?: unknown;
-  resourceName?: unknown;
-  patternType?: unknown;
-  principal?: unknown;
-  host?: unknown;
-  operation?: unknown;
-  permission?: unknown;
-}
 
 const text = (v: unknown, fallback: string) => (typeof v === "string" ? v : fallback);
-const sameBinding = (a: Binding, b: Binding) =>
+const sameBinding = (a: ClaimBinding, b: ClaimBinding) =>
   a.resourceType === b.resourceType && a.resourceName === b.resourceName && a.patternType === b.patternType && a.principal === b.principal && a.host === b.host && a.operation === b.operation && a.permission === b.permission;
 
 /** Unknown grants per product id (products without any are absent). */
@@ -62,14 +57,14 @@ export async function unknownGrants(db: Db, productIds: string[]): Promise<Map<s
     const granted = new Set(subscriptions.filter((s) => s.productId === product.id && s.status !== "REVOKED").map((s) => `User:${s.serviceAccount.name}`));
     const ended = new Set(subscriptions.filter((s) => s.productId === product.id && s.status === "REVOKED").map((s) => `User:${s.serviceAccount.name}`));
     if (producer) granted.add(`User:${producer.name}`);
-    const found = Array.isArray(product.claim?.foundAcls) ? (product.claim.foundAcls as Binding[]) : [];
-    const removed = Array.isArray(product.claim?.removeAcls) ? (product.claim.removeAcls as Binding[]) : [];
+    const found = Array.isArray(product.claim?.foundAcls) ? (product.claim.foundAcls as ClaimBinding[]) : [];
+    const removed = Array.isArray(product.claim?.removeAcls) ? (product.claim.removeAcls as ClaimBinding[]) : [];
     const decided = Boolean(product.claim?.aclsDecidedById);
     const decisions = Array.isArray(product.claim?.aclDecisions) ? (product.claim.aclDecisions as unknown as ClaimAclDecision[]) : [];
     const flagged: UnknownGrant[] = [];
     for (const raw of acls) {
       if (typeof raw !== "object" || raw === null || Array.isArray(raw)) continue;
-      const b = raw as Binding;
+      const b = raw as ClaimBinding;
       const principal = text(b.principal, "?");
       if (granted.has(principal)) continue;
       const fromClaim = found.some((f) => sameBinding(f, b));
@@ -105,13 +100,7 @@ export async function unknownGrants(db: Db, productIds: string[]): Promise<Map<s
   return result;
 }
 
-export interface GrantException {
-  principal: string;
-  operation: string;
-  permission: string;
-  host: string;
-  patternType: string;
-  resourceName: string;
+export interface GrantException extends ShownAcl {
   reason: string;
   /** Whether the worker's last scan still saw it on the cluster. */
   present: boolean;
@@ -127,7 +116,7 @@ export async function grantExceptions(db: Db, productId: string): Promise<GrantE
   const exceptions = decisions.filter((d) => d.decision === "EXCEPTION");
   if (!product || exceptions.length === 0) return [];
   const observed = await db.clusterTopic.findUnique({ where: { name: product.topicName }, select: { acls: true } });
-  const acls = (Array.isArray(observed?.acls) ? observed.acls : []) as Binding[];
+  const acls = (Array.isArray(observed?.acls) ? observed.acls : []) as ClaimBinding[];
   return exceptions.map((d) => ({
     principal: text(d.binding.principal, "?"),
     operation: text(d.binding.operation, "?"),
