@@ -2,10 +2,9 @@ import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
-import { CHANGE_KINDS } from "../changes/change-requests.ts";
+import { CHANGE_KINDS, notifyChangeAwaitsReview } from "../changes/change-requests.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
-import { notify } from "../notifications/notify.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { COMPATIBILITY_MODES } from "../schema/modes.ts";
 import { FULLY_EDITABLE_STATUSES } from "../transitions.ts";
@@ -46,17 +45,7 @@ export async function requestCompatibilityModeChange(db: Db, acting: ActingUser,
         reason: input.reason,
         changeRequestId: request.id,
       });
-      await notify(tx, {
-        kind: "product.review-requested",
-        title: `${product.name}: compatibility ${product.compatibilityMode} → ${input.mode} waits for review`,
-        body: `Requested by ${actor.name}: ${input.reason}`,
-        link: "/review",
-        entityType: "DataProduct",
-        entityId: productId,
-        audience: { governance: true },
-        webhookDomains: [product.domainId],
-        exclude: [actor.id],
-      });
+      await notifyChangeAwaitsReview(tx, actor, { id: productId, name: product.name, domainId: product.domainId }, `compatibility ${product.compatibilityMode} → ${input.mode} waits for review`, input.reason);
       return request;
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {

@@ -2,10 +2,9 @@ import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
-import { CHANGE_KINDS, enforcePartitionPolicy } from "../changes/change-requests.ts";
+import { CHANGE_KINDS, enforcePartitionPolicy, notifyChangeAwaitsReview } from "../changes/change-requests.ts";
 import type { Db } from "../db.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
-import { notify } from "../notifications/notify.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { LIMITS, reasonInput } from "../validation.ts";
 
@@ -50,17 +49,7 @@ export async function requestPartitionIncrease(db: Db, acting: ActingUser, produ
         },
       });
       await recordAudit(tx, actor, "product.partitionIncreaseRequested", "DataProduct", productId, { from: product.partitions, to: input.partitions, reason: input.reason, changeRequestId: request.id, policy: (await policy.record()).summary });
-      await notify(tx, {
-        kind: "product.review-requested",
-        title: `${product.name}: ${product.partitions} → ${input.partitions} partitions waits for review`,
-        body: `Requested by ${actor.name}: ${input.reason}`,
-        link: "/review",
-        entityType: "DataProduct",
-        entityId: productId,
-        audience: { governance: true },
-        webhookDomains: [product.domainId],
-        exclude: [actor.id],
-      });
+      await notifyChangeAwaitsReview(tx, actor, { id: productId, name: product.name, domainId: product.domainId }, `${product.partitions} → ${input.partitions} partitions waits for review`, input.reason);
       return request;
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {

@@ -3,10 +3,9 @@ import { type z } from "zod";
 import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
-import { CHANGE_KINDS } from "../changes/change-requests.ts";
+import { CHANGE_KINDS, notifyChangeAwaitsReview } from "../changes/change-requests.ts";
 import type { Db, Tx } from "../db.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
-import { notify } from "../notifications/notify.ts";
 import { lockProduct, requireDomainPermission } from "../product-access.ts";
 import { hasDlqRule, qualityRulesInput, sameRules } from "../quality/rules.ts";
 import { checkRulesFor, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
@@ -58,17 +57,7 @@ export async function setQualityRulesInTx(tx: Tx, actor: Actor, productId: strin
       reason: input.reason,
       changeRequestId: request.id,
     });
-    await notify(tx, {
-      kind: "product.review-requested",
-      title: `${product.name}: data-quality rules wait for review`,
-      body: `Requested by ${actor.name}: ${input.reason}`,
-      link: "/review",
-      entityType: "DataProduct",
-      entityId: productId,
-      audience: { governance: true },
-      webhookDomains: [product.domainId],
-      exclude: [actor.id],
-    });
+    await notifyChangeAwaitsReview(tx, actor, { id: productId, name: product.name, domainId: product.domainId }, `data-quality rules wait for review`, input.reason);
     return { applied: false, rules: input.rules, changeRequestId: request.id };
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Actor } from "../actor.ts";
 import type { Tx } from "../db.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
 import { qualityRulesInput, sameRules } from "../quality/rules.ts";
 import { checkRulesFor, enqueueDlqReconcile, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
@@ -24,6 +25,25 @@ export const compatibilityModePayload = z.object({ from: z.enum(COMPATIBILITY_MO
 
 /** A product's data-quality rules, the whole list before and after (issue 29). */
 export const qualityRulesPayload = z.object({ from: qualityRulesInput.shape.rules, to: qualityRulesInput.shape.rules });
+
+/**
+ * Tells governance (and the product's domain's webhooks) that a change request
+ * on the product waits for review — `what` ends the title, e.g. "3 → 6
+ * partitions waits for review"; the requester is not told.
+ */
+export async function notifyChangeAwaitsReview(tx: Tx, actor: { id: string; name: string }, product: { id: string; name: string; domainId: string }, what: string, reason: string): Promise<void> {
+  await notify(tx, {
+    kind: "product.review-requested",
+    title: `${product.name}: ${what}`,
+    body: `Requested by ${actor.name}: ${reason}`,
+    link: "/review",
+    entityType: "DataProduct",
+    entityId: product.id,
+    audience: { governance: true },
+    webhookDomains: [product.domainId],
+    exclude: [actor.id],
+  });
+}
 
 export async function lockChangeRequest(tx: Tx, id: string): Promise<ProductChangeRequest & { product: DataProduct }> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ProductChangeRequest" WHERE id = ${id} FOR UPDATE`;
