@@ -50,3 +50,5 @@ REVOKE INSERT, UPDATE, DELETE ON "UsageRecord" FROM :"portal";
 
 -- The dead-letter topics' offsets (issue 29) are observed by the worker; the portal reads them.
 REVOKE INSERT, UPDATE, DELETE ON "DeadLetterSample" FROM :"portal";
+-- The brokers each cluster lists and their outages (issue 28) are observed by the worker; the portal reads them.
+REVOKE INSERT, UPDATE, DELETE ON "ClusterBroker", "ClusterBrokerOutage" FROM :"portal";

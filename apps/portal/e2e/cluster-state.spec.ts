@@ -325,4 +325,47 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
     await expect(row).toHaveCount(0);
     await expect(admin.getByTestId("queue").locator(`tr[data-task-id="${second.id}"]`)).toContainText("PENDING");
   });
+
+  test("the clusters page shows a broker that is down, since when, and the outage's end, refreshing by itself", async ({ browser }) => {
+    // Stand-in for the worker: a 3-broker cluster it has seen (health/cluster-brokers.ts writes these rows), removed at the end.
+    const environment = `brokers-${Date.now().toString(36)}`;
+    const clusterId = await withDb(async (db) => {
+      const { id } = await one<{ id: string }>(
+        db,
+        `INSERT INTO "Cluster" (id, environment, "primary", bootstrap, "securityProtocol", "saslMechanism", "lastSeenAt", "updatedAt")
+         VALUES ($1, $2, false, '127.0.0.1:19301,127.0.0.1:19302,127.0.0.1:19303', 'PLAINTEXT', 'none', now(), now()) RETURNING id`,
+        [`c${Date.now().toString(36)}`, environment],
+      );
+      for (const node of [1, 2, 3]) await db.query(`INSERT INTO "ClusterBroker" ("clusterId", "nodeId", address, "lastSeenAt") VALUES ($1, $2, $3, now())`, [id, node, `127.0.0.1:1930${node}`]);
+      return id;
+    });
+    try {
+      const admin = await as(browser, "admin");
+      await admin.goto("/admin/clusters");
+      const row = admin.getByTestId("cluster-row").filter({ hasText: environment });
+      await expect(row.getByTestId("cluster-brokers")).toHaveText("3 of 3 up");
+      await expect(admin.getByTestId("broker-outages")).toHaveCount(0);
+
+      // Stand-in for the worker: node 2 went missing from the metadata. The open page shows it without a reload.
+      await withDb(async (db) => {
+        await db.query(`UPDATE "ClusterBroker" SET "downSince" = '2026-12-05T10:00:05Z' WHERE "clusterId" = $1 AND "nodeId" = 2`, [clusterId]);
+        await db.query(`INSERT INTO "ClusterBrokerOutage" (id, "clusterId", "nodeId", address, "startedAt") VALUES ($1, $2, 2, '127.0.0.1:19302', '2026-12-05T10:00:05Z')`, [`o${Date.now().toString(36)}`, clusterId]);
+      });
+      await expect(row.getByTestId("cluster-brokers")).toContainText("2 of 3 up", { timeout: 30_000 });
+      await expect(row.getByTestId("broker-down")).toHaveText("Broker 2 127.0.0.1:19302 down since 5 Dec 2026, 10:00 UTC");
+      const outage = admin.getByTestId("broker-outage").filter({ hasText: environment });
+      await expect(outage).toContainText("still down");
+
+      // …and back 27 s later.
+      await withDb(async (db) => {
+        await db.query(`UPDATE "ClusterBroker" SET "downSince" = NULL WHERE "clusterId" = $1`, [clusterId]);
+        await db.query(`UPDATE "ClusterBrokerOutage" SET "endedAt" = '2026-12-05T10:00:32Z' WHERE "clusterId" = $1`, [clusterId]);
+      });
+      await expect(row.getByTestId("cluster-brokers")).toHaveText("3 of 3 up", { timeout: 30_000 });
+      await expect(outage).toContainText("27 seconds");
+      await expect(outage).not.toContainText("still down");
+    } finally {
+      await withDb((db) => db.query(`DELETE FROM "Cluster" WHERE id = $1`, [clusterId]));
+    }
+  });
 });

@@ -86,7 +86,7 @@ describe("database roles", () => {
     expect(await as(urls.workerUrl, (c) => sqlState(c.query(insert, ["from-worker"])))).toBe("ok");
     expect(await as(urls.portalUrl, (c) => sqlState(c.query(`SELECT * FROM "WorkerInstance"`)))).toBe("ok");
     // The cluster scan, freshness and latest-state entries too.
-    for (const table of ["ClusterTopic", "GroupTopicUsage", "ProductFreshness", "ProductFreshnessSample", "StateEntry", "StateViewPartition", "UsageRecord", "DeadLetterSample"]) {
+    for (const table of ["ClusterTopic", "GroupTopicUsage", "ProductFreshness", "ProductFreshnessSample", "StateEntry", "StateViewPartition", "UsageRecord", "DeadLetterSample", "ClusterBroker", "ClusterBrokerOutage"]) {
       expect(await as(urls.portalUrl, (c) => sqlState(c.query(`DELETE FROM "${table}"`))), table).toBe("42501");
       expect(await as(urls.workerUrl, (c) => sqlState(c.query(`DELETE FROM "${table}"`))), table).toBe("ok");
       expect(await as(urls.portalUrl, (c) => sqlState(c.query(`SELECT count(*) FROM "${table}"`))), table).toBe("ok");

@@ -9,6 +9,7 @@ import { recordPrimaryCluster, recordUsageLedger, recordWorkerPrincipals, sweepR
 import { DeadLetterWatch } from "./dead-letters/dead-letter-watch.ts";
 import { DerivedJobs, type FlinkOptions } from "./derived/derived-jobs.ts";
 import { EnvironmentReconciler } from "./environments/environment-reconciler.ts";
+import { recordLiveBrokers } from "./health/cluster-brokers.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import type { KafkaCluster } from "./kafka/cluster.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
@@ -245,6 +246,21 @@ export class Worker {
   }
 
   /**
+   * Which of its cluster's brokers are up, recorded on its environment
+   * (health/cluster-brokers.ts): a broker missing from the metadata opens an
+   * outage the admins see and are told of, its return closes it.
+   */
+  private async refreshBrokers(): Promise<void> {
+    const environment = this.options.environments?.primary?.environment;
+    if (!environment) return;
+    const cluster = await this.db.cluster.findFirst({ where: { environment, primary: true }, select: { id: true, environment: true } });
+    if (!cluster) return;
+    const changes = await recordLiveBrokers(this.db, cluster, await this.cluster.liveBrokers());
+    for (const b of changes.down) this.log.warn("broker down", { environment, nodeId: b.nodeId, address: b.address });
+    for (const b of changes.back) this.log.info("broker back", { environment, nodeId: b.nodeId, address: b.address, downForMs: b.downForMs });
+  }
+
+  /**
    * Which dependency a failed cycle tripped over. Prisma's own errors say so;
    * a raw driver error ("Connection terminated") does not, so the database is
    * asked directly: if it answers, the failure was Kafka's.
@@ -314,6 +330,7 @@ export class Worker {
           this.lastObservedAt = new Date();
           this.outages.success("database");
           this.outages.success("kafka");
+          await this.refreshBrokers().catch((error: unknown) => this.log.warn("could not record the cluster's brokers", { error: errorMessage(error) }));
         } else {
           const failure = this.observer.lastFailure ?? this.observer.lastError;
           this.outages.failure(await this.culprit(failure), failure);

@@ -1,10 +1,12 @@
 // Shared integration-test helpers: a real PostgreSQL database per file, the
 // project's broker over TCP, catalog people and products created through the
 // catalog's own actions, and a worker wired to both.
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
 import { inject } from "vitest";
 import { startBroker, type BrokerOptions, type RunningBroker } from "@kappa/broker";
@@ -173,6 +175,24 @@ export function startWorker(db: Db, bootstrap: string, overrides: Partial<Worker
       await cluster.close();
     },
   };
+}
+
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The worker as its own process (`src/main.ts`, configured by `env` as in
+ * production), for tests that kill it with SIGKILL: an in-process worker
+ * cannot die mid-request. Its output is drained, not shown.
+ */
+export function spawnWorker(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return child;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@kappa/catalog";
+import { listClusters, loadActor, type Db } from "@kappa/catalog";
 import { startApacheKafka, type ApacheKafkaCluster } from "@kappa/engines";
 import { openProducer, PRODUCER_CLIENT } from "../src/kafka/producer.ts";
 import { apacheKafkaTarget, embeddedBrokerTarget, FAILOVER_OVERRIDES, failoverTrial, type FailoverResult } from "./failover-trial.ts";
@@ -123,9 +123,12 @@ describe("a 3-node Apache Kafka cluster of the file's own", () => {
 
     it("a broker, then the active KRaft controller, killed mid-batch: every product, grant and credential converges, once, with nothing lost", async () => {
       const people = await seedPeople(db);
+      const platformAdmin = await loadActor(db, (await db.user.create({ data: { email: `admin-${Date.now()}@platform.test`, name: "admin", globalRole: "ADMIN" } })).id);
       const sasl = { mechanism: "SCRAM-SHA-512" as const, username: cluster.adminUser, password: cluster.adminPassword };
-      // Batches of 5: a wave is leased in several, so a kill lands between and inside them.
-      const running = startWorker(db, cluster.bootstrap, { batchSize: 5, concurrency: 4 }, sasl);
+      // Batches of 5: a wave is leased in several, so a kill lands between and inside them. Observing every 2 s, as production
+      // does every 5 s: each cycle also records which brokers the metadata lists, so each kill shows as an outage with its end.
+      const environment = { environment: "dev", bootstrap: cluster.bootstrap, securityProtocol: "SASL_PLAINTEXT", saslMechanism: "scram-sha-512", adminUser: cluster.adminUser };
+      const running = startWorker(db, cluster.bootstrap, { batchSize: 5, concurrency: 4, observeIntervalMs: 2_000, environments: { intervalMs: 3_600_000, primary: environment } }, sasl);
       await running.start();
       const started = Date.now();
       const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
@@ -146,15 +149,25 @@ describe("a 3-node Apache Kafka cluster of the file's own", () => {
           // 4 steps per product and its subscription.
           await waitFor(async () => (await taskProgress(db, wave)).done >= Math.ceil((size * 4) / 5), 30_000, `a fifth of the wave to be provisioned before the ${what}'s kill`);
           const at = await taskProgress(db, wave);
+          victims.push(victim);
           console.log(`provisioning trial: killing the ${what}, node ${victim}, at ${seconds()} s (${wave.products.length}/${size} of the wave queued, ${at.done}/${at.total} steps DONE, ${at.open} open)`);
           await cluster.kill(victim);
+          // The admins' clusters page: the broker is down, since when (the worker saw it missing from the metadata).
+          await waitFor(async () => (await listClusters(db, platformAdmin))[0]?.brokers.find((b) => b.nodeId === victim && b.downSince !== null), 20_000, `node ${victim} to show as down`);
           await cluster.restart(victim);
+          // …and its end: the outage closed, the broker up again.
+          const [dev] = await waitFor(async () => {
+            const clusters = await listClusters(db, platformAdmin);
+            return clusters[0]?.brokerOutages.some((o) => o.nodeId === victim && o.endedAt !== null) ? clusters : null;
+          }, 20_000, `node ${victim}'s outage to end`);
+          expect(dev?.brokers.find((b) => b.nodeId === victim)?.downSince).toBeNull();
           const back = await taskProgress(db, wave);
           console.log(`provisioning trial: node ${victim} serving again at ${seconds()} s (${wave.products.length}/${size} queued, ${back.done}/${back.total} steps DONE, ${back.open} open)`);
           // Two nodes of three keep the cluster serving: the worker went on provisioning while the node was down.
           expect(back.done).toBeGreaterThan(at.done);
           await queueing;
         };
+        const victims: number[] = [];
         const leader = await cluster.quorumLeader();
         await killDuringWave("broker", cluster.nodes.map((n) => n.id).find((id) => id !== leader)!, 20);
         await killDuringWave("quorum leader", await cluster.quorumLeader(), 15);
@@ -178,6 +191,11 @@ describe("a 3-node Apache Kafka cluster of the file's own", () => {
         const read = await consumeAsSubscribers(db, people, cluster.brokers, all.subscriptions, (s) => wanted(s).length);
         expect(Object.fromEntries(all.subscriptions.map((s) => [s.account.name, read.get(s.id)]))).toEqual(Object.fromEntries(all.subscriptions.map((s) => [s.account.name, wanted(s)])));
         console.log(`provisioning trial: checked on the cluster at ${seconds()} s`);
+        // Each kill is one outage of its node, opened and closed once (a worker looking often does not open it twice), and the admins were told both times.
+        const outages = await db.clusterBrokerOutage.findMany({ orderBy: { startedAt: "asc" } });
+        expect(outages.map((o) => ({ nodeId: o.nodeId, ended: o.endedAt !== null }))).toEqual(victims.map((nodeId) => ({ nodeId, ended: true })));
+        const told = await db.notificationEvent.findMany({ where: { kind: { in: ["cluster.broker-down", "cluster.broker-back"] } }, orderBy: { createdAt: "asc" }, select: { kind: true } });
+        expect(told.map((n) => n.kind)).toEqual(victims.flatMap(() => ["cluster.broker-down", "cluster.broker-back"]));
       } finally {
         await running.stop();
       }

@@ -1,15 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retryTask, revealCredentialOnce, type Db } from "@kappa/catalog";
 import { ApiKey } from "@kappa/kafka-protocol";
 import { KafkaConnection } from "@kappa/kafka-protocol/client";
-import { approvedSubscription, approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
-
-const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+import { approvedSubscription, approvedProduct, kafkaClient, openTestDatabase, SECRETS_KEY, seedPeople, sleep, spawnWorker, startTestBroker, startWorker, waitFor, type TestBroker } from "./helpers.ts";
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let db: Db;
@@ -34,17 +31,6 @@ async function topicPartitions(bootstrap: string, topic: string): Promise<number
   } finally {
     await admin.disconnect();
   }
-}
-
-function spawnWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: PACKAGE_DIR,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return child;
 }
 
 describe("crash and outage", () => {

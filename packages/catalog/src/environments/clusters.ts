@@ -1,4 +1,4 @@
-import type { Cluster } from "@prisma/client";
+import type { Cluster, ClusterBroker, ClusterBrokerOutage } from "@prisma/client";
 import type { Actor } from "../actor.ts";
 import type { Db, Tx } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
@@ -21,9 +21,16 @@ export interface ClusterView {
   /** Whether its brokers offer tiered storage, as the worker last read it; null = not known yet. */
   tieredStorage: boolean | null;
   createdAt: string;
+  /** Every broker the worker has seen in the cluster's metadata, by node id; `downSince` set while it is missing. Empty until observed. */
+  brokers: { nodeId: number; address: string; lastSeenAt: string; downSince: string | null }[];
+  /** The newest broker outages (at most RECENT_OUTAGES), newest first; `endedAt` null while it lasts. */
+  brokerOutages: { nodeId: number; address: string; startedAt: string; endedAt: string | null }[];
 }
 
-export function clusterView(c: Cluster): ClusterView {
+/** How many past broker outages a cluster's view lists. */
+export const RECENT_OUTAGES = 10;
+
+export function clusterView(c: Cluster & { brokers?: ClusterBroker[]; brokerOutages?: ClusterBrokerOutage[] }): ClusterView {
   return {
     id: c.id,
     environment: c.environment,
@@ -39,6 +46,10 @@ export function clusterView(c: Cluster): ClusterView {
     lastError: c.lastError,
     tieredStorage: c.tieredStorage,
     createdAt: c.createdAt.toISOString(),
+    brokers: (c.brokers ?? [])
+      .map((b) => ({ nodeId: b.nodeId, address: b.address, lastSeenAt: b.lastSeenAt.toISOString(), downSince: b.downSince?.toISOString() ?? null }))
+      .sort((a, b) => a.nodeId - b.nodeId),
+    brokerOutages: (c.brokerOutages ?? []).map((o) => ({ nodeId: o.nodeId, address: o.address, startedAt: o.startedAt.toISOString(), endedAt: o.endedAt?.toISOString() ?? null })),
   };
 }
 
@@ -47,7 +58,10 @@ export { clusterTargetChanges, openClusterPassword, sealClusterPassword, type Cl
 /** Every cluster, primary first: the admin page. */
 export async function listClusters(db: Db | Tx, actor: Actor): Promise<ClusterView[]> {
   if (!hasGlobal(actor, "cluster:manage")) throw new ForbiddenError("Only platform admins can see the registered clusters.");
-  const rows = await db.cluster.findMany({ orderBy: [{ primary: "desc" }, { environment: "asc" }] });
+  const rows = await db.cluster.findMany({
+    orderBy: [{ primary: "desc" }, { environment: "asc" }],
+    include: { brokers: true, brokerOutages: { orderBy: { startedAt: "desc" }, take: RECENT_OUTAGES } },
+  });
   return rows.map(clusterView);
 }
 

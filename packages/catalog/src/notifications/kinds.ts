@@ -19,6 +19,8 @@ export const NOTIFICATION_KINDS = {
   "replay.applied": "Replay applied",
   "replay.refused": "Replay refused",
   "derived.job-stopped": "Derived product's job stopped",
+  "cluster.broker-down": "A Kafka broker is down",
+  "cluster.broker-back": "A Kafka broker is back",
   "alert.fired": "Alert fired",
   "alert.resolved": "Alert resolved",
   "access.recertification": "Access recertification due",

@@ -14,6 +14,7 @@
  */
 import type { Cluster, ProductDeployment } from "@prisma/client";
 import { openClusterPassword, registeredClusters, type Db } from "@kappa/catalog";
+import { recordLiveBrokers } from "../health/cluster-brokers.ts";
 import type { AclBinding, KafkaCluster, TopicDescription } from "../kafka/cluster.ts";
 import { KafkaJsCluster, type KafkaConnectionSettings } from "../kafka/kafkajs-cluster.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -173,6 +174,9 @@ export class EnvironmentReconciler {
       run.grants = await reconcileEnvironmentGrants(this.db, kafka, cluster, live, promoted.map((d) => d.topicName), run.credentials.ready, this.log);
       // What the cluster can do (null: it will not say, keep what is known), for the catalog's checks.
       const tieredStorage = await kafka.tieredStorageEnabled().catch(() => null);
+      // Which of its brokers are up: an outage opens and closes as on the worker's own cluster.
+      const brokers = await kafka.liveBrokers().catch(() => new Map<number, string>());
+      await recordLiveBrokers(this.db, cluster, brokers);
       await this.db.cluster.update({ where: { id: cluster.id }, data: { lastSeenAt: new Date(), lastError: null, ...(tieredStorage === null ? {} : { tieredStorage }) }, select: { id: true } });
     } catch (error) {
       run.error = errorMessage(error);

@@ -144,6 +144,8 @@ export interface KafkaCluster {
 
   /** The cluster's `super.users` (`User:<name>` entries); null when it will not say (no DESCRIBE_CONFIGS on the cluster). */
   superUsers(): Promise<string[] | null>;
+  /** The brokers the cluster's metadata lists now (node id → host:port): in KRaft, the registered, unfenced ones. Never cached. */
+  liveBrokers(): Promise<Map<number, string>>;
   /** Whether its brokers offer tiered storage (`remote.log.storage.system.enable` on every broker); null when they will not say. */
   tieredStorageEnabled(): Promise<boolean | null>;
 

@@ -52,6 +52,10 @@ export class KafkaJsCluster implements KafkaCluster {
     return alterUserQuotas(this.conns, changes);
   }
 
+  async liveBrokers(): Promise<Map<number, string>> {
+    return (await this.conns.metadata([])).brokers;
+  }
+
   tieredStorageEnabled(): Promise<boolean | null> {
     return tieredStorageEnabled(this.conns);
   }

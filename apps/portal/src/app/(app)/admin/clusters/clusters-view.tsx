@@ -5,13 +5,14 @@ import { useState, type FormEvent } from "react";
 import { Badge, Button, Card, ErrorAlert, Field, inputClass, Loading } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import { environmentKeys, type ClusterInfo } from "@/lib/environments";
-import { formatDateTime, formatDurationMs } from "@/lib/format";
+import { age, formatDateTime, formatDurationMs } from "@/lib/format";
 import { useAdminMutation } from "@/lib/mutations";
 import { ClusterFields, minRetentionMsOf, usesSasl, type ClusterFormFields } from "./cluster-fields";
 import { EditCluster } from "./edit-cluster";
 
 export function ClustersView() {
-  const clusters = useQuery({ queryKey: environmentKeys.clusters(), queryFn: ({ signal }) => api<ClusterInfo[]>("/api/v1/clusters", { signal }) });
+  // Live: a broker going down or coming back shows within one refresh (paused while the tab is hidden).
+  const clusters = useQuery({ queryKey: environmentKeys.clusters(), queryFn: ({ signal }) => api<ClusterInfo[]>("/api/v1/clusters", { signal }), refetchInterval: 10_000 });
   const [editing, setEditing] = useState<string | null>(null);
   const edited = clusters.data?.find((c) => c.id === editing && !c.primary);
   return (
@@ -36,6 +37,7 @@ export function ClustersView() {
                   <th scope="col" className="py-2 pr-4">Admin credentials</th>
                   <th scope="col" className="py-2 pr-4">Bounds</th>
                   <th scope="col" className="py-2 pr-4">Worker</th>
+                  <th scope="col" className="py-2 pr-4">Brokers</th>
                   <th scope="col" className="py-2"><span className="sr-only">Actions</span></th>
                 </tr>
               </thead>
@@ -56,6 +58,9 @@ export function ClustersView() {
                       {c.lastError ? <Badge value="FAILED" label="unreachable" /> : c.lastSeenAt ? <Badge value="ACTIVE" label="reached" /> : <Badge value="PENDING" label="not yet" />}
                       <div className="mt-1 text-slate-600">{c.lastError ?? (c.lastSeenAt ? formatDateTime(c.lastSeenAt) : "")}</div>
                     </td>
+                    <td className="py-2 pr-4 text-xs" data-testid="cluster-brokers">
+                      <Brokers cluster={c} />
+                    </td>
                     <td className="py-2 text-xs">
                       {/* The worker's own cluster is its configuration, not editable here. */}
                       {!c.primary && (
@@ -71,9 +76,73 @@ export function ClustersView() {
           </div>
         )}
       </Card>
+      <BrokerOutages clusters={clusters.data ?? []} />
       {edited && <EditCluster key={edited.id} cluster={edited} onDone={() => setEditing(null)} />}
       <RegisterCluster />
     </div>
+  );
+}
+
+/** How many of the brokers the worker has seen are up, and which are down since when. */
+function Brokers({ cluster }: { cluster: ClusterInfo }) {
+  if (cluster.brokers.length === 0) return <span className="text-slate-600">not observed yet</span>;
+  const down = cluster.brokers.filter((b) => b.downSince !== null);
+  return (
+    <>
+      {down.length === 0 ? <Badge value="ACTIVE" label={`${cluster.brokers.length} of ${cluster.brokers.length} up`} /> : <Badge value="FAILED" label={`${cluster.brokers.length - down.length} of ${cluster.brokers.length} up`} />}
+      {down.length > 0 && (
+        <ul className="mt-1 space-y-0.5 text-slate-700">
+          {down.map((b) => (
+            <li key={b.nodeId} data-testid="broker-down">
+              Broker {b.nodeId} <span className="font-mono">{b.address}</span> down since {formatDateTime(b.downSince ?? "")}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** Every cluster's recent broker outages, newest first: when each began and ended (or that it lasts). */
+function BrokerOutages({ clusters }: { clusters: ClusterInfo[] }) {
+  const outages = clusters
+    .flatMap((c) => c.brokerOutages.map((o) => ({ ...o, environment: c.environment })))
+    .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+  if (outages.length === 0) return null;
+  return (
+    <Card title="Broker outages">
+      <p className="mb-3 text-sm text-slate-600">
+        A broker is down while the cluster&apos;s metadata no longer lists it (stopped, crashed, or fenced by the controller); its partitions are led by other brokers or are offline meanwhile. The worker checks at
+        every observation cycle and tells the platform admins when one goes and when it is back.
+      </p>
+      <div className="overflow-x-auto">
+        <table className="w-full text-left text-sm" data-testid="broker-outages">
+          <caption className="sr-only">Recent broker outages</caption>
+          <thead className="text-xs uppercase text-slate-500">
+            <tr>
+              <th scope="col" className="py-2 pr-4">Environment</th>
+              <th scope="col" className="py-2 pr-4">Broker</th>
+              <th scope="col" className="py-2 pr-4">Down from</th>
+              <th scope="col" className="py-2 pr-4">Back at</th>
+              <th scope="col" className="py-2">Lasted</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {outages.map((o) => (
+              <tr key={`${o.environment}-${o.nodeId}-${o.startedAt}`} data-testid="broker-outage">
+                <td className="py-2 pr-4 font-mono text-xs">{o.environment}</td>
+                <td className="py-2 pr-4 text-xs">
+                  {o.nodeId} <span className="font-mono">{o.address}</span>
+                </td>
+                <td className="py-2 pr-4 text-xs">{formatDateTime(o.startedAt)}</td>
+                <td className="py-2 pr-4 text-xs">{o.endedAt ? formatDateTime(o.endedAt) : <Badge value="FAILED" label="still down" />}</td>
+                <td className="py-2 text-xs">{o.endedAt ? age(o.startedAt, Date.parse(o.endedAt)) : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Card>
   );
 }
 
