@@ -54,6 +54,8 @@ async function activeProduct(name: string, classification: string) {
   await submitForReview(db, ctx.as.ordersOwner, p.id);
   await approveProduct(db, ctx.as.reviewer, p.id);
   await db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
+  // The rule whose failures the dead-letter topic holds (set through review elsewhere: quality-rules.integration.test.ts).
+  await db.dataQualityRule.create({ data: { productId: p.id, position: 0, name: "non-negative-total", kind: "CEL", expression: "message.totalCents >= 0", mode: "WRITE", onFailure: "DLQ" } });
   return p.id;
 }
 
@@ -105,6 +107,12 @@ describe("redrive of dead letters", () => {
     const actor = await authenticateApiToken(db, created.token, { method: "POST", path: "/test" });
     expect((await fieldsOf(requestRedrive(db, { userId: actor.id, ...(actor.token ? { token: actor.token } : {}) }, internal, all, source, options))).code).toBe("FORBIDDEN");
     expect(await db.redriveRequest.count()).toBe(0);
+  });
+
+  it("needs a dead-letter topic: a product without a DLQ rule has none to redrive", async () => {
+    const plain = await activeProduct("Order Lines", "INTERNAL");
+    await db.dataQualityRule.deleteMany({ where: { productId: plain } });
+    expect(await fieldsOf(previewRedrive(db, ctx.as.ordersOwner, plain, { selection: { kind: "all" } }, source, options))).toMatchObject({ code: "NO_DEAD_LETTER_TOPIC" });
   });
 
   it("previews, then an INTERNAL product's request is approved at once and queued for the worker", async () => {

@@ -73,6 +73,8 @@ export interface RedrivePreview {
 async function preview(db: Db, actor: Actor, productId: string, selection: RedriveSelection, source: RecordSource, options: RedriveOptions): Promise<RedrivePreview & { bounds: UpTo }> {
   const viewer = await ownerViewer(db, actor, productId);
   const dlqTopic = dlqTopicOf(viewer.product.topicName);
+  // As the DLQ panel: without a DLQ rule the portal's reader holds no grant on the topic (and the worker provisions none).
+  if ((await db.dataQualityRule.count({ where: { productId, onFailure: "DLQ" } })) === 0) throw new ConflictError(`"${viewer.product.name}" has no rule with the action DLQ, so it has no dead letters to redrive.`, "NO_DEAD_LETTER_TOPIC");
   await consumeRateLimit(db, `browse:${actor.id}`, options.ratePerMinute, 60_000, "message-browser pages");
   let resolved;
   try {
