@@ -5,9 +5,11 @@ import {
   createApiToken,
   decideRedrive,
   listRedrives,
+  loadActor,
   previewRedrive,
   registerProduct,
   requestRedrive,
+  reviewQueue,
   submitForReview,
   type Db,
 } from "../src/index.ts";
@@ -154,6 +156,13 @@ describe("redrive of dead letters", () => {
     expect(seen.redrives.map((r) => ({ status: r.status, canDecide: r.canDecide, requestedBy: r.requestedBy, previewed: r.previewed }))).toEqual([{ status: "REQUESTED", canDecide: true, requestedBy: "owner", previewed: 4 }]);
     expect((await listRedrives(db, ctx.as.ordersOwner, confidential)).redrives[0]?.canDecide).toBe(false);
     expect(await fieldsOf(listRedrives(db, ctx.as.paymentsOwner, confidential))).toMatchObject({ code: "FORBIDDEN" });
+
+    // The review queue shows it to those who decide; the requester's is marked theirs; another domain's owner sees nothing.
+    const queued = async (who: { userId: string }) => (await reviewQueue(db, await loadActor(db, who.userId))).redrives.map((r) => ({ id: r.id, mine: r.mine, previewed: r.previewed }));
+    expect(await queued(ctx.as.reviewer)).toEqual([{ id: request.id, mine: false, previewed: 4 }]);
+    expect(await queued(secondOwner)).toEqual([{ id: request.id, mine: false, previewed: 4 }]);
+    expect(await queued(ctx.as.ordersOwner)).toEqual([{ id: request.id, mine: true, previewed: 4 }]);
+    expect(await queued(ctx.as.paymentsOwner)).toEqual([]);
 
     const approved = await decideRedrive(db, ctx.as.reviewer, confidential, request.id, { decision: "approve" });
     expect(approved).toMatchObject({ status: "APPROVED", decidedById: ctx.people.reviewer.id });
