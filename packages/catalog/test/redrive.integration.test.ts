@@ -96,6 +96,10 @@ describe("redrive of dead letters", () => {
     expect(await ask({ kind: "all", extra: 1 })).toEqual({ code: "VALIDATION_FAILED", fields: ["selection"] });
     // Records the dead-letter topic does not hold: a partition it lacks, an offset past its end.
     expect(await ask({ kind: "records", records: [{ partition: 3, offset: 0 }, { partition: 0, offset: 9 }] })).toEqual({ code: "VALIDATION_FAILED", fields: ["selection.records.0.partition", "selection.records.1.offset"] });
+    // Offsets far apart cost one read each: past 500 reads the selection is refused (a filter with a range is the tool).
+    const sparse: RecordSource = { ...source, bounds: async () => [{ partition: 0, earliest: 0n, end: 1_000_000n }], read: async (_t, _p, from) => ({ records: [{ ...dead(0, "r", 1), offset: from }], next: from + 1n, end: 1_000_000n, undecodable: null }) };
+    const far = { selection: { kind: "records", records: Array.from({ length: 501 }, (_, i) => ({ partition: 0, offset: i * 1000 })) } };
+    expect(await fieldsOf(previewRedrive(db, ctx.as.ordersOwner, internal, far, sparse, options))).toEqual({ code: "VALIDATION_FAILED", fields: ["selection.records"] });
     expect(await db.redriveRequest.count()).toBe(0);
   });
 
@@ -134,6 +138,9 @@ describe("redrive of dead letters", () => {
     expect({ count: again.count, alreadyRedriven: again.alreadyRedriven, shown: again.records.map((r) => r.offset) }).toEqual({ count: 1, alreadyRedriven: 1, shown: [2n] });
     expect(await fieldsOf(requestRedrive(db, ctx.as.ordersOwner, internal, { selection: { kind: "records", records: [{ partition: 0, offset: "1" }] } }, source, options))).toMatchObject({ code: "NOTHING_TO_REDRIVE" });
     // The same dead letter claimed twice at once: the primary key lets one in.
+    // A run the task runner gave up on shows as FAILED with the task's error, not RUNNING forever.
+    await db.provisioningTask.updateMany({ where: { entityId: request.id }, data: { status: "FAILED", lastError: "broker unreachable" } });
+    expect((await listRedrives(db, ctx.as.ordersOwner, internal)).redrives.find((r) => r.id === request.id)).toMatchObject({ status: "FAILED", error: "broker unreachable" });
     const claims = await Promise.allSettled([0, 1].map(() => db.redrivenRecord.create({ data: { productId: internal, partition: 0, offset: 2n, requestId: request.id } })));
     expect(claims.map((c) => c.status).sort()).toEqual(["fulfilled", "rejected"]);
   });

@@ -19,11 +19,14 @@ export async function listRedrives(db: Db, acting: ActingUser, productId: string
   if (!product) throw new NotFoundError("Data product", productId);
   if (!canDecideRedrive(actor, product.domainId)) throw new ForbiddenError("Only the product's owners and governance see its redrives.");
   const rows = await db.redriveRequest.findMany({ where: { productId }, orderBy: { createdAt: "desc" }, take: REDRIVES_SHOWN });
+  // A run the task runner gave up on (attempts exhausted) leaves the request RUNNING or APPROVED: shown as FAILED with the task's error.
+  const gaveUp = await db.provisioningTask.findMany({ where: { entityType: "RedriveRequest", entityId: { in: rows.filter((r) => r.status === "APPROVED" || r.status === "RUNNING").map((r) => r.id) }, status: "FAILED" }, select: { entityId: true, lastError: true } });
   const people = await db.user.findMany({ where: { id: { in: [...new Set(rows.flatMap((r) => [r.requestedById, r.decidedById ?? ""]))] } }, select: { id: true, name: true } });
   const nameOf = (id: string | null) => (id ? (people.find((p) => p.id === id)?.name ?? null) : null);
   return {
     redrives: rows.map(({ runToken: _token, upTo: _upTo, ...r }) => ({
       ...r,
+      ...(gaveUp.some((t) => t.entityId === r.id) ? { status: "FAILED", error: r.error ?? gaveUp.find((t) => t.entityId === r.id)?.lastError ?? "the worker gave up" } : {}),
       requestedBy: nameOf(r.requestedById),
       decidedBy: nameOf(r.decidedById),
       mine: r.requestedById === actor.id,

@@ -20,6 +20,8 @@ export const MAX_REDRIVE_RECORDS = 10_000;
 export const REDRIVE_PREVIEW_SHOWN = 20;
 /** One read of the dead-letter topic. */
 const READ_BYTES = 1024 * 1024;
+/** Reads one explicit selection may cost (offsets far apart cost one each): beyond, a filter is the tool. */
+const MAX_EXPLICIT_READS = 500;
 
 const offset = z
   .union([z.number().int("must be a whole number").min(0, "must be 0 or more").max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,18}$/, "must be a non-negative whole number")])
@@ -141,12 +143,14 @@ export async function resolveSelection(source: Pick<RecordSource, "bounds" | "re
       else wanted.set(r.partition, (wanted.get(r.partition) ?? new Set()).add(r.offset));
     });
     if (Object.keys(problems).length > 0) throw new ValidationError("Some selected records are not in the dead-letter topic.", problems);
+    let reads = 0;
     for (const [p, offsets] of wanted) {
       const b = byPartition.get(p);
       if (!b) continue;
       const remaining = [...offsets].sort((a, c) => (a < c ? -1 : a > c ? 1 : 0));
       // Read from each offset not yet seen: dense selections cost one read per MiB, sparse ones one per record.
       while (remaining.length > 0) {
+        if (++reads > MAX_EXPLICIT_READS) throw new ValidationError(`The selected records lie too far apart to read in one request (more than ${MAX_EXPLICIT_READS} reads); select fewer or use a filter with an offset range.`, { "selection.records": ["too far apart: select fewer or use a filter"] });
         const from = remaining[0] as bigint;
         const read = await source.read(topic, p, from, READ_BYTES);
         const got = read.records.filter((x) => offsets.has(x.offset) && x.offset < b.end);
