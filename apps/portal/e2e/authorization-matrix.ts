@@ -283,6 +283,15 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // Dead letters (issue 29): the product's owners only — not its members, subscribers, governance or admins. The
   // shared product has no DLQ rule, so an owner gets 200 without the cluster being read.
   "GET /api/v1/products/[id]/dlq": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/dlq` }), expect: statuses(401, 403, 403, 200, 403, 403) },
+  // Redrive (issue 29): requested and previewed by the owners (the shared product has no DLQ rule: 409 before the
+  // cluster is read), listed and decided by the owners and governance (an unknown request: 404).
+  "GET /api/v1/products/[id]/dlq/redrive": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/dlq/redrive` }), expect: statuses(401, 403, 403, 200, 200, 403) },
+  "POST /api/v1/products/[id]/dlq/redrive": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/dlq/redrive`, body: { selection: { kind: "all" } } }), expect: statuses(401, 403, 403, 409, 403, 403) },
+  "POST /api/v1/products/[id]/dlq/redrive/preview": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/dlq/redrive/preview`, body: { selection: { kind: "all" } } }), expect: statuses(401, 403, 403, 409, 403, 403) },
+  "POST /api/v1/products/[id]/dlq/redrive/[requestId]/decision": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/dlq/redrive/no-such-request/decision`, body: { decision: "approve" } }),
+    expect: statuses(401, 403, 403, 404, 404, 403),
+  },
   "GET /api/v1/products/[id]/state": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state` }), expect: statuses(401, 200, 200, 200, 403, 403) },
   "GET /api/v1/products/[id]/state/[key]": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state/k1` }), expect: statuses(401, 200, 200, 200, 403, 403) },
   "POST /api/v1/products/[id]/state": { request: async (f) => ({ path: `/api/v1/products/${await f.compactedProduct()}/state`, body: { rebuild: true } }), expect: statuses(401, 403, 403, 202, 403, 403) },

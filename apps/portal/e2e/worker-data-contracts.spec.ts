@@ -17,7 +17,8 @@ import { storageFor, type Role } from "./roles";
  * DlqAction's contract — the topic from the rule's `dlq.topic` parameter, the
  * rule's name and mode in `__rule.*` headers, then the serializer's error, so
  * the application knows the record did not go to the product topic. The
- * product page's DLQ panel then shows the owners that record with its rule.
+ * product page's DLQ panel then shows the owners that record with its rule, and
+ * an owner redrives it from there: it lands in the product topic once.
  */
 
 const run = Date.now().toString(36);
@@ -72,7 +73,7 @@ class DlqAction implements RuleAction {
 test.describe.serial("data contracts enforced by Confluent's serializer", () => {
   test.setTimeout(300_000);
 
-  test("an ERROR rule refuses a negative total; with DLQ the record lands in <topic>.dlq with the rule's name", async ({ browser, baseURL }) => {
+  test("an ERROR rule refuses a negative total; with DLQ the record lands in <topic>.dlq with the rule's name, and a redrive puts it back once", async ({ browser, baseURL }) => {
     const owner = await api(browser, "ordersOwner");
     const reviewer = await api(browser, "reviewer");
     const me = await json<{ memberships: { domainId: string; domainSlug: string }[] }>(await owner.get("/api/v1/me"));
@@ -195,6 +196,31 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     await expect(panel.getByTestId("dlq-rule")).toHaveText("non-negative-total");
     await expect(panel.getByTestId("decoded-value")).toContainText('"totalCents": -1');
     await expect(panel.getByTestId("dlq-count")).toHaveText("1");
+
+    // Redrive: the owner ticks the dead letter, previews it and sends it back (INTERNAL: no second person);
+    // the worker serializes it with the product's schema and it lands in the product topic once.
+    await panel.getByTestId("dlq-select").check();
+    await panel.getByRole("button", { name: "Redrive selected (1)" }).click();
+    const dialog = page.getByTestId("redrive-dialog");
+    await expect(dialog.getByTestId("redrive-preview-count")).toContainText(`1 dead letter would go back to ${product.topicName}`);
+    await expect(dialog.getByTestId("redrive-preview-record")).toContainText('"totalCents": -1');
+    await dialog.getByLabel(/What was fixed/).fill("Totals are checked before checkout now.");
+    await dialog.getByRole("button", { name: "Redrive 1" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(panel.getByTestId("redrive-request")).toContainText("DONE", { timeout: 90_000 });
+    await expect(panel.getByTestId("redrive-progress")).toHaveText("1 sent of 1");
+    type Page = { records: { offset: string; value: { value: unknown }; headers: { key: string; value: { text: string | null } | null }[] }[] };
+    await expect
+      .poll(async () => {
+        const browsed = await owner.get(`/api/v1/products/${product.id}/messages?partition=0&offset=0`);
+        const records = browsed.ok() ? ((await browsed.json()) as Page).records : [];
+        return records.filter((r) => r.headers.some((h) => h.key === "kappa.redriven-from")).map((r) => ({ value: r.value.value, from: r.headers.find((h) => h.key === "kappa.redriven-from")?.value?.text, rule: r.headers.some((h) => h.key.startsWith("__rule.")) }));
+      }, { timeout: 60_000 })
+      .toEqual([{ value: { orderId: `o-${run}-3`, totalCents: -1 }, from: `${product.topicName}.dlq/0/0`, rule: false }]);
+    // Each dead letter goes back at most once: asking again is refused.
+    const again = await owner.post(`/api/v1/products/${product.id}/dlq/redrive`, { data: { selection: { kind: "records", records: [{ partition: 0, offset: 0 }] } } });
+    expect(again.status()).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe("NOTHING_TO_REDRIVE");
     await context.close();
 
     // Clients cannot bring their own rules: a registration with a ruleSet is refused.

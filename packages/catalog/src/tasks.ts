@@ -28,6 +28,8 @@ export const TASK_KINDS = {
   INFER_TOPIC_SCHEMA: "INFER_TOPIC_SCHEMA",
   /** Apply the quota class now in force to the account(s) of a product (its producer) or subscription (choose-quota-class.ts). */
   APPLY_QUOTA_CLASS: "APPLY_QUOTA_CLASS",
+  /** Send an approved redrive's dead letters back to the product topic, each at most once (issue 29; entity: the RedriveRequest). */
+  REDRIVE_DEAD_LETTERS: "REDRIVE_DEAD_LETTERS",
 } as const;
 export type TaskKind = (typeof TASK_KINDS)[keyof typeof TASK_KINDS];
 
@@ -44,6 +46,7 @@ export const TASK_LABELS: Record<TaskKind, string> = {
   REMOVE_CLAIMED_ACLS: "Remove the claimed topic's ACLs the reviewer did not keep",
   INFER_TOPIC_SCHEMA: "Read sample records and infer the topic's schema",
   APPLY_QUOTA_CLASS: "Apply the chosen client quota class to the account's Kafka user",
+  REDRIVE_DEAD_LETTERS: "Send the approved dead letters back to the product topic (redrive)",
 };
 
 /** The label of a stored task kind; a kind this build does not know reads as itself. */

@@ -3,11 +3,13 @@
  * environment once (env.ts), runs until SIGINT/SIGTERM, then shuts down
  * gracefully: running tasks finish or give their leases back.
  */
+import { readFileSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { createPrismaClient, parseSecretsKey } from "@kappa/catalog";
 import { ConfigurationError, parseWorkerEnv } from "./env.ts";
 import { oldSpaceCapBytes, watchHeap } from "./health/heap-watch.ts";
 import { KafkaJsCluster } from "./kafka/kafkajs-cluster.ts";
+import { openProducer } from "./kafka/producer.ts";
 import { errorMessage, jsonLogger } from "./log.ts";
 import { WorkerMetrics } from "./metrics.ts";
 import { Worker } from "./worker.ts";
@@ -33,6 +35,13 @@ async function main(): Promise<void> {
     },
     log,
   );
+  // The platform's producer (acks=all, idempotent) as the admin principal: redriven dead letters go back to product topics with it.
+  const producer = openProducer({
+    clientId: `kappa-worker-${env.WORKER_ID}`,
+    brokers: env.KAFKA_BROKERS,
+    ...(mechanism === "none" ? {} : { sasl: { mechanism: mechanism === "plain" ? "PLAIN" : mechanism === "scram-sha-256" ? "SCRAM-SHA-256" : "SCRAM-SHA-512", username: env.KAFKA_ADMIN_USER, password: env.KAFKA_ADMIN_PASSWORD ?? "" } }),
+    ...(env.KAFKA_SSL ? { tls: env.KAFKA_SSL_CA_FILE ? { ca: readFileSync(env.KAFKA_SSL_CA_FILE, "utf8") } : true } : {}),
+  });
   const worker = new Worker(
     db,
     cluster,
@@ -73,6 +82,7 @@ async function main(): Promise<void> {
         },
       },
       flink: env.FLINK_SQL_GATEWAY_URL && env.FLINK_REST_URL ? { gatewayUrl: env.FLINK_SQL_GATEWAY_URL, restUrl: env.FLINK_REST_URL, bootstrap: env.KAFKA_BROKERS.join(",") } : undefined,
+      producer,
       stateView: { pollMs: env.WORKER_STATE_POLL_MS, partitionFetchBytes: env.WORKER_STATE_FETCH_BYTES },
       notifications: {
         pollMs: env.WORKER_NOTIFY_POLL_MS,
@@ -97,6 +107,7 @@ async function main(): Promise<void> {
     log.info("shutting down", { signal });
     worker
       .stop()
+      .then(() => producer.close())
       .then(() => cluster.close())
       .then(() => db.$disconnect())
       .then(

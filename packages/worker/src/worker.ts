@@ -12,6 +12,7 @@ import { EnvironmentReconciler } from "./environments/environment-reconciler.ts"
 import { recordLiveBrokers } from "./health/cluster-brokers.ts";
 import { failedDependency, OutageTracker, type DependencyHealth } from "./health/outages.ts";
 import type { KafkaCluster } from "./kafka/cluster.ts";
+import type { PlatformProducer } from "./kafka/producer.ts";
 import { SunsetScheduler } from "./lifecycle/sunset-scheduler.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import { WorkerMetrics } from "./metrics.ts";
@@ -72,6 +73,8 @@ export interface WorkerOptions extends RunnerOptions {
   environments?: { intervalMs: number; primary: PrimaryClusterFacts | null };
   /** Derived products: deployed to and observed on this Flink cluster each observation cycle; absent: not by this instance. */
   flink?: FlinkOptions;
+  /** The platform's producer (redrive of dead letters); absent: redrive tasks fail saying so. The caller closes it. */
+  producer?: PlatformProducer;
 }
 
 export interface SloOptions {
@@ -131,6 +134,7 @@ export class Worker {
       log,
       retiredTopics: options.retiredTopics,
       platformPrincipals: platformPrincipals(options.adminUser ?? null, options.superUsers ?? []),
+      ...(options.producer ? { producer: options.producer } : {}),
     };
     this.outages = new OutageTracker(options.outageBackoffBaseMs ?? 500, options.outageBackoffMaxMs ?? 30_000);
     this.metrics = options.metrics ?? new WorkerMetrics();

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveChangeRequest, evaluateAlerts, loadActor, readDeadLetters, setQualityRules, type Db, type RecordSource } from "@kappa/catalog";
+import { approveChangeRequest, evaluateAlerts, loadActor, readDeadLetters, requestRedrive, setQualityRules, type Db, type RecordSource } from "@kappa/catalog";
 import { decodeFetchedRecords } from "@kappa/kafka-protocol";
+import { openProducer, type PlatformProducer } from "../src/kafka/producer.ts";
 import { MESSAGE_BROWSER_PRINCIPAL_NAME, reconcileMessageBrowser } from "../src/reconcile/platform-reader.ts";
+import { clusterRecordSource } from "../src/redrive/redrive-dead-letters.ts";
 import { approvedProduct, approvedSubscription, kafkaClient, SECRETS_KEY, startSaslStack, stopSaslStack, testLogger, waitFor } from "./helpers.ts";
 
 /*
@@ -20,7 +22,11 @@ beforeAll(async () => {
   stack = await startSaslStack(ADMIN);
   db = stack.db;
 });
-afterAll(async () => stopSaslStack(stack ?? {}));
+let platformProducer: PlatformProducer | null = null;
+afterAll(async () => {
+  await platformProducer?.close();
+  await stopSaslStack(stack ?? {});
+});
 
 const grantsOn = async (principal: string, topic: string) =>
   (await stack.running.cluster.describeAcls([principal]))
@@ -132,5 +138,91 @@ describe("the dead-letter topic", () => {
     expect(event.domainIds).toEqual([people.orders.id]);
     const told = await db.notification.findMany({ where: { eventId: event.id }, select: { userId: true } });
     expect(told.map((n) => n.userId)).toEqual([people.as.ordersOwner.userId]);
+  });
+
+  it("redrives dead letters back to the product topic exactly once: previewed, claimed, sent, never twice (races, a second request, an interrupted run)", async () => {
+    const product = withDlq;
+    if (!product) throw new Error("the first test provisions the DLQ");
+    const { people } = stack;
+    const dlq = `${product.topicName}.dlq`;
+    platformProducer = openProducer({ clientId: "kappa-worker-redrive-test", brokers: [stack.broker.bootstrap], sasl: { mechanism: "SCRAM-SHA-512", username: ADMIN.name, password: ADMIN.password } });
+    // The worker's producer (main.ts opens it as the admin principal).
+    stack.running.worker.ctx.producer = platformProducer;
+    const reader = clusterRecordSource(stack.running.cluster);
+    const redriven = async () => {
+      const out: { from: string; request: string; key: string | null; value: Buffer | null; rule: boolean }[] = [];
+      for (const b of await reader.bounds(product.topicName)) {
+        for (let at = b.earliest; at < b.end; ) {
+          const page = await reader.read(product.topicName, b.partition, at, 1024 * 1024);
+          for (const r of page.records) {
+            const h = (k: string) => r.headers.find((x) => x.key === k)?.value?.toString() ?? null;
+            if (h("kappa.redriven-from")) out.push({ from: h("kappa.redriven-from") ?? "", request: h("kappa.redrive-request") ?? "", key: r.key?.toString() ?? null, value: r.value, rule: r.headers.some((x) => x.key.startsWith("__rule.")) });
+          }
+          if (page.next <= at) break;
+          at = page.next;
+        }
+      }
+      return out.sort((a, c) => a.from.localeCompare(c.from));
+    };
+    const framed = Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), Buffer.from([4]), Buffer.from("ok")]);
+    const producer = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } }).producer();
+    await producer.connect();
+    // After the panel's two (offsets 0, 1): a JSON text that fits the fixed schema, a value already in the wire format, and bytes that are neither.
+    await producer.send({
+      topic: dlq,
+      messages: [
+        { key: "k-2", value: JSON.stringify({ id: "fixed-2" }), headers: { "__rule.name": "id-fixed", "__rule.mode": "WRITE", trace: "t-2" } },
+        { key: "k-3", value: framed, headers: { "__rule.name": "id-fixed" } },
+        { key: "k-4", value: Buffer.from([0xff, 0x01]), headers: { "__rule.name": "id-fixed" } },
+      ],
+    });
+    // Two owners' requests race for the same records: every dead letter goes out once.
+    const [byRule, explicit] = await Promise.all([
+      requestRedrive(db, people.as.ordersOwner, product.id, { selection: { kind: "filter", rule: "id-fixed" }, reason: "The producer sets ids again." }, adminSource(), { ratePerMinute: 100 }),
+      requestRedrive(db, people.as.ordersOwner, product.id, { selection: { kind: "records", records: [{ partition: 0, offset: 2 }, { partition: 0, offset: 3 }] } }, adminSource(), { ratePerMinute: 100 }),
+    ]);
+    // INTERNAL: no second person needed.
+    expect([byRule.request.status, explicit.request.status, byRule.fourEyes]).toEqual(["APPROVED", "APPROVED", false]);
+    const done = async (id: string) => waitFor(async () => {
+      const r = await db.redriveRequest.findUniqueOrThrow({ where: { id } });
+      return r.status === "DONE" || r.status === "FAILED" ? r : null;
+    }, 60_000, `redrive ${id} finished`);
+    const [a, b] = await Promise.all([done(byRule.request.id), done(explicit.request.id)]);
+    expect([a.status, b.status]).toEqual(["DONE", "DONE"]);
+    expect(a.sent + b.sent).toBe(2);
+    expect(a.skipped).toBe(1);
+    expect(a.skippedReasons).toEqual([`${dlq} 0/4: the value is neither in the registry's wire format nor JSON text`]);
+    const sent = await redriven();
+    expect(sent.map((r) => ({ from: r.from, key: r.key, rule: r.rule }))).toEqual([
+      { from: `${dlq}/0/2`, key: "k-2", rule: false },
+      { from: `${dlq}/0/3`, key: "k-3", rule: false },
+    ]);
+    // The JSON text, serialized with the product's schema and its registry id; the wire-format value unchanged.
+    const version = await db.schemaVersion.findFirstOrThrow({ where: { productId: product.id, status: "APPROVED" }, select: { schemaId: true } });
+    expect(sent[0]?.value?.subarray(0, 5)).toEqual(Buffer.from([0, 0, 0, 0, version.schemaId ?? -1]));
+    expect(sent[0]?.value?.subarray(5).toString("latin1")).toBe("\x0efixed-2");
+    expect(sent[1]?.value).toEqual(framed);
+
+    // A third request for those records is refused; one that got past its preview in a race sends nothing.
+    await expect(requestRedrive(db, people.as.ordersOwner, product.id, { selection: { kind: "records", records: [{ partition: 0, offset: 2 }] } }, adminSource(), { ratePerMinute: 100 })).rejects.toMatchObject({ code: "NOTHING_TO_REDRIVE" });
+    const late = await db.redriveRequest.create({ data: { productId: product.id, dlqTopic: dlq, topic: product.topicName, selection: { kind: "records", records: [{ partition: 0, offset: "2" }] }, upTo: [{ partition: 0, end: "5" }], previewed: 1, status: "APPROVED", requestedById: people.as.ordersOwner.userId } });
+    await db.provisioningTask.create({ data: { kind: "REDRIVE_DEAD_LETTERS", payload: { requestId: late.id }, entityType: "RedriveRequest", entityId: late.id, step: 1 } });
+    expect(await done(late.id)).toMatchObject({ status: "DONE", matched: 1, sent: 0, alreadyRedriven: 1 });
+    expect((await redriven()).length).toBe(2);
+
+    // An interrupted run: two dead letters claimed, one of them in the product topic already (the crash came after the produce).
+    await producer.send({ topic: dlq, messages: [{ key: "k-5", value: JSON.stringify({ id: "fixed-5" }) }, { key: "k-6", value: JSON.stringify({ id: "fixed-6" }) }] });
+    await producer.disconnect();
+    const ends = await reader.bounds(product.topicName);
+    const interrupted = await db.redriveRequest.create({ data: { productId: product.id, dlqTopic: dlq, topic: product.topicName, selection: { kind: "filter", fromOffset: "5" }, upTo: [{ partition: 0, end: "7" }], previewed: 2, status: "RUNNING", runToken: "crashed-run", requestedById: people.as.ordersOwner.userId } });
+    const scanFrom = ends.map((e) => ({ partition: e.partition, end: e.end.toString() }));
+    await db.redrivenRecord.createMany({ data: [5n, 6n].map((offset) => ({ productId: product.id, partition: 0, offset, requestId: interrupted.id, scanFrom })) });
+    await platformProducer.send([{ topic: product.topicName, key: "k-5", value: "sent before the crash", headers: { "kappa.redriven-from": `${dlq}/0/5`, "kappa.redrive-request": interrupted.id } }]);
+    await db.provisioningTask.create({ data: { kind: "REDRIVE_DEAD_LETTERS", payload: { requestId: interrupted.id }, entityType: "RedriveRequest", entityId: interrupted.id, step: 1 } });
+    expect(await done(interrupted.id)).toMatchObject({ status: "DONE", matched: 2, sent: 2, alreadyRedriven: 0 });
+    const after = await redriven();
+    expect(after.map((r) => r.from)).toEqual([`${dlq}/0/2`, `${dlq}/0/3`, `${dlq}/0/5`, `${dlq}/0/6`]);
+    expect(await db.redrivenRecord.count({ where: { productId: product.id, state: "SENT" } })).toBe(4);
+    expect(await db.auditEvent.count({ where: { entityId: product.id, action: "product.redrive-done" } })).toBe(4);
   });
 });

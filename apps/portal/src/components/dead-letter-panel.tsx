@@ -1,8 +1,10 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { keyText, RecordValue } from "@/components/record-value";
-import { Card, ErrorAlert } from "@/components/ui";
+import { RedriveDialog, RedriveRequests, type RedriveSelection } from "@/components/redrive";
+import { Button, Card, ErrorAlert } from "@/components/ui";
 import { api } from "@/lib/api-client";
 import type { DeadLetterPage } from "@/lib/api-types";
 import { formatDateTime } from "@/lib/format";
@@ -42,6 +44,23 @@ export function DeadLetterPanel({ productId, live }: { productId: string; live: 
     refetchInterval: live ? POLL_MS : false,
   });
   const title = page.data ? `Dead-letter topic · ${page.data.topic}` : "Dead-letter topic";
+  // Redrive (issue 29): ticked records, keyed partition:offset; the dialog opens with a selection.
+  const [ticked, setTicked] = useState<Set<string>>(new Set());
+  const [redrive, setRedrive] = useState<RedriveSelection | null>(null);
+  const [rule, setRule] = useState("");
+  const rules = [...new Set((page.data?.records ?? []).flatMap((r) => (r.rule ? [r.rule] : [])))].sort();
+  const shownRule = rules.includes(rule) ? rule : (rules[0] ?? "");
+  const toggle = (key: string) =>
+    setTicked((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  const selected = [...ticked].map((k) => {
+    const [partition, offset] = k.split(":");
+    return { partition: Number(partition), offset: offset ?? "" };
+  });
   return (
     <Card title={title} actions={<span className="text-xs text-slate-500">Owners only{live ? ` · every ${POLL_MS / 1000} s` : ""}</span>}>
       {page.isPending && <p className="text-sm text-slate-500">Reading the dead-letter topic…</p>}
@@ -68,10 +87,38 @@ export function DeadLetterPanel({ productId, live }: { productId: string; live: 
           {page.data.note && <p className="text-sm text-slate-600">{page.data.note}</p>}
           {page.data.records.length === 0 && !page.data.note && <p className="text-sm text-slate-600">No dead letters: every record passed the rules (or nobody writes through a serializer that runs them).</p>}
           {page.data.records.length > 0 && (
+            <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Redrive dead letters back to the product topic">
+              <Button disabled={ticked.size === 0} onClick={() => setRedrive({ kind: "records", records: selected })}>
+                Redrive selected ({ticked.size})
+              </Button>
+              {rules.length > 0 && (
+                <>
+                  {rules.length > 1 && (
+                    <select aria-label="Rule to redrive" className="rounded border border-slate-300 px-2 py-1 text-sm" value={shownRule} onChange={(e) => setRule(e.target.value)}>
+                      {rules.map((x) => (
+                        <option key={x}>{x}</option>
+                      ))}
+                    </select>
+                  )}
+                  <Button variant="secondary" onClick={() => setRedrive({ kind: "filter", rule: shownRule })}>
+                    Redrive all matching {shownRule}
+                  </Button>
+                </>
+              )}
+              <Button variant="secondary" onClick={() => setRedrive({ kind: "all" })}>
+                Redrive all
+              </Button>
+            </div>
+          )}
+          {page.data.records.length > 0 && (
             <ol className="space-y-3" aria-label="Newest dead letters">
               {page.data.records.map((r) => (
                 <li key={`${r.partition}:${r.offset}`} className="rounded border border-slate-200 p-3" data-testid="dlq-record">
                   <p className="mb-2 flex flex-wrap gap-x-4 text-xs text-slate-600">
+                    <label className="flex items-center gap-1">
+                      <input type="checkbox" checked={ticked.has(`${r.partition}:${r.offset}`)} onChange={() => toggle(`${r.partition}:${r.offset}`)} aria-label={`Select the dead letter at partition ${r.partition}, offset ${r.offset}`} data-testid="dlq-select" />
+                      <span className="sr-only">Select</span>
+                    </label>
                     <span>
                       Failed rule: <strong className="text-slate-900" data-testid="dlq-rule">{r.rule ?? "not named by the writer"}</strong>
                       {r.mode ? ` (${r.mode})` : ""}
@@ -85,6 +132,17 @@ export function DeadLetterPanel({ productId, live }: { productId: string; live: 
                 </li>
               ))}
             </ol>
+          )}
+          <RedriveRequests productId={productId} />
+          {redrive && (
+            <RedriveDialog
+              productId={productId}
+              selection={redrive}
+              onClose={() => {
+                setRedrive(null);
+                setTicked(new Set());
+              }}
+            />
           )}
         </div>
       )}

@@ -5,6 +5,9 @@
  */
 import type {
   readDeadLetters,
+  listRedrives,
+  previewRedrive,
+  requestRedrive,
   listReservedPrincipals,
   recertificationQueue,
   applyContracts,
@@ -113,6 +116,10 @@ export type BrowsedRecord = MessagePage["records"][number];
 export type DecodedValueJson = BrowsedRecord["value"];
 export type DeadLetterPage = Jsonish<Awaited<ReturnType<typeof readDeadLetters>>>;
 export type DeadLetterRecord = DeadLetterPage["records"][number];
+export type RedrivePreview = Jsonish<Awaited<ReturnType<typeof previewRedrive>>>;
+export type RedriveRequested = Jsonish<Awaited<ReturnType<typeof requestRedrive>>>;
+export type RedriveList = Jsonish<Awaited<ReturnType<typeof listRedrives>>>;
+export type Redrive = RedriveList["redrives"][number];
 export type StateViewStatus = Jsonish<Awaited<ReturnType<typeof stateViewStatus>>>;
 export type StateEntryJson = Jsonish<Awaited<ReturnType<typeof lookupStateKey>>>;
 export type StateKeysPage = Jsonish<Awaited<ReturnType<typeof browseStateKeys>>>;

@@ -13,7 +13,9 @@ import { activePolicy } from "../policies/store.ts";
  * requested subscription, every change to a live product (partitions,
  * compatibility mode), every promotion to another environment and every
  * subscription whose need for personal data waits for its grant; a domain
- * owner sees requests for their domains' products. Schema versions come from
+ * owner sees requests for their domains' products. Both see redrives of dead
+ * letters waiting for a second person (CONFIDENTIAL and above; their own
+ * marked `mine`: four eyes). Schema versions come from
  * pendingSchemaVersions. Oldest first, so nothing waits forever.
  */
 export async function reviewQueue(db: Db, actor: Actor) {
@@ -91,6 +93,15 @@ export async function reviewQueue(db: Db, actor: Actor) {
         }),
       ])
     : [[], []];
+  // Redrives of dead letters waiting for a second person (issue 29): governance's, and the owners' of the product's domain.
+  const waitingRedrives = await db.redriveRequest.findMany({ where: { status: "REQUESTED" }, orderBy: { createdAt: "asc" }, take: 200 });
+  const redriveProducts =
+    waitingRedrives.length === 0
+      ? []
+      : await db.dataProduct.findMany({
+          where: { id: { in: [...new Set(waitingRedrives.map((r) => r.productId))] }, ...(governance ? {} : { domainId: { in: ownedDomainIds } }) },
+          select: { id: true, name: true, topicName: true, classification: true, domain: { select: { slug: true, name: true } } },
+        });
   const promotedProducts = await db.dataProduct.findMany({
     where: { id: { in: [...new Set(promotions.map((d) => d.productId))] } },
     select: { id: true, name: true, topicName: true, domain: { select: { slug: true, name: true } } },
@@ -105,6 +116,7 @@ export async function reviewQueue(db: Db, actor: Actor) {
         ...promotions.map((d) => promotionRequester(d)),
         ...quotaProducts.map((p) => p.quotaClassRequestedById),
         ...quotaSubscriptions.map((s) => s.quotaClassRequestedById),
+        ...waitingRedrives.map((r) => r.requestedById),
       ].filter((x): x is string => !!x),
     ),
   ];
@@ -169,6 +181,11 @@ export async function reviewQueue(db: Db, actor: Actor) {
         mine: s.quotaClassRequestedById === actor.id,
       })),
     ],
+    redrives: waitingRedrives.flatMap((r) => {
+      const product = redriveProducts.find((p) => p.id === r.productId);
+      if (!product) return [];
+      return [{ id: r.id, product, dlqTopic: r.dlqTopic, selection: r.selection, previewed: r.previewed, reason: r.reason, createdAt: r.createdAt, requestedBy: who(r.requestedById), mine: r.requestedById === actor.id }];
+    }),
     promotions: promotions.flatMap((d) => {
       const product = promotedProducts.find((p) => p.id === d.productId);
       if (!product) return [];

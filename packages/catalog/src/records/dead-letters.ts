@@ -7,7 +7,7 @@ import { dlqTopicOf } from "../quality/rules.ts";
 import { consumeRateLimit } from "../rate-limit.ts";
 import { decodeValue, type DecodedValue } from "./decode-value.ts";
 import type { PartitionBounds, RecordSource, SourceRecord } from "./source.ts";
-import { recordViewer } from "./viewer.ts";
+import { recordViewer, type RecordViewer } from "./viewer.ts";
 import { MASKED_KEY, renderKey, utf8Text } from "./wire.ts";
 
 /*
@@ -65,6 +65,23 @@ function deadValue(r: SourceRecord, decoded: DecodedValue, piiVisible: boolean):
   } catch {
     return decoded;
   }
+}
+
+/** The rule a dead letter failed, from its `__rule.name` header; null when the writer did not say. */
+export const deadLetterRule = (r: SourceRecord): string | null => header(r, DLQ_HEADERS.rule);
+
+/** A dead letter as the viewer sees it (the panel, the redrive preview): key and value decoded and masked like the message browser's. */
+export function deadLetterShown(r: SourceRecord, viewer: RecordViewer): DeadLetter {
+  return {
+    partition: r.partition,
+    offset: r.offset,
+    timestamp: new Date(Number(r.timestamp)),
+    rule: header(r, DLQ_HEADERS.rule),
+    mode: header(r, DLQ_HEADERS.mode),
+    error: header(r, DLQ_HEADERS.error),
+    key: viewer.keyMasked && r.key !== null ? MASKED_KEY : renderKey(r.key),
+    value: deadValue(r, decodeValue(r.value, viewer.values), viewer.piiVisible),
+  };
 }
 
 /** The newest `limit` records of one partition (reads forward from end − limit). */
@@ -127,16 +144,7 @@ export async function readDeadLetters(db: Db, actor: Actor, productId: string, s
     records: shown.length,
     ranges: bounds.map((b) => ({ partition: b.partition, offsets: shown.filter((r) => r.partition === b.partition).map((r) => r.offset.toString()) })),
   });
-  const records: DeadLetter[] = shown.map((r) => ({
-    partition: r.partition,
-    offset: r.offset,
-    timestamp: new Date(Number(r.timestamp)),
-    rule: header(r, DLQ_HEADERS.rule),
-    mode: header(r, DLQ_HEADERS.mode),
-    error: header(r, DLQ_HEADERS.error),
-    key: viewer.keyMasked && r.key !== null ? MASKED_KEY : renderKey(r.key),
-    value: deadValue(r, decodeValue(r.value, viewer.values), viewer.piiVisible),
-  }));
+  const records: DeadLetter[] = shown.map((r) => deadLetterShown(r, viewer));
   return {
     ...summary,
     // The live figure from the read itself is newer than the worker's sample.

@@ -13,6 +13,7 @@
 import { activePolicy, consumerGroupPrefix, dlqTopicOf, encryptSecret, qualityLimitsFromPolicy, generatePassword, hashPassword, type Db, type ReservedName, type Tx } from "@kappa/catalog";
 import { jsonSafe } from "../json.ts";
 import type { AclBinding, KafkaCluster, TopicSpec } from "../kafka/cluster.ts";
+import type { PlatformProducer } from "../kafka/producer.ts";
 import type { Logger } from "../log.ts";
 import { derivedJobBindings, sealJobPassword } from "./derived-grants.ts";
 import {
@@ -45,6 +46,8 @@ export interface ReconcileContext {
    * admin user and the cluster's super users (see principal-guard.ts).
    */
   platformPrincipals?: readonly ReservedName[];
+  /** The platform's producer (kafka/producer.ts: acks=all, idempotent) for what the worker writes: redriven dead letters. Absent: redrives fail saying so. */
+  producer?: PlatformProducer;
 }
 
 /** One change made on the cluster, as recorded in the audit log and the reconcile run. */

@@ -11,6 +11,7 @@ import { accountIdForPrincipal, ensureCredentials, reconcilePrincipalAcls, recon
 import { reconcileGrants } from "../reconcile/grants.ts";
 import { assertOwnedPrincipal } from "../reconcile/principal-guard.ts";
 import { reconcileQuotasOf } from "../reconcile/quotas.ts";
+import { redriveDeadLetters } from "../redrive/redrive-dead-letters.ts";
 import { applyReplay } from "../replay/apply-replay.ts";
 import { inferTopicSchema } from "../sampling/infer-topic-schema.ts";
 import type { LeasedTask } from "./runner.ts";
@@ -148,6 +149,8 @@ export async function runTaskHandler(ctx: ReconcileContext, task: LeasedTask): P
       await ctx.cluster.deleteAcls(payload.bindings);
       return payload.bindings.map((b): Change => ({ kind: "acl.deleted", entityType: "DataProduct", entityId: task.entityId, resource: `topic:${payload.topic}`, detail: { binding: b, reason: "claim review" } }));
     }
+    case TASK_KINDS.REDRIVE_DEAD_LETTERS:
+      return redriveDeadLetters(ctx, task.entityId);
     case TASK_KINDS.INFER_TOPIC_SCHEMA:
       return inferTopicSchema(ctx, parse(z.object({ topic: z.string().min(1) }), task).topic);
     case ROTATE_CREDENTIALS: {

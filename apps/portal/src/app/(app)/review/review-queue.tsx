@@ -5,6 +5,7 @@ import { ChangeRequestsCard } from "@/components/change-requests";
 import { Link } from "@/components/link";
 import { PolicyResultList, PolicySummary } from "@/components/policy-results";
 import { ReasonAction } from "@/components/reason-form";
+import { RedriveReviewCard } from "@/components/redrive";
 import { Ago } from "@/components/relative-time";
 import { Badge, Button, ButtonLink, Card, EmptyState, ErrorAlert, Loading } from "@/components/ui";
 import { api, type ApiError } from "@/lib/api-client";
@@ -50,6 +51,7 @@ export function ReviewQueueView({ reviewsProducts }: { reviewsProducts: boolean 
         </Card>
       )}
       {queue.data.governance && <ChangeRequestsCard changes={changes} />}
+      <RedriveReviewCard redrives={queue.data.redrives} />
       {queue.data.governance && (
         <Card title={`Promotions to other environments (${promotions.length})`}>
           {promotions.length === 0 ? (
