@@ -53,6 +53,7 @@ import {
   searchProductsInput,
   updatePolicyInput,
   updateProductInput,
+  textPattern,
 } from "@kappa/catalog";
 import { MAX_PARAM_LENGTH } from "@/lib/request-guard";
 import { costsResponse, productCostResponse } from "./costs";
@@ -176,7 +177,9 @@ const anyArray = (description: string) => z.array(z.looseObject({})).meta({ desc
  * and DEL, and more than MAX_PARAM_LENGTH characters. Stated on each parameter
  * so the document says what the API accepts (issue 30, finding 18).
  */
-const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f]*$";
+// C1 controls too (U+0080–U+009F): every parameter a catalog action reads is checked by its text rules, which refuse them.
+// `(?![\s\S])` ends the text (`$` would also match before a final line break in Python's regex, which generators use).
+const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f]*(?![\\s\\S])";
 
 /** A parameter's schema with the guard's bounds: strings at most MAX_PARAM_LENGTH characters, no control characters. */
 export function guardedParam(schema: Record<string, unknown>): Record<string, unknown> {
@@ -397,8 +400,54 @@ function schemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unk
   const defs = (json.$defs ?? {}) as Record<string, unknown>;
   delete json.$defs;
   const relink = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
-  for (const [id, def] of Object.entries(defs)) components[id] = relink(def);
-  return relink(json);
+  const stated = (value: unknown) => (io === "input" ? withTextRules(value) : value);
+  for (const [id, def] of Object.entries(defs)) components[id] = relink(stated(def));
+  return relink(stated(json));
+}
+
+/*
+ * Every request's raw input is checked before its schema (the catalog's
+ * rawInputProblems, issue 30, finding 19): each text well-formed Unicode
+ * without control characters other than tabs and line breaks, each field name
+ * one line without them. Strings whose schema states no pattern of its own
+ * (text()/cleanString() state theirs, one-line or not) and every object's field names get that rule
+ * in the document, so it says what the handler refuses (finding 18).
+ */
+const ANY_TEXT = textPattern(true);
+/**
+ * A pattern with each end-of-input `$` (outside a character class) spelled
+ * `(?![\s\S])`: the same in ECMA-262, but Python's `$` — the generators' —
+ * also matches before a final line break, so they would send `"abc\n"` as
+ * valid for `^[a-z]+$`, which the handler refuses.
+ */
+export function anchoredEnd(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      out += c + (pattern[i + 1] ?? "");
+      i++;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+    } else if (c === "[") {
+      inClass = true;
+      out += c;
+    } else out += c === "$" ? "(?![\\s\\S])" : c;
+  }
+  return out;
+}
+const FIELD_NAME = textPattern(false);
+function withTextRules(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withTextRules);
+  if (typeof value !== "object" || value === null) return value;
+  const node = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "properties" || k === "$defs" || k === "patternProperties" ? Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([name, sub]) => [name, withTextRules(sub)])) : withTextRules(v)]));
+  const types = Array.isArray(node.type) ? (node.type as unknown[]) : [node.type];
+  if (typeof node.pattern === "string") node.pattern = anchoredEnd(node.pattern);
+  if (types.includes("string") && node.pattern === undefined && node.enum === undefined && node.const === undefined && node.format === undefined) node.pattern = ANY_TEXT;
+  if (types.includes("object") && node.propertyNames === undefined) node.propertyNames = { pattern: FIELD_NAME };
+  return node;
 }
 
 /** Named response schemas (`.meta({ id })`) become components; they are inlined per use otherwise. */
