@@ -143,7 +143,11 @@ describe("the document's text patterns are the text rules (issue 30, finding 18)
       const schema = text("The text", 100, { multiline, min });
       // JSON Schema patterns are ECMA-262 regular expressions over code points (the `u` flag).
       const pattern = new RegExp(textPattern(multiline, min), "u");
-      for (const sample of samples) expect({ sample, documented: pattern.test(sample) }).toEqual({ sample, documented: schema.safeParse(sample).success });
+      // Lone surrogates are the one rule the pattern leaves to the document's description (no regex engine over scalar values can name them).
+      const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+      const wellFormed = samples.filter((sample) => !lone.test(sample));
+      for (const sample of wellFormed) expect({ sample, documented: pattern.test(sample) }).toEqual({ sample, documented: schema.safeParse(sample).success });
+      for (const sample of samples.filter((v) => lone.test(v))) expect(schema.safeParse(sample).success).toBe(false);
     });
   }
 

@@ -446,9 +446,29 @@ function withTextRules(value: unknown): unknown {
   const types = Array.isArray(node.type) ? (node.type as unknown[]) : [node.type];
   if (typeof node.pattern === "string") node.pattern = anchoredEnd(node.pattern);
   if (types.includes("string") && node.pattern === undefined && node.enum === undefined && node.const === undefined && node.format === undefined) node.pattern = ANY_TEXT;
-  if (types.includes("object") && node.propertyNames === undefined) node.propertyNames = { pattern: FIELD_NAME };
+  if (types.includes("object")) {
+    const names = (node.propertyNames ?? {}) as Record<string, unknown>;
+    if (names.pattern === undefined && names.enum === undefined) node.propertyNames = { ...names, pattern: FIELD_NAME };
+    // Fields a schema does not name are ignored, but their values are checked like the rest (rawInputProblems walks them too).
+    const extra = node.additionalProperties;
+    if (extra === undefined || extra === true || (typeof extra === "object" && extra !== null && Object.keys(extra).length === 0)) node.additionalProperties = { $ref: `#/components/schemas/${ANY_JSON}` };
+  }
   return node;
 }
+
+/** Any JSON value whose texts and field names keep the raw-input rules: what a request may carry in fields its schema does not name. */
+const ANY_JSON = "AnyCleanJson";
+const anyCleanJson = {
+  description: "Any JSON value whose texts and field names keep the text rules (no control characters other than tabs and line breaks; field names one line).",
+  anyOf: [
+    { type: "string", pattern: ANY_TEXT },
+    { type: "number" },
+    { type: "boolean" },
+    { type: "null" },
+    { type: "array", items: { $ref: `#/components/schemas/${ANY_JSON}` } },
+    { type: "object", propertyNames: { pattern: FIELD_NAME }, additionalProperties: { $ref: `#/components/schemas/${ANY_JSON}` } },
+  ],
+};
 
 /** Named response schemas (`.meta({ id })`) become components; they are inlined per use otherwise. */
 function responseSchema(schema: z.ZodType): Record<string, unknown> {
@@ -499,7 +519,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
       title: "Kappa Mesh API",
       version: "1.0.0",
       description:
-        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens). An id of something you may not see (another domain's unpublished product, a subscription you are not part of, …) answers the same 404 as an id that does not exist, before the body is validated.",
+        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens). An id of something you may not see (another domain's unpublished product, a subscription you are not part of, …) answers the same 404 as an id that does not exist, before the body is validated. Every text in a request (bodies, parameters, field names) is well-formed Unicode (I-JSON, RFC 7493): a lone UTF-16 surrogate (`\\ud800`, which JSON can spell) is refused with 400 naming the field; the patterns state the control characters each text refuses.",
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }, { session: [] }],
@@ -511,7 +531,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
         session: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "The portal's sign-in session." },
       },
       responses: { Error: errorResponse },
-      schemas: components,
+      schemas: { ...components, [ANY_JSON]: anyCleanJson },
     },
   };
 }
