@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { fieldErrors, registerProductInput, requestSubscriptionInput, updateProductInput } from "./validation.ts";
+import { z } from "zod";
+import { createApiTokenInput } from "./actions/create-api-token.ts";
+import { auditQueryInput, cleanString, fieldErrors, LIMITS, longText, registerProductInput, rejectQuotaClassInput, requestSubscriptionInput, text, textPattern, updateProductInput } from "./validation.ts";
 
 const avro = JSON.stringify({ type: "record", name: "E", fields: [{ name: "id", type: "string" }] });
 const valid = {
@@ -122,5 +124,59 @@ describe("what the API document forbids, the handlers refuse (issue 30, finding 
     expect(stateQueryInput.safeParse({ keys: "yes" }).success).toBe(false);
     expect(stateQueryInput.safeParse({ after: "zz" }).success).toBe(false);
     expect(stateQueryInput.parse({ keys: "1", limit: "10" })).toMatchObject({ keys: "1", limit: 10, encoding: "utf8" });
+  });
+});
+
+describe("the document's text patterns are the text rules (issue 30, finding 18)", () => {
+  // Texts a generator tries: blanks, controls, line breaks, lone surrogates, astral characters, trimmed lengths around the minimum.
+  const samples = ["", " ", "  \t ", "a", " a ", "ab", " ab ", "a b", "abc", "a\tb", "a\nb", "a\r\nb", "\na b c\n", "a\u0006b", "a\u0000", "\u007f", "a\u0085b", "\u00a0ab\u00a0", "\ufeffabc", "a\u2028b", "\u3000\u3000x\u3000", "𝕋𝕙𝕖", "\ud800", "a\udc00b", "x\ud83d\ude00y", "héllo wörld", "a".repeat(12), ` ${"b".repeat(9)} `];
+  const cases = [
+    { multiline: false, min: 0 },
+    { multiline: true, min: 0 },
+    { multiline: false, min: 1 },
+    { multiline: true, min: 1 },
+    { multiline: false, min: 3 },
+    { multiline: true, min: 10 },
+  ];
+  for (const { multiline, min } of cases) {
+    it(`${multiline ? "multi-line" : "one-line"} text of at least ${min} characters: the pattern accepts exactly what text() accepts`, () => {
+      const schema = text("The text", 100, { multiline, min });
+      // JSON Schema patterns are ECMA-262 regular expressions over code points (the `u` flag).
+      const pattern = new RegExp(textPattern(multiline, min), "u");
+      // Lone surrogates are the one rule the pattern leaves to the document's description (no regex engine over scalar values can name them).
+      const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+      const wellFormed = samples.filter((sample) => !lone.test(sample));
+      for (const sample of wellFormed) expect({ sample, documented: pattern.test(sample) }).toEqual({ sample, documented: schema.safeParse(sample).success });
+      for (const sample of samples.filter((v) => lone.test(v))) expect(schema.safeParse(sample).success).toBe(false);
+    });
+  }
+
+  it("text() and cleanString() state their pattern in the JSON Schema the document is built from", () => {
+    const json = z.toJSONSchema(z.object({ name: text("Name", 80), reason: longText("The reason", 500, { min: 5, message: "Give a reason." }), token: cleanString("The token name") }), { io: "input" }) as { properties: Record<string, { pattern?: string; minLength?: number; maxLength?: number }> };
+    expect(json.properties.name).toMatchObject({ pattern: textPattern(false), maxLength: 80 });
+    expect(json.properties.reason).toMatchObject({ pattern: textPattern(true, 5), minLength: 5, maxLength: 500 });
+    expect(json.properties.token).toMatchObject({ pattern: textPattern(false) });
+  });
+});
+
+describe("rules the document states besides texts (issue 30, finding 18)", () => {
+  const inputSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties: Record<string, Record<string, unknown>> };
+
+  it("audit dates: the pattern admits only dates that exist as far as the handler can tell (no month 13, day 00 or hour 24)", () => {
+    const from = inputSchema(auditQueryInput).properties.from!;
+    const pattern = new RegExp(String(from.pattern), "u");
+    for (const [value, real] of [["2026-01-15", true], ["2026-01-15T09:30:00Z", true], ["2026-01-15 09:30+01:00", true], ["0000-00-00", false], ["2026-13-01", false], ["2026-01-01T24:00", false], ["2026-01-01T9", false]] as const) {
+      expect({ value, documented: pattern.test(value) }).toEqual({ value, documented: real });
+      expect({ value, accepted: auditQueryInput.safeParse({ from: value }).success }).toEqual({ value, accepted: real });
+    }
+  });
+
+  it("retention -1 or at least an hour, local retention -2 or at least a minute, unique token scopes, quota reasons at most reasonMax as sent", () => {
+    const product = inputSchema(registerProductInput).properties;
+    expect(product.retentionMs).toMatchObject({ anyOf: [{ const: -1 }, { minimum: LIMITS.retentionMinMs }] });
+    expect(product.localRetentionMs).toMatchObject({ anyOf: [{ const: -2 }, { minimum: LIMITS.localRetentionMinMs }] });
+    expect(inputSchema(createApiTokenInput).properties.scopes).toMatchObject({ uniqueItems: true });
+    expect(inputSchema(rejectQuotaClassInput).properties.reason).toMatchObject({ maxLength: LIMITS.reasonMax, minLength: LIMITS.reasonMin, pattern: textPattern(true, LIMITS.reasonMin) });
+    expect(rejectQuotaClassInput.safeParse({ reason: "x".repeat(LIMITS.reasonMax + 1) }).success).toBe(false);
   });
 });

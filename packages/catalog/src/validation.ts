@@ -65,9 +65,44 @@ export function textCheck(label: string, multiline: boolean) {
   };
 }
 
+/*
+ * The same rules as JSON Schema patterns (ECMA-262), for the API document
+ * (issue 30, finding 18: the document states what the handler refuses).
+ * Lone surrogates are not in them: a pattern cannot name one (regex engines
+ * over Unicode scalar values, such as the Rust one schemathesis validates
+ * with, refuse `\ud800` as not a regex); the document says in its
+ * description that texts are well-formed Unicode (I-JSON, RFC 7493).
+ */
+const ANY_TEXT_REFUSED = "\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f";
+const ONE_LINE_REFUSED = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029";
+/** What String.prototype.trim removes (ECMA-262 WhiteSpace and LineTerminator) and a text may hold, spelled out: generators' `\\s` differs. */
+const BLANK_IN_ANY_TEXT = "\\t\\n\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+const BLANK_IN_ONE_LINE = " \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\ufeff";
+/** The end of the text: `$` also matches before a final line break in some regex engines. */
+const END = "(?![\\s\\S])";
+
+/**
+ * The JSON Schema pattern of the texts textProblem accepts (one-line unless
+ * `multiline`) that are at least `min` characters long once trimmed: blanks
+ * (what trim removes), then `min` or more characters from the first to the
+ * last one that is not blank, then blanks.
+ */
+export function textPattern(multiline: boolean, min = 0): string {
+  const refused = multiline ? ANY_TEXT_REFUSED : ONE_LINE_REFUSED;
+  const blanks = multiline ? BLANK_IN_ANY_TEXT : BLANK_IN_ONE_LINE;
+  const any = `[^${refused}]`;
+  const solid = `[^${refused}${blanks}]`;
+  if (min <= 0) return `^${any}*${END}`;
+  if (min === 1) return `^${any}*${solid}${any}*${END}`;
+  return `^[${blanks}]*${solid}${any}{${min - 2},}${solid}[${blanks}]*${END}`;
+}
+
 /** A zod string that refuses what `textProblem` names; one-line unless `multiline`. */
 export function cleanString(label: string, options: { multiline?: boolean; message?: string } = {}) {
-  return z.string({ message: options.message ?? `${label} must be text.` }).check(textCheck(label, options.multiline ?? false));
+  return z
+    .string({ message: options.message ?? `${label} must be text.` })
+    .check(textCheck(label, options.multiline ?? false))
+    .meta({ pattern: textPattern(options.multiline ?? false) });
 }
 
 /**
@@ -75,17 +110,20 @@ export function cleanString(label: string, options: { multiline?: boolean; messa
  * only with `multiline`), at most `max` characters (before trimming, so
  * nothing huge is ever processed).
  */
-export function text(label: string, max: number, options: { multiline?: boolean } = {}) {
-  return z
+export function text(label: string, max: number, options: { multiline?: boolean; min?: number; minMessage?: string } = {}) {
+  const trimmed = z
     .string({ message: `${label} must be text.` })
     .max(max, `${label} must be at most ${max} characters.`)
     .check(textCheck(label, options.multiline ?? false))
     .trim();
+  // At least `min` characters once trimmed; the document's pattern says so (minLength alone would let white space through).
+  const bounded = options.min ? trimmed.min(options.min, options.minMessage ?? `${label} must be at least ${options.min} characters.`) : trimmed;
+  return bounded.meta({ pattern: textPattern(options.multiline ?? false, options.min ?? 0) });
 }
 
-/** A text that may span lines (descriptions, reasons, purposes). */
-export function longText(label: string, max: number) {
-  return text(label, max, { multiline: true });
+/** A text that may span lines (descriptions, reasons, purposes), at least `min` characters once trimmed. */
+export function longText(label: string, max: number, min?: { min: number; message: string }) {
+  return text(label, max, { multiline: true, ...(min ? { min: min.min, minMessage: min.message } : {}) });
 }
 
 /**
@@ -120,7 +158,7 @@ export function emailText(label: string, message: string) {
 
 /** Ids of catalog rows (cuid today); bounded and NUL-free like every other string. */
 export function idField(label: string, requiredMessage: string) {
-  return text(label, ID_MAX_LENGTH).pipe(z.string().min(1, requiredMessage));
+  return text(label, ID_MAX_LENGTH, { min: 1, minMessage: requiredMessage });
 }
 export const ID_MAX_LENGTH = 64;
 /** Platform bounds (policy): enough for real products, small enough to catch typos. */
@@ -178,7 +216,7 @@ const productFields = {
   name: text("Name", LIMITS.nameMax)
     .min(LIMITS.nameMin, `Name must be at least ${LIMITS.nameMin} characters.`)
     .refine((name) => SLUG_PATTERN.test(slugify(name)), "Name must contain letters or digits."),
-  description: longText("Description", LIMITS.descriptionMax).min(LIMITS.descriptionMin, `Describe the product in at least ${LIMITS.descriptionMin} characters.`),
+  description: longText("Description", LIMITS.descriptionMax, { min: LIMITS.descriptionMin, message: `Describe the product in at least ${LIMITS.descriptionMin} characters.` }),
   classification: z.enum(CLASSIFICATIONS, { message: "Choose a classification." }),
   tags: z
     .array(tag)
@@ -202,13 +240,16 @@ const productFields = {
   retentionMs: z
     .number({ message: "Retention must be a number of milliseconds." })
     .int("Retention must be whole milliseconds.")
-    .refine((v) => v === -1 || v >= LIMITS.retentionMinMs, "Retention is -1 (forever) or at least one hour (3600000 ms)."),
+    .refine((v) => v === -1 || v >= LIMITS.retentionMinMs, "Retention is -1 (forever) or at least one hour (3600000 ms).")
+    // The document states the rule (issue 30, finding 18).
+    .meta({ anyOf: [{ const: -1 }, { minimum: LIMITS.retentionMinMs }] }),
   cleanupPolicy: z.enum(CLEANUP_POLICIES, { message: "Cleanup policy is delete or compact." }),
   tieredStorage: z.boolean(),
   localRetentionMs: z
     .number({ message: "Local hot window must be a number of milliseconds." })
     .int("Local hot window must be whole milliseconds.")
-    .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms."),
+    .refine((v) => v === -2 || v >= LIMITS.localRetentionMinMs, "Local hot window is -2 (same as retention) or at least 60000 ms.")
+    .meta({ anyOf: [{ const: -2 }, { minimum: LIMITS.localRetentionMinMs }] }),
   contactEmail: emailText("The contact e-mail", "Enter a contact e-mail address."),
   compatibilityMode: z.enum(COMPATIBILITY_MODES, { message: "Choose a compatibility mode." }),
   /** Top-level schema fields that form the record key, in order (compacted products need one). */
@@ -262,7 +303,7 @@ export const updateProductInput = z
 export type UpdateProductInput = z.input<typeof updateProductInput>;
 
 export const reasonInput = z.object({
-  reason: longText("The reason", LIMITS.reasonMax).min(LIMITS.reasonMin, `Give a reason of at least ${LIMITS.reasonMin} characters.`),
+  reason: longText("The reason", LIMITS.reasonMax, { min: LIMITS.reasonMin, message: `Give a reason of at least ${LIMITS.reasonMin} characters.` }),
 });
 
 export const deprecateProductInput = z.object({
@@ -309,25 +350,25 @@ export const publishMajorVersionInput = z.object({
 /** The full name `<domain-slug>-<name>`; the namespace and reserved names are checked against the database (principals.ts). */
 export const createServiceAccountInput = z.object({
   domainId: idField("The domain id", "Choose a domain."),
-  name: text("The account name", ACCOUNT_NAME_MAX_LENGTH).min(1, "Enter an account name."),
+  name: text("The account name", ACCOUNT_NAME_MAX_LENGTH, { min: 1, minMessage: "Enter an account name." }),
   description: longText("Description", LIMITS.accountDescriptionMax).default(""),
 });
 export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;
 
 /** A quota class name as the policy writes them; whether it exists is checked against the policy in force. */
 export const quotaClassField = z.string().trim().regex(/^[a-z][a-z0-9-]{0,39}$/, "Choose one of the policy's quota classes, e.g. standard.");
-export const quotaClassReasonField = longText("The reason", LIMITS.reasonMax * 2).pipe(z.string().max(LIMITS.reasonMax, `The reason must be at most ${LIMITS.reasonMax} characters.`));
+export const quotaClassReasonField = longText("The reason", LIMITS.reasonMax);
 
 /** An owner chooses the quota class of a product's producer account (PUT /api/v1/products/{id}/quota-class). */
 export const setProductQuotaClassInput = z.object({ quotaClass: quotaClassField, reason: quotaClassReasonField.optional() });
 export type SetProductQuotaClassInput = z.input<typeof setProductQuotaClassInput>;
 /** Governance refuses a waiting quota class with a reason. */
-export const rejectQuotaClassInput = z.object({ reason: quotaClassReasonField.pipe(z.string().min(LIMITS.reasonMin, `Give a reason of at least ${LIMITS.reasonMin} characters.`)) });
+export const rejectQuotaClassInput = z.object({ reason: longText("The reason", LIMITS.reasonMax, { min: LIMITS.reasonMin, message: `Give a reason of at least ${LIMITS.reasonMin} characters.` }) });
 
 export const requestSubscriptionInput = z.object({
   productId: idField("The product id", "Choose a product."),
   serviceAccountId: idField("The service account id", "Choose a service account."),
-  purpose: longText("The purpose", LIMITS.purposeMax).min(LIMITS.purposeMin, `State the purpose in at least ${LIMITS.purposeMin} characters.`),
+  purpose: longText("The purpose", LIMITS.purposeMax, { min: LIMITS.purposeMin, message: `State the purpose in at least ${LIMITS.purposeMin} characters.` }),
   /** The subscriber needs PII fields unmasked (message browser, state view); governance must approve that separately. */
   piiNeeded: z.boolean().default(false),
   piiJustification: longText("The justification", LIMITS.purposeMax).optional(),
@@ -370,7 +411,8 @@ const auditDate = (end: boolean) =>
   z
     .string()
     .trim()
-    .regex(/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, "Use a date like 2026-12-01 or an ISO date-time.")
+    // Months, days, hours, minutes and offsets in range: the document's pattern then says which dates are real (issue 30, finding 18).
+    .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/, "Use a date like 2026-12-01 or an ISO date-time.")
     .transform((v, ctx) => {
       const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
       // A bare day means that whole day (UTC): `to` includes it up to its end.

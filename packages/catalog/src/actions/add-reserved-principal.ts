@@ -18,7 +18,7 @@ export const addReservedPrincipalInput = z.object({
     .transform((n) => (n.startsWith("User:") ? n.slice("User:".length) : n))
     .pipe(z.string().min(1, "Enter a Kafka user name or prefix.")),
   match: z.enum(["EXACT", "PREFIX"], { message: "Match is EXACT or PREFIX." }).default("EXACT"),
-  reason: text("The reason", 500).pipe(z.string().min(3, "Say why the name is reserved.")),
+  reason: text("The reason", 500, { min: 3, minMessage: "Say why the name is reserved." }),
 });
 
 /**

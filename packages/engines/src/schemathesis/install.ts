@@ -1,11 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { EngineUnavailableError, enginesCacheDir, run } from "../tools.ts";
 
 /** The property-based API tester, from PyPI, pinned (the portal's API-fuzz journey runs it against /api/v1/openapi.json). */
 export const SCHEMATHESIS_VERSION = "4.32.5";
+/** Its dependencies' versions (hypothesis above all): a fixed seed then generates the same requests on every machine. */
+const CONSTRAINTS = path.join(import.meta.dirname, "constraints.txt");
 
 function findPython(): string {
   for (const python of [process.env.KAPPA_PYTHON, "python3"].filter((p): p is string => Boolean(p))) {
@@ -22,14 +24,16 @@ function findPython(): string {
 export const SCHEMATHESIS_ENTRY = "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'st'; sys.exit(schemathesis())";
 
 /**
- * Installs schemathesis==SCHEMATHESIS_VERSION from PyPI into its own virtual
- * environment in the engines cache, once (pip checks the wheels' hashes
+ * Installs schemathesis==SCHEMATHESIS_VERSION from PyPI, with its dependencies
+ * at the versions constraints.txt pins, into its own virtual environment in
+ * the engines cache, once per constraints file (pip checks the wheels' hashes
  * against PyPI's index), and returns that environment's `python`: run the
  * tester as `python -c SCHEMATHESIS_ENTRY run …`. A second call answers from
  * the cache without Python's package tools.
  */
 export async function ensureSchemathesis(log: (line: string) => void = () => {}): Promise<string> {
-  const dir = path.join(enginesCacheDir(), `schemathesis-${SCHEMATHESIS_VERSION}`);
+  const key = createHash("sha256").update(readFileSync(CONSTRAINTS)).digest("hex").slice(0, 12);
+  const dir = path.join(enginesCacheDir(), `schemathesis-${SCHEMATHESIS_VERSION}-${key}`);
   const python = path.join(dir, "venv", "bin", "python");
   if (existsSync(path.join(dir, ".complete"))) return python;
   const system = findPython();
@@ -42,7 +46,7 @@ export async function ensureSchemathesis(log: (line: string) => void = () => {})
     mkdirSync(staging, { recursive: true });
     const venv = await run(system, ["-m", "venv", path.join(staging, "venv")], { timeoutMs: 120_000 });
     if (venv.code !== 0) throw new EngineUnavailableError(`${system} -m venv failed (exit ${venv.code}):\n${venv.text.slice(-2000)}`);
-    const pip = await run(path.join(staging, "venv", "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", `schemathesis==${SCHEMATHESIS_VERSION}`], { timeoutMs: 600_000 });
+    const pip = await run(path.join(staging, "venv", "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c", CONSTRAINTS, `schemathesis==${SCHEMATHESIS_VERSION}`], { timeoutMs: 600_000 });
     if (pip.code !== 0) throw new EngineUnavailableError(`pip could not install schemathesis ${SCHEMATHESIS_VERSION} (exit ${pip.code}):\n${pip.text.slice(-4000)}`);
     writeFileSync(path.join(staging, ".complete"), `schemathesis ${SCHEMATHESIS_VERSION} installed ${new Date().toISOString()} in ${Date.now() - started} ms\n`);
     try {

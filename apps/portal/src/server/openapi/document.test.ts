@@ -94,3 +94,67 @@ describe("OpenAPI document", () => {
     expect(Object.keys(token?.properties ?? {})).toEqual(expect.arrayContaining(["name", "scopes", "expiresInDays"]));
   });
 });
+
+describe("the document states the text rules every request is checked by (issue 30, findings 18 and 19)", () => {
+  const doc = buildOpenApiDocument();
+  type Node = Record<string, unknown>;
+  const components = (doc.components as { schemas: Record<string, Node> }).schemas;
+  const operations = Object.entries(doc.paths as Record<string, Record<string, Node>>).flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => ({ label: `${m.toUpperCase()} ${p}`, op })));
+
+  /** Every schema node under `node` (following $refs into components once), with where it is. */
+  function* nodes(node: unknown, where: string, seen = new Set<string>()): Generator<{ where: string; node: Node }> {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) yield* nodes(item, `${where}[${i}]`, seen);
+      return;
+    }
+    if (typeof node !== "object" || node === null) return;
+    const n = node as Node;
+    if (typeof n.$ref === "string") {
+      const id = n.$ref.replace("#/components/schemas/", "");
+      if (!seen.has(id)) yield* nodes(components[id], `${where}→${id}`, new Set([...seen, id]));
+      return;
+    }
+    yield { where, node: n };
+    for (const [key, value] of Object.entries(n)) {
+      if (key === "properties" || key === "patternProperties") for (const [name, sub] of Object.entries(value as Node)) yield* nodes(sub, `${where}.${name}`, seen);
+      else if (typeof value === "object") yield* nodes(value, `${where}/${key}`, seen);
+    }
+  }
+
+  it("every request text states a pattern and every request object the rule for its field names", () => {
+    const missing: string[] = [];
+    for (const { label, op } of operations) {
+      const body = (op.requestBody as { content: Record<string, { schema: unknown }> } | undefined)?.content["application/json"]?.schema;
+      const params = ((op.parameters ?? []) as { name: string; schema: unknown }[]).map((p) => ({ name: p.name, schema: p.schema }));
+      for (const { where, node } of [...nodes(body, `${label} body`), ...params.flatMap((p) => [...nodes(p.schema, `${label} ${p.name}`)])]) {
+        const types = Array.isArray(node.type) ? node.type : [node.type];
+        if (types.includes("string") && node.enum === undefined && node.const === undefined && node.format === undefined && typeof node.pattern !== "string") missing.push(`${where}: no pattern`);
+        if (types.includes("object") && !(node.propertyNames as Node | undefined)?.pattern) missing.push(`${where}: no propertyNames`);
+        const extra = node.additionalProperties as Node | boolean | undefined;
+        if (types.includes("object") && extra !== false && (typeof extra !== "object" || Object.keys(extra).length === 0)) missing.push(`${where}: any value in fields it does not name`);
+        // `$` also matches before a final line break in Python's regex (the generators'): patterns end with (?![\s\S]) instead.
+        if (typeof node.pattern === "string" && node.pattern.endsWith("$") && !node.pattern.endsWith("\\$")) missing.push(`${where}: pattern ends with $`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("a product's texts: controls and lone surrogates refused, one-line names refuse line breaks, a description refuses white space alone", () => {
+    const register = ((doc.paths as Record<string, Record<string, Node>>)["/products"]!.post!.requestBody as { content: Record<string, { schema: Node }> }).content["application/json"]!.schema;
+    const props = register.properties as Record<string, { pattern: string }>;
+    const name = new RegExp(props.name!.pattern, "u");
+    const description = new RegExp(props.description!.pattern, "u");
+    expect([name.test("Order Events"), name.test("Order\u0006Events"), name.test("Order\nEvents"), name.test("Orders 🚀")]).toEqual([true, false, false, true]);
+    // Lone surrogates: said in the description (a pattern cannot name them).
+    expect(String((doc.info as { description: string }).description)).toContain("lone UTF-16 surrogate");
+    expect([description.test("Every order placed."), description.test("Every order\nplaced."), description.test(" ".repeat(12)), description.test("a\u0085 b c d e f g")]).toEqual([true, true, false, false]);
+    expect(register.propertyNames).toEqual({ pattern: expect.any(String) });
+    expect(new RegExp((register.propertyNames as { pattern: string }).pattern, "u").test("na\u0000me")).toBe(false);
+  });
+
+  it("query and path parameters refuse C1 controls too", () => {
+    const search = ((doc.paths as Record<string, Record<string, Node>>)["/products"]!.get!.parameters as { name: string; schema: { pattern: string } }[]).find((p) => p.name === "domain")!;
+    const pattern = new RegExp(search.schema.pattern, "u");
+    expect([pattern.test("orders"), pattern.test("orders\u0085"), pattern.test("orders\u0007")]).toEqual([true, false, false]);
+  });
+});

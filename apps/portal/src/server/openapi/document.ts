@@ -56,6 +56,7 @@ import {
   searchProductsInput,
   updatePolicyInput,
   updateProductInput,
+  textPattern,
 } from "@kappa/catalog";
 import { MAX_PARAM_LENGTH } from "@/lib/request-guard";
 import { costsResponse, productCostResponse } from "./costs";
@@ -179,7 +180,9 @@ const anyArray = (description: string) => z.array(z.looseObject({})).meta({ desc
  * and DEL, and more than MAX_PARAM_LENGTH characters. Stated on each parameter
  * so the document says what the API accepts (issue 30, finding 18).
  */
-const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f]*$";
+// C1 controls too (U+0080–U+009F): every parameter a catalog action reads is checked by its text rules, which refuse them.
+// `(?![\s\S])` ends the text (`$` would also match before a final line break in Python's regex, which generators use).
+const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f]*(?![\\s\\S])";
 
 /** A parameter's schema with the guard's bounds: strings at most MAX_PARAM_LENGTH characters, no control characters. */
 export function guardedParam(schema: Record<string, unknown>): Record<string, unknown> {
@@ -404,9 +407,75 @@ function schemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unk
   const defs = (json.$defs ?? {}) as Record<string, unknown>;
   delete json.$defs;
   const relink = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
-  for (const [id, def] of Object.entries(defs)) components[id] = relink(def);
-  return relink(json);
+  const stated = (value: unknown) => (io === "input" ? withTextRules(value) : value);
+  for (const [id, def] of Object.entries(defs)) components[id] = relink(stated(def));
+  return relink(stated(json));
 }
+
+/*
+ * Every request's raw input is checked before its schema (the catalog's
+ * rawInputProblems, issue 30, finding 19): each text well-formed Unicode
+ * without control characters other than tabs and line breaks, each field name
+ * one line without them. Strings whose schema states no pattern of its own
+ * (text()/cleanString() state theirs, one-line or not) and every object's field names get that rule
+ * in the document, so it says what the handler refuses (finding 18).
+ */
+const ANY_TEXT = textPattern(true);
+/**
+ * A pattern with each end-of-input `$` (outside a character class) spelled
+ * `(?![\s\S])`: the same in ECMA-262, but Python's `$` — the generators' —
+ * also matches before a final line break, so they would send `"abc\n"` as
+ * valid for `^[a-z]+$`, which the handler refuses.
+ */
+export function anchoredEnd(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      out += c + (pattern[i + 1] ?? "");
+      i++;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+    } else if (c === "[") {
+      inClass = true;
+      out += c;
+    } else out += c === "$" ? "(?![\\s\\S])" : c;
+  }
+  return out;
+}
+const FIELD_NAME = textPattern(false);
+function withTextRules(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withTextRules);
+  if (typeof value !== "object" || value === null) return value;
+  const node = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "properties" || k === "$defs" || k === "patternProperties" ? Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([name, sub]) => [name, withTextRules(sub)])) : withTextRules(v)]));
+  const types = Array.isArray(node.type) ? (node.type as unknown[]) : [node.type];
+  if (typeof node.pattern === "string") node.pattern = anchoredEnd(node.pattern);
+  if (types.includes("string") && node.pattern === undefined && node.enum === undefined && node.const === undefined && node.format === undefined) node.pattern = ANY_TEXT;
+  if (types.includes("object")) {
+    const names = (node.propertyNames ?? {}) as Record<string, unknown>;
+    if (names.pattern === undefined && names.enum === undefined) node.propertyNames = { ...names, pattern: FIELD_NAME };
+    // Fields a schema does not name are ignored, but their values are checked like the rest (rawInputProblems walks them too).
+    const extra = node.additionalProperties;
+    if (extra === undefined || extra === true || (typeof extra === "object" && extra !== null && Object.keys(extra).length === 0)) node.additionalProperties = { $ref: `#/components/schemas/${ANY_JSON}` };
+  }
+  return node;
+}
+
+/** Any JSON value whose texts and field names keep the raw-input rules: what a request may carry in fields its schema does not name. */
+const ANY_JSON = "AnyCleanJson";
+const anyCleanJson = {
+  description: "Any JSON value whose texts and field names keep the text rules (no control characters other than tabs and line breaks; field names one line).",
+  anyOf: [
+    { type: "string", pattern: ANY_TEXT },
+    { type: "number" },
+    { type: "boolean" },
+    { type: "null" },
+    { type: "array", items: { $ref: `#/components/schemas/${ANY_JSON}` } },
+    { type: "object", propertyNames: { pattern: FIELD_NAME }, additionalProperties: { $ref: `#/components/schemas/${ANY_JSON}` } },
+  ],
+};
 
 /** Named response schemas (`.meta({ id })`) become components; they are inlined per use otherwise. */
 function responseSchema(schema: z.ZodType): Record<string, unknown> {
@@ -457,7 +526,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
       title: "Kappa Mesh API",
       version: "1.0.0",
       description:
-        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens). An id of something you may not see (another domain's unpublished product, a subscription you are not part of, …) answers the same 404 as an id that does not exist, before the body is validated.",
+        "The self-serve streaming data mesh: data products, subscriptions, reviews, policies, ODCS contracts and API tokens. Authenticate with the portal's session cookie or `Authorization: Bearer <API token>` (create tokens on the API tokens page or with POST /tokens). An id of something you may not see (another domain's unpublished product, a subscription you are not part of, …) answers the same 404 as an id that does not exist, before the body is validated. Every text in a request (bodies, parameters, field names) is well-formed Unicode (I-JSON, RFC 7493): a lone UTF-16 surrogate (`\\ud800`, which JSON can spell) is refused with 400 naming the field; the patterns state the control characters each text refuses.",
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }, { session: [] }],
@@ -469,7 +538,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
         session: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "The portal's sign-in session." },
       },
       responses: { Error: errorResponse },
-      schemas: components,
+      schemas: { ...components, [ANY_JSON]: anyCleanJson },
     },
   };
 }
