@@ -59,6 +59,10 @@ export { acknowledgeAlert, alertRuleKey, MAX_SILENCE_MS, SILENCE_DURATIONS, sile
 export { CLAIM_ACL_DECISIONS, claimAclsInput, decideClaimAcls, type ClaimAclDecision } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
 export { registerDerivedProduct } from "./actions/register-derived-product.ts";
+export { pauseDerivedJob } from "./actions/pause-derived-job.ts";
+export { resumeDerivedJob } from "./actions/resume-derived-job.ts";
+export { replayDerivedJob } from "./actions/replay-derived-job.ts";
+export { checkReplayPoint, commandView, JOB_COMMAND_KINDS, OPEN_COMMAND_STATUSES, REPLAY_REVIEWED_CLASSIFICATIONS, replayInput as derivedReplayInput, type JobCommandKind, type JobCommandView } from "./derived/job-commands.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
 export { columnsFromOutputSchema, inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn } from "./derived/flink-tables.ts";
 export { cancelDerivedJob, derivedJobStatus, startDerivedJob, TERMINAL_JOB_STATES, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
