@@ -3,7 +3,7 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import { recordAudit } from "../audit.ts";
 import { CHANGE_KINDS, notifyChangeAwaitsReview } from "../changes/change-requests.ts";
 import type { Db } from "../db.ts";
-import { checkReplayPoint, commandView, createJobCommand, jobPhase, lockDerivedForCommand, replayInput, REPLAY_REVIEWED_CLASSIFICATIONS } from "../derived/job-commands.ts";
+import { checkReplayPoint, commandView, createJobCommand, jobPhase, lockDerivedForCommand, derivedReplayInput, REPLAY_REVIEWED_CLASSIFICATIONS } from "../derived/job-commands.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
 
 /**
@@ -21,7 +21,7 @@ import { ConflictError, ValidationError } from "../errors.ts";
  * approves; the worker runs it only then.
  */
 export async function replayDerivedJob(db: Db, acting: ActingUser, productId: string, rawInput: unknown) {
-  const input = parseInput(replayInput, rawInput);
+  const input = parseInput(derivedReplayInput, rawInput);
   return inTransaction(db, acting, async (tx, actor) => {
     const { product, derived } = await lockDerivedForCommand(tx, actor, productId, "replay");
     const phase = jobPhase(derived);

@@ -2,7 +2,7 @@ import type { DataProduct, ProductChangeRequest } from "@prisma/client";
 import { z } from "zod";
 import type { Actor } from "../actor.ts";
 import type { Tx } from "../db.ts";
-import { checkReplayPoint, createJobCommand, jobPhase, OPEN_COMMAND_STATUSES, replayInput } from "../derived/job-commands.ts";
+import { checkReplayPoint, createJobCommand, jobPhase, OPEN_COMMAND_STATUSES, derivedReplayInput } from "../derived/job-commands.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
@@ -28,7 +28,7 @@ export const compatibilityModePayload = z.object({ from: z.enum(COMPATIBILITY_MO
 export const qualityRulesPayload = z.object({ from: qualityRulesInput.shape.rules, to: qualityRulesInput.shape.rules });
 
 /** A replay of a CONFIDENTIAL or RESTRICTED derived product's job (issue 34): where it reads from, and the job it replaces. */
-export const derivedReplayPayload = z.object({ from: replayInput.shape.from, jobId: z.string().nullable() });
+export const derivedReplayPayload = z.object({ from: derivedReplayInput.shape.from, jobId: z.string().nullable() });
 
 /**
  * Tells governance (and the product's domain's webhooks) that a change request

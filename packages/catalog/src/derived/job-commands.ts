@@ -28,14 +28,14 @@ export const REPLAY_REVIEWED_CLASSIFICATIONS = ["CONFIDENTIAL", "RESTRICTED"] as
  */
 const REPLAY_FROM_MESSAGE = 'from must be "earliest" or an ISO-8601 date and time with its zone, e.g. 2026-12-01T00:00:00Z';
 const isoInstant = z.iso.datetime({ offset: true });
-export const replayInput = z
+export const derivedReplayInput = z
   .object({
     from: z.string({ error: REPLAY_FROM_MESSAGE }).refine((v) => v === "earliest" || isoInstant.safeParse(v).success, { error: REPLAY_FROM_MESSAGE }),
     /** Why: shown to the governance reviewer when the replay needs four eyes. */
     reason: z.string().trim().max(1_000).optional(),
   })
   .strict();
-export type ReplayInput = z.infer<typeof replayInput>;
+export type DerivedReplayInput = z.infer<typeof derivedReplayInput>;
 
 export interface JobCommandView {
   id: string;
