@@ -376,6 +376,7 @@ describe("derived products on Apache Flink", () => {
       expect(paused).toMatchObject({ jobId: firstJob, command: { kind: "PAUSE", status: "DONE", error: null }, pausedAt: expect.any(String) });
       // Flink writes the location as file:/…/savepoints/savepoint-<job id prefix>-<random>.
       expect(paused.savepointPath).toContain(`${flink.savepointsDir.replace(/^file:\/+/, "/")}/savepoint-${firstJob.slice(0, 6)}`);
+      // Stopped with its savepoint: Flink reports it FINISHED (not CANCELED) before the worker records PAUSED.
       expect(await flinkState(firstJob)).toBe("FINISHED");
 
       // While it is paused: one more order of m3 in the window that was open at the pause, and one that closes it.

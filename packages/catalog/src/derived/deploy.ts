@@ -166,7 +166,8 @@ export async function cancelDerivedJob(restUrl: string, jobId: string, timeoutMs
  * being fired early; then polls `GET /jobs/:id/savepoints/:trigger` until the
  * operation completes) and answers the savepoint's location. Without
  * `targetDirectory` Flink writes it under the cluster's
- * `execution.checkpointing.savepoint-dir`. Flink's failure cause is thrown.
+ * `execution.checkpointing.savepoint-dir`. Answers once the job has finished
+ * too. Flink's failure cause is thrown.
  */
 export async function stopDerivedJobWithSavepoint(restUrl: string, jobId: string, options: { targetDirectory?: string; timeoutMs?: number } = {}): Promise<string> {
   const base = `${restUrl.replace(/\/+$/, "")}/jobs/${encodeURIComponent(jobId)}`;
@@ -187,6 +188,11 @@ export async function stopDerivedJobWithSavepoint(restUrl: string, jobId: string
     if (status.status?.id === "COMPLETED") {
       const failure = status.operation?.["failure-cause"];
       if (failure || !status.operation?.location) throw new Error(`Flink could not stop job ${jobId} with a savepoint: ${failure?.["stack-trace"]?.split("\n")[0] ?? "no savepoint location answered"}`);
+      // The savepoint is complete before the job has finished: wait for that, so no second job of this name overlaps it.
+      while (!(TERMINAL_JOB_STATES as readonly string[]).includes((await getJson<{ state: string }>(base)).state)) {
+        if (Date.now() > deadline) throw new Error(`Job ${jobId} did not finish within ${timeoutMs / 1000} s of its savepoint.`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
       return status.operation.location;
     }
     if (Date.now() > deadline) throw new Error(`Flink did not finish the savepoint of job ${jobId} within ${timeoutMs / 1000} s.`);
