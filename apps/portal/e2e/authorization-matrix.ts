@@ -29,6 +29,8 @@ export interface Fixtures {
   draftProduct(): Promise<string>;
   /** A fresh DRAFT derived product of orders whose job the worker observed RUNNING (rows written as the portal and worker would). */
   derivedProduct(): Promise<string>;
+  /** A fresh ACTIVE derived product of orders (INTERNAL) whose job runs — or, paused, was stopped with a savepoint (rows as the worker writes them). */
+  activeDerivedProduct(options?: { paused?: boolean }): Promise<string>;
   /** A fresh IN_REVIEW product of orders (registered and submitted by its owner). */
   inReviewProduct(): Promise<string>;
   /** A fresh ACTIVE product of orders (approved; the test stands in for the worker's activation). */
@@ -331,6 +333,10 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // its domain's, its product owners' and governance's to see, and its domain's owners' to set.
   // A derived product's job: as visible as the product (an unpublished one: its domain and governance), read from the catalog.
   "GET /api/v1/products/[id]/job": { request: async (f) => ({ path: `/api/v1/products/${await f.derivedProduct()}/job` }), expect: statuses(401, 404, 200, 200, 200, 404) },
+  // Pausing, resuming and replaying it: owners of its domain only (governance and admins neither), the worker carries it out.
+  "POST /api/v1/products/[id]/job/pause": { request: async (f) => ({ path: `/api/v1/products/${await f.activeDerivedProduct()}/job/pause` }), expect: statuses(401, 403, 403, 202, 403, 403) },
+  "POST /api/v1/products/[id]/job/resume": { request: async (f) => ({ path: `/api/v1/products/${await f.activeDerivedProduct({ paused: true })}/job/resume` }), expect: statuses(401, 403, 403, 202, 403, 403) },
+  "POST /api/v1/products/[id]/job/replay": { request: async (f) => ({ path: `/api/v1/products/${await f.activeDerivedProduct()}/job/replay`, body: { from: "earliest" } }), expect: statuses(401, 403, 403, 202, 403, 403) },
   // Data-quality rules (issue 29): read with the product; a draft's owners set them at once (a live product's wait for review).
   "GET /api/v1/products/[id]/rules": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/rules` }), expect: statuses(401, 404, 200, 200, 200, 404) },
   "PUT /api/v1/products/[id]/rules": {

@@ -150,3 +150,90 @@ test("a derived product's page shows its Flink job: state, uptime, rates, waterm
     await page.context().close();
   }
 });
+
+test("owners pause, resume and replay a derived product's job from its panel, by keyboard, with a confirmation; the worker's progress shows; others get no buttons", async ({ browser }) => {
+  const page = await as(browser, "paymentsOwner");
+  const orderEvents = await topicOf("Order Events");
+  const domain = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "Domain" WHERE slug = 'payments'`));
+  const created = await page.request.post("/api/v1/products", {
+    headers: { origin: new URL(test.info().project.use.baseURL ?? "http://localhost").origin },
+    data: {
+      domainId: domain.id,
+      name: `Revenue Life Cycle ${randomBytes(2).toString("hex")}`,
+      description: "Order revenue per merchant per minute, paused, resumed and replayed.",
+      classification: "INTERNAL",
+      freshnessSeconds: 120,
+      availabilityPct: 99.5,
+      partitions: 1,
+      contactEmail: "owner@payments.example",
+      schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", properties: { merchant: { type: "string" } }, required: ["merchant"] }) },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const productId = ((await created.json()) as { id: string }).id;
+  const jobId = randomBytes(16).toString("hex");
+  // Stand-in for review, provisioning (ACTIVE) and the worker's deployment (planning the statement needs Flink).
+  await withDb(async (db) => {
+    await db.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [productId]);
+    await db.query(`INSERT INTO "DerivedProduct" ("productId", statement, "jobId", "jobState", "jobObservedAt", "updatedAt") VALUES ($1, $2, $3, 'RUNNING', now(), now())`, [productId, `SELECT merchant FROM \`${orderEvents}\``, jobId]);
+  });
+  const other = await as(browser, "ordersOwner");
+  try {
+    await page.goto(`/products/${productId}#live`);
+    await expect(page.getByTestId("job-state")).toHaveText("Running");
+    // Pause: by keyboard, a confirmation that opens on Cancel.
+    await page.getByRole("button", { name: "Pause", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    const confirm = page.getByRole("alertdialog", { name: "Pause the Flink job?" });
+    await expect(confirm).toContainText("Flink stops the job with a savepoint");
+    await expect(confirm.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await page.keyboard.press("Shift+Tab");
+    await expect(confirm.getByRole("button", { name: "Pause with a savepoint" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByTestId("job-command")).toHaveText("Pause: Waiting for the worker.");
+    await expect(page.getByRole("button", { name: "Replay…" })).toBeDisabled();
+
+    // The worker's part, as it records it: the job stopped with a savepoint.
+    const savepoint = `file:/var/flink/savepoints/savepoint-${jobId.slice(0, 6)}-0a1b2c3d4e5f`;
+    await withDb(async (db) => {
+      await db.query(`UPDATE "DerivedProduct" SET "jobState" = 'PAUSED', "jobPausedAt" = now(), "jobSavepointPath" = $2 WHERE "productId" = $1`, [productId, savepoint]);
+      await db.query(`UPDATE "DerivedJobCommand" SET status = 'DONE', progress = $2, "savepointPath" = $3, "finishedAt" = now() WHERE "productId" = $1`, [productId, `Paused; savepoint at ${savepoint}.`, savepoint]);
+    });
+    await page.reload();
+    await expect(page.getByTestId("job-state")).toHaveText("Paused");
+    await expect(page.getByTestId("job-paused")).toContainText(`Flink stopped the job with a savepoint at ${savepoint}`);
+    await expect(page.getByRole("button", { name: "Pause", exact: true })).toHaveCount(0);
+    await page.getByRole("button", { name: "Resume" }).click();
+    await page.getByRole("alertdialog", { name: "Resume the Flink job?" }).getByRole("button", { name: "Resume from the savepoint" }).click();
+    await expect(page.getByTestId("job-command")).toHaveText("Resume: Waiting for the worker.");
+    await withDb((db) => db.query(`UPDATE "DerivedJobCommand" SET status = 'DONE', "finishedAt" = now() WHERE "productId" = $1`, [productId]));
+    await page.reload();
+
+    // Replay…: what it does to the topic, a point in the future refused on its field, then from the earliest offsets.
+    await page.getByRole("button", { name: "Replay…" }).click();
+    const form = page.getByRole("dialog", { name: "Replay the derived product from an earlier point" });
+    await expect(form).toContainText("the recomputed results are appended again after the earlier ones");
+    await expect(form.getByRole("radio", { name: "their earliest offsets" })).toBeFocused();
+    await form.getByRole("radio", { name: "a date and time" }).check();
+    await form.getByLabel("From (UTC)").fill(new Date(Date.now() + 86_400_000).toISOString().slice(0, 19));
+    await form.getByRole("button", { name: "Replay", exact: true }).click();
+    await expect(form.locator("[data-field-error]")).toHaveText("must not be in the future");
+    await form.getByRole("radio", { name: "their earliest offsets" }).check();
+    await form.getByRole("button", { name: "Replay", exact: true }).click();
+    await expect(page.getByTestId("job-command")).toHaveText("Replay: Waiting for the worker.");
+    const job = (await (await page.request.get(`/api/v1/products/${productId}/job`)).json()) as { command: Record<string, unknown> };
+    expect(job.command).toMatchObject({ kind: "REPLAY", from: "earliest", status: "PENDING" });
+
+    // Someone who does not own the product's domain sees the job, not the buttons.
+    await other.goto(`/products/${productId}#live`);
+    await expect(other.getByTestId("job-command")).toHaveText("Replay: Waiting for the worker.");
+    await expect(other.getByTestId("job-controls")).toHaveCount(0);
+  } finally {
+    await withDb(async (db) => {
+      await db.query(`DELETE FROM "DerivedJobCommand" WHERE "productId" = $1`, [productId]);
+      await db.query(`DELETE FROM "DerivedProduct" WHERE "productId" = $1`, [productId]);
+    });
+    await page.context().close();
+    await other.context().close();
+  }
+});

@@ -273,6 +273,17 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       );
       return productId;
     },
+    activeDerivedProduct: async (options) => {
+      const productId = await activeProduct();
+      // As the worker leaves a deployed job (or one it stopped with a savepoint for a pause).
+      await withDb((c) =>
+        c.query(
+          `INSERT INTO "DerivedProduct" ("productId", statement, "jobId", "jobState", "jobPausedAt", "jobSavepointPath", "updatedAt") VALUES ($1, 'SELECT 1', 'a1b2c3d4e5f60718293a4b5c6d7e8f90', $2, $3, $4, now())`,
+          options?.paused ? [productId, "PAUSED", new Date(), "file:/tmp/savepoints/savepoint-a1b2c3-matrix"] : [productId, "RUNNING", null, null],
+        ),
+      );
+      return productId;
+    },
     failedTask: async () => {
       const productId = await draftProduct();
       // Standing in for the worker: a step that failed for good.

@@ -59,9 +59,13 @@ export { acknowledgeAlert, alertRuleKey, MAX_SILENCE_MS, SILENCE_DURATIONS, sile
 export { CLAIM_ACL_DECISIONS, claimAclsInput, decideClaimAcls, type ClaimAclDecision } from "./actions/decide-claim-acls.ts";
 export { productInputsInput, setProductInputs } from "./actions/set-product-inputs.ts";
 export { registerDerivedProduct } from "./actions/register-derived-product.ts";
+export { pauseDerivedJob } from "./actions/pause-derived-job.ts";
+export { resumeDerivedJob } from "./actions/resume-derived-job.ts";
+export { replayDerivedJob } from "./actions/replay-derived-job.ts";
+export { checkReplayPoint, commandView, JOB_COMMAND_KINDS, OPEN_COMMAND_STATUSES, REPLAY_REVIEWED_CLASSIFICATIONS, derivedReplayInput, type JobCommandKind, type JobCommandView } from "./derived/job-commands.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
-export { columnsFromOutputSchema, inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn } from "./derived/flink-tables.ts";
-export { cancelDerivedJob, derivedJobStatus, startDerivedJob, TERMINAL_JOB_STATES, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
+export { columnsFromOutputSchema, inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn, type StartupPosition } from "./derived/flink-tables.ts";
+export { cancelDerivedJob, derivedJobStatus, startDerivedJob, stopDerivedJobWithSavepoint, TERMINAL_JOB_STATES, type DerivedJobSpec, type DerivedJobStatus } from "./derived/deploy.ts";
 export { FlinkStatementError, FlinkUnavailableError, SqlGatewayClient, flinkError, type FlinkColumn, type StatementResult } from "./derived/sql-gateway.ts";
 export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
 export { clusterTopic, clusterTopicsInput, listClusterTopics, requireInferenceAccess, topicSchemaInference } from "./queries/cluster-topics.ts";

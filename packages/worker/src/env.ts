@@ -118,6 +118,8 @@ export const workerEnvSchema = z
     /** Derived products (issue 34): the Flink SQL Gateway jobs are submitted to, and the JobManager's REST API they are observed through; unset: no derived product is deployed. */
     FLINK_SQL_GATEWAY_URL: z.string().url("must be the SQL Gateway's URL, e.g. http://flink-sql-gateway:8083").optional(),
     FLINK_REST_URL: z.string().url("must be the Flink JobManager's REST URL, e.g. http://flink-jobmanager:8081").optional(),
+    /** Where a paused derived product's job writes its savepoint (a folder or object store Flink reaches, e.g. s3://flink/savepoints); unset: the cluster's execution.checkpointing.savepoint-dir. */
+    FLINK_SAVEPOINT_DIR: z.string().regex(/^[a-z][a-z0-9+.-]*:\/\/\S+$/, "must be a URI Flink writes savepoints to, e.g. file:///var/flink/savepoints or s3://flink/savepoints").optional(),
   })
   .superRefine((env, ctx) => {
     if (env.FLINK_SQL_GATEWAY_URL && !env.FLINK_REST_URL) ctx.addIssue({ code: "custom", path: ["FLINK_REST_URL"], message: "is required when FLINK_SQL_GATEWAY_URL is set (jobs are observed through it)" });

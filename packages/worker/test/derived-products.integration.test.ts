@@ -19,8 +19,11 @@ import {
   derivedJobStatus,
   getProduct,
   loadActor,
+  pauseDerivedJob,
   productJob,
   registerDerivedProduct,
+  replayDerivedJob,
+  resumeDerivedJob,
   retireProduct,
   revokeSubscription,
   startDerivedJob,
@@ -100,10 +103,10 @@ describe("derived products on Apache Flink", () => {
       await producer.disconnect();
     })());
   /** The same aggregation, computed here: tumbling minutes per merchant, emitted once the watermark (newest event − 5 s) passes a window's end. */
-  const expectedWindows = () => {
-    const watermark = Math.max(...input.map((r) => Date.parse(r.placedAt))) - 5_000;
+  const expectedWindows = (records: readonly (typeof input)[number][] = input) => {
+    const watermark = Math.max(...records.map((r) => Date.parse(r.placedAt))) - 5_000;
     const expected = new Map<string, { merchant: string; window_start: number; window_end: number; orders: number; revenue: number }>();
-    for (const r of input) {
+    for (const r of records) {
       const start = Math.floor(Date.parse(r.placedAt) / 60_000) * 60_000;
       if (start + 60_000 > watermark) continue;
       const key = `${r.merchant}@${start}`;
@@ -338,6 +341,89 @@ describe("derived products on Apache Flink", () => {
     const notDerived = (await productJob(stack.db, owner, orderEvents.id).catch((e: unknown) => e)) as CatalogError;
     expect(notDerived.status).toBe(404);
   });
+
+  it("pauses the job with a savepoint, resumes it from there (the window open at the pause closes with its earlier record, nothing recomputed), and replays it from the earliest offset under a new group (every window again)", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test pauses the job it deployed");
+    const { worker } = stack.running;
+    const { productId, topicName } = deployedJob;
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const flinkState = async (id: string) => ((await (await fetch(`${flink.restUrl}/jobs/${id}`)).json()) as { state: string }).state;
+    /** Cycles until the latest intent is done (or failed: its error is the test's), then until the job reads `state`. */
+    const carriedOut = async (commandId: string, state: string) =>
+      waitFor(async () => {
+        await worker.observeNow();
+        const stepError = worker.observer.stepErrors.get("derived-jobs");
+        if (stepError) throw new Error(stepError);
+        const j = await productJob(stack.db, owner, productId);
+        if (j.command?.id === commandId && j.command.status === "FAILED") throw new Error(`${j.command.kind} failed: ${j.command.error}`);
+        return j.command?.id === commandId && j.command.status === "DONE" && j.state === state ? j : null;
+      }, 180_000, `the worker to carry out ${commandId} (job ${state})`);
+    // The product's topic from the beginning, read committed, for the whole test.
+    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const seen: Record<string, unknown>[] = [];
+    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      const before = [...expectedWindows().values()];
+      await waitFor(() => seen.length >= before.length, 60_000, "the deployed job's windows");
+
+      // Pause: Flink stops the job with a savepoint in the cluster's savepoint folder; the catalog says PAUSED and where.
+      const firstJob = deployedJob.jobId;
+      const { command: pause } = await pauseDerivedJob(stack.db, stack.people.as.paymentsOwner, productId);
+      const paused = await carriedOut(pause.id, "PAUSED");
+      expect(paused).toMatchObject({ jobId: firstJob, command: { kind: "PAUSE", status: "DONE", error: null }, pausedAt: expect.any(String) });
+      // Flink writes the location as file:/…/savepoints/savepoint-<job id prefix>-<random>.
+      expect(paused.savepointPath).toContain(`${flink.savepointsDir.replace(/^file:\/+/, "/")}/savepoint-${firstJob.slice(0, 6)}`);
+      // Stopped with its savepoint: Flink reports it FINISHED (not CANCELED) before the worker records PAUSED.
+      expect(await flinkState(firstJob)).toBe("FINISHED");
+
+      // While it is paused: one more order of m3 in the window that was open at the pause, and one that closes it.
+      const later = [
+        { orderId: "o8", merchant: "m3", amount: 3, placedAt: at(10, 30) },
+        { orderId: "o9", merchant: "m1", amount: 1, placedAt: at(20, 0) },
+      ];
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic: orderEvents.topicName, messages: later.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
+      await producer.disconnect();
+
+      // Resume: from the savepoint. m3's window closes with o7 (read before the pause, kept in the savepoint) and o8;
+      // the windows written before the pause are not written again.
+      const { command: resume } = await resumeDerivedJob(stack.db, stack.people.as.paymentsOwner, productId);
+      const resumed = await carriedOut(resume.id, "RUNNING");
+      expect(resumed.jobId).not.toBe(firstJob);
+      expect(resumed).toMatchObject({ pausedAt: null, savepointPath: null, command: { kind: "RESUME", savepointPath: paused.savepointPath } });
+      const all = [...input, ...later];
+      const afterResume = [...expectedWindows(all).values()];
+      expect(afterResume.find((w) => w.merchant === "m3")).toMatchObject({ orders: 2, revenue: 103 });
+      await waitFor(() => seen.length >= afterResume.length, 120_000, `the window m3 closed by the resumed job ${resumed.jobId}`);
+      expect(seen.map(normalise).sort(byKey)).toEqual(afterResume.sort(byKey));
+
+      // Replay from the earliest offset: the resumed job is cancelled (no savepoint), a new one reads every input
+      // from its beginning under a new group of the job's account, and every closed window is appended again.
+      const { command: replay } = await replayDerivedJob(stack.db, stack.people.as.paymentsOwner, productId, { from: "earliest" });
+      const replayed = await carriedOut(replay!.id, "RUNNING");
+      expect(replayed.jobId).not.toBe(resumed.jobId);
+      expect(replayed.command).toMatchObject({ kind: "REPLAY", from: "earliest", progress: expect.stringContaining("Replaying from earliest") });
+      expect(await flinkState(resumed.jobId!)).toBe("CANCELED");
+      const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: deployedJob.accountId } });
+      expect((await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).jobGroupId).toBe(`${account.name}.replay-${replay!.id.slice(-10)}`);
+      await waitFor(() => seen.length >= 2 * afterResume.length, 120_000, `the replayed job ${replayed.jobId} to write every window again`);
+      expect(seen.map(normalise).sort(byKey)).toEqual([...afterResume, ...afterResume].sort(byKey));
+
+      // Audited and told to the domain.
+      for (const action of ["derivedProduct.pauseRequested", "derivedProduct.jobPaused", "derivedProduct.jobResumed", "derivedProduct.jobReplayed"]) {
+        expect(await stack.db.auditEvent.count({ where: { entityId: productId, action } }), action).toBe(1);
+      }
+      const told = await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-replayed" } });
+      expect(told?.body).toBe(`Job ${replayed.jobId} recomputes from the inputs' earliest offsets; its results are appended to the topic again, after the earlier ones.`);
+      deployedJob.jobId = replayed.jobId!;
+    } finally {
+      await consumer.disconnect();
+    }
+  }, 600_000);
 
   it("stops the job when its domain's subscription to an input is revoked: no longer running in Flink, STOPPED with the reason in the catalog, its READ on the input taken away; retiring the product removes every grant of the job's account", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test stops the job it deployed");

@@ -35,10 +35,17 @@ function modesOf(kind: string, payload: unknown): { from: string; to: string } |
   return typeof payload.from === "string" && typeof payload.to === "string" ? { from: payload.from, to: payload.to } : null;
 }
 
+/** A derived product's replay (CONFIDENTIAL or RESTRICTED): `{ from: "earliest" | ISO instant }`. */
+function replayOf(kind: string, payload: unknown): { from: string } | null {
+  if (kind !== "DERIVED_REPLAY" || typeof payload !== "object" || payload === null || !("from" in payload)) return null;
+  return typeof payload.from === "string" ? { from: payload.from } : null;
+}
+
 function ChangeRow({ change: c }: { change: Change }) {
   const action = useChangeRequestAction(c.product.id);
   const modes = modesOf(c.kind, c.payload);
-  const partitions = modes ? null : partitionsOf(c.payload);
+  const replay = replayOf(c.kind, c.payload);
+  const partitions = modes || replay ? null : partitionsOf(c.payload);
   return (
     <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-change">
       <div className="min-w-0">
@@ -46,6 +53,8 @@ function ChangeRow({ change: c }: { change: Change }) {
           <Link href={`/products/${c.product.id}`} className="font-medium text-indigo-700 hover:underline">{c.product.name}</Link>{" "}
           {modes ? (
             <>: compatibility mode <strong>{modes.from} → {modes.to}</strong></>
+          ) : replay ? (
+            <>: replay of its Flink job from <strong>{replay.from === "earliest" ? "the inputs' earliest offsets" : replay.from}</strong></>
           ) : partitions ? (
             <>: partitions <strong>{partitions.from} → {partitions.to}</strong></>
           ) : (
@@ -55,6 +64,7 @@ function ChangeRow({ change: c }: { change: Change }) {
         <p className="font-mono text-xs text-slate-500">{c.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{c.reason}”</p>
         {modes?.to === "NONE" && <p className="mt-1 text-xs text-amber-800">NONE switches the compatibility checks off: every later schema version is accepted, breaking ones included.</p>}
+        {replay && <p className="mt-1 text-xs text-amber-800">The job is recomputed from that point and its results are appended to the topic again: every consumer of this product receives them a second time.</p>}
         {partitions && (
           <p className="mt-1 text-xs text-amber-800">Keyed records: after the change a key may map to another partition, so per-key order holds only within old and within new records. Partitions cannot be removed.</p>
         )}

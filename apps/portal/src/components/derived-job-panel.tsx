@@ -6,6 +6,7 @@ import type { ProductJob } from "@/lib/api-types";
 import { lagText } from "@/lib/derived";
 import { formatNumber, humanize } from "@/lib/format";
 import { queryKeys } from "@/lib/query-keys";
+import { DerivedJobControls, JobCommandStatus } from "./derived-job-controls";
 import { Age, Ago } from "./relative-time";
 import { Badge, Card, DefinitionList, ErrorAlert } from "./ui";
 
@@ -27,7 +28,11 @@ function rate(v: number | null): string {
   return v === null ? "—" : `${formatNumber(v, v < 10 ? 2 : v < 100 ? 1 : 0)} /s`;
 }
 
-export function DerivedJobPanel({ productId, statement, live }: { productId: string; statement: string; live: boolean }) {
+/**
+ * `operable`: the viewer owns the product's domain and the product is live (pause, resume, replay offered);
+ * `reviewedReplay`: its classification makes a replay wait for governance.
+ */
+export function DerivedJobPanel({ productId, statement, live, operable = false, reviewedReplay = false }: { productId: string; statement: string; live: boolean; operable?: boolean; reviewedReplay?: boolean }) {
   const job = useQuery({
     queryKey: queryKeys.products.job(productId),
     queryFn: ({ signal }) => api<ProductJob>(`/api/v1/products/${productId}/job`, { signal }),
@@ -57,6 +62,8 @@ export function DerivedJobPanel({ productId, statement, live }: { productId: str
             {data.stopReason && <p className="mt-1">{data.stopReason}</p>}
           </div>
         )}
+        {data && <JobCommandStatus job={data} />}
+        {data && operable && <DerivedJobControls productId={productId} job={data} reviewedReplay={reviewedReplay} />}
         {data && data.state !== "NOT_DEPLOYED" && (
           <DefinitionList
             items={[

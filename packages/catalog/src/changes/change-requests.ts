@@ -2,6 +2,7 @@ import type { DataProduct, ProductChangeRequest } from "@prisma/client";
 import { z } from "zod";
 import type { Actor } from "../actor.ts";
 import type { Tx } from "../db.ts";
+import { checkReplayPoint, createJobCommand, jobPhase, OPEN_COMMAND_STATUSES, derivedReplayInput } from "../derived/job-commands.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
@@ -15,7 +16,7 @@ import { TASK_KINDS, topicConfigs } from "../tasks.ts";
  * has a payload schema and an `apply` that runs inside the approval's
  * transaction (catalog change + the worker's step, together).
  */
-export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE", QUALITY_RULES: "QUALITY_RULES" } as const;
+export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE", QUALITY_RULES: "QUALITY_RULES", DERIVED_REPLAY: "DERIVED_REPLAY" } as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[keyof typeof CHANGE_KINDS];
 
 export const addPartitionsPayload = z.object({ from: z.number().int().min(1), to: z.number().int().min(2) });
@@ -25,6 +26,9 @@ export const compatibilityModePayload = z.object({ from: z.enum(COMPATIBILITY_MO
 
 /** A product's data-quality rules, the whole list before and after (issue 29). */
 export const qualityRulesPayload = z.object({ from: qualityRulesInput.shape.rules, to: qualityRulesInput.shape.rules });
+
+/** A replay of a CONFIDENTIAL or RESTRICTED derived product's job (issue 34): where it reads from, and the job it replaces. */
+export const derivedReplayPayload = z.object({ from: derivedReplayInput.shape.from, jobId: z.string().nullable() });
 
 /**
  * Tells governance (and the product's domain's webhooks) that a change request
@@ -125,6 +129,22 @@ export async function applyChange(tx: Tx, request: ProductChangeRequest & { prod
       await replaceQualityRules(tx, request.productId, to);
       const dlqChanged = await enqueueDlqReconcile(tx, request.product, from, to);
       return { from: from.length, to: to.length, rules: to.map((r) => r.name).join(", "), dlq: dlqChanged ? "reconciled" : "unchanged" };
+    }
+    case CHANGE_KINDS.DERIVED_REPLAY: {
+      const payload = derivedReplayPayload.safeParse(request.payload);
+      if (!payload.success) throw new ValidationError("The change request's payload is malformed.");
+      const { from } = payload.data;
+      if (request.product.status !== "ACTIVE" && request.product.status !== "DEPRECATED") throw new ConflictError(`The product is ${request.product.status}: its job cannot be replayed.`, "PRODUCT_NOT_LIVE");
+      // Checked again: the job may have been stopped, and the inputs' retention may have passed the point, while it waited.
+      const derived = await tx.derivedProduct.findUnique({ where: { productId: request.productId } });
+      const phase = derived ? jobPhase(derived) : "NOT_DEPLOYED";
+      if (!derived || (phase !== "RUNNING" && phase !== "PAUSED")) throw new ConflictError(`The job is ${phase.toLowerCase().replace("_", " ")} now: there is nothing to replay.`, "JOB_NOT_RUNNING");
+      if (await tx.derivedJobCommand.findFirst({ where: { productId: request.productId, status: { in: [...OPEN_COMMAND_STATUSES] } } })) throw new ConflictError("Another change of this job is under way; approve the replay once it is done.", "JOB_COMMAND_OPEN");
+      const inputs = await tx.productInput.findMany({ where: { productId: request.productId }, select: { input: { select: { topicName: true, retentionMs: true } } } });
+      checkReplayPoint(from, inputs.map((i) => i.input));
+      // The requester's intent, carried out by the worker; the approval is audited by the caller.
+      const command = await createJobCommand(tx, null, request.productId, { kind: "REPLAY", replayFrom: from, changeRequestId: request.id, fromJobId: derived.jobId, requestedById: request.requestedById });
+      return { from, commandId: command.id };
     }
     default:
       throw new ValidationError(`Unknown change kind ${request.kind}.`);

@@ -6,7 +6,7 @@
  * catalog only generates the text.
  */
 import { schemaFields } from "../schema/fields.ts";
-import { inputTableDdl, outputTableDdl, quoteIdentifier, type KafkaConnection, type OutputColumn } from "./flink-tables.ts";
+import { inputTableDdl, outputTableDdl, quoteIdentifier, type KafkaConnection, type OutputColumn, type StartupPosition } from "./flink-tables.ts";
 import { SqlGatewayClient } from "./sql-gateway.ts";
 
 export interface DerivedJobSpec {
@@ -23,6 +23,10 @@ export interface DerivedJobSpec {
   transactionalIdPrefix: string;
   /** Shown as the job's name in Flink (`kappa-derived:<topic>`). */
   jobName?: string;
+  /** Resume: the savepoint to restore the job's state from (`execution.state-recovery.path`); the inputs' positions come from it. */
+  restoreFrom?: string;
+  /** Without restored state, where each input is read from (default: its earliest offset). */
+  startup?: StartupPosition;
 }
 
 /** Submits the statement as a streaming job writing into the product's topic; answers Flink's job id. The job runs on after the session closes. */
@@ -36,11 +40,13 @@ export async function startDerivedJob(spec: DerivedJobSpec): Promise<string> {
       // A partition with no traffic must not hold every window open.
       "table.exec.source.idle-timeout": "10 s",
       "pipeline.name": spec.jobName ?? `kappa-derived:${spec.outputTopic}`,
+      // Flink 2.x's key (execution.savepoint.path is its deprecated alias): the job submitted in this session restores this savepoint.
+      ...(spec.restoreFrom ? { "execution.state-recovery.path": spec.restoreFrom } : {}),
     },
     `kappa-derived:${spec.outputTopic}`,
   );
   try {
-    for (const input of spec.inputs) await gateway.execute(session, inputTableDdl({ topicName: input.topicName, format: input.format, fields: schemaFields(input.format, input.definition) }, spec.connection, spec.groupId));
+    for (const input of spec.inputs) await gateway.execute(session, inputTableDdl({ topicName: input.topicName, format: input.format, fields: schemaFields(input.format, input.definition) }, spec.connection, spec.groupId, spec.startup));
     await gateway.execute(session, outputTableDdl("kappa_derived_output", spec.outputTopic, spec.outputColumns, spec.connection, spec.transactionalIdPrefix));
     await gateway.execute(session, `CREATE TEMPORARY VIEW ${quoteIdentifier("kappa_derived_statement")} AS\n${spec.statement}`);
     const submitted = await gateway.execute(session, "INSERT INTO `kappa_derived_output` SELECT * FROM `kappa_derived_statement`", { untilJobId: true });
@@ -152,4 +158,54 @@ export async function cancelDerivedJob(restUrl: string, jobId: string, timeoutMs
     await new Promise((r) => setTimeout(r, 250));
   }
   return current ?? "GONE";
+}
+
+/**
+ * Stops a job with a savepoint through Flink's REST API (`POST /jobs/:id/stop`,
+ * `drain: false` so that open windows stay open in the savepoint instead of
+ * being fired early; then polls `GET /jobs/:id/savepoints/:trigger` until the
+ * operation completes) and answers the savepoint's location. Without
+ * `targetDirectory` Flink writes it under the cluster's
+ * `execution.checkpointing.savepoint-dir`. Answers once the job has finished
+ * too. Flink's failure cause is thrown.
+ */
+export async function stopDerivedJobWithSavepoint(restUrl: string, jobId: string, options: { targetDirectory?: string; timeoutMs?: number } = {}): Promise<string> {
+  const base = `${restUrl.replace(/\/+$/, "")}/jobs/${encodeURIComponent(jobId)}`;
+  const triggered = await fetch(`${base}/stop`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ drain: false, ...(options.targetDirectory ? { targetDirectory: options.targetDirectory } : {}) }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await triggered.text();
+  if (!triggered.ok) throw new Error(`Flink's REST API refused to stop job ${jobId} with a savepoint: ${triggered.status} ${flinkRestError(text)}`);
+  const trigger = (JSON.parse(text) as { "request-id"?: string })["request-id"];
+  if (!trigger) throw new Error(`Flink's REST API answered no request id for stopping job ${jobId}.`);
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await getJson<{ status?: { id?: string }; operation?: { location?: string; "failure-cause"?: { "stack-trace"?: string; "serialized-throwable"?: string } } }>(`${base}/savepoints/${encodeURIComponent(trigger)}`);
+    if (status.status?.id === "COMPLETED") {
+      const failure = status.operation?.["failure-cause"];
+      if (failure || !status.operation?.location) throw new Error(`Flink could not stop job ${jobId} with a savepoint: ${failure?.["stack-trace"]?.split("\n")[0] ?? "no savepoint location answered"}`);
+      // The savepoint is complete before the job has finished: wait for that, so no second job of this name overlaps it.
+      while (!(TERMINAL_JOB_STATES as readonly string[]).includes((await getJson<{ state: string }>(base)).state)) {
+        if (Date.now() > deadline) throw new Error(`Job ${jobId} did not finish within ${timeoutMs / 1000} s of its savepoint.`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return status.operation.location;
+    }
+    if (Date.now() > deadline) throw new Error(`Flink did not finish the savepoint of job ${jobId} within ${timeoutMs / 1000} s.`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function flinkRestError(text: string): string {
+  try {
+    const errors = (JSON.parse(text) as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) return errors.map((e) => String(e).split("\n")[0]).join("; ").slice(0, 500);
+  } catch {
+    // not JSON: the text itself
+  }
+  return text.slice(0, 500);
 }

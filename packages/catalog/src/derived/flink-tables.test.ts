@@ -35,6 +35,16 @@ describe("Flink tables from the catalog", () => {
     expect(ddl).not.toContain("sasl");
   });
 
+  it("starts a replay's inputs at an instant (scan.startup.mode timestamp) under the group it is given", () => {
+    const input = { topicName: "orders.order-events.v1", format: "JSON_SCHEMA" as const, fields: schemaFields("JSON_SCHEMA", ORDER_EVENTS) };
+    const ddl = inputTableDdl(input, { bootstrap: "b:1" }, "payments-flink-x.replay-1", { mode: "timestamp", millis: Date.UTC(2026, 11, 1) });
+    expect(ddl).toContain("'scan.startup.mode' = 'timestamp'");
+    expect(ddl).toContain(`'scan.startup.timestamp-millis' = '${Date.UTC(2026, 11, 1)}'`);
+    expect(ddl).toContain("'properties.group.id' = 'payments-flink-x.replay-1'");
+    expect(ddl).not.toContain("earliest-offset");
+    expect(() => inputTableDdl(input, { bootstrap: "b:1" }, undefined, { mode: "timestamp", millis: Number.NaN })).toThrow("milliseconds since the epoch");
+  });
+
   it("maps Avro types (int, long, timestamp-millis, nullable unions) and reads Avro through the registry", () => {
     const avro = JSON.stringify({ type: "record", name: "P", fields: [{ name: "n", type: "int" }, { name: "id", type: "long" }, { name: "at", type: { type: "long", logicalType: "timestamp-millis" } }, { name: "note", type: ["null", "string"], default: null }] });
     const fields = schemaFields("AVRO", avro);

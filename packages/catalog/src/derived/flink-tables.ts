@@ -95,12 +95,29 @@ function withClause(options: [string, string][]): string {
   return `WITH (\n${options.map(([k, v]) => `  ${quoteLiteral(k)} = ${quoteLiteral(v)}`).join(",\n")}\n)`;
 }
 
-/** `CREATE TEMPORARY TABLE` for an input product: read from its topic's earliest offset (history by replay from the log). */
-export function inputTableDdl(input: InputTable, connection: KafkaConnection, groupId?: string): string {
+/**
+ * Where a job without restored state starts reading an input: its earliest
+ * offset (history by replay from the log), or the first record at or after an
+ * instant (Kafka's ListOffsets by timestamp; the Kafka connector's
+ * `scan.startup.mode` = `timestamp` with `scan.startup.timestamp-millis`).
+ */
+export type StartupPosition = { mode: "earliest-offset" } | { mode: "timestamp"; millis: number };
+
+function startupOptions(startup: StartupPosition): [string, string][] {
+  if (startup.mode === "earliest-offset") return [["scan.startup.mode", "earliest-offset"]];
+  if (!Number.isSafeInteger(startup.millis) || startup.millis < 0) throw new Error(`a startup timestamp must be milliseconds since the epoch, not ${startup.millis}`);
+  return [
+    ["scan.startup.mode", "timestamp"],
+    ["scan.startup.timestamp-millis", String(startup.millis)],
+  ];
+}
+
+/** `CREATE TEMPORARY TABLE` for an input product: read from its topic's earliest offset unless told otherwise. */
+export function inputTableDdl(input: InputTable, connection: KafkaConnection, groupId?: string, startup: StartupPosition = { mode: "earliest-offset" }): string {
   const columns = input.fields.map((f) => `  ${quoteIdentifier(f.name)} ${flinkType(f)}`);
   const eventTime = eventTimeField(input.fields);
   if (eventTime) columns.push(`  WATERMARK FOR ${quoteIdentifier(eventTime.name)} AS ${quoteIdentifier(eventTime.name)} - INTERVAL '${WATERMARK_DELAY_SECONDS}' SECOND`);
-  const options: [string, string][] = [["connector", "kafka"], ["topic", input.topicName], ...connectionOptions(connection), ...formatOptions(input.format, connection), ["scan.startup.mode", "earliest-offset"], ...(groupId ? ([["properties.group.id", groupId]] as [string, string][]) : [])];
+  const options: [string, string][] = [["connector", "kafka"], ["topic", input.topicName], ...connectionOptions(connection), ...formatOptions(input.format, connection), ...startupOptions(startup), ...(groupId ? ([["properties.group.id", groupId]] as [string, string][]) : [])];
   return `CREATE TEMPORARY TABLE ${quoteIdentifier(input.topicName)} (\n${columns.join(",\n")}\n) ${withClause(options)}`;
 }
 

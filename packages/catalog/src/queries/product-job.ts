@@ -1,6 +1,8 @@
 import type { Actor } from "../actor.ts";
+import { CHANGE_KINDS, derivedReplayPayload } from "../changes/change-requests.ts";
 import type { Db } from "../db.ts";
 import type { DerivedJobStatus } from "../derived/deploy.ts";
+import { commandView, type JobCommandView } from "../derived/job-commands.ts";
 import { NotFoundError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
 
@@ -8,7 +10,7 @@ const UNPUBLISHED = ["DRAFT", "IN_REVIEW", "REJECTED"];
 
 /** What the worker last read of the job from Flink (no job id before it deployed one), when, and why it stopped the job. */
 export interface ProductJob extends Omit<DerivedJobStatus, "jobId"> {
-  /** Flink's job state as last observed (RUNNING, RESTARTING, FAILED, …); NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it (stopReason). */
+  /** Flink's job state as last observed (RUNNING, RESTARTING, FAILED, …); NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it (stopReason); PAUSED while paused with a savepoint. */
   state: string;
   jobId: string | null;
   /** When the worker last read the job from Flink (null: never). */
@@ -16,6 +18,13 @@ export interface ProductJob extends Omit<DerivedJobStatus, "jobId"> {
   /** When the worker stopped the job for good (state STOPPED), and why: an input's subscription revoked, an input or the product retired. */
   stoppedAt: string | null;
   stopReason: string | null;
+  /** When its owners paused it (state PAUSED), and the savepoint a resume restores. */
+  pausedAt: string | null;
+  savepointPath: string | null;
+  /** The latest pause, resume or replay asked for, and how far the worker got with it. */
+  command: JobCommandView | null;
+  /** A replay that waits for a governance reviewer (CONFIDENTIAL or RESTRICTED product). */
+  replayAwaitingReview: { changeRequestId: string; from: string; requestedAt: string } | null;
 }
 
 const numberOrNull = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -34,6 +43,11 @@ export async function productJob(db: Db, actor: Actor, productId: string): Promi
   const derived = await db.derivedProduct.findUnique({ where: { productId } });
   if (!derived) throw new NotFoundError("Derived product's job", productId);
   const m = (derived.jobMetrics ?? {}) as Record<string, unknown>;
+  const [command, review] = await Promise.all([
+    db.derivedJobCommand.findFirst({ where: { productId }, orderBy: { createdAt: "desc" } }),
+    db.productChangeRequest.findFirst({ where: { productId, kind: CHANGE_KINDS.DERIVED_REPLAY, status: "REQUESTED" }, orderBy: { createdAt: "desc" } }),
+  ]);
+  const reviewPayload = review ? derivedReplayPayload.safeParse(review.payload) : null;
   return {
     state: derived.jobState ?? "NOT_DEPLOYED",
     jobId: derived.jobId,
@@ -47,5 +61,9 @@ export async function productJob(db: Db, actor: Actor, productId: string): Promi
     observedAt: derived.jobObservedAt?.toISOString() ?? null,
     stoppedAt: derived.jobStoppedAt?.toISOString() ?? null,
     stopReason: derived.jobStopReason,
+    pausedAt: derived.jobPausedAt?.toISOString() ?? null,
+    savepointPath: derived.jobSavepointPath,
+    command: command ? commandView(command) : null,
+    replayAwaitingReview: review && reviewPayload?.success ? { changeRequestId: review.id, from: reviewPayload.data.from, requestedAt: review.createdAt.toISOString() } : null,
   };
 }

@@ -145,6 +145,8 @@ export interface ApacheFlinkCluster {
   dataDir: string;
   /** `file://…/checkpoints` */
   checkpointsDir: string;
+  /** `file://…/savepoints`: where a stop with a savepoint writes unless told otherwise (`execution.checkpointing.savepoint-dir`). */
+  savepointsDir: string;
   logFile(component: FlinkComponent): string;
   pid(component: FlinkComponent): number | undefined;
   /** Stops the gateway, the TaskManager and the JobManager (SIGTERM; SIGKILL after 30 s). */
@@ -178,7 +180,8 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
   const confDir = path.join(dataDir, "conf");
   const logDir = path.join(dataDir, "log");
   const checkpointsDir = path.join(dataDir, "checkpoints");
-  for (const d of [confDir, logDir, checkpointsDir]) mkdirSync(d, { recursive: true });
+  const savepointsDir = path.join(dataDir, "savepoints");
+  for (const d of [confDir, logDir, checkpointsDir, savepointsDir]) mkdirSync(d, { recursive: true });
   killLeftovers(dataDir);
 
   const [rpcPort, restPort, gatewayPort] = [await freePort(), options.ports?.rest ?? (await freePort()), options.ports?.gateway ?? (await freePort())];
@@ -203,6 +206,8 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
     "blob.server.port": "0",
     "state.backend.type": "hashmap",
     "execution.checkpointing.dir": `file://${checkpointsDir}`,
+    // A paused derived product's job is stopped with a savepoint here (the worker names no directory of its own).
+    "execution.checkpointing.savepoint-dir": `file://${savepointsDir}`,
     "execution.checkpointing.interval": `${options.checkpointIntervalMs ?? 5000}ms`,
     "execution.target": "remote",
     "sql-gateway.endpoint.rest.address": "127.0.0.1",
@@ -302,6 +307,7 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
     restUrl,
     dataDir,
     checkpointsDir: `file://${checkpointsDir}`,
+    savepointsDir: `file://${savepointsDir}`,
     logFile,
     pid: (c) => processes.get(c)?.pid,
     stop,

@@ -30,6 +30,7 @@ import {
   resolveDerivedInputs,
   startDerivedJob,
   type Db,
+  type DerivedJobSpec,
   type DerivedJobStatus,
   type Tx,
 } from "@kappa/catalog";
@@ -39,6 +40,7 @@ import type { ObservationCycle, ObservationStep } from "../observe/observer.ts";
 import { derivedJobGroupId, derivedJobTransactionalPrefix, unsealJobPassword } from "../reconcile/derived-grants.ts";
 import { GRANTED_SUBSCRIPTION_STATUSES, LIVE_PRODUCT_STATUSES } from "../reconcile/diff.ts";
 import { auditAsWorker, ensureCredentials, reconcilePrincipalAcls, type ReconcileContext } from "../reconcile/entities.ts";
+import { runJobCommands } from "./job-life-cycle.ts";
 
 export interface FlinkOptions {
   /** FLINK_SQL_GATEWAY_URL: where statements are submitted. */
@@ -47,6 +49,8 @@ export interface FlinkOptions {
   restUrl: string;
   /** The Kafka bootstrap servers as the Flink cluster reaches them. */
   bootstrap: string;
+  /** FLINK_SAVEPOINT_DIR: where a paused job's savepoint is written; unset: the cluster's `execution.checkpointing.savepoint-dir`. */
+  savepointDir?: string;
 }
 
 export const derivedJobName = (topicName: string) => `kappa-derived:${topicName}`;
@@ -85,6 +89,8 @@ export class DerivedJobs implements ObservationStep {
   ) {}
 
   async run(cycle: ObservationCycle): Promise<void> {
+    // The owners' pause, resume and replay first: a job they changed is observed in the same cycle.
+    await runJobCommands(this, cycle.now);
     const undeployed = await this.ctx.db.derivedProduct.findMany({ where: { jobId: null }, select: { productId: true } });
     const ready = undeployed.length === 0 ? [] : await this.ctx.db.dataProduct.findMany({ where: { id: { in: undeployed.map((d) => d.productId) }, status: "ACTIVE" }, select: { id: true } });
     for (const { id: productId } of ready) {
@@ -96,7 +102,7 @@ export class DerivedJobs implements ObservationStep {
         await this.ctx.db.derivedProduct.update({ where: { productId }, data: { jobError: `Not deployed: ${message}`.slice(0, 2_000) } });
       }
     }
-    const running = await this.ctx.db.derivedProduct.findMany({ where: { jobId: { not: null }, jobStoppedAt: null }, select: { productId: true, jobId: true } });
+    const running = await this.ctx.db.derivedProduct.findMany({ where: { jobId: { not: null }, jobStoppedAt: null, jobPausedAt: null }, select: { productId: true, jobId: true } });
     const mustStop = await stopReasons(this.ctx.db, running.map((r) => r.productId));
     for (const { productId, jobId } of running) {
       const reason = mustStop.get(productId);
@@ -115,11 +121,12 @@ export class DerivedJobs implements ObservationStep {
       try {
         status = await derivedJobStatus(this.flink.restUrl, jobId!, cycle.now);
       } catch (error) {
-        await this.ctx.db.derivedProduct.update({ where: { productId }, data: { jobState: "UNKNOWN", jobError: redactLogins(errorMessage(error)).slice(0, 2_000), jobObservedAt: new Date(cycle.now) } });
+        await this.ctx.db.derivedProduct.updateMany({ where: { productId, jobId, jobPausedAt: null }, data: { jobState: "UNKNOWN", jobError: redactLogins(errorMessage(error)).slice(0, 2_000), jobObservedAt: new Date(cycle.now) } });
         continue;
       }
-      await this.ctx.db.derivedProduct.update({
-        where: { productId },
+      // Only the job read, and only while not paused: a pause, resume or replay in another worker meanwhile wins.
+      await this.ctx.db.derivedProduct.updateMany({
+        where: { productId, jobId, jobPausedAt: null, jobStoppedAt: null },
         data: {
           jobState: status.state,
           jobStartedAt: status.startedAt ? new Date(status.startedAt) : null,
@@ -172,7 +179,7 @@ export class DerivedJobs implements ObservationStep {
 
   /** One product's job, under deployLock (another worker deploying it now is left to finish). */
   private async deploy(productId: string): Promise<void> {
-    const { db, secretsKey } = this.ctx;
+    const { db } = this.ctx;
     await db.$transaction(
       async (tx) => {
         if (!(await deployLock(tx, productId))) return;
@@ -208,40 +215,54 @@ export class DerivedJobs implements ObservationStep {
         }
         if (!sealed) throw new Error("the job account's credentials could not be sealed");
         await reconcilePrincipalAcls(this.ctx, accountId);
-        const account = await db.serviceAccount.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
-        const row = await tx.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { statement: true } });
-        const product = await tx.dataProduct.findUniqueOrThrow({
-          where: { id: productId },
-          select: { domainId: true, topicName: true, schemaVersions: { where: { status: "APPROVED" }, orderBy: { version: "desc" }, take: 1, select: { definition: true } } },
-        });
-        const schema = product.schemaVersions[0];
-        if (!schema) throw new Error(`${product.topicName} has no approved schema`);
-        // The domain must still hold a subscription to each input (403 otherwise, recorded as the job's error).
-        const inputs = await resolveDerivedInputs(db, product.domainId, row.statement);
-        const jobName = derivedJobName(product.topicName);
-        const jobId =
-          (await this.runningJobNamed(jobName)) ??
-          (await startDerivedJob({
-            gatewayUrl: this.flink.gatewayUrl,
-            connection: { bootstrap: this.flink.bootstrap, sasl: { username: account.name, password: unsealJobPassword(secretsKey, accountId, sealed) } },
-            statement: row.statement,
-            inputs: inputs.map((i) => ({ topicName: i.topicName, format: i.format, definition: i.definition })),
-            outputTopic: product.topicName,
-            outputColumns: columnsFromOutputSchema(schema.definition),
-            groupId: derivedJobGroupId(account.name),
-            transactionalIdPrefix: derivedJobTransactionalPrefix(account.name),
-            jobName,
-          }));
+        const { spec, account, inputs } = await this.jobSpec(productId);
+        const jobId = (await this.runningJobNamed(spec.jobName!)) ?? (await startDerivedJob(spec));
         await tx.derivedProduct.update({ where: { productId }, data: { jobId, jobState: "CREATED", jobError: null } });
-        await auditAsWorker(tx, "derivedProduct.jobStarted", "DataProduct", productId, { jobId, principal: `User:${account.name}`, inputs: inputs.map((i) => i.topicName) });
+        await auditAsWorker(tx, "derivedProduct.jobStarted", "DataProduct", productId, { jobId, principal: `User:${account}`, inputs });
         this.ctx.log.info("derived product's job started", { productId, jobId });
       },
       { timeout: 300_000, maxWait: 15_000 },
     );
   }
 
+  /**
+   * What the SQL Gateway is given to start the product's job: the statement,
+   * its inputs' tables (the domain must still hold a subscription to each:
+   * refused otherwise), the output table of its approved schema, and the job
+   * account's sealed login; `overrides` for a resume (a savepoint) or a
+   * replay (a startup position and its own group).
+   */
+  async jobSpec(productId: string, overrides: Pick<DerivedJobSpec, "restoreFrom" | "startup"> & { groupId?: string } = {}): Promise<{ spec: DerivedJobSpec; account: string; inputs: string[] }> {
+    const { db, secretsKey } = this.ctx;
+    const row = await db.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { statement: true, serviceAccountId: true, jobSecretSealed: true, jobGroupId: true } });
+    if (!row.serviceAccountId || !row.jobSecretSealed) throw new Error("the job has no account with sealed credentials yet");
+    const account = await db.serviceAccount.findUniqueOrThrow({ where: { id: row.serviceAccountId }, select: { name: true } });
+    const product = await db.dataProduct.findUniqueOrThrow({
+      where: { id: productId },
+      select: { domainId: true, topicName: true, schemaVersions: { where: { status: "APPROVED" }, orderBy: { version: "desc" }, take: 1, select: { definition: true } } },
+    });
+    const schema = product.schemaVersions[0];
+    if (!schema) throw new Error(`${product.topicName} has no approved schema`);
+    // The domain must still hold a subscription to each input (403 otherwise, recorded as the job's error).
+    const inputs = await resolveDerivedInputs(db, product.domainId, row.statement);
+    const spec: DerivedJobSpec = {
+      gatewayUrl: this.flink.gatewayUrl,
+      connection: { bootstrap: this.flink.bootstrap, sasl: { username: account.name, password: unsealJobPassword(secretsKey, row.serviceAccountId, row.jobSecretSealed) } },
+      statement: row.statement,
+      inputs: inputs.map((i) => ({ topicName: i.topicName, format: i.format, definition: i.definition })),
+      outputTopic: product.topicName,
+      outputColumns: columnsFromOutputSchema(schema.definition),
+      groupId: overrides.groupId ?? row.jobGroupId ?? derivedJobGroupId(account.name),
+      transactionalIdPrefix: derivedJobTransactionalPrefix(account.name),
+      jobName: derivedJobName(product.topicName),
+      ...(overrides.restoreFrom ? { restoreFrom: overrides.restoreFrom } : {}),
+      ...(overrides.startup ? { startup: overrides.startup } : {}),
+    };
+    return { spec, account: account.name, inputs: inputs.map((i) => i.topicName) };
+  }
+
   /** A job of this name Flink still runs (or is starting, or restarting): its id. */
-  private async runningJobNamed(name: string): Promise<string | null> {
+  async runningJobNamed(name: string): Promise<string | null> {
     const response = await fetch(`${this.flink.restUrl.replace(/\/+$/, "")}/jobs/overview`, { signal: AbortSignal.timeout(15_000) });
     if (!response.ok) throw new Error(`Flink's REST API answered /jobs/overview with ${response.status}`);
     const { jobs } = (await response.json()) as { jobs: { jid: string; name: string; state: string }[] };

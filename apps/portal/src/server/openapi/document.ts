@@ -27,6 +27,7 @@ import {
   lineageQueryInput,
   listUsersInput,
   replayInput,
+  derivedReplayInput,
   compatibilityModeChangeInput,
   setQualityRulesInput,
   requestRedriveInput,
@@ -130,6 +131,24 @@ const product = z
     contractSource: z.string().nullable(),
   })
   .meta({ id: "Product", description: "A data product (more fields are present than listed)." });
+
+const jobCommand = z
+  .object({
+    id: z.string(),
+    kind: z.enum(["PAUSE", "RESUME", "REPLAY"]),
+    from: z.string().nullable().meta({ description: 'REPLAY: "earliest" or the ISO instant the inputs are read from.' }),
+    status: z.enum(["PENDING", "RUNNING", "DONE", "FAILED"]),
+    progress: z.string().nullable().meta({ description: "How far the worker got, in words." }),
+    error: z.string().nullable(),
+    savepointPath: z.string().nullable(),
+    requestedAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: "DerivedJobCommand", description: "An owner's pause, resume or replay of a derived product's Flink job, which the worker carries out." });
+const jobCommandResult = z.object({
+  command: jobCommand.nullable().meta({ description: "The intent the worker carries out; null while a reviewed replay waits for governance." }),
+  changeRequest: z.object({ id: z.string(), status: z.string() }).nullable().meta({ description: "A CONFIDENTIAL or RESTRICTED product's replay: the DERIVED_REPLAY change request a governance reviewer other than the requester approves (POST /change-requests/{id}/approve)." }),
+});
 
 const page = (item: z.ZodType) => z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), pageSize: z.number().int(), pageCount: z.number().int() });
 
@@ -333,8 +352,39 @@ export const ROUTES: RouteDoc[] = [
     path: "/products/{id}/job",
     tag: "Products",
     summary:
-      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it because an input's subscription was revoked or an input or the product retired), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`, `stoppedAt`, `stopReason`. As visible as the product; 404 for a product that is not derived.",
+      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it because an input's subscription was revoked or an input or the product retired), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`, `stoppedAt`, `stopReason`; `PAUSED` with `pausedAt` and `savepointPath` while its owners paused it; `command`: the latest pause, resume or replay and the worker's `progress`; `replayAwaitingReview`: a replay waiting for governance. As visible as the product; 404 for a product that is not derived.",
     response: anyObject("The job."),
+  },
+  {
+    method: "post",
+    path: "/products/{id}/job/pause",
+    tag: "Products",
+    summary:
+      "Pause a derived product's running Flink job (owners of its domain): the worker stops it with a savepoint (Flink keeps its open windows, the inputs' offsets and the sink's transactions) and the job reads `PAUSED` with `savepointPath`. 202 with the `command` and its `progress`; 403 not an owner; 404 not derived; 409 JOB_NOT_RUNNING (paused already, stopped, not deployed), JOB_COMMAND_OPEN (another pause, resume or replay is under way), PRODUCT_NOT_LIVE.",
+    scope: "write:<domain>",
+    response: jobCommandResult,
+    status: 202,
+  },
+  {
+    method: "post",
+    path: "/products/{id}/job/resume",
+    tag: "Products",
+    summary:
+      "Resume a paused derived product's job from its savepoint (owners of its domain): the same statement, its state restored, so nothing is recomputed or skipped. 202 with the `command`; 409 JOB_NOT_PAUSED, JOB_COMMAND_OPEN, PRODUCT_NOT_LIVE; the worker refuses (command FAILED with the reason) when the domain lost access to an input meanwhile.",
+    scope: "write:<domain>",
+    response: jobCommandResult,
+    status: 202,
+  },
+  {
+    method: "post",
+    path: "/products/{id}/job/replay",
+    tag: "Products",
+    summary:
+      'Replay a derived product from an earlier point (owners of its domain): the worker cancels the job (no savepoint) and starts the statement again reading every input from `"earliest"` (its earliest offset, tiered storage included) or from the first record at or after an ISO-8601 instant, under a new consumer group `<job account>.replay-<id>`. The output topic is append-only: the recomputed results are appended after the earlier ones and consumers see each window again. A CONFIDENTIAL or RESTRICTED product\'s replay needs a `reason` and becomes a DERIVED_REPLAY change request that a governance reviewer other than the requester approves first (four eyes). 400 on `from` (not "earliest" or an instant with its zone, in the future, or before what an input retains), on `reason`; 409 JOB_NOT_RUNNING, JOB_COMMAND_OPEN, CHANGE_PENDING, PRODUCT_NOT_LIVE.',
+    scope: "write:<domain>",
+    body: derivedReplayInput,
+    response: jobCommandResult,
+    status: 202,
   },
   { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },
   // Records: message browser, latest-state view, governed replay, PII on subscriptions.

@@ -277,7 +277,15 @@ export function ProductView({ initial, registry }: { initial: ProductDetail; reg
       </ProductSection>
 
       <ProductSection id="live" title="Live" sectionRef={live.ref}>
-        {product.derived && <DerivedJobPanel productId={product.id} statement={product.derived.statement} live={live.inView} />}
+        {product.derived && (
+          <DerivedJobPanel
+            productId={product.id}
+            statement={product.derived.statement}
+            live={live.inView}
+            operable={isOwner && (product.status === "ACTIVE" || product.status === "DEPRECATED")}
+            reviewedReplay={product.classification === "CONFIDENTIAL" || product.classification === "RESTRICTED"}
+          />
+        )}
         {onCluster ? (
           <WhenNear placeholder={CLUSTER_PLACEHOLDER}>
             <LivePanels productId={product.id} live={live.inView} />
