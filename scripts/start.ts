@@ -185,34 +185,21 @@ async function startEmbeddedKafka(config: StartConfig, adminPassword: string, in
  * pinned release from packages/engines — 3 KRaft nodes as `dev` (ports
  * KAFKA_PORT, +2, +3 at their first start) and, with the prod environment, a
  * single node as `prod` on KAFKA_PROD_PORT — same admin login, data under the
- * data folder. Both clusters start side by side (their JVMs need nothing from
- * the catalog, so main() starts them while PostgreSQL starts and the catalog
- * is seeded). Answers the dev bootstrap (all three nodes) and the prod one.
+ * data folder. Answers the dev bootstrap (all three nodes).
  */
-async function startApacheKafkaClusters(config: StartConfig, adminPassword: string): Promise<{ dev: string; prod: string | null }> {
-  const { ensureApacheKafka, startApacheKafka, APACHE_KAFKA_VERSION } = await import("@kappa/engines");
+async function startApacheKafkaClusters(config: StartConfig, adminPassword: string, secretsKey: string, workerDatabaseUrl: string): Promise<string> {
+  const { startApacheKafka, APACHE_KAFKA_VERSION } = await import("@kappa/engines");
   const line = (name: "kafka" | "kafka-prod") => (message: string) => logs?.line(name, `${new Date().toISOString()} apache-kafka INFO ${message}`, "info");
-  // One fetch (a no-op once cached) before the two clusters look for the jars.
-  await ensureApacheKafka(line("kafka"));
   log(`starting Apache Kafka ${APACHE_KAFKA_VERSION} (3 KRaft nodes) in ${path.join(config.dataDir, "apache-kafka")} (fetched from Maven Central into the engines cache on the first start)`);
-  const dev = startApacheKafka({ nodes: 3, dataDir: path.join(config.dataDir, "apache-kafka"), adminUser: config.KAFKA_ADMIN_USER, adminPassword, ports: [config.KAFKA_PORT, config.KAFKA_PORT + 2, config.KAFKA_PORT + 3], log: line("kafka") }).then((cluster) => {
-    stops.add({ name: "Apache Kafka (dev)", stop: () => cluster.stop() });
-    return cluster;
-  });
-  let prod: Promise<{ bootstrap: string }> | null = null;
+  const dev = await startApacheKafka({ nodes: 3, dataDir: path.join(config.dataDir, "apache-kafka"), adminUser: config.KAFKA_ADMIN_USER, adminPassword, ports: [config.KAFKA_PORT, config.KAFKA_PORT + 2, config.KAFKA_PORT + 3], log: line("kafka") });
+  stops.add({ name: "Apache Kafka (dev)", stop: () => dev.stop() });
   if (config.prodEnvironment) {
     log(`starting Apache Kafka (one node) as the prod environment on ${config.KAFKA_PROD_PORT} in ${path.join(config.dataDir, "apache-kafka-prod")}`);
-    prod = startApacheKafka({ nodes: 1, dataDir: path.join(config.dataDir, "apache-kafka-prod"), adminUser: config.KAFKA_ADMIN_USER, adminPassword, ports: [config.KAFKA_PROD_PORT], log: line("kafka-prod") }).then((cluster) => {
-      stops.add({ name: "Apache Kafka (prod)", stop: () => cluster.stop() });
-      return cluster;
-    });
+    const prod = await startApacheKafka({ nodes: 1, dataDir: path.join(config.dataDir, "apache-kafka-prod"), adminUser: config.KAFKA_ADMIN_USER, adminPassword, ports: [config.KAFKA_PROD_PORT], log: line("kafka-prod") });
+    stops.add({ name: "Apache Kafka (prod)", stop: () => prod.stop() });
+    await registerEmbeddedProd(workerDatabaseUrl, secretsKey, prod.bootstrap, { name: config.KAFKA_ADMIN_USER, password: adminPassword });
   }
-  // Both settle before either failure is reported, so a cluster that did start is registered for the stop.
-  const [devStarted, prodStarted] = await Promise.allSettled([dev, prod ?? Promise.resolve(null)]);
-  if (devStarted.status === "rejected") throw devStarted.reason;
-  if (prodStarted.status === "rejected") throw prodStarted.reason;
-  log(`Apache Kafka is up: dev ${devStarted.value.bootstrap}${prodStarted.value ? `, prod ${prodStarted.value.bootstrap}` : ""}`);
-  return { dev: devStarted.value.bootstrap, prod: prodStarted.value?.bootstrap ?? null };
+  return dev.bootstrap;
 }
 
 /** Starts the worker as a child process and waits until it reports ready. */
@@ -433,11 +420,6 @@ async function main() {
   let databaseUrl = config.DATABASE_URL;
   let portalDatabaseUrl = config.PORTAL_DATABASE_URL;
   let workerDatabaseUrl = config.WORKER_DATABASE_URL;
-  // Apache Kafka's clusters start now, side by side with PostgreSQL and the catalog's set-up (they need nothing from it).
-  const adminPassword = config.KAFKA_ADMIN_PASSWORD ?? (config.demoMode ? DEMO_KAFKA_ADMIN_PASSWORD : "");
-  const apacheKafka = config.startWorker && config.kafkaEngine === "apache" ? startApacheKafkaClusters(config, adminPassword) : null;
-  // Awaited below; a failure meanwhile must not surface as an unhandled rejection.
-  apacheKafka?.catch(() => {});
   if (!databaseUrl) {
     log(`starting embedded PostgreSQL in ${path.join(config.dataDir, "postgres")} on port ${config.KAPPA_PG_PORT}`);
     const adminUrl = await startPostgresSupervisor(path.join(config.dataDir, "postgres"), config.KAPPA_PG_PORT);
@@ -480,12 +462,11 @@ async function main() {
   const secretsKey = config.KAPPA_SECRETS_KEY ?? demoSecret(config.dataDir, "secrets-key", "base64");
 
   // Kafka: the embedded broker unless KAFKA_BROKERS points at a cluster.
+  const adminPassword = config.KAFKA_ADMIN_PASSWORD ?? (config.demoMode ? DEMO_KAFKA_ADMIN_PASSWORD : "");
   let bootstrap = config.KAFKA_BROKERS ?? `127.0.0.1:${config.KAFKA_PORT}`;
-  if (apacheKafka) {
+  if (config.startWorker && config.kafkaEngine === "apache") {
     try {
-      const clusters = await apacheKafka;
-      bootstrap = clusters.dev;
-      if (clusters.prod) await registerEmbeddedProd(workerDatabaseUrl ?? databaseUrl, secretsKey, clusters.prod, { name: config.KAFKA_ADMIN_USER, password: adminPassword });
+      bootstrap = await startApacheKafkaClusters(config, adminPassword, secretsKey, workerDatabaseUrl ?? databaseUrl);
     } catch (error) {
       // EngineUnavailableError names what to install (Java 17, Maven).
       throw new Error(`KAPPA_KAFKA=apache: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -18,9 +18,8 @@ process.env.KAPPA_E2E_KAFKA_PORT ??= "19092";
  * the embedded broker (project `worker-apache`): `npm start` with
  * KAPPA_KAFKA=apache starts the pinned release of packages/engines — a 3-node
  * KRaft cluster (SCRAM-SHA-512, StandardAuthorizer, tiered storage) on
- * KAPPA_E2E_KAFKA_PORT, +2 and +3, and a single node as the `prod`
- * environment on KAPPA_E2E_KAFKA_PORT + 1 — once for the run, and stops them
- * at its end. The specs reach Kafka through KAPPA_E2E_KAFKA_BOOTSTRAP, which
+ * KAPPA_E2E_KAFKA_PORT, +2 and +3 — once for the run, and stops it at its
+ * end. The specs reach Kafka through KAPPA_E2E_KAFKA_BOOTSTRAP, which
  * lists every node of the dev cluster.
  */
 const kafkaEngine = process.env.KAPPA_E2E_KAFKA ?? "embedded";
@@ -143,9 +142,16 @@ export default defineConfig({
       // SLO alerts fire and resolve after 5 s above/below the objective (default 1 and 2 min), so the journey sees both.
       WORKER_ALERT_FIRE_AFTER_MS: "5000",
       WORKER_ALERT_RESOLVE_AFTER_MS: "5000",
+      // The worker observes lag, offsets and tiers every 2 s (default 5 s) and grants the message browser new topics
+      // within 2 s (default 10 s), so the journeys' waits for a figure or a grant end sooner.
+      WORKER_OBSERVE_INTERVAL_MS: "2000",
+      WORKER_MESSAGE_BROWSER_RECONCILE_MS: "2000",
       // Its own Kafka port too (Apache Kafka: the first of the dev cluster's nodes).
       KAFKA_PORT: process.env.KAPPA_E2E_KAFKA_PORT,
       KAPPA_KAFKA: kafkaEngine,
+      // No second Apache Kafka cluster as `prod` (a fourth JVM): no spec of the worker project promotes. The embedded
+      // prod broker costs next to nothing and stays.
+      ...(kafkaEngine === "apache" ? { KAPPA_PROD_ENVIRONMENT: "false" } : {}),
       // Single sign-on against the provider the SSO journey starts (e2e/sso.spec.ts);
       // next-auth reads its discovery document only when someone signs in with it.
       OIDC_ISSUER: `http://127.0.0.1:${process.env.KAPPA_E2E_OIDC_PORT}`,
