@@ -13,6 +13,19 @@ const PORT = Number(process.env.KAPPA_E2E_PORT ?? 3100);
 // The embedded broker's port in e2e runs (not 9092, so a developer's `npm start`
 // can keep running); set here so the tests, in worker processes, see it too.
 process.env.KAPPA_E2E_KAFKA_PORT ??= "19092";
+/*
+ * KAPPA_E2E_KAFKA=apache runs the worker project on Apache Kafka instead of
+ * the embedded broker (project `worker-apache`): `npm start` with
+ * KAPPA_KAFKA=apache starts the pinned release of packages/engines — a 3-node
+ * KRaft cluster (SCRAM-SHA-512, StandardAuthorizer, tiered storage) on
+ * KAPPA_E2E_KAFKA_PORT, +2 and +3 — once for the run, and stops it at its
+ * end. The specs reach Kafka through KAPPA_E2E_KAFKA_BOOTSTRAP, which
+ * lists every node of the dev cluster.
+ */
+const kafkaEngine = process.env.KAPPA_E2E_KAFKA ?? "embedded";
+if (kafkaEngine !== "embedded" && kafkaEngine !== "apache") throw new Error(`KAPPA_E2E_KAFKA must be embedded or apache, not ${kafkaEngine}`);
+const kafkaPort = Number(process.env.KAPPA_E2E_KAFKA_PORT);
+process.env.KAPPA_E2E_KAFKA_BOOTSTRAP ??= (kafkaEngine === "apache" ? [kafkaPort, kafkaPort + 2, kafkaPort + 3] : [kafkaPort]).map((p) => `127.0.0.1:${p}`).join(",");
 // The test identity provider of the SSO journey (e2e/oidc-provider.ts): next to the portal's port.
 process.env.KAPPA_E2E_OIDC_PORT ??= String(PORT + 1);
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -53,7 +66,7 @@ if (!process.env.KAPPA_E2E_DATA_DIR) {
  * (e2e/worker-journey.spec.ts). Without it the worker must not run: the other
  * specs stand in for it by writing its rows, and a live worker would race them.
  */
-const withWorker = process.env.KAPPA_E2E_WORKER === "1";
+const withWorker = process.env.KAPPA_E2E_WORKER === "1" || kafkaEngine === "apache";
 const baseURL = `http://localhost:${PORT}`;
 
 export default defineConfig({
@@ -89,7 +102,7 @@ export default defineConfig({
   projects: [
     { name: "setup", testMatch: /.*\.setup\.ts/ },
     ...(withWorker
-      ? [{ name: "worker", testMatch: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] }]
+      ? [{ name: kafkaEngine === "apache" ? "worker-apache" : "worker", testMatch: /(worker-.*|cli)\.spec\.ts/, dependencies: ["setup"] }]
       : [
           { name: "journeys", testMatch: /.*\.spec\.ts/, testIgnore: /(worker-.*|cli|api-fuzz)\.spec\.ts/, dependencies: ["setup"] },
           // The property-based API tester (e2e/api-fuzz.spec.ts), in `npm test`: after the journeys, against
@@ -103,7 +116,8 @@ export default defineConfig({
     cwd: REPO_ROOT,
     url: `${baseURL}/signin`,
     // The first start builds the portal: about a minute on a quiet 2-core machine,
-    // several under load. The wait ends as soon as the sign-in page answers.
+    // several under load (Apache Kafka's clusters start before it: 10–30 s, more under load).
+    // The wait ends as soon as the sign-in page answers.
     timeout: 600_000,
     reuseExistingServer: false,
     // SIGTERM (not Playwright's default SIGKILL) lets `npm start` stop PostgreSQL cleanly.
@@ -132,8 +146,16 @@ export default defineConfig({
       // SLO alerts fire and resolve after 5 s above/below the objective (default 1 and 2 min), so the journey sees both.
       WORKER_ALERT_FIRE_AFTER_MS: "5000",
       WORKER_ALERT_RESOLVE_AFTER_MS: "5000",
-      // Its own Kafka port too.
+      // The worker observes lag, offsets and tiers every 2 s (default 5 s) and grants the message browser new topics
+      // within 2 s (default 10 s), so the journeys' waits for a figure or a grant end sooner.
+      WORKER_OBSERVE_INTERVAL_MS: "2000",
+      WORKER_MESSAGE_BROWSER_RECONCILE_MS: "2000",
+      // Its own Kafka port too (Apache Kafka: the first of the dev cluster's nodes).
       KAFKA_PORT: process.env.KAPPA_E2E_KAFKA_PORT,
+      KAPPA_KAFKA: kafkaEngine,
+      // No second Apache Kafka cluster as `prod` (a fourth JVM): no spec of the worker project promotes. The embedded
+      // prod broker costs next to nothing and stays.
+      ...(kafkaEngine === "apache" ? { KAPPA_PROD_ENVIRONMENT: "false" } : {}),
       // Single sign-on against the provider the SSO journey starts (e2e/sso.spec.ts);
       // next-auth reads its discovery document only when someone signs in with it.
       OIDC_ISSUER: `http://127.0.0.1:${process.env.KAPPA_E2E_OIDC_PORT}`,

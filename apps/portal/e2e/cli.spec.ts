@@ -95,10 +95,10 @@ test.describe.serial("kappa CLI against the real portal", () => {
     expect(applied.stdout).toContain(`${topic}: ACTIVE`);
     expect(applied.code).toBe(0);
 
-    // On the broker: the topic with the file's two partitions.
+    // On the cluster (the embedded broker or Apache Kafka's three nodes, playwright.config.ts): the topic with the file's two partitions.
     const kafka = new Kafka({
       clientId: "kappa-e2e-cli-check",
-      brokers: [`127.0.0.1:${process.env.KAPPA_E2E_KAFKA_PORT}`],
+      brokers: (process.env.KAPPA_E2E_KAFKA_BOOTSTRAP ?? "").split(","),
       sasl: { mechanism: "scram-sha-512", username: "kappa-admin", password: "kappa-dev-secret" },
       logLevel: logLevel.NOTHING,
     });

@@ -120,8 +120,8 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     expect(account).toBeDefined();
     const password = (await issuedCredentials(owner, account?.id ?? "")).password;
     const client = new SchemaRegistryClient({ baseURLs: [`${baseURL}/api/schema-registry`], basicAuthCredentials: { credentialsSource: "USER_INFO", userInfo: `${account?.name}:${password}` } });
-    // The embedded broker the e2e run starts (playwright.config.ts).
-    const bootstrap = `127.0.0.1:${process.env.KAPPA_E2E_KAFKA_PORT}`;
+    // The Kafka the e2e run starts: the embedded broker or Apache Kafka's three nodes (playwright.config.ts).
+    const bootstrap = process.env.KAPPA_E2E_KAFKA_BOOTSTRAP ?? "";
     const producer = kafka(bootstrap, account?.name ?? "", password).producer();
     await producer.connect();
     try {

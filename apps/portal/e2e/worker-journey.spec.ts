@@ -168,11 +168,24 @@ test.describe.serial("journey with the real worker and broker", () => {
     await expect(group.getByTestId("group-lag")).toHaveText("35 messages", { timeout: 60_000 });
     await consume(reader.consumer({ groupId }), topic, 35);
     await expect(replay.getByTestId("replay-caught-up")).toBeVisible({ timeout: 60_000 });
-    await producer.disconnect();
 
-    // The one-minute local window: closed segments go to object storage and leave local disk.
+    // The one-minute local window (segment.ms as long): the producer keeps writing, a record a few seconds, and
+    // the first record after the window closes the segment (Apache Kafka rolls a segment only on an append, never on
+    // a quiet topic); the closed segment goes to object storage and leaves local disk, so the replay window shows
+    // records served from object storage.
     await ordersOwner.goto(`/products/${productId}#live`);
-    await expect(ordersOwner.getByTestId("replay-remote")).toHaveText(/^[1-9][\d,]* records$/, { timeout: 180_000 });
+    const servedRemotely = ordersOwner.getByTestId("replay-remote");
+    let next = 35;
+    await expect
+      .poll(
+        async () => {
+          await producer.send({ topic, messages: batch(1, next++) });
+          return (await servedRemotely.textContent()) ?? "";
+        },
+        { timeout: 180_000, intervals: [5_000] },
+      )
+      .toMatch(/^[1-9][\d,]* records$/);
+    await producer.disconnect();
     await expect(ordersOwner.getByTestId("remote-bytes")).not.toHaveText(/^(0 B|unknown)$/);
     await expect(ordersOwner.getByTestId("storage-bar")).toBeVisible();
   });
