@@ -27,10 +27,11 @@ export const REPLAY_REVIEWED_CLASSIFICATIONS = ["CONFIDENTIAL", "RESTRICTED"] as
  * reading every input. A timestamp must carry its zone (Z or an offset).
  */
 const REPLAY_FROM_MESSAGE = 'from must be "earliest" or an ISO-8601 date and time with its zone, e.g. 2026-12-01T00:00:00Z';
-const isoInstant = z.iso.datetime({ offset: true });
+const isoInstant = z.iso.datetime({ offset: true, error: REPLAY_FROM_MESSAGE });
 export const derivedReplayInput = z
   .object({
-    from: z.string({ error: REPLAY_FROM_MESSAGE }).refine((v) => v === "earliest" || isoInstant.safeParse(v).success, { error: REPLAY_FROM_MESSAGE }),
+    // A union, not a refine: the API document then states the rule ("earliest" or a date-time) that the handler applies.
+    from: z.union([z.literal("earliest", { error: REPLAY_FROM_MESSAGE }), isoInstant], { error: REPLAY_FROM_MESSAGE }),
     /** Why: shown to the governance reviewer when the replay needs four eyes. */
     reason: z.string().trim().max(1_000).optional(),
   })
