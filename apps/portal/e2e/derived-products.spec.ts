@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { one, withDb } from "./db";
 import { as } from "./roles";
 
@@ -18,6 +18,27 @@ import { as } from "./roles";
  */
 
 const topicOf = (name: string) => withDb((db) => one<{ topicName: string }>(db, `SELECT "topicName" FROM "DataProduct" WHERE name = $1`, [name])).then((r) => r.topicName);
+
+/** A payments product (JSON Schema with these required properties) registered through the API as its owner; its id. */
+async function registerPaymentsProduct(page: Page, name: string, description: string, partitions: number, properties: Record<string, { type: string }>): Promise<string> {
+  const domain = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "Domain" WHERE slug = 'payments'`));
+  const created = await page.request.post("/api/v1/products", {
+    headers: { origin: new URL(test.info().project.use.baseURL ?? "http://localhost").origin },
+    data: {
+      domainId: domain.id,
+      name,
+      description,
+      classification: "INTERNAL",
+      freshnessSeconds: 120,
+      availabilityPct: 99.5,
+      partitions,
+      contactEmail: "owner@payments.example",
+      schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", properties, required: Object.keys(properties) }) },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  return ((await created.json()) as { id: string }).id;
+}
 
 test("the publish form offers a derived product: the statement editor, Validate, the missing Flink gateway and a refused input named — by keyboard and at phone width", async ({ browser }) => {
   const [orderEvents, orderStatus] = await Promise.all([topicOf("Order Events"), topicOf("Order Status")]);
@@ -80,24 +101,8 @@ test("the publish form offers a derived product: the statement editor, Validate,
 test("a derived product's page shows its Flink job: state, uptime, rates, watermark lag, checkpoint, restarts, Flink's exception, why it stopped, and the statement", async ({ browser }) => {
   const page = await as(browser, "paymentsOwner");
   const orderEvents = await topicOf("Order Events");
-  const domain = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "Domain" WHERE slug = 'payments'`));
   // A product registered through the API; the test then writes the DerivedProduct row that registerDerivedProduct (which needs Flink) and the worker's observer would.
-  const created = await page.request.post("/api/v1/products", {
-    headers: { origin: new URL(test.info().project.use.baseURL ?? "http://localhost").origin },
-    data: {
-      domainId: domain.id,
-      name: `Revenue per Minute ${randomBytes(2).toString("hex")}`,
-      description: "Order revenue per merchant per minute, computed in the stream by Flink.",
-      classification: "INTERNAL",
-      freshnessSeconds: 120,
-      availabilityPct: 99.5,
-      partitions: 3,
-      contactEmail: "owner@payments.example",
-      schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", properties: { merchant: { type: "string" }, revenue: { type: "number" } }, required: ["merchant", "revenue"] }) },
-    },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const productId = ((await created.json()) as { id: string }).id;
+  const productId = await registerPaymentsProduct(page, `Revenue per Minute ${randomBytes(2).toString("hex")}`, "Order revenue per merchant per minute, computed in the stream by Flink.", 3, { merchant: { type: "string" }, revenue: { type: "number" } });
   const statement = `SELECT merchant, window_start, window_end, SUM(amount) AS revenue\nFROM TABLE(TUMBLE(TABLE \`${orderEvents}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))\nGROUP BY merchant, window_start, window_end`;
   const jobId = randomBytes(16).toString("hex");
   const now = Date.now();
@@ -154,23 +159,7 @@ test("a derived product's page shows its Flink job: state, uptime, rates, waterm
 test("owners pause, resume and replay a derived product's job from its panel, by keyboard, with a confirmation; the worker's progress shows; others get no buttons", async ({ browser }) => {
   const page = await as(browser, "paymentsOwner");
   const orderEvents = await topicOf("Order Events");
-  const domain = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "Domain" WHERE slug = 'payments'`));
-  const created = await page.request.post("/api/v1/products", {
-    headers: { origin: new URL(test.info().project.use.baseURL ?? "http://localhost").origin },
-    data: {
-      domainId: domain.id,
-      name: `Revenue Life Cycle ${randomBytes(2).toString("hex")}`,
-      description: "Order revenue per merchant per minute, paused, resumed and replayed.",
-      classification: "INTERNAL",
-      freshnessSeconds: 120,
-      availabilityPct: 99.5,
-      partitions: 1,
-      contactEmail: "owner@payments.example",
-      schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", properties: { merchant: { type: "string" } }, required: ["merchant"] }) },
-    },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const productId = ((await created.json()) as { id: string }).id;
+  const productId = await registerPaymentsProduct(page, `Revenue Life Cycle ${randomBytes(2).toString("hex")}`, "Order revenue per merchant per minute, paused, resumed and replayed.", 1, { merchant: { type: "string" } });
   const jobId = randomBytes(16).toString("hex");
   // Stand-in for review, provisioning (ACTIVE) and the worker's deployment (planning the statement needs Flink).
   await withDb(async (db) => {

@@ -33,6 +33,23 @@ describe.each(KAFKA_TARGETS)("two workers sharing the outbox on %s", (kind) => {
     queued.products.push(...batch.products);
     queued.subscriptions.push(...batch.subscriptions);
   };
+  /**
+   * On the cluster, read with the admin's own client: exactly the catalog's topics and bindings (everything this file
+   * queued: the producer account's bindings cover all of it); then the passwords the catalog holds for pickup are the
+   * ones the cluster accepts — `count` records tagged `tag` written to each of the batch's topics with the producer's,
+   * each topic holding them once, and each subscriber reading exactly them with its own.
+   */
+  const expectOnCluster = async (batch: QueuedBatch, tag: string, count: number) => {
+    const producer = await producerCreds();
+    const admin = clientAs(target.brokers, { username: target.admin.name, password: target.admin.password });
+    await expect.poll(async () => clusterState(admin, queued, producer.username), { timeout: 30_000, interval: 500 }).toEqual(expectedClusterState(queued, producer.username, kind === "apache" ? 3 : 1));
+    const topics = batch.products.map((p) => p.topicName);
+    await produceTo(target.brokers, producer, topics, tag, count);
+    expect(await recordCounts(admin, topics)).toEqual(Object.fromEntries(topics.map((t) => [t, count])));
+    const read = await consumeAsSubscribers(db, people, target.brokers, batch.subscriptions, () => count);
+    const written = Array.from({ length: count }, (_, i) => `${tag}-${i}`);
+    expect(Object.fromEntries(batch.subscriptions.map((s) => [s.account.name, read.get(s.id)]))).toEqual(Object.fromEntries(batch.subscriptions.map((s) => [s.account.name, written])));
+  };
 
   beforeAll(async () => {
     // Every fourth product is tiered: the embedded broker with its tiered storage on, as the shared Apache Kafka cluster has it.
@@ -81,13 +98,7 @@ describe.each(KAFKA_TARGETS)("two workers sharing the outbox on %s", (kind) => {
       const issued = await db.auditEvent.groupBy({ by: ["entityId"], where: { action: "serviceAccount.credentials.issued", entityId: { in: accounts } }, _count: true });
       expect(Object.fromEntries(issued.map((i) => [i.entityId, i._count]))).toEqual(Object.fromEntries(accounts.map((id) => [id, 1])));
 
-      const producer = await producerCreds();
-      const admin = clientAs(target.brokers, { username: target.admin.name, password: target.admin.password });
-      await expect.poll(async () => clusterState(admin, batch, producer.username), { timeout: 30_000, interval: 500 }).toEqual(expectedClusterState(batch, producer.username, kind === "apache" ? 3 : 1));
-      await produceTo(target.brokers, producer, batch.products.map((p) => p.topicName), "shared", 2);
-      expect(await recordCounts(admin, batch.products.map((p) => p.topicName))).toEqual(Object.fromEntries(batch.products.map((p) => [p.topicName, 2])));
-      const read = await consumeAsSubscribers(db, people, target.brokers, batch.subscriptions, () => 2);
-      expect(Object.fromEntries(batch.subscriptions.map((s) => [s.account.name, read.get(s.id)]))).toEqual(Object.fromEntries(batch.subscriptions.map((s) => [s.account.name, ["shared-0", "shared-1"]])));
+      await expectOnCluster(batch, "shared", 2);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
@@ -148,14 +159,7 @@ describe.each(KAFKA_TARGETS)("two workers sharing the outbox on %s", (kind) => {
       expect(taken).toBe(retried);
       console.log(`worker killed on ${kind}: held ${heldAtKill} leases at the kill, ${retried} steps taken over by the survivor`);
 
-      const producer = await producerCreds();
-      const admin = clientAs(target.brokers, { username: target.admin.name, password: target.admin.password });
-      await expect.poll(async () => clusterState(admin, queued, producer.username), { timeout: 30_000, interval: 500 }).toEqual(expectedClusterState(queued, producer.username, kind === "apache" ? 3 : 1));
-      // The passwords the catalog holds for pickup are the ones the cluster accepts, and each topic holds what was written once.
-      await produceTo(target.brokers, producer, batch.products.map((p) => p.topicName), "after-kill", 1);
-      expect(await recordCounts(admin, batch.products.map((p) => p.topicName))).toEqual(Object.fromEntries(batch.products.map((p) => [p.topicName, 1])));
-      const read = await consumeAsSubscribers(db, people, target.brokers, batch.subscriptions, () => 1);
-      expect(Object.fromEntries(batch.subscriptions.map((s) => [s.account.name, read.get(s.id)]))).toEqual(Object.fromEntries(batch.subscriptions.map((s) => [s.account.name, ["after-kill-0"]])));
+      await expectOnCluster(batch, "after-kill", 1);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await survivor.stop();
