@@ -171,3 +171,118 @@ describe("contracts: plan and apply", () => {
     expect(items[0]?.errors.join(" ")).toMatch(/domain/);
   });
 });
+
+// Issue 34: a derived product's Flink SQL statement in its contract file
+// (schema[0].customProperties.derivedStatement). Planning a statement needs
+// Flink, so the derived product is made as the worker would leave it, as the
+// other catalog tests of derived products do.
+describe("contracts: a derived product's statement", () => {
+  const STATEMENT = "SELECT window_start AS windowStart, status, COUNT(*) AS changes\nFROM TABLE(TUMBLE(TABLE `orders.order-status.v1`, DESCRIPTOR(updatedAt), INTERVAL '1' MINUTE))\nGROUP BY window_start, window_end, status";
+  const flinkSchema = { type: "object", properties: { windowStart: { type: "string", format: "date-time" }, status: { type: "string" }, changes: { type: "integer" } }, required: ["windowStart", "changes"] };
+  let derivedId = "";
+  let inputId = "";
+
+  const active = async (name: string, schema: { format: string; definition: string }) => {
+    const p = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name, keyFields: [], schema }));
+    await submitForReview(db, ctx.as.ordersOwner, p.id);
+    await approveProduct(db, ctx.as.reviewer, p.id);
+    await db.provisioningTask.updateMany({ where: { entityId: p.id }, data: { status: "DONE" } });
+    return db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
+  };
+  const setStatement = (c: OdcsContract, value: string | undefined): OdcsContract => ({
+    ...c,
+    schema: c.schema?.map((o) => ({
+      ...o,
+      customProperties: value === undefined ? o.customProperties?.filter((p) => p.property !== "derivedStatement") : o.customProperties?.map((p) => (p.property === "derivedStatement" ? { ...p, value } : p)),
+    })),
+  });
+  const state = async () => ({
+    product: await db.dataProduct.findUniqueOrThrow({ where: { id: derivedId } }),
+    derived: await db.derivedProduct.findUniqueOrThrow({ where: { productId: derivedId } }),
+    schemas: await db.schemaVersion.count({ where: { productId: derivedId } }),
+    products: await db.dataProduct.count({ where: { slug: "order-status-per-minute" } }),
+  });
+
+  beforeAll(async () => {
+    inputId = (await active("Order Status", { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", properties: { status: { type: "string" }, updatedAt: { type: "string", format: "date-time" } } }) })).id;
+    const derived = await active("Order Status per Minute", { format: "JSON_SCHEMA", definition: JSON.stringify(flinkSchema) });
+    derivedId = derived.id;
+    await db.productInput.create({ data: { productId: derivedId, inputProductId: inputId } });
+    await db.derivedProduct.create({ data: { productId: derivedId, statement: STATEMENT, jobId: "b".repeat(32), jobState: "RUNNING" } });
+  });
+
+  it("the exported contract carries the statement and plans as no change; blanks, CRLF and a final semicolon are no change either", async () => {
+    const contract = await exported(derivedId);
+    expect(odcsProblems(contract)).toEqual([]);
+    expect(contract.schema?.[0]?.customProperties).toContainEqual(expect.objectContaining({ property: "derivedStatement", value: STATEMENT }));
+    const { items } = await planContracts(db, ctx.as.ordersOwner, files(contract));
+    expect(items[0]).toMatchObject({ action: "no-change", errors: [], changes: [], topic: "orders.order-status-per-minute.v1" });
+    const reformatted = setStatement(contract, `${STATEMENT.replace(/\n/g, "\r\n")};\n`);
+    expect((await planContracts(db, ctx.as.ordersOwner, files(reformatted))).items[0]).toMatchObject({ action: "no-change", errors: [] });
+    // A product that is not derived exports none.
+    expect((await exported(inputId)).schema?.[0]?.customProperties?.map((p) => p.property)).not.toContain("derivedStatement");
+  });
+
+  it("a changed statement is shown as a change and refused as not supported yet, on plan and on apply, changing nothing", async () => {
+    const contract = await exported(derivedId);
+    const changedStatement = STATEMENT.replace("INTERVAL '1' MINUTE", "INTERVAL '5' MINUTE");
+    const changed = setStatement({ ...contract, description: { purpose: "Status changes per five minutes." } }, changedStatement);
+    const before = await state();
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(changed))).items[0];
+    expect(plan).toMatchObject({ action: "error", productId: derivedId });
+    expect(plan?.changes).toContainEqual({ field: "derivedStatement", from: STATEMENT, to: changedStatement });
+    expect(plan?.errors).toEqual([expect.stringMatching(/^schema\[0\]\.customProperties\.derivedStatement: the statement of orders\.order-status-per-minute\.v1 differs from the catalog's, and changing a derived product's statement is not supported yet/)]);
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(changed))).items[0];
+    expect(applied).toMatchObject({ applied: false, refusal: { message: expect.stringContaining("changing a derived product's statement is not supported yet") } });
+    // Not even the description changed: the file is refused whole.
+    expect(await state()).toEqual(before);
+  });
+
+  it("a statement removed from a derived product, or added to a plain one, is refused naming the field", async () => {
+    const removed = setStatement(await exported(derivedId), undefined);
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(removed))).items[0];
+    expect(plan).toMatchObject({ action: "error", changes: [{ field: "derivedStatement", from: STATEMENT, to: null }] });
+    expect(plan?.errors[0]).toMatch(/^schema\[0\]\.customProperties\.derivedStatement: orders\.order-status-per-minute\.v1 is a derived product, computed by its Flink SQL statement; keep the statement in the file/);
+    const before = await state();
+    expect((await applyContracts(db, ctx.as.ordersOwner, files(removed))).items[0]).toMatchObject({ applied: false, refusal: { code: "VALIDATION_FAILED" } });
+    expect(await state()).toEqual(before);
+
+    const input = await exported(inputId);
+    const added: OdcsContract = { ...input, schema: input.schema?.map((o) => ({ ...o, customProperties: [...(o.customProperties ?? []), { property: "derivedStatement", value: "SELECT 1" }] })) };
+    const addedPlan = (await planContracts(db, ctx.as.ordersOwner, files(added))).items[0];
+    expect(addedPlan).toMatchObject({ action: "error", changes: [{ field: "derivedStatement", from: null, to: "SELECT 1" }] });
+    expect(addedPlan?.errors[0]).toMatch(/^schema\[0\]\.customProperties\.derivedStatement: orders\.order-status\.v1 is not a derived product, so it takes no statement/);
+    expect((await applyContracts(db, ctx.as.ordersOwner, files(added))).items[0]).toMatchObject({ applied: false });
+    expect(await db.derivedProduct.count({ where: { productId: inputId } })).toBe(0);
+
+    // A new product declared by a file: not yet (Flink plans it on registration).
+    const fresh = setStatement({ ...(await exported(derivedId)), id: "orders.status-per-hour", name: "Status per Hour", dataProduct: "Status per Hour" }, STATEMENT.replace("'1' MINUTE", "'1' HOUR"));
+    const create = (await applyContracts(db, ctx.as.ordersOwner, files(fresh))).items[0];
+    expect(create).toMatchObject({ action: "error", applied: false });
+    expect(create?.errors[0]).toMatch(/^schema\[0\]\.customProperties\.derivedStatement: declaring a derived product from a contract file is not supported yet/);
+    expect(await db.dataProduct.count({ where: { slug: "status-per-hour" } })).toBe(0);
+  });
+
+  it("with the same statement: its metadata applies as for any product; its schema (Flink's) and topic settings do not change", async () => {
+    const contract = await exported(derivedId);
+    const otherSchema = setSchema(contract, { ...flinkSchema, properties: { ...flinkSchema.properties, extra: { type: "string" } } });
+    const schemaPlan = (await planContracts(db, ctx.as.ordersOwner, files(otherSchema))).items[0];
+    expect(schemaPlan).toMatchObject({ action: "error" });
+    expect(schemaPlan?.errors).toEqual([expect.stringMatching(/^schema\[0\]\.customProperties\.schema: the schema of orders\.order-status-per-minute\.v1 is the one Flink derives from its statement/)]);
+    const partitions = (await planContracts(db, ctx.as.ordersOwner, files(setCustom(contract, "partitions", 12)))).items[0];
+    expect(partitions).toMatchObject({ action: "error", changes: [{ field: "partitions", from: 6, to: 12 }] });
+    expect(partitions?.errors[0]).toMatch(/^partitions cannot change on orders\.order-status-per-minute\.v1, and a new major version of a derived product is not supported yet/);
+    const before = await state();
+    expect((await applyContracts(db, ctx.as.ordersOwner, { ...files(setCustom(contract, "partitions", 12)), allowNewMajorVersion: true })).items[0]).toMatchObject({ applied: false });
+    expect(await state()).toEqual(before);
+
+    const described: OdcsContract = { ...contract, description: { purpose: "Order status changes per minute, by status." }, tags: ["orders", "flink"] };
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(described))).items[0];
+    expect(applied).toMatchObject({ action: "update", applied: true });
+    const after = await state();
+    expect(after.product).toMatchObject({ description: "Order status changes per minute, by status.", tags: ["orders", "flink"], status: "ACTIVE" });
+    expect(after.derived).toEqual(before.derived);
+    expect((await planContracts(db, ctx.as.ordersOwner, files(await exported(derivedId)))).items[0]).toMatchObject({ action: "no-change" });
+  });
+});
+

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { configPath, loadConfig, normalizeUrl, saveConfig } from "./config.ts";
 import { contractFiles } from "./files.ts";
 import { main } from "./main.ts";
-import { planExitCode, renderPlanItem, table } from "./render.ts";
+import { lineDiff, planExitCode, renderPlanItem, table } from "./render.ts";
 import type { PlanItem } from "./types.ts";
 
 const item = (over: Partial<PlanItem>): PlanItem => ({
@@ -238,3 +238,46 @@ describe("kappa plan over a folder with other domains' files", () => {
     expect(calls.map((c) => c.path)).toEqual(["/api/v1/contracts/plan"]);
   });
 });
+
+describe("kappa plan and apply with a derived product's statement", () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const before = "SELECT status, COUNT(*) AS changes\nFROM TABLE(TUMBLE(TABLE `orders.order-status.v1`, DESCRIPTOR(updatedAt), INTERVAL '1' MINUTE))\nGROUP BY window_start, window_end, status";
+  const after = before.replace("'1' MINUTE", "'5' MINUTE");
+  const refused = item({
+    action: "error",
+    changes: [{ field: "derivedStatement", from: before, to: after }],
+    errors: ["schema[0].customProperties.derivedStatement: the statement of orders.x.v1 differs from the catalog's, and changing a derived product's statement is not supported yet (not in the portal either)."],
+  });
+
+  it("a changed statement is shown as a line diff under the error, and apply sends nothing", async () => {
+    fakePortal([refused]);
+    const planned = await runKappa(["plan", "-f", "DIR"]);
+    expect(planned.code).toBe(1);
+    expect(planned.out).toContain(
+      [
+        "    error: schema[0].customProperties.derivedStatement: the statement of orders.x.v1 differs from the catalog's, and changing a derived product's statement is not supported yet (not in the portal either).",
+        "    ~ derivedStatement:",
+        "          SELECT status, COUNT(*) AS changes",
+        "        - FROM TABLE(TUMBLE(TABLE `orders.order-status.v1`, DESCRIPTOR(updatedAt), INTERVAL '1' MINUTE))",
+        "        + FROM TABLE(TUMBLE(TABLE `orders.order-status.v1`, DESCRIPTOR(updatedAt), INTERVAL '5' MINUTE))",
+        "          GROUP BY window_start, window_end, status",
+      ].join("\n"),
+    );
+    const calls = fakePortal([refused]);
+    const applied = await runKappa(["apply", "-f", "DIR"]);
+    expect(applied.code).toBe(1);
+    expect(applied.err).toBe("Nothing was applied: fix the errors above.");
+    expect(calls.map((c) => c.path)).toEqual(["/api/v1/contracts/plan"]);
+  });
+
+  it("a statement added or removed reads as whole lines added or removed; a one-line text stays on one line", () => {
+    expect(renderPlanItem(item({ action: "error", changes: [{ field: "derivedStatement", from: before, to: null }] }))).toContain(
+      "    ~ derivedStatement:\n        - SELECT status, COUNT(*) AS changes\n        - FROM TABLE(TUMBLE(TABLE `orders.order-status.v1`, DESCRIPTOR(updatedAt), INTERVAL '1' MINUTE))\n        - GROUP BY window_start, window_end, status",
+    );
+    expect(renderPlanItem(item({ action: "error", changes: [{ field: "derivedStatement", from: null, to: "SELECT 1" }] }))).toContain("    ~ derivedStatement:\n        + SELECT 1");
+    expect(renderPlanItem(item({ action: "update", changes: [{ field: "description", from: "a", to: "b" }] }))).toContain('    ~ description: "a" -> "b"');
+    expect(lineDiff(["a", "b", "c"], ["a", "c", "d"])).toEqual(["  a", "- b", "  c", "+ d"]);
+    expect(lineDiff([], [])).toEqual([]);
+  });
+});
+

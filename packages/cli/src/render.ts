@@ -33,6 +33,52 @@ const SYMBOL: Record<PlanItem["action"], string> = {
   error: "!",
 };
 
+/** Lines of a text (a statement), for a diff. */
+const textLines = (v: unknown): string[] | null => (typeof v === "string" ? v.split("\n") : v === null || v === undefined ? [] : null);
+
+/**
+ * A line diff of two texts (longest common subsequence): "  " kept, "- "
+ * removed, "+ " added — how a changed Flink SQL statement reads in a plan.
+ * Statements are short (≤ 20,000 characters); a longer pair is shown whole,
+ * removed then added, rather than spending quadratic time on it.
+ */
+export function lineDiff(from: string[], to: string[]): string[] {
+  if (from.length * to.length > 1_000_000) return [...from.map((l) => `- ${l}`), ...to.map((l) => `+ ${l}`)];
+  // lcs(i, j): length of the longest common subsequence of from[i..] and to[j..].
+  const width = to.length + 1;
+  const lengths = new Uint32Array((from.length + 1) * width);
+  const lcs = (i: number, j: number): number => lengths[i * width + j] ?? 0;
+  for (let i = from.length - 1; i >= 0; i--) {
+    for (let j = to.length - 1; j >= 0; j--) lengths[i * width + j] = from[i] === to[j] ? lcs(i + 1, j + 1) + 1 : Math.max(lcs(i + 1, j), lcs(i, j + 1));
+  }
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < from.length || j < to.length) {
+    if (i < from.length && j < to.length && from[i] === to[j]) {
+      out.push(`  ${from[i]}`);
+      i++;
+      j++;
+    } else if (i < from.length && (j === to.length || lcs(i + 1, j) >= lcs(i, j + 1))) {
+      // Removed lines first, as a unified diff shows a replaced line.
+      out.push(`- ${from[i]}`);
+      i++;
+    } else {
+      out.push(`+ ${to[j]}`);
+      j++;
+    }
+  }
+  return out;
+}
+
+/** A change whose value is text over several lines (a derived product's statement) is shown as a line diff. */
+function textChange(symbol: string, c: PlanItem["changes"][number]): string[] | null {
+  const from = textLines(c.from);
+  const to = textLines(c.to);
+  if (!from || !to || (from.length <= 1 && to.length <= 1 && c.field !== "derivedStatement")) return null;
+  return [`    ${symbol} ${c.field}:`, ...lineDiff(from, to).map((l) => `        ${l}`.trimEnd())];
+}
+
 /** One product's plan as a person reads it in a pull request. */
 export function renderPlanItem(item: PlanItem): string {
   const name = item.contractId ?? item.source ?? "contract";
@@ -46,9 +92,9 @@ export function renderPlanItem(item: PlanItem): string {
   }
   for (const error of item.errors) lines.push(`    error: ${error}`);
   if (item.action === "create") {
-    for (const c of item.changes) lines.push(`    + ${c.field}: ${show(c.to)}`);
+    for (const c of item.changes) lines.push(...(textChange("+", { ...c, from: null }) ?? [`    + ${c.field}: ${show(c.to)}`]));
   } else {
-    for (const c of item.changes) lines.push(`    ~ ${c.field}: ${show(c.from)} -> ${show(c.to)}`);
+    for (const c of item.changes) lines.push(...(textChange("~", c) ?? [`    ~ ${c.field}: ${show(c.from)} -> ${show(c.to)}`]));
   }
   if (item.schema.change === "new-version" && item.schema.mode) {
     lines.push(`    schema: ${item.schema.compatible ? "compatible" : "INCOMPATIBLE"} under ${item.schema.mode}`);

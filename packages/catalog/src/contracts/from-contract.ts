@@ -44,6 +44,8 @@ export interface DesiredProduct {
   compatibilityMode: "BACKWARD" | "BACKWARD_TRANSITIVE" | "FORWARD" | "FORWARD_TRANSITIVE" | "FULL" | "FULL_TRANSITIVE" | "NONE";
   /** The major version the file names in `version` (informational; the plan decides). */
   requestedMajor: number | null;
+  /** A derived product's Flink SQL statement (schema[0].customProperties.derivedStatement), normalised; null when the file has none. */
+  derivedStatement: string | null;
 }
 
 export interface ParsedContract {
@@ -53,6 +55,35 @@ export interface ParsedContract {
 
 type Problems = Record<string, string[]>;
 const add = (problems: Problems, path: string, message: string) => (problems[path] ??= []).push(message);
+
+/** As the form and `POST /api/v1/derived/validate` take a statement (derivedStatementInput). */
+export const MAX_STATEMENT_LENGTH = 20_000;
+
+/**
+ * A statement as the catalog keeps it: trimmed, without a trailing semicolon
+ * (normaliseStatement), with LF line ends — a YAML block or a file saved on
+ * Windows must not read as a changed statement.
+ */
+export function contractStatement(statement: string): string {
+  return statement.replace(/\r\n?/g, "\n").trim().replace(/;\s*$/, "").trim();
+}
+
+function derivedStatementFrom(contract: OdcsContract, problems: Problems): string | null {
+  const where = `schema[0].customProperties.${KAPPA_PROPERTIES.derivedStatement}`;
+  if (custom(contract.customProperties, KAPPA_PROPERTIES.derivedStatement) !== undefined) {
+    add(problems, `customProperties.${KAPPA_PROPERTIES.derivedStatement}`, `A derived product's statement computes its topic: put it on the schema object, as ${where}.`);
+  }
+  const value = custom(contract.schema?.[0]?.customProperties, KAPPA_PROPERTIES.derivedStatement);
+  if (value === undefined) return null;
+  if (typeof value !== "string") {
+    add(problems, where, "derivedStatement is the Flink SQL statement, as text.");
+    return null;
+  }
+  const statement = contractStatement(value);
+  if (statement.length === 0) add(problems, where, "derivedStatement is empty: write the Flink SQL statement, or leave the property out for a product that is not derived.");
+  else if (statement.length > MAX_STATEMENT_LENGTH) add(problems, where, `derivedStatement may be at most ${MAX_STATEMENT_LENGTH} characters.`);
+  return statement;
+}
 
 /** Reads YAML or JSON (JSON is YAML) into a plain value. */
 export function readContractText(text: string): unknown {
@@ -152,6 +183,7 @@ export function contractToDesired(value: unknown): ParsedContract {
   const expectedId = `${domainSlug}.${slug}`;
   if (contract.id !== expectedId) add(problems, "id", `The id of this product's contract is "${expectedId}" (<domain>.<name as slug>), not "${contract.id}".`);
   const schema = schemaFrom(contract, problems);
+  const derivedStatement = derivedStatementFrom(contract, problems);
   const qualityRules = qualityFromContract(contract.schema?.[0]?.quality, (path, message) => add(problems, path, message));
   const major = /^(\d+)\./.exec(contract.version)?.[1];
   const mapped = {
@@ -229,6 +261,7 @@ export function contractToDesired(value: unknown): ParsedContract {
       compatibilityMode: data.compatibilityMode,
       qualityRules,
       requestedMajor: major ? Number(major) : null,
+      derivedStatement,
     },
   };
 }

@@ -20,6 +20,8 @@ export const KAPPA_PROPERTIES = {
   schemaFormat: "schemaFormat",
   schemaVersion: "schemaVersion",
   schema: "schema",
+  /** On the schema object of a derived product: the Flink SQL statement that computes the topic. */
+  derivedStatement: "derivedStatement",
 } as const;
 
 export interface OdcsCustomProperty {

@@ -15,7 +15,7 @@ import { checkCompatibility } from "../schema/check-compatibility.ts";
 import { DEFAULT_COMPATIBILITY_MODE, isCompatibilityMode, type CompatibilityMode } from "../schema/modes.ts";
 import { EVOLVABLE_STATUSES } from "../schema-versions.ts";
 import { FULLY_EDITABLE_STATUSES, METADATA_EDITABLE_STATUSES } from "../transitions.ts";
-import { parseContract, type DesiredProduct } from "./from-contract.ts";
+import { contractStatement, parseContract, type DesiredProduct } from "./from-contract.ts";
 
 /*
  * `kappa plan`: what applying a contract would do to the catalog, per
@@ -136,6 +136,40 @@ function ruleProblems(desired: DesiredProduct, document: PolicyDocument): string
   }
 }
 
+/** Where a derived product's statement lives in a contract file (to-contract.ts says why there). */
+const STATEMENT_PLACE = "schema[0].customProperties.derivedStatement";
+
+/**
+ * A derived product's statement in the file against the catalog's (issue 34).
+ * The statement round-trips; what the catalog cannot do yet is refused here,
+ * by name, rather than ignored: adding a statement to a product, removing
+ * one, changing one (no new version of a statement exists yet, in the portal
+ * either), or a schema other than the one Flink derived.
+ */
+function planDerived(item: PlanItem, topic: string, stored: string | null, desired: DesiredProduct, schemaChanged: boolean): void {
+  if (stored === null) {
+    if (desired.derivedStatement !== null) {
+      item.changes.push({ field: "derivedStatement", from: null, to: desired.derivedStatement });
+      item.errors.push(`${STATEMENT_PLACE}: ${topic} is not a derived product, so it takes no statement. A derived product is declared as one (the publish form's "Derived product (Flink SQL)", or POST /api/v1/products with derived.statement); remove ${STATEMENT_PLACE} from this file.`);
+    }
+    return;
+  }
+  const before = contractStatement(stored);
+  if (desired.derivedStatement === null) {
+    item.changes.push({ field: "derivedStatement", from: before, to: null });
+    item.errors.push(`${STATEMENT_PLACE}: ${topic} is a derived product, computed by its Flink SQL statement; keep the statement in the file (a derived product does not become a plain one: retire it instead).`);
+    return;
+  }
+  if (before !== desired.derivedStatement) {
+    item.changes.push({ field: "derivedStatement", from: before, to: desired.derivedStatement });
+    item.errors.push(
+      `${STATEMENT_PLACE}: the statement of ${topic} differs from the catalog's, and changing a derived product's statement is not supported yet (not in the portal either): a new version of the statement, restoring the job's state from a savepoint where Flink can and otherwise a new major version, is still to be built. Keep the current statement in the file, or declare the new one as a new derived product.`,
+    );
+    return;
+  }
+  if (schemaChanged) item.errors.push(`schema[0].customProperties.schema: the schema of ${topic} is the one Flink derives from its statement; keep the exported schema in the file (it changes only with the statement).`);
+}
+
 /** Plans one contract text for the actor. Never throws for a bad contract: the item says why. */
 export async function planContract(db: Db | Tx, actor: Actor, text: string, source: string | null): Promise<PlanItem> {
   const item = emptyItem(source);
@@ -182,6 +216,15 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     item.targetTopic = `${desired.domainSlug}.${desired.slug}.v1`;
     item.changes = COMPARED.map((c) => ({ field: c.field, from: null, to: desired[c.field] }));
     if (desired.qualityRules.length > 0) item.changes.push({ field: "qualityRules", from: null, to: desired.qualityRules.map((r) => r.name) });
+    if (desired.derivedStatement !== null) {
+      // Registering one needs Flink's planner (its schema is Flink's): not from a file yet.
+      item.action = "error";
+      item.changes.push({ field: "derivedStatement", from: null, to: desired.derivedStatement });
+      item.errors.push(
+        `${STATEMENT_PLACE}: declaring a derived product from a contract file is not supported yet. Register it with the publish form's "Derived product (Flink SQL)" or POST /api/v1/products with derived.statement (Flink plans the statement and derives the schema); from then on its exported contract plans and applies here.`,
+      );
+      return item;
+    }
     item.errors.push(...ruleProblems(desired, policy.document));
     if (item.errors.length > 0) return item;
     item.schema.change = "new";
@@ -210,6 +253,9 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
   const schemaChanged = !latest || !sameSchema(latest, desired.schema);
   const baseline = productFacts(current, latest ?? null);
   const mode: CompatibilityMode = isCompatibilityMode(current.compatibilityMode) ? current.compatibilityMode : DEFAULT_COMPATIBILITY_MODE;
+  const derived = await db.derivedProduct.findUnique({ where: { productId: current.id }, select: { statement: true } });
+  planDerived(item, current.topicName, derived?.statement ?? null, desired, schemaChanged);
+  if (item.errors.length > 0) return item;
 
   if (current.status === "IN_REVIEW") {
     if (item.changes.length > 0 || schemaChanged) item.errors.push(`${current.topicName} is in review: wait for the decision before changing it.`);
@@ -265,6 +311,11 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
       item.schema = { change: "new-version", mode, compatible: verdict.compatible, issues: verdict.issues.map((i) => ({ path: i.path, rule: i.rule, message: i.message })) };
     }
     item.changes.push({ field: "schema", from: `${latest.format} v${latest.version}`, to: `${desired.schema.format} v${latest.version + 1}` });
+  }
+  if (derived && locked.length > 0) {
+    // publishMajorVersion copies a plain product: the statement and its job would not follow.
+    item.errors.push(`${locked.map((c) => c.field).join(", ")} cannot change on ${current.topicName}, and a new major version of a derived product is not supported yet; keep ${locked.length === 1 ? "it" : "them"} as the catalog has ${locked.length === 1 ? "it" : "them"}.`);
+    return item;
   }
   if (breaking || locked.length > 0) {
     item.action = "new-major-version";

@@ -117,4 +117,44 @@ describe("ODCS contracts", () => {
     const extra = { ...structuredClone(contract), topic: "not-odcs" };
     expect(() => contractToDesired(extra)).toThrow(/ODCS does not define: "topic"/);
   });
+
+  it("a derived product's Flink SQL statement round-trips as the schema object's custom property derivedStatement", () => {
+    const statement = "SELECT o.orderId, p.amount\nFROM `orders.order-events.v1` o\nJOIN `payments.payments-captured.v1` p\n  ON o.orderId = p.orderId AND p.capturedAt BETWEEN o.placedAt AND o.placedAt + INTERVAL '1' HOUR";
+    const json = JSON.stringify({ type: "object", properties: { orderId: { type: "string" }, amount: { type: "number" } } });
+    const derived = { ...product, keyFields: [], schema: { version: 1, format: "JSON_SCHEMA" as const, definition: json }, derived: { statement } };
+    const exported = productToContract(derived, { bootstrap: "kafka:9092" });
+    expect(odcsProblems(exported)).toEqual([]);
+    expect(exported.schema?.[0]?.customProperties?.find((p) => p.property === "derivedStatement")?.value).toBe(statement);
+    // Not among the topic settings.
+    expect(exported.customProperties?.map((p) => p.property)).not.toContain("derivedStatement");
+    // As the portal's download writes it (GET /api/v1/products/{id}/contract).
+    const yaml = stringify(exported, { lineWidth: 0 });
+    // A multi-line statement stays readable in the file: a YAML block, not one escaped line.
+    expect(yaml).toContain("      - property: derivedStatement\n        value: |-\n          SELECT o.orderId, p.amount\n          FROM `orders.order-events.v1` o\n");
+    for (const text of [yaml, JSON.stringify(exported)]) expect(parseContract(text).desired.derivedStatement).toBe(statement);
+    // A product that is not derived has none, and its file carries none.
+    expect(contract.schema?.[0]?.customProperties?.map((p) => p.property)).not.toContain("derivedStatement");
+    expect(parseContract(stringify(contract)).desired.derivedStatement).toBeNull();
+
+    const withStatement = (value: unknown) => {
+      const c = structuredClone(exported);
+      c.schema = c.schema?.map((o) => ({ ...o, customProperties: o.customProperties?.map((p) => (p.property === "derivedStatement" ? { ...p, value } : p)) }));
+      return c;
+    };
+    // Windows line ends, surrounding blanks and a final semicolon are not a different statement.
+    expect(contractToDesired(withStatement(`\n${statement.replace(/\n/g, "\r\n")} ;\n`)).desired.derivedStatement).toBe(statement);
+    const refusal = (value: unknown) => {
+      try {
+        contractToDesired(value);
+      } catch (e) {
+        return (e as { fields: Record<string, string[]> }).fields;
+      }
+      throw new Error("accepted");
+    };
+    expect(refusal(withStatement(42))["schema[0].customProperties.derivedStatement"]).toEqual(["derivedStatement is the Flink SQL statement, as text."]);
+    expect(refusal(withStatement(" ; "))["schema[0].customProperties.derivedStatement"]?.[0]).toMatch(/^derivedStatement is empty/);
+    expect(refusal(withStatement(`SELECT 1 -- ${"x".repeat(20_000)}`))["schema[0].customProperties.derivedStatement"]).toEqual(["derivedStatement may be at most 20000 characters."]);
+    const misplaced = { ...structuredClone(contract), customProperties: [...(contract.customProperties ?? []), { property: "derivedStatement", value: statement }] };
+    expect(refusal(misplaced)["customProperties.derivedStatement"]?.[0]).toMatch(/put it on the schema object, as schema\[0\]\.customProperties\.derivedStatement/);
+  });
 });

@@ -18,7 +18,8 @@ import { qualityToContract } from "./quality-section.ts";
  *                      properties derived from the physical schema (logicalType, physicalType,
  *                      required, description, classification "pii" for tagged fields, primaryKey
  *                      + primaryKeyPosition for key fields); customProperties schemaFormat
- *                      (avro | json-schema), schema (the physical schema itself), schemaVersion
+ *                      (avro | json-schema), schema (the physical schema itself), schemaVersion;
+ *                      for a derived product also derivedStatement (its Flink SQL statement)
  *   slaProperties      latency (freshness, s), availability (%), retention (d / ms, or "forever")
  *   servers[0]         type kafka, host = bootstrap, format avro | json, customProperties topic
  *   support[0]         channel email, url mailto:<contact e-mail>
@@ -31,6 +32,16 @@ import { qualityToContract } from "./quality-section.ts";
  * Derived fields (version, status, team, roles, servers, properties) are
  * written for readers and ignored on import; the physical schema is the
  * source of truth for the schema.
+ *
+ * Why a derived product's statement is a custom property of schema[0]: the
+ * statement computes the topic that schema object describes, and its output
+ * is that object's physical schema, so it belongs next to `schema`. ODCS
+ * 3.1 has `transformLogic` / `transformSourceObjects` only on a property (a
+ * column's lineage), not on a schema object, and a schema object admits no
+ * other keys (unevaluatedProperties: false): a custom property is the place
+ * the standard leaves for it. Not the contract's top-level customProperties:
+ * those hold topic settings, and a contract of several objects would not say
+ * which one the statement computes.
  */
 
 export interface ContractProductInput {
@@ -59,6 +70,8 @@ export interface ContractProductInput {
   schema: { version: number; format: "AVRO" | "JSON_SCHEMA"; definition: string } | null;
   /** The data-quality rules in force (the schema object's `quality`). */
   qualityRules?: QualityRule[];
+  /** A derived product (issue 34): the Flink SQL statement it is computed by; null or absent for any other product. */
+  derived?: { statement: string } | null;
 }
 
 const STATUS: Record<string, string> = {
@@ -165,6 +178,9 @@ export function productToContract(product: ContractProductInput, options: { boot
               { property: KAPPA_PROPERTIES.schemaFormat, value: format },
               { property: KAPPA_PROPERTIES.schemaVersion, value: schema.version },
               { property: KAPPA_PROPERTIES.schema, value: physicalSchema(schema.definition) },
+              ...(product.derived
+                ? [{ property: KAPPA_PROPERTIES.derivedStatement, value: product.derived.statement, description: "The Flink SQL statement that computes this topic; its output schema is `schema`." }]
+                : []),
             ],
           },
         ]
