@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
@@ -43,11 +43,22 @@ function postmasterRunning(dir: string): boolean {
   }
 }
 
-/** Data folders of earlier runs (~40 MB each) whose PostgreSQL is gone: drop them. */
+/**
+ * Data folders of earlier runs (~40 MB each) whose PostgreSQL is gone: drop them. A folder younger than
+ * ten minutes may belong to a run beside this one whose PostgreSQL is still starting
+ * (`npm run test:e2e:workers` runs two at once): it stays.
+ */
 function removeStaleDataDirs(): void {
   for (const name of readdirSync("/tmp")) {
     const dir = path.join("/tmp", name);
-    if (name.startsWith(DATA_PREFIX) && !postmasterRunning(dir)) rmSync(dir, { recursive: true, force: true });
+    if (!name.startsWith(DATA_PREFIX) || postmasterRunning(dir)) continue;
+    let age = Infinity;
+    try {
+      age = Date.now() - statSync(dir).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (age > 10 * 60_000) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -71,6 +82,8 @@ const baseURL = `http://localhost:${PORT}`;
 
 export default defineConfig({
   testDir: "./e2e",
+  // Per portal port: two runs side by side (`npm run test:e2e:workers`) must not clear each other's results.
+  outputDir: path.join("test-results", String(PORT)),
   // Journeys share one database and build on each other's products.
   fullyParallel: false,
   workers: 1,

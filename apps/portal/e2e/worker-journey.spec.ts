@@ -101,7 +101,10 @@ test.describe.serial("journey with the real worker and broker", () => {
 
     const owner = await as(browser, "ordersOwner");
     await owner.goto("/review");
-    await owner.getByTestId("review-subscription").filter({ hasText: productName }).getByRole("button", { name: /^Approve access/ }).click();
+    const request = owner.getByTestId("review-subscription").filter({ hasText: productName });
+    await request.getByRole("button", { name: /^Approve access/ }).click();
+    // Decided once it leaves the queue: the consumer's page shows the state at its load.
+    await expect(request).toHaveCount(0);
 
     await consumer.reload();
     await consumer.getByTestId("subscriptions").getByRole("link").first().click();
