@@ -140,3 +140,13 @@ export async function qualityScores(db: Db, productIds: readonly string[], now =
   }
   return out;
 }
+
+/** A search result with each item's observed quality (`quality: null` = not measured), for the catalog page and `GET /api/v1/products`. */
+export async function withQualityScores<T extends { items: { id: string }[] }>(db: Db, result: T, now = Date.now()): Promise<Omit<T, "items"> & { items: (T["items"][number] & { quality: { share: number; records: number } | null })[] }> {
+  const scores = await qualityScores(
+    db,
+    result.items.map((i) => i.id),
+    now,
+  );
+  return { ...result, items: result.items.map((i) => ({ ...i, quality: scores.get(i.id) ?? null })) };
+}
