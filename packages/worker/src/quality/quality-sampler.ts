@@ -11,10 +11,11 @@
  *   says where the next look starts; the counts and the cursor move in one
  *   transaction, and only if the cursor still holds the offset this run read
  *   from (another worker that got there first wins; this run's counts go).
- * - Bounded: at most `perPartition` records per partition and `perCycle` per
- *   run. A partition that received more since the last look is sampled at
- *   its newest records; the ones in between are skipped, never counted late.
- *   Products beyond the run's budget are served first next time.
+ * - Bounded: at most `perPartition` records per partition, `perCycle` per
+ *   run and `maxProducts` products per run. A partition that received more
+ *   since the last look is sampled at its newest records; the ones in
+ *   between are skipped, never counted late. Products beyond the run's
+ *   budget are served first next time.
  */
 import { decodeValue, qualityRulesOf, QUALITY_BUCKET_MS, ruleEvaluator, WHOLE_RECORD, type Db, type RuleOutcome, type ValueContext } from "@kappa/catalog";
 import { decodeFetchedRecords } from "@kappa/kafka-protocol";
@@ -30,6 +31,8 @@ export interface QualitySamplerOptions {
   perPartition?: number;
   /** Records per run over all products (default 2,000). */
   perCycle?: number;
+  /** Products looked at per run (default 50): each costs metadata, two ListOffsets and a Fetch. */
+  maxProducts?: number;
   /** Bytes fetched per partition per run (default 512 KiB). */
   partitionMaxBytes?: number;
   everyMs?: number;
@@ -49,6 +52,7 @@ export class QualitySampler implements ObservationStep {
   private readonly perPartition: number;
   private readonly perCycle: number;
   private readonly partitionMaxBytes: number;
+  private readonly maxProducts: number;
   /** Where the next run starts in the product list (products past the budget go first next time). */
   private nextIndex = 0;
 
@@ -56,6 +60,7 @@ export class QualitySampler implements ObservationStep {
     this.perPartition = options.perPartition ?? 100;
     this.perCycle = options.perCycle ?? 2_000;
     this.partitionMaxBytes = options.partitionMaxBytes ?? 512 * 1024;
+    this.maxProducts = options.maxProducts ?? 50;
     this.everyMs = options.everyMs;
   }
 
@@ -81,7 +86,7 @@ export class QualitySampler implements ObservationStep {
     let sampled = 0;
     let served = 0;
     for (const product of ordered) {
-      if (budget <= 0) break;
+      if (budget <= 0 || served >= this.maxProducts) break;
       const n = await this.sampleProduct(cycle, product, budget);
       budget -= n;
       sampled += n;
