@@ -52,3 +52,5 @@ REVOKE INSERT, UPDATE, DELETE ON "UsageRecord" FROM :"portal";
 REVOKE INSERT, UPDATE, DELETE ON "DeadLetterSample" FROM :"portal";
 -- The brokers each cluster lists and their outages (issue 28) are observed by the worker; the portal reads them.
 REVOKE INSERT, UPDATE, DELETE ON "ClusterBroker", "ClusterBrokerOutage" FROM :"portal";
+-- Observed quality (issue 29): the worker samples records and counts rule outcomes; the portal reads them.
+REVOKE INSERT, UPDATE, DELETE ON "QualitySampleCursor", "QualityObservation" FROM :"portal";

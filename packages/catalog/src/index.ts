@@ -180,4 +180,6 @@ export { CHARGEBACK_RULES, DEFAULT_CHARGEBACK, DEFAULT_PRICES, type Chargeback, 
 export { setQualityRules, setQualityRulesInput, type SetQualityRulesResult } from "./actions/set-quality-rules.ts";
 export { DEFAULT_QUALITY_LIMITS, dlqTopicOf, expressionProblems, hasDlqRule, qualityLimitsFromPolicy, qualityRuleInput, qualityRulesInput, RULE_ACTIONS, RULE_KINDS, RULE_MODES, type QualityRule } from "./quality/rules.ts";
 export { qualityRulesOf } from "./quality/store.ts";
+export { ruleEvaluator, taggedFields, type RuleEvaluator, type RuleOutcome } from "./quality/evaluate.ts";
+export { productQualityInput, QUALITY_BUCKET_MS, QUALITY_WINDOWS, qualityScores, readProductQuality, WHOLE_RECORD, withQualityScores, type ProductQuality, type QualityWindow } from "./quality/observed.ts";
 export { registryFieldTags, registryMetadata, registryRuleSet, type RegistryMetadata, type RegistryRule, type RegistryRuleSet } from "./quality/registry-rules.ts";

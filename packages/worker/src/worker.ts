@@ -19,6 +19,7 @@ import { WorkerMetrics } from "./metrics.ts";
 import { NotificationDispatcher, type NotificationOptions } from "./notifications/dispatcher.ts";
 import { ClusterScanner } from "./observe/cluster-scan.ts";
 import { Observer } from "./observe/observer.ts";
+import { QualitySampler } from "./quality/quality-sampler.ts";
 import type { ReconcileContext } from "./reconcile/entities.ts";
 import { fullReconcile, type FullReconcileResult } from "./reconcile/full.ts";
 import { MessageBrowserPrincipal } from "./reconcile/platform-reader.ts";
@@ -144,6 +145,7 @@ export class Worker {
     this.scanner = new ClusterScanner(db, cluster, log);
     // Dead-letter topics (issue 29) before the alerts, whose DLQ_GROWTH rule reads these samples.
     this.observer.use(new DeadLetterWatch());
+    this.observer.use(new QualitySampler());
     if (options.slo) {
       // Order matters: alert rules read the time lag and freshness the first two steps wrote.
       this.observer.use(new TimeLagReader());

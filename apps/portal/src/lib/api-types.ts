@@ -31,6 +31,8 @@ import type {
   permissionSummary,
   reviewQueue,
   searchProducts,
+  withQualityScores,
+  readProductQuality,
   subscribableAccounts,
   Actor,
   checkSchemaVersion,
@@ -56,7 +58,7 @@ import type {
 } from "@kappa/catalog";
 
 export type ProductDetail = Jsonish<Awaited<ReturnType<typeof getProduct>>>;
-export type ProductSearchResult = Jsonish<Awaited<ReturnType<typeof searchProducts>>>;
+export type ProductSearchResult = Jsonish<Awaited<ReturnType<typeof withQualityScores<Awaited<ReturnType<typeof searchProducts>>>>>>;
 export type ProductListItem = ProductSearchResult["items"][number];
 export type PendingSchemaVersion = Jsonish<Awaited<ReturnType<typeof pendingSchemaVersions>>>[number];
 export type ReviewQueue = Jsonish<Awaited<ReturnType<typeof reviewQueue>>> & { schemaVersions: PendingSchemaVersion[] };
@@ -146,3 +148,4 @@ export type ReservedPrincipals = Jsonish<Awaited<ReturnType<typeof listReservedP
 export type ClusterInfo = Jsonish<Awaited<ReturnType<typeof listClusters>>>[number];
 export type ProductEnvironmentsData = Jsonish<Awaited<ReturnType<typeof productEnvironments>>>;
 export type EnvironmentState = ProductEnvironmentsData["environments"][number];
+export type ProductQualityView = Jsonish<Awaited<ReturnType<typeof readProductQuality>>>;

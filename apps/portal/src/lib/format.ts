@@ -99,3 +99,8 @@ export function humanize(value: string): string {
   const s = value.replace(/_/g, " ").toLowerCase();
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
+
+/** A share (0–1) as a percentage with one decimal, rounded down: 99.96 % is never shown as 100 %. */
+export function formatShare(share: number): string {
+  return `${(Math.floor(share * 1000) / 10).toFixed(1)} %`;
+}

@@ -44,6 +44,8 @@ export const queryKeys = {
     state: (id: string) => [...queryKeys.products.all, "state", id] as const,
     /** The dead-letter topic of one product (owners only, polled while on screen). */
     deadLetters: (id: string) => [...queryKeys.products.all, "dlq", id] as const,
+    /** Observed quality (issue 29) over a window. */
+    quality: (id: string, window: string) => [...queryKeys.products.all, "quality", id, window] as const,
     /** Its redrive requests (owners and governance; polled while one is queued or running). */
     redrives: (id: string) => [...queryKeys.products.all, "dlq", id, "redrives"] as const,
     stateKeys: (id: string, params: Record<string, string>) => [...queryKeys.products.all, "state", id, "keys", params] as const,

@@ -12,7 +12,7 @@ import { api, toQueryString } from "@/lib/api-client";
 import type { ProductSearchResult } from "@/lib/api-types";
 import { CATALOG_PAGE_SIZE, catalogFilters, sameFilters } from "@/lib/catalog-filters";
 import { resultsHeading } from "@/lib/catalog-results";
-import { formatDurationMs, humanize } from "@/lib/format";
+import { formatDurationMs, formatShare, humanize } from "@/lib/format";
 import { queryKeys, type ProductFilters } from "@/lib/query-keys";
 
 /** The server's first page, streamed: for the filters the page was rendered with (null: the browser asks the API). */
@@ -158,6 +158,16 @@ function Results({ filters, first, active, defaultSort, update, setText }: {
                   </button>
                 ))}
               </div>
+              {/* Observed quality (issue 29): only where the platform measured it; never a made-up figure. */}
+              <p className="mt-2 text-xs text-slate-600" data-testid="catalog-quality">
+                {p.quality ? (
+                  <>
+                    Quality <span className="font-semibold text-slate-900">{formatShare(p.quality.share)}</span> of {p.quality.records.toLocaleString("en")} sampled records pass its rules (24 h)
+                  </>
+                ) : (
+                  "Quality not measured"
+                )}
+              </p>
               <p className="mt-auto pt-3 text-xs text-slate-500">
                 {p.domain.name} · retention {formatDurationMs(p.retentionMs)} · {p._count.subscriptions} active subscriber{p._count.subscriptions === 1 ? "" : "s"} · updated <Ago iso={p.updatedAt} />
               </p>

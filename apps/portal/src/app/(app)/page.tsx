@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { catalogFacets, searchProducts, toJson } from "@kappa/catalog";
+import { catalogFacets, searchProducts, toJson, withQualityScores } from "@kappa/catalog";
 import { ButtonLink, PageHeader } from "@/components/ui";
 import type { ProductSearchResult } from "@/lib/api-types";
 import { CATALOG_PAGE_SIZE, catalogFilters } from "@/lib/catalog-filters";
@@ -21,7 +21,9 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
   // menus) go out at once and the results stream in when the search answers.
   // A refusal (a bad filter in the URL) resolves to null and the browser asks
   // the API, which shows the error.
-  const first: Promise<ProductSearchResult | null> = searchProducts(db(), actor, { ...filters, pageSize: CATALOG_PAGE_SIZE }).then(
+  const first: Promise<ProductSearchResult | null> = searchProducts(db(), actor, { ...filters, pageSize: CATALOG_PAGE_SIZE })
+    .then((result) => withQualityScores(db(), result))
+    .then(
     (result) => toJson(result),
     () => null,
   );

@@ -57,6 +57,7 @@ const OPERATIONS_PLACEHOLDER = <PanelPlaceholder title="Environments and partiti
 const LivePanels = dynamic(() => import("./live-panels").then((m) => m.LivePanels), { ssr: false, loading: () => CLUSTER_PLACEHOLDER });
 const ProducerAccessPanel = dynamic(() => import("./producer-access").then((m) => m.ProducerAccessPanel), { ssr: false });
 const DeadLetterPanel = dynamic(() => import("@/components/dead-letter-panel").then((m) => m.DeadLetterPanel), { ssr: false });
+const QualityPanel = dynamic(() => import("@/components/quality-panel").then((m) => m.QualityPanel), { ssr: false });
 const OperationsPanels = dynamic(() => import("./operations-panels").then((m) => m.OperationsPanels), { ssr: false, loading: () => OPERATIONS_PLACEHOLDER });
 
 const SECTIONS: PageSection[] = [
@@ -261,8 +262,14 @@ export function ProductView({ initial, registry }: { initial: ProductDetail; reg
             <p className="text-sm text-slate-600">No schema.</p>
           )}
         </Card>
-        <div className="min-w-0">
+        <div className="min-w-0 space-y-6">
           <ContractCard product={product} />
+          {/* Observed quality (issue 29): for everyone who sees the product, consumers before they subscribe. */}
+          {onCluster && product.qualityRules.length > 0 && (
+            <WhenNear placeholder={<PanelPlaceholder title="Observed quality" height="h-24" />}>
+              <QualityPanel productId={product.id} />
+            </WhenNear>
+          )}
         </div>
       </ProductSection>
 

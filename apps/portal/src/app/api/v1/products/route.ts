@@ -1,4 +1,4 @@
-import { actingUser, registerDerivedProduct, registerProduct, searchProducts } from "@kappa/catalog";
+import { actingUser, registerDerivedProduct, registerProduct, searchProducts, withQualityScores } from "@kappa/catalog";
 import { currentActor } from "@/server/actor";
 import { db } from "@/server/db";
 import { flinkSettings } from "@/server/flink";
@@ -7,7 +7,9 @@ import { errorResponse, json, queryObject, readJson } from "@/server/http";
 export async function GET(request: Request) {
   try {
     const actor = await currentActor();
-    return json(await searchProducts(db(), actor, queryObject(request)));
+    const found = await searchProducts(db(), actor, queryObject(request));
+    // Each item's observed quality (issue 29): the share of sampled records passing its rules over 24 h, null where not measured.
+    return json(await withQualityScores(db(), found));
   } catch (error) {
     return errorResponse(error);
   }
