@@ -82,6 +82,12 @@ describe("data-quality rules are checked before anyone may submit them", () => {
     await expect(setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, kind: "CEL_FIELD", expression: "value != ''" }] })).rejects.toMatchObject({
       fields: { "rules.0.tags": [expect.stringContaining("at least one")] },
     });
+    // CEL_FIELD binds what the client's executor binds: `name` and `fullName`, not `fieldName` (which would
+    // fail in the client on every record, so the rule would never refuse one).
+    await expect(setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, kind: "CEL_FIELD", tags: ["PII"], expression: "fieldName != 'x'" }] })).rejects.toMatchObject({
+      fields: { "rules.0.expression": [expect.stringContaining("Unknown name 'fieldName'")] },
+    });
+    await setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [{ ...nonNegative, name: "pii-named", kind: "CEL_FIELD", tags: ["PII"], expression: "name != '' && fullName.endsWith(name) && typeName != '' && 'PII' in tags && has(message.totalCents)" }] });
   });
 
   it("keeps to the policy's limits", async () => {

@@ -10,8 +10,7 @@ import type { QualityRule } from "./rules.ts";
  * optional `guard;expression` (a false guard skips the rule), `message` bound
  * to the record, and — for CEL_FIELD — every primitive field that carries one
  * of the rule's tags evaluated with `value`, `name`, `fullName`, `typeName`,
- * `tags` and `message` (and `fieldName`, the name the catalog's check
- * accepts). A rule fails a record only when it yields `false`: the client
+ * `tags` and `message`, as the client's executor binds them. A rule fails a record only when it yields `false`: the client
  * lets a record pass when the expression errs (a missing field, a type
  * mismatch), and so do we — but we count it as "errored" so owners see it.
  *
@@ -183,7 +182,7 @@ export function ruleEvaluator(rules: readonly QualityRule[], schema: { format: "
             const value = at(message, field.path);
             // The client skips null fields and anything not primitive.
             if (value === undefined || value === null || typeof value === "object") continue;
-            const o = outcomeOf(program, { value: celValue(value), name: field.name, fieldName: field.name, fullName: field.fullName, typeName: field.typeName, tags: field.tags, message: celValue(message) });
+            const o = outcomeOf(program, { value: celValue(value), name: field.name, fullName: field.fullName, typeName: field.typeName, tags: field.tags, message: celValue(message) });
             if (o === "failed") return "failed";
             if (o === "errored") result = "errored";
           }

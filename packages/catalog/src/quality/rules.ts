@@ -9,8 +9,9 @@ import { longText, text } from "../validation.ts";
  * Data-quality rules of a product's contract (issue 29). Each is a CEL
  * condition as Confluent's data contracts define them: `CEL` over the whole
  * record (bound to `message`), `CEL_FIELD` over every field that carries one
- * of the rule's tags (bound to `value`, `fieldName`, `typeName`, `tags`,
- * `message`). The Schema Registry API serves them as each version's
+ * of the rule's tags (bound to `value`, `name`, `fullName`, `typeName`,
+ * `tags`, `message` — the names `@confluentinc/schemaregistry`'s CEL_FIELD
+ * executor binds). The Schema Registry API serves them as each version's
  * `ruleSet.domainRules`; `@confluentinc/schemaregistry`'s serializers and
  * deserializers execute them with @bufbuild/cel — the same parser checks them
  * here, so what the catalog accepts is what the clients run.
@@ -76,7 +77,7 @@ export function qualityLimitsFromPolicy(document: PolicyDocument): QualityLimits
 /** Variables Confluent's executors bind: CEL gets `message`; CEL_FIELD gets the field's value and context. */
 const BOUND: Record<RuleKind, readonly string[]> = {
   CEL: ["message"],
-  CEL_FIELD: ["value", "fieldName", "typeName", "tags", "message"],
+  CEL_FIELD: ["value", "name", "fullName", "typeName", "tags", "message"],
 };
 
 /** `<input>:1:11: found …` → the message without the prefix, and where. */
