@@ -6,9 +6,9 @@
 //   BENCH_APACHE_KCAT_RECORDS (200000): records per kcat run (1 KiB)
 //   BENCH_APACHE_CTP_RECORDS (500000): records through the consume-transform-produce chain (200 B)
 //   BENCH_APACHE_CTP_RECORD_SIZE (200): bytes per record of the chain
-//   BENCH_APACHE_CTP_FLUSH (end): "end" — members commit each poll's offsets once its records are sent and
-//     flush their producer at the end; "poll" — they flush the producer before each commit (every committed
-//     record acknowledged)
+//   BENCH_APACHE_CTP_FLUSH (poll): "poll" — members flush their producer before each commit (every committed
+//     record acknowledged: at-least-once); "end" — they commit each poll's offsets once its records are sent
+//     and flush the producer at the end
 //   BENCH_APACHE_CTP_MEMBERS (3), BENCH_APACHE_CTP_PARTITIONS (6): the chain's group members, and partitions
 //     of its source and sink topics
 //   BENCH_APACHE_TARGETS (all): which sides to run, a comma list of embedded, kafka, kafka-flush (for profiling
@@ -27,7 +27,7 @@
 //
 // The consume-transform-produce chain (issue 28): bench/CtpChain.java, compiled with the release's `javac`-able
 // jars into the run's folder, runs BENCH_APACHE_CTP_MEMBERS members of one consumer group, each with its own
-// idempotent acks=all producer; per poll they produce every record to a sink topic, flush, and commit the
+// idempotent acks=all producer; per poll they produce every record to a sink topic, flush (BENCH_APACHE_CTP_FLUSH), and commit the
 // poll's offsets (commitSync). The source topic is filled beforehand with ProducerPerformance (not timed); the
 // figure is records/s from the consumers' start to the last commit, and the run is checked afterwards: the
 // group's committed offsets equal the source's end offsets, and the sink holds at least every record.
@@ -45,7 +45,7 @@ const CTP_RECORDS = Number(process.env.BENCH_APACHE_CTP_RECORDS ?? 500_000);
 const CTP_MEMBERS = Math.max(1, Number(process.env.BENCH_APACHE_CTP_MEMBERS ?? 3));
 const CTP_PARTITIONS = Math.max(1, Number(process.env.BENCH_APACHE_CTP_PARTITIONS ?? 6));
 const CTP_RECORD_SIZE = Math.max(1, Number(process.env.BENCH_APACHE_CTP_RECORD_SIZE ?? 200));
-const CTP_FLUSH = process.env.BENCH_APACHE_CTP_FLUSH ?? "end";
+const CTP_FLUSH = process.env.BENCH_APACHE_CTP_FLUSH ?? "poll";
 if (CTP_FLUSH !== "end" && CTP_FLUSH !== "poll") throw new Error(`BENCH_APACHE_CTP_FLUSH: "end" or "poll", not "${CTP_FLUSH}"`);
 const FIGURE_NAMES = ["java", "latency", "kcat", "kafkajs", "ctp"] as const;
 const FIGURES = new Set((process.env.BENCH_APACHE_FIGURES ?? FIGURE_NAMES.join(",")).split(",").map((f) => f.trim()));
