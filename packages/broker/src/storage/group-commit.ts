@@ -9,8 +9,8 @@
  * synced when they were rolled, so syncing the active segment is enough.
  *
  * The sync reports the log end offset it read as it began (not when it was
- * requested): a sync that waited for its turn (the log manager runs the
- * partitions' fsyncs one at a time) covers everything written meanwhile.
+ * requested): a sync that waited for its turn (the log manager bounds the
+ * partitions' fsyncs in flight, fsync-slots.ts) covers everything written meanwhile.
  */
 import type { StorageError } from "./errors.ts";
 

@@ -28,6 +28,7 @@ import { lockDataDir, unlockDataDir } from "./data-dir-lock.ts";
 import { probeDirectIo, StagingPool, TailCache, type DirectIo } from "./direct-io.ts";
 import { StorageError } from "./errors.ts";
 import { FileHandleCache, fsyncDir } from "./files.ts";
+import { FsyncSlots } from "./fsync-slots.ts";
 import { GroupOffsetStore } from "./group-offset-store.ts";
 import { LatencyHistogram } from "./latency-histogram.ts";
 import { SerialQueue } from "./locks.ts";
@@ -97,8 +98,8 @@ export class LogManager {
   private closed = false;
   /** Duration of every fsync of a partition's active segment (Kafka's LogFlushStats LogFlushRateAndTimeMs). */
   readonly flushTimes = new LatencyHistogram();
-  /** The partitions' fsyncs, one at a time (partition-log.ts `fsyncQueue`). */
-  private readonly fsyncQueue = new SerialQueue();
+  /** The partitions' fsyncs, a few at a time (fsync-slots.ts; partition-log.ts `fsyncQueue`). */
+  private readonly fsyncQueue = new FsyncSlots();
   /**
    * Existing topics whose names hold '.' or '_', by their name with '.' made '_'
    * (Kafka's topicsWithCollisionChars); built on first use, dropped whenever a

@@ -26,6 +26,7 @@ import type { LogConfig } from "./configs.ts";
 import { DirectAppender, type DirectIo } from "./direct-io.ts";
 import { StorageError } from "./errors.ts";
 import { byteLength, fsyncDir, readFully, writevFully, writevFullySync, type FileHandleCache } from "./files.ts";
+import type { FsyncSlots } from "./fsync-slots.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { ReadWriteGate, SerialQueue } from "./locks.ts";
 import { PageCacheWindow } from "./page-cache.ts";
@@ -88,12 +89,11 @@ export interface PartitionLogOptions {
   /** Called with each fsync of the active segment's duration in ms (Kafka's LogFlushStats). */
   onFlush?: (ms: number) => void;
   /**
-   * Runs the fsyncs of the active segment one at a time with those of the
-   * other partitions (the log manager's queue): each then covers what its
-   * partition wrote while the others synced, so a busy broker pays fewer
-   * fdatasyncs per GB (each costs CPU and a journal commit whatever its size).
+   * Bounds the fsyncs of the active segment together with those of the other
+   * partitions (the log manager's FsyncSlots: a few side by side, the rest
+   * waiting); an fsync that waited covers what its partition wrote meanwhile.
    */
-  fsyncQueue?: SerialQueue;
+  fsyncQueue?: FsyncSlots;
   /**
    * Synced bytes of the active segment kept in the OS page cache behind its
    * end; older ones are dropped (page-cache.ts). −1 (the default) keeps all.
