@@ -162,6 +162,8 @@ export default defineConfig({
       // within 2 s (default 10 s), so the journeys' waits for a figure or a grant end sooner.
       WORKER_OBSERVE_INTERVAL_MS: "2000",
       WORKER_MESSAGE_BROWSER_RECONCILE_MS: "2000",
+      WORKER_CLUSTER_SCAN_MS: "5000", // unmanaged topics listed within 5 s (default 30 s): e2e/worker-operate.spec.ts
+      WORKER_RECERTIFICATION_MS: "3000", // the recertification sweep every 3 s (default 1 h): the same spec
       // Its own Kafka port too (Apache Kafka: the first of the dev cluster's nodes).
       KAFKA_PORT: process.env.KAPPA_E2E_KAFKA_PORT,
       KAPPA_KAFKA: kafkaEngine,
