@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { memo } from "react";
 import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
@@ -8,11 +9,9 @@ import { Link } from "@/components/link";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { QuotaCard } from "@/components/quota-card";
 import { ReasonAction } from "@/components/reason-form";
-import { ReplayCard } from "@/components/replay-card";
-import { SubscriptionObjectives } from "@/components/slo";
 import { SnippetTabs } from "@/components/snippets";
 import { SubscriptionExpiry } from "@/components/subscription-expiry";
-import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui";
+import { Badge, Button, Card, DefinitionList, ErrorAlert, Loading } from "@/components/ui";
 import { PanelPlaceholder, usePageIdle, WhenNear } from "@/components/when-near";
 import { api, type ApiError } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
@@ -35,6 +34,16 @@ const POLL_MS = 3000;
  */
 const OBJECTIVES_PLACEHOLDER = <PanelPlaceholder title="Objectives and alerts" height="h-64" />;
 const REPLAY_PLACEHOLDER = <PanelPlaceholder title="Replay" height="h-64" />;
+/** Inside its card while the deferred panel's code loads. */
+const PANEL_LOADING = (
+  <div className="h-56" aria-busy="true">
+    <Loading />
+  </div>
+);
+
+// The deferred panels' code is not in the page's first load either: it is fetched when WhenNear mounts them.
+const SubscriptionObjectives = dynamic(() => import("@/components/slo").then((m) => m.SubscriptionObjectives), { ssr: false, loading: () => PANEL_LOADING });
+const ReplayCard = dynamic(() => import("@/components/replay-card").then((m) => m.ReplayCard), { ssr: false, loading: () => PANEL_LOADING });
 
 export function SubscriptionView({ initial, registryUrl }: { initial: SubscriptionDetail; registryUrl: string }) {
   const idle = usePageIdle();
