@@ -29,11 +29,18 @@ const POLL_MS = 3000;
  * card is a memoised component given only its slice of the detail, which
  * TanStack Query's structural sharing keeps the same object while it does not
  * change, so a poll redraws the lag and little else. The first poll waits
- * until the page is idle; the cards with queries of their own (objectives,
- * replay) mount when they come near the viewport (components/when-near.tsx).
+ * until the page is idle; the cards with queries of their own (quota,
+ * objectives, replay) mount when they come near the viewport
+ * (components/when-near.tsx).
  */
 const OBJECTIVES_PLACEHOLDER = <PanelPlaceholder title="Objectives and alerts" height="h-64" />;
 const REPLAY_PLACEHOLDER = <PanelPlaceholder title="Replay" height="h-64" />;
+/** The quota card as it renders while its own query is pending: the same HTML, so nothing moves when it mounts. */
+const QUOTA_PLACEHOLDER = (
+  <Card title="Client quota">
+    <Loading />
+  </Card>
+);
 /** Inside its card while the deferred panel's code loads. */
 const PANEL_LOADING = (
   <div className="h-56" aria-busy="true">
@@ -64,7 +71,11 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <ConnectCard connection={sub.connection} registryUrl={registryUrl} />
           <LagCard consumers={sub.consumers} samples={sub.lagSamples} granted={granted} groupPrefix={sub.connection.groupPrefix} />
-          {sub.status !== "REJECTED" && <QuotaCard kind="subscription" id={sub.id} />}
+          {sub.status !== "REJECTED" && (
+            <WhenNear placeholder={QUOTA_PLACEHOLDER}>
+              <QuotaCard kind="subscription" id={sub.id} />
+            </WhenNear>
+          )}
           {sub.status !== "REJECTED" && (
             <WhenNear placeholder={OBJECTIVES_PLACEHOLDER}>
               <ObjectivesCard subscriptionId={sub.id} />
