@@ -13,6 +13,20 @@ test("a wrong password shows an error and no session is created", async ({ page 
   await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fmy-domain/);
 });
 
+test("the sign-in page's scripts carry no TanStack Query (its provider is in the signed-in layout)", async ({ page }) => {
+  const scripts: Promise<{ url: string; body: string }>[] = [];
+  page.on("response", (response) => {
+    if (response.request().resourceType() === "script") scripts.push(response.text().then((body) => ({ url: response.url(), body })));
+  });
+  await page.goto("/signin");
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  await page.waitForLoadState("networkidle");
+  const loaded = await Promise.all(scripts);
+  expect(loaded.length).toBeGreaterThan(0);
+  // useQueryClient's error message: in any build that bundles TanStack Query.
+  expect(loaded.filter((s) => s.body.includes("No QueryClient set")).map((s) => s.url)).toEqual([]);
+});
+
 test("scripts sign in with next-auth's CSRF + credentials flow", async ({ request }) => {
   const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
   const callback = await request.post("/api/auth/callback/credentials", {

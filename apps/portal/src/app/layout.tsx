@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import type { ReactNode } from "react";
-import { Providers } from "@/components/providers";
 import { parseTheme, THEME_COOKIE } from "@/lib/theme";
 import "./globals.css";
 
@@ -20,7 +19,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en" className={theme === "system" ? undefined : theme}>
       <body className="min-h-screen font-sans">
-        <Providers>{children}</Providers>
+        {/* TanStack Query's provider is in the signed-in layout: the sign-in page and the API reference do not load it. */}
+        {children}
       </body>
     </html>
   );

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { memo } from "react";
 import { usePermissions } from "@/components/actor-context";
 import { Credentials } from "@/components/credentials";
@@ -8,11 +9,9 @@ import { Link } from "@/components/link";
 import { ConsumerLagList, ProvisioningSteps } from "@/components/observations";
 import { QuotaCard } from "@/components/quota-card";
 import { ReasonAction } from "@/components/reason-form";
-import { ReplayCard } from "@/components/replay-card";
-import { SubscriptionObjectives } from "@/components/slo";
 import { SnippetTabs } from "@/components/snippets";
 import { SubscriptionExpiry } from "@/components/subscription-expiry";
-import { Badge, Button, Card, DefinitionList, ErrorAlert } from "@/components/ui";
+import { Badge, Button, Card, DefinitionList, ErrorAlert, Loading } from "@/components/ui";
 import { PanelPlaceholder, usePageIdle, WhenNear } from "@/components/when-near";
 import { api, type ApiError } from "@/lib/api-client";
 import type { SubscriptionDetail } from "@/lib/api-types";
@@ -30,11 +29,28 @@ const POLL_MS = 3000;
  * card is a memoised component given only its slice of the detail, which
  * TanStack Query's structural sharing keeps the same object while it does not
  * change, so a poll redraws the lag and little else. The first poll waits
- * until the page is idle; the cards with queries of their own (objectives,
- * replay) mount when they come near the viewport (components/when-near.tsx).
+ * until the page is idle; the cards with queries of their own (quota,
+ * objectives, replay) mount when they come near the viewport
+ * (components/when-near.tsx).
  */
 const OBJECTIVES_PLACEHOLDER = <PanelPlaceholder title="Objectives and alerts" height="h-64" />;
 const REPLAY_PLACEHOLDER = <PanelPlaceholder title="Replay" height="h-64" />;
+/** The quota card as it renders while its own query is pending: the same HTML, so nothing moves when it mounts. */
+const QUOTA_PLACEHOLDER = (
+  <Card title="Client quota">
+    <Loading />
+  </Card>
+);
+/** Inside its card while the deferred panel's code loads. */
+const PANEL_LOADING = (
+  <div className="h-56" aria-busy="true">
+    <Loading />
+  </div>
+);
+
+// The deferred panels' code is not in the page's first load either: it is fetched when WhenNear mounts them.
+const SubscriptionObjectives = dynamic(() => import("@/components/slo").then((m) => m.SubscriptionObjectives), { ssr: false, loading: () => PANEL_LOADING });
+const ReplayCard = dynamic(() => import("@/components/replay-card").then((m) => m.ReplayCard), { ssr: false, loading: () => PANEL_LOADING });
 
 export function SubscriptionView({ initial, registryUrl }: { initial: SubscriptionDetail; registryUrl: string }) {
   const idle = usePageIdle();
@@ -55,7 +71,11 @@ export function SubscriptionView({ initial, registryUrl }: { initial: Subscripti
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <ConnectCard connection={sub.connection} registryUrl={registryUrl} />
           <LagCard consumers={sub.consumers} samples={sub.lagSamples} granted={granted} groupPrefix={sub.connection.groupPrefix} />
-          {sub.status !== "REJECTED" && <QuotaCard kind="subscription" id={sub.id} />}
+          {sub.status !== "REJECTED" && (
+            <WhenNear placeholder={QUOTA_PLACEHOLDER}>
+              <QuotaCard kind="subscription" id={sub.id} />
+            </WhenNear>
+          )}
           {sub.status !== "REJECTED" && (
             <WhenNear placeholder={OBJECTIVES_PLACEHOLDER}>
               <ObjectivesCard subscriptionId={sub.id} />
