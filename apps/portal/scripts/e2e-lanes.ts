@@ -54,7 +54,8 @@ function start(run: Run): void {
   // its npm script names its Kafka target.
   const env = { ...process.env, ...run.env };
   for (const key of ["KAPPA_E2E_KAFKA", "KAPPA_E2E_DATA_DIR", "KAPPA_SECRETS_KEY", "KAPPA_E2E_OIDC_SECRET", "KAPPA_E2E_OIDC_PORT", "KAPPA_E2E_KAFKA_BOOTSTRAP"]) delete env[key];
-  const child = spawn("npm", ["run", run.script], { cwd: PORTAL_DIR, env, stdio: ["ignore", "pipe", "pipe"] });
+  // A process group of its own, so a stop reaches npm's shell and Playwright too (npm alone does not pass it on).
+  const child = spawn("npm", ["run", run.script], { cwd: PORTAL_DIR, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   run.child = child;
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on("line", (line) => process.stdout.write(`[${run.name}] ${line}\n`));
@@ -91,8 +92,16 @@ const runs = names.map((name): Run => {
   const { script, offset } = LANES[name as keyof typeof LANES];
   return { name, script, env: { KAPPA_E2E_PORT: String(base.port + offset), KAPPA_E2E_KAFKA_PORT: String(base.kafkaPort + offset), KAPPA_E2E_PG_PORT: String(base.pgPort + offset) } };
 });
+/** Passes a stop on to every lane's process group: Playwright then stops its portal as at a run's end. */
 const stopAll = (signal: NodeJS.Signals) => {
-  for (const run of runs) run.child?.kill(signal);
+  for (const run of runs) {
+    if (run.child?.pid === undefined || run.child.exitCode !== null) continue;
+    try {
+      process.kill(-run.child.pid, signal);
+    } catch {
+      // already gone
+    }
+  }
 };
 process.on("SIGINT", () => stopAll("SIGINT"));
 process.on("SIGTERM", () => stopAll("SIGTERM"));
