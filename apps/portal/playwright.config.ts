@@ -52,13 +52,8 @@ function removeStaleDataDirs(): void {
   for (const name of readdirSync("/tmp")) {
     const dir = path.join("/tmp", name);
     if (!name.startsWith(DATA_PREFIX) || postmasterRunning(dir)) continue;
-    let age = Infinity;
-    try {
-      age = Date.now() - statSync(dir).mtimeMs;
-    } catch {
-      continue;
-    }
-    if (age > 10 * 60_000) rmSync(dir, { recursive: true, force: true });
+    const modified = statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
+    if (modified !== undefined && Date.now() - modified > 10 * 60_000) rmSync(dir, { recursive: true, force: true });
   }
 }
 
