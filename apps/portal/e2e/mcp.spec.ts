@@ -26,7 +26,8 @@ async function session(role: Role): Promise<APIRequestContext> {
   const existing = sessions.get(role);
   if (existing) return existing;
   const { request } = await import("@playwright/test");
-  const context = await request.newContext({ baseURL, storageState: storageFor(role) });
+  // A connection per request: a kept-alive socket reused across tests can meet the server's idle close (ECONNRESET).
+  const context = await request.newContext({ baseURL, extraHTTPHeaders: { Connection: "close" }, storageState: storageFor(role) });
   sessions.set(role, context);
   return context;
 }
