@@ -93,7 +93,9 @@ const runs = names.map((name): Run => {
   return { name, script, env: { KAPPA_E2E_PORT: String(base.port + offset), KAPPA_E2E_KAFKA_PORT: String(base.kafkaPort + offset), KAPPA_E2E_PG_PORT: String(base.pgPort + offset) } };
 });
 /** Passes a stop on to every lane's process group: Playwright then stops its portal as at a run's end. */
+let stopping = false;
 const stopAll = (signal: NodeJS.Signals) => {
+  stopping = true;
   for (const run of runs) {
     if (run.child?.pid === undefined || run.child.exitCode !== null) continue;
     try {
@@ -116,8 +118,9 @@ if (rest.length > 0) {
       ? `[e2e-lanes] ${first.name}'s portal answers after ${((Date.now() - started) / 1000).toFixed(0)} s; starting ${rest.map((r) => r.name).join(", ")} beside it\n`
       : `[e2e-lanes] ${first.name} ended before its portal answered; starting ${rest.map((r) => r.name).join(", ")} now\n`,
   );
-  rest.forEach(start);
+  // A stop while the first was starting: the others never start (and count as failed).
+  if (!stopping) rest.forEach(start);
 }
-const codes = await Promise.all(runs.map((r) => r.exit!));
+const codes = await Promise.all(runs.map((r) => r.exit ?? Promise.resolve(1)));
 process.stdout.write(`[e2e-lanes] ${runs.map((r, i) => `${r.name}: ${codes[i] === 0 ? "passed" : `failed (exit ${codes[i]})`}`).join("; ")}; ${((Date.now() - started) / 60_000).toFixed(1)} min\n`);
 process.exit(codes.every((c) => c === 0) ? 0 : 1);
