@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApacheKafka, type ApacheKafkaCluster } from "@kappa/engines";
+import { describe, expect, it } from "vitest";
 import { openProducer, PRODUCER_CLIENT } from "../src/kafka/producer.ts";
-import { apacheKafkaTarget, embeddedBrokerTarget, FAILOVER_OVERRIDES, failoverTrial, type FailoverResult } from "./failover-trial.ts";
+import { apacheKafkaTarget, embeddedBrokerTarget, failoverTrial, type FailoverResult } from "./failover-trial.ts";
+import { ownApacheKafkaCluster } from "./own-cluster.ts";
 
 /*
  * Issue 35: a write path that reports success must have written. The
@@ -40,22 +40,11 @@ function expectKept(r: FailoverResult) {
  * on a cluster of its own, so that the two long trials can run side by side.
  */
 describe("a 3-node Apache Kafka cluster of the file's own", () => {
-  let cluster: ApacheKafkaCluster;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), "kappa-producer-failover-"));
-    cluster = await startApacheKafka({ nodes: 3, dataDir, overrides: FAILOVER_OVERRIDES });
-  }, 300_000);
-
-  afterAll(async () => {
-    await cluster?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  }, 120_000);
+  const ownCluster = ownApacheKafkaCluster("kappa-producer-failover-");
 
   describe(`the platform producer (${PRODUCER_CLIENT.name} ${PRODUCER_CLIENT.version}) through a leader's kill -9`, () => {
     it("keeps every acknowledged record exactly once on 3-node Apache Kafka, and a group consumer commits only what it processed", async () => {
-      const r = await failoverTrial(apacheKafkaTarget(cluster), { client: "platform", killAfter: KILL_AFTER, rate: 1_500, groupConsumer: true, log: (l) => console.log(l) });
+      const r = await failoverTrial(apacheKafkaTarget(ownCluster()), { client: "platform", killAfter: KILL_AFTER, rate: 1_500, groupConsumer: true, log: (l) => console.log(l) });
       console.log(`failover (Apache Kafka): ${JSON.stringify(r)}`);
       expect(r.via).toBe("@platformatic/kafka");
       expectKept(r);

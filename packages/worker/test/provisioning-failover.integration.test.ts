@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listClusters, loadActor, type Db } from "@kappa/catalog";
-import { startApacheKafka, type ApacheKafkaCluster } from "@kappa/engines";
-import { FAILOVER_OVERRIDES } from "./failover-trial.ts";
+import type { ApacheKafkaCluster } from "@kappa/engines";
 import { openTestDatabase, seedPeople, startWorker, waitFor } from "./helpers.ts";
+import { ownApacheKafkaCluster } from "./own-cluster.ts";
 import { catalogState, clientAs, clusterState, consumeAsSubscribers, expectedCatalogState, expectedClusterState, produceTo, queueProducts, recordCounts, revealProducer, taskProgress, waitConverged, type QueuedBatch } from "./provisioning-check.ts";
 
 /*
@@ -17,18 +14,7 @@ import { catalogState, clientAs, clusterState, consumeAsSubscribers, expectedCat
  * replicated again before each of its kills.
  */
 describe("a 3-node Apache Kafka cluster of the file's own", () => {
-  let cluster: ApacheKafkaCluster;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), "kappa-provisioning-failover-"));
-    cluster = await startApacheKafka({ nodes: 3, dataDir, overrides: FAILOVER_OVERRIDES });
-  }, 300_000);
-
-  afterAll(async () => {
-    await cluster?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  }, 120_000);
+  const ownCluster = ownApacheKafkaCluster("kappa-provisioning-failover-");
 
   /** Waits until every partition of every topic (internal ones included) has all its replicas in sync: a kill then costs no partition its quorum. */
   async function waitFullyReplicated(c: ApacheKafkaCluster): Promise<void> {
@@ -77,6 +63,7 @@ describe("a 3-node Apache Kafka cluster of the file's own", () => {
     });
 
     it("a broker, then the active KRaft controller, killed mid-batch: every product, grant and credential converges, once, with nothing lost", async () => {
+      const cluster = ownCluster();
       const people = await seedPeople(db);
       const platformAdmin = await loadActor(db, (await db.user.create({ data: { email: `admin-${Date.now()}@platform.test`, name: "admin", globalRole: "ADMIN" } })).id);
       const sasl = { mechanism: "SCRAM-SHA-512" as const, username: cluster.adminUser, password: cluster.adminPassword };
