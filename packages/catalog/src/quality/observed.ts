@@ -2,9 +2,7 @@ import { z } from "zod";
 import { parseInput } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import type { Db } from "../db.ts";
-import { NotFoundError } from "../errors.ts";
-import { hasGlobal } from "../permissions.ts";
-import { PUBLISHED_STATUSES } from "../queries/search-sql.ts";
+import { requireVisible } from "../visibility.ts";
 import { qualityRulesOf } from "./store.ts";
 
 /*
@@ -68,19 +66,10 @@ const ruleShare = (c: { passed: number; failed: number; errored: number }) => {
   return { records, ...c, share: records === 0 ? null : (records - c.failed) / records };
 };
 
-/** Who may see the product's page may see its score: published (or retired) products, their own domain's work, governance. */
-async function visibleProduct(db: Db, actor: Actor, productId: string): Promise<{ id: string }> {
-  const product = await db.dataProduct.findUnique({ where: { id: productId }, select: { id: true, status: true, domainId: true } });
-  const visible =
-    product && ((PUBLISHED_STATUSES as readonly string[]).includes(product.status) || product.status === "RETIRED" || actor.memberships.some((m) => m.domainId === product.domainId) || hasGlobal(actor, "product:review"));
-  // 404 rather than 403 for another domain's unpublished work: no probing.
-  if (!product || !visible) throw new NotFoundError("Data product", productId);
-  return product;
-}
-
 export async function readProductQuality(db: Db, actor: Actor, productId: string, rawInput: unknown, now = Date.now()): Promise<ProductQuality> {
   const input = parseInput(productQualityInput, rawInput ?? {});
-  await visibleProduct(db, actor, productId);
+  // Who may see the product's page may see its score; another domain's unpublished work is a 404, as there.
+  await requireVisible(db, actor, "product", productId);
   const { span, step } = QUALITY_WINDOWS[input.window];
   // Whole steps, ending with the one now is in: the chart's points line up from one look to the next.
   const end = Math.floor(now / step) * step + step;
