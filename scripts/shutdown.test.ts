@@ -125,3 +125,30 @@ describe("the data folder between two launchers", () => {
     }
   });
 });
+
+describe("the portal's parent watch (apps/portal/parent-watch.cjs)", () => {
+  it("ends the portal process when its launcher is killed outright", async () => {
+    const watch = path.join(import.meta.dirname, "..", "apps", "portal", "parent-watch.cjs");
+    // launcher → "portal" (a process that would run for ever, SIGTERM ignored as a busy next-server may); the
+    // launcher prints the portal's pid, then is SIGKILLed and cannot stop it.
+    const portalCode = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); process.stdout.write('up\\n')";
+    const launcherCode = `const c = require('node:child_process').spawn(process.execPath, ['--require', ${JSON.stringify(watch)}, '-e', ${JSON.stringify(portalCode)}], { stdio: ['ignore', 'pipe', 'ignore'] }); c.stdout.once('data', () => process.stdout.write(c.pid + '\\n')); setInterval(() => {}, 1000);`;
+    const launcher = spawn(process.execPath, ["-e", launcherCode], { stdio: ["ignore", "pipe", "ignore"] });
+    const portalPid = Number(await new Promise<string>((r) => launcher.stdout.once("data", (d: Buffer) => r(d.toString().trim()))));
+    const alive = () => {
+      try {
+        process.kill(portalPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    launcher.kill("SIGKILL");
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const survived = alive();
+    if (survived) process.kill(portalPid, "SIGKILL");
+    expect(survived, "the orphaned portal still ran 10 s after its launcher was killed").toBe(false);
+  });
+});

@@ -547,9 +547,11 @@ async function main() {
       log(`built the portal in ${((Date.now() - buildStarted) / 1000).toFixed(0)} s`);
     }
     log("starting the portal");
-    // peer-address.cjs records each request's TCP peer for per-address sign-in throttling.
+    // peer-address.cjs records each request's TCP peer for per-address sign-in throttling; parent-watch.cjs ends
+    // the portal if this launcher is killed outright (no orphaned next-server holding the port).
     const listen = ["--port", String(config.PORT), ...(config.portalHostname ? ["--hostname", config.portalHostname] : [])];
-    const portal = spawn(process.execPath, ["--require", path.join(PORTAL_DIR, "peer-address.cjs"), nextBin, dev ? "dev" : "start", ...listen], {
+    const preloads = ["peer-address.cjs", "parent-watch.cjs"].flatMap((file) => ["--require", path.join(PORTAL_DIR, file)]);
+    const portal = spawn(process.execPath, [...preloads, nextBin, dev ? "dev" : "start", ...listen], {
       cwd: PORTAL_DIR,
       env: { ...portalEnv, NODE_ENV: dev ? "development" : "production" },
       stdio: ["ignore", "pipe", "pipe"],
