@@ -1,0 +1,84 @@
+/*
+ * `npm test`: every workspace's suite and the root scripts' tests, in two
+ * streams side by side —
+ *
+ *   portal   the portal's suite (unit tests, the Playwright journeys, then the
+ *            worker journeys and the API fuzzer): about two thirds of the
+ *            whole run, much of it waiting on a browser, a worker step or a
+ *            segment's roll into the remote tier;
+ *   others   every other workspace's suite one at a time (Turborepo), then
+ *            the root scripts' tests.
+ *
+ * One after another they took ~40 minutes on CI's 2 cores; side by side the
+ * run is about as long as the portal's stream. Every suite starts its own
+ * servers on ports of its own (free ports, or the portal's fixed e2e ports
+ * that no other suite uses), so the streams do not meet.
+ *
+ * Each stream is a process group of its own; Ctrl-C / SIGTERM reaches both.
+ * Both run to the end (a failure in one does not hide the other's), and the
+ * exit code is non-zero if either failed.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+interface Stream {
+  name: string;
+  command: string;
+  child?: ChildProcess;
+}
+
+const streams: Stream[] = [
+  { name: "portal", command: "turbo run test --filter=@kappa/portal" },
+  { name: "others", command: "turbo run test --filter=!@kappa/portal --concurrency=1 && vitest run --dir scripts" },
+];
+
+function run(stream: Stream): Promise<number> {
+  // npx-style resolution of turbo and vitest from the root's node_modules/.bin, through a shell for the `&&`.
+  const env = { ...process.env, PATH: `${path.join(ROOT, "node_modules", ".bin")}${path.delimiter}${process.env.PATH ?? ""}` };
+  const child = spawn("sh", ["-c", stream.command], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  stream.child = child;
+  for (const output of [child.stdout, child.stderr]) {
+    createInterface({ input: output }).on("line", (line) => process.stdout.write(`[${stream.name}] ${line}\n`));
+  }
+  return new Promise((resolve) => {
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on("error", (error) => {
+      process.stdout.write(`[${stream.name}] could not start: ${error.message}\n`);
+      resolve(1);
+    });
+  });
+}
+
+let stopping = false;
+function stop(signal: NodeJS.Signals): void {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`[test-all] ${signal}: stopping both streams\n`);
+  for (const s of streams) {
+    if (s.child?.pid && s.child.exitCode === null) {
+      try {
+        process.kill(-s.child.pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
+
+const started = Date.now();
+const minutes = () => ((Date.now() - started) / 60_000).toFixed(1);
+const codes = await Promise.all(
+  streams.map(async (s) => {
+    const code = await run(s);
+    process.stdout.write(`[test-all] ${s.name}: ${code === 0 ? "passed" : `failed (exit ${code})`} after ${minutes()} min\n`);
+    return code;
+  }),
+);
+const failed = streams.filter((_, i) => codes[i] !== 0).map((s) => s.name);
+process.stdout.write(`[test-all] ${failed.length === 0 ? "every suite passed" : `failed: ${failed.join(", ")}`}; ${minutes()} min\n`);
+process.exit(failed.length === 0 ? 0 : 1);
