@@ -107,7 +107,27 @@ export function run(command: string, args: string[], options: { env?: NodeJS.Pro
   });
 }
 
+/** Ports this process has handed out: the OS may give a port that was just closed again to the next bind(0). */
+const handedOut = new Set<number>();
+
+/**
+ * A port that was free a moment ago and that this process has not handed out
+ * before. A cluster's nodes each take several ports (clients, controller, …)
+ * before any of them listens; without the memory, two of them could get the
+ * same one (seen in CI: "two listeners on the same port").
+ */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await anyFreePort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error("no free port that was not handed out already after 50 attempts");
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
