@@ -88,6 +88,8 @@ export interface Fixtures {
   reservedPrincipal(): Promise<string>;
   /** A registered cluster (environment) of the matrix's own, shared by the run; its id. */
   registeredCluster(): Promise<string>;
+  /** A broker of registeredCluster() that the worker saw go down (rows as the worker writes them), fresh per call. */
+  downBroker(): Promise<{ clusterId: string; nodeId: number }>;
   /** The environment name of registeredCluster(). */
   clusterEnvironment(): Promise<string>;
   /** A fresh IN_REVIEW promotion (by the orders owner) of a fresh ACTIVE product to registeredCluster(). */
@@ -452,6 +454,13 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "PATCH /api/v1/clusters/[id]": {
     request: async (f) => ({ path: `/api/v1/clusters/${await f.registeredCluster()}`, body: { bootstrap: "127.0.0.1:1", securityProtocol: "PLAINTEXT", maxPartitions: 12 } }),
     expect: statuses(401, 403, 403, 403, 403, 200),
+  },
+  "POST /api/v1/clusters/[id]/brokers/[nodeId]/forget": {
+    request: async (f) => {
+      const { clusterId, nodeId } = await f.downBroker();
+      return { path: `/api/v1/clusters/${clusterId}/brokers/${nodeId}/forget`, body: { reason: "Decommissioned (authorization matrix)." } };
+    },
+    expect: statuses(401, 403, 403, 403, 403, 202),
   },
   "GET /api/v1/products/[id]/environments": { request: (f) => ({ path: `/api/v1/products/${f.ids.orderEvents}/environments` }), expect: statuses(401, 200, 200, 200, 200, 200) },
   "POST /api/v1/products/[id]/promote": {

@@ -364,6 +364,31 @@ test.describe.serial("worker state in the portal (the test stands in for the wor
       await expect(row.getByTestId("cluster-brokers")).toHaveText("3 of 3 up", { timeout: 30_000 });
       await expect(outage).toContainText("27 seconds");
       await expect(outage).not.toContainText("still down");
+      // A broker that is up cannot be forgotten: no such action on it.
+      await expect(row.getByRole("button", { name: /^Forget broker/ })).toHaveCount(0);
+
+      // Node 3 is decommissioned: gone for good. The admin forgets it, giving a reason; the count and the outage say so.
+      await withDb(async (db) => {
+        await db.query(`UPDATE "ClusterBroker" SET "downSince" = '2026-12-05T11:00:00Z' WHERE "clusterId" = $1 AND "nodeId" = 3`, [clusterId]);
+        await db.query(`INSERT INTO "ClusterBrokerOutage" (id, "clusterId", "nodeId", address, "startedAt") VALUES ($1, $2, 3, '127.0.0.1:19303', '2026-12-05T11:00:00Z')`, [`p${Date.now().toString(36)}`, clusterId]);
+      });
+      await expect(row.getByTestId("cluster-brokers")).toContainText("2 of 3 up", { timeout: 30_000 });
+      await row.getByRole("button", { name: `Forget broker 3 of ${environment}` }).click();
+      const form = row.getByRole("form", { name: `Forget broker 3 of ${environment}` });
+      await form.getByLabel("Reason").fill("Node 3 was decommissioned after the move to new hardware.");
+      await form.getByRole("button", { name: "Forget broker 3" }).click();
+      await expect(row.getByTestId("broker-forget-pending")).toContainText("forgetting: the worker removes it at its next look");
+      expect(await withDb(async (db) => (await db.query(`SELECT reason FROM "ClusterBrokerForget" WHERE "clusterId" = $1 AND "nodeId" = 3`, [clusterId])).rows)).toEqual([{ reason: "Node 3 was decommissioned after the move to new hardware." }]);
+      // Stand-in for the worker (health/cluster-brokers.ts forgetRequested): the broker is still down, so it goes.
+      await withDb(async (db) => {
+        await db.query(`DELETE FROM "ClusterBrokerForget" WHERE "clusterId" = $1`, [clusterId]);
+        await db.query(`DELETE FROM "ClusterBroker" WHERE "clusterId" = $1 AND "nodeId" = 3`, [clusterId]);
+        await db.query(`UPDATE "ClusterBrokerOutage" SET "endedAt" = now(), "forgottenAt" = now() WHERE "clusterId" = $1 AND "nodeId" = 3`, [clusterId]);
+      });
+      await expect(row.getByTestId("cluster-brokers")).toHaveText("2 of 2 up", { timeout: 30_000 });
+      const forgotten = admin.getByTestId("broker-outage").filter({ hasText: "127.0.0.1:19303" });
+      await expect(forgotten).toContainText("forgotten (decommissioned)");
+      await expect(forgotten).not.toContainText("still down");
     } finally {
       await withDb((db) => db.query(`DELETE FROM "Cluster" WHERE id = $1`, [clusterId]));
     }

@@ -49,6 +49,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
   const as = (caller: Exclude<Caller, "anonymous">) => contexts.get(caller)!;
   const unique = () => `${run}-${++counter}`;
   let sharedCluster: Promise<{ id: string; environment: string }> | undefined;
+  let brokerNodes = 0;
   // One cluster per run (nothing listens on it: the matrix never waits for the worker).
   const matrixCluster = () =>
     (sharedCluster ??= (async () => {
@@ -230,6 +231,12 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     ordersPerson,
     registeredCluster: async () => (await matrixCluster()).id,
     clusterEnvironment: async () => (await matrixCluster()).environment,
+    downBroker: async () => {
+      const clusterId = (await matrixCluster()).id;
+      const nodeId = ++brokerNodes;
+      await withDb((c) => c.query(`INSERT INTO "ClusterBroker" ("clusterId", "nodeId", address, "lastSeenAt", "downSince") VALUES ($1, $2, $3, now(), now())`, [clusterId, nodeId, `127.0.0.1:${19400 + nodeId}`]));
+      return { clusterId, nodeId };
+    },
     inReviewPromotion: async () => {
       const productId = await activeProduct();
       return created(await as("owner").post(`/api/v1/products/${productId}/promote`, { data: { environment: (await matrixCluster()).environment } }), "promotion");

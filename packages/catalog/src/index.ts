@@ -80,6 +80,7 @@ export { promoteProduct } from "./actions/promote-product.ts";
 export { registerCluster } from "./actions/register-cluster.ts";
 export { rejectPromotion } from "./actions/reject-promotion.ts";
 export { updateCluster } from "./actions/update-cluster.ts";
+export { forgetBroker } from "./actions/forget-broker.ts";
 export * from "./environments/validation.ts";
 export { clusterView, listClusters, openClusterPassword, primaryEnvironment, recordPrimaryCluster, registeredClusters, sealClusterPassword, type ClusterView, type PrimaryClusterFacts } from "./environments/clusters.ts";
 export { checkEnvironmentBounds, primaryTieredStorage, productEnvironments, type EnvironmentState, type EnvironmentSubscriber, type ProductEnvironments } from "./environments/deployments.ts";

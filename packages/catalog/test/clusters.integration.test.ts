@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openClusterPassword, registerCluster, sealClusterPassword, updateCluster, type Db } from "../src/index.ts";
+import { forgetBroker, listClusters, loadActor, openClusterPassword, registerCluster, sealClusterPassword, updateCluster, type Db } from "../src/index.ts";
 import { encryptSecret } from "../src/secrets.ts";
 import { openTestDatabase, seedPeople } from "./fixtures.ts";
 
@@ -102,5 +102,51 @@ describe("a cluster's sealed admin password goes only to the target it was enter
     // A seal written before the target was bound (environment only) still opens, so upgrades keep working.
     const legacy = encryptSecret(key, PASSWORD, "cluster:bound");
     expect(openClusterPassword(key, { ...target, adminPasswordSealed: legacy })).toBe(PASSWORD);
+  });
+});
+
+describe("asking to forget a broker that is down for good (issue 28: a decommissioned node stays 'down' for ever otherwise)", () => {
+  /** A cluster with brokers 1 (up) and 2 (down since an hour), as the worker writes them. */
+  async function withBrokers(environment: string) {
+    const cluster = await registered(environment);
+    const since = new Date(Date.now() - 3600_000);
+    await db.clusterBroker.createMany({
+      data: [
+        { clusterId: cluster.id, nodeId: 1, address: "kafka-1.prod.example:9093", lastSeenAt: new Date() },
+        { clusterId: cluster.id, nodeId: 2, address: "kafka-2.prod.example:9093", lastSeenAt: since, downSince: since },
+      ],
+    });
+    return cluster;
+  }
+  const reason = { reason: "Node 2 was decommissioned with the old rack." };
+
+  it("is for platform admins only, with a reason; a broker that is up, an unknown one or a bad node id is refused and nothing is asked", async () => {
+    const cluster = await withBrokers("forget-refusals");
+    await expect(forgetBroker(db, ctx.as.ordersOwner, cluster.id, "2", reason)).rejects.toMatchObject({ status: 403 });
+    await expect(forgetBroker(db, ctx.as.reviewer, cluster.id, "2", reason)).rejects.toMatchObject({ status: 403 });
+    await expect(forgetBroker(db, ctx.as.admin, cluster.id, "2", {})).rejects.toMatchObject({ status: 400, fields: { reason: [expect.any(String)] } });
+    await expect(forgetBroker(db, ctx.as.admin, cluster.id, "1", reason)).rejects.toMatchObject({ status: 409, code: "BROKER_UP", message: expect.stringContaining("Broker 1 (kafka-1.prod.example:9093) is up") });
+    await expect(forgetBroker(db, ctx.as.admin, cluster.id, "7", reason)).rejects.toMatchObject({ status: 404 });
+    await expect(forgetBroker(db, ctx.as.admin, "no-such-cluster", "2", reason)).rejects.toMatchObject({ status: 404 });
+    for (const bad of ["-1", "2.5", "02", "x", "", "2147483648", "1e3"]) {
+      await expect(forgetBroker(db, ctx.as.admin, cluster.id, bad, reason), bad).rejects.toMatchObject({ status: 400, fields: { nodeId: [expect.any(String)] } });
+    }
+    expect(await db.clusterBrokerForget.count({ where: { clusterId: cluster.id } })).toBe(0);
+    expect(await db.auditEvent.count({ where: { entityId: cluster.id, action: "cluster.brokerForgetRequested" } })).toBe(0);
+  });
+
+  it("records the request for the worker once, shows it on the broker, and audits who and why", async () => {
+    const cluster = await withBrokers("forget-asked");
+    const result = await forgetBroker(db, ctx.as.admin, cluster.id, "2", reason);
+    expect(result).toMatchObject({ clusterId: cluster.id, environment: "forget-asked", nodeId: 2, address: "kafka-2.prod.example:9093", status: "PENDING" });
+    const view = (await listClusters(db, await loadActor(db, ctx.as.admin.userId))).find((c) => c.id === cluster.id);
+    expect(view?.brokers.map((b) => [b.nodeId, b.forgetRequestedAt])).toEqual([
+      [1, null],
+      [2, result.requestedAt],
+    ]);
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { entityId: cluster.id, action: "cluster.brokerForgetRequested" } });
+    expect(audit.actorId).toBe(ctx.as.admin.userId);
+    expect(audit.data).toMatchObject({ environment: "forget-asked", nodeId: 2, address: "kafka-2.prod.example:9093", reason: reason.reason });
+    await expect(forgetBroker(db, ctx.as.admin, cluster.id, "2", reason)).rejects.toMatchObject({ status: 409, code: "FORGET_PENDING" });
   });
 });

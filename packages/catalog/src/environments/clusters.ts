@@ -1,4 +1,4 @@
-import type { Cluster, ClusterBroker, ClusterBrokerOutage } from "@prisma/client";
+import type { Cluster, ClusterBroker, ClusterBrokerForget, ClusterBrokerOutage } from "@prisma/client";
 import type { Actor } from "../actor.ts";
 import type { Db, Tx } from "../db.ts";
 import { ForbiddenError } from "../errors.ts";
@@ -21,16 +21,17 @@ export interface ClusterView {
   /** Whether its brokers offer tiered storage, as the worker last read it; null = not known yet. */
   tieredStorage: boolean | null;
   createdAt: string;
-  /** Every broker the worker has seen in the cluster's metadata, by node id; `downSince` set while it is missing. Empty until observed. */
-  brokers: { nodeId: number; address: string; lastSeenAt: string; downSince: string | null }[];
-  /** The newest broker outages (at most RECENT_OUTAGES), newest first; `endedAt` null while it lasts. */
-  brokerOutages: { nodeId: number; address: string; startedAt: string; endedAt: string | null }[];
+  /** Every broker the worker has seen in the cluster's metadata, by node id; `downSince` set while it is missing; `forgetRequestedAt` while an admin's request to forget it waits for the worker. Empty until observed. */
+  brokers: { nodeId: number; address: string; lastSeenAt: string; downSince: string | null; forgetRequestedAt: string | null }[];
+  /** The newest broker outages (at most RECENT_OUTAGES), newest first; `endedAt` null while it lasts; `forgottenAt` set when an admin forgot the broker (it then ended at that moment, not by coming back). */
+  brokerOutages: { nodeId: number; address: string; startedAt: string; endedAt: string | null; forgottenAt: string | null }[];
 }
 
 /** How many past broker outages a cluster's view lists. */
 export const RECENT_OUTAGES = 10;
 
-export function clusterView(c: Cluster & { brokers?: ClusterBroker[]; brokerOutages?: ClusterBrokerOutage[] }): ClusterView {
+export function clusterView(c: Cluster & { brokers?: ClusterBroker[]; brokerOutages?: ClusterBrokerOutage[]; brokerForgets?: ClusterBrokerForget[] }): ClusterView {
+  const forgets = new Map((c.brokerForgets ?? []).map((f) => [f.nodeId, f.requestedAt.toISOString()]));
   return {
     id: c.id,
     environment: c.environment,
@@ -47,9 +48,9 @@ export function clusterView(c: Cluster & { brokers?: ClusterBroker[]; brokerOuta
     tieredStorage: c.tieredStorage,
     createdAt: c.createdAt.toISOString(),
     brokers: (c.brokers ?? [])
-      .map((b) => ({ nodeId: b.nodeId, address: b.address, lastSeenAt: b.lastSeenAt.toISOString(), downSince: b.downSince?.toISOString() ?? null }))
+      .map((b) => ({ nodeId: b.nodeId, address: b.address, lastSeenAt: b.lastSeenAt.toISOString(), downSince: b.downSince?.toISOString() ?? null, forgetRequestedAt: forgets.get(b.nodeId) ?? null }))
       .sort((a, b) => a.nodeId - b.nodeId),
-    brokerOutages: (c.brokerOutages ?? []).map((o) => ({ nodeId: o.nodeId, address: o.address, startedAt: o.startedAt.toISOString(), endedAt: o.endedAt?.toISOString() ?? null })),
+    brokerOutages: (c.brokerOutages ?? []).map((o) => ({ nodeId: o.nodeId, address: o.address, startedAt: o.startedAt.toISOString(), endedAt: o.endedAt?.toISOString() ?? null, forgottenAt: o.forgottenAt?.toISOString() ?? null })),
   };
 }
 
@@ -60,7 +61,7 @@ export async function listClusters(db: Db | Tx, actor: Actor): Promise<ClusterVi
   if (!hasGlobal(actor, "cluster:manage")) throw new ForbiddenError("Only platform admins can see the registered clusters.");
   const rows = await db.cluster.findMany({
     orderBy: [{ primary: "desc" }, { environment: "asc" }],
-    include: { brokers: true, brokerOutages: { orderBy: { startedAt: "desc" }, take: RECENT_OUTAGES } },
+    include: { brokers: true, brokerOutages: { orderBy: { startedAt: "desc" }, take: RECENT_OUTAGES }, brokerForgets: true },
   });
   return rows.map(clusterView);
 }

@@ -16,6 +16,8 @@ import { auditAsWorker } from "../reconcile/entities.ts";
 export interface BrokerChanges {
   down: { nodeId: number; address: string }[];
   back: { nodeId: number; address: string; downForMs: number }[];
+  /** Brokers an admin asked to forget (ClusterBrokerForget) that were still down, now forgotten. */
+  forgotten: { nodeId: number; address: string }[];
 }
 
 const seconds = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
@@ -26,8 +28,9 @@ const seconds = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `
  * the broker that answered) and changes nothing.
  */
 export async function recordLiveBrokers(db: Db, cluster: { id: string; environment: string }, live: ReadonlyMap<number, string>, now = new Date()): Promise<BrokerChanges> {
-  const changes: BrokerChanges = { down: [], back: [] };
+  const changes: BrokerChanges = { down: [], back: [], forgotten: [] };
   if (live.size === 0) return changes;
+  changes.forgotten = await forgetRequested(db, cluster, live, now);
   const known = await db.clusterBroker.findMany({ where: { clusterId: cluster.id } });
   for (const [nodeId, address] of live) {
     const row = known.find((b) => b.nodeId === nodeId);
@@ -83,4 +86,35 @@ export async function recordLiveBrokers(db: Db, cluster: { id: string; environme
     if (opened) changes.down.push({ nodeId: row.nodeId, address: row.address });
   }
   return changes;
+}
+
+/**
+ * Carries out the platform admins' requests to forget a broker that is down
+ * for good: a broker still missing from the metadata loses its row and its
+ * open outage ends, marked forgotten; one that is listed again is kept and
+ * the request dropped (audited as refused). Each request is claimed by
+ * deleting it, so with two workers one carries it out.
+ */
+async function forgetRequested(db: Db, cluster: { id: string; environment: string }, live: ReadonlyMap<number, string>, now: Date): Promise<{ nodeId: number; address: string }[]> {
+  const requests = await db.clusterBrokerForget.findMany({ where: { clusterId: cluster.id } });
+  const forgotten: { nodeId: number; address: string }[] = [];
+  for (const request of requests) {
+    const done = await db.$transaction(async (tx) => {
+      const { count } = await tx.clusterBrokerForget.deleteMany({ where: { clusterId: cluster.id, nodeId: request.nodeId } });
+      if (count !== 1) return null; // another worker took it
+      const asked = { environment: cluster.environment, nodeId: request.nodeId, requestedBy: request.requestedById, reason: request.reason };
+      if (live.has(request.nodeId)) {
+        await auditAsWorker(tx, "cluster.brokerForgetRefused", "Cluster", cluster.id, { ...asked, why: "the broker is listed in the cluster's metadata again" });
+        return null;
+      }
+      const row = await tx.clusterBroker.findUnique({ where: { clusterId_nodeId: { clusterId: cluster.id, nodeId: request.nodeId } } });
+      if (!row) return null;
+      await tx.clusterBroker.delete({ where: { clusterId_nodeId: { clusterId: cluster.id, nodeId: request.nodeId } } });
+      await tx.clusterBrokerOutage.updateMany({ where: { clusterId: cluster.id, nodeId: request.nodeId, endedAt: null }, data: { endedAt: now, forgottenAt: now } });
+      await auditAsWorker(tx, "cluster.brokerForgotten", "Cluster", cluster.id, { ...asked, address: row.address, downSince: row.downSince?.toISOString() ?? null });
+      return { nodeId: request.nodeId, address: row.address };
+    });
+    if (done) forgotten.push(done);
+  }
+  return forgotten;
 }

@@ -83,23 +83,67 @@ export function ClustersView() {
   );
 }
 
-/** How many of the brokers the worker has seen are up, and which are down since when. */
+/** How many of the brokers the worker has seen are up, and which are down since when (each down one can be forgotten). */
 function Brokers({ cluster }: { cluster: ClusterInfo }) {
+  const [forgetting, setForgetting] = useState<number | null>(null);
   if (cluster.brokers.length === 0) return <span className="text-slate-600">not observed yet</span>;
   const down = cluster.brokers.filter((b) => b.downSince !== null);
   return (
     <>
       {down.length === 0 ? <Badge value="ACTIVE" label={`${cluster.brokers.length} of ${cluster.brokers.length} up`} /> : <Badge value="FAILED" label={`${cluster.brokers.length - down.length} of ${cluster.brokers.length} up`} />}
       {down.length > 0 && (
-        <ul className="mt-1 space-y-0.5 text-slate-700">
+        <ul className="mt-1 space-y-1 text-slate-700">
           {down.map((b) => (
-            <li key={b.nodeId} data-testid="broker-down">
-              Broker {b.nodeId} <span className="font-mono">{b.address}</span> down since {formatDateTime(b.downSince ?? "")}
+            <li key={b.nodeId}>
+              <span data-testid="broker-down">
+                Broker {b.nodeId} <span className="font-mono">{b.address}</span> down since {formatDateTime(b.downSince ?? "")}
+              </span>
+              {b.forgetRequestedAt ? (
+                <span className="ml-2 text-slate-600" data-testid="broker-forget-pending">
+                  — forgetting: the worker removes it at its next look
+                </span>
+              ) : forgetting === b.nodeId ? (
+                <ForgetBroker cluster={cluster} broker={b} onDone={() => setForgetting(null)} />
+              ) : (
+                <Button variant="secondary" className="ml-2 px-2 py-0.5 text-xs" onClick={() => setForgetting(b.nodeId)} aria-label={`Forget broker ${b.nodeId} of ${cluster.environment}`}>
+                  Forget…
+                </Button>
+              )}
             </li>
           ))}
         </ul>
       )}
     </>
+  );
+}
+
+/**
+ * Forgetting a broker that is down for good (decommissioned): it leaves the
+ * cluster's count and its outage ends as "forgotten". The server refuses a
+ * broker that is up again (BROKER_UP); a reason is recorded in the audit log.
+ */
+function ForgetBroker({ cluster, broker, onDone }: { cluster: ClusterInfo; broker: ClusterInfo["brokers"][number]; onDone: () => void }) {
+  const forget = useAdminMutation();
+  const [reason, setReason] = useState("");
+  const id = `forget-${cluster.id}-${broker.nodeId}`;
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    forget.mutate({ method: "POST", path: `/api/v1/clusters/${cluster.id}/brokers/${broker.nodeId}/forget`, body: { reason } }, { onSuccess: onDone });
+  }
+  return (
+    <form onSubmit={submit} onKeyDown={(e) => e.key === "Escape" && onDone()} aria-label={`Forget broker ${broker.nodeId} of ${cluster.environment}`} className="mt-1 space-y-2 rounded-md bg-amber-50 p-2 ring-1 ring-amber-200" data-testid="forget-broker-form">
+      <p>
+        Only for a broker that is gone for good (decommissioned): at its next look at the cluster the worker removes it from the count and ends its outage as forgotten — unless it is back by then. If node {broker.nodeId} joins again later, it is listed as a new broker.
+      </p>
+      <Field id={id} label="Reason" errors={forget.error?.fields?.reason}>
+        {(props) => <input {...props} className={inputClass} value={reason} onChange={(e) => setReason(e.target.value)} required minLength={3} autoFocus />}
+      </Field>
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" disabled={forget.isPending}>Forget broker {broker.nodeId}</Button>
+        <Button type="button" variant="secondary" onClick={onDone}>Cancel</Button>
+      </div>
+      {forget.isError && !forget.error.fields?.reason && <ErrorAlert message={forget.error.message} />}
+    </form>
   );
 }
 
@@ -135,8 +179,10 @@ function BrokerOutages({ clusters }: { clusters: ClusterInfo[] }) {
                   {o.nodeId} <span className="font-mono">{o.address}</span>
                 </td>
                 <td className="py-2 pr-4 text-xs">{formatDateTime(o.startedAt)}</td>
-                <td className="py-2 pr-4 text-xs">{o.endedAt ? formatDateTime(o.endedAt) : <Badge value="FAILED" label="still down" />}</td>
-                <td className="py-2 text-xs">{o.endedAt ? age(o.startedAt, Date.parse(o.endedAt)) : "—"}</td>
+                <td className="py-2 pr-4 text-xs">
+                  {o.forgottenAt ? <>forgotten (decommissioned) {formatDateTime(o.forgottenAt)}</> : o.endedAt ? formatDateTime(o.endedAt) : <Badge value="FAILED" label="still down" />}
+                </td>
+                <td className="py-2 text-xs">{o.endedAt && !o.forgottenAt ? age(o.startedAt, Date.parse(o.endedAt)) : "—"}</td>
               </tr>
             ))}
           </tbody>
