@@ -229,11 +229,13 @@ function RuleTestResults({ result }: { result: RuleTestResult }) {
   return (
     <section className="mt-6 space-y-3" aria-labelledby="rule-test-heading" data-testid="rule-test-result" role="status" aria-live="polite">
       <h3 id="rule-test-heading" className="text-sm font-semibold text-slate-900">Test against {result.topic}</h3>
-      <p className="text-sm text-slate-700" data-testid="rule-test-summary">
-        {result.evaluated} of the newest {result.sampled} records evaluated; <strong>{result.failingRecords}</strong> fail at least one rule.
-      </p>
+      {result.sampled > 0 && (
+        <p className="text-sm text-slate-700" data-testid="rule-test-summary">
+          {result.evaluated} of the newest {result.sampled} records evaluated; <strong>{result.failingRecords}</strong> fail at least one rule.
+        </p>
+      )}
       {result.note && <p className="text-sm text-slate-600">{result.note}</p>}
-      {result.rules.length > 0 && (
+      {result.sampled > 0 && result.rules.length > 0 && (
         <div className="overflow-x-auto">
           <table className="min-w-full text-left text-sm">
             <caption className="sr-only">Records per rule that pass, fail and err</caption>
