@@ -346,6 +346,11 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/rules`, body: { rules: [{ name: "matrix-rule", kind: "CEL", expression: "true", mode: "WRITE", onFailure: "ERROR" }] } }),
     expect: statuses(401, 404, 403, 200, 403, 404),
   },
+  // The rule test reads the product's records: its domain's owners only (a draft has none: 409 NOT_ON_CLUSTER).
+  "POST /api/v1/products/[id]/rules/test": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/rules/test`, body: { rules: [{ name: "matrix-rule", kind: "CEL", expression: "true", mode: "WRITE", onFailure: "ERROR" }] } }),
+    expect: statuses(401, 404, 403, 409, 403, 404),
+  },
   "GET /api/v1/products/[id]/slo": { request: async (f) => ({ path: `/api/v1/products/${await f.draftProduct()}/slo` }), expect: statuses(401, 404, 200, 200, 200, 404) },
   "GET /api/v1/subscriptions/[id]/objectives": { request: async (f) => ({ path: `/api/v1/subscriptions/${await f.approvedSubscription()}/objectives` }), expect: statuses(401, 200, 403, 200, 200, 404) },
   "PUT /api/v1/subscriptions/[id]/objectives": {

@@ -18,7 +18,9 @@ import { storageFor, type Role } from "./roles";
  * rule's name and mode in `__rule.*` headers, then the serializer's error, so
  * the application knows the record did not go to the product topic. The
  * product page's DLQ panel then shows the owners that record with its rule, and
- * an owner redrives it from there: it lands in the product topic once.
+ * an owner redrives it from there: it lands in the product topic once. Then
+ * the owner edits the rule on the product page, tests it against the topic's
+ * newest records and submits it for review.
  */
 
 const run = Date.now().toString(36);
@@ -73,7 +75,7 @@ class DlqAction implements RuleAction {
 test.describe.serial("data contracts enforced by Confluent's serializer", () => {
   test.setTimeout(300_000);
 
-  test("an ERROR rule refuses a negative total; with DLQ the record lands in <topic>.dlq with the rule's name, and a redrive puts it back once", async ({ browser, baseURL }) => {
+  test("an ERROR rule refuses a negative total; with DLQ the record lands in <topic>.dlq with the rule's name, and a redrive puts it back once; the edited rule, tested against the topic's newest records, goes to review", async ({ browser, baseURL }) => {
     const owner = await api(browser, "ordersOwner");
     const reviewer = await api(browser, "reviewer");
     const me = await json<{ memberships: { domainId: string; domainSlug: string }[] }>(await owner.get("/api/v1/me"));
@@ -221,6 +223,35 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     const again = await owner.post(`/api/v1/products/${product.id}/dlq/redrive`, { data: { selection: { kind: "records", records: [{ partition: 0, offset: 0 }] } } });
     expect(again.status()).toBe(409);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe("NOTHING_TO_REDRIVE");
+
+    // The rules editor and its test button: the owner edits the rule, tests it unsaved against the topic's newest
+    // records (now 1250 and the redriven −1), sees the failing record as the message browser shows it to them, and
+    // submits the change for review. A member of the domain and governance may not run the test.
+    for (const role of ["ordersMember", "reviewer"] as const) {
+      expect((await (await api(browser, role)).post(`/api/v1/products/${product.id}/rules/test`, { data: { rules: [] } })).status(), role).toBe(403);
+    }
+    await page.goto(`/products/${product.id}#schema`);
+    const editor = page.getByTestId("rules-editor");
+    await expect(editor).toBeVisible({ timeout: 60_000 });
+    const expression = editor.getByLabel("Expression (CEL)");
+    await expect(expression).toHaveValue("message.totalCents >= 0");
+    await expression.fill("message.totalCents >= (0");
+    await editor.getByRole("button", { name: "Test against the newest records" }).click();
+    await expect(expression).toHaveAttribute("aria-invalid", "true");
+    await expect(editor.getByText(/Does not compile at line 1, column \d+/)).toBeVisible();
+    await expression.fill("message.totalCents >= 0 && message.totalCents < 1000000");
+    await editor.getByRole("button", { name: "Test against the newest records" }).click();
+    const tested = page.getByTestId("rule-test-result");
+    await expect(tested.getByTestId("rule-test-summary")).toHaveText("2 of the newest 2 records evaluated; 1 fail at least one rule.");
+    await expect(tested.getByTestId("rule-test-row")).toHaveText([/non-negative-total\s*1\s*1\s*0/]);
+    await expect(tested.getByTestId("rule-test-record")).toHaveCount(1);
+    await expect(tested.getByTestId("rule-test-record-rules")).toHaveText("non-negative-total");
+    await expect(tested.getByTestId("decoded-value")).toContainText('"totalCents": -1');
+    await editor.getByLabel("Why do the rules change?").fill("Totals above a million cents are typos.");
+    await editor.getByRole("button", { name: "Submit for review" }).click();
+    await expect(editor.getByText(/Submitted: governance reviews the change/)).toBeVisible();
+    const changes = (await json<{ changeRequests: { kind: string; status: string; payload: { to: { expression: string }[] } }[] }>(await owner.get(`/api/v1/products/${product.id}`))).changeRequests;
+    expect(changes.filter((c) => c.kind === "QUALITY_RULES" && c.status === "REQUESTED").map((c) => c.payload.to.map((r) => r.expression))).toEqual([["message.totalCents >= 0 && message.totalCents < 1000000"]]);
     await context.close();
 
     // Clients cannot bring their own rules: a registration with a ruleSet is refused.

@@ -5,6 +5,8 @@
  */
 import type {
   readDeadLetters,
+  testQualityRules,
+  setQualityRules,
   listRedrives,
   previewRedrive,
   requestRedrive,
@@ -118,6 +120,8 @@ export type BrowsedRecord = MessagePage["records"][number];
 export type DecodedValueJson = BrowsedRecord["value"];
 export type DeadLetterPage = Jsonish<Awaited<ReturnType<typeof readDeadLetters>>>;
 export type DeadLetterRecord = DeadLetterPage["records"][number];
+export type RuleTestResult = Jsonish<Awaited<ReturnType<typeof testQualityRules>>>;
+export type SetQualityRulesAnswer = Jsonish<Awaited<ReturnType<typeof setQualityRules>>>;
 export type RedrivePreview = Jsonish<Awaited<ReturnType<typeof previewRedrive>>>;
 export type RedriveRequested = Jsonish<Awaited<ReturnType<typeof requestRedrive>>>;
 export type RedriveList = Jsonish<Awaited<ReturnType<typeof listRedrives>>>;

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { api, type ApiError } from "./api-client";
-import type { RevealedCredentials } from "./api-types";
+import type { RevealedCredentials, RuleTestResult, SetQualityRulesAnswer } from "./api-types";
 import { queryKeys } from "./query-keys";
 
 /*
@@ -222,5 +222,39 @@ export function useRequestModeChange(productId: string) {
         client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
         client.invalidateQueries({ queryKey: queryKeys.audit.all }),
       ]),
+  });
+}
+
+/** A data-quality rule as the rules API takes it (issue 29). */
+export interface QualityRuleBody {
+  name: string;
+  description: string;
+  kind: string;
+  expression: string;
+  mode: string;
+  onFailure: string;
+  tags: string[];
+}
+
+/** The product's whole rule list: a draft takes it at once, a live product's change waits for review. */
+export function useSetQualityRules(productId: string) {
+  const client = useQueryClient();
+  return useMutation<SetQualityRulesAnswer, ApiError, { rules: QualityRuleBody[]; reason?: string }>({
+    mutationFn: (body) => api(`/api/v1/products/${productId}/rules`, { method: "PUT", body }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
+/** The rule test: edited rules against the topic's newest records; changes nothing but the audit log. */
+export function useTestQualityRules(productId: string) {
+  const client = useQueryClient();
+  return useMutation<RuleTestResult, ApiError, { rules: QualityRuleBody[] }>({
+    mutationFn: (body) => api(`/api/v1/products/${productId}/rules/test`, { method: "POST", body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.audit.all }),
   });
 }

@@ -19,7 +19,7 @@ export async function ruleSchemaOf(db: Db | Tx, productId: string): Promise<{ fo
 }
 
 /** Checks the rules against the product's schema and the policy in force (throws a ValidationError naming the rule's field). */
-export async function checkRulesFor(tx: Tx, productId: string, rules: readonly QualityRule[]): Promise<void> {
+export async function checkRulesFor(tx: Db | Tx, productId: string, rules: readonly QualityRule[]): Promise<void> {
   const policy = await activePolicy(tx);
   checkQualityRules(rules, await ruleSchemaOf(tx, productId), qualityLimitsFromPolicy(policy.document));
 }

@@ -57,6 +57,7 @@ const OPERATIONS_PLACEHOLDER = <PanelPlaceholder title="Environments and partiti
 const LivePanels = dynamic(() => import("./live-panels").then((m) => m.LivePanels), { ssr: false, loading: () => CLUSTER_PLACEHOLDER });
 const ProducerAccessPanel = dynamic(() => import("./producer-access").then((m) => m.ProducerAccessPanel), { ssr: false });
 const DeadLetterPanel = dynamic(() => import("@/components/dead-letter-panel").then((m) => m.DeadLetterPanel), { ssr: false });
+const RulesEditor = dynamic(() => import("@/components/rules-editor").then((m) => m.RulesEditor), { ssr: false });
 const QualityPanel = dynamic(() => import("@/components/quality-panel").then((m) => m.QualityPanel), { ssr: false });
 const OperationsPanels = dynamic(() => import("./operations-panels").then((m) => m.OperationsPanels), { ssr: false, loading: () => OPERATIONS_PLACEHOLDER });
 
@@ -271,6 +272,14 @@ export function ProductView({ initial, registry }: { initial: ProductDetail; reg
             </WhenNear>
           )}
         </div>
+        {/* The rules editor and its test (issue 29): the domain's owners; the server checks who may, again. */}
+        {isOwner && product.status !== "RETIRED" && (
+          <div className="min-w-0 lg:col-span-3">
+            <WhenNear placeholder={<PanelPlaceholder title="Data-quality rules" height="h-24" />}>
+              <RulesEditor product={product} />
+            </WhenNear>
+          </div>
+        )}
       </ProductSection>
 
       <ProductSection id="access" title="Access">
