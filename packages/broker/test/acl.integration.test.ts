@@ -9,7 +9,7 @@ import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatter
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { PrincipalClient, rand, saslAdminBroker, scramKafka, user, type User } from "./acl-helpers.ts";
-import { startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
+import { createTopicsReady, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 
 const ADMIN = user("admin");
 const ALICE = user("alice");
@@ -40,11 +40,27 @@ describe("ACL matrix with kafkajs", () => {
     permissionType: extra.permission ?? AclPermissionTypes.ALLOW,
   });
 
+  /**
+   * CreateAcls, then what Kafka's clients must do before relying on a grant: wait until DescribeAcls (which reads
+   * the broker's authorizer) shows it. Kafka answers once the controller committed the ACLs; its broker applies them
+   * a moment later.
+   */
+  async function createAcls(acl: Array<ReturnType<typeof aliceAcl>>): Promise<void> {
+    await admin.createAcls({ acl });
+    for (const a of acl) {
+      await waitFor(
+        async () => (await admin.describeAcls(a)).resources.length > 0,
+        10_000,
+        `the ACL ${a.operation} on ${a.resourceName} for ${a.principal}`,
+      );
+    }
+  }
+
   beforeAll(async () => {
     broker = await startTestBroker(saslAdminBroker(ADMIN, [ALICE]));
     admin = client(ADMIN).admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    await createTopicsReady(admin, { topics: [{ topic, numPartitions: 1 }] });
     adminProducer = client(ADMIN).producer();
     await adminProducer.connect();
     await adminProducer.send({ topic, messages: [1, 2, 3].map((i) => ({ value: `m${i}` })) });
@@ -98,7 +114,7 @@ describe("ACL matrix with kafkajs", () => {
   });
 
   it("READ on the topic without READ on the group: the consumer cannot join", async () => {
-    await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.READ, AclResourceTypes.TOPIC, topic)] });
+    await createAcls([aliceAcl(AclOperationTypes.READ, AclResourceTypes.TOPIC, topic)]);
     const aliceAdmin = client(ALICE).admin();
     open.push(aliceAdmin);
     await aliceAdmin.connect();
@@ -113,13 +129,13 @@ describe("ACL matrix with kafkajs", () => {
     // (BrokerPool.withBroker drops the broker's error) — as it would against Kafka.
     expect(await failure(`${groupPrefix}-0`)).toBe("KafkaJSGroupCoordinatorNotFound");
     // DESCRIBE on the group finds the coordinator; JoinGroup needs READ.
-    await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.DESCRIBE, AclResourceTypes.GROUP, `${groupPrefix}-1`)] });
+    await createAcls([aliceAcl(AclOperationTypes.DESCRIBE, AclResourceTypes.GROUP, `${groupPrefix}-1`)]);
     expect(await failure(`${groupPrefix}-1`)).toBe("GROUP_AUTHORIZATION_FAILED");
   });
 
   let revokeMs = -1;
   it("READ on the topic and on a PREFIXED group pattern: consumes; DeleteAcls makes the connected consumer fail on its next fetch", async () => {
-    await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.READ, AclResourceTypes.GROUP, groupPrefix, { pattern: ResourcePatternTypes.PREFIXED })] });
+    await createAcls([aliceAcl(AclOperationTypes.READ, AclResourceTypes.GROUP, groupPrefix, { pattern: ResourcePatternTypes.PREFIXED })]);
     const described = await admin.describeAcls({
       resourceType: AclResourceTypes.ANY,
       resourcePatternType: ResourcePatternTypes.ANY,
@@ -173,7 +189,7 @@ describe("ACL matrix with kafkajs", () => {
   });
 
   it("WRITE lets it produce; a DENY overrides an ALLOW", async () => {
-    await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.WRITE, AclResourceTypes.TOPIC, topic)] });
+    await createAcls([aliceAcl(AclOperationTypes.WRITE, AclResourceTypes.TOPIC, topic)]);
     const producer = client(ALICE).producer();
     open.push(producer);
     await producer.connect();
@@ -181,7 +197,7 @@ describe("ACL matrix with kafkajs", () => {
     expect(res?.errorCode).toBe(0);
 
     // DENY WRITE for everyone on a prefix covering the topic beats alice's literal ALLOW, on her open connection.
-    await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.WRITE, AclResourceTypes.TOPIC, topic.slice(0, 4), { pattern: ResourcePatternTypes.PREFIXED, permission: AclPermissionTypes.DENY, principal: "User:*" })] });
+    await createAcls([aliceAcl(AclOperationTypes.WRITE, AclResourceTypes.TOPIC, topic.slice(0, 4), { pattern: ResourcePatternTypes.PREFIXED, permission: AclPermissionTypes.DENY, principal: "User:*" })]);
     await expect(producer.send({ topic, messages: [{ value: "denied" }] }).catch((e: unknown) => Promise.reject(new Error(errorType(e))))).rejects.toThrow("TOPIC_AUTHORIZATION_FAILED");
     const raw = await PrincipalClient.connect(broker.port, ALICE);
     try {
@@ -197,11 +213,11 @@ describe("ACL matrix with kafkajs", () => {
   });
 
   it("a super user can do everything, DENY or not", async () => {
-    await admin.createAcls({ acl: [aliceAcl(AclOperationTypes.ALL, AclResourceTypes.TOPIC, "*", { permission: AclPermissionTypes.DENY, principal: "User:admin" })] });
+    await createAcls([aliceAcl(AclOperationTypes.ALL, AclResourceTypes.TOPIC, "*", { permission: AclPermissionTypes.DENY, principal: "User:admin" })]);
     const [res] = await adminProducer.send({ topic, messages: [{ value: "admin" }] });
     expect(res?.errorCode).toBe(0);
     const t2 = rand("admin-topic");
-    await admin.createTopics({ topics: [{ topic: t2 }] });
+    await createTopicsReady(admin, { topics: [{ topic: t2 }] });
     await admin.createPartitions({ topicPartitions: [{ topic: t2, count: 2 }] });
     await admin.deleteTopics({ topics: [t2] });
     const { values } = await consumeAs(ADMIN, rand("any-group"), 3);
