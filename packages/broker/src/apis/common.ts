@@ -39,10 +39,9 @@ export function errorOf(ctx: RequestContext, err: unknown, what: string): { code
 
 /**
  * Returns the topic, creating it first when auto.create.topics.enable is on and the
- * request allows it (Metadata's allow_auto_topic_creation; Produce when the broker
- * setting is on). Concurrent requests for one new topic wait on a single creation,
- * and their continuations run in arrival order, which keeps pipelined produce
- * requests in order.
+ * request allows it (Metadata's allow_auto_topic_creation; Kafka creates topics on
+ * no other request). Concurrent requests for one new topic wait on a single
+ * creation, and their continuations run in arrival order.
  */
 export async function topicOrAutoCreate(ctx: RequestContext, name: string, allowAutoCreate: boolean): Promise<TopicMeta | { errorCode: number }> {
   const existing = ctx.broker.logs.topic(name);
@@ -94,7 +93,7 @@ export function authorizedOperations(ctx: RequestContext, type: "TOPIC" | "GROUP
   return bits;
 }
 
-/** Auto-creating a topic (Metadata, and Produce here) needs CREATE on the CLUSTER or on the TOPIC (KafkaApis.handleTopicMetadataRequest). */
+/** Auto-creating a topic (Metadata) needs CREATE on the CLUSTER or on the TOPIC (KafkaApis.handleTopicMetadataRequest). */
 export function mayAutoCreate(ctx: RequestContext, topic: string): boolean {
   const a = ctx.broker.authorizer;
   return a.authorize(ctx.session, "CREATE", CLUSTER_RESOURCE) || a.authorize(ctx.session, "CREATE", { type: "TOPIC", name: topic });
