@@ -22,7 +22,7 @@ function alterBody(entries: Array<{ entity: Component[]; ops: Op[] }>, validateO
 
 type Filter = Array<{ entityType: string; matchType: number; match: string | null }>;
 
-/** Entries as "user=alice,client-id=<default>: producer_byte_rate=1000", sorted. */
+/** Entries as "client-id=<default>,user=alice: producer_byte_rate=1000" (components in the broker's order: Kafka's HashMap puts client-id first), sorted. */
 function shown(r: DescribeClientQuotasResponse): string[] {
   expect(r.errorCode, r.errorMessage ?? "").toBe(ErrorCode.NONE);
   return (r.entries ?? [])
@@ -91,32 +91,32 @@ describe("AlterClientQuotas and DescribeClientQuotas (plaintext broker, no autho
     await awaitQuota(describeQ, [u("alice")], { producer_byte_rate: 1048576, consumer_byte_rate: 2097152 });
     // v0 (not flexible) answers the same.
     expect(shown(await describeQ([], false, 0))).toEqual([
+      "client-id=<default>,user=<default>: producer_byte_rate=500",
       "client-id=<default>: producer_byte_rate=7000",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "client-id=etl: consumer_byte_rate=3000",
-      "user=<default>,client-id=<default>: producer_byte_rate=500",
       "user=<default>: request_percentage=25.5",
-      "user=alice,client-id=etl: producer_byte_rate=4096",
       "user=alice: consumer_byte_rate=2097152 producer_byte_rate=1048576",
     ]);
     // Exact name, not strict: every entity with user=alice, alone or with a client id.
     expect(shown(await describeQ([{ entityType: "user", matchType: 0, match: "alice" }], false))).toEqual([
-      "user=alice,client-id=etl: producer_byte_rate=4096",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "user=alice: consumer_byte_rate=2097152 producer_byte_rate=1048576",
     ]);
     // Strict: only entities made of exactly the filter's types.
     expect(shown(await describeQ([{ entityType: "user", matchType: 0, match: "alice" }], true))).toEqual(["user=alice: consumer_byte_rate=2097152 producer_byte_rate=1048576"]);
     // Default match: the <default> user, with or without client ids.
     expect(shown(await describeQ([{ entityType: "user", matchType: 1, match: null }], false))).toEqual([
-      "user=<default>,client-id=<default>: producer_byte_rate=500",
+      "client-id=<default>,user=<default>: producer_byte_rate=500",
       "user=<default>: request_percentage=25.5",
     ]);
     // Any specified name: non-default client ids only.
     expect(shown(await describeQ([{ entityType: "client-id", matchType: 2, match: null }], false))).toEqual([
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "client-id=etl: consumer_byte_rate=3000",
-      "user=alice,client-id=etl: producer_byte_rate=4096",
     ]);
     expect(shown(await describeQ([{ entityType: "client-id", matchType: 2, match: null }, { entityType: "user", matchType: 2, match: null }], true))).toEqual([
-      "user=alice,client-id=etl: producer_byte_rate=4096",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
     ]);
     expect(shown(await describeQ([], true))).toEqual([]);
     expect(shown(await describeQ([{ entityType: "user", matchType: 0, match: "nobody" }], false))).toEqual([]);
@@ -173,10 +173,10 @@ describe("AlterClientQuotas and DescribeClientQuotas (plaintext broker, no autho
     ]);
     expect(separately.entries.map((e) => e.errorMessage)).toEqual(["Configuration producer_byte_rate must be a Long value", "Invalid configuration key bogus_rate"]);
     const expected = [
+      "client-id=<default>,user=<default>: producer_byte_rate=500",
       "client-id=<default>: producer_byte_rate=7000",
-      "user=<default>,client-id=<default>: producer_byte_rate=500",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "user=<default>: request_percentage=25.5",
-      "user=alice,client-id=etl: producer_byte_rate=4096",
       "user=alice: producer_byte_rate=2048",
     ];
     expect(shown(await describeQ([], false))).toEqual(expected);
@@ -314,6 +314,7 @@ describe("client quota authorization and enforcement (SASL broker with the stand
           rackId: "",
         });
       const first = await fetchAt(0n);
+      expect(first.responses[0]?.partitions[0]?.errorCode).toBe(ErrorCode.NONE);
       const records = first.responses[0]?.partitions[0]?.records as Buffer;
       // Capped: 8 batches of 64 KiB exist, a quota window allows 200 KiB: 3 whole batches fit, then the cap holds.
       expect(records.length).toBeGreaterThan(128 * 1024);
