@@ -38,9 +38,13 @@ describe("default.replication.factor and delete.topic.enable", () => {
     });
     expect(bc.body.topics[0]!.errorCode).toBe(ErrorCode.INVALID_CONFIG);
     if (!oracleRun()) expect(broker.logLines.some((l) => l.startsWith(`INFO CreateTopics of ${badConfig} refused with INVALID_CONFIG (40):`) && l.includes("cleanup.policy"))).toBe(true);
-    // Auto-creation uses the default factor too.
-    const md = await c.request(ApiKey.Metadata, 8, { topics: [{ name: uniqueName("rf-auto") }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-    expect(md.body.topics[0]!.errorCode).toBe(ErrorCode.INVALID_REPLICATION_FACTOR);
+    // Auto-creation uses the default factor too: Kafka's Metadata answers UNKNOWN_TOPIC_OR_PARTITION while it tries,
+    // the creation fails, and the topic stays unknown.
+    const auto = uniqueName("rf-auto");
+    const md = await c.request(ApiKey.Metadata, 8, { topics: [{ name: auto }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    expect(md.body.topics[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const listed = await c.request(ApiKey.CreateTopics, 4, { topics: [{ name: auto, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: true });
+    expect(listed.body.topics[0]!.errorCode).toBe(ErrorCode.NONE);
 
     const d = await c.request(ApiKey.DeleteTopics, 3, { topicNames: [explicit], timeoutMs: 5000 });
     expect(d.body.responses[0]!.errorCode).toBe(ErrorCode.TOPIC_DELETION_DISABLED);

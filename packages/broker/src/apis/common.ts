@@ -49,9 +49,11 @@ export async function topicOrAutoCreate(ctx: RequestContext, name: string, allow
   if (!allowAutoCreate || !ctx.broker.config["auto.create.topics.enable"]) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   if (topicNameProblem(name) !== null) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
   // Auto-creation uses default.replication.factor; above the one broker there is, Kafka cannot create the topic.
+  // Kafka's Metadata answers UNKNOWN_TOPIC_OR_PARTITION while it creates a topic, and the creation then fails in
+  // the background: the client keeps seeing an unknown topic.
   if (ctx.broker.config["default.replication.factor"] > 1) {
     ctx.broker.logger.info(`auto-creating topic ${name} refused: default.replication.factor ${ctx.broker.config["default.replication.factor"]} exceeds the 1 broker registered`);
-    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR };
+    return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   }
   let creating = ctx.broker.autoCreating.get(name);
   if (!creating) {
