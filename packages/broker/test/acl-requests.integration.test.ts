@@ -106,6 +106,8 @@ describe("authorization of every request kind", () => {
     expect(await init2()).toBe(0);
     expect(await init("tx-1")).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     await grant("idem", RT.TRANSACTIONAL_ID, "tx-1", OP.WRITE);
+    // Kafka creates __transaction_state at the first FindCoordinator for a transactional id (WRITE implies DESCRIBE).
+    await c.awaitCoordinator("tx-1", 1);
     expect(await init("tx-1")).toBe(0);
   });
 
@@ -116,6 +118,7 @@ describe("authorization of every request kind", () => {
     const c = await as("txn");
     // The transactional id is initialized by the admin, so the refusals below come from authorization, not from state.
     await admin.awaitCoordinator(txId, 1);
+    await admin.awaitCoordinator(g);
     const init = await retryWhileLoading(() => admin.call(ApiKey.InitProducerId, 1, { transactionalId: txId, transactionTimeoutMs: 60000 }), (r) => r.errorCode);
     expect(init.errorCode).toBe(0);
     const ids = { transactionalId: txId, producerId: init.producerId, producerEpoch: init.producerEpoch };
