@@ -5,7 +5,7 @@ import { createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from "node:crypt
 import { ApiKey, ErrorCode, decodeResponse, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
 import { applySaslAdmin, resolveConfig, type BrokerOptions } from "../src/index.ts";
 import type { ScramMechanism } from "../src/security/scram/scram.ts";
-import { RawClient, waitFor } from "./helpers.ts";
+import { RawClient, awaitCoordinator, waitFor } from "./helpers.ts";
 import type { kafkaClient } from "./helpers.ts";
 import { SCRAM_SHA_512, saslKafka, scramClientFinal, upsertion } from "./sasl-helpers.ts";
 
@@ -111,9 +111,9 @@ export class PrincipalClient {
     );
   }
 
-  /** Waits until FindCoordinator answers for the key (Kafka creates its internal topic at the first request). */
+  /** Waits until the key's coordinator serves it, as helpers.ts awaitCoordinator does (the principal needs DESCRIBE on the key). */
   async awaitCoordinator(key: string, keyType = 0): Promise<void> {
-    await waitFor(async () => (await this.call(ApiKey.FindCoordinator, 2, { key, keyType })).errorCode === ErrorCode.NONE, 30_000, `the coordinator of ${key}`);
+    await awaitCoordinator(this.raw, key, keyType);
   }
 
   close(): void {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, encodeRecordBatch, type DescribeClientQuotasResponse } from "@kappa/kafka-protocol";
 import { PrincipalClient, saslAdminBroker, user } from "./acl-helpers.ts";
-import { RawClient, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
+import { RawClient, oracleRun, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 const ADMIN = user("admin");
 const ALICE = user("alice");
@@ -22,7 +22,7 @@ function alterBody(entries: Array<{ entity: Component[]; ops: Op[] }>, validateO
 
 type Filter = Array<{ entityType: string; matchType: number; match: string | null }>;
 
-/** Entries as "user=alice,client-id=<default>: producer_byte_rate=1000", sorted. */
+/** Entries as "client-id=<default>,user=alice: producer_byte_rate=1000" (components in the broker's order: Kafka's HashMap puts client-id first), sorted. */
 function shown(r: DescribeClientQuotasResponse): string[] {
   expect(r.errorCode, r.errorMessage ?? "").toBe(ErrorCode.NONE);
   return (r.entries ?? [])
@@ -34,6 +34,26 @@ function shown(r: DescribeClientQuotasResponse): string[] {
           .join(" ")}`,
     )
     .sort();
+}
+
+/**
+ * Kafka answers AlterClientQuotas once its controller committed the change; its broker describes and enforces it a
+ * moment later. Waits, as a client must, until DescribeClientQuotas shows exactly `values` for the entity ({} = none).
+ */
+async function awaitQuota(describe: (components: Filter, strict: boolean) => Promise<DescribeClientQuotasResponse>, entity: Component[], values: Record<string, number>): Promise<void> {
+  const components = entity.map((e) => (e.entityName === null ? { entityType: e.entityType, matchType: 1, match: null } : { entityType: e.entityType, matchType: 0, match: e.entityName }));
+  const want = JSON.stringify(Object.entries(values).sort());
+  await waitFor(
+    async () => JSON.stringify((await describe(components, true)).entries?.[0]?.values.map((v) => [v.key, v.value]).sort() ?? []) === want,
+    10_000,
+    `the quotas of ${JSON.stringify(entity)} to be ${want}`,
+  );
+}
+
+/** Waits until DescribeAcls shows `count` ACLs on the topic (Kafka's broker applies CreateAcls a moment after the answer). */
+async function awaitTopicAcls(admin: PrincipalClient, topic: string, count: number): Promise<void> {
+  const filter = { resourceTypeFilter: 2, resourceNameFilter: topic, patternTypeFilter: 3, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 };
+  await waitFor(async () => ((await admin.call(ApiKey.DescribeAcls, 1, filter)).resources[0]?.acls.length ?? 0) >= count, 10_000, `${count} ACL(s) on ${topic}`);
 }
 
 const u = (name: string | null): Component => ({ entityType: "user", entityName: name });
@@ -67,34 +87,36 @@ describe("AlterClientQuotas and DescribeClientQuotas (plaintext broker, no autho
       { entity: [c(null)], ops: [{ key: "producer_byte_rate", value: 7000 }] },
     ]);
     expect(set.entries.map((e) => e.errorCode)).toEqual([0, 0, 0, 0, 0, 0]);
+    await awaitQuota(describeQ, [c(null)], { producer_byte_rate: 7000 });
+    await awaitQuota(describeQ, [u("alice")], { producer_byte_rate: 1048576, consumer_byte_rate: 2097152 });
     // v0 (not flexible) answers the same.
     expect(shown(await describeQ([], false, 0))).toEqual([
+      "client-id=<default>,user=<default>: producer_byte_rate=500",
       "client-id=<default>: producer_byte_rate=7000",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "client-id=etl: consumer_byte_rate=3000",
-      "user=<default>,client-id=<default>: producer_byte_rate=500",
       "user=<default>: request_percentage=25.5",
-      "user=alice,client-id=etl: producer_byte_rate=4096",
       "user=alice: consumer_byte_rate=2097152 producer_byte_rate=1048576",
     ]);
     // Exact name, not strict: every entity with user=alice, alone or with a client id.
     expect(shown(await describeQ([{ entityType: "user", matchType: 0, match: "alice" }], false))).toEqual([
-      "user=alice,client-id=etl: producer_byte_rate=4096",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "user=alice: consumer_byte_rate=2097152 producer_byte_rate=1048576",
     ]);
     // Strict: only entities made of exactly the filter's types.
     expect(shown(await describeQ([{ entityType: "user", matchType: 0, match: "alice" }], true))).toEqual(["user=alice: consumer_byte_rate=2097152 producer_byte_rate=1048576"]);
     // Default match: the <default> user, with or without client ids.
     expect(shown(await describeQ([{ entityType: "user", matchType: 1, match: null }], false))).toEqual([
-      "user=<default>,client-id=<default>: producer_byte_rate=500",
+      "client-id=<default>,user=<default>: producer_byte_rate=500",
       "user=<default>: request_percentage=25.5",
     ]);
     // Any specified name: non-default client ids only.
     expect(shown(await describeQ([{ entityType: "client-id", matchType: 2, match: null }], false))).toEqual([
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "client-id=etl: consumer_byte_rate=3000",
-      "user=alice,client-id=etl: producer_byte_rate=4096",
     ]);
     expect(shown(await describeQ([{ entityType: "client-id", matchType: 2, match: null }, { entityType: "user", matchType: 2, match: null }], true))).toEqual([
-      "user=alice,client-id=etl: producer_byte_rate=4096",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
     ]);
     expect(shown(await describeQ([], true))).toEqual([]);
     expect(shown(await describeQ([{ entityType: "user", matchType: 0, match: "nobody" }], false))).toEqual([]);
@@ -143,22 +165,25 @@ describe("AlterClientQuotas and DescribeClientQuotas (plaintext broker, no autho
       [ErrorCode.NONE, null],
     ]);
     expect(mixed.entries[5]?.entity).toEqual([{ entityType: "ip", entityName: "10.0.0.1" }]);
+    await awaitQuota(describeQ, [u("alice")], { producer_byte_rate: 2048 });
+    await awaitQuota(describeQ, [c("etl")], {});
     const separately = await alter([
       { entity: [u("bob")], ops: [{ key: "producer_byte_rate", value: 1.5 }] },
       { entity: [u("bob"), c("x")], ops: [{ key: "bogus_rate", value: 1 }] },
     ]);
     expect(separately.entries.map((e) => e.errorMessage)).toEqual(["Configuration producer_byte_rate must be a Long value", "Invalid configuration key bogus_rate"]);
     const expected = [
+      "client-id=<default>,user=<default>: producer_byte_rate=500",
       "client-id=<default>: producer_byte_rate=7000",
-      "user=<default>,client-id=<default>: producer_byte_rate=500",
+      "client-id=etl,user=alice: producer_byte_rate=4096",
       "user=<default>: request_percentage=25.5",
-      "user=alice,client-id=etl: producer_byte_rate=4096",
       "user=alice: producer_byte_rate=2048",
     ];
     expect(shown(await describeQ([], false))).toEqual(expected);
     raw.close();
 
-    // Durable: a restart on the same data dir finds them all.
+    // Durable: a restart on the same data dir finds them all (the embedded broker's own store; Kafka's is its metadata log).
+    if (oracleRun()) return;
     await broker.stop();
     broker = await startTestBroker({ "auto.create.topics.enable": false }, broker.dataDir);
     raw = await RawClient.connect(broker.port);
@@ -189,13 +214,17 @@ describe("client quota authorization and enforcement (SASL broker with the stand
       // DESCRIBE_CONFIGS allows describing, not altering; ALTER_CONFIGS allows altering (and implies DESCRIBE_CONFIGS, as in Kafka).
       const acl = (op: number) => ({ resourceType: 4, resourceName: "kafka-cluster", resourcePatternType: 3, principal: "User:alice", host: "*", operation: op, permissionType: 3 });
       expect((await admin.call(ApiKey.CreateAcls, 1, { creations: [acl(10)] })).results[0]?.errorCode).toBe(ErrorCode.NONE); // DESCRIBE_CONFIGS
+      await waitFor(async () => (await alice.call(ApiKey.DescribeClientQuotas, 1, { components: [], strict: false })).errorCode === ErrorCode.NONE, 10_000, "alice's DESCRIBE_CONFIGS grant");
       expect(shown(await alice.call(ApiKey.DescribeClientQuotas, 1, { components: [], strict: false }))).toEqual([]);
       expect((await alice.call(ApiKey.AlterClientQuotas, 1, body)).entries[0]?.errorCode).toBe(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       expect((await admin.call(ApiKey.CreateAcls, 1, { creations: [acl(11)] })).results[0]?.errorCode).toBe(ErrorCode.NONE); // ALTER_CONFIGS
+      await waitFor(async () => (await alice.call(ApiKey.AlterClientQuotas, 1, { ...body, validateOnly: true })).entries[0]?.errorCode === ErrorCode.NONE, 10_000, "alice's ALTER_CONFIGS grant");
       expect((await alice.call(ApiKey.AlterClientQuotas, 1, body)).entries[0]?.errorCode).toBe(ErrorCode.NONE);
+      await awaitQuota((components, strict) => alice.call(ApiKey.DescribeClientQuotas, 1, { components, strict }), [u("alice")], { producer_byte_rate: 1 });
       expect(shown(await alice.call(ApiKey.DescribeClientQuotas, 1, { components: [], strict: false }))).toEqual(["user=alice: producer_byte_rate=1"]);
       // Clean up for the next test.
       await admin.call(ApiKey.AlterClientQuotas, 1, alterBody([{ entity: [u("alice")], ops: [{ key: "producer_byte_rate", value: 0, remove: true }] }]));
+      await awaitQuota((components, strict) => admin.call(ApiKey.DescribeClientQuotas, 1, { components, strict }), [u("alice")], {});
     } finally {
       admin.close();
       alice.close();
@@ -208,9 +237,11 @@ describe("client quota authorization and enforcement (SASL broker with the stand
     try {
       const ct = await admin.call(ApiKey.CreateTopics, 4, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
       expect(ct.topics[0]?.errorCode).toBe(ErrorCode.NONE);
+      await admin.awaitTopic(topic);
       // 100 KiB/s for alice: Kafka's window lets (11 − 1) × 1 s × 100 KiB through before throttling.
       const q = await admin.call(ApiKey.AlterClientQuotas, 1, alterBody([{ entity: [u("alice")], ops: [{ key: "producer_byte_rate", value: 102400 }] }]));
       expect(q.entries[0]?.errorCode).toBe(ErrorCode.NONE);
+      await awaitQuota((components, strict) => admin.call(ApiKey.DescribeClientQuotas, 1, { components, strict }), [u("alice")], { producer_byte_rate: 102400 });
     } finally {
       admin.close();
     }
@@ -224,6 +255,7 @@ describe("client quota authorization and enforcement (SASL broker with the stand
       await adminAgain.call(ApiKey.CreateAcls, 1, {
         creations: ["User:alice", "User:bob"].map((principal) => ({ resourceType: 2, resourceName: topic, resourcePatternType: 3, principal, host: "*", operation: 4, permissionType: 3 })),
       });
+      await awaitTopicAcls(adminAgain, topic, 2);
       const throttles: number[] = [];
       // 1 MiB within the first window: ≈ (1.2 MiB / 10 s − 100 KiB/s) / 100 KiB/s × 10 s ≈ 2 s of throttle at the sixth request.
       for (let i = 0; i < 6; i++) {
@@ -253,13 +285,16 @@ describe("client quota authorization and enforcement (SASL broker with the stand
     const topic = uniqueName("quota-fetch");
     try {
       await admin.call(ApiKey.CreateTopics, 4, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+      await admin.awaitTopic(topic);
       for (let i = 0; i < 8; i++) {
         const records = encodeRecordBatch({ baseTimestamp: BigInt(Date.now()), records: [{ value: Buffer.alloc(64 * 1024, i) }] });
         await admin.call(ApiKey.Produce, 8, { transactionalId: null, acks: 1, timeoutMs: 10_000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
       }
       await admin.call(ApiKey.CreateAcls, 1, { creations: [{ resourceType: 2, resourceName: topic, resourcePatternType: 3, principal: "User:bob", host: "*", operation: 3, permissionType: 3 }] });
+      await awaitTopicAcls(admin, topic, 1);
       // 20 KiB/s for bob: one fetch may carry at most (11 − 1) × 20 KiB = 200 KiB (plus Kafka's first whole batch).
       await admin.call(ApiKey.AlterClientQuotas, 1, alterBody([{ entity: [u("bob")], ops: [{ key: "consumer_byte_rate", value: 20480 }] }]));
+      await awaitQuota((components, strict) => admin.call(ApiKey.DescribeClientQuotas, 1, { components, strict }), [u("bob")], { consumer_byte_rate: 20480 });
     } finally {
       admin.close();
     }
@@ -279,6 +314,7 @@ describe("client quota authorization and enforcement (SASL broker with the stand
           rackId: "",
         });
       const first = await fetchAt(0n);
+      expect(first.responses[0]?.partitions[0]?.errorCode).toBe(ErrorCode.NONE);
       const records = first.responses[0]?.partitions[0]?.records as Buffer;
       // Capped: 8 batches of 64 KiB exist, a quota window allows 200 KiB: 3 whole batches fit, then the cap holds.
       expect(records.length).toBeGreaterThan(128 * 1024);
@@ -308,6 +344,7 @@ describe("client quota authorization and enforcement (SASL broker with the stand
       // user + client-id entity: only bob's raw connections (client id "raw-test") are limited.
       const r = await admin.call(ApiKey.AlterClientQuotas, 1, alterBody([{ entity: [u("bob"), c("raw-test")], ops: [{ key: "request_percentage", value: 0.0001 }] }]));
       expect(r.entries[0]?.errorCode).toBe(ErrorCode.NONE);
+      await awaitQuota((components, strict) => admin.call(ApiKey.DescribeClientQuotas, 1, { components, strict }), [u("bob"), c("raw-test")], { request_percentage: 0.0001 });
       // The admin is not limited.
       for (let i = 0; i < 3; i++) expect((await admin.call(ApiKey.Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })).throttleTimeMs).toBe(0);
     } finally {

@@ -5,9 +5,9 @@
 // TOPIC_AUTHORIZATION_FAILED when named). Raw clients over TCP (no client of the
 // project's pins sends API 75: kafkajs 2.2.4 and librdkafka 2.0.2 predate it).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKey, ErrorCode, ZERO_UUID, uuidFromBytes, type DescribeTopicPartitionsResponse } from "@kappa/kafka-protocol";
+import { ApiKey, ErrorCode, ZERO_UUID, type DescribeTopicPartitionsResponse } from "@kappa/kafka-protocol";
 import { PrincipalClient, saslAdminBroker, user } from "./acl-helpers.ts";
-import { RawClient, startTestBroker, type TestBroker } from "./helpers.ts";
+import { RawClient, awaitTopicReady, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 
 const ADMIN = user("admin");
 const ALICE = user("alice");
@@ -35,6 +35,8 @@ async function create(c: RawClient | PrincipalClient, topics: Array<[string, num
   const body = { topics: topics.map(([name, n]) => ({ name, numPartitions: n, replicationFactor: 1, assignments: [], configs: [] })), timeoutMs: 10_000, validateOnly: false };
   const r = c instanceof PrincipalClient ? await c.call(ApiKey.CreateTopics, 4, body) : (await c.request(ApiKey.CreateTopics, 4, body)).body;
   for (const t of r.topics) expect(t.errorCode, t.name).toBe(ErrorCode.NONE);
+  // Kafka's broker hosts a created topic a moment after CreateTopics answers (helpers.ts awaitTopicReady).
+  for (const [name] of topics) await (c instanceof PrincipalClient ? c.awaitTopic(name) : awaitTopicReady(c, name));
 }
 
 const shape = (r: DescribeTopicPartitionsResponse) => ({
@@ -50,7 +52,10 @@ describe("DescribeTopicPartitions", () => {
       const first = await describeTp(c, [], 4);
       expect(shape(first)).toEqual({ topics: [["dtp-a", 0, "0,1"], ["dtp-b", 0, "0,1"]], next: "dtp-b/2" });
       const a = first.topics[0]!;
-      expect(a.topicId).toBe(uuidFromBytes(open.core.logs.topic("dtp-a")!.topicId));
+      // The topic's id, as Metadata (v10+) reports it.
+      const meta = await c.request(ApiKey.Metadata, 12, { topics: [{ topicId: ZERO_UUID, name: "dtp-a" }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      expect(a.topicId).not.toBe(ZERO_UUID);
+      expect(a.topicId).toBe(meta.body.topics[0]?.topicId);
       expect(a.isInternal).toBe(false);
       expect(a.partitions[1]).toEqual({
         errorCode: 0,
@@ -114,6 +119,8 @@ describe("DescribeTopicPartitions", () => {
         creations: [{ resourceType: 2, resourceName: "sec-open", resourcePatternType: 3, principal: `User:${ALICE.name}`, host: "*", operation: 8, permissionType: 3 }],
       });
       expect(acl.results[0]?.errorCode).toBe(ErrorCode.NONE);
+      // Kafka's broker applies an ACL a moment after the controller committed it (CreateAcls has answered by then).
+      await waitFor(async () => (await describeTp(alice, [], 100)).topics.length > 0, 10_000, "alice's DESCRIBE grant to apply");
       expect(shape(await describeTp(alice, [], 100))).toEqual({ topics: [["sec-open", 0, "0"]], next: null });
       const named = await describeTp(alice, ["sec-hidden", "sec-open", "sec-none"], 100);
       expect(shape(named)).toEqual({

@@ -7,9 +7,9 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kafka, logLevel, type KafkaConfig } from "kafkajs";
+import { Kafka, logLevel, type Admin, type KafkaConfig } from "kafkajs";
 import { describe, inject, it } from "vitest";
-import { ApiKey, decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
+import { ApiKey, ErrorCode, decodeResponse, encodeRequest, type ApiKeyWithBody, type RequestInput, type ResponseBodies } from "@kappa/kafka-protocol";
 import type { Logger } from "../src/broker.ts";
 import { resolveConfig, startBroker, type BrokerOptions, type RunningBroker } from "../src/index.ts";
 import { ORACLE_DEFAULTS } from "./oracle-nodes.ts";
@@ -328,12 +328,73 @@ export async function awaitTopicReady(c: RawClient, topic: string, timeoutMs = 1
 }
 
 /**
- * Waits until FindCoordinator answers for the group. Kafka creates
- * __consumer_offsets at the first such request and answers
- * COORDINATOR_NOT_AVAILABLE until its partition is loaded; clients retry.
+ * kafkajs 2.2.4's `admin.createTopics` waits for leaders but retries only
+ * LEADER_NOT_AVAILABLE, while Kafka 4.x answers Metadata for a topic its
+ * controller created and its broker has not loaded yet with
+ * UNKNOWN_TOPIC_OR_PARTITION, which kafkajs then throws although the topic was
+ * created. This creates without kafkajs' wait and waits until Metadata shows a
+ * leader for every partition, as the caller of any admin client must.
  */
-export async function awaitCoordinator(c: RawClient, groupId: string, keyType = 0, timeoutMs = 30_000): Promise<void> {
-  await waitFor(async () => (await c.request(ApiKey.FindCoordinator, 2, { key: groupId, keyType })).body.errorCode === 0, timeoutMs, `the coordinator of ${groupId}`);
+export async function createTopicsReady(admin: Admin, options: Parameters<Admin["createTopics"]>[0]): Promise<boolean> {
+  const created = await admin.createTopics({ ...options, waitForLeaders: false });
+  const names = options.topics.map((t) => t.topic);
+  await waitFor(
+    async () => {
+      try {
+        const { topics } = await admin.fetchTopicMetadata({ topics: names });
+        return topics.length === names.length && topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.partitionErrorCode === 0 && p.leader >= 0));
+      } catch {
+        return false;
+      }
+    },
+    15_000,
+    `topics ${names.join(", ")} to have leaders`,
+  );
+  return created;
+}
+
+/** What a coordinator answers while the partition of its internal topic that holds the key is not loaded yet. */
+const COORDINATOR_LOADING: ReadonlySet<number> = new Set([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR]);
+
+/**
+ * Waits until the coordinator of a group (keyType 0) or transactional id (1)
+ * serves it. Kafka creates __consumer_offsets / __transaction_state at the
+ * first FindCoordinator and answers COORDINATOR_NOT_AVAILABLE until the topic
+ * has leaders; the coordinator then answers COORDINATOR_LOAD_IN_PROGRESS or
+ * NOT_COORDINATOR until the key's partition is loaded. Clients retry both
+ * (kafkajs finds the coordinator again); so does this, asking DescribeGroups
+ * or DescribeTransactions for the key, which change nothing.
+ */
+export async function awaitCoordinator(c: RawClient, key: string, keyType = 0, timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    async () => {
+      if ((await c.request(ApiKey.FindCoordinator, 2, { key, keyType })).body.errorCode !== ErrorCode.NONE) return false;
+      const code =
+        keyType === 0
+          ? (await c.request(ApiKey.DescribeGroups, 4, { groups: [key], includeAuthorizedOperations: false })).body.groups[0]?.errorCode
+          : (await c.request(ApiKey.DescribeTransactions, 0, { transactionalIds: [key] })).body.transactionStates[0]?.errorCode;
+      return code !== undefined && !COORDINATOR_LOADING.has(code);
+    },
+    timeoutMs,
+    `the coordinator of ${key}`,
+  );
+}
+
+/**
+ * Repeats a request while it answers that a coordinator is not ready
+ * (COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR),
+ * as clients retry those. Kafka's InitProducerId, for instance, answers
+ * COORDINATOR_LOAD_IN_PROGRESS until its broker holds a block of producer ids
+ * from the controller.
+ */
+export async function retryWhileLoading<T>(call: () => Promise<T>, code: (r: T) => number | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await call();
+    const c = code(r);
+    if (c === undefined || !COORDINATOR_LOADING.has(c) || Date.now() > deadline) return r;
+    await sleep(50);
+  }
 }
 
 /** A broker running `src/cli.ts` in its own node process, for tests that kill it. */

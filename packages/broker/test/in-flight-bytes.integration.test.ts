@@ -33,6 +33,8 @@ describe("frames in flight per connection", () => {
     const c = await RawClient.connect(broker.port);
     // 4 MiB of zeros is no record batch: each Produce is refused (CORRUPT_MESSAGE) without writing; only its frame size matters here.
     const topic = uniqueName("in-flight");
+    // Produce never creates a topic (as on Kafka): create it first.
+    expect((await c.request(ApiKey.CreateTopics, 4, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000 })).body.topics[0]?.errorCode).toBe(ErrorCode.NONE);
     const release = broker.control.holdHandlers(ApiKey.Produce);
     const records = Buffer.alloc(4 * MIB, 7);
     const ids: number[] = [];

@@ -2,7 +2,7 @@
 import { CompressionTypes, type Consumer, type Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
-import { embeddedOnly, kafkaClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { embeddedOnly, kafkaClient, oracleRun, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 let kafka: Kafka;
@@ -147,10 +147,12 @@ describe("produce and consume", () => {
     await Promise.all(consumers.map((c) => c.disconnect()));
     await producer.disconnect();
 
-    // The group really went through the intended memberships.
-    const generations = broker.logLines.filter((l) => l.includes(`group ${groupId}: generation`)).map((l) => Number(/with (\d+) members/.exec(l)?.[1]));
-    expect(generations).toContain(3);
-    expect(generations.length).toBeGreaterThanOrEqual(4);
+    // The group really went through the intended memberships (the broker's log says so; Kafka's is not read here).
+    if (!oracleRun()) {
+      const generations = broker.logLines.filter((l) => l.includes(`group ${groupId}: generation`)).map((l) => Number(/with (\d+) members/.exec(l)?.[1]));
+      expect(generations).toContain(3);
+      expect(generations.length).toBeGreaterThanOrEqual(4);
+    }
     const values = seen.map((s) => s.value);
     expect(new Set(values).size).toBe(total);
     expect(values.length).toBe(total);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, decodeResponse } from "@kappa/kafka-protocol";
 import { buildBatch } from "../src/storage/test-helpers.ts";
-import { RawClient, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
+import { RawClient, awaitTopicReady, oracleRun, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 beforeAll(async () => {
@@ -27,6 +27,7 @@ describe("Produce racing DeleteTopics", () => {
       try {
         const created = await admin.request(ApiKey.CreateTopics, 4, { topics: [{ name: topic, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
         expect(created.body.topics[0]?.errorCode).toBe(ErrorCode.NONE);
+        await awaitTopicReady(admin, topic);
         const ids: Array<{ id: number; acks: number }> = [];
         for (let i = 0; i < 60; i++) {
           const acks = i % 2 === 0 ? -1 : 1;
@@ -52,8 +53,11 @@ describe("Produce racing DeleteTopics", () => {
         producer.close();
       }
     }
-    expect([...seen.keys()].filter((c) => c !== ErrorCode.NONE && c !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)).toEqual([]);
+    // Kafka may also answer NOT_LEADER_OR_FOLLOWER while it stops the partition (its metadata still names the topic);
+    // like UNKNOWN_TOPIC_OR_PARTITION, clients retry it after a metadata refresh. This broker answers the latter alone.
+    const retriable: number[] = oracleRun() ? [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER] : [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION];
+    expect([...seen.keys()].filter((c) => c !== ErrorCode.NONE && !retriable.includes(c))).toEqual([]);
     expect(seen.get(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) ?? 0).toBeGreaterThan(0);
-    expect(broker.logLines.filter((l) => l.includes("KAFKA_STORAGE_ERROR"))).toEqual([]);
+    if (!oracleRun()) expect(broker.logLines.filter((l) => l.includes("KAFKA_STORAGE_ERROR"))).toEqual([]);
   });
 });

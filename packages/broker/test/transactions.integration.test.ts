@@ -4,7 +4,7 @@
 import type { Kafka, Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { kafkaClient, RawClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { createTopicsReady, kafkaClient, RawClient, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 import { runKcat } from "./sasl-helpers.ts";
 
 let broker: TestBroker;
@@ -23,7 +23,7 @@ afterAll(async () => {
 async function createTopic(topic: string, partitions = 1): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: partitions }] });
+  await createTopicsReady(admin, { topics: [{ topic, numPartitions: partitions }] });
   await admin.disconnect();
 }
 
@@ -135,6 +135,8 @@ describe("transactions with kafkajs and kcat", () => {
     expect(await kcatValues(topic, "read_committed")).toEqual(["before"]);
     expect(await kcatValues(topic, "read_uncommitted")).toEqual(["before", "open-1", "after"]);
     await txn.commit();
+    // Kafka answers EndTxn once the coordinator logged PREPARE_COMMIT and writes the markers after it: wait for the LSO to move.
+    await waitFor(async () => (await listOffset(topic, 1)) !== 1n, 10_000, "the commit marker");
     // HW 4 now (the commit marker took offset 3); the LSO caught up with it.
     expect(await listOffset(topic, 1)).toBe(4n);
     expect(await listOffset(topic, 0)).toBe(4n);
@@ -260,6 +262,8 @@ describe("transactions with kafkajs and kcat", () => {
       expect(parts[2]).toMatchObject({ partitionIndex: 7, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
 
       await txn.commit();
+      // Kafka writes the markers after EndTxn has answered: wait until the transaction has completed.
+      await waitFor(async () => (await raw.request(ApiKey.DescribeTransactions, 0, { transactionalIds: [transactionalId] })).body.transactionStates[0]?.transactionState !== "PrepareCommit", 10_000, "the commit markers");
       const after = await raw.request(ApiKey.DescribeProducers, 0, { topics: [{ name: topic, partitionIndexes: [1] }] });
       expect(after.body.topics[0]!.partitions[0]!.activeProducers[0]).toMatchObject({ producerId, currentTxnStartOffset: -1n, coordinatorEpoch: 0 });
       const done = await raw.request(ApiKey.DescribeTransactions, 0, { transactionalIds: [transactionalId] });

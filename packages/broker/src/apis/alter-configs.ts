@@ -12,7 +12,7 @@ import { ApiKey, type DeepPartial, ErrorCode, type AlterConfigsRequest, type Alt
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
 import { logRefusal } from "./common.ts";
-import { applyTopicOverrides, brokerResourceProblem, ResourceType } from "./configs-common.ts";
+import { applyTopicOverrides, brokerConfigChangeProblem, ResourceType } from "./configs-common.ts";
 
 type Result = DeepPartial<AlterConfigsResponse["responses"][number]>;
 
@@ -49,13 +49,14 @@ export const alterConfigsApi = defineApi<AlterConfigsRequest, AlterConfigsRespon
         const result = await applyTopicOverrides(ctx, r.resourceName, overrides, req.validateOnly);
         done(result.code, result.message);
       } else if (r.resourceType === ResourceType.BROKER) {
-        if (!b.authorizer.authorize(ctx.session, "ALTER_CONFIGS", CLUSTER_RESOURCE)) {
-          done(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
-          continue;
-        }
-        const problem = brokerResourceProblem(ctx, r.resourceName);
+        // As Kafka: the broker id and the settings are checked before authorization.
+        const problem = brokerConfigChangeProblem(ctx, r.resourceName, r.configs.map((c) => c.name));
         if (problem) {
           done(problem.code, problem.message);
+          continue;
+        }
+        if (!b.authorizer.authorize(ctx.session, "ALTER_CONFIGS", CLUSTER_RESOURCE)) {
+          done(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
           continue;
         }
         done(ErrorCode.INVALID_CONFIG, `Cannot update these configs dynamically: ${r.configs.map((c) => c.name).join(", ")}. Broker settings are static on this broker; restart it with new settings.`);

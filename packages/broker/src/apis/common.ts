@@ -39,10 +39,9 @@ export function errorOf(ctx: RequestContext, err: unknown, what: string): { code
 
 /**
  * Returns the topic, creating it first when auto.create.topics.enable is on and the
- * request allows it (Metadata's allow_auto_topic_creation; Produce when the broker
- * setting is on). Concurrent requests for one new topic wait on a single creation,
- * and their continuations run in arrival order, which keeps pipelined produce
- * requests in order.
+ * request allows it (Metadata's allow_auto_topic_creation; Kafka creates topics on
+ * no other request). Concurrent requests for one new topic wait on a single
+ * creation, and their continuations run in arrival order.
  */
 export async function topicOrAutoCreate(ctx: RequestContext, name: string, allowAutoCreate: boolean): Promise<TopicMeta | { errorCode: number }> {
   const existing = ctx.broker.logs.topic(name);
@@ -50,9 +49,11 @@ export async function topicOrAutoCreate(ctx: RequestContext, name: string, allow
   if (!allowAutoCreate || !ctx.broker.config["auto.create.topics.enable"]) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   if (topicNameProblem(name) !== null) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
   // Auto-creation uses default.replication.factor; above the one broker there is, Kafka cannot create the topic.
+  // Kafka's Metadata answers UNKNOWN_TOPIC_OR_PARTITION while it creates a topic, and the creation then fails in
+  // the background: the client keeps seeing an unknown topic.
   if (ctx.broker.config["default.replication.factor"] > 1) {
     ctx.broker.logger.info(`auto-creating topic ${name} refused: default.replication.factor ${ctx.broker.config["default.replication.factor"]} exceeds the 1 broker registered`);
-    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR };
+    return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   }
   let creating = ctx.broker.autoCreating.get(name);
   if (!creating) {
@@ -94,7 +95,7 @@ export function authorizedOperations(ctx: RequestContext, type: "TOPIC" | "GROUP
   return bits;
 }
 
-/** Auto-creating a topic (Metadata, and Produce here) needs CREATE on the CLUSTER or on the TOPIC (KafkaApis.handleTopicMetadataRequest). */
+/** Auto-creating a topic (Metadata) needs CREATE on the CLUSTER or on the TOPIC (KafkaApis.handleTopicMetadataRequest). */
 export function mayAutoCreate(ctx: RequestContext, topic: string): boolean {
   const a = ctx.broker.authorizer;
   return a.authorize(ctx.session, "CREATE", CLUSTER_RESOURCE) || a.authorize(ctx.session, "CREATE", { type: "TOPIC", name: topic });

@@ -16,6 +16,7 @@
 // (UNSUPPORTED_VERSION); ip together with user or client-id (INVALID_REQUEST).
 // Needs DESCRIBE_CONFIGS on CLUSTER, else CLUSTER_AUTHORIZATION_FAILED.
 import { ApiKey, ErrorCode, type DeepPartial, type DescribeClientQuotasRequest, type DescribeClientQuotasResponse } from "@kappa/kafka-protocol";
+import { javaHashMapOrder } from "../java-hash-order.ts";
 import { entityComponents, type QuotaEntity } from "../quotas/entity.ts";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
@@ -57,6 +58,12 @@ function parseFilter(req: DescribeClientQuotasRequest): Filter | DeepPartial<Des
   return filter;
 }
 
+/** Kafka keeps an entity's components in a HashMap (ClientQuotasImage): its iteration order, e.g. client-id before user. */
+function kafkaComponentOrder<T extends { entityType: string }>(components: T[]): T[] {
+  const order = javaHashMapOrder(components.map((c) => c.entityType));
+  return [...components].sort((x, y) => order.indexOf(x.entityType) - order.indexOf(y.entityType));
+}
+
 function matches(entity: QuotaEntity, filter: Filter, strict: boolean): boolean {
   const types = entityComponents(entity);
   if (strict && types.length !== filter.size) return false;
@@ -87,7 +94,7 @@ export const describeClientQuotasApi = defineApi<DescribeClientQuotasRequest, De
       .all()
       .filter((e) => matches(e.entity, filter, req.strict))
       .map((e) => ({
-        entity: entityComponents(e.entity),
+        entity: kafkaComponentOrder(entityComponents(e.entity)),
         values: [...e.values].map(([key, value]) => ({ key, value })),
       }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, entries };

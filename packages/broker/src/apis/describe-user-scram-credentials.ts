@@ -6,8 +6,9 @@
 //
 // Kafka (ScramImage.describe): a user listed twice gets DUPLICATE_RESOURCE, a user
 // without credentials RESOURCE_NOT_FOUND; salts and keys are never returned.
-// Needs DESCRIBE on CLUSTER, else a top-level CLUSTER_AUTHORIZATION_FAILED.
+// Needs DESCRIBE on CLUSTER, else a top-level CLUSTER_AUTHORIZATION_FAILED (and one nameless result per named user).
 import { ApiKey, ErrorCode, type DeepPartial, type DescribeUserScramCredentialsRequest, type DescribeUserScramCredentialsResponse } from "@kappa/kafka-protocol";
+import { javaHashMapOrder } from "../java-hash-order.ts";
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
 
@@ -21,7 +22,10 @@ export const describeUserScramCredentialsApi = defineApi<DescribeUserScramCreden
   handle(ctx, req) {
     const b = ctx.broker;
     if (!b.authorizer.authorize(ctx.session, "DESCRIBE", CLUSTER_RESOURCE)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
+      // Kafka's error response (DescribeUserScramCredentialsRequest.getErrorResponse): one result per named user,
+      // without its name. (With users null Kafka 4.1 sends nothing at all: its error response iterates the null list.)
+      const results = (req.users ?? []).map((): Result => ({ user: "", errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, credentialInfos: [] }));
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results };
     }
     const store = b.sasl.store;
     // user → listed more than once
@@ -32,7 +36,9 @@ export const describeUserScramCredentialsApi = defineApi<DescribeUserScramCreden
       for (const { name } of req.users) wanted.set(name, wanted.has(name));
     }
     const results: Result[] = [];
-    for (const [user, duplicate] of wanted) {
+    // Kafka collects the users in a HashMap and answers in its iteration order.
+    for (const user of javaHashMapOrder(wanted.keys())) {
+      const duplicate = wanted.get(user) === true;
       if (duplicate) {
         results.push({ user, errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: `Cannot describe SCRAM credentials for the same user twice in a single request: ${user}`, credentialInfos: [] });
         continue;

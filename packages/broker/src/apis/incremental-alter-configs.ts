@@ -13,7 +13,7 @@ import { ApiKey, type DeepPartial, ErrorCode, type IncrementalAlterConfigsReques
 import { defineApi } from "../registry.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
 import { logRefusal } from "./common.ts";
-import { applyTopicOverrides, brokerResourceProblem, ResourceType } from "./configs-common.ts";
+import { applyTopicOverrides, brokerConfigChangeProblem, ResourceType } from "./configs-common.ts";
 
 type Result = DeepPartial<IncrementalAlterConfigsResponse["responses"][number]>;
 
@@ -35,12 +35,17 @@ export const incrementalAlterConfigsApi = defineApi<IncrementalAlterConfigsReque
         responses.push({ ...base, errorCode, errorMessage });
       };
       if (r.resourceType === ResourceType.BROKER) {
+        // As Kafka: the broker id and the settings set (DELETE aside) are checked before authorization.
+        const problem = brokerConfigChangeProblem(ctx, r.resourceName, r.configs.filter((c) => c.configOperation !== 1).map((c) => c.name));
+        if (problem) {
+          done(problem.code, problem.message);
+          continue;
+        }
         if (!b.authorizer.authorize(ctx.session, "ALTER_CONFIGS", CLUSTER_RESOURCE)) {
           done(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
           continue;
         }
-        const problem = brokerResourceProblem(ctx, r.resourceName);
-        done(problem?.code ?? ErrorCode.INVALID_CONFIG, problem?.message ?? `Cannot update these configs dynamically: ${r.configs.map((c) => c.name).join(", ")}`);
+        done(ErrorCode.INVALID_CONFIG, `Cannot update these configs dynamically: ${r.configs.map((c) => c.name).join(", ")}`);
         continue;
       }
       if (r.resourceType !== ResourceType.TOPIC) {

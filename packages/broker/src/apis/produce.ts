@@ -32,7 +32,7 @@ import { ApiKey, type DeepPartial, ErrorCode, type ProduceRequest, type ProduceR
 import type { AppendResult, TopicMeta } from "../logs.ts";
 import { quotaUser } from "../quotas/manager.ts";
 import { defineApi, type RequestContext } from "../registry.ts";
-import { errorOf, logRefusal, mayAutoCreate, topicOrAutoCreate } from "./common.ts";
+import { errorOf, logRefusal } from "./common.ts";
 
 const ATTRIBUTES = 21;
 const PRODUCER_ID = 43;
@@ -119,17 +119,13 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponse>({
         continue;
       }
       const existing = b.logs.topic(t.name);
-      if (existing) {
-        pending.push({ name: t.name, parts: Promise.all(appendTopic(ctx, existing, t, requireDurable, transactionalId)) });
+      if (!existing) {
+        // Kafka 4.x never creates a topic on Produce, whatever auto.create.topics.enable and CREATE say (only
+        // Metadata does): the partition is unknown, which clients treat as retriable after a metadata refresh.
+        reject(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         continue;
       }
-      pending.push({
-        name: t.name,
-        // Without CREATE the topic is simply unknown, as on Kafka (which never creates on Produce).
-        parts: topicOrAutoCreate(ctx, t.name, mayAutoCreate(ctx, t.name)).then((topic) =>
-          "errorCode" in topic ? t.partitionData.map((p) => partitionError(p.index, topic.errorCode)) : Promise.all(appendTopic(ctx, topic, t, requireDurable, transactionalId)),
-        ),
-      });
+      pending.push({ name: t.name, parts: Promise.all(appendTopic(ctx, existing, t, requireDurable, transactionalId)) });
     }
     const responses: DeepPartial<ProduceResponse["responses"][number]>[] = [];
     for (const p of pending) responses.push({ name: p.name, partitionResponses: await p.parts });

@@ -36,7 +36,12 @@ interface ConfigDef {
   validList?: readonly string[];
   /** LIST of free-form items (the replication-throttle lists): no item check beyond syntax. */
   freeList?: RegExp;
-  /** The broker setting Kafka reports as this config's DEFAULT_CONFIG synonym, and its default value there. */
+  /**
+   * The broker setting Kafka reports as this config's DEFAULT_CONFIG synonym, and its default value there.
+   * None for retention.ms, segment.ms and segment.jitter.ms: Kafka's ConfigHelper drops the synonyms listed
+   * before the primary broker name (log.retention.ms, log.roll.ms, log.roll.jitter.ms), which have no
+   * default, so log.retention.hours / log.roll.hours / log.roll.jitter.hours never show as synonyms there.
+   */
   synonym?: [string, string];
 }
 
@@ -73,12 +78,12 @@ const DEFS: readonly ConfigDef[] = [
   { name: "preallocate", type: "BOOLEAN", default: "false", doc: "stored and reported; segment files grow as written", synonym: ["log.preallocate", "false"] },
   { name: "remote.storage.enable", type: "BOOLEAN", default: "false", doc: "copy closed segments to remote storage and serve old offsets from there (needs remote.log.storage.system.enable on the broker)" },
   { name: "retention.bytes", type: "LONG", default: "-1", doc: "maximum partition size before old segments are deleted; -1 = unlimited", synonym: ["log.retention.bytes", "-1"] },
-  { name: "retention.ms", type: "LONG", default: "604800000", min: -1n, doc: "maximum age of a segment's newest record before it is deleted; -1 = forever", synonym: ["log.retention.hours", "168"] },
+  { name: "retention.ms", type: "LONG", default: "604800000", min: -1n, doc: "maximum age of a segment's newest record before it is deleted; -1 = forever" },
   // Kafka's minimum is LegacyRecord.RECORD_OVERHEAD_V0 (14) in 3.x.
   { name: "segment.bytes", type: "INT", default: "1073741824", min: 14n, doc: "segment file size before rolling", synonym: ["log.segment.bytes", "1073741824"] },
   { name: "segment.index.bytes", type: "INT", default: "10485760", min: 4n, doc: "stored and reported; indexes are sized by their entries", synonym: ["log.index.size.max.bytes", "10485760"] },
-  { name: "segment.jitter.ms", type: "LONG", default: "0", min: 0n, doc: "stored and reported; segment.ms rolls without jitter", synonym: ["log.roll.jitter.hours", "0"] },
-  { name: "segment.ms", type: "LONG", default: "604800000", min: 1n, doc: "segment age before rolling", synonym: ["log.roll.hours", "168"] },
+  { name: "segment.jitter.ms", type: "LONG", default: "0", min: 0n, doc: "stored and reported; segment.ms rolls without jitter" },
+  { name: "segment.ms", type: "LONG", default: "604800000", min: 1n, doc: "segment age before rolling" },
   { name: "unclean.leader.election.enable", type: "BOOLEAN", default: "false", doc: "stored and reported; the only replica is always the leader", synonym: ["unclean.leader.election.enable", "false"] },
 ];
 
@@ -311,15 +316,17 @@ export interface DescribedConfig {
 }
 
 /**
- * DescribeConfigs rows for a topic; `keys` null/undefined = all known keys, in
- * Kafka's (alphabetical) order; named keys are answered in the order asked,
- * unknown names left out, as Kafka does.
+ * DescribeConfigs rows for a topic; `keys` null/undefined = all known keys (in
+ * KNOWN_TOPIC_CONFIGS' order); named keys are the full listing filtered to them, in the
+ * listing's order whatever the request's, unknown names left out — as Kafka
+ * does (ConfigHelper filters its full listing; it never follows the request's order).
  */
 export function describeTopicConfigs(
   overrides: Readonly<Record<string, string>>,
   keys?: readonly string[] | null,
 ): DescribedConfig[] {
-  const names = keys && keys.length > 0 ? [...new Set(keys)].filter((k) => DEF_BY_NAME.has(k)) : KNOWN_TOPIC_CONFIGS;
+  const wanted = keys && keys.length > 0 ? new Set(keys) : null;
+  const names = wanted ? KNOWN_TOPIC_CONFIGS.filter((k) => wanted.has(k)) : KNOWN_TOPIC_CONFIGS;
   return names.map((name) => {
     const def = DEF_BY_NAME.get(name)!;
     const override = overrides[name];

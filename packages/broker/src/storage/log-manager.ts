@@ -536,8 +536,6 @@ export class LogManager {
       if (keys && keys.length > 0 && !keys.includes(n)) continue;
       rows.push({ name: n, value, isDefault: false, readOnly: true, isSensitive: false, source: 0, type: "STRING", typeCode: ConfigTypeCode.STRING, documentation, synonyms: [] });
     }
-    // Named configs are answered in the order they were asked for.
-    if (keys && keys.length > 0) rows.sort((a, b) => keys.indexOf(a.name) - keys.indexOf(b.name));
     return rows;
   }
 

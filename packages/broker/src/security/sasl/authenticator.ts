@@ -15,6 +15,7 @@
 // clients never re-authenticate (KIP-368 is not implemented).
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import type { Logger } from "../../broker.ts";
+import { javaHashMapOrder } from "../../java-hash-order.ts";
 import type { ConnectionGate, Session } from "../../session.ts";
 import type { ScramCredentialStore } from "../scram/credential-store.ts";
 import { FailedAuthGuard, type FailedAuthSettings } from "./failed-auth.ts";
@@ -78,14 +79,19 @@ export class SaslService {
     if (!isSupportedMechanism(mechanism) || !this.enabledMechanisms.includes(mechanism)) {
       // Counted with the failed authentications (Kafka's UnsupportedSaslMechanismException is one), not a line each.
       this.failures.recordFailure(session.clientAddress, null, "SaslHandshake", `unsupported SASL mechanism ${JSON.stringify(mechanism)}`);
-      return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: [...this.enabledMechanisms], close: true };
+      return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: this.listedMechanisms(), close: true };
     }
     session.saslMechanism = mechanism;
     this.exchanges.set(
       session,
       newExchange(mechanism, this.store, { stats: this.stats, inBackoff: (user) => this.failures.userBackoffLeft(user) > 0 }),
     );
-    return { errorCode: ErrorCode.NONE, mechanisms: [...this.enabledMechanisms], close: false };
+    return { errorCode: ErrorCode.NONE, mechanisms: this.listedMechanisms(), close: false };
+  }
+
+  /** The enabled mechanisms in the order Kafka lists them: its authenticator keeps them in a HashMap filled in sasl.enabled.mechanisms' order. */
+  private listedMechanisms(): string[] {
+    return javaHashMapOrder(this.enabledMechanisms);
   }
 
   async authenticate(session: Session, token: Buffer): Promise<AuthenticateOutcome> {
