@@ -243,7 +243,11 @@ describe("derived products on Apache Flink", () => {
     }
     expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
 
-    const status = await derivedJobStatus(flink.restUrl, jobId);
+    // Flink reports numRestarts once the job's metrics are registered, which may be after its first results.
+    const status = await waitFor(async () => {
+      const s = await derivedJobStatus(flink.restUrl, jobId);
+      return s.restarts !== null ? s : null;
+    }, 60_000, `Flink to report job ${jobId}'s restarts`);
     expect(status).toMatchObject({ state: "RUNNING", jobId, restarts: 0, error: null });
     expect(Date.parse(status.startedAt!)).toBeGreaterThan(Date.now() - 10 * 60_000);
     expect(status.lastCheckpointAt).not.toBeNull();
