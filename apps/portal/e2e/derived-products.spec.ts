@@ -170,6 +170,20 @@ test("owners pause, resume and replay a derived product's job from its panel, by
   try {
     await page.goto(`/products/${productId}#live`);
     await expect(page.getByTestId("job-state")).toHaveText("Running");
+    // Change statement…: the form starts from the current statement; proposing plans it with Flink, which this environment lacks.
+    await expect(page.getByTestId("job-statement-version")).toHaveText("v1");
+    await page.getByRole("button", { name: "Change statement…" }).click();
+    const change = page.getByTestId("job-statement-form");
+    await expect(change.getByLabel("Flink SQL statement")).toHaveValue(`SELECT merchant FROM \`${orderEvents}\``);
+    await expect(change.getByRole("button", { name: "Propose for review" })).toBeDisabled();
+    await change.getByLabel("Flink SQL statement").fill(`SELECT merchant, amount FROM \`${orderEvents}\``);
+    await change.getByLabel("Reason (for the reviewer)").fill("Show the amount too.");
+    const proposed = page.waitForResponse((r) => r.url().endsWith(`/api/v1/products/${productId}/derived`));
+    await change.getByRole("button", { name: "Propose for review" }).click();
+    expect((await proposed).status()).toBe(503);
+    await expect(change.getByRole("alert").last()).toContainText("set FLINK_SQL_GATEWAY_URL");
+    await change.getByRole("button", { name: "Cancel" }).click();
+    await expect(change).toHaveCount(0);
     // Pause: by keyboard, a confirmation that opens on Cancel.
     await page.getByRole("button", { name: "Pause", exact: true }).focus();
     await page.keyboard.press("Enter");

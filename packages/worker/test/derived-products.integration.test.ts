@@ -13,8 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approveChangeRequest,
   approveProduct,
   CatalogError,
+  changeDerivedStatement,
   deprecateProduct,
   derivedJobStatus,
   getProduct,
@@ -241,7 +243,11 @@ describe("derived products on Apache Flink", () => {
     }
     expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
 
-    const status = await derivedJobStatus(flink.restUrl, jobId);
+    // Flink reports numRestarts once the job's metrics are registered, which may be after its first results.
+    const status = await waitFor(async () => {
+      const s = await derivedJobStatus(flink.restUrl, jobId);
+      return s.restarts !== null ? s : null;
+    }, 60_000, `Flink to report job ${jobId}'s restarts`);
     expect(status).toMatchObject({ state: "RUNNING", jobId, restarts: 0, error: null });
     expect(Date.parse(status.startedAt!)).toBeGreaterThan(Date.now() - 10 * 60_000);
     expect(status.lastCheckpointAt).not.toBeNull();
@@ -421,6 +427,146 @@ describe("derived products on Apache Flink", () => {
       expect(told?.body).toBe(`Job ${replayed.jobId} recomputes from the inputs' earliest offsets; its results are appended to the topic again, after the earlier ones.`);
       deployedJob.jobId = replayed.jobId!;
     } finally {
+      await consumer.disconnect();
+    }
+  }, 600_000);
+
+  it("changes the running job's statement as a reviewed new version: an incompatible output refused naming the field; a compatible one approved by governance runs restored from the old job's savepoint (its open window closes with its earlier record) and writes the new column", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
+    const { worker } = stack.running;
+    const { productId, topicName } = deployedJob;
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const v1 = REVENUE_PER_MINUTE(orderEvents.topicName).replace(/;$/, "");
+    // Planned by Flink: orders as text is not BACKWARD compatible with schema v1, and says so, naming the field.
+    const breaking = (await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: v1.replace("COUNT(*) AS orders", "CAST(COUNT(*) AS STRING) AS orders"), reason: "Orders as text." }, settings).catch((e: unknown) => e)) as CatalogError;
+    expect(breaking).toBeInstanceOf(CatalogError);
+    expect(breaking).toMatchObject({ status: 422, code: "INCOMPATIBLE_OUTPUT_SCHEMA", details: { fields: ["orders"], mode: "BACKWARD" } });
+    expect(breaking.message).toContain("A new major version is needed");
+
+    // A new nullable column computed from the window's aggregates: BACKWARD compatible, schema v2, same topic.
+    const v2 = v1.replace("SUM(amount) AS revenue", "SUM(amount) AS revenue, CASE WHEN SUM(amount) > 50 THEN 'large' END AS size");
+    const asked = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: v2, reason: "Flag large windows." }, settings);
+    expect(asked).toMatchObject({ statementVersion: 2, schemaVersion: 2, schemaChanged: true, changeRequest: { status: "REQUESTED" } });
+    expect(Object.keys((asked.outputSchema as { properties: object }).properties)).toEqual(["merchant", "window_start", "window_end", "orders", "revenue", "size"]);
+    const oldJob = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).jobId!;
+    await approveChangeRequest(stack.db, stack.people.as.reviewer, asked.changeRequest.id);
+
+    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const seen: Record<string, unknown>[] = [];
+    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      const changed = await waitFor(async () => {
+        await worker.observeNow();
+        const stepError = worker.observer.stepErrors.get("derived-jobs");
+        if (stepError) throw new Error(stepError);
+        const j = await productJob(stack.db, owner, productId);
+        if (j.command?.kind === "STATEMENT" && j.command.status === "FAILED") throw new Error(`STATEMENT failed: ${j.command.error}`);
+        return j.command?.kind === "STATEMENT" && j.command.status === "DONE" && j.state === "RUNNING" ? j : null;
+      }, 240_000, "the worker to run statement version 2");
+      expect(changed).toMatchObject({ statementVersion: 2, jobStatementVersion: 2, restoredFromSavepoint: true, restoreNote: null, command: { kind: "STATEMENT", statementVersion: 2, error: null } });
+      expect(changed.jobId).not.toBe(oldJob);
+      expect(changed.command!.savepointPath).toContain(`savepoint-${oldJob.slice(0, 6)}`);
+      // Stopped with its savepoint, not cancelled.
+      expect(((await (await fetch(`${flink.restUrl}/jobs/${oldJob}`)).json()) as { state: string }).state).toBe("FINISHED");
+      const before = seen.length;
+
+      // m1's window at minute 20 was open at the change, holding o9 (amount 1) in the savepoint; o10 joins it, o11 closes it.
+      const later = [
+        { orderId: "o10", merchant: "m1", amount: 60, placedAt: at(20, 30) },
+        { orderId: "o11", merchant: "m2", amount: 2, placedAt: at(30, 0) },
+      ];
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic: orderEvents.topicName, messages: later.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
+      await producer.disconnect();
+      await waitFor(() => seen.slice(before).some((r) => r.merchant === "m1" && Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(20, 0))), 120_000, `m1's window at minute 20 from the new job ${changed.jobId}`);
+      // Restored: o9 counted with o10 (a job without the old state would say 1 order, 60). The new statement's column is there.
+      expect(seen.slice(before).map((r) => ({ ...normalise(r), size: r.size }))).toEqual([{ merchant: "m1", window_start: Date.parse(at(20, 0)), window_end: Date.parse(at(21, 0)), orders: 2, revenue: 61, size: "large" }]);
+      deployedJob.jobId = changed.jobId!;
+    } finally {
+      await consumer.disconnect();
+    }
+    // Recorded: statement versions 1 and 2, schema v2 approved by the reviewer, audited and told to the domain.
+    expect(await stack.db.derivedStatementVersion.findMany({ where: { productId }, orderBy: { version: "asc" }, select: { version: true, schemaVersion: true } })).toEqual([
+      { version: 1, schemaVersion: 1 },
+      { version: 2, schemaVersion: 2 },
+    ]);
+    expect(await stack.db.schemaVersion.findFirst({ where: { productId, version: 2 } })).toMatchObject({ status: "APPROVED", decidedById: stack.people.as.reviewer.userId });
+    expect(await stack.db.auditEvent.count({ where: { entityId: productId, action: "derivedProduct.jobStatementChanged" } })).toBe(1);
+    expect((await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-statement-changed" } }))?.body).toBe(`Job ${deployedJob.jobId} continues from the savepoint ${(await productJob(stack.db, owner, productId)).command!.savepointPath} of job ${oldJob}.`);
+  }, 600_000);
+
+  it("starts a new statement whose state Flink cannot restore from the group's committed input offsets, without state, and says so with Flink's reason", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
+    const { worker } = stack.running;
+    const { productId, topicName } = deployedJob;
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const current = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement;
+    // One more aggregate: the window operator's state (its accumulators) is no longer what the savepoint holds.
+    const v3 = current.replace("SUM(amount) AS revenue", "SUM(amount) AS revenue, MAX(CASE WHEN amount > 0 THEN amount END) AS largest");
+    const asked = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: v3, reason: "Show the largest order." }, settings);
+    expect(asked).toMatchObject({ statementVersion: 3, schemaVersion: 3, schemaChanged: true });
+    const oldJob = deployedJob.jobId;
+
+    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const seen: Record<string, unknown>[] = [];
+    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    // The input as the earlier tests produced it, in offset order (o1–o7, o8–o9 while paused, o10–o11 after the last change).
+    const logged = [
+      ...input,
+      { orderId: "o8", merchant: "m3", amount: 3, placedAt: at(10, 30) },
+      { orderId: "o9", merchant: "m1", amount: 1, placedAt: at(20, 0) },
+      { orderId: "o10", merchant: "m1", amount: 60, placedAt: at(20, 30) },
+      { orderId: "o11", merchant: "m2", amount: 2, placedAt: at(30, 0) },
+    ];
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      expect((await admin.fetchTopicOffsets(orderEvents.topicName))[0]).toMatchObject({ partition: 0, high: String(logged.length) });
+      // The old job's last record (the previous test's window, its single partition read in order) is read: what follows is the new job's.
+      await waitFor(() => (seen.some((r) => r.size === "large") ? true : null), 60_000, "the product's records so far");
+      const mark = seen.length;
+      await approveChangeRequest(stack.db, stack.people.as.reviewer, asked.changeRequest.id);
+      const changed = await waitFor(async () => {
+        await worker.observeNow();
+        const stepError = worker.observer.stepErrors.get("derived-jobs");
+        if (stepError) throw new Error(stepError);
+        const j = await productJob(stack.db, owner, productId);
+        if (j.command?.kind === "STATEMENT" && j.command.status === "FAILED") throw new Error(`STATEMENT failed: ${j.command.error}`);
+        return j.command?.kind === "STATEMENT" && j.command.statementVersion === 3 && j.command.status === "DONE" && j.state === "RUNNING" ? j : null;
+      }, 300_000, "the worker to run statement version 3");
+      expect(changed).toMatchObject({ statementVersion: 3, jobStatementVersion: 3, restoredFromSavepoint: false });
+      // Flink's reason: the window operator's state no longer fits its serializer.
+      expect(changed.restoreNote).toMatch(/^Flink could not restore the savepoint \S+: StateMigrationException: .+\. The new statement started without state from the offsets the old job's consumer group \S+ committed: windows open at the change start afresh, and what was read since the group's last commit is read again\.$/);
+      expect(changed.jobId).not.toBe(oldJob);
+      const group = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).jobGroupId!;
+      const committed = Number((await admin.fetchOffsets({ groupId: group, topics: [orderEvents.topicName] }))[0]!.partitions[0]!.offset);
+      expect(committed).toBeGreaterThan(0);
+
+      // Two more orders: o12 in m2's minute 30, o13 closes it. The new job, without state, read the input from the
+      // group's committed offset on: its windows are those of the records from there, computed here.
+      const later = [
+        { orderId: "o12", merchant: "m2", amount: 5, placedAt: at(30, 20) },
+        { orderId: "o13", merchant: "m1", amount: 1, placedAt: at(40, 0) },
+      ];
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic: orderEvents.topicName, messages: later.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
+      await producer.disconnect();
+      const read = [...logged.slice(committed), ...later];
+      const expected = [...expectedWindows(read).values()].map((w) => ({ ...w, largest: Math.max(...read.filter((r) => r.merchant === w.merchant && Date.parse(r.placedAt) >= w.window_start && Date.parse(r.placedAt) < w.window_end).map((r) => r.amount)) }));
+      expect(expected.find((w) => w.merchant === "m2")).toMatchObject({ window_start: Date.parse(at(30, 0)) });
+      await waitFor(() => seen.length - mark >= expected.length, 120_000, `${expected.length} windows from the new job ${changed.jobId}`);
+      expect(seen.slice(mark).map((r) => ({ ...normalise(r), largest: r.largest })).sort(byKey)).toEqual(expected.sort(byKey));
+      deployedJob.jobId = changed.jobId!;
+    } finally {
+      await admin.disconnect();
       await consumer.disconnect();
     }
   }, 600_000);

@@ -41,11 +41,30 @@ function replayOf(kind: string, payload: unknown): { from: string } | null {
   return typeof payload.from === "string" ? { from: payload.from } : null;
 }
 
+/** A derived product's new statement: before and after, the output's schema version, the inputs it reads. */
+function statementOf(kind: string, payload: unknown): { statement: string; fromStatement: string; fromVersion: number; toVersion: number; schemaVersion: number; schemaChanged: boolean; inputs: string[]; plan: string } | null {
+  if (kind !== "DERIVED_STATEMENT" || typeof payload !== "object" || payload === null) return null;
+  const p = payload as Record<string, unknown>;
+  const schema = (typeof p.schema === "object" && p.schema !== null ? p.schema : {}) as Record<string, unknown>;
+  if (typeof p.statement !== "string" || typeof p.fromStatement !== "string" || typeof p.toVersion !== "number") return null;
+  return {
+    statement: p.statement,
+    fromStatement: p.fromStatement,
+    fromVersion: typeof p.fromVersion === "number" ? p.fromVersion : p.toVersion - 1,
+    toVersion: p.toVersion,
+    schemaVersion: typeof schema.version === "number" ? schema.version : 0,
+    schemaChanged: schema.changed === true,
+    inputs: Array.isArray(p.inputs) ? p.inputs.map((i: unknown) => (typeof i === "object" && i !== null && "topicName" in i && typeof i.topicName === "string" ? i.topicName : "")).filter(Boolean) : [],
+    plan: typeof p.plan === "string" ? p.plan : "",
+  };
+}
+
 function ChangeRow({ change: c }: { change: Change }) {
   const action = useChangeRequestAction(c.product.id);
   const modes = modesOf(c.kind, c.payload);
   const replay = replayOf(c.kind, c.payload);
-  const partitions = modes || replay ? null : partitionsOf(c.payload);
+  const statement = statementOf(c.kind, c.payload);
+  const partitions = modes || replay || statement ? null : partitionsOf(c.payload);
   return (
     <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-change">
       <div className="min-w-0">
@@ -55,6 +74,8 @@ function ChangeRow({ change: c }: { change: Change }) {
             <>: compatibility mode <strong>{modes.from} → {modes.to}</strong></>
           ) : replay ? (
             <>: replay of its Flink job from <strong>{replay.from === "earliest" ? "the inputs' earliest offsets" : replay.from}</strong></>
+          ) : statement ? (
+            <>: statement version <strong>{statement.fromVersion} → {statement.toVersion}</strong> of its Flink job</>
           ) : partitions ? (
             <>: partitions <strong>{partitions.from} → {partitions.to}</strong></>
           ) : (
@@ -64,6 +85,22 @@ function ChangeRow({ change: c }: { change: Change }) {
         <p className="font-mono text-xs text-slate-500">{c.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{c.reason}”</p>
         {modes?.to === "NONE" && <p className="mt-1 text-xs text-amber-800">NONE switches the compatibility checks off: every later schema version is accepted, breaking ones included.</p>}
+        {statement && (
+          <div className="mt-2 space-y-2 text-xs" data-testid="review-statement">
+            <p className="text-slate-700">
+              Output: {statement.schemaChanged ? <>schema version <strong>{statement.schemaVersion}</strong> (compatible under the product&apos;s mode)</> : <>unchanged (schema version {statement.schemaVersion})</>}. Reads {statement.inputs.join(", ")}. Once approved the worker stops the job with a savepoint and starts the new statement from it.
+            </p>
+            <details>
+              <summary className="cursor-pointer font-medium">The statement before and after</summary>
+              <pre className="mt-1 max-h-60 overflow-auto rounded bg-slate-100 p-2 font-mono" aria-label="Current statement">{statement.fromStatement}</pre>
+              <pre className="mt-1 max-h-60 overflow-auto rounded bg-slate-900 p-2 font-mono text-slate-100" aria-label="Proposed statement">{statement.statement}</pre>
+            </details>
+            <details>
+              <summary className="cursor-pointer font-medium">Flink&apos;s plan</summary>
+              <pre className="mt-1 max-h-60 overflow-auto rounded bg-slate-900 p-2 font-mono text-slate-100" aria-label="Flink's plan of the proposed statement">{statement.plan}</pre>
+            </details>
+          </div>
+        )}
         {replay && <p className="mt-1 text-xs text-amber-800">The job is recomputed from that point and its results are appended to the topic again: every consumer of this product receives them a second time.</p>}
         {partitions && (
           <p className="mt-1 text-xs text-amber-800">Keyed records: after the change a key may map to another partition, so per-key order holds only within old and within new records. Partitions cannot be removed.</p>

@@ -6,6 +6,7 @@ import { api, type ApiError } from "@/lib/api-client";
 import type { ProductJob } from "@/lib/api-types";
 import { formText } from "@/lib/form-text";
 import { queryKeys } from "@/lib/query-keys";
+import { DerivedStatementEditor } from "./derived-statement";
 import { Ago } from "./relative-time";
 import { Button, ErrorAlert, Field, inputClass, Notice } from "./ui";
 
@@ -17,14 +18,14 @@ import { Button, ErrorAlert, Field, inputClass, Notice } from "./ui";
  * server checks who may; the buttons only save a refusal.
  */
 
-type Action = "pause" | "resume" | "replay";
+type Action = "pause" | "resume" | "replay" | "statement";
 interface CommandAnswer {
   command: ProductJob["command"];
   changeRequest: { id: string; status: string } | null;
 }
 
 const OPEN = ["PENDING", "RUNNING"];
-const KIND_WORD: Record<string, string> = { PAUSE: "Pause", RESUME: "Resume", REPLAY: "Replay" };
+const KIND_WORD: Record<string, string> = { PAUSE: "Pause", RESUME: "Resume", REPLAY: "Replay", STATEMENT: "New statement" };
 
 /** What the latest intent is doing (or why it failed): shown to everyone who sees the job. */
 export function JobCommandStatus({ job }: { job: ProductJob }) {
@@ -34,6 +35,21 @@ export function JobCommandStatus({ job }: { job: ProductJob }) {
       {job.replayAwaitingReview && (
         <p className="rounded-md bg-sky-50 p-3 text-sm text-sky-900 ring-1 ring-sky-200" data-testid="job-replay-review">
           A replay from {job.replayAwaitingReview.from === "earliest" ? "the inputs' earliest offsets" : job.replayAwaitingReview.from} waits for a governance reviewer (asked <Ago iso={job.replayAwaitingReview.requestedAt} />).
+        </p>
+      )}
+      {job.statementChangeAwaitingReview && (
+        <p className="rounded-md bg-sky-50 p-3 text-sm text-sky-900 ring-1 ring-sky-200" data-testid="job-statement-review">
+          Statement version {job.statementChangeAwaitingReview.toVersion} waits for a governance reviewer (asked <Ago iso={job.statementChangeAwaitingReview.requestedAt} />); the job runs version {job.jobStatementVersion ?? job.statementVersion} meanwhile.
+        </p>
+      )}
+      {job.restoredFromSavepoint === false && (
+        <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="job-not-restored">
+          <span className="font-medium">Not restored from the savepoint:</span> {job.restoreNote ?? "Flink could not restore the old job's state."}
+        </p>
+      )}
+      {job.restoredFromSavepoint === true && job.restoreNote && (
+        <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="job-restored-partly">
+          {job.restoreNote}
         </p>
       )}
       {c && OPEN.includes(c.status) && (
@@ -55,7 +71,7 @@ export function JobCommandStatus({ job }: { job: ProductJob }) {
   );
 }
 
-export function DerivedJobControls({ productId, job, reviewedReplay }: { productId: string; job: ProductJob; reviewedReplay: boolean }) {
+export function DerivedJobControls({ productId, domainId, statement, job, reviewedReplay }: { productId: string; domainId: string; statement: string; job: ProductJob; reviewedReplay: boolean }) {
   const client = useQueryClient();
   const [open, setOpen] = useState<Action | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -67,12 +83,24 @@ export function DerivedJobControls({ productId, job, reviewedReplay }: { product
       return client.invalidateQueries({ queryKey: queryKeys.products.job(productId) });
     },
   });
-  const busy = (job.command && OPEN.includes(job.command.status)) || ask.isPending;
+  const propose = useMutation<{ changeRequest: { id: string }; statementVersion: number; schemaVersion: number; schemaChanged: boolean }, ApiError, { statement: string; reason: string }>({
+    mutationFn: (body) => api(`/api/v1/products/${productId}/derived`, { method: "PUT", body }),
+    onSuccess: (answer) => {
+      setOpen(null);
+      setDone(
+        `Statement version ${answer.statementVersion} waits for a governance reviewer (four eyes)${answer.schemaChanged ? `; its output becomes schema version ${answer.schemaVersion}` : "; its output schema is unchanged"}. Once approved, the worker stops the job with a savepoint and starts the new statement from it.`,
+      );
+      return client.invalidateQueries({ queryKey: queryKeys.products.job(productId) });
+    },
+  });
+  const busy = (job.command && OPEN.includes(job.command.status)) || ask.isPending || propose.isPending;
   const deployed = job.state !== "NOT_DEPLOYED" && job.state !== "STOPPED";
   const canPause = deployed && job.state !== "PAUSED";
   const canResume = job.state === "PAUSED";
+  const canChangeStatement = job.state === "RUNNING" && !job.statementChangeAwaitingReview;
   const start = (action: Action) => {
     ask.reset();
+    propose.reset();
     setDone(null);
     setOpen(action);
   };
@@ -94,6 +122,11 @@ export function DerivedJobControls({ productId, job, reviewedReplay }: { product
             Replay…
           </Button>
         )}
+        {canChangeStatement && (
+          <Button variant="secondary" disabled={!!busy} onClick={() => start("statement")} aria-expanded={open === "statement"}>
+            Change statement…
+          </Button>
+        )}
       </div>
       {open === "pause" && (
         <Confirm
@@ -112,6 +145,7 @@ export function DerivedJobControls({ productId, job, reviewedReplay }: { product
         </Confirm>
       )}
       {open === "replay" && <ReplayForm reviewed={reviewedReplay} pending={ask.isPending} error={ask.error} onSubmit={(body) => ask.mutate({ action: "replay", body })} onCancel={() => setOpen(null)} />}
+      {open === "statement" && <StatementChangeForm domainId={domainId} current={statement} pending={propose.isPending} error={propose.error} onSubmit={(body) => propose.mutate(body)} onCancel={() => setOpen(null)} />}
       {ask.error && open !== "replay" && <ErrorAlert message={ask.error.message} />}
       {done && <Notice>{done}</Notice>}
     </div>
@@ -188,6 +222,52 @@ function ReplayForm({ reviewed, pending, error, onSubmit, onCancel }: { reviewed
       <div className="flex flex-wrap gap-2">
         <Button type="submit" variant="danger" disabled={pending}>
           {pending ? "Asking…" : reviewed ? "Ask for the replay" : "Replay"}
+        </Button>
+        <Button type="button" variant="secondary" disabled={pending} onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * A new statement for the running job (PUT /api/v1/products/{id}/derived): the statement editor with Flink's
+ * Validate, a reason for the reviewer, and Propose. The server plans it again, compares its output schema with
+ * the approved one under the product's compatibility mode and refuses an incompatible one naming the fields.
+ */
+function StatementChangeForm({ domainId, current, pending, error, onSubmit, onCancel }: { domainId: string; current: string; pending: boolean; error: ApiError | null; onSubmit: (body: { statement: string; reason: string }) => void; onCancel: () => void }) {
+  const headingId = useId();
+  const [statement, setStatement] = useState(current);
+  const [reason, setReason] = useState("");
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    onSubmit({ statement, reason });
+  }
+  const incompatible = error?.code === "INCOMPATIBLE_OUTPUT_SCHEMA";
+  const fields = Array.isArray(error?.details.fields) ? (error.details.fields as unknown[]).map(String) : [];
+  return (
+    <form aria-labelledby={headingId} onSubmit={submit} onKeyDown={(e) => e.key === "Escape" && onCancel()} className="space-y-3 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200" data-testid="job-statement-form">
+      <h3 id={headingId} className="font-medium text-slate-900">
+        Change the statement
+      </h3>
+      <p className="text-slate-700">
+        A new statement is a new version of this product on the same topic when its output schema stays compatible under the product&apos;s compatibility mode; a governance reviewer approves it first. The worker then stops the job with a savepoint and starts the new statement from it, so open windows carry over where Flink can map them — otherwise it starts without state from where the job had read, and the job panel says so.
+      </p>
+      <DerivedStatementEditor domainId={domainId} statement={statement} onChange={setStatement} gatewayConfigured errors={error?.fields.statement && !incompatible ? error.fields.statement : undefined} onValidated={() => {}} />
+      <Field id="statement-reason" label="Reason (for the reviewer)" errors={error?.fields.reason}>
+        {(a) => <textarea {...a} name="reason" rows={2} required maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} className={inputClass} />}
+      </Field>
+      {incompatible && (
+        <div className="space-y-1 rounded-md bg-rose-50 p-3 text-rose-900 ring-1 ring-rose-200" data-testid="statement-incompatible">
+          <p className="font-medium">The output schema changed incompatibly{fields.length > 0 && <> ({fields.join(", ")})</>}</p>
+          <p className="whitespace-pre-wrap break-words">{error.message}</p>
+        </div>
+      )}
+      {error && !incompatible && !error.fields.reason && !error.fields.statement && <ErrorAlert message={error.message} />}
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" disabled={pending || statement.trim() === "" || statement.trim() === current.trim()}>
+          {pending ? "Proposing…" : "Propose for review"}
         </Button>
         <Button type="button" variant="secondary" disabled={pending} onClick={onCancel}>
           Cancel

@@ -32,7 +32,7 @@ function rate(v: number | null): string {
  * `operable`: the viewer owns the product's domain and the product is live (pause, resume, replay offered);
  * `reviewedReplay`: its classification makes a replay wait for governance.
  */
-export function DerivedJobPanel({ productId, statement, live, operable = false, reviewedReplay = false }: { productId: string; statement: string; live: boolean; operable?: boolean; reviewedReplay?: boolean }) {
+export function DerivedJobPanel({ productId, domainId, statement, live, operable = false, reviewedReplay = false }: { productId: string; domainId: string; statement: string; live: boolean; operable?: boolean; reviewedReplay?: boolean }) {
   const job = useQuery({
     queryKey: queryKeys.products.job(productId),
     queryFn: ({ signal }) => api<ProductJob>(`/api/v1/products/${productId}/job`, { signal }),
@@ -63,7 +63,7 @@ export function DerivedJobPanel({ productId, statement, live, operable = false, 
           </div>
         )}
         {data && <JobCommandStatus job={data} />}
-        {data && operable && <DerivedJobControls productId={productId} job={data} reviewedReplay={reviewedReplay} />}
+        {data && operable && <DerivedJobControls productId={productId} domainId={domainId} statement={statement} job={data} reviewedReplay={reviewedReplay} />}
         {data && data.state !== "NOT_DEPLOYED" && (
           <DefinitionList
             items={[
@@ -74,6 +74,8 @@ export function DerivedJobPanel({ productId, statement, live, operable = false, 
               ["Watermark lag", data.watermarkLagMs === null ? "—" : lagText(data.watermarkLagMs)],
               ["Last checkpoint", data.lastCheckpointAt ? <Ago key="c" iso={data.lastCheckpointAt} /> : "none yet"],
               ["Restarts", data.restarts === null ? "—" : formatNumber(data.restarts)],
+              ["Statement version", <span key="v" data-testid="job-statement-version">{`v${data.jobStatementVersion ?? data.statementVersion}`}{data.jobStatementVersion !== null && data.jobStatementVersion !== data.statementVersion ? ` (v${data.statementVersion} approved, the worker starts it next)` : ""}</span>],
+              ["Restored from savepoint", data.restoredFromSavepoint === null ? "—" : data.restoredFromSavepoint ? "yes" : "no"],
               ["Job id", data.jobId ? <code key="j" className="break-all font-mono text-xs">{data.jobId}</code> : "—"],
               ["Observed", data.observedAt ? <Ago key="o" iso={data.observedAt} /> : "not yet"],
             ]}
@@ -88,7 +90,7 @@ export function DerivedJobPanel({ productId, statement, live, operable = false, 
           </div>
         )}
         <div>
-          <h3 className="text-sm font-semibold text-slate-900">Statement</h3>
+          <h3 className="text-sm font-semibold text-slate-900">Statement (version {data?.statementVersion ?? 1})</h3>
           <pre className="mt-1 max-h-80 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Flink SQL statement" data-testid="job-statement">
             {statement}
           </pre>

@@ -17,7 +17,7 @@ export async function approveChangeRequest(db: Db, acting: ActingUser, changeReq
     // A policy changed since the request still applies: nothing outside its bounds reaches Kafka.
     const partitions = request.kind === CHANGE_KINDS.ADD_PARTITIONS ? addPartitionsPayload.safeParse(request.payload) : null;
     const policy = partitions?.success ? await enforcePartitionPolicy(tx, actor, product, partitions.data.to) : null;
-    const applied = await applyChange(tx, { ...request, product });
+    const applied = await applyChange(tx, { ...request, product }, actor);
     const updated = await tx.productChangeRequest.update({ where: { id: changeRequestId }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date() } });
     await recordAudit(tx, actor, "product.changeApproved", "DataProduct", request.productId, { kind: request.kind, changeRequestId, ...applied, ...(policy ? { policy: (await policy.record()).summary } : {}) });
     return updated;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { loadActingActor, parseInput, type ActingUser } from "../action.ts";
-import type { Db } from "../db.ts";
+import type { Db, Tx } from "../db.ts";
 import { outputJsonSchema, inputTableDdl, outputTableDdl, plainType, quoteIdentifier, type OutputColumn } from "../derived/flink-tables.ts";
 import { FlinkStatementError, FlinkUnavailableError, SqlGatewayClient } from "../derived/sql-gateway.ts";
 import { CatalogError, NotConfiguredError, NotFoundError } from "../errors.ts";
@@ -75,7 +75,7 @@ export function normaliseStatement(statement: string): string {
  * PII approval when the input carries PII fields). 403 names the first input
  * it may not read.
  */
-export async function resolveDerivedInputs(db: Db, domainId: string, statement: string): Promise<DerivedInput[]> {
+export async function resolveDerivedInputs(db: Db | Tx, domainId: string, statement: string): Promise<DerivedInput[]> {
   const names = quotedIdentifiers(statement);
   if (names.length === 0) return [];
   const products = await db.dataProduct.findMany({

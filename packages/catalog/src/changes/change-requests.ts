@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Actor } from "../actor.ts";
 import type { Tx } from "../db.ts";
 import { checkReplayPoint, createJobCommand, jobPhase, OPEN_COMMAND_STATUSES, derivedReplayInput } from "../derived/job-commands.ts";
+import { applyStatementChange } from "../derived/statement-change.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
@@ -16,7 +17,7 @@ import { TASK_KINDS, topicConfigs } from "../tasks.ts";
  * has a payload schema and an `apply` that runs inside the approval's
  * transaction (catalog change + the worker's step, together).
  */
-export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE", QUALITY_RULES: "QUALITY_RULES", DERIVED_REPLAY: "DERIVED_REPLAY" } as const;
+export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE", QUALITY_RULES: "QUALITY_RULES", DERIVED_REPLAY: "DERIVED_REPLAY", DERIVED_STATEMENT: "DERIVED_STATEMENT" } as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[keyof typeof CHANGE_KINDS];
 
 export const addPartitionsPayload = z.object({ from: z.number().int().min(1), to: z.number().int().min(2) });
@@ -87,8 +88,8 @@ export async function enqueueTopicReconcile(tx: Tx, product: DataProduct): Promi
   });
 }
 
-/** Applies an approved change. The product row is locked by the caller. */
-export async function applyChange(tx: Tx, request: ProductChangeRequest & { product: DataProduct }): Promise<Record<string, string | number>> {
+/** Applies an approved change. The product row is locked by the caller; `decidedBy` is the approving reviewer. */
+export async function applyChange(tx: Tx, request: ProductChangeRequest & { product: DataProduct }, decidedBy: { id: string } | null = null): Promise<Record<string, string | number>> {
   switch (request.kind) {
     case CHANGE_KINDS.ADD_PARTITIONS: {
       const payload = addPartitionsPayload.safeParse(request.payload);
@@ -146,6 +147,8 @@ export async function applyChange(tx: Tx, request: ProductChangeRequest & { prod
       const command = await createJobCommand(tx, null, request.productId, { kind: "REPLAY", replayFrom: from, changeRequestId: request.id, fromJobId: derived.jobId, requestedById: request.requestedById });
       return { from, commandId: command.id };
     }
+    case CHANGE_KINDS.DERIVED_STATEMENT:
+      return applyStatementChange(tx, request, decidedBy);
     default:
       throw new ValidationError(`Unknown change kind ${request.kind}.`);
   }

@@ -25,6 +25,11 @@ export interface DerivedJobSpec {
   jobName?: string;
   /** Resume: the savepoint to restore the job's state from (`execution.state-recovery.path`); the inputs' positions come from it. */
   restoreFrom?: string;
+  /**
+   * With restoreFrom: let Flink drop the savepoint's state of operators the job no longer has
+   * (`execution.state-recovery.ignore-unclaimed-state`, the CLI's --allowNonRestoredState) instead of refusing it.
+   */
+  ignoreUnclaimedState?: boolean;
   /** Without restored state, where each input is read from (default: its earliest offset). */
   startup?: StartupPosition;
 }
@@ -41,7 +46,7 @@ export async function startDerivedJob(spec: DerivedJobSpec): Promise<string> {
       "table.exec.source.idle-timeout": "10 s",
       "pipeline.name": spec.jobName ?? `kappa-derived:${spec.outputTopic}`,
       // Flink 2.x's key (execution.savepoint.path is its deprecated alias): the job submitted in this session restores this savepoint.
-      ...(spec.restoreFrom ? { "execution.state-recovery.path": spec.restoreFrom } : {}),
+      ...(spec.restoreFrom ? { "execution.state-recovery.path": spec.restoreFrom, "execution.state-recovery.ignore-unclaimed-state": spec.ignoreUnclaimedState ? "true" : "false" } : {}),
     },
     `kappa-derived:${spec.outputTopic}`,
   );
@@ -208,4 +213,41 @@ function flinkRestError(text: string): string {
     // not JSON: the text itself
   }
   return text.slice(0, 500);
+}
+
+/** The root cause in a Java stack trace, as one line: the deepest `Caused by:` (or the first exception), its class's simple name and message. */
+export function rootCause(stacktrace: string): string {
+  const headers = stacktrace.split("\n").filter((l) => /^(?:Caused by: )?[a-z][\w$]*(?:\.[\w$]+)+(?:Exception|Error)(?::|$)/.test(l.trim()));
+  const root = (headers.at(-1) ?? stacktrace.split("\n")[0] ?? "").trim().replace(/^Caused by: /, "");
+  return root.replace(/^[a-z][\w$]*(?:\.[a-z][\w$]*)*\.(?=[A-Z])/, "").slice(0, 1_000);
+}
+
+export type JobStart = { running: true; restoredFrom: string | null } | { running: false; state: string; reason: string };
+
+/**
+ * Waits until a just-submitted job runs — every task RUNNING, its state
+ * restored (Flink restores state while a task initialises) — or fails first:
+ * the job FAILED, or an exception in its history (a restart: e.g. state the
+ * new operators cannot read). Answers where Flink restored it from (the
+ * checkpoint statistics' `latest.restored.external_path`), or Flink's root
+ * cause. Throws when neither happens within the time given.
+ */
+export async function awaitJobRunning(restUrl: string, jobId: string, timeoutMs = 180_000): Promise<JobStart> {
+  const base = `${restUrl.replace(/\/+$/, "")}/jobs/${encodeURIComponent(jobId)}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await getJson<{ state: string; vertices: { status?: string }[] }>(base);
+    const exceptions = await getJson<{ exceptionHistory?: { entries?: { exceptionName?: string; stacktrace?: string }[] }; "root-exception"?: string | null }>(`${base}/exceptions`).catch(() => null);
+    const entry = exceptions?.exceptionHistory?.entries?.[0];
+    const trace = entry?.stacktrace ?? exceptions?.["root-exception"] ?? null;
+    if (trace || (TERMINAL_JOB_STATES as readonly string[]).includes(job.state) || job.state === "RESTARTING" || job.state === "FAILING") {
+      if (trace || job.state !== "RESTARTING") return { running: false, state: job.state, reason: trace ? rootCause(trace) : `the job is ${job.state}` };
+    }
+    if (job.state === "RUNNING" && job.vertices.length > 0 && job.vertices.every((v) => v.status === "RUNNING")) {
+      const checkpoints = await getJson<{ latest?: { restored?: { external_path?: string } | null } }>(`${base}/checkpoints`).catch(() => null);
+      return { running: true, restoredFrom: checkpoints?.latest?.restored?.external_path ?? null };
+    }
+    if (Date.now() > deadline) throw new Error(`Job ${jobId} did not run within ${timeoutMs / 1000} s (it is ${job.state}).`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }

@@ -99,12 +99,17 @@ function withClause(options: [string, string][]): string {
  * Where a job without restored state starts reading an input: its earliest
  * offset (history by replay from the log), or the first record at or after an
  * instant (Kafka's ListOffsets by timestamp; the Kafka connector's
- * `scan.startup.mode` = `timestamp` with `scan.startup.timestamp-millis`).
+ * `scan.startup.mode` = `timestamp` with `scan.startup.timestamp-millis`), or
+ * the offsets the job's consumer group committed (`group-offsets`: a new
+ * statement that could not restore the old job's savepoint goes on from there).
  */
-export type StartupPosition = { mode: "earliest-offset" } | { mode: "timestamp"; millis: number };
+export type StartupPosition = { mode: "earliest-offset" } | { mode: "timestamp"; millis: number } | { mode: "group-offsets" };
 
 function startupOptions(startup: StartupPosition): [string, string][] {
   if (startup.mode === "earliest-offset") return [["scan.startup.mode", "earliest-offset"]];
+  // The offsets the job's consumer group committed (Flink commits them with each completed checkpoint or savepoint);
+  // a partition without one (an input the job did not read before) from its earliest offset.
+  if (startup.mode === "group-offsets") return [["scan.startup.mode", "group-offsets"], ["properties.auto.offset.reset", "earliest"]];
   if (!Number.isSafeInteger(startup.millis) || startup.millis < 0) throw new Error(`a startup timestamp must be milliseconds since the epoch, not ${startup.millis}`);
   return [
     ["scan.startup.mode", "timestamp"],

@@ -14,7 +14,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from ".
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { lockProduct } from "../product-access.ts";
 
-export const JOB_COMMAND_KINDS = ["PAUSE", "RESUME", "REPLAY"] as const;
+export const JOB_COMMAND_KINDS = ["PAUSE", "RESUME", "REPLAY", "STATEMENT"] as const;
 export type JobCommandKind = (typeof JOB_COMMAND_KINDS)[number];
 /** PENDING: waits for a worker; RUNNING: a worker holds its lease; DONE / FAILED: finished (error says why). */
 export const OPEN_COMMAND_STATUSES = ["PENDING", "RUNNING"] as const;
@@ -48,6 +48,8 @@ export interface JobCommandView {
   progress: string | null;
   error: string | null;
   savepointPath: string | null;
+  /** STATEMENT: the approved statement version the new job runs. */
+  statementVersion: number | null;
   requestedAt: string;
   finishedAt: string | null;
 }
@@ -61,6 +63,7 @@ export function commandView(c: DerivedJobCommand): JobCommandView {
     progress: c.progress,
     error: c.error,
     savepointPath: c.savepointPath,
+    statementVersion: c.statementVersion,
     requestedAt: c.createdAt.toISOString(),
     finishedAt: c.finishedAt?.toISOString() ?? null,
   };
@@ -124,12 +127,12 @@ export async function createJobCommand(
   tx: Tx,
   actor: Actor | null,
   productId: string,
-  data: { kind: JobCommandKind; replayFrom?: string; changeRequestId?: string; fromJobId: string | null; requestedById?: string },
+  data: { kind: JobCommandKind; replayFrom?: string; changeRequestId?: string; fromJobId: string | null; requestedById?: string; statementVersion?: number },
 ): Promise<DerivedJobCommand> {
   const requestedById = data.requestedById ?? actor?.id;
   if (!requestedById) throw new Error("a job command needs its requester");
   const command = await tx.derivedJobCommand.create({
-    data: { productId, kind: data.kind, replayFrom: data.replayFrom ?? null, changeRequestId: data.changeRequestId ?? null, requestedById, fromJobId: data.fromJobId, progress: "Waiting for the worker." },
+    data: { productId, kind: data.kind, replayFrom: data.replayFrom ?? null, changeRequestId: data.changeRequestId ?? null, requestedById, fromJobId: data.fromJobId, statementVersion: data.statementVersion ?? null, progress: "Waiting for the worker." },
   });
   if (!actor) return command;
   const detail: Prisma.InputJsonObject = { commandId: command.id, jobId: data.fromJobId, ...(data.replayFrom ? { from: data.replayFrom } : {}), ...(data.changeRequestId ? { changeRequestId: data.changeRequestId } : {}) };

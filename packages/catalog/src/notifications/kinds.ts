@@ -27,6 +27,7 @@ export const NOTIFICATION_KINDS = {
   "derived.job-paused": "Derived product's job paused",
   "derived.job-resumed": "Derived product's job resumed",
   "derived.job-replayed": "Derived product's job replayed",
+  "derived.job-statement-changed": "Derived product's job runs a new statement",
   "derived.job-command-failed": "Derived product's job could not be paused, resumed or replayed",
   "alert.fired": "Alert fired",
   "alert.resolved": "Alert resolved",

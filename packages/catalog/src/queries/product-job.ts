@@ -3,6 +3,7 @@ import { CHANGE_KINDS, derivedReplayPayload } from "../changes/change-requests.t
 import type { Db } from "../db.ts";
 import type { DerivedJobStatus } from "../derived/deploy.ts";
 import { commandView, type JobCommandView } from "../derived/job-commands.ts";
+import { derivedStatementPayload } from "../derived/statement-change.ts";
 import { NotFoundError } from "../errors.ts";
 import { hasGlobal } from "../permissions.ts";
 
@@ -23,6 +24,14 @@ export interface ProductJob extends Omit<DerivedJobStatus, "jobId"> {
   savepointPath: string | null;
   /** The latest pause, resume or replay asked for, and how far the worker got with it. */
   command: JobCommandView | null;
+  /** The product's approved statement version (1 as declared, one more per approved change) and the one the job runs. */
+  statementVersion: number;
+  jobStatementVersion: number | null;
+  /** After the last statement change: whether the new job restored the old job's savepoint (null: no change yet), and Flink's reason when not (or only partly). */
+  restoredFromSavepoint: boolean | null;
+  restoreNote: string | null;
+  /** A new statement that waits for a governance reviewer. */
+  statementChangeAwaitingReview: { changeRequestId: string; toVersion: number; requestedAt: string } | null;
   /** A replay that waits for a governance reviewer (CONFIDENTIAL or RESTRICTED product). */
   replayAwaitingReview: { changeRequestId: string; from: string; requestedAt: string } | null;
 }
@@ -43,10 +52,12 @@ export async function productJob(db: Db, actor: Actor, productId: string): Promi
   const derived = await db.derivedProduct.findUnique({ where: { productId } });
   if (!derived) throw new NotFoundError("Derived product's job", productId);
   const m = (derived.jobMetrics ?? {}) as Record<string, unknown>;
-  const [command, review] = await Promise.all([
+  const [command, review, statementReview] = await Promise.all([
     db.derivedJobCommand.findFirst({ where: { productId }, orderBy: { createdAt: "desc" } }),
     db.productChangeRequest.findFirst({ where: { productId, kind: CHANGE_KINDS.DERIVED_REPLAY, status: "REQUESTED" }, orderBy: { createdAt: "desc" } }),
+    db.productChangeRequest.findFirst({ where: { productId, kind: CHANGE_KINDS.DERIVED_STATEMENT, status: "REQUESTED" }, orderBy: { createdAt: "desc" } }),
   ]);
+  const statementPayload = statementReview ? derivedStatementPayload.safeParse(statementReview.payload) : null;
   const reviewPayload = review ? derivedReplayPayload.safeParse(review.payload) : null;
   return {
     state: derived.jobState ?? "NOT_DEPLOYED",
@@ -64,6 +75,11 @@ export async function productJob(db: Db, actor: Actor, productId: string): Promi
     pausedAt: derived.jobPausedAt?.toISOString() ?? null,
     savepointPath: derived.jobSavepointPath,
     command: command ? commandView(command) : null,
+    statementVersion: derived.statementVersion,
+    jobStatementVersion: derived.jobId ? (derived.jobStatementVersion ?? 1) : null,
+    restoredFromSavepoint: derived.jobRestoredFromSavepoint,
+    restoreNote: derived.jobRestoreNote,
+    statementChangeAwaitingReview: statementReview && statementPayload?.success ? { changeRequestId: statementReview.id, toVersion: statementPayload.data.toVersion, requestedAt: statementReview.createdAt.toISOString() } : null,
     replayAwaitingReview: review && reviewPayload?.success ? { changeRequestId: review.id, from: reviewPayload.data.from, requestedAt: review.createdAt.toISOString() } : null,
   };
 }

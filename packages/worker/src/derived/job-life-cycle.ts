@@ -22,9 +22,9 @@
  * is adopted rather than started twice.
  */
 import type { DerivedJobCommand, DerivedProduct } from "@prisma/client";
-import { cancelDerivedJob, consumerGroupPrefix, notify, startDerivedJob, stopDerivedJobWithSavepoint, type NotificationKind } from "@kappa/catalog";
+import { awaitJobRunning, cancelDerivedJob, consumerGroupPrefix, notify, startDerivedJob, stopDerivedJobWithSavepoint, type DerivedJobSpec, type NotificationKind } from "@kappa/catalog";
 import { errorMessage } from "../log.ts";
-import { auditAsWorker } from "../reconcile/entities.ts";
+import { auditAsWorker, reconcilePrincipalAcls } from "../reconcile/entities.ts";
 import type { DerivedJobs } from "./derived-jobs.ts";
 import { redactLogins, stopReasons } from "./derived-jobs.ts";
 
@@ -78,6 +78,8 @@ async function carryOut(jobs: DerivedJobs, command: DerivedJobCommand): Promise<
       return resume(jobs, command, row);
     case "REPLAY":
       return replay(jobs, command, row);
+    case "STATEMENT":
+      return changeStatement(jobs, command, row);
     default:
       throw new CommandRefused(`Unknown job command ${command.kind}.`);
   }
@@ -168,8 +170,106 @@ async function replay(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): 
   );
 }
 
+/** Flink's words for a savepoint whose state the new job has no operator for (refused unless told to drop it). */
+const UNCLAIMED_STATE = /allowNonRestoredState|ignore-unclaimed-state|Cannot map checkpoint\/savepoint state/i;
+
+/**
+ * STATEMENT (an approved DERIVED_STATEMENT change): the running job is
+ * stopped with a savepoint, and the product's new statement (on its row since
+ * the approval) is submitted restoring it — Flink maps the savepoint's state
+ * to the new job's operators by their ids, so a statement whose operators
+ * keep their shape (a changed filter or projection) goes on with its open
+ * windows. Where Flink refuses state the new statement has no operator for,
+ * it is submitted again letting Flink drop that state (restored partly, said
+ * in the note); where Flink cannot restore at all (state the new operators
+ * cannot read), the new statement starts without state from the offsets the
+ * old job's consumer group committed with its savepoint, and the job panel
+ * says so (`restoredFromSavepoint: false` with Flink's reason). Every input
+ * reads from those committed offsets whenever its position is not restored,
+ * so nothing is skipped; Flink commits them with completed checkpoints, best
+ * effort (a job restored from a savepoint was seen not to advance them), so
+ * what was read after the last commit is read again and its windows may be
+ * written a second time.
+ */
+async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): Promise<void> {
+  if (row.jobPausedAt) throw new CommandRefused("The job is paused; a new statement changes a running job.");
+  if (!row.jobId) throw new CommandRefused("The job is not deployed.");
+  if (command.statementVersion !== null && row.statementVersion !== command.statementVersion) throw new CommandRefused(`The product's statement is version ${row.statementVersion} now, not ${command.statementVersion}.`);
+  const reason = (await stopReasons(jobs.ctx.db, [command.productId])).get(command.productId);
+  if (reason) throw new CommandRefused(`It must not run: ${reason}`);
+  const version = row.statementVersion;
+  const oldJob = row.jobId;
+  // Before the old job stops: the new statement's inputs must still be readable (jobSpec refuses one the domain lost), and its account may read them.
+  const startup = { mode: "group-offsets" } as const;
+  const { spec: plain } = await jobs.jobSpec(command.productId, { startup });
+  if (row.serviceAccountId) await reconcilePrincipalAcls(jobs.ctx, row.serviceAccountId);
+  let savepoint = command.savepointPath;
+  if (!savepoint) {
+    await progress(jobs, command, `Stopping job ${oldJob} (statement version ${row.jobStatementVersion ?? 1}) with a savepoint…`);
+    savepoint = (await savepointTaken(jobs, oldJob)) ?? (await stopDerivedJobWithSavepoint(jobs.flink.restUrl, oldJob, jobs.flink.savepointDir ? { targetDirectory: jobs.flink.savepointDir } : {}));
+    await progress(jobs, command, `Job ${oldJob} stopped; its savepoint is at ${savepoint}.`, { savepointPath: savepoint });
+  }
+  const attempt = async (label: string, spec: DerivedJobSpec) => {
+    await progress(jobs, command, label);
+    const adopted = await jobs.runningJobNamed(spec.jobName!);
+    let jobId: string;
+    try {
+      jobId = adopted ?? (await startDerivedJob(spec));
+    } catch (error) {
+      // A refusal at submission (the gateway answers Flink's restore error): the same as a job that failed to start.
+      return { jobId: null, start: { running: false as const, state: "NOT_STARTED", reason: redactLogins(errorMessage(error)).slice(0, 1_000) } };
+    }
+    // A job that neither runs nor fails in time counts as not started (it is cancelled before the next attempt).
+    const start = await awaitJobRunning(jobs.flink.restUrl, jobId).catch((error: unknown) => ({ running: false as const, state: "UNKNOWN", reason: redactLogins(errorMessage(error)).slice(0, 1_000) }));
+    return { jobId, start };
+  };
+  const restoring: DerivedJobSpec = { ...plain, restoreFrom: savepoint };
+  let result = await attempt(`Starting statement version ${version} from savepoint ${savepoint}…`, restoring);
+  let restored: boolean;
+  let note: string | null = null;
+  const refusal = (r: typeof result) => (r.start.running ? "" : r.start.reason);
+  if (!result.start.running && UNCLAIMED_STATE.test(refusal(result))) {
+    const first = refusal(result);
+    if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
+    result = await attempt(`Flink refused state the new statement has no operator for; starting statement version ${version} from ${savepoint} without it…`, { ...restoring, ignoreUnclaimedState: true });
+    note = `Restored partly: Flink dropped the savepoint's state of operators the new statement no longer has (${first}); inputs whose position was not restored read from the job's committed offsets.`;
+  }
+  if (result.start.running) {
+    restored = true;
+  } else {
+    const why = refusal(result);
+    if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
+    result = await attempt(`Flink could not restore the savepoint (${why}); starting statement version ${version} without state from the job's committed input offsets (group ${plain.groupId})…`, plain);
+    if (!result.start.running) {
+      if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId).catch(() => "");
+      throw new Error(`Statement version ${version} did not start, with or without the savepoint ${savepoint}: ${refusal(result)}`);
+    }
+    restored = false;
+    note = `Flink could not restore the savepoint ${savepoint}: ${why}. The new statement started without state from the offsets the old job's consumer group ${plain.groupId} committed: windows open at the change start afresh, and what was read since the group's last commit is read again.`;
+  }
+  const jobId = result.jobId!;
+  await progress(jobs, command, `Job ${jobId} runs statement version ${version}; recording it…`, { toJobId: jobId });
+  await started(jobs, command, row, jobId, { jobStatementVersion: version, jobRestoredFromSavepoint: restored, jobRestoreNote: note });
+  await finish(
+    jobs,
+    command,
+    "DONE",
+    { progress: restored ? `Statement version ${version} runs as job ${jobId}, restored from ${savepoint}${note ? " (partly)" : ""}.` : `Statement version ${version} runs as job ${jobId}, without the old job's state (from the committed input offsets).`, toJobId: jobId },
+    "derived.job-statement-changed",
+    `The Flink job runs statement version ${version}`,
+    restored ? `Job ${jobId} continues from the savepoint ${savepoint} of job ${oldJob}.${note ? ` ${note}` : ""}` : (note ?? ""),
+    { fromJobId: oldJob, jobId, savepointPath: savepoint, statementVersion: version, restoredFromSavepoint: restored, ...(note ? { restoreNote: note } : {}) },
+  );
+}
+
 /** The new job on the product's row: it runs (the observer reads it from the next cycle on), nothing paused any more. */
-async function started(jobs: DerivedJobs, command: DerivedJobCommand, row: Row, jobId: string, data: { jobGroupId?: string }): Promise<void> {
+async function started(
+  jobs: DerivedJobs,
+  command: DerivedJobCommand,
+  row: Pick<Row, "jobId">,
+  jobId: string,
+  data: { jobGroupId?: string; jobStatementVersion?: number; jobRestoredFromSavepoint?: boolean | null; jobRestoreNote?: string | null },
+): Promise<void> {
   const updated = await jobs.ctx.db.derivedProduct.updateMany({
     where: { productId: command.productId, jobId: row.jobId, jobStoppedAt: null },
     data: { jobId, jobState: "CREATED", jobStartedAt: null, jobPausedAt: null, jobSavepointPath: null, jobError: null, jobObservedAt: null, ...data },
@@ -190,7 +290,10 @@ async function finish(
   await jobs.ctx.db.$transaction(async (tx) => {
     await tx.derivedJobCommand.update({ where: { id: command.id }, data: { status, leasedUntil: null, finishedAt: new Date(), ...data } });
     const product = await tx.dataProduct.findUniqueOrThrow({ where: { id: command.productId }, select: { name: true, domainId: true, topicName: true } });
-    const action = status === "FAILED" ? "derivedProduct.jobCommandFailed" : { PAUSE: "derivedProduct.jobPaused", RESUME: "derivedProduct.jobResumed", REPLAY: "derivedProduct.jobReplayed" }[command.kind] ?? "derivedProduct.jobCommandDone";
+    const action =
+      status === "FAILED"
+        ? "derivedProduct.jobCommandFailed"
+        : ({ PAUSE: "derivedProduct.jobPaused", RESUME: "derivedProduct.jobResumed", REPLAY: "derivedProduct.jobReplayed", STATEMENT: "derivedProduct.jobStatementChanged" } as Record<string, string>)[command.kind] ?? "derivedProduct.jobCommandDone";
     await auditAsWorker(tx, action, "DataProduct", command.productId, { commandId: command.id, kind: command.kind, ...audit, ...(data.error ? { error: data.error } : {}) });
     await notify(tx, {
       kind,

@@ -28,6 +28,7 @@ import {
   listUsersInput,
   replayInput,
   derivedReplayInput,
+  derivedStatementChangeInput,
   compatibilityModeChangeInput,
   setQualityRulesInput,
   testQualityRulesInput,
@@ -137,16 +138,17 @@ const product = z
 const jobCommand = z
   .object({
     id: z.string(),
-    kind: z.enum(["PAUSE", "RESUME", "REPLAY"]),
+    kind: z.enum(["PAUSE", "RESUME", "REPLAY", "STATEMENT"]),
     from: z.string().nullable().meta({ description: 'REPLAY: "earliest" or the ISO instant the inputs are read from.' }),
     status: z.enum(["PENDING", "RUNNING", "DONE", "FAILED"]),
     progress: z.string().nullable().meta({ description: "How far the worker got, in words." }),
     error: z.string().nullable(),
     savepointPath: z.string().nullable(),
+    statementVersion: z.number().int().nullable().meta({ description: "STATEMENT: the approved statement version the new job runs." }),
     requestedAt: z.string(),
     finishedAt: z.string().nullable(),
   })
-  .meta({ id: "DerivedJobCommand", description: "An owner's pause, resume or replay of a derived product's Flink job, which the worker carries out." });
+  .meta({ id: "DerivedJobCommand", description: "An owner's pause, resume or replay of a derived product's Flink job, or an approved new statement (STATEMENT), which the worker carries out." });
 const jobCommandResult = z.object({
   command: jobCommand.nullable().meta({ description: "The intent the worker carries out; null while a reviewed replay waits for governance." }),
   changeRequest: z.object({ id: z.string(), status: z.string() }).nullable().meta({ description: "A CONFIDENTIAL or RESTRICTED product's replay: the DERIVED_REPLAY change request a governance reviewer other than the requester approves (POST /change-requests/{id}/approve)." }),
@@ -355,7 +357,7 @@ export const ROUTES: RouteDoc[] = [
     path: "/products/{id}/job",
     tag: "Products",
     summary:
-      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it because an input's subscription was revoked or an input or the product retired), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`, `stoppedAt`, `stopReason`; `PAUSED` with `pausedAt` and `savepointPath` while its owners paused it; `command`: the latest pause, resume or replay and the worker's `progress`; `replayAwaitingReview`: a replay waiting for governance. As visible as the product; 404 for a product that is not derived.",
+      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it because an input's subscription was revoked or an input or the product retired), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`, `stoppedAt`, `stopReason`; `PAUSED` with `pausedAt` and `savepointPath` while its owners paused it; `command`: the latest pause, resume or replay and the worker's `progress`; `replayAwaitingReview`: a replay waiting for governance; `statementVersion` (approved) and `jobStatementVersion` (the one the job runs), `statementChangeAwaitingReview`, and after a statement change `restoredFromSavepoint` with `restoreNote` (Flink's reason when the new statement could not restore the old job's state). As visible as the product; 404 for a product that is not derived.",
     response: anyObject("The job."),
   },
   {
@@ -387,6 +389,27 @@ export const ROUTES: RouteDoc[] = [
     scope: "write:<domain>",
     body: derivedReplayInput,
     response: jobCommandResult,
+    status: 202,
+  },
+  {
+    method: "put",
+    path: "/products/{id}/derived",
+    tag: "Products",
+    summary:
+      "Propose a new statement for an ACTIVE derived product's running Flink job (owners of its domain, tokens with write:<domain>). Planned by Flink as POST /derived/validate; its output schema is checked under the product's compatibility mode against the approved versions. Compatible (or unchanged) → 202 with the DERIVED_STATEMENT `changeRequest` a governance reviewer other than the requester approves (POST /change-requests/{id}/approve): the statement version and, when the output changed, the next schema version are recorded and the worker stops the job with a savepoint and starts the new statement restoring it (else from the inputs' committed offsets, without state: `restoredFromSavepoint: false` on the job). 400 on `statement`, `reason` (both required) or another field; 403 not an owner, NO_SUBSCRIPTION naming an input the domain holds no approved subscription to; 404 not derived; 409 STATEMENT_UNCHANGED, JOB_NOT_RUNNING (paused, stopped, not deployed), JOB_COMMAND_OPEN, CHANGE_PENDING, PRODUCT_NOT_ACTIVE, SCHEMA_VERSION_PENDING; 422 STATEMENT_DOES_NOT_PLAN (Flink's message, line, column), INCOMPATIBLE_OUTPUT_SCHEMA (the fields, and the new major version needed), CLASSIFICATION_TOO_LOW; 503 without FLINK_SQL_GATEWAY_URL.",
+    scope: "write:<domain>",
+    body: derivedStatementChangeInput,
+    response: z.object({
+      changeRequest: z.object({ id: z.string(), status: z.string() }),
+      statementVersion: z.number().int(),
+      schemaVersion: z.number().int(),
+      schemaChanged: z.boolean(),
+      outputSchema: z.record(z.string(), z.unknown()),
+      compatibility: z.object({ mode: z.string(), checkedVersions: z.array(z.number().int()) }),
+      fieldChanges: z.array(z.record(z.string(), z.unknown())),
+      inputs: z.array(z.object({ productId: z.string(), topicName: z.string() })),
+      plan: z.string(),
+    }),
     status: 202,
   },
   { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },

@@ -296,6 +296,7 @@ export function ProductView({ initial, registry }: { initial: ProductDetail; reg
         {product.derived && (
           <DerivedJobPanel
             productId={product.id}
+            domainId={product.domainId}
             statement={product.derived.statement}
             live={live.inView}
             operable={isOwner && (product.status === "ACTIVE" || product.status === "DEPRECATED")}
