@@ -37,15 +37,10 @@ const ACTIONS = [
 const TESTABLE = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"];
 const DRAFT_STATUSES = ["DRAFT", "REJECTED"];
 
-interface EditedRule {
+/** A rule as the form holds it: the API's fields, with the tags as typed. */
+interface EditedRule extends Omit<QualityRuleBody, "tags"> {
   /** Stable while the list changes (React keys, element ids). */
   key: number;
-  name: string;
-  description: string;
-  kind: string;
-  expression: string;
-  mode: string;
-  onFailure: string;
   /** Comma-separated as typed. */
   tags: string;
 }
