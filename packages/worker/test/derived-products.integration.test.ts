@@ -94,15 +94,21 @@ describe("derived products on Apache Flink", () => {
     { orderId: "o6", merchant: "m1", amount: 4, placedAt: at(2, 30) },
     { orderId: "o7", merchant: "m3", amount: 100, placedAt: at(10, 0) },
   ];
+  /** A client of the broker as its admin. */
+  const adminKafka = () => kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+  /** Orders into the input product's topic, keyed by order id. */
+  const sendOrders = async (orders: readonly (typeof input)[number][]) => {
+    const producer = adminKafka().producer();
+    await producer.connect();
+    await producer.send({ topic: orderEvents.topicName, messages: orders.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
+    await producer.disconnect();
+  };
   /** Produced once into the input product's topic; the jobs read it from the earliest offset. */
   let produced: Promise<void> | undefined;
   const produceInput = () =>
     (produced ??= (async () => {
       await waitFor(async () => (await stack.db.dataProduct.findUniqueOrThrow({ where: { id: orderEvents.id } })).status === "ACTIVE", 30_000, "the input topic to be provisioned");
-      const producer = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } }).producer();
-      await producer.connect();
-      await producer.send({ topic: orderEvents.topicName, messages: input.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
-      await producer.disconnect();
+      await sendOrders(input);
     })());
   /** The same aggregation, computed here: tumbling minutes per merchant, emitted once the watermark (newest event − 5 s) passes a window's end. */
   const expectedWindows = (records: readonly (typeof input)[number][] = input) => {
@@ -208,7 +214,7 @@ describe("derived products on Apache Flink", () => {
   it("runs the windowed aggregation on Flink over the embedded broker: each closed window once, as computed here, exactly-once", async () => {
     const validated = await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: REVENUE_PER_MINUTE(orderEvents.topicName) }, settings);
     const outputTopic = `${stack.people.payments.slug}.revenue-per-minute-${randomBytes(2).toString("hex")}.v1`;
-    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const kafka = adminKafka();
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: outputTopic, numPartitions: 1 }], waitForLeaders: true });
@@ -319,7 +325,7 @@ describe("derived products on Apache Flink", () => {
     expect(await held()).toEqual(aclKeys(wanted));
 
     // The job, running as that account, writes the closed windows into the product's topic (read committed).
-    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const kafka = adminKafka();
     const seen: Record<string, unknown>[] = [];
     const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
     await consumer.connect();
@@ -365,7 +371,7 @@ describe("derived products on Apache Flink", () => {
         return j.command?.id === commandId && j.command.status === "DONE" && j.state === state ? j : null;
       }, 180_000, `the worker to carry out ${commandId} (job ${state})`);
     // The product's topic from the beginning, read committed, for the whole test.
-    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const kafka = adminKafka();
     const seen: Record<string, unknown>[] = [];
     const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
     await consumer.connect();
@@ -390,10 +396,7 @@ describe("derived products on Apache Flink", () => {
         { orderId: "o8", merchant: "m3", amount: 3, placedAt: at(10, 30) },
         { orderId: "o9", merchant: "m1", amount: 1, placedAt: at(20, 0) },
       ];
-      const producer = kafka.producer();
-      await producer.connect();
-      await producer.send({ topic: orderEvents.topicName, messages: later.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
-      await producer.disconnect();
+      await sendOrders(later);
 
       // Resume: from the savepoint. m3's window closes with o7 (read before the pause, kept in the savepoint) and o8;
       // the windows written before the pause are not written again.
@@ -451,7 +454,7 @@ describe("derived products on Apache Flink", () => {
     const oldJob = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).jobId!;
     await approveChangeRequest(stack.db, stack.people.as.reviewer, asked.changeRequest.id);
 
-    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const kafka = adminKafka();
     const seen: Record<string, unknown>[] = [];
     const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
     await consumer.connect();
@@ -478,10 +481,7 @@ describe("derived products on Apache Flink", () => {
         { orderId: "o10", merchant: "m1", amount: 60, placedAt: at(20, 30) },
         { orderId: "o11", merchant: "m2", amount: 2, placedAt: at(30, 0) },
       ];
-      const producer = kafka.producer();
-      await producer.connect();
-      await producer.send({ topic: orderEvents.topicName, messages: later.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
-      await producer.disconnect();
+      await sendOrders(later);
       await waitFor(() => seen.slice(before).some((r) => r.merchant === "m1" && Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(20, 0))), 120_000, `m1's window at minute 20 from the new job ${changed.jobId}`);
       // Restored: o9 counted with o10 (a job without the old state would say 1 order, 60). The new statement's column is there.
       expect(seen.slice(before).map((r) => ({ ...normalise(r), size: r.size }))).toEqual([{ merchant: "m1", window_start: Date.parse(at(20, 0)), window_end: Date.parse(at(21, 0)), orders: 2, revenue: 61, size: "large" }]);
@@ -511,7 +511,7 @@ describe("derived products on Apache Flink", () => {
     expect(asked).toMatchObject({ statementVersion: 3, schemaVersion: 3, schemaChanged: true });
     const oldJob = deployedJob.jobId;
 
-    const kafka = kafkaClient(stack.broker.bootstrap, { sasl: { mechanism: "scram-sha-512", username: ADMIN.name, password: ADMIN.password } });
+    const kafka = adminKafka();
     const seen: Record<string, unknown>[] = [];
     const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
     await consumer.connect();
@@ -555,10 +555,7 @@ describe("derived products on Apache Flink", () => {
         { orderId: "o12", merchant: "m2", amount: 5, placedAt: at(30, 20) },
         { orderId: "o13", merchant: "m1", amount: 1, placedAt: at(40, 0) },
       ];
-      const producer = kafka.producer();
-      await producer.connect();
-      await producer.send({ topic: orderEvents.topicName, messages: later.map((r) => ({ key: r.orderId, value: JSON.stringify(r) })) });
-      await producer.disconnect();
+      await sendOrders(later);
       const read = [...logged.slice(committed), ...later];
       const expected = [...expectedWindows(read).values()].map((w) => ({ ...w, largest: Math.max(...read.filter((r) => r.merchant === w.merchant && Date.parse(r.placedAt) >= w.window_start && Date.parse(r.placedAt) < w.window_end).map((r) => r.amount)) }));
       expect(expected.find((w) => w.merchant === "m2")).toMatchObject({ window_start: Date.parse(at(30, 0)) });
