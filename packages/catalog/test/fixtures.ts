@@ -1,5 +1,6 @@
 import { inject } from "vitest";
 import type { Db } from "../src/db.ts";
+import type { RecordSource, SourceRecord } from "../src/records/source.ts";
 import { createTestDatabase } from "../src/testing/database.ts";
 
 export async function openTestDatabase() {
@@ -46,5 +47,18 @@ export function productInput(domainId: string, overrides: Record<string, unknown
     contactEmail: "owner@orders.test",
     schema: { format: "AVRO", definition: avroSchema },
     ...overrides,
+  };
+}
+
+/**
+ * A one-partition topic held in `records` (read at each call, so records pushed later are seen), for the record
+ * readers' tests: the message browser, the DLQ panel, the rule test. The real broker's reader is the worker's and
+ * the journeys'.
+ */
+export function recordsSource(records: readonly SourceRecord[]): RecordSource {
+  return {
+    bounds: async () => [{ partition: 0, earliest: 0n, end: BigInt(records.length) }],
+    offsetsForTimestamp: async () => new Map([[0, 0n]]),
+    read: async (_topic, _partition, from) => ({ records: records.filter((r) => r.offset >= from), next: BigInt(records.length), end: BigInt(records.length), undecodable: null }),
   };
 }

@@ -12,8 +12,8 @@ import {
   submitForReview,
   type Db,
 } from "../src/index.ts";
-import type { RecordSource, SourceRecord } from "../src/records/source.ts";
-import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+import type { SourceRecord } from "../src/records/source.ts";
+import { openTestDatabase, productInput, recordsSource, seedPeople } from "./fixtures.ts";
 
 /*
  * Issue 30, finding 6: the message browser and the state view masked the
@@ -48,11 +48,7 @@ const record = (offset: number, key: string, value: unknown, headers: Record<str
   headers: Object.entries(headers).map(([k, v]) => ({ key: k, value: Buffer.from(v) })),
 });
 
-const source: RecordSource = {
-  bounds: async () => [{ partition: 0, earliest: 0n, end: BigInt(TOPIC_RECORDS.length) }],
-  offsetsForTimestamp: async () => new Map([[0, 0n]]),
-  read: async (_topic, _partition, from) => ({ records: TOPIC_RECORDS.filter((r) => r.offset >= from), next: BigInt(TOPIC_RECORDS.length), end: BigInt(TOPIC_RECORDS.length), undecodable: null }),
-};
+const source = recordsSource(TOPIC_RECORDS);
 const options = { budgetMs: 10_000, ratePerMinute: 1_000 };
 const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
 

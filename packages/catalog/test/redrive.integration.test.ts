@@ -14,7 +14,7 @@ import {
   type Db,
 } from "../src/index.ts";
 import type { RecordSource, SourceRecord } from "../src/records/source.ts";
-import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+import { openTestDatabase, productInput, recordsSource, seedPeople } from "./fixtures.ts";
 
 /*
  * Issue 29, redrive: the owners of a product's domain select dead letters and
@@ -42,11 +42,7 @@ const dead = (offset: number, rule: string, totalCents: number): SourceRecord =>
   value: Buffer.from(JSON.stringify({ orderId: `o-${offset}`, customerId: `c-${offset}`, totalCents })),
   headers: [{ key: "__rule.name", value: Buffer.from(rule) }],
 });
-const source: RecordSource = {
-  bounds: async () => [{ partition: 0, earliest: 0n, end: BigInt(DLQ.length) }],
-  offsetsForTimestamp: async () => new Map([[0, 0n]]),
-  read: async (_topic, _partition, from) => ({ records: DLQ.filter((r) => r.offset >= from), next: BigInt(DLQ.length), end: BigInt(DLQ.length), undecodable: null }),
-};
+const source = recordsSource(DLQ);
 const options = { ratePerMinute: 1_000 };
 
 async function activeProduct(name: string, classification: string) {

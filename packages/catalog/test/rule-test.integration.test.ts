@@ -11,9 +11,9 @@ import {
   testQualityRules,
   type Db,
 } from "../src/index.ts";
-import type { RecordSource, SourceRecord } from "../src/records/source.ts";
+import type { SourceRecord } from "../src/records/source.ts";
 import { recordViewer } from "../src/records/viewer.ts";
-import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+import { openTestDatabase, productInput, recordsSource, seedPeople } from "./fixtures.ts";
 
 /*
  * Issue 29, the rule test: an owner evaluates edited, unsaved rules against
@@ -48,11 +48,7 @@ const record = (offset: number, value: unknown): SourceRecord => ({
   headers: [],
 });
 
-const source: RecordSource = {
-  bounds: async () => [{ partition: 0, earliest: 0n, end: BigInt(TOPIC.length) }],
-  offsetsForTimestamp: async () => new Map([[0, 0n]]),
-  read: async (_topic, _partition, from) => ({ records: TOPIC.filter((r) => r.offset >= from), next: BigInt(TOPIC.length), end: BigInt(TOPIC.length), undecodable: null }),
-};
+const source = recordsSource(TOPIC);
 const options = { ratePerMinute: 1_000 };
 const rule = (name: string, expression: string, extra: Record<string, unknown> = {}) => ({ name, description: "", kind: "CEL", expression, mode: "WRITE", onFailure: "DLQ", ...extra });
 
