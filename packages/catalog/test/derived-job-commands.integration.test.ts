@@ -5,8 +5,8 @@
 // CONFIDENTIAL product's replay, audit, and what GET /products/{id}/job shows.
 // The worker's part (Flink) is tested in packages/worker's derived-products suite.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveChangeRequest, approveProduct, loadActor, pauseDerivedJob, productJob, registerProduct, rejectChangeRequest, replayDerivedJob, resumeDerivedJob, reviewQueue, submitForReview, type Db } from "../src/index.ts";
-import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+import { approveChangeRequest, loadActor, pauseDerivedJob, productJob, rejectChangeRequest, replayDerivedJob, resumeDerivedJob, reviewQueue, type Db } from "../src/index.ts";
+import { openTestDatabase, seedPeople, activeProduct as activeProductOf } from "./fixtures.ts";
 
 let db: Db;
 let dispose: () => Promise<void>;
@@ -22,13 +22,8 @@ beforeAll(async () => {
 });
 afterAll(async () => dispose());
 
-async function activeProduct(domainId: string, owner: { userId: string }, name: string, overrides: Record<string, unknown> = {}) {
-  const p = await registerProduct(db, owner, productInput(domainId, { name, ...overrides }));
-  await submitForReview(db, owner, p.id);
-  await approveProduct(db, ctx.as.reviewer, p.id);
-  await db.provisioningTask.updateMany({ where: { entityId: p.id }, data: { status: "DONE" } });
-  return db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
-}
+/** fixtures.ts's activeProduct with this file's database and reviewer. */
+const activeProduct = (domainId: string, owner: { userId: string }, name: string, overrides: Record<string, unknown> = {}) => activeProductOf(db, ctx.as.reviewer, domainId, owner, name, overrides);
 
 /** A derived product of the payments domain over the orders input, its job deployed as the worker would (planning it needs Flink: not here). */
 async function derivedProduct(name: string, classification = "INTERNAL") {

@@ -9,8 +9,8 @@
 // answers the output columns Flink gives for these statements stands in for
 // it (packages/worker's derived-products suite plans the same path with Flink).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveChangeRequest, approveProduct, changeDerivedStatementWith, loadActor, outputJsonSchema, productJob, registerProduct, rejectChangeRequest, reviewQueue, submitForReview, type Db, type OutputColumn, type StatementPlanner } from "../src/index.ts";
-import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+import { approveChangeRequest, changeDerivedStatementWith, loadActor, outputJsonSchema, productJob, rejectChangeRequest, reviewQueue, type Db, type OutputColumn, type StatementPlanner } from "../src/index.ts";
+import { openTestDatabase, seedPeople, activeProduct as activeProductOf } from "./fixtures.ts";
 
 let db: Db;
 let dispose: () => Promise<void>;
@@ -46,13 +46,8 @@ beforeAll(async () => {
 });
 afterAll(async () => dispose());
 
-async function activeProduct(domainId: string, owner: { userId: string }, name: string, overrides: Record<string, unknown> = {}) {
-  const p = await registerProduct(db, owner, productInput(domainId, { name, ...overrides }));
-  await submitForReview(db, owner, p.id);
-  await approveProduct(db, ctx.as.reviewer, p.id);
-  await db.provisioningTask.updateMany({ where: { entityId: p.id }, data: { status: "DONE" } });
-  return db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
-}
+/** fixtures.ts's activeProduct with this file's database and reviewer. */
+const activeProduct = (domainId: string, owner: { userId: string }, name: string, overrides: Record<string, unknown> = {}) => activeProductOf(db, ctx.as.reviewer, domainId, owner, name, overrides);
 
 /** A derived product over ownInput whose schema v1 is Flink's output of statementOver, its job running as the worker leaves it. */
 async function derivedProduct(name: string) {

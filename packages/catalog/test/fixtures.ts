@@ -1,5 +1,6 @@
 import { inject } from "vitest";
 import type { Db } from "../src/db.ts";
+import { approveProduct, registerProduct, submitForReview } from "../src/index.ts";
 import type { RecordSource, SourceRecord } from "../src/records/source.ts";
 import { createTestDatabase } from "../src/testing/database.ts";
 
@@ -61,4 +62,13 @@ export function recordsSource(records: readonly SourceRecord[]): RecordSource {
     offsetsForTimestamp: async () => new Map([[0, 0n]]),
     read: async (_topic, _partition, from) => ({ records: records.filter((r) => r.offset >= from), next: BigInt(records.length), end: BigInt(records.length), undecodable: null }),
   };
+}
+
+/** A product registered by `owner`, approved by the reviewer and ACTIVE with its provisioning done, as the worker leaves it. */
+export async function activeProduct(db: Db, reviewer: { userId: string }, domainId: string, owner: { userId: string }, name: string, overrides: Record<string, unknown> = {}) {
+  const p = await registerProduct(db, owner, productInput(domainId, { name, ...overrides }));
+  await submitForReview(db, owner, p.id);
+  await approveProduct(db, reviewer, p.id);
+  await db.provisioningTask.updateMany({ where: { entityId: p.id }, data: { status: "DONE" } });
+  return db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
 }
