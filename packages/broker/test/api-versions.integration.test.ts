@@ -23,7 +23,9 @@ const SPEC_ADVERTISE: Record<string, [number, number]> = {
   ListOffsets: [0, 9],
   // v10+ carries topic ids, which KIP-848 consumers resolve their assignment with (Kafka 4.1 serves 0-13).
   Metadata: [0, 12],
-  OffsetFetch: [0, 5],
+  // v7's require_stable (KIP-447) keeps exactly-once consumers off offsets a transaction is still committing;
+  // v8 batches groups, v9 carries a KIP-848 member's id and epoch.
+  OffsetFetch: [0, 9],
   FindCoordinator: [0, 2],
   // Issue 15, static membership: the group APIs up to Kafka 4.0's versions, which carry
   // group_instance_id (and, from JoinGroup v9, KIP-814's skip_assignment).

@@ -217,6 +217,16 @@ describe("ConsumerGroupHeartbeat and ConsumerGroupDescribe (raw protocol)", () =
     // A member of the consumer protocol must commit with v9 or later.
     expect(await commit(e + 1, a, 8)).toBe(ErrorCode.UNSUPPORTED_VERSION);
     expect(await commit(e + 1, a)).toBe(ErrorCode.NONE);
+    // OffsetFetch v9 carries them too (the new consumer fetches its offsets with them): the member's current
+    // epoch reads the commit, another epoch is stale, an unknown member is unknown; none given (an admin) reads.
+    const fetchV9 = async (member: string | null, epoch: number) =>
+      (await c.request(ApiKey.OffsetFetch, 9, { groups: [{ groupId: group, memberId: member, memberEpoch: epoch, topics: [{ name: topic, partitionIndexes: [0] }] }], requireStable: true })).body.groups[0]!;
+    const current = await fetchV9(a, e + 1);
+    expect({ errorCode: current.errorCode, offset: current.topics[0]?.partitions[0]?.committedOffset }).toEqual({ errorCode: ErrorCode.NONE, offset: 5n });
+    expect((await fetchV9(a, e)).errorCode).toBe(ErrorCode.STALE_MEMBER_EPOCH);
+    expect((await fetchV9(memberId(), e + 1)).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    const admin = await fetchV9(null, -1);
+    expect({ errorCode: admin.errorCode, offset: admin.topics[0]?.partitions[0]?.committedOffset }).toEqual({ errorCode: ErrorCode.NONE, offset: 5n });
 
     // A leaves (epoch −1): B gets everything at the next epoch.
     const left = await heartbeat(c, group, { memberId: a, memberEpoch: -1 });

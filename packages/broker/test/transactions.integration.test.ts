@@ -191,6 +191,58 @@ describe("transactions with kafkajs and kcat", () => {
     expect((await consumeValues(output, true, 11)).length).toBeGreaterThan(10);
   });
 
+  it("answers OffsetFetch with require_stable UNSTABLE_OFFSET_COMMIT while a transaction holds the group's offsets, and the committed offset without it (KIP-447)", async () => {
+    const topic = uniqueName("txn-stable");
+    const groupId = uniqueName("stable-group");
+    await createTopic(topic, 2);
+    const admin = kafka.admin();
+    await admin.connect();
+    cleanups.push(() => admin.disconnect());
+    await admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: "5" }, { partition: 1, offset: "3" }] });
+    const c = await RawClient.connect(broker.port);
+    cleanups.push(async () => c.close());
+    // Partition → [error, offset] as OffsetFetch v7 answers; `settled` also asks in the v8 (groups) shape, which must
+    // agree (asked only where nothing is changing between the two requests).
+    const shape = (ps: ReadonlyArray<{ errorCode: number; committedOffset: bigint }>) => ps.map((p) => [p.errorCode, p.committedOffset]);
+    const fetch = async (requireStable: boolean) =>
+      shape((await c.request(ApiKey.OffsetFetch, 7, { groupId, topics: [{ name: topic, partitionIndexes: [0, 1] }], requireStable })).body.topics[0]!.partitions);
+    const settled = async (requireStable: boolean) => {
+      const v7 = await fetch(requireStable);
+      const v8 = (await c.request(ApiKey.OffsetFetch, 8, { groups: [{ groupId, topics: [{ name: topic, partitionIndexes: [0, 1] }] }], requireStable })).body.groups[0]!;
+      expect(shape(v8.topics[0]!.partitions)).toEqual(v7);
+      return v7;
+    };
+    const unstable = [ErrorCode.UNSTABLE_OFFSET_COMMIT, -1n];
+    const text = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+    const producer = await transactionalProducer(uniqueName("tx-stable"));
+
+    const txn = await producer.transaction();
+    await txn.send({ topic, messages: [{ value: "out" }], acks: -1 });
+    await txn.sendOffsets({ consumerGroupId: groupId, topics: [{ topic, partitions: [{ partition: 0, offset: "7" }] }] });
+    // Partition 0 has an offset in the open transaction: unstable for a reader that asks; partition 1 does not.
+    expect(await settled(true)).toEqual([unstable, [ErrorCode.NONE, 3n]]);
+    expect(await settled(false)).toEqual([
+      [ErrorCode.NONE, 5n],
+      [ErrorCode.NONE, 3n],
+    ]);
+    await txn.commit();
+    // Kafka answers EndTxn once the commit is decided and writes its markers after: stable a moment later.
+    const committed = [
+      [ErrorCode.NONE, 7n],
+      [ErrorCode.NONE, 3n],
+    ];
+    await waitFor(async () => text(await fetch(true)) === text(committed), 10_000, "the committed offset 7, stable");
+    expect(await settled(true)).toEqual(committed);
+
+    const aborted = await producer.transaction();
+    await aborted.sendOffsets({ consumerGroupId: groupId, topics: [{ topic, partitions: [{ partition: 1, offset: "9" }] }] });
+    expect(await settled(true)).toEqual([committed[0], unstable]);
+    await aborted.abort();
+    // An abort drops the offset: partition 1 is stable again at its committed 3.
+    await waitFor(async () => text(await fetch(true)) === text(committed), 10_000, "partition 1 stable at 3 again");
+    expect(await settled(true)).toEqual(committed);
+  });
+
   it("fences a zombie: a new producer with the same transactional id aborts the old one's transaction and refuses its writes", async () => {
     const topic = uniqueName("txn-zombie");
     await createTopic(topic);

@@ -108,6 +108,8 @@ export class TransactionCoordinator {
   private retryTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly clock: () => number;
+  /** Group id → transactional ids whose undecided transaction holds TxnOffsetCommit offsets for it (Kafka's pending transactional offsets). */
+  private readonly pendingOffsetIds = new Map<string, Set<string>>();
 
   private constructor(
     private readonly journal: CompactedJournal<TransactionRecord>,
@@ -115,6 +117,7 @@ export class TransactionCoordinator {
     private readonly config: TransactionCoordinatorConfig,
   ) {
     this.clock = config.clock ?? Date.now;
+    for (const [, r] of journal.entries()) this.indexPendingOffsets(null, r);
   }
 
   /** Opens (and recovers) the state log at `<dataDir>/transactions/state.log`. Call `start()` once the logs can take markers. */
@@ -166,7 +169,39 @@ export class TransactionCoordinator {
   }
 
   private async persist(r: TransactionRecord): Promise<void> {
+    const before = this.journal.get(r.transactionalId) ?? null;
     await this.journal.put(r.transactionalId, r);
+    this.indexPendingOffsets(before, r);
+  }
+
+  private indexPendingOffsets(before: TransactionRecord | null, after: TransactionRecord): void {
+    const id = after.transactionalId;
+    for (const group of Object.keys(before?.offsets ?? {})) {
+      const ids = this.pendingOffsetIds.get(group);
+      ids?.delete(id);
+      if (ids?.size === 0) this.pendingOffsetIds.delete(group);
+    }
+    if (after.state !== "Ongoing" && after.state !== "PrepareCommit" && after.state !== "PrepareAbort") return;
+    for (const group of Object.keys(after.offsets)) {
+      let ids = this.pendingOffsetIds.get(group);
+      if (!ids) this.pendingOffsetIds.set(group, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+
+  /**
+   * True while a transaction that is not yet complete holds a TxnOffsetCommit
+   * offset of `groupId` for the partition — from the TxnOffsetCommit until its
+   * commit has been applied or its abort logged. OffsetFetch with
+   * require_stable (KIP-447) answers UNSTABLE_OFFSET_COMMIT for it, so that an
+   * exactly-once consumer never starts from the offset before a commit the
+   * coordinator is still completing (e.g. after a restart).
+   */
+  hasPendingOffsets(groupId: string, topic: string, partition: number): boolean {
+    for (const id of this.pendingOffsetIds.get(groupId) ?? []) {
+      if (this.journal.get(id)?.offsets[groupId]?.some((o) => o.topic === topic && o.partition === partition)) return true;
+    }
+    return false;
   }
 
   // ------------------------------------------------------------ InitProducerId
