@@ -13,6 +13,8 @@
 //     of its source and sink topics
 //   BENCH_APACHE_TARGETS (all): which sides to run, a comma list of embedded, kafka, kafka-flush (for profiling
 //     one side; the ratios need all three)
+//   BENCH_BROKER_OVERRIDES="k=v k=v": extra settings of the embedded broker (`--override k=v` each), for A/B
+//     runs — e.g. log.page.cache.window.bytes=-1 keeps every written byte in the page cache, as Kafka does
 //   BENCH_BROKER_PROF=<dir>: run the embedded broker with `--cpu-prof` writing its profile into <dir>
 //     (bench/profile-top.ts reads it)
 //   BENCH_APACHE_FIGURES (all): which figures to run, a comma list of java, latency, kcat, kafkajs, ctp
@@ -69,7 +71,11 @@ interface Side {
 
 async function startEmbedded(dataDir: string): Promise<{ proc: ChildProcess; bootstrap: string }> {
   const prof = process.env.BENCH_BROKER_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_BROKER_PROF] : [];
-  const proc = spawn(process.execPath, [...prof, "--import", "tsx", "bench/broker-child.ts", "--port", "0", "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0"], { cwd: packageDir, stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  const overrides = (process.env.BENCH_BROKER_OVERRIDES ?? "").split(/\s+/).filter(Boolean).flatMap((kv) => ["--override", kv]);
+  const proc = spawn(process.execPath, [...prof, "--import", "tsx", "bench/broker-child.ts", "--port", "0", "--data-dir", dataDir, "--override", "group.initial.rebalance.delay.ms=0", ...overrides], {
+    cwd: packageDir,
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
   const bootstrap = await new Promise<string>((resolve, reject) => {
     let out = "";
     proc.stdout!.on("data", (d: Buffer) => {
@@ -126,7 +132,7 @@ async function main(): Promise<void> {
   let kafka: ApacheKafkaCluster | undefined;
   let embedded: { proc: ChildProcess; bootstrap: string } | undefined;
   try {
-    console.log(`Apache Kafka beside the embedded broker: ${ROUNDS} interleaved rounds, load ${loadavg()[0]!.toFixed(1)} at start`);
+    console.log(`Apache Kafka beside the embedded broker: ${ROUNDS} interleaved rounds, load ${loadavg()[0]!.toFixed(1)} at start; embedded broker overrides: ${process.env.BENCH_BROKER_OVERRIDES?.trim() || "none"}`);
     kafka = await startApacheKafka({ nodes: 1, dataDir: join(dir, "kafka"), adminPassword: "bench-secret", overrides: { "group.initial.rebalance.delay.ms": "0" }, heapMb: 1024 });
     embedded = await startEmbedded(join(dir, "embedded"));
     const noAuth = join(dir, "embedded-client.properties");
