@@ -388,6 +388,8 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
     request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/reject`, body: { reason: "Not for the matrix." } }),
     expect: statuses(401, 404, 403, 403, 200, 404),
   },
+  // What a change of data-quality rules would do: governance and the product's owners (a partition increase is no such change: 409).
+  "GET /api/v1/change-requests/[id]/rules-impact": { request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/rules-impact` }), expect: statuses(401, 404, 403, 409, 409, 404) },
 
   // Lineage is for everyone signed in, filtered: a DRAFT's neighbourhood is its domain's, governance's and admins'.
   "GET /api/v1/lineage": { request: async (f) => ({ path: `/api/v1/lineage?productId=${await f.draftProduct()}` }), expect: statuses(401, 404, 200, 200, 200, 200) },

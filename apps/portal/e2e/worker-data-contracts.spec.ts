@@ -254,6 +254,22 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     expect(changes.filter((c) => c.kind === "QUALITY_RULES" && c.status === "REQUESTED").map((c) => c.payload.to.map((r) => r.expression))).toEqual([["message.totalCents >= 0 && message.totalCents < 1000000"]]);
     await context.close();
 
+    // Governance reviews the change with its diff and what it would do to the newest records (counts only: a
+    // reviewer may not read the data) — both records evaluated, the −1 failing the proposed rule as the current one.
+    const review = await browser.newContext({ storageState: storageFor("reviewer") });
+    const reviewPage = await review.newPage();
+    await reviewPage.goto("/review");
+    const row = reviewPage.getByTestId("review-change").filter({ hasText: product.topicName });
+    await expect(row).toContainText("data-quality rules 1 → 1");
+    await expect(row.getByTestId("review-rules")).toContainText("changed non-negative-total");
+    await expect(row.getByTestId("review-rules")).toContainText("message.totalCents >= 0 && message.totalCents < 1000000");
+    await row.getByRole("button", { name: /Evaluate the proposed rules on the newest records/ }).click();
+    const impact = row.getByTestId("rules-impact");
+    await expect(impact).toContainText("Of the 2 newest records evaluated, the proposed rules would keep 1 (50.0 %) off the topic", { timeout: 30_000 });
+    await expect(impact.getByRole("row", { name: /non-negative-total/ })).toContainText("1 of 2 (50.0 %)");
+    await expect(impact).not.toContainText("-1");
+    await review.close();
+
     // Clients cannot bring their own rules: a registration with a ruleSet is refused.
     const forged = await owner.post(`/api/schema-registry/subjects/${product.topicName}-value/versions`, {
       headers: { authorization: `Basic ${Buffer.from(`${account?.name}:${password}`).toString("base64")}`, "content-type": "application/vnd.schemaregistry.v1+json" },

@@ -182,6 +182,7 @@ export { allocate, costOfUsage, formatMicros, parseMicros } from "./costs/comput
 export { CHARGEBACK_RULES, DEFAULT_CHARGEBACK, DEFAULT_PRICES, type Chargeback, type ChargebackRule, type Prices } from "./costs/prices.ts";
 export { setQualityRules, setQualityRulesInput, type SetQualityRulesResult } from "./actions/set-quality-rules.ts";
 export { evaluateSample, RULE_TEST_SAMPLE, RULE_TEST_SHOWN, testQualityRules, testQualityRulesInput, type RuleTestOptions, type RuleTestRecord, type RuleTestResult } from "./actions/test-quality-rules.ts";
+export { qualityRulesImpact, type RuleSetImpact, type RulesImpact } from "./actions/quality-rules-impact.ts";
 export { DEFAULT_QUALITY_LIMITS, dlqTopicOf, expressionProblems, hasDlqRule, qualityLimitsFromPolicy, qualityRuleInput, qualityRulesInput, RULE_ACTIONS, RULE_KINDS, RULE_MODES, type QualityRule } from "./quality/rules.ts";
 export { qualityRulesOf } from "./quality/store.ts";
 export { ruleEvaluator, taggedFields, type RuleEvaluator, type RuleOutcome } from "./quality/evaluate.ts";

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approveChangeRequest,
   approveProduct,
   approveSubscription,
   createServiceAccount,
   evaluateSample,
   loadActor,
+  qualityRulesImpact,
   registerProduct,
   requestSubscription,
+  setQualityRules,
   submitForReview,
   testQualityRules,
   type Db,
@@ -163,5 +166,49 @@ describe("the rule test", () => {
     expect(result.rules).toEqual([{ name: "email-like", passed: 3, failed: 1, errored: 0 }]);
     expect(result.failing).toHaveLength(1);
     expect(result.failing[0]?.value).toMatchObject({ value: { email: "[masked]", amount: 7 }, masked: ["email"] });
+  });
+});
+
+describe("what a pending change of rules would do, for its review", () => {
+  it("evaluates the rules in force and the proposed ones on the newest records, counts only: per rule, failing records, and those a producer's serializer would keep off the topic", async () => {
+    // Its own live product (the same records): the tests above count this product's change requests.
+    const p = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Order Payments", classification: "CONFIDENTIAL", partitions: 1, schema: { format: "JSON_SCHEMA", definition: schema } }));
+    await submitForReview(db, ctx.as.ordersOwner, p.id);
+    await approveProduct(db, ctx.as.reviewer, p.id);
+    await db.dataProduct.update({ where: { id: p.id }, data: { status: "ACTIVE" } });
+    const inForce = await setQualityRules(db, ctx.as.ordersOwner, p.id, { rules: [rule("non-negative", "message.amount >= 0", { onFailure: "NONE" })], reason: "Count negative amounts." });
+    await approveChangeRequest(db, ctx.as.reviewer, inForce.changeRequestId!);
+    const change = await setQualityRules(db, ctx.as.ordersOwner, p.id, {
+      rules: [rule("non-negative", "message.amount >= 0", { onFailure: "DLQ" }), rule("known-currency", "message.currency in ['EUR', 'USD']", { onFailure: "ERROR" }), rule("big-enough", "message.amount > 3", { mode: "READ", onFailure: "ERROR" })],
+      reason: "Dead-letter negative amounts, refuse unknown currencies.",
+    });
+    const id = change.changeRequestId!;
+
+    const impact = await qualityRulesImpact(db, ctx.as.reviewer, id, source, options);
+    expect(impact).toMatchObject({ changeRequestId: id, productId: p.id, sampled: 6, evaluated: 4, undecodable: 1, tombstones: 1 });
+    expect(impact.current).toEqual({ rules: [{ name: "non-negative", mode: "WRITE", onFailure: "NONE", passed: 2, failed: 2, errored: 0 }], failingRecords: 2, keptOffTopic: 0 });
+    expect(impact.proposed).toEqual({
+      rules: [
+        { name: "non-negative", mode: "WRITE", onFailure: "DLQ", passed: 2, failed: 2, errored: 0 },
+        { name: "known-currency", mode: "WRITE", onFailure: "ERROR", passed: 2, failed: 1, errored: 1 },
+        { name: "big-enough", mode: "READ", onFailure: "ERROR", passed: 1, failed: 3, errored: 0 },
+      ],
+      // Records 0 (amount 3: big-enough only), 1 and 5 (negative), 4 (GBP); a READ rule keeps nothing off the topic.
+      failingRecords: 4,
+      keptOffTopic: 3,
+    });
+    // Nothing of a record: a reviewer may not read the product's data.
+    expect(JSON.stringify(impact)).not.toMatch(/example\.com|alice|bob|carol|dave|GBP/);
+    const audit = await db.auditEvent.findFirst({ where: { entityId: p.id, action: "changeRequest.rules-impact-evaluated" } });
+    expect(audit?.data).toMatchObject({ changeRequestId: id, records: 6, failing: { current: 2, proposed: 4 } });
+
+    // The owners who asked may look too; nobody else.
+    expect((await qualityRulesImpact(db, ctx.as.ordersOwner, id, source, options)).proposed.keptOffTopic).toBe(3);
+    for (const who of [ordersMember, ctx.as.paymentsOwner, ctx.as.paymentsMember]) {
+      expect((await refusal(qualityRulesImpact(db, who, id, source, options))).code, who.userId).toBe("FORBIDDEN");
+    }
+    // Only a pending change of rules.
+    expect((await refusal(qualityRulesImpact(db, ctx.as.reviewer, inForce.changeRequestId!, source, options))).code).toBe("INVALID_TRANSITION");
+    expect((await refusal(qualityRulesImpact(db, ctx.as.reviewer, "no-such-change", source, options))).code).toBe("NOT_FOUND");
   });
 });

@@ -6,6 +6,7 @@ import type { ReviewQueue } from "@/lib/api-types";
 import { useChangeRequestAction } from "@/lib/mutations";
 import { Link } from "./link";
 import { Age } from "./relative-time";
+import { RulesChangeReview, rulesChangeOf } from "./rules-change-review";
 
 type Change = ReviewQueue["changes"][number];
 
@@ -64,7 +65,8 @@ function ChangeRow({ change: c }: { change: Change }) {
   const modes = modesOf(c.kind, c.payload);
   const replay = replayOf(c.kind, c.payload);
   const statement = statementOf(c.kind, c.payload);
-  const partitions = modes || replay || statement ? null : partitionsOf(c.payload);
+  const rules = rulesChangeOf(c.kind, c.payload);
+  const partitions = modes || replay || statement || rules ? null : partitionsOf(c.payload);
   return (
     <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-change">
       <div className="min-w-0">
@@ -76,6 +78,8 @@ function ChangeRow({ change: c }: { change: Change }) {
             <>: replay of its Flink job from <strong>{replay.from === "earliest" ? "the inputs' earliest offsets" : replay.from}</strong></>
           ) : statement ? (
             <>: statement version <strong>{statement.fromVersion} → {statement.toVersion}</strong> of its Flink job</>
+          ) : rules ? (
+            <>: data-quality rules <strong>{rules.from.length} → {rules.to.length}</strong></>
           ) : partitions ? (
             <>: partitions <strong>{partitions.from} → {partitions.to}</strong></>
           ) : (
@@ -101,6 +105,7 @@ function ChangeRow({ change: c }: { change: Change }) {
             </details>
           </div>
         )}
+        {rules && <RulesChangeReview changeId={c.id} change={rules} />}
         {replay && <p className="mt-1 text-xs text-amber-800">The job is recomputed from that point and its results are appended to the topic again: every consumer of this product receives them a second time.</p>}
         {partitions && (
           <p className="mt-1 text-xs text-amber-800">Keyed records: after the change a key may map to another partition, so per-key order holds only within old and within new records. Partitions cannot be removed.</p>

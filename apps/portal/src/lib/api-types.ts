@@ -6,6 +6,7 @@
 import type {
   readDeadLetters,
   testQualityRules,
+  qualityRulesImpact,
   setQualityRules,
   listRedrives,
   previewRedrive,
@@ -121,6 +122,7 @@ export type DecodedValueJson = BrowsedRecord["value"];
 export type DeadLetterPage = Jsonish<Awaited<ReturnType<typeof readDeadLetters>>>;
 export type DeadLetterRecord = DeadLetterPage["records"][number];
 export type RuleTestResult = Jsonish<Awaited<ReturnType<typeof testQualityRules>>>;
+export type RulesImpact = Jsonish<Awaited<ReturnType<typeof qualityRulesImpact>>>;
 export type SetQualityRulesAnswer = Jsonish<Awaited<ReturnType<typeof setQualityRules>>>;
 export type RedrivePreview = Jsonish<Awaited<ReturnType<typeof previewRedrive>>>;
 export type RedriveRequested = Jsonish<Awaited<ReturnType<typeof requestRedrive>>>;

@@ -94,6 +94,22 @@ async function newest(source: RecordSource, topic: string, b: PartitionBounds, l
 
 const newestFirst = (a: SourceRecord, b: SourceRecord) => (a.timestamp > b.timestamp ? -1 : a.timestamp < b.timestamp ? 1 : a.partition - b.partition || (a.offset > b.offset ? -1 : 1));
 
+/**
+ * The sample rules are tried on: the newest RULE_TEST_SAMPLE records of the topic, at most
+ * RULE_TEST_PER_PARTITION per partition, newest first; with the offset range read per partition
+ * (for the audit log).
+ */
+export async function sampleNewestRecords(source: RecordSource, topic: string): Promise<{ records: SourceRecord[]; ranges: { partition: number; from: string | null; to: string | null }[] }> {
+  const bounds = (await source.bounds(topic)).filter((b) => b.end > b.earliest);
+  const perPartition = Math.max(1, Math.min(RULE_TEST_PER_PARTITION, Math.floor(RULE_TEST_SAMPLE / Math.max(1, bounds.length))));
+  const records = (await Promise.all(bounds.map((b) => newest(source, topic, b, perPartition)))).flat().sort(newestFirst).slice(0, RULE_TEST_SAMPLE);
+  const ranges = bounds.map((b) => {
+    const offsets = records.filter((r) => r.partition === b.partition).map((r) => r.offset);
+    return { partition: b.partition, from: offsets.length ? offsets.reduce((m, o) => (o < m ? o : m)).toString() : null, to: offsets.length ? offsets.reduce((m, o) => (o > m ? o : m)).toString() : null };
+  });
+  return { records, ranges };
+}
+
 /** POST …/rules/test: `{ rules: [...] }` (the whole edited list) → counts per rule and the failing records as this viewer may see them. */
 export async function testQualityRules(db: Db, acting: ActingUser, productId: string, rawInput: unknown, source: RecordSource, options: RuleTestOptions): Promise<RuleTestResult> {
   const input = parseInput(testQualityRulesInput, rawInput);
@@ -108,20 +124,9 @@ export async function testQualityRules(db: Db, acting: ActingUser, productId: st
   await checkRulesFor(db, productId, input.rules);
   await consumeRateLimit(db, `browse:${actor.id}`, options.ratePerMinute, 60_000, "message-browser pages");
   const topic = viewer.product.topicName;
-  const bounds = (await source.bounds(topic)).filter((b) => b.end > b.earliest);
-  const perPartition = Math.max(1, Math.min(RULE_TEST_PER_PARTITION, Math.floor(RULE_TEST_SAMPLE / Math.max(1, bounds.length))));
-  const read = (await Promise.all(bounds.map((b) => newest(source, topic, b, perPartition)))).flat().sort(newestFirst).slice(0, RULE_TEST_SAMPLE);
+  const { records: read, ranges } = await sampleNewestRecords(source, topic);
   const result = evaluateSample(input.rules, await ruleSchemaOf(db, productId), read, viewer);
-  await recordAudit(db, actor, "product.rules-tested", "DataProduct", productId, {
-    topic,
-    rules: input.rules.map((r) => r.name),
-    records: read.length,
-    failing: result.failingRecords,
-    ranges: bounds.map((b) => {
-      const offsets = read.filter((r) => r.partition === b.partition).map((r) => r.offset);
-      return { partition: b.partition, from: offsets.length ? offsets.reduce((m, o) => (o < m ? o : m)).toString() : null, to: offsets.length ? offsets.reduce((m, o) => (o > m ? o : m)).toString() : null };
-    }),
-  });
+  await recordAudit(db, actor, "product.rules-tested", "DataProduct", productId, { topic, rules: input.rules.map((r) => r.name), records: read.length, failing: result.failingRecords, ranges });
   return {
     productId,
     topic,

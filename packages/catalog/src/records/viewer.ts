@@ -62,11 +62,7 @@ export async function recordViewer(db: Db | Tx, actor: Actor, productId: string)
     throw new ConflictError(`"${product.name}" is ${product.status}: it has no records to read.`, "NOT_ON_CLUSTER");
   }
   const piiVisible = owner || subscriptions.some((s) => s.piiRequested && s.piiApprovedAt !== null);
-  // The newest approved version is what producers write now; pending ones may come next.
-  const versions = [...product.schemaVersions].sort((a, b) => (a.status === b.status ? b.version - a.version : a.status === "APPROVED" ? -1 : 1));
-  const format = versions[0]?.format ?? "AVRO";
-  const tagged = new Set(versions.flatMap((v) => piiFieldPaths(v.format, v.definition)));
-  const sensitivePaths = [...new Set([...tagged, ...product.maskedFields])].sort();
+  const { values, sensitivePaths } = valueContextOf(product.schemaVersions, product.maskedFields, piiVisible);
   return {
     product: {
       id: product.id,
@@ -84,17 +80,47 @@ export async function recordViewer(db: Db | Tx, actor: Actor, productId: string)
     sensitivePaths,
     keyMasked: !piiVisible && product.keyFields.some((field) => sensitivePaths.includes(field)),
     headersHidden: !piiVisible,
-    values: {
-      format,
-      versions: versions.map((v) => ({ version: v.version, definition: v.definition })),
-      // Only this product's own versions: a foreign schema would not carry the product's PII tags.
-      resolveSchemaId: (id) => {
-        const v = versions.find((x) => x.schemaId === id);
-        return v ? { version: v.version, definition: v.definition } : null;
-      },
-      piiVisible,
-      maskedPaths: new Set(product.maskedFields),
-      hasSensitiveFields: sensitivePaths.length > 0,
-    },
+    values,
   };
+}
+
+type VersionRow = { version: number; definition: string; format: "AVRO" | "JSON_SCHEMA"; status: string; schemaId: number | null };
+
+/**
+ * How a product's record values decode — its schema versions, the newest
+ * approved first (what producers write now; pending ones may come next),
+ * registry ids resolved to them — and which fields are sensitive (PII-tagged
+ * in any version, or on the masking list).
+ */
+export function valueContextOf(schemaVersions: readonly VersionRow[], maskedFields: readonly string[], piiVisible: boolean): { values: ValueContext; sensitivePaths: string[] } {
+  const versions = [...schemaVersions].sort((a, b) => (a.status === b.status ? b.version - a.version : a.status === "APPROVED" ? -1 : 1));
+  const tagged = new Set(versions.flatMap((v) => piiFieldPaths(v.format, v.definition)));
+  const sensitivePaths = [...new Set([...tagged, ...maskedFields])].sort();
+  const values: ValueContext = {
+    format: versions[0]?.format ?? "AVRO",
+    versions: versions.map((v) => ({ version: v.version, definition: v.definition })),
+    // Only this product's own versions: a foreign schema would not carry the product's PII tags.
+    resolveSchemaId: (id) => {
+      const v = versions.find((x) => x.schemaId === id);
+      return v ? { version: v.version, definition: v.definition } : null;
+    },
+    piiVisible,
+    maskedPaths: new Set(maskedFields),
+    hasSensitiveFields: sensitivePaths.length > 0,
+  };
+  return { values, sensitivePaths };
+}
+
+/**
+ * The decoding context of a product's values with every field visible, for
+ * evaluating rules where nothing of a record is returned (a reviewer's view of
+ * a rules change: counts only). No permission is implied: the caller decides.
+ */
+export async function evaluationContextOf(db: Db | Tx, productId: string): Promise<ValueContext> {
+  const [product, schemaVersions] = await Promise.all([
+    db.dataProduct.findUnique({ where: { id: productId }, select: { maskedFields: true } }),
+    db.schemaVersion.findMany({ where: { productId, status: { not: "REJECTED" } }, orderBy: { version: "desc" } }),
+  ]);
+  if (!product) throw new NotFoundError("Data product", productId);
+  return valueContextOf(schemaVersions, product.maskedFields, true).values;
 }

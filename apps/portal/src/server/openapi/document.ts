@@ -329,6 +329,14 @@ export const ROUTES: RouteDoc[] = [
   { method: "patch", path: "/users/{id}", tag: "Admin", summary: "Change a user's global role (admins).", scope: "admin", body: setGlobalRoleInput, response: anyObject("The result.") },
   { method: "post", path: "/change-requests/{id}/approve", tag: "Review", summary: "Approve a reviewed change to a live product (governance, four eyes).", scope: "review", response: anyObject("The result.") },
   { method: "post", path: "/change-requests/{id}/reject", tag: "Review", summary: "Reject a reviewed change with a reason.", scope: "review", body: reasonInput, response: anyObject("The result.") },
+  {
+    method: "get",
+    path: "/change-requests/{id}/rules-impact",
+    tag: "Review",
+    summary:
+      "What a pending change of data-quality rules would do (governance reviewers and the owners of the product's domain): the rules in force and the proposed ones evaluated on the newest records of the product's topic (at most 200, read like the message browser's) — counts only, no record: per rule passed / failed / errored, the records failing any rule, and those a producer's serializer would keep off the topic (a failed WRITE rule with onFailure ERROR or DLQ). 409 for another kind of change or one already decided. The read is audited.",
+    response: anyObject("{ changeRequestId, productId, topic, sampled, evaluated, undecodable, tombstones, current, proposed, note }; current and proposed: { rules [{ name, mode, onFailure, passed, failed, errored }], failingRecords, keptOffTopic }."),
+  },
   { method: "post", path: "/cluster/topics/claim", tag: "Cluster", summary: "Claim an unmanaged topic as a data product.", scope: "write:<domain>", body: claimTopicInput, response: anyObject("The result.") , status: 201 },
   { method: "post", path: "/domains", tag: "Admin", summary: "Create a domain (admins).", scope: "admin", body: createDomainInput, response: anyObject("The result.") , status: 201 },
   { method: "post", path: "/domains/{id}/archive", tag: "Admin", summary: "Archive a domain (admins).", scope: "admin", response: anyObject("The result.") },
