@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { UnsupportedVersionError, apiName, apiVersionRange, requestHeaderVersion, responseHeaderVersion } from "./codec.ts";
 import { errorMessage, errorName } from "./error-names.ts";
 import { ProtocolError } from "./errors.ts";
-import { decodeRequest, decodeRequestHeader, decodeResponse, encodeRequest, encodeResponse } from "./frames.ts";
+import { decodeRequest, decodeRequestHeader, decodeResponse, encodeRequest, encodeResponse, encodeResponseParts } from "./frames.ts";
 import { ApiKey } from "./generated/api-keys.ts";
 import { ErrorCode } from "./generated/error-codes.ts";
 import { encodeRecordBatch } from "./record-batch.ts";
@@ -207,5 +207,37 @@ describe("ApiKey, ErrorCode and names", () => {
     expect(errorMessage(3)).toMatch(/topic-partition/);
     expect(apiName(0)).toBe("Produce");
     expect(apiVersionRange(ApiKey.Produce)).toEqual({ min: 0, max: 11 });
+  });
+});
+
+describe("a response encoded as parts", () => {
+  it("is the same bytes as the copied encoding, and refers to record runs of the threshold's size instead of copying them", () => {
+    const big = Buffer.alloc(70_000, 7);
+    const small = Buffer.alloc(100, 9);
+    for (const version of [4, 11, 12]) {
+      const body = {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        sessionId: 0,
+        responses: [
+          {
+            topic: "t",
+            topicId: "AAAAAAAAAAAAAAAAAAAAAA",
+            partitions: [
+              { partitionIndex: 0, errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, abortedTransactions: [], preferredReadReplica: -1, records: big },
+              { partitionIndex: 1, errorCode: 0, highWatermark: 1n, lastStableOffset: 1n, logStartOffset: 0n, abortedTransactions: [], preferredReadReplica: -1, records: small },
+              { partitionIndex: 2, errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, abortedTransactions: [], preferredReadReplica: -1, records: big },
+            ],
+          },
+        ],
+      };
+      const whole = encodeResponse(ApiKey.Fetch, version, 42, body);
+      const parts = encodeResponseParts(ApiKey.Fetch, version, 42, body, 64 * 1024);
+      expect(Buffer.concat(parts).equals(whole), `v${version}`).toBe(true);
+      // The two large runs are the caller's own buffer, not copies; the small one was copied in.
+      expect(parts.filter((p) => p === big)).toHaveLength(2);
+      expect(parts.some((p) => p === small)).toBe(false);
+      expect(whole.readInt32BE(0)).toBe(whole.length - 4);
+    }
   });
 });

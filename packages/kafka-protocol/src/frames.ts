@@ -105,12 +105,28 @@ export function encodeResponse<K extends ApiKeyWithBody>(
   body: ResponseInput<K>,
 ): Buffer {
   const w = new Writer(256);
+  writeResponse(w, apiKey, apiVersion, correlationId, body);
+  return w.toBuffer();
+}
+
+/**
+ * Encodes a response frame (with its size prefix) as parts: byte runs of at
+ * least `referenceFrom` bytes in the body (a Fetch response's record batches)
+ * are referred to, not copied — the caller writes the parts in order (e.g.
+ * one writev) and must not change those bytes before.
+ */
+export function encodeResponseParts<K extends ApiKeyWithBody>(apiKey: K, apiVersion: number, correlationId: number, body: ResponseInput<K>, referenceFrom: number): Buffer[] {
+  const w = new Writer(256, referenceFrom);
+  writeResponse(w, apiKey, apiVersion, correlationId, body);
+  return w.toBuffers();
+}
+
+function writeResponse<K extends ApiKeyWithBody>(w: Writer, apiKey: K, apiVersion: number, correlationId: number, body: ResponseInput<K>): void {
   w.int32(0);
   w.int32(correlationId);
   if (responseHeaderVersion(apiKey, apiVersion) >= 1) w.emptyTaggedFields();
   encodeBody(apiKey, apiVersion, "response", w, body);
-  w.int32At(0, w.offset - 4);
-  return w.toBuffer();
+  w.int32At(0, w.length - 4);
 }
 
 /** Decodes a response frame (the bytes after the size prefix). */

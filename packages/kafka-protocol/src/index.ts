@@ -64,6 +64,7 @@ export {
   decodeResponse,
   encodeRequest,
   encodeResponse,
+  encodeResponseParts,
 } from "./frames.ts";
 export { FrameAssembler } from "./frame-assembler.ts";
 export type {

@@ -10,11 +10,31 @@ import { UUID_BYTES, writeUuid } from "./uuid.ts";
 const TWO_POW_32 = 4294967296;
 
 export class Writer {
+  /** The part being written; `offset` bytes of it are written. */
   buf: Buffer;
   offset = 0;
+  /** Finished parts before `buf` (only when raw bytes are kept by reference: see the constructor). */
+  private parts: Buffer[] = [];
+  private partsBytes = 0;
 
-  constructor(initialSize = 256) {
+  /**
+   * `referenceFrom`: raw byte runs of at least this many bytes (a Fetch
+   * response's record batches) are not copied in: the written bytes become a
+   * list of parts that refers to them (`toBuffers`), so a 4 MiB response is
+   * not copied again (and its buffer not regrown by doubling) before it goes
+   * to the socket. The caller must not change those bytes until the parts are
+   * written. Default: everything is copied into one buffer.
+   */
+  constructor(
+    initialSize = 256,
+    private readonly referenceFrom = Number.POSITIVE_INFINITY,
+  ) {
     this.buf = Buffer.allocUnsafe(Math.max(16, initialSize));
+  }
+
+  /** Bytes written so far, in all parts. */
+  get length(): number {
+    return this.partsBytes + this.offset;
   }
 
   ensure(n: number): void {
@@ -22,16 +42,23 @@ export class Writer {
   }
 
   private grow(n: number): void {
-    let size = this.buf.length * 2;
+    // At least 256: after a referenced run the part goes on in what was left of its buffer, which may be nothing.
+    let size = Math.max(256, this.buf.length * 2);
     while (size < this.offset + n) size *= 2;
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.offset);
     this.buf = next;
   }
 
-  /** A view of the bytes written so far (no copy). Do not keep writing after handing it out. */
+  /** The bytes written so far: a view (no copy) unless there are several parts. Do not keep writing after handing it out. */
   toBuffer(): Buffer {
-    return this.buf.subarray(0, this.offset);
+    const current = this.buf.subarray(0, this.offset);
+    return this.parts.length === 0 ? current : Buffer.concat([...this.parts, current], this.length);
+  }
+
+  /** The bytes written so far as parts, in order (views: no copy). Do not keep writing after handing them out. */
+  toBuffers(): Buffer[] {
+    return this.offset > 0 || this.parts.length === 0 ? [...this.parts, this.buf.subarray(0, this.offset)] : [...this.parts];
   }
 
   int8(v: number): this {
@@ -135,6 +162,18 @@ export class Writer {
   }
 
   raw(b: Uint8Array): this {
+    if (b.length >= this.referenceFrom) {
+      // The part so far is finished; writing goes on in the rest of its buffer.
+      if (this.offset > 0) {
+        this.parts.push(this.buf.subarray(0, this.offset));
+        this.partsBytes += this.offset;
+        this.buf = this.buf.subarray(this.offset);
+        this.offset = 0;
+      }
+      this.parts.push(Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+      this.partsBytes += b.length;
+      return this;
+    }
     this.ensure(b.length);
     this.buf.set(b, this.offset);
     this.offset += b.length;
@@ -228,9 +267,17 @@ export class Writer {
     return this;
   }
 
-  /** Overwrites an int32 at an earlier position (size prefixes). */
+  /** Overwrites an int32 at an earlier position (size prefixes), counted over all parts. */
   int32At(pos: number, v: number): this {
-    this.buf.writeInt32BE(v, pos);
-    return this;
+    let at = pos;
+    for (const part of [...this.parts, this.buf]) {
+      if (at < part.length) {
+        // An int32 is written whole into one part: parts end only where a referenced run begins or ends.
+        part.writeInt32BE(v, at);
+        return this;
+      }
+      at -= part.length;
+    }
+    throw new RangeError(`int32At(${pos}): beyond the ${this.length} bytes written`);
   }
 }
