@@ -54,6 +54,23 @@ const ORDER_SCHEMA = JSON.stringify({
   required: ["orderId", "merchant", "amount", "placedAt"],
 });
 
+const PAYMENT_SCHEMA = JSON.stringify({
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    paymentId: { type: "string" },
+    orderId: { type: "string" },
+    amount: { type: "number" },
+    capturedAt: { type: "string", format: "date-time" },
+  },
+  required: ["paymentId", "orderId", "amount", "capturedAt"],
+});
+
+/** Orders joined with the payments captured within a minute of them (an interval join: each match once, append-only). */
+const PAID_ORDERS = (orders: string, payments: string) => `SELECT o.orderId, o.merchant, o.amount AS ordered, p.paymentId, p.amount AS paid, p.capturedAt
+FROM \`${orders}\` o JOIN \`${payments}\` p
+ON o.orderId = p.orderId AND p.capturedAt BETWEEN o.placedAt AND o.placedAt + INTERVAL '1' MINUTE`;
+
 const REVENUE_PER_MINUTE = (topic: string) => `SELECT merchant, window_start, window_end, COUNT(*) AS orders, SUM(amount) AS revenue
 FROM TABLE(TUMBLE(TABLE \`${topic}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))
 GROUP BY merchant, window_start, window_end;`;
@@ -65,6 +82,9 @@ describe("derived products on Apache Flink", () => {
   let settings: FlinkSettings;
   let orderEvents: { id: string; topicName: string };
   let otherProduct: { id: string; topicName: string };
+  /** The interval join's two inputs, which the payments domain subscribes to (orders of their own: the other tests count orderEvents' offsets). */
+  let joinOrders: { id: string; topicName: string };
+  let capturedPayments: { id: string; topicName: string };
   /** The payments domain's subscription to orderEvents (the derived products' input). */
   let inputSubscription: { id: string };
   /** The product the worker deployed (the deployment test), which the stop test reuses: one job start less. */
@@ -80,6 +100,10 @@ describe("derived products on Apache Flink", () => {
     orderEvents = await approvedProduct(stack.db, stack.people, { name: `Order Events ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
     otherProduct = await approvedProduct(stack.db, stack.people, { name: `Refunds ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
     inputSubscription = (await approvedSubscription(stack.db, stack.people, orderEvents.id, "revenue")).subscription;
+    joinOrders = await approvedProduct(stack.db, stack.people, { name: `Shop Orders ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
+    await approvedSubscription(stack.db, stack.people, joinOrders.id, "shop-orders");
+    capturedPayments = await approvedProduct(stack.db, stack.people, { name: `Payments Captured ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: PAYMENT_SCHEMA } });
+    await approvedSubscription(stack.db, stack.people, capturedPayments.id, "paid-orders");
   }, 400_000);
 
   // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
@@ -260,6 +284,138 @@ describe("derived products on Apache Flink", () => {
     // Its slot goes to the next test's job.
     await fetch(`${flink.restUrl}/jobs/${jobId}?mode=cancel`, { method: "PATCH" });
   });
+
+  // The interval join's job, which the TaskManager test kills under: one job start for both.
+  let joinJob: { jobId: string; outputTopic: string } | undefined;
+  const j0 = Date.UTC(2026, 11, 5, 12, 0, 0);
+  const jat = (second: number) => new Date(j0 + second * 1_000).toISOString();
+  type Order = (typeof input)[number];
+  type Payment = { paymentId: string; orderId: string; amount: number; capturedAt: string };
+  /** n orders from second `from` on, every 4 s, and their payments: most captured 10 s later, every fifth 2 minutes later (no match), every seventh twice; one payment of an unknown order. */
+  const joinInput = (prefix: string, from: number, n: number) => {
+    const orders: Order[] = [];
+    const payments: Payment[] = [];
+    for (let i = 0; i < n; i++) {
+      const second = from + i * 4;
+      orders.push({ orderId: `${prefix}${i}`, merchant: `m${i % 3}`, amount: 10 + i, placedAt: jat(second) });
+      payments.push({ paymentId: `${prefix}p${i}`, orderId: `${prefix}${i}`, amount: 10 + i, capturedAt: jat(i % 5 === 4 ? second + 120 : second + 10) });
+      if (i % 7 === 6) payments.push({ paymentId: `${prefix}q${i}`, orderId: `${prefix}${i}`, amount: 1, capturedAt: jat(second + 11) });
+    }
+    payments.push({ paymentId: `${prefix}x`, orderId: `${prefix}unknown`, amount: 5, capturedAt: jat(from + 1) });
+    // Each topic in event-time order (nothing behind its watermark).
+    payments.sort((a, b) => Date.parse(a.capturedAt) - Date.parse(b.capturedAt));
+    return { orders, payments };
+  };
+  /** The join computed here: every (order, payment) of the same order id captured within a minute of the order. */
+  const expectedJoin = (orders: readonly Order[], payments: readonly Payment[]) =>
+    orders
+      .flatMap((o) =>
+        payments
+          .filter((p) => p.orderId === o.orderId && Date.parse(p.capturedAt) >= Date.parse(o.placedAt) && Date.parse(p.capturedAt) <= Date.parse(o.placedAt) + 60_000)
+          .map((p) => ({ orderId: o.orderId, merchant: o.merchant, ordered: o.amount, paymentId: p.paymentId, paid: p.amount, capturedAt: Date.parse(p.capturedAt) })),
+      )
+      .sort((a, b) => a.paymentId.localeCompare(b.paymentId));
+  const joined = (r: Record<string, unknown>) => ({ orderId: r.orderId, merchant: r.merchant, ordered: r.ordered, paymentId: r.paymentId, paid: r.paid, capturedAt: Date.parse(String(r.capturedAt).replace(/Z?$/, "Z")) });
+  const sendJoinInput = async ({ orders, payments }: { orders: readonly Order[]; payments: readonly Payment[] }) => {
+    const producer = adminKafka().producer();
+    await producer.connect();
+    await producer.sendBatch({
+      topicMessages: [
+        { topic: joinOrders.topicName, messages: orders.map((o) => ({ key: o.orderId, value: JSON.stringify(o) })) },
+        { topic: capturedPayments.topicName, messages: payments.map((p) => ({ key: p.paymentId, value: JSON.stringify(p) })) },
+      ],
+    });
+    await producer.disconnect();
+  };
+  /** The join's output topic from the beginning, read committed (kafkajs's default): what a consumer of the product sees. */
+  const readJoined = async (topic: string) => {
+    const seen: Record<string, unknown>[] = [];
+    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    return { seen, stop: () => consumer.disconnect() };
+  };
+  const firstJoinHalf = joinInput("a", 0, 20);
+  const secondJoinHalf = joinInput("b", 100, 60);
+
+  it("runs an interval join of two subscribed products on Flink: each order with the payments captured within a minute of it, as computed here", async () => {
+    await waitFor(async () => (await stack.db.dataProduct.count({ where: { id: { in: [joinOrders.id, capturedPayments.id] }, status: "ACTIVE" } })) === 2, 30_000, "the join's input topics to be provisioned");
+    const validated = await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: PAID_ORDERS(joinOrders.topicName, capturedPayments.topicName) }, settings);
+    expect(validated.inputs.map((i) => i.topicName).sort()).toEqual([joinOrders.topicName, capturedPayments.topicName].sort());
+    expect(validated.plan).toMatch(/IntervalJoin\(joinType=\[InnerJoin\]/);
+    const outputTopic = `${stack.people.payments.slug}.paid-orders-${randomBytes(2).toString("hex")}.v1`;
+    const admin = adminKafka().admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: outputTopic, numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    await sendJoinInput(firstJoinHalf);
+    const expected = expectedJoin(firstJoinHalf.orders, firstJoinHalf.payments);
+    // 20 orders: 4 paid too late, 2 paid twice; the unknown order's payment matches nothing.
+    expect(expected).toHaveLength(18);
+
+    const jobId = await startDerivedJob({
+      gatewayUrl: flink.gatewayUrl,
+      connection: { bootstrap: stack.broker.bootstrap, sasl: { username: ADMIN.name, password: ADMIN.password } },
+      statement: validated.statement,
+      inputs: [
+        { topicName: joinOrders.topicName, format: "JSON_SCHEMA", definition: ORDER_SCHEMA },
+        { topicName: capturedPayments.topicName, format: "JSON_SCHEMA", definition: PAYMENT_SCHEMA },
+      ],
+      outputTopic,
+      outputColumns: validated.columns,
+      groupId: `flink-join-${randomBytes(3).toString("hex")}`,
+      transactionalIdPrefix: `flink-join-${randomBytes(3).toString("hex")}`,
+    });
+    joinJob = { jobId, outputTopic };
+    const out = await readJoined(outputTopic);
+    try {
+      await waitFor(() => out.seen.length >= expected.length, 120_000, `${expected.length} joined records on ${outputTopic} (job ${jobId})`);
+    } finally {
+      await out.stop();
+    }
+    expect(out.seen.map(joined).sort((a, b) => String(a.paymentId).localeCompare(String(b.paymentId)))).toEqual(expected);
+  });
+
+  it("kills the job's TaskManager mid-stream (SIGKILL): Flink restarts the job from its last checkpoint once a TaskManager is back, a read-committed consumer sees each joined record exactly once, and the job's status counts the restart", async () => {
+    if (!joinJob) throw new Error("the interval join test must run first: this test kills the TaskManager under its job");
+    const { jobId, outputTopic } = joinJob;
+    const all = expectedJoin([...firstJoinHalf.orders, ...secondJoinHalf.orders], [...firstJoinHalf.payments, ...secondJoinHalf.payments]);
+    const out = await readJoined(outputTopic);
+    try {
+      await waitFor(() => out.seen.length >= expectedJoin(firstJoinHalf.orders, firstJoinHalf.payments).length, 60_000, "the first half's joined records");
+      // A checkpoint after the first half (the restart goes back to the latest one), then the second half while the job runs.
+      const checkpointed = await waitFor(async () => (await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt, 60_000, `a checkpoint of job ${jobId}`);
+      await waitFor(async () => ((await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt ?? "") > checkpointed, 60_000, `a later checkpoint of job ${jobId}`);
+      // Mid-stream: the second half sent and the TaskManager killed at once, before the checkpoint that would commit its results.
+      await sendJoinInput(secondJoinHalf);
+      const killedPid = flink.pid("taskmanager");
+      await flink.kill("taskmanager");
+      expect(flink.pid("taskmanager")).toBe(killedPid);
+      // Flink notices the lost TaskManager and fails the job's tasks over; nothing runs them until a TaskManager is back.
+      await waitFor(async () => ["RESTARTING", "CREATED", "INITIALIZING"].includes((await derivedJobStatus(flink.restUrl, jobId)).state) || (await derivedJobStatus(flink.restUrl, jobId)).restarts! >= 1, 120_000, `Flink to fail job ${jobId} over`);
+      await flink.restart("taskmanager");
+      expect(flink.pid("taskmanager")).not.toBe(killedPid);
+      await waitFor(() => out.seen.length >= all.length, 180_000, `${all.length} joined records after the restart (job ${jobId})`);
+      // One more completed checkpoint: a record written twice would be committed and read by now.
+      const reached = (await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt ?? "";
+      await waitFor(async () => ((await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt ?? "") > reached, 60_000, `a checkpoint of job ${jobId} after the last record`);
+      // Exactly once: no record twice (the aborted transactions' records stay invisible to a read-committed consumer), none missing.
+      const seenSorted = out.seen.map(joined).sort((a, b) => String(a.paymentId).localeCompare(String(b.paymentId)));
+      expect(seenSorted).toEqual(all);
+      // What the product page shows (GET /api/v1/products/{id}/job reads these figures): running again, one restart or more.
+      const status = await waitFor(async () => {
+        const s = await derivedJobStatus(flink.restUrl, jobId);
+        return s.state === "RUNNING" && (s.restarts ?? 0) >= 1 ? s : null;
+      }, 60_000, `job ${jobId} RUNNING with its restart counted`);
+      expect(status).toMatchObject({ state: "RUNNING", jobId, error: null });
+      expect(status.restarts).toBeGreaterThanOrEqual(1);
+    } finally {
+      await out.stop();
+    }
+    // Its slot goes to the next test's job.
+    await fetch(`${flink.restUrl}/jobs/${jobId}?mode=cancel`, { method: "PATCH" });
+  }, 600_000);
 
   it("deploys an approved derived product: a job account of its domain with exactly the job's grants, kept by drift repair; the right windows on the product's topic; the job RUNNING in the catalog", async () => {
     const { worker } = stack.running;
