@@ -724,6 +724,109 @@ describe("derived products on Apache Flink", () => {
     }
   }, 600_000);
 
+  it("rolls a new statement back that cannot run: refused before the job stops when it no longer plans, and when it starts neither with nor without state the old statement runs again from the savepoint; the command fails with Flink's reason, the job's version stays current", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
+    const { worker } = stack.running;
+    const { productId, topicName } = deployedJob;
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } });
+    const current = row.statement;
+    expect(row.statementVersion).toBe(3);
+    /** Cycles until the latest statement command has finished; answers the job as the product page shows it. */
+    const settled = async (what: string) =>
+      waitFor(async () => {
+        await worker.observeNow();
+        const stepError = worker.observer.stepErrors.get("derived-jobs");
+        if (stepError) throw new Error(stepError);
+        const j = await productJob(stack.db, owner, productId);
+        return j.command?.kind === "STATEMENT" && ["DONE", "FAILED"].includes(j.command.status) && j.state === "RUNNING" ? j : null;
+      }, 300_000, what);
+    // The same windows over the captured payments too, per order id: the same output columns (schema v3 unchanged), a second input.
+    const payments = current
+      .replace("SELECT merchant,", "SELECT orderId AS merchant,")
+      .replace(`\`${orderEvents.topicName}\``, `\`${capturedPayments.topicName}\``)
+      .replace("DESCRIPTOR(placedAt)", "DESCRIPTOR(capturedAt)")
+      .replace("GROUP BY merchant,", "GROUP BY orderId,");
+    const union = `${current}\nUNION ALL\n${payments}`;
+    const paymentsSchema = await stack.db.schemaVersion.findFirstOrThrow({ where: { productId: capturedPayments.id, status: "APPROVED" } });
+
+    // 1. Approved, but the payments' approved schema loses `amount` before the worker gets to it: Flink no longer plans it, and the running job is left alone.
+    const asked4 = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: union, reason: "Count captured payments too." }, settings);
+    expect(asked4).toMatchObject({ statementVersion: 4, schemaChanged: false });
+    await approveChangeRequest(stack.db, stack.people.as.reviewer, asked4.changeRequest.id);
+    const withoutAmount = JSON.parse(PAYMENT_SCHEMA) as { properties: Record<string, unknown>; required: string[] };
+    delete withoutAmount.properties.amount;
+    withoutAmount.required = withoutAmount.required.filter((f) => f !== "amount");
+    await stack.db.schemaVersion.update({ where: { id: paymentsSchema.id }, data: { definition: JSON.stringify(withoutAmount) } });
+    let refused: Awaited<ReturnType<typeof productJob>>;
+    try {
+      refused = await settled("the worker to refuse statement version 4");
+    } finally {
+      await stack.db.schemaVersion.update({ where: { id: paymentsSchema.id }, data: { definition: paymentsSchema.definition } });
+    }
+    expect(refused.command).toMatchObject({ kind: "STATEMENT", status: "FAILED", statementVersion: 4, savepointPath: null });
+    expect(refused.command!.error).toMatch(/^Statement version 4 no longer plans: .*Column 'amount' not found/);
+    expect(refused).toMatchObject({ jobId: deployedJob.jobId, statementVersion: 3, jobStatementVersion: 3 });
+    expect(((await (await fetch(`${flink.restUrl}/jobs/${deployedJob.jobId}`)).json()) as { state: string }).state).toBe("RUNNING");
+    expect((await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement).toBe(current);
+    expect((await stack.db.productInput.findMany({ where: { productId } })).map((i) => i.inputProductId)).toEqual([orderEvents.id]);
+
+    // 2. The payments' topic is gone from the cluster: the new statement plans, the old job stops with a savepoint, and Flink
+    //    cannot run the new one, restored or not. The old statement runs again from that savepoint, its open window kept.
+    const admin = adminKafka().admin();
+    await admin.connect();
+    try {
+      await admin.deleteTopics({ topics: [capturedPayments.topicName] });
+    } finally {
+      await admin.disconnect();
+    }
+    const asked5 = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: union, reason: "Count captured payments too, again." }, settings);
+    // Version 4 stays in the history (it did not run); the next one is 5.
+    expect(asked5).toMatchObject({ statementVersion: 5, schemaChanged: false });
+    const oldJob = deployedJob.jobId;
+    const seen: Record<string, unknown>[] = [];
+    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      // Everything the old job wrote so far is read: what follows is the rolled-back job's.
+      await waitFor(() => (seen.some((r) => Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(30, 0))) ? true : null), 60_000, "the product's records so far");
+      const mark = seen.length;
+      await approveChangeRequest(stack.db, stack.people.as.reviewer, asked5.changeRequest.id);
+      const rolledBack = await settled("the worker to roll statement version 5 back");
+      expect(rolledBack.command).toMatchObject({ kind: "STATEMENT", status: "FAILED", statementVersion: 5, savepointPath: expect.stringContaining(`savepoint-${oldJob.slice(0, 6)}`) });
+      // Flink's reason: the payments' topic is not there.
+      expect(rolledBack.command!.error).toMatch(new RegExp(`^Statement version 5 did not start, with or without the savepoint \\S+: .*(UnknownTopicOrPartition|does not host this topic-partition|${capturedPayments.topicName.replace(/\./g, "\\.")})`));
+      expect(rolledBack.command!.progress).toBe(`Rolled back: Statement version 3 runs again as job ${rolledBack.jobId}, restored from the savepoint ${rolledBack.command!.savepointPath} of job ${oldJob}.`);
+      expect(rolledBack).toMatchObject({ statementVersion: 3, jobStatementVersion: 3, restoredFromSavepoint: true });
+      expect(rolledBack.restoreNote).toContain(`Rolled back to statement version 3, restored from the savepoint ${rolledBack.command!.savepointPath}: Statement version 5 did not start`);
+      expect(rolledBack.jobId).not.toBe(oldJob);
+      expect(((await (await fetch(`${flink.restUrl}/jobs/${oldJob}`)).json()) as { state: string }).state).toBe("FINISHED");
+      expect((await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement).toBe(current);
+      expect((await stack.db.productInput.findMany({ where: { productId } })).map((i) => i.inputProductId)).toEqual([orderEvents.id]);
+      // Restored: m1's window at minute 40 held o13 (amount 1) in the savepoint; o14 joins it, o15 closes it.
+      await sendOrders([
+        { orderId: "o14", merchant: "m1", amount: 4, placedAt: at(40, 30) },
+        { orderId: "o15", merchant: "m2", amount: 1, placedAt: at(50, 0) },
+      ]);
+      await waitFor(() => seen.length > mark, 120_000, `m1's window at minute 40 from the rolled-back job ${rolledBack.jobId}`);
+      expect(seen.slice(mark).map((r) => ({ ...normalise(r), largest: r.largest }))).toEqual([{ merchant: "m1", window_start: Date.parse(at(40, 0)), window_end: Date.parse(at(41, 0)), orders: 2, revenue: 5, largest: 4 }]);
+      deployedJob.jobId = rolledBack.jobId!;
+    } finally {
+      await consumer.disconnect();
+    }
+    // Audited and told to the domain, with Flink's reason; the job account reads only the statement's input again.
+    const failures = await stack.db.auditEvent.findMany({ where: { entityId: productId, action: "derivedProduct.jobCommandFailed" }, orderBy: { at: "asc" } });
+    expect(failures.map((a) => (a.data as { statementVersion?: number; rolledBackTo?: number }).statementVersion)).toEqual([4, 5]);
+    expect(failures[1]!.data).toMatchObject({ rolledBackTo: 3, fromJobId: oldJob, jobId: deployedJob.jobId });
+    const told = await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-command-failed" }, orderBy: { createdAt: "desc" } });
+    expect(told?.title).toContain("Statement version 5 did not run; the job runs version 3");
+    expect(told?.body).toContain(`Statement version 3 runs again as job ${deployedJob.jobId}`);
+    const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: deployedJob.accountId } });
+    expect(aclKeys(await stack.running.cluster.describeAcls([`User:${account.name}`]))).toEqual(aclKeys(deployedJob.wanted));
+  }, 600_000);
+
   it("stops the job when its domain's subscription to an input is revoked: no longer running in Flink, STOPPED with the reason in the catalog, its READ on the input taken away; retiring the product removes every grant of the job's account", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test stops the job it deployed");
     const { worker } = stack.running;
