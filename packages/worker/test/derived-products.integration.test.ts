@@ -54,6 +54,23 @@ const ORDER_SCHEMA = JSON.stringify({
   required: ["orderId", "merchant", "amount", "placedAt"],
 });
 
+const PAYMENT_SCHEMA = JSON.stringify({
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    paymentId: { type: "string" },
+    orderId: { type: "string" },
+    amount: { type: "number" },
+    capturedAt: { type: "string", format: "date-time" },
+  },
+  required: ["paymentId", "orderId", "amount", "capturedAt"],
+});
+
+/** Orders joined with the payments captured within a minute of them (an interval join: each match once, append-only). */
+const PAID_ORDERS = (orders: string, payments: string) => `SELECT o.orderId, o.merchant, o.amount AS ordered, p.paymentId, p.amount AS paid, p.capturedAt
+FROM \`${orders}\` o JOIN \`${payments}\` p
+ON o.orderId = p.orderId AND p.capturedAt BETWEEN o.placedAt AND o.placedAt + INTERVAL '1' MINUTE`;
+
 const REVENUE_PER_MINUTE = (topic: string) => `SELECT merchant, window_start, window_end, COUNT(*) AS orders, SUM(amount) AS revenue
 FROM TABLE(TUMBLE(TABLE \`${topic}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))
 GROUP BY merchant, window_start, window_end;`;
@@ -65,6 +82,9 @@ describe("derived products on Apache Flink", () => {
   let settings: FlinkSettings;
   let orderEvents: { id: string; topicName: string };
   let otherProduct: { id: string; topicName: string };
+  /** The interval join's two inputs, which the payments domain subscribes to (orders of their own: the other tests count orderEvents' offsets). */
+  let joinOrders: { id: string; topicName: string };
+  let capturedPayments: { id: string; topicName: string };
   /** The payments domain's subscription to orderEvents (the derived products' input). */
   let inputSubscription: { id: string };
   /** The product the worker deployed (the deployment test), which the stop test reuses: one job start less. */
@@ -80,6 +100,10 @@ describe("derived products on Apache Flink", () => {
     orderEvents = await approvedProduct(stack.db, stack.people, { name: `Order Events ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
     otherProduct = await approvedProduct(stack.db, stack.people, { name: `Refunds ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
     inputSubscription = (await approvedSubscription(stack.db, stack.people, orderEvents.id, "revenue")).subscription;
+    joinOrders = await approvedProduct(stack.db, stack.people, { name: `Shop Orders ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
+    await approvedSubscription(stack.db, stack.people, joinOrders.id, "shop-orders");
+    capturedPayments = await approvedProduct(stack.db, stack.people, { name: `Payments Captured ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: PAYMENT_SCHEMA } });
+    await approvedSubscription(stack.db, stack.people, capturedPayments.id, "paid-orders");
   }, 400_000);
 
   // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
@@ -260,6 +284,149 @@ describe("derived products on Apache Flink", () => {
     // Its slot goes to the next test's job.
     await fetch(`${flink.restUrl}/jobs/${jobId}?mode=cancel`, { method: "PATCH" });
   });
+
+  // The interval join's job, which the TaskManager test kills under: one job start for both.
+  let joinJob: { jobId: string; outputTopic: string } | undefined;
+  const j0 = Date.UTC(2026, 11, 5, 12, 0, 0);
+  const jat = (second: number) => new Date(j0 + second * 1_000).toISOString();
+  type Order = (typeof input)[number];
+  type Payment = { paymentId: string; orderId: string; amount: number; capturedAt: string };
+  /** n orders from second `from` on, every 4 s, and their payments: most captured 10 s later, every fifth 2 minutes later (no match), every seventh twice; one payment of an unknown order. */
+  const joinInput = (prefix: string, from: number, n: number) => {
+    const orders: Order[] = [];
+    const payments: Payment[] = [];
+    for (let i = 0; i < n; i++) {
+      const second = from + i * 4;
+      orders.push({ orderId: `${prefix}${i}`, merchant: `m${i % 3}`, amount: 10 + i, placedAt: jat(second) });
+      payments.push({ paymentId: `${prefix}p${i}`, orderId: `${prefix}${i}`, amount: 10 + i, capturedAt: jat(i % 5 === 4 ? second + 120 : second + 10) });
+      if (i % 7 === 6) payments.push({ paymentId: `${prefix}q${i}`, orderId: `${prefix}${i}`, amount: 1, capturedAt: jat(second + 11) });
+    }
+    payments.push({ paymentId: `${prefix}x`, orderId: `${prefix}unknown`, amount: 5, capturedAt: jat(from + 1) });
+    // Each topic in event-time order (nothing behind its watermark).
+    payments.sort((a, b) => Date.parse(a.capturedAt) - Date.parse(b.capturedAt));
+    return { orders, payments };
+  };
+  /** The join computed here: every (order, payment) of the same order id captured within a minute of the order. */
+  const expectedJoin = (orders: readonly Order[], payments: readonly Payment[]) =>
+    orders
+      .flatMap((o) =>
+        payments
+          .filter((p) => p.orderId === o.orderId && Date.parse(p.capturedAt) >= Date.parse(o.placedAt) && Date.parse(p.capturedAt) <= Date.parse(o.placedAt) + 60_000)
+          .map((p) => ({ orderId: o.orderId, merchant: o.merchant, ordered: o.amount, paymentId: p.paymentId, paid: p.amount, capturedAt: Date.parse(p.capturedAt) })),
+      )
+      .sort((a, b) => a.paymentId.localeCompare(b.paymentId));
+  const joined = (r: Record<string, unknown>) => ({ orderId: r.orderId, merchant: r.merchant, ordered: r.ordered, paymentId: r.paymentId, paid: r.paid, capturedAt: Date.parse(String(r.capturedAt).replace(/Z?$/, "Z")) });
+  const sendJoinInput = async ({ orders, payments }: { orders: readonly Order[]; payments: readonly Payment[] }) => {
+    const producer = adminKafka().producer();
+    await producer.connect();
+    await producer.sendBatch({
+      topicMessages: [
+        { topic: joinOrders.topicName, messages: orders.map((o) => ({ key: o.orderId, value: JSON.stringify(o) })) },
+        { topic: capturedPayments.topicName, messages: payments.map((p) => ({ key: p.paymentId, value: JSON.stringify(p) })) },
+      ],
+    });
+    await producer.disconnect();
+  };
+  /** The join's output topic from the beginning, read committed (kafkajs's default): what a consumer of the product sees. */
+  const readJoined = async (topic: string) => {
+    const seen: Record<string, unknown>[] = [];
+    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    return { seen, stop: () => consumer.disconnect() };
+  };
+  const firstJoinHalf = joinInput("a", 0, 20);
+  const secondJoinHalf = joinInput("b", 100, 60);
+
+  it("runs an interval join of two subscribed products on Flink: each order with the payments captured within a minute of it, as computed here (an aborted transaction's records left out)", async () => {
+    await waitFor(async () => (await stack.db.dataProduct.count({ where: { id: { in: [joinOrders.id, capturedPayments.id] }, status: "ACTIVE" } })) === 2, 30_000, "the join's input topics to be provisioned");
+    const validated = await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement: PAID_ORDERS(joinOrders.topicName, capturedPayments.topicName) }, settings);
+    expect(validated.inputs.map((i) => i.topicName).sort()).toEqual([joinOrders.topicName, capturedPayments.topicName].sort());
+    expect(validated.plan).toMatch(/IntervalJoin\(joinType=\[InnerJoin\]/);
+    const outputTopic = `${stack.people.payments.slug}.paid-orders-${randomBytes(2).toString("hex")}.v1`;
+    const admin = adminKafka().admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: outputTopic, numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    await sendJoinInput(firstJoinHalf);
+    // An order and its payment in a transaction its producer aborted: not part of either product, so not joined.
+    const aborting = adminKafka().producer({ transactionalId: `aborted-${randomBytes(3).toString("hex")}`, idempotent: true, maxInFlightRequests: 1 });
+    await aborting.connect();
+    const transaction = await aborting.transaction();
+    await transaction.sendBatch({
+      topicMessages: [
+        { topic: joinOrders.topicName, messages: [{ key: "z0", value: JSON.stringify({ orderId: "z0", merchant: "m0", amount: 99, placedAt: jat(78) }) }] },
+        { topic: capturedPayments.topicName, messages: [{ key: "zp0", value: JSON.stringify({ paymentId: "zp0", orderId: "z0", amount: 99, capturedAt: jat(88) }) }] },
+      ],
+    });
+    await transaction.abort();
+    await aborting.disconnect();
+    const expected = expectedJoin(firstJoinHalf.orders, firstJoinHalf.payments);
+    // 20 orders: 4 paid too late, 2 paid twice; the unknown order's payment matches nothing.
+    expect(expected).toHaveLength(18);
+
+    const jobId = await startDerivedJob({
+      gatewayUrl: flink.gatewayUrl,
+      connection: { bootstrap: stack.broker.bootstrap, sasl: { username: ADMIN.name, password: ADMIN.password } },
+      statement: validated.statement,
+      inputs: [
+        { topicName: joinOrders.topicName, format: "JSON_SCHEMA", definition: ORDER_SCHEMA },
+        { topicName: capturedPayments.topicName, format: "JSON_SCHEMA", definition: PAYMENT_SCHEMA },
+      ],
+      outputTopic,
+      outputColumns: validated.columns,
+      groupId: `flink-join-${randomBytes(3).toString("hex")}`,
+      transactionalIdPrefix: `flink-join-${randomBytes(3).toString("hex")}`,
+    });
+    joinJob = { jobId, outputTopic };
+    const out = await readJoined(outputTopic);
+    try {
+      await waitFor(() => out.seen.length >= expected.length, 120_000, `${expected.length} joined records on ${outputTopic} (job ${jobId})`);
+    } finally {
+      await out.stop();
+    }
+    expect(out.seen.map(joined).sort((a, b) => String(a.paymentId).localeCompare(String(b.paymentId)))).toEqual(expected);
+  });
+
+  it("kills the job's TaskManager mid-stream (SIGKILL): Flink restarts the job from its last checkpoint once a TaskManager is back, a read-committed consumer sees each joined record exactly once, and the job's status counts the restart", async () => {
+    if (!joinJob) throw new Error("the interval join test must run first: this test kills the TaskManager under its job");
+    const { jobId, outputTopic } = joinJob;
+    const all = expectedJoin([...firstJoinHalf.orders, ...secondJoinHalf.orders], [...firstJoinHalf.payments, ...secondJoinHalf.payments]);
+    const out = await readJoined(outputTopic);
+    try {
+      await waitFor(() => out.seen.length >= expectedJoin(firstJoinHalf.orders, firstJoinHalf.payments).length, 60_000, "the first half's joined records");
+      // A checkpoint after the first half (the restart goes back to the latest one), then the second half while the job runs.
+      const checkpointed = await waitFor(async () => (await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt, 60_000, `a checkpoint of job ${jobId}`);
+      await waitFor(async () => ((await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt ?? "") > checkpointed, 60_000, `a later checkpoint of job ${jobId}`);
+      // Mid-stream: the second half sent and the TaskManager killed at once, before the checkpoint that would commit its results.
+      await sendJoinInput(secondJoinHalf);
+      const killedPid = flink.pid("taskmanager");
+      await flink.kill("taskmanager");
+      expect(flink.pid("taskmanager")).toBe(killedPid);
+      // A new TaskManager (its JVM starts while Flink notices the lost one); Flink fails the job's tasks over onto its slots.
+      await flink.restart("taskmanager");
+      expect(flink.pid("taskmanager")).not.toBe(killedPid);
+      await waitFor(() => out.seen.length >= all.length, 180_000, `${all.length} joined records after the restart (job ${jobId})`);
+      // One more completed checkpoint: a record written twice would be committed and read by now.
+      const reached = (await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt ?? "";
+      await waitFor(async () => ((await derivedJobStatus(flink.restUrl, jobId)).lastCheckpointAt ?? "") > reached, 60_000, `a checkpoint of job ${jobId} after the last record`);
+      // Exactly once: no record twice (the aborted transactions' records stay invisible to a read-committed consumer), none missing.
+      const seenSorted = out.seen.map(joined).sort((a, b) => String(a.paymentId).localeCompare(String(b.paymentId)));
+      expect(seenSorted).toEqual(all);
+      // What the product page shows (GET /api/v1/products/{id}/job reads these figures): running again, one restart or more.
+      const status = await waitFor(async () => {
+        const s = await derivedJobStatus(flink.restUrl, jobId);
+        return s.state === "RUNNING" && (s.restarts ?? 0) >= 1 ? s : null;
+      }, 60_000, `job ${jobId} RUNNING with its restart counted`);
+      expect(status).toMatchObject({ state: "RUNNING", jobId, error: null });
+      expect(status.restarts).toBeGreaterThanOrEqual(1);
+    } finally {
+      await out.stop();
+    }
+    // Its slot goes to the next test's job.
+    await fetch(`${flink.restUrl}/jobs/${jobId}?mode=cancel`, { method: "PATCH" });
+  }, 600_000);
 
   it("deploys an approved derived product: a job account of its domain with exactly the job's grants, kept by drift repair; the right windows on the product's topic; the job RUNNING in the catalog", async () => {
     const { worker } = stack.running;
@@ -566,6 +733,109 @@ describe("derived products on Apache Flink", () => {
       await admin.disconnect();
       await consumer.disconnect();
     }
+  }, 600_000);
+
+  it("rolls a new statement back that cannot run: refused before the job stops when it no longer plans, and when it starts neither with nor without state the old statement runs again from the savepoint; the command fails with Flink's reason, the job's version stays current", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
+    const { worker } = stack.running;
+    const { productId, topicName } = deployedJob;
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } });
+    const current = row.statement;
+    expect(row.statementVersion).toBe(3);
+    /** Cycles until the latest statement command has finished; answers the job as the product page shows it. */
+    const settled = async (what: string) =>
+      waitFor(async () => {
+        await worker.observeNow();
+        const stepError = worker.observer.stepErrors.get("derived-jobs");
+        if (stepError) throw new Error(stepError);
+        const j = await productJob(stack.db, owner, productId);
+        return j.command?.kind === "STATEMENT" && ["DONE", "FAILED"].includes(j.command.status) && j.state === "RUNNING" ? j : null;
+      }, 300_000, what);
+    // The same windows over the captured payments too, per order id: the same output columns (schema v3 unchanged), a second input.
+    const payments = current
+      .replace("SELECT merchant,", "SELECT orderId AS merchant,")
+      .replace(`\`${orderEvents.topicName}\``, `\`${capturedPayments.topicName}\``)
+      .replace("DESCRIPTOR(placedAt)", "DESCRIPTOR(capturedAt)")
+      .replace("GROUP BY merchant,", "GROUP BY orderId,");
+    const union = `${current}\nUNION ALL\n${payments}`;
+    const paymentsSchema = await stack.db.schemaVersion.findFirstOrThrow({ where: { productId: capturedPayments.id, status: "APPROVED" } });
+
+    // 1. Approved, but the payments' approved schema loses `amount` before the worker gets to it: Flink no longer plans it, and the running job is left alone.
+    const asked4 = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: union, reason: "Count captured payments too." }, settings);
+    expect(asked4).toMatchObject({ statementVersion: 4, schemaChanged: false });
+    await approveChangeRequest(stack.db, stack.people.as.reviewer, asked4.changeRequest.id);
+    const withoutAmount = JSON.parse(PAYMENT_SCHEMA) as { properties: Record<string, unknown>; required: string[] };
+    delete withoutAmount.properties.amount;
+    withoutAmount.required = withoutAmount.required.filter((f) => f !== "amount");
+    await stack.db.schemaVersion.update({ where: { id: paymentsSchema.id }, data: { definition: JSON.stringify(withoutAmount) } });
+    let refused: Awaited<ReturnType<typeof productJob>>;
+    try {
+      refused = await settled("the worker to refuse statement version 4");
+    } finally {
+      await stack.db.schemaVersion.update({ where: { id: paymentsSchema.id }, data: { definition: paymentsSchema.definition } });
+    }
+    expect(refused.command).toMatchObject({ kind: "STATEMENT", status: "FAILED", statementVersion: 4, savepointPath: null });
+    expect(refused.command!.error).toMatch(/^Statement version 4 no longer plans: .*Column 'amount' not found/);
+    expect(refused).toMatchObject({ jobId: deployedJob.jobId, statementVersion: 3, jobStatementVersion: 3 });
+    expect(((await (await fetch(`${flink.restUrl}/jobs/${deployedJob.jobId}`)).json()) as { state: string }).state).toBe("RUNNING");
+    expect((await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement).toBe(current);
+    expect((await stack.db.productInput.findMany({ where: { productId } })).map((i) => i.inputProductId)).toEqual([orderEvents.id]);
+
+    // 2. The payments' topic is gone from the cluster: the new statement plans, the old job stops with a savepoint, and Flink
+    //    cannot run the new one, restored or not. The old statement runs again from that savepoint, its open window kept.
+    const admin = adminKafka().admin();
+    await admin.connect();
+    try {
+      await admin.deleteTopics({ topics: [capturedPayments.topicName] });
+    } finally {
+      await admin.disconnect();
+    }
+    const asked5 = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: union, reason: "Count captured payments too, again." }, settings);
+    // Version 4 stays in the history (it did not run); the next one is 5.
+    expect(asked5).toMatchObject({ statementVersion: 5, schemaChanged: false });
+    const oldJob = deployedJob.jobId;
+    const seen: Record<string, unknown>[] = [];
+    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      // Everything the old job wrote so far is read: what follows is the rolled-back job's.
+      await waitFor(() => (seen.some((r) => Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(30, 0))) ? true : null), 60_000, "the product's records so far");
+      const mark = seen.length;
+      await approveChangeRequest(stack.db, stack.people.as.reviewer, asked5.changeRequest.id);
+      const rolledBack = await settled("the worker to roll statement version 5 back");
+      expect(rolledBack.command).toMatchObject({ kind: "STATEMENT", status: "FAILED", statementVersion: 5, savepointPath: expect.stringContaining(`savepoint-${oldJob.slice(0, 6)}`) });
+      // Flink's reason: the payments' topic is not there.
+      expect(rolledBack.command!.error).toMatch(new RegExp(`^Statement version 5 did not start, with or without the savepoint \\S+: .*(UnknownTopicOrPartition|does not host this topic-partition|${capturedPayments.topicName.replace(/\./g, "\\.")})`));
+      expect(rolledBack.command!.progress).toBe(`Rolled back: Statement version 3 runs again as job ${rolledBack.jobId}, restored from the savepoint ${rolledBack.command!.savepointPath} of job ${oldJob}.`);
+      expect(rolledBack).toMatchObject({ statementVersion: 3, jobStatementVersion: 3, restoredFromSavepoint: true });
+      expect(rolledBack.restoreNote).toContain(`Rolled back to statement version 3, restored from the savepoint ${rolledBack.command!.savepointPath}: Statement version 5 did not start`);
+      expect(rolledBack.jobId).not.toBe(oldJob);
+      expect(((await (await fetch(`${flink.restUrl}/jobs/${oldJob}`)).json()) as { state: string }).state).toBe("FINISHED");
+      expect((await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement).toBe(current);
+      expect((await stack.db.productInput.findMany({ where: { productId } })).map((i) => i.inputProductId)).toEqual([orderEvents.id]);
+      // Restored: m1's window at minute 40 held o13 (amount 1) in the savepoint; o14 joins it, o15 closes it.
+      await sendOrders([
+        { orderId: "o14", merchant: "m1", amount: 4, placedAt: at(40, 30) },
+        { orderId: "o15", merchant: "m2", amount: 1, placedAt: at(50, 0) },
+      ]);
+      await waitFor(() => seen.length > mark, 120_000, `m1's window at minute 40 from the rolled-back job ${rolledBack.jobId}`);
+      expect(seen.slice(mark).map((r) => ({ ...normalise(r), largest: r.largest }))).toEqual([{ merchant: "m1", window_start: Date.parse(at(40, 0)), window_end: Date.parse(at(41, 0)), orders: 2, revenue: 5, largest: 4 }]);
+      deployedJob.jobId = rolledBack.jobId!;
+    } finally {
+      await consumer.disconnect();
+    }
+    // Audited and told to the domain, with Flink's reason; the job account reads only the statement's input again.
+    const failures = await stack.db.auditEvent.findMany({ where: { entityId: productId, action: "derivedProduct.jobCommandFailed" }, orderBy: { at: "asc" } });
+    expect(failures.map((a) => (a.data as { statementVersion?: number; rolledBackTo?: number }).statementVersion)).toEqual([4, 5]);
+    expect(failures[1]!.data).toMatchObject({ rolledBackTo: 3, fromJobId: oldJob, jobId: deployedJob.jobId });
+    const told = await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-command-failed" }, orderBy: { createdAt: "desc" } });
+    expect(told?.title).toContain("Statement version 5 did not run; the job runs version 3");
+    expect(told?.body).toContain(`Statement version 3 runs again as job ${deployedJob.jobId}`);
+    const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: deployedJob.accountId } });
+    expect(aclKeys(await stack.running.cluster.describeAcls([`User:${account.name}`]))).toEqual(aclKeys(deployedJob.wanted));
   }, 600_000);
 
   it("stops the job when its domain's subscription to an input is revoked: no longer running in Flink, STOPPED with the reason in the catalog, its READ on the input taken away; retiring the product removes every grant of the job's account", async () => {

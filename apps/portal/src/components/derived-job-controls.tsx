@@ -59,7 +59,9 @@ export function JobCommandStatus({ job }: { job: ProductJob }) {
       )}
       {c && c.status === "FAILED" && (
         <div data-testid="job-command-failed">
-          <ErrorAlert message={`The last ${c.kind.toLowerCase()} failed${c.finishedAt ? ` (${new Date(c.finishedAt).toLocaleString()})` : ""}: ${c.error ?? "no reason given"}`} />
+          <ErrorAlert
+            message={`The last ${c.kind === "STATEMENT" ? "statement change" : c.kind.toLowerCase()} failed${c.finishedAt ? ` (${new Date(c.finishedAt).toLocaleString()})` : ""}: ${c.error ?? "no reason given"}${c.progress?.startsWith("Rolled back:") ? `. ${c.progress}` : ""}`}
+          />
         </div>
       )}
       {job.state === "PAUSED" && (

@@ -5,7 +5,7 @@ import { CHANGE_KINDS, notifyChangeAwaitsReview } from "../changes/change-reques
 import type { Db } from "../db.ts";
 import { outputJsonSchema, type OutputColumn } from "../derived/flink-tables.ts";
 import { lockDerivedForCommand } from "../derived/job-commands.ts";
-import { checkOutputSchema, derivedStatementChangeInput, requireStatementChangeable, type DerivedStatementPayload } from "../derived/statement-change.ts";
+import { checkOutputSchema, derivedStatementChangeInput, nextStatementVersion, requireStatementChangeable, type DerivedStatementPayload } from "../derived/statement-change.ts";
 import { CatalogError, ConflictError, NotConfiguredError, NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { normaliseStatement, planDerivedStatement, resolveDerivedInputs, type DerivedInput, type FlinkSettings } from "./validate-derived-statement.ts";
@@ -68,11 +68,12 @@ export async function changeDerivedStatementWith(db: Db, acting: ActingUser, pro
     // Another change approved while Flink planned: this one was planned against an older statement.
     if (current.statement !== derived.statement) throw new ConflictError("The product's statement changed meanwhile; ask again from the current statement.", "STATEMENT_CHANGED");
     const schema = await checkOutputSchema(tx, locked, definition);
+    const toVersion = await nextStatementVersion(tx, productId, current.statementVersion);
     const payload: DerivedStatementPayload = {
       statement,
       fromStatement: current.statement,
       fromVersion: current.statementVersion,
-      toVersion: current.statementVersion + 1,
+      toVersion,
       jobId: current.jobId,
       schema: { version: schema.version, changed: schema.changed, definition: schema.definition, fingerprint: schema.fingerprint, mode: schema.mode, checkedVersions: schema.checkedVersions },
       fieldChanges: schema.fieldChanges,

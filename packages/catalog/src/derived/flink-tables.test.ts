@@ -32,6 +32,7 @@ describe("Flink tables from the catalog", () => {
     expect(ddl).toContain("'topic' = 'orders.order-events.v1'");
     expect(ddl).toContain("'format' = 'json'");
     expect(ddl).toContain("'scan.startup.mode' = 'earliest-offset'");
+    expect(ddl).toContain("'properties.isolation.level' = 'read_committed'");
     expect(ddl).not.toContain("sasl");
   });
 

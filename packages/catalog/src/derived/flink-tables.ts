@@ -117,12 +117,16 @@ function startupOptions(startup: StartupPosition): [string, string][] {
   ];
 }
 
-/** `CREATE TEMPORARY TABLE` for an input product: read from its topic's earliest offset unless told otherwise. */
+/**
+ * `CREATE TEMPORARY TABLE` for an input product: read from its topic's earliest offset unless told otherwise,
+ * committed records only (`isolation.level` = `read_committed`; Kafka's consumer default reads records of aborted
+ * transactions too, e.g. of another derived product's exactly-once sink).
+ */
 export function inputTableDdl(input: InputTable, connection: KafkaConnection, groupId?: string, startup: StartupPosition = { mode: "earliest-offset" }): string {
   const columns = input.fields.map((f) => `  ${quoteIdentifier(f.name)} ${flinkType(f)}`);
   const eventTime = eventTimeField(input.fields);
   if (eventTime) columns.push(`  WATERMARK FOR ${quoteIdentifier(eventTime.name)} AS ${quoteIdentifier(eventTime.name)} - INTERVAL '${WATERMARK_DELAY_SECONDS}' SECOND`);
-  const options: [string, string][] = [["connector", "kafka"], ["topic", input.topicName], ...connectionOptions(connection), ...formatOptions(input.format, connection), ...startupOptions(startup), ...(groupId ? ([["properties.group.id", groupId]] as [string, string][]) : [])];
+  const options: [string, string][] = [["connector", "kafka"], ["topic", input.topicName], ...connectionOptions(connection), ...formatOptions(input.format, connection), ...startupOptions(startup), ["properties.isolation.level", "read_committed"], ...(groupId ? ([["properties.group.id", groupId]] as [string, string][]) : [])];
   return `CREATE TEMPORARY TABLE ${quoteIdentifier(input.topicName)} (\n${columns.join(",\n")}\n) ${withClause(options)}`;
 }
 

@@ -121,6 +121,16 @@ export async function checkOutputSchema(tx: Db | Tx, product: DataProduct, defin
 }
 
 /**
+ * The number a new statement version gets: one more than any the product
+ * had, including a version the worker rolled back (it did not start on Flink,
+ * so the product's current version went back below it; its history row stays).
+ */
+export async function nextStatementVersion(tx: Db | Tx, productId: string, current: number): Promise<number> {
+  const kept = await tx.derivedStatementVersion.aggregate({ where: { productId }, _max: { version: true } });
+  return Math.max(current, kept._max.version ?? 0) + 1;
+}
+
+/**
  * Applies an approved DERIVED_STATEMENT change (the product row locked by the
  * caller): checked again — the statement it replaces is still the product's,
  * the job still runs, nothing else under way, the output still compatible
@@ -170,7 +180,7 @@ export async function applyStatementChange(
     // The declared statement, kept from the first change on.
     await tx.derivedStatementVersion.create({ data: { productId: request.productId, version: derived.statementVersion, statement: derived.statement, schemaVersion: schema.changed ? (previous?.version ?? null) : schemaVersion } });
   }
-  const toVersion = derived.statementVersion + 1;
+  const toVersion = await nextStatementVersion(tx, request.productId, derived.statementVersion);
   await tx.derivedStatementVersion.create({
     data: { productId: request.productId, version: toVersion, statement: payload.statement, schemaVersion, changeRequestId: request.id, requestedById: request.requestedById, approvedById: decidedBy?.id ?? null },
   });

@@ -28,7 +28,7 @@ export const NOTIFICATION_KINDS = {
   "derived.job-resumed": "Derived product's job resumed",
   "derived.job-replayed": "Derived product's job replayed",
   "derived.job-statement-changed": "Derived product's job runs a new statement",
-  "derived.job-command-failed": "Derived product's job could not be paused, resumed or replayed",
+  "derived.job-command-failed": "Derived product's job could not be paused, resumed, replayed or given its new statement",
   "alert.fired": "Alert fired",
   "alert.resolved": "Alert resolved",
   "access.recertification": "Access recertification due",

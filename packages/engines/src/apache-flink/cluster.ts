@@ -149,6 +149,14 @@ export interface ApacheFlinkCluster {
   savepointsDir: string;
   logFile(component: FlinkComponent): string;
   pid(component: FlinkComponent): number | undefined;
+  /** Kills one process with SIGKILL (a crash: no shutdown, nothing deregistered) and waits until it has exited. */
+  kill(component: FlinkComponent): Promise<void>;
+  /**
+   * Starts a component again that is not running (after kill): the same
+   * configuration, ports and data folder. A TaskManager is waited for until
+   * its slots are registered with the JobManager again.
+   */
+  restart(component: FlinkComponent): Promise<void>;
   /** Stops the gateway, the TaskManager and the JobManager (SIGTERM; SIGKILL after 30 s). */
   stop(): Promise<void>;
 }
@@ -256,11 +264,18 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
     writeFileSync(path.join(dataDir, `${component}.pid`), String(child.pid));
   };
 
+  const launch = (component: FlinkComponent) => {
+    if (component === "jobmanager") start("jobmanager", jm.jvm, ["--configDir", confDir, ...jm.dynamic]);
+    else if (component === "taskmanager") start("taskmanager", tm.jvm, ["--configDir", confDir, ...tm.dynamic]);
+    else start("sql-gateway", ["-Xms128m", "-Xmx320m"], ["--configDir", confDir]);
+  };
+  const running = (child: ChildProcess | undefined): child is ChildProcess => !!child && child.exitCode === null && child.signalCode === null;
+
   const started = Date.now();
   log(`starting Apache Flink ${APACHE_FLINK_VERSION}: JobManager, TaskManager and SQL Gateway in ${dataDir}`);
-  start("jobmanager", jm.jvm, ["--configDir", confDir, ...jm.dynamic]);
-  start("taskmanager", tm.jvm, ["--configDir", confDir, ...tm.dynamic]);
-  start("sql-gateway", ["-Xms128m", "-Xmx320m"], ["--configDir", confDir]);
+  launch("jobmanager");
+  launch("taskmanager");
+  launch("sql-gateway");
 
   const restUrl = `http://127.0.0.1:${restPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -310,6 +325,32 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
     savepointsDir: `file://${savepointsDir}`,
     logFile,
     pid: (c) => processes.get(c)?.pid,
+    kill: async (component) => {
+      const child = processes.get(component);
+      if (!running(child)) return;
+      child.kill("SIGKILL");
+      if (!(await waitForExit(child, 30_000))) throw new Error(`Apache Flink's ${component} (pid ${child.pid}) did not exit within 30 s of SIGKILL`);
+    },
+    restart: async (component) => {
+      if (running(processes.get(component))) throw new Error(`Apache Flink's ${component} is running; kill it before starting it again`);
+      const slotsBefore = component === "taskmanager" ? await getJson<{ taskmanagers?: { id: string }[] }>(`${restUrl}/taskmanagers`) : null;
+      const known = new Set((slotsBefore?.taskmanagers ?? []).map((t) => t.id));
+      launch(component);
+      const child = processes.get(component)!;
+      const deadline = Date.now() + 240_000;
+      for (;;) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Apache Flink's ${component} exited (code ${child.exitCode ?? child.signalCode}) while starting again; see ${logFile(component)}`);
+        if (component === "taskmanager") {
+          // Registered: a TaskManager the JobManager did not list before (the killed one may still be listed until its heartbeat times out).
+          const now = await getJson<{ taskmanagers?: { id: string; slotsNumber?: number }[] }>(`${restUrl}/taskmanagers`);
+          if ((now?.taskmanagers ?? []).some((t) => !known.has(t.id))) return;
+        } else if (component === "sql-gateway") {
+          if ((await getJson<{ version?: string }>(`${gatewayUrl}/v3/info`))?.version) return;
+        } else if (await getJson(`${restUrl}/overview`)) return;
+        if (Date.now() > deadline) throw new Error(`Apache Flink's ${component} did not come back within 240 s; see ${logFile(component)}`);
+        await sleep(500);
+      }
+    },
     stop,
   };
 }

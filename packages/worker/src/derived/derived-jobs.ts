@@ -30,6 +30,7 @@ import {
   resolveDerivedInputs,
   startDerivedJob,
   type Db,
+  type DerivedInput,
   type DerivedJobSpec,
   type DerivedJobStatus,
   type Tx,
@@ -232,23 +233,32 @@ export class DerivedJobs implements ObservationStep {
    * account's sealed login; `overrides` for a resume (a savepoint) or a
    * replay (a startup position and its own group).
    */
-  async jobSpec(productId: string, overrides: Pick<DerivedJobSpec, "restoreFrom" | "startup"> & { groupId?: string } = {}): Promise<{ spec: DerivedJobSpec; account: string; inputs: string[] }> {
+  async jobSpec(
+    productId: string,
+    overrides: Pick<DerivedJobSpec, "restoreFrom" | "startup"> & { groupId?: string; statement?: { text: string; schemaVersion: number } } = {},
+  ): Promise<{ spec: DerivedJobSpec; account: string; inputs: string[]; resolved: DerivedInput[]; domainId: string }> {
     const { db, secretsKey } = this.ctx;
     const row = await db.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { statement: true, serviceAccountId: true, jobSecretSealed: true, jobGroupId: true } });
     if (!row.serviceAccountId || !row.jobSecretSealed) throw new Error("the job has no account with sealed credentials yet");
     const account = await db.serviceAccount.findUniqueOrThrow({ where: { id: row.serviceAccountId }, select: { name: true } });
+    // A rollback runs an earlier statement version, writing the schema version it was approved with.
     const product = await db.dataProduct.findUniqueOrThrow({
       where: { id: productId },
-      select: { domainId: true, topicName: true, schemaVersions: { where: { status: "APPROVED" }, orderBy: { version: "desc" }, take: 1, select: { definition: true } } },
+      select: {
+        domainId: true,
+        topicName: true,
+        schemaVersions: { where: overrides.statement ? { version: overrides.statement.schemaVersion } : { status: "APPROVED" }, orderBy: { version: "desc" }, take: 1, select: { definition: true } },
+      },
     });
     const schema = product.schemaVersions[0];
     if (!schema) throw new Error(`${product.topicName} has no approved schema`);
+    const statement = overrides.statement?.text ?? row.statement;
     // The domain must still hold a subscription to each input (403 otherwise, recorded as the job's error).
-    const inputs = await resolveDerivedInputs(db, product.domainId, row.statement);
+    const inputs = await resolveDerivedInputs(db, product.domainId, statement);
     const spec: DerivedJobSpec = {
       gatewayUrl: this.flink.gatewayUrl,
       connection: { bootstrap: this.flink.bootstrap, sasl: { username: account.name, password: unsealJobPassword(secretsKey, row.serviceAccountId, row.jobSecretSealed) } },
-      statement: row.statement,
+      statement,
       inputs: inputs.map((i) => ({ topicName: i.topicName, format: i.format, definition: i.definition })),
       outputTopic: product.topicName,
       outputColumns: columnsFromOutputSchema(schema.definition),
@@ -258,7 +268,7 @@ export class DerivedJobs implements ObservationStep {
       ...(overrides.restoreFrom ? { restoreFrom: overrides.restoreFrom } : {}),
       ...(overrides.startup ? { startup: overrides.startup } : {}),
     };
-    return { spec, account: account.name, inputs: inputs.map((i) => i.topicName) };
+    return { spec, account: account.name, inputs: inputs.map((i) => i.topicName), resolved: inputs, domainId: product.domainId };
   }
 
   /** A job of this name Flink still runs (or is starting, or restarting): its id. */

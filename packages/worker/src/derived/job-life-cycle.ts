@@ -22,7 +22,7 @@
  * is adopted rather than started twice.
  */
 import type { DerivedJobCommand, DerivedProduct } from "@prisma/client";
-import { awaitJobRunning, cancelDerivedJob, consumerGroupPrefix, notify, startDerivedJob, stopDerivedJobWithSavepoint, type DerivedJobSpec, type NotificationKind } from "@kappa/catalog";
+import { awaitJobRunning, CatalogError, cancelDerivedJob, consumerGroupPrefix, notify, planDerivedStatement, resolveDerivedInputs, startDerivedJob, stopDerivedJobWithSavepoint, type DerivedJobSpec, type JobStart, type NotificationKind } from "@kappa/catalog";
 import { errorMessage } from "../log.ts";
 import { auditAsWorker, reconcilePrincipalAcls } from "../reconcile/entities.ts";
 import type { DerivedJobs } from "./derived-jobs.ts";
@@ -174,64 +174,77 @@ async function replay(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): 
 const UNCLAIMED_STATE = /allowNonRestoredState|ignore-unclaimed-state|Cannot map checkpoint\/savepoint state/i;
 
 /**
- * STATEMENT (an approved DERIVED_STATEMENT change): the running job is
- * stopped with a savepoint, and the product's new statement (on its row since
- * the approval) is submitted restoring it — Flink maps the savepoint's state
- * to the new job's operators by their ids, so a statement whose operators
- * keep their shape (a changed filter or projection) goes on with its open
- * windows. Where Flink refuses state the new statement has no operator for,
- * it is submitted again letting Flink drop that state (restored partly, said
- * in the note); where Flink cannot restore at all (state the new operators
- * cannot read), the new statement starts without state from the offsets the
- * old job's consumer group committed with its savepoint, and the job panel
- * says so (`restoredFromSavepoint: false` with Flink's reason). Every input
- * reads from those committed offsets whenever its position is not restored,
- * so nothing is skipped; Flink commits them with completed checkpoints, best
- * effort (a job restored from a savepoint was seen not to advance them), so
- * what was read after the last commit is read again and its windows may be
- * written a second time.
+ * STATEMENT (an approved DERIVED_STATEMENT change): the new statement (on
+ * the product's row since the approval) is planned again by Flink against its
+ * inputs' approved schemas as they are now — one that no longer plans is
+ * refused before anything stops. Then the running job is stopped with a
+ * savepoint, and the new statement is submitted restoring it — Flink maps the
+ * savepoint's state to the new job's operators by their ids, so a statement
+ * whose operators keep their shape (a changed filter or projection) goes on
+ * with its open windows. Where Flink refuses state the new statement has no
+ * operator for, it is submitted again letting Flink drop that state (restored
+ * partly, said in the note); where Flink cannot restore at all (state the new
+ * operators cannot read), the new statement starts without state from the
+ * offsets the old job's consumer group committed with its savepoint, and the
+ * job panel says so (`restoredFromSavepoint: false` with Flink's reason).
+ * Every input reads from those committed offsets whenever its position is not
+ * restored, so nothing is skipped; what was read after the group's last
+ * commit is read again and its windows may be written a second time.
+ *
+ * A new statement that starts neither way is rolled back: the old statement
+ * version is started again from the savepoint just taken (nothing lost,
+ * nothing recomputed), the catalog keeps that version current (the product's
+ * statement, its lineage, and the schema version approved for the new one
+ * rejected), and the command fails with Flink's reason, audited and told to
+ * the domain.
  */
 async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): Promise<void> {
   if (row.jobPausedAt) throw new CommandRefused("The job is paused; a new statement changes a running job.");
   if (!row.jobId) throw new CommandRefused("The job is not deployed.");
+  // A worker that died while rolling back: the old statement is what must run now (a job of the product's name is adopted).
+  if (command.savepointPath && command.progress?.startsWith(ROLLING_BACK)) return rollBack(jobs, command, row, command.error ?? command.progress, command.savepointPath);
   if (command.statementVersion !== null && row.statementVersion !== command.statementVersion) throw new CommandRefused(`The product's statement is version ${row.statementVersion} now, not ${command.statementVersion}.`);
   const reason = (await stopReasons(jobs.ctx.db, [command.productId])).get(command.productId);
   if (reason) throw new CommandRefused(`It must not run: ${reason}`);
   const version = row.statementVersion;
   const oldJob = row.jobId;
-  // Before the old job stops: the new statement's inputs must still be readable (jobSpec refuses one the domain lost), and its account may read them.
+  // Before the old job stops: the new statement's inputs must still be readable (jobSpec refuses one the domain lost), it must still plan, and its account may read them.
+  // Anything that fails before then leaves the old job running: the change is refused and the catalog keeps the job's version.
   const startup = { mode: "group-offsets" } as const;
-  const { spec: plain } = await jobs.jobSpec(command.productId, { startup });
-  if (row.serviceAccountId) await reconcilePrincipalAcls(jobs.ctx, row.serviceAccountId);
+  let plain: DerivedJobSpec;
+  try {
+    const spec = await jobs.jobSpec(command.productId, { startup });
+    plain = spec.spec;
+    if (!command.savepointPath) {
+      await progress(jobs, command, `Planning statement version ${version} against its inputs' current schemas…`);
+      try {
+        await planDerivedStatement({ gatewayUrl: jobs.flink.gatewayUrl, bootstrap: jobs.flink.bootstrap }, plain.statement, spec.resolved);
+      } catch (error) {
+        // 422: Flink's planner refuses it now (an input's schema changed since the approval).
+        if (error instanceof CatalogError && error.status === 422) throw new CommandRefused(`Statement version ${version} no longer plans: ${error.message}`);
+        throw error;
+      }
+    }
+    if (row.serviceAccountId) await reconcilePrincipalAcls(jobs.ctx, row.serviceAccountId);
+  } catch (error) {
+    if (command.savepointPath) throw error;
+    const message = redactLogins(errorMessage(error)).replace(/\.$/, "");
+    return rollBack(jobs, command, row, error instanceof CommandRefused ? message : `Statement version ${version} was not started: ${message}`, null);
+  }
   let savepoint = command.savepointPath;
   if (!savepoint) {
     await progress(jobs, command, `Stopping job ${oldJob} (statement version ${row.jobStatementVersion ?? 1}) with a savepoint…`);
     savepoint = (await savepointTaken(jobs, oldJob)) ?? (await stopDerivedJobWithSavepoint(jobs.flink.restUrl, oldJob, jobs.flink.savepointDir ? { targetDirectory: jobs.flink.savepointDir } : {}));
     await progress(jobs, command, `Job ${oldJob} stopped; its savepoint is at ${savepoint}.`, { savepointPath: savepoint });
   }
-  const attempt = async (label: string, spec: DerivedJobSpec) => {
-    await progress(jobs, command, label);
-    const adopted = await jobs.runningJobNamed(spec.jobName!);
-    let jobId: string;
-    try {
-      jobId = adopted ?? (await startDerivedJob(spec));
-    } catch (error) {
-      // A refusal at submission (the gateway answers Flink's restore error): the same as a job that failed to start.
-      return { jobId: null, start: { running: false as const, state: "NOT_STARTED", reason: redactLogins(errorMessage(error)).slice(0, 1_000) } };
-    }
-    // A job that neither runs nor fails in time counts as not started (it is cancelled before the next attempt).
-    const start = await awaitJobRunning(jobs.flink.restUrl, jobId).catch((error: unknown) => ({ running: false as const, state: "UNKNOWN", reason: redactLogins(errorMessage(error)).slice(0, 1_000) }));
-    return { jobId, start };
-  };
   const restoring: DerivedJobSpec = { ...plain, restoreFrom: savepoint };
-  let result = await attempt(`Starting statement version ${version} from savepoint ${savepoint}…`, restoring);
+  let result = await attemptStart(jobs, command, `Starting statement version ${version} from savepoint ${savepoint}…`, restoring);
   let restored: boolean;
   let note: string | null = null;
-  const refusal = (r: typeof result) => (r.start.running ? "" : r.start.reason);
   if (!result.start.running && UNCLAIMED_STATE.test(refusal(result))) {
     const first = refusal(result);
     if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
-    result = await attempt(`Flink refused state the new statement has no operator for; starting statement version ${version} from ${savepoint} without it…`, { ...restoring, ignoreUnclaimedState: true });
+    result = await attemptStart(jobs, command, `Flink refused state the new statement has no operator for; starting statement version ${version} from ${savepoint} without it…`, { ...restoring, ignoreUnclaimedState: true });
     note = `Restored partly: Flink dropped the savepoint's state of operators the new statement no longer has (${first}); inputs whose position was not restored read from the job's committed offsets.`;
   }
   if (result.start.running) {
@@ -239,10 +252,11 @@ async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, ro
   } else {
     const why = refusal(result);
     if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
-    result = await attempt(`Flink could not restore the savepoint (${why}); starting statement version ${version} without state from the job's committed input offsets (group ${plain.groupId})…`, plain);
+    result = await attemptStart(jobs, command, `Flink could not restore the savepoint (${why}); starting statement version ${version} without state from the job's committed input offsets (group ${plain.groupId})…`, plain);
     if (!result.start.running) {
       if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId).catch(() => "");
-      throw new Error(`Statement version ${version} did not start, with or without the savepoint ${savepoint}: ${refusal(result)}`);
+      const without = refusal(result);
+      return rollBack(jobs, command, row, `Statement version ${version} did not start, with or without the savepoint ${savepoint}: ${without === why ? why : `${why}; without state: ${without}`}`, savepoint);
     }
     restored = false;
     note = `Flink could not restore the savepoint ${savepoint}: ${why}. The new statement started without state from the offsets the old job's consumer group ${plain.groupId} committed: windows open at the change start afresh, and what was read since the group's last commit is read again.`;
@@ -259,6 +273,113 @@ async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, ro
     `The Flink job runs statement version ${version}`,
     restored ? `Job ${jobId} continues from the savepoint ${savepoint} of job ${oldJob}.${note ? ` ${note}` : ""}` : (note ?? ""),
     { fromJobId: oldJob, jobId, savepointPath: savepoint, statementVersion: version, restoredFromSavepoint: restored, ...(note ? { restoreNote: note } : {}) },
+  );
+}
+
+const ROLLING_BACK = "Rolling back:";
+
+type Attempt = { jobId: string | null; start: JobStart };
+const refusal = (r: Attempt) => (r.start.running ? "" : r.start.reason);
+
+/** Submits a spec (or adopts the job of its name Flink already runs) and waits until it runs or fails; a refusal at submission counts as not started. */
+async function attemptStart(jobs: DerivedJobs, command: DerivedJobCommand, label: string, spec: DerivedJobSpec): Promise<Attempt> {
+  await progress(jobs, command, label);
+  const adopted = await jobs.runningJobNamed(spec.jobName!);
+  let jobId: string;
+  try {
+    jobId = adopted ?? (await startDerivedJob(spec));
+  } catch (error) {
+    // A refusal at submission (the gateway answers Flink's restore error): the same as a job that failed to start.
+    return { jobId: null, start: { running: false, state: "NOT_STARTED", reason: redactLogins(errorMessage(error)).slice(0, 1_000) } };
+  }
+  // A job that neither runs nor fails in time counts as not started (it is cancelled before the next attempt).
+  const start = await awaitJobRunning(jobs.flink.restUrl, jobId).catch((error: unknown): JobStart => ({ running: false, state: "UNKNOWN", reason: redactLogins(errorMessage(error)).slice(0, 1_000) }));
+  return { jobId, start };
+}
+
+/**
+ * The new statement version is not run: the job's statement version stays
+ * current. With a savepoint (the old job was stopped) the old statement is
+ * started again from it, writing the schema version it was approved with;
+ * then the catalog goes back to that version (statement, lineage; the schema
+ * version approved for the new statement, if one was, rejected), and the
+ * command fails with `why`, audited and told to the domain. When the old
+ * statement does not start again either, the job is left FAILED with both
+ * reasons (the savepoint kept on the command for a later resume by hand).
+ */
+async function rollBack(jobs: DerivedJobs, command: DerivedJobCommand, row: Row, reason: string, savepoint: string | null): Promise<void> {
+  const { db } = jobs.ctx;
+  const why = reason.replace(/\.+$/, "");
+  const oldVersion = row.jobStatementVersion ?? 1;
+  const newVersion = command.statementVersion ?? row.statementVersion;
+  const versions = await db.derivedStatementVersion.findMany({ where: { productId: command.productId, version: { in: [oldVersion, newVersion] } } });
+  const old = versions.find((v) => v.version === oldVersion);
+  const failed = versions.find((v) => v.version === newVersion);
+  if (!old) throw new Error(`${why} Statement version ${oldVersion}, which the job ran, is not in the product's history: nothing to roll back to.`);
+  const oldSchema = old.schemaVersion ?? (await db.schemaVersion.findFirst({ where: { productId: command.productId, status: "APPROVED", ...(failed?.schemaVersion && failed.schemaVersion !== old.schemaVersion ? { version: { lt: failed.schemaVersion } } : {}) }, orderBy: { version: "desc" }, select: { version: true } }))?.version;
+  if (oldSchema === undefined) throw new Error(`${why} The schema version of statement version ${oldVersion} is unknown: nothing to roll back to.`);
+  let jobId = row.jobId;
+  let restartedFrom: string | null = null;
+  if (savepoint) {
+    await progress(jobs, command, `${ROLLING_BACK} ${why}. Starting statement version ${oldVersion} again from savepoint ${savepoint}…`, { savepointPath: savepoint });
+    await db.derivedJobCommand.update({ where: { id: command.id }, data: { error: why.slice(0, 2_000) } });
+    const { spec } = await jobs.jobSpec(command.productId, { restoreFrom: savepoint, statement: { text: old.statement, schemaVersion: oldSchema } });
+    const result = await attemptStart(jobs, command, `${ROLLING_BACK} ${why}. Starting statement version ${oldVersion} again from savepoint ${savepoint}…`, spec);
+    if (!result.start.running) {
+      if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId).catch(() => "");
+      await db.derivedProduct.updateMany({ where: { productId: command.productId, jobId: row.jobId }, data: { jobState: "FAILED", jobError: `Statement version ${oldVersion} did not start again from ${savepoint} either: ${refusal(result)}`.slice(0, 2_000) } });
+      throw new Error(`${why} Rolling back, statement version ${oldVersion} did not start again from the savepoint ${savepoint} either: ${refusal(result)}`);
+    }
+    jobId = result.jobId!;
+    restartedFrom = savepoint;
+  }
+  const rejectSchema = failed?.schemaVersion && failed.schemaVersion !== oldSchema ? failed.schemaVersion : null;
+  const oldInputs = await resolveDerivedInputs(db, (await db.dataProduct.findUniqueOrThrow({ where: { id: command.productId }, select: { domainId: true } })).domainId, old.statement).catch(() => null);
+  await db.$transaction(async (tx) => {
+    await tx.derivedProduct.update({
+      where: { productId: command.productId },
+      data: {
+        statement: old.statement,
+        statementVersion: oldVersion,
+        ...(restartedFrom
+          ? {
+              jobId,
+              jobState: "CREATED",
+              jobStartedAt: null,
+              jobPausedAt: null,
+              jobSavepointPath: null,
+              jobError: null,
+              jobObservedAt: null,
+              jobStatementVersion: oldVersion,
+              jobRestoredFromSavepoint: true,
+              jobRestoreNote: `Rolled back to statement version ${oldVersion}, restored from the savepoint ${restartedFrom}: ${why}.`.slice(0, 2_000),
+            }
+          : {}),
+      },
+    });
+    if (oldInputs) {
+      await tx.productInput.deleteMany({ where: { productId: command.productId } });
+      await tx.productInput.createMany({ data: oldInputs.map((i) => ({ productId: command.productId, inputProductId: i.productId })) });
+    }
+    if (rejectSchema) {
+      await tx.schemaVersion.updateMany({
+        where: { productId: command.productId, version: rejectSchema, status: "APPROVED" },
+        data: { status: "REJECTED", decidedAt: new Date(), decisionReason: `Statement version ${newVersion}, whose output it is, did not run: ${why}`.slice(0, 2_000) },
+      });
+    }
+  });
+  // The job account's grants follow the lineage back (the new statement's inputs were granted before the old job stopped).
+  if (row.serviceAccountId) await reconcilePrincipalAcls(jobs.ctx, row.serviceAccountId);
+  const kept = restartedFrom ? `Statement version ${oldVersion} runs again as job ${jobId}, restored from the savepoint ${restartedFrom} of job ${row.jobId}.` : `Job ${jobId} was not stopped and runs statement version ${oldVersion} on.`;
+  await finish(
+    jobs,
+    command,
+    "FAILED",
+    { progress: `Rolled back: ${kept}`, error: why.slice(0, 2_000), ...(restartedFrom ? { toJobId: jobId! } : {}) },
+    "derived.job-command-failed",
+    `Statement version ${newVersion} did not run; the job runs version ${oldVersion}`,
+    `${why}. ${kept}`,
+    { fromJobId: row.jobId, jobId, statementVersion: newVersion, rolledBackTo: oldVersion, ...(restartedFrom ? { savepointPath: restartedFrom } : {}), ...(rejectSchema ? { rejectedSchemaVersion: rejectSchema } : {}) },
   );
 }
 
