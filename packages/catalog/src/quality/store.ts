@@ -1,7 +1,7 @@
 import type { DataProduct, Prisma } from "@prisma/client";
 import type { Db, Tx } from "../db.ts";
-import { activePolicy } from "../policies/store.ts";
 import { ValidationError } from "../errors.ts";
+import { activePolicy } from "../policies/store.ts";
 import { TASK_KINDS } from "../tasks.ts";
 import { ENCRYPTED_TAG, registryFieldTags } from "./registry-rules.ts";
 import { canonicalRule, checkQualityRules, hasDlqRule, qualityLimitsFromPolicy, type QualityRule } from "./rules.ts";
