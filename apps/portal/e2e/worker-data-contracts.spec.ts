@@ -274,7 +274,7 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     expect((await forged.json()) as { error_code: number }).toMatchObject({ error_code: 40301 });
   });
 
-  test("field-level encryption: the PII field is ciphertext on the broker, the PII-approved subscriber decrypts it, one without PII approval reads ciphertext; forged KEK and DEK writes are refused; retiring the product destroys its DEKs", async ({ browser, baseURL }) => {
+  test("field-level encryption: the PII field is ciphertext on the broker, the PII-approved subscriber decrypts it, one without PII approval reads ciphertext; the message browser decrypts it for the owners only (audited); forged KEK and DEK writes are refused; retiring the product destroys its DEKs", async ({ browser, baseURL }) => {
     const owner = await api(browser, "ordersOwner");
     const reviewer = await api(browser, "reviewer");
     const payments = await api(browser, "paymentsOwner");
@@ -337,7 +337,6 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
       await expect.poll(async () => (await json<{ status: string }>(await payments.get(`/api/v1/subscriptions/${subscription.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
       return { ...account, subscriptionId: subscription.id, password: (await issuedCredentials(payments, account.id)).password };
     };
-    const entitled = await subscriber(`payments-pii-${run}`, true);
     const plain = await subscriber(`payments-nopii-${run}`, false);
 
     const domains = await json<{ slug: string; serviceAccounts: { id: string; name: string; isProducer: boolean }[] }[]>(await owner.get("/api/v1/my-domains"));
@@ -385,6 +384,31 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     expect(raw.includes(record.orderId)).toBe(true);
     expect(raw.includes(record.customerId)).toBe(false);
     expect(raw.includes("customer-")).toBe(false);
+
+    // The message browser says the field is encrypted; payments (no PII grant yet) sees it masked, the owners decrypted —
+    // on the server, counted in the page's audit event.
+    type Browsed = { records: { value: { value: Record<string, unknown>; note: string | null } }[] };
+    const browse = async (who: APIRequestContext) => {
+      let page: Browsed = { records: [] };
+      await expect
+        .poll(async () => {
+          const response = await who.get(`/api/v1/products/${product.id}/messages?partition=0&offset=0`);
+          if (response.ok()) page = (await response.json()) as Browsed;
+          return page.records.length;
+        }, { timeout: 60_000 })
+        .toBe(1);
+      return page.records[0]?.value;
+    };
+    const masked = await browse(payments);
+    expect(masked?.value.customerId).toBe("[masked]");
+    expect(masked?.note).toContain("Encrypted in the log: customerId");
+    const clear = await browse(owner);
+    expect(clear?.value).toEqual(record);
+    expect(clear?.note).toContain("Encrypted in the log: customerId — decrypted for you (audited).");
+    const browsed = await json<{ items: { action: string; actorEmail: string; data: { decryptedFields?: number } }[] }>(await reviewer.get(`/api/v1/audit-events?entityType=DataProduct&entityId=${product.id}&action=product.messages-browsed&pageSize=100`));
+    expect(browsed.items.filter((e) => e.action === "product.messages-browsed").map((e) => [e.actorEmail, e.data.decryptedFields])).toEqual(expect.arrayContaining([["owner@orders.example", 1], ["owner@payments.example", 0]]));
+
+    const entitled = await subscriber(`payments-pii-${run}`, true);
 
     // Deserializers as consumers configure them by default (the writer's schema by id, with its subject's rules).
     const read = (user: string, password: string) => new AvroDeserializer(clientOf(user, password), SerdeType.VALUE, {}, encrypting()).deserialize(product.topicName, raw) as Promise<typeof record>;
