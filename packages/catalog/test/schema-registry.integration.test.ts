@@ -222,6 +222,7 @@ describe("DEK Registry (field-level encryption, issue 29)", () => {
     // Tink's AesGcmKey with a 32-byte key: what the client's Cryptor reads.
     expect(Buffer.from(created.keyMaterial ?? "", "base64").subarray(0, 2)).toEqual(Buffer.from([0x1a, 32]));
     await expect(createDek(db, producer, "kappa-orders", customers, request, key)).rejects.toMatchObject({ status: 409, errorCode: 40970 });
+    await expect(createDek(db, producer, "kappa-orders", customers, { ...request, version: 2 }, key)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/rotation/) });
 
     // The plaintext for the producer and the PII-approved subscription; without for everyone else who may read the subject.
     expect((await getDek(db, producer, "kappa-orders", customers, "1", "AES256_GCM", key)).keyMaterial).toBe(created.keyMaterial);
