@@ -208,6 +208,9 @@ describe("DEK Registry (field-level encryption, issue 29)", () => {
     expect(Object.keys(await getKek(db, producer, "kappa-orders", key))).not.toContain("sealedSecret");
     await expect(getKek(db, stranger, "kappa-orders", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
     await expect(getKek(db, producer, "kappa-payments", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    // A name or subject that cannot exist (a NUL, which PostgreSQL cannot even compare) is no key, never a 500.
+    await expect(getKek(db, producer, "kappa-ord\u0000ers", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    await expect(getDek(db, producer, "kappa-orders", "orders.x\u0000-value", "1", "AES256_GCM", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
     expect(() => refuseKekWrite()).toThrow(expect.objectContaining({ status: 403, errorCode: 40301 }));
 
     // DEKs: created by the registry for the producer account only; a client's own key material is refused.

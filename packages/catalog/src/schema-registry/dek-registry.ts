@@ -6,7 +6,7 @@ import type { Db, Tx } from "../db.ts";
 import { decryptSecret, encryptSecret, generatePassword } from "../secrets.ts";
 import type { RegistryCaller } from "./caller.ts";
 import { RegistryError } from "./registry-errors.ts";
-import { productOfSubject, readableProducts, VALUE_SUFFIX } from "./subjects.ts";
+import { productOfSubject, readableProducts } from "./subjects.ts";
 
 /*
  * The DEK Registry API (issue 29), as `@confluentinc/schemaregistry`'s
@@ -105,10 +105,13 @@ function kekBody(kek: KekRow) {
 }
 
 const NOT_FOUND = (what: string) => new RegistryError("KEY_NOT_FOUND", `Key '${what}' not found.`);
+/** What a KEK name and a subject can be at all (domain slugs; topic names + `-value`): anything else is no key, before any query. */
+const KEK_NAME = /^kappa-[a-z0-9-]{1,100}$/;
+const SUBJECT = /^[A-Za-z0-9._-]{1,249}-value$/;
 
 /** The domain behind a KEK name, if the caller may read any of its products through the registry. */
 async function visibleDomainOfKek(db: Db, caller: RegistryCaller, name: string): Promise<{ id: string; slug: string }> {
-  if (!name.startsWith(KEK_PREFIX) || name.length > 200) throw NOT_FOUND(name);
+  if (!KEK_NAME.test(name)) throw NOT_FOUND(name.slice(0, 200));
   const domain = await db.domain.findUnique({ where: { slug: name.slice(KEK_PREFIX.length) }, select: { id: true, slug: true } });
   if (!domain) throw NOT_FOUND(name);
   const visible = await db.dataProduct.findFirst({ where: { AND: [{ domainId: domain.id }, readableProducts(caller, false)] }, select: { id: true } });
@@ -184,7 +187,7 @@ async function release(db: Db, caller: RegistryCaller, kek: KekRow, product: { i
 
 /** The subject's product and the domain's KEK by name; 404 when the caller may not read the subject or the KEK is not the product's domain's. */
 async function subjectAndKek(db: Db, caller: RegistryCaller, kekName: string, subject: string, secretsKey: Buffer) {
-  if (!subject.endsWith(VALUE_SUFFIX)) throw NOT_FOUND(`${kekName}/${subject}`);
+  if (!KEK_NAME.test(kekName) || !SUBJECT.test(subject)) throw NOT_FOUND(`${kekName.slice(0, 200)}/${subject.slice(0, 300)}`);
   const product = await productOfSubject(db, caller, subject).catch((error: unknown) => {
     if (error instanceof RegistryError && error.status === 404) throw NOT_FOUND(`${kekName}/${subject}`);
     throw error;

@@ -150,8 +150,11 @@ export async function schemaById(db: Db, caller: RegistryCaller, id: number, sub
   const body = { schema: schema.normalized, ...(schema.format === "AVRO" ? {} : { schemaType: schemaTypeOf(schema.format) }) };
   // `?subject=` (what a deserializer sends with the writer's id): that subject's contract with it, as Confluent serves
   // the rules a schema was registered with — so a consumer's deserializer runs the READ rules (decryption) by default.
-  if (subject === null) return body;
-  const product = await productOfSubject(db, caller, subject).catch(() => null);
+  if (subject === null || !/^[A-Za-z0-9._-]{1,249}-value$/.test(subject)) return body;
+  const product = await productOfSubject(db, caller, subject).catch((error: unknown) => {
+    if (error instanceof RegistryError) return null;
+    throw error;
+  });
   const version = product?.schemaVersions.findLast((v) => v.schemaId === id);
   return product && version ? { ...body, ...contractOf(version, product) } : body;
 }
