@@ -81,7 +81,7 @@ export async function recordViewer(db: Db | Tx, actor: Actor, productId: string)
       cleanupPolicy: product.cleanupPolicy,
       encryptPii: product.encryptPii,
     },
-    encryptedPaths: product.encryptPii ? [...tagged].sort() : [],
+    encryptedPaths: product.encryptPii ? [...new Set(product.schemaVersions.flatMap((v) => piiFieldPaths(v.format, v.definition)))].sort() : [],
     role: owner ? "owner" : "subscriber",
     piiVisible,
     subscriptionIds: subscriptions.map((s) => s.id),
