@@ -100,6 +100,8 @@ export interface Fixtures {
   productFields(name: string): Record<string, unknown>;
   /** The Schema Registry subject of ids.subscribable and the global id of its schema. */
   registry: { subject: string; schemaId: number };
+  /** A DEK of `registry.subject` under the orders KEK `kappa-orders` (version 1, AES256_GCM; the KEK made by the registry, the row as it writes one). */
+  registryDek(): Promise<void>;
   /** Avro texts: the fixtures' schema, a BACKWARD-compatible next version, a breaking one. */
   schemas: { current: string; compatible: string; breaking: string };
   /** A fresh PENDING schema version (proposed by the orders owner) of a fresh ACTIVE product. */
@@ -594,5 +596,30 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "POST /api/schema-registry/compatibility/subjects/[subject]/versions/[version]": {
     request: (f) => ({ path: `/api/schema-registry/compatibility/subjects/${f.registry.subject}/versions/latest`, body: { schema: f.schemas.compatible } }),
     expect: statuses(401, 200, 200, 200, 200, 200),
+  },
+
+  // The DEK Registry API (issue 29; service accounts in e2e/worker-data-contracts.spec.ts): KEKs are the platform's
+  // (a client's registration is refused for everyone), a domain's KEK is visible to whoever reads one of its products,
+  // only the domain's producer account creates DEKs, and a person gets a DEK without its key material.
+  "POST /api/schema-registry/dek-registry/v1/keks": {
+    request: (f) => ({ path: "/api/schema-registry/dek-registry/v1/keks", body: { name: `kappa-matrix-${f.unique()}`, kmsType: "local-kms", kmsKeyId: "mine", shared: true } }),
+    expect: statuses(401, 403, 403, 403, 403, 403),
+  },
+  "GET /api/schema-registry/dek-registry/v1/keks/[name]": { request: () => ({ path: "/api/schema-registry/dek-registry/v1/keks/kappa-orders?deleted=false" }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "POST /api/schema-registry/dek-registry/v1/keks/[name]/deks": {
+    request: (f) => ({ path: "/api/schema-registry/dek-registry/v1/keks/kappa-orders/deks", body: { subject: f.registry.subject, version: 1, algorithm: "AES256_GCM" } }),
+    expect: statuses(401, 403, 403, 403, 403, 403),
+  },
+  "POST /api/schema-registry/dek-registry/v1/keks/[name]/deks/[subject]": {
+    request: (f) => ({ path: `/api/schema-registry/dek-registry/v1/keks/kappa-orders/deks/${f.registry.subject}`, body: { subject: f.registry.subject, version: 1, algorithm: "AES256_GCM" } }),
+    expect: statuses(401, 403, 403, 403, 403, 403),
+  },
+  "GET /api/schema-registry/dek-registry/v1/keks/[name]/deks/[subject]/versions/[version]": {
+    request: async (f) => {
+      await f.registryDek();
+      return { path: `/api/schema-registry/dek-registry/v1/keks/kappa-orders/deks/${f.registry.subject}/versions/1?algorithm=AES256_GCM&deleted=true` };
+    },
+    expect: statuses(401, 200, 200, 200, 200, 200),
+    outcome: { of: (body) => ("keyMaterial" in (body as object) ? "key released" : "no key"), expect: { otherDomain: "no key", member: "no key", owner: "no key", reviewer: "no key", admin: "no key" } },
   },
 };

@@ -186,8 +186,20 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     const body = (await response.json()) as { id: string; fingerprint: string };
     return { id: body.id, fingerprint: body.fingerprint };
   };
+  // A DEK as the registry writes one: the KEK through the API (the platform makes it on first use), the row directly.
+  const registryDek = async () => {
+    const kek = await as("owner").get("/api/schema-registry/dek-registry/v1/keks/kappa-orders");
+    if (!kek.ok()) throw new Error(`fixture kek: ${kek.status()} ${await kek.text()}`);
+    await withDb((c) =>
+      c.query(
+        `INSERT INTO "RegistryDek" (id, "kekId", "productId", subject, version, algorithm, "encryptedKeyMaterial") SELECT 'matrix-dek', k.id, $1, $2, 1, 'AES256_GCM', 'bm90LWEta2V5' FROM "RegistryKek" k WHERE k.name = 'kappa-orders' ON CONFLICT DO NOTHING`,
+        [subscribable, registry.subject],
+      ),
+    );
+  };
   fixtures = {
     registry,
+    registryDek,
     schemas: { current: FIXTURE_SCHEMA, compatible: COMPATIBLE_SCHEMA, breaking: BREAKING_SCHEMA },
     pendingSchemaVersion,
     supersededSubscription: async () => {

@@ -1,4 +1,15 @@
-import { AvroSerializer, CelExecutor, RuleRegistry, SchemaRegistryClient, SerdeType, SerializationError, type RuleAction, type RuleContext } from "@confluentinc/schemaregistry";
+import {
+  AvroDeserializer,
+  AvroSerializer,
+  CelExecutor,
+  FieldEncryptionExecutor,
+  RuleRegistry,
+  SchemaRegistryClient,
+  SerdeType,
+  SerializationError,
+  type RuleAction,
+  type RuleContext,
+} from "@confluentinc/schemaregistry";
 import { expect, test, type APIRequestContext, type Browser } from "@playwright/test";
 import { Kafka, logLevel, type Producer } from "kafkajs";
 import { issuedCredentials } from "./credentials";
@@ -277,5 +288,212 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
     });
     expect(forged.status()).toBe(403);
     expect((await forged.json()) as { error_code: number }).toMatchObject({ error_code: 40301 });
+  });
+
+  test("field-level encryption: the PII field is ciphertext on the broker, the PII-approved subscriber decrypts it, one without PII approval reads ciphertext; the message browser decrypts it for the owners only (audited); forged KEK and DEK writes are refused; retiring the product destroys its DEKs", async ({ browser, baseURL }) => {
+    const owner = await api(browser, "ordersOwner");
+    const reviewer = await api(browser, "reviewer");
+    const payments = await api(browser, "paymentsOwner");
+    const registry = `${baseURL}/api/schema-registry`;
+    const piiSchema = JSON.stringify({
+      type: "record",
+      name: `CustomerOrder${run}`,
+      namespace: "example.orders",
+      fields: [
+        { name: "orderId", type: "string" },
+        { name: "customerId", type: "string", pii: true },
+        { name: "totalCents", type: "long" },
+      ],
+    });
+    const me = await json<{ memberships: { domainId: string; domainSlug: string }[] }>(await owner.get("/api/v1/me"));
+    const product = await json<{ id: string; topicName: string }>(
+      await owner.post("/api/v1/products", {
+        data: {
+          domainId: me.memberships.find((m) => m.domainSlug === "orders")?.domainId,
+          name: `Customer Orders ${run}`,
+          description: "Orders with the customer, for the field-encryption journey.",
+          classification: "CONFIDENTIAL",
+          tags: ["orders"],
+          freshnessSeconds: 60,
+          availabilityPct: 99.9,
+          partitions: 1,
+          contactEmail: "owner@orders.example",
+          schema: { format: "AVRO", definition: piiSchema },
+        },
+      }),
+      201,
+    );
+    await json(await owner.post(`/api/v1/products/${product.id}/submit`));
+    await json(await reviewer.post(`/api/v1/products/${product.id}/approve`, { data: { comment: "Customer orders." } }));
+    await expect.poll(async () => (await json<{ status: string }>(await owner.get(`/api/v1/products/${product.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
+    const subject = `${product.topicName}-value`;
+
+    // The owners opt in; governance reviews it like any rule change. Until then no ENCRYPT rule is served.
+    const served = async () => (await json<{ ruleSet: { domainRules: { type: string; tags?: string[]; params?: Record<string, string>; onFailure: string }[] } }>(await owner.get(`/api/schema-registry/subjects/${subject}/versions/latest`))).ruleSet.domainRules;
+    expect(await served()).toEqual([]);
+    const ownerPage = await (await browser.newContext({ storageState: storageFor("ordersOwner") })).newPage();
+    await ownerPage.goto(`/products/${product.id}#schema`);
+    const editor = ownerPage.getByTestId("rules-editor");
+    await editor.getByLabel("Encrypt the fields classified as PII").check({ timeout: 60_000 });
+    await editor.getByLabel("Why do the rules change?").fill("Customer ids are personal data.");
+    await editor.getByRole("button", { name: "Submit for review" }).click();
+    await expect(editor.getByText(/Submitted: governance reviews the change/)).toBeVisible();
+    await ownerPage.context().close();
+    expect(await served()).toEqual([]);
+    const reviewPage = await (await browser.newContext({ storageState: storageFor("reviewer") })).newPage();
+    await reviewPage.goto("/review");
+    const change = reviewPage.getByTestId("review-change").filter({ hasText: `Customer Orders ${run}` });
+    await expect(change.getByTestId("review-encryption")).toContainText("Turns on field-level encryption of the fields classified as PII");
+    await change.getByRole("button", { name: `Approve change to Customer Orders ${run}` }).click();
+    await expect(change).toHaveCount(0);
+    await reviewPage.context().close();
+    expect((await json<{ encryptPii: boolean }>(await owner.get(`/api/v1/products/${product.id}/rules`))).encryptPii).toBe(true);
+    expect(await served()).toEqual([
+      expect.objectContaining({ type: "ENCRYPT", tags: ["PII"], onFailure: "ERROR,NONE", params: expect.objectContaining({ "encrypt.kek.name": "kappa-orders", "encrypt.kms.type": "local-kms" }) }),
+    ]);
+
+    // Two payments accounts: one subscription approved for PII (owners, then governance), one without.
+    const paymentsDomain = (await json<{ slug: string; id: string }[]>(await payments.get("/api/v1/my-domains"))).find((d) => d.slug === "payments");
+    const subscriber = async (name: string, pii: boolean) => {
+      const account = await json<{ id: string; name: string }>(await payments.post("/api/v1/service-accounts", { data: { domainId: paymentsDomain?.id, name } }), 201);
+      const subscription = await json<{ id: string }>(
+        await payments.post("/api/v1/subscriptions", {
+          data: { productId: product.id, serviceAccountId: account.id, purpose: "Bill customers for their orders.", ...(pii ? { piiNeeded: true, piiJustification: "Invoices name the customer." } : {}) },
+        }),
+        201,
+      );
+      await json(await owner.post(`/api/v1/subscriptions/${subscription.id}/approve`));
+      if (pii) await json(await reviewer.post(`/api/v1/subscriptions/${subscription.id}/approve-pii`));
+      await expect.poll(async () => (await json<{ status: string }>(await payments.get(`/api/v1/subscriptions/${subscription.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
+      return { ...account, subscriptionId: subscription.id, password: (await issuedCredentials(payments, account.id)).password };
+    };
+    const plain = await subscriber(`payments-nopii-${run}`, false);
+
+    const domains = await json<{ slug: string; serviceAccounts: { id: string; name: string; isProducer: boolean }[] }[]>(await owner.get("/api/v1/my-domains"));
+    const producerAccount = domains.find((d) => d.slug === "orders")?.serviceAccounts.find((a) => a.isProducer);
+    const producerName = producerAccount?.name ?? "";
+    const producerPassword = (await issuedCredentials(owner, producerAccount?.id ?? "")).password;
+    const clientOf = (user: string, password: string) => new SchemaRegistryClient({ baseURLs: [registry], basicAuthCredentials: { credentialsSource: "USER_INFO", userInfo: `${user}:${password}` } });
+    // Each serde gets its own executor: the executor is bound to the client it was first configured with.
+    const encrypting = () => {
+      const rules = new RuleRegistry();
+      rules.registerExecutor(new FieldEncryptionExecutor());
+      return rules;
+    };
+
+    // The producer: its serializer asks the registry for a DEK (generated there: the KEK is shared) and encrypts customerId.
+    const record = { orderId: `o-${run}-pii`, customerId: `customer-${run}@example.com`, totalCents: 4200 };
+    const value = await new AvroSerializer(clientOf(producerName, producerPassword), SerdeType.VALUE, { useLatestVersion: true, autoRegisterSchemas: false }, encrypting()).serialize(product.topicName, { ...record }); // (the serializer encrypts the object it is given in place)
+    const bootstrap = process.env.KAPPA_E2E_KAFKA_BOOTSTRAP ?? "";
+    const producer = kafka(bootstrap, producerName, producerPassword).producer();
+    await producer.connect();
+    await producer.send({ topic: product.topicName, messages: [{ value }] });
+    await producer.disconnect();
+
+    // Raw on the broker, as the subscriber without PII approval fetches it: the order id in clear, the customer nowhere.
+    const consumer = kafka(bootstrap, plain.name, plain.password).consumer({ groupId: `${plain.name}.encryption-e2e` });
+    await consumer.connect();
+    let raw: Buffer = Buffer.alloc(0);
+    try {
+      await consumer.subscribe({ topics: [product.topicName], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no record after 60 s")), 60_000);
+        void consumer
+          .run({
+            eachMessage: async ({ message }) => {
+              raw = message.value ?? Buffer.alloc(0);
+              clearTimeout(timer);
+              resolve();
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(raw.includes(record.orderId)).toBe(true);
+    expect(raw.includes(record.customerId)).toBe(false);
+    expect(raw.includes("customer-")).toBe(false);
+
+    // The message browser says the field is encrypted; payments (no PII grant yet) sees it masked, the owners decrypted —
+    // on the server, counted in the page's audit event.
+    type Browsed = { records: { value: { value: Record<string, unknown>; note: string | null } }[] };
+    const browse = async (who: APIRequestContext) => {
+      let page: Browsed = { records: [] };
+      await expect
+        .poll(async () => {
+          const response = await who.get(`/api/v1/products/${product.id}/messages?partition=0&offset=0`);
+          if (response.ok()) page = (await response.json()) as Browsed;
+          return page.records.length;
+        }, { timeout: 60_000 })
+        .toBe(1);
+      return page.records[0]?.value;
+    };
+    const masked = await browse(payments);
+    expect(masked?.value.customerId).toBe("[masked]");
+    expect(masked?.note).toContain("Encrypted in the log: customerId");
+    const clear = await browse(owner);
+    expect(clear?.value).toEqual(record);
+    expect(clear?.note).toContain("Encrypted in the log: customerId — decrypted for you (audited).");
+    const browsed = await json<{ items: { action: string; actorEmail: string; data: { decryptedFields?: number } }[] }>(await reviewer.get(`/api/v1/audit-events?entityType=DataProduct&entityId=${product.id}&action=product.messages-browsed&pageSize=100`));
+    expect(browsed.items.filter((e) => e.action === "product.messages-browsed").map((e) => [e.actorEmail, e.data.decryptedFields])).toEqual(expect.arrayContaining([["owner@orders.example", 1], ["owner@payments.example", 0]]));
+
+    const entitled = await subscriber(`payments-pii-${run}`, true);
+
+    // Deserializers as consumers configure them by default (the writer's schema by id, with its subject's rules).
+    const read = (user: string, password: string) => new AvroDeserializer(clientOf(user, password), SerdeType.VALUE, {}, encrypting()).deserialize(product.topicName, raw) as Promise<typeof record>;
+    expect(await read(entitled.name, entitled.password)).toEqual(record);
+    // Without PII approval the registry gives the DEK without its key material; the rule's read action is NONE: ciphertext.
+    const unentitled = await read(plain.name, plain.password);
+    expect(unentitled.orderId).toBe(record.orderId);
+    expect(unentitled.customerId).not.toBe(record.customerId);
+    expect(Buffer.from(unentitled.customerId, "base64").length).toBeGreaterThan(record.customerId.length);
+
+    // The DEK Registry API itself: key material for the entitled only; a forged KEK or DEK write is refused.
+    const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`, "content-type": "application/vnd.schemaregistry.v1+json" });
+    const dekPath = `/api/schema-registry/dek-registry/v1/keks/kappa-orders/deks/${subject}/versions/1?algorithm=AES256_GCM&deleted=true`;
+    const dekFor = async (user: string, password: string) => {
+      const response = await owner.get(dekPath, { headers: basic(user, password) });
+      return { status: response.status(), body: (await response.json()) as { keyMaterial?: string; encryptedKeyMaterial?: string; error_code?: number } };
+    };
+    expect((await dekFor(entitled.name, entitled.password)).body.keyMaterial).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    const withheld = await dekFor(plain.name, plain.password);
+    expect(withheld.status).toBe(200);
+    expect(withheld.body.keyMaterial).toBeUndefined();
+    expect(withheld.body.encryptedKeyMaterial).toBeTruthy();
+    const kek = await owner.get("/api/schema-registry/dek-registry/v1/keks/kappa-orders?deleted=false", { headers: basic(plain.name, plain.password) });
+    expect(await kek.json()).toMatchObject({ name: "kappa-orders", kmsType: "local-kms", kmsKeyId: "kappa/orders", shared: true });
+    const forgedKek = await owner.post("/api/schema-registry/dek-registry/v1/keks", { headers: basic(producerName, producerPassword), data: { name: "kappa-orders", kmsType: "local-kms", kmsKeyId: "mine", shared: false } });
+    expect(forgedKek.status()).toBe(403);
+    const deks = `/api/schema-registry/dek-registry/v1/keks/kappa-orders/deks/${subject}`;
+    const ownKey = await owner.post(deks, { headers: basic(producerName, producerPassword), data: { subject, version: 1, algorithm: "AES256_GCM", encryptedKeyMaterial: Buffer.alloc(60, 7).toString("base64") } });
+    expect(ownKey.status()).toBe(403);
+    expect(((await ownKey.json()) as { message: string }).message).toMatch(/generated by the registry/);
+    const byConsumer = await owner.post(deks, { headers: basic(entitled.name, entitled.password), data: { subject, version: 1, algorithm: "AES256_GCM" } });
+    expect(byConsumer.status()).toBe(403);
+    expect(((await dekFor(entitled.name, entitled.password)).body.keyMaterial ?? "").length).toBeGreaterThan(0);
+    const audit = await json<{ items: { action: string }[] }>(await reviewer.get(`/api/v1/audit-events?entityType=DataProduct&entityId=${product.id}&pageSize=100`));
+    expect(audit.items.map((e) => e.action)).toEqual(expect.arrayContaining(["registry.dek-created", "registry.dek-released"]));
+
+    // Crypto-shredding: retiring the product (subscriptions revoked, deprecated, retired early) destroys its DEKs — the
+    // retirement card says so first; afterwards even the producer account, which still sees the retired subject, gets none.
+    for (const id of [entitled.subscriptionId, plain.subscriptionId]) await json(await owner.post(`/api/v1/subscriptions/${id}/revoke`, { data: { reason: "The product retires." } }));
+    await json(await owner.post(`/api/v1/products/${product.id}/deprecate`, { data: { reason: "Replaced by the billing view.", sunsetAt: new Date(Date.now() + 60 * 86_400_000).toISOString() } }));
+    const context = await browser.newContext({ storageState: storageFor("ordersOwner") });
+    const page = await context.newPage();
+    await page.goto(`/products/${product.id}`);
+    await expect(page.getByTestId("retirement-shredding")).toContainText("can never be decrypted again, by anyone. This cannot be undone.", { timeout: 60_000 });
+    await context.close();
+    expect((await dekFor(producerName, producerPassword)).body.keyMaterial).toBeTruthy();
+    await json(await owner.post(`/api/v1/products/${product.id}/retire`, { data: { reason: "Nobody reads it any more." } }));
+    const gone = await dekFor(producerName, producerPassword);
+    expect(gone).toMatchObject({ status: 404, body: { error_code: 40470 } });
+    const shredded = await new AvroDeserializer(clientOf(producerName, producerPassword), SerdeType.VALUE, {}, encrypting()).deserialize(product.topicName, raw) as typeof record;
+    expect(shredded.customerId).not.toBe(record.customerId);
+    await expect(read(entitled.name, entitled.password)).rejects.toThrow();
+    const after = await json<{ items: { action: string }[] }>(await reviewer.get(`/api/v1/audit-events?entityType=DataProduct&entityId=${product.id}&pageSize=100`));
+    expect(after.items.map((e) => e.action)).toContain("product.keys-destroyed");
+    const retirement = await json<{ retirement: { keysDestroyed: number } }>(await owner.get(`/api/v1/products/${product.id}/retirement`));
+    expect(retirement.retirement.keysDestroyed).toBe(1);
   });
 });

@@ -3,6 +3,16 @@ import {
   approveProduct,
   approveSchemaVersion,
   approveSubscription,
+  approveSubscriptionPii,
+  createDek,
+  deprecateProduct,
+  getDek,
+  getKek,
+  productRetirement,
+  refuseKekWrite,
+  retireProduct,
+  revokeSubscription,
+  setQualityRules,
   authenticateServiceAccount,
   checkSchemaVersion,
   createServiceAccount,
@@ -158,3 +168,91 @@ describe("Schema Registry writes are governed", () => {
     await expect(updateSubjectConfig(db, producer, subject, { compatibility: "SOMETIMES" }, PORTAL)).rejects.toMatchObject({ status: 422, errorCode: 42203 });
   });
 });
+
+describe("DEK Registry (field-level encryption, issue 29)", () => {
+  const key = Buffer.alloc(32, 9);
+  const piiSchema = JSON.stringify({ type: "record", name: "Customer", namespace: "registry.test", fields: [{ name: "id", type: "string" }, { name: "email", type: "string", pii: true }] });
+
+  it("the owners opt in (refused without a PII field); the ENCRYPT rule is served; keys go to the producer and PII-approved subscriptions only; clients cannot write keys; retirement destroys them", async () => {
+    // A schema without PII has nothing to encrypt.
+    await expect(setQualityRules(db, ctx.as.ordersOwner, productId, { rules: [], encryptPii: true, reason: "Encrypt." })).rejects.toMatchObject({ status: 400, fields: { encryptPii: [expect.stringMatching(/"pii": true/)] } });
+
+    const product = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Registry Customers", classification: "CONFIDENTIAL", schema: { format: "AVRO", definition: piiSchema } }));
+    // A draft takes the opt-in at once (its own review covers it).
+    expect(await setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [], encryptPii: true })).toMatchObject({ applied: true, encryptPii: true });
+    await submitForReview(db, ctx.as.ordersOwner, product.id);
+    await approveProduct(db, ctx.as.reviewer, product.id);
+    await db.dataProduct.update({ where: { id: product.id }, data: { status: "ACTIVE" } });
+    const customers = `${product.topicName}-value`;
+    const served = await subjectVersion(db, producer, customers, "latest");
+    expect(served.metadata.tags).toEqual({ "registry.test.Customer.email": ["PII"] });
+    expect(served.ruleSet.domainRules).toEqual([
+      expect.objectContaining({ type: "ENCRYPT", kind: "TRANSFORM", mode: "WRITEREAD", tags: ["PII"], onFailure: "ERROR,NONE", params: expect.objectContaining({ "encrypt.kek.name": "kappa-orders" }) }),
+    ]);
+    // The deserializer's lookup of the writer's id with its subject carries the same contract.
+    expect(await schemaById(db, producer, served.id, customers)).toMatchObject({ ruleSet: served.ruleSet, metadata: served.metadata });
+
+    const subscriber = async (name: string, pii: boolean): Promise<RegistryCaller> => {
+      const acc = await account(name, ctx.payments.id, ctx.as.paymentsOwner);
+      const sub = await requestSubscription(db, ctx.as.paymentsOwner, { productId: product.id, serviceAccountId: acc.id, purpose: "Invoice the customers", ...(pii ? { piiNeeded: true, piiJustification: "Invoices carry the customer's e-mail." } : {}) });
+      await approveSubscription(db, ctx.as.ordersOwner, sub.id);
+      if (pii) await approveSubscriptionPii(db, ctx.as.reviewer, sub.id);
+      return { kind: "serviceAccount", account: acc };
+    };
+    const piiReader = await subscriber("payments-dek-pii", true);
+    const plainReader = await subscriber("payments-dek-plain", false);
+    const person: RegistryCaller = { kind: "user", actor: await loadActor(db, ctx.people.ordersOwner.id) };
+
+    // KEKs: the platform's, one per domain, visible to who reads one of its products; never written by a client.
+    expect(await getKek(db, plainReader, "kappa-orders", key)).toMatchObject({ name: "kappa-orders", kmsType: "local-kms", kmsKeyId: "kappa/orders", shared: true });
+    expect(Object.keys(await getKek(db, producer, "kappa-orders", key))).not.toContain("sealedSecret");
+    await expect(getKek(db, stranger, "kappa-orders", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    await expect(getKek(db, producer, "kappa-payments", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    // A name or subject that cannot exist (a NUL, which PostgreSQL cannot even compare) is no key, never a 500.
+    await expect(getKek(db, producer, "kappa-ord\u0000ers", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    await expect(getDek(db, producer, "kappa-orders", "orders.x\u0000-value", "1", "AES256_GCM", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    expect(() => refuseKekWrite()).toThrow(expect.objectContaining({ status: 403, errorCode: 40301 }));
+
+    // DEKs: created by the registry for the producer account only; a client's own key material is refused.
+    const request = { subject: customers, version: 1, algorithm: "AES256_GCM" };
+    await expect(createDek(db, piiReader, "kappa-orders", customers, request, key)).rejects.toMatchObject({ status: 403 });
+    await expect(createDek(db, person, "kappa-orders", customers, request, key)).rejects.toMatchObject({ status: 403 });
+    await expect(createDek(db, producer, "kappa-orders", customers, { ...request, encryptedKeyMaterial: "AAAA" }, key)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/generated by the registry/) });
+    await expect(createDek(db, producer, "kappa-orders", customers, { ...request, algorithm: "ROT13" }, key)).rejects.toMatchObject({ status: 422, errorCode: 42271 });
+    await expect(createDek(db, producer, "kappa-orders", subject, { ...request, subject }, key)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/not turned on/) });
+    const created = await createDek(db, producer, "kappa-orders", customers, request, key);
+    expect(created).toMatchObject({ kekName: "kappa-orders", subject: customers, version: 1, algorithm: "AES256_GCM", encryptedKeyMaterial: expect.any(String), keyMaterial: expect.any(String) });
+    // Tink's AesGcmKey with a 32-byte key: what the client's Cryptor reads.
+    expect(Buffer.from(created.keyMaterial ?? "", "base64").subarray(0, 2)).toEqual(Buffer.from([0x1a, 32]));
+    await expect(createDek(db, producer, "kappa-orders", customers, request, key)).rejects.toMatchObject({ status: 409, errorCode: 40970 });
+    await expect(createDek(db, producer, "kappa-orders", customers, { ...request, version: 2 }, key)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/rotation/) });
+
+    // The plaintext for the producer and the PII-approved subscription; without for everyone else who may read the subject.
+    expect((await getDek(db, producer, "kappa-orders", customers, "1", "AES256_GCM", key)).keyMaterial).toBe(created.keyMaterial);
+    expect((await getDek(db, piiReader, "kappa-orders", customers, "latest", "AES256_GCM", key)).keyMaterial).toBe(created.keyMaterial);
+    const withheld = await getDek(db, plainReader, "kappa-orders", customers, "1", "AES256_GCM", key);
+    expect(withheld).toMatchObject({ encryptedKeyMaterial: created.encryptedKeyMaterial });
+    expect(withheld).not.toHaveProperty("keyMaterial");
+    expect(await getDek(db, person, "kappa-orders", customers, "1", "AES256_GCM", key)).not.toHaveProperty("keyMaterial");
+    await expect(getDek(db, stranger, "kappa-orders", customers, "1", "AES256_GCM", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    await expect(getDek(db, producer, "kappa-orders", customers, "2", "AES256_GCM", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    const events = await db.auditEvent.findMany({ where: { entityId: product.id, action: { startsWith: "registry." } } });
+    expect(events.filter((e) => e.action === "registry.dek-created")).toHaveLength(1);
+    // Released: on creation to the producer, then to the producer and the PII reader — not to the others.
+    expect(events.filter((e) => e.action === "registry.dek-released").map((e) => e.actorEmail).sort()).toEqual(["service-account:payments-dek-pii", producerName(), producerName()].sort());
+
+    // Crypto-shredding: retiring destroys the DEKs; said before, audited, and nobody gets the key afterwards.
+    for (const sub of await db.subscription.findMany({ where: { productId: product.id } })) await revokeSubscription(db, ctx.as.ordersOwner, sub.id, { reason: "The product retires." });
+    await deprecateProduct(db, ctx.as.ordersOwner, product.id, { reason: "Replaced.", sunsetAt: new Date(Date.now() + 90 * 86_400_000).toISOString() });
+    expect(await productRetirement(db, await loadActor(db, ctx.people.ordersOwner.id), product.id)).toMatchObject({ encryptionKeys: 1 });
+    await retireProduct(db, ctx.as.ordersOwner, product.id, { reason: "Nobody reads it." });
+    await expect(getDek(db, producer, "kappa-orders", customers, "1", "AES256_GCM", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    await expect(createDek(db, producer, "kappa-orders", customers, request, key)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/retired/) });
+    expect(await db.registryDek.count({ where: { productId: product.id } })).toBe(0);
+    expect(await productRetirement(db, await loadActor(db, ctx.people.ordersOwner.id), product.id)).toMatchObject({ encryptionKeys: 0, retirement: { keysDestroyed: 1 } });
+  });
+});
+
+function producerName(): string {
+  return producer.kind === "serviceAccount" ? `service-account:${producer.account.name}` : "";
+}

@@ -60,6 +60,13 @@ function statementOf(kind: string, payload: unknown): { statement: string; fromS
   };
 }
 
+/** A data-quality rules change that also turns field-level encryption of the PII fields on or off (issue 29). */
+function encryptionOf(kind: string, payload: unknown): { to: boolean } | null {
+  if (kind !== "QUALITY_RULES" || typeof payload !== "object" || payload === null || !("encryptPii" in payload)) return null;
+  const e = payload.encryptPii;
+  return typeof e === "object" && e !== null && "to" in e && typeof e.to === "boolean" ? { to: e.to } : null;
+}
+
 function ChangeRow({ change: c }: { change: Change }) {
   const action = useChangeRequestAction(c.product.id);
   const modes = modesOf(c.kind, c.payload);
@@ -88,6 +95,13 @@ function ChangeRow({ change: c }: { change: Change }) {
         </p>
         <p className="font-mono text-xs text-slate-500">{c.product.topicName}</p>
         <p className="mt-1 text-sm text-slate-700">“{c.reason}”</p>
+        {encryptionOf(c.kind, c.payload) && (
+          <p className="mt-1 text-xs text-amber-800" data-testid="review-encryption">
+            {encryptionOf(c.kind, c.payload)?.to
+              ? "Turns on field-level encryption of the fields classified as PII: producers encrypt them, only the producer account and subscriptions approved for PII get the keys."
+              : "Turns off field-level encryption: producers write the PII fields in clear from then on (records written before stay encrypted)."}
+          </p>
+        )}
         {modes?.to === "NONE" && <p className="mt-1 text-xs text-amber-800">NONE switches the compatibility checks off: every later schema version is accepted, breaking ones included.</p>}
         {statement && (
           <div className="mt-2 space-y-2 text-xs" data-testid="review-statement">

@@ -49,6 +49,12 @@ export function RetirementCard({ productId, status }: { productId: string; statu
             At the sunset the worker retires it: {r.activeSubscriptions === 0 ? "no subscription is active" : `the ${r.activeSubscriptions} active subscription${r.activeSubscriptions === 1 ? " is" : "s are"} revoked`},
             every grant on <span className="font-mono">{r.topic}</span> (producer and subscribers) is removed, and the topic is kept or deleted as the platform&apos;s policy says.
           </p>
+          {r.encryptionKeys > 0 && (
+            <p className="font-medium text-red-800" data-testid="retirement-shredding">
+              Retiring also destroys the product&apos;s {r.encryptionKeys === 1 ? "encryption key" : `${r.encryptionKeys} encryption keys`}: the encrypted PII fields of the records left in the log and the remote
+              tier can never be decrypted again, by anyone. This cannot be undone.
+            </p>
+          )}
           {r.canRetireEarly ? (
             <ReasonAction label="Retire now…" confirmLabel="Retire product" pending={action.isPending} error={action.error} onConfirm={(reason) => action.mutate({ kind: "retire", reason })} />
           ) : r.activeSubscriptions > 0 ? (
@@ -74,6 +80,7 @@ export function RetirementCard({ productId, status }: { productId: string; statu
         <ul className="list-disc space-y-1 pl-5" data-testid="retirement-removed">
           <li>{done.revokedPrincipals.length === 0 ? "No subscription was active." : `Subscriptions revoked: ${done.revokedPrincipals.join(", ")}`}</li>
           <li>{acls.length === 0 ? (done.task?.status === "DONE" ? "No ACL was left to remove." : "ACLs: being removed…") : `${acls.length} ACL${acls.length === 1 ? "" : "s"} removed: ${acls.map((a) => `${a.resource.replace(/^acl:/, "")} ${a.acl ?? ""}`.trim()).join("; ")}`}</li>
+          {done.keysDestroyed > 0 && <li>{`Encryption keys destroyed: ${done.keysDestroyed} (the encrypted fields left in the log can no longer be decrypted; irreversible).`}</li>}
           <li>{done.topicDeleted ? `Topic ${r.topic} deleted.` : done.task?.status === "DONE" ? `Topic ${r.topic} kept (no grants: nobody can read or write it).` : "Topic: pending."}</li>
         </ul>
       </div>

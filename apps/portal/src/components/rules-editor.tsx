@@ -63,6 +63,8 @@ const body = (r: EditedRule): QualityRuleBody => ({
 export function RulesEditor({ product }: { product: ProductDetail }) {
   const [rules, setRules] = useState<EditedRule[]>(() => product.qualityRules.map(edited));
   const [reason, setReason] = useState("");
+  // Issue 29: field-level encryption of the PII fields, changed in the same reviewed change as the rules.
+  const [encryptPii, setEncryptPii] = useState(product.encryptPii);
   const save = useSetQualityRules(product.id);
   const test = useTestQualityRules(product.id);
   // The field messages of the last refusal, test or submission: they stay on the rule they are about.
@@ -102,7 +104,7 @@ export function RulesEditor({ product }: { product: ProductDetail }) {
     setRefusal(null);
     test.reset();
     save.mutate(
-      { rules: rules.map(body), ...(reason.trim() ? { reason } : {}) },
+      { rules: rules.map(body), ...(encryptPii !== product.encryptPii ? { encryptPii } : {}), ...(reason.trim() ? { reason } : {}) },
       {
         onError: (e) => setRefusal(e),
         onSuccess: () => setReason(""),
@@ -112,7 +114,7 @@ export function RulesEditor({ product }: { product: ProductDetail }) {
 
   const ruleErrors = (i: number, field: string) => fields[`rules.${i}.${field}`];
   // A message no field shows (the whole list, the reason shows its own): said above the buttons.
-  const shownElsewhere = Object.keys(fields).some((k) => /^rules\.\d+\./.test(k) || k === "reason");
+  const shownElsewhere = Object.keys(fields).some((k) => /^rules\.\d+\./.test(k) || k === "reason" || k === "encryptPii");
   return (
     <Card title="Data-quality rules" actions={<span className="text-xs text-slate-500">Owners · checked on the server</span>}>
       <form onSubmit={submit} className="space-y-4" aria-label="Edit the data-quality rules" data-testid="rules-editor">
@@ -192,6 +194,23 @@ export function RulesEditor({ product }: { product: ProductDetail }) {
           <>
             <Button type="button" variant="secondary" onClick={add}>Add a rule</Button>
             {fields.rules && <ErrorAlert message={fields.rules.join(" ")} />}
+            <div className="space-y-1">
+              <label className="flex items-center gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  checked={encryptPii}
+                  onChange={(ev) => setEncryptPii(ev.target.checked)}
+                  aria-describedby={fields.encryptPii ? "encryptPii-hint encryptPii-error" : "encryptPii-hint"}
+                  aria-invalid={fields.encryptPii ? true : undefined}
+                  className="h-4 w-4 rounded border-slate-300"
+                />
+                Encrypt the fields classified as PII
+              </label>
+              <p id="encryptPii-hint" className="text-xs text-slate-500">
+                Producers&apos; serializers encrypt them with keys from the registry; only the producer account and subscriptions approved for PII can decrypt. Retiring the product destroys the keys.
+              </p>
+              {fields.encryptPii && <p id="encryptPii-error" className="text-sm text-rose-700" data-field-error>{fields.encryptPii.join(" ")}</p>}
+            </div>
             {live && (
               <Field id="rules-reason" label="Why do the rules change?" hint="Governance reads it with the change; the rules in force stay until a reviewer other than you approves." errors={fields.reason}>
                 {(p) => <input {...p} className={inputClass} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. refuse negative totals at the producer" />}

@@ -239,7 +239,7 @@ export interface QualityRuleBody {
 /** The product's whole rule list: a draft takes it at once, a live product's change waits for review. */
 export function useSetQualityRules(productId: string) {
   const client = useQueryClient();
-  return useMutation<SetQualityRulesAnswer, ApiError, { rules: QualityRuleBody[]; reason?: string }>({
+  return useMutation<SetQualityRulesAnswer, ApiError, { rules: QualityRuleBody[]; encryptPii?: boolean; reason?: string }>({
     mutationFn: (body) => api(`/api/v1/products/${productId}/rules`, { method: "PUT", body }),
     onSuccess: () =>
       Promise.all([

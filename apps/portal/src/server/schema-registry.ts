@@ -1,5 +1,5 @@
 import "server-only";
-import { authenticateServiceAccount, CatalogError, jsonTextDepth, MAX_NESTING_DEPTH, nestingMessage, parseBasicAuthorization, RegistryError, SignInThrottledError, type RegistryCaller } from "@kappa/catalog";
+import { authenticateServiceAccount, CatalogError, NotConfiguredError, parseSecretsKey, jsonTextDepth, MAX_NESTING_DEPTH, nestingMessage, parseBasicAuthorization, RegistryError, SignInThrottledError, type RegistryCaller } from "@kappa/catalog";
 import { env } from "@/env";
 import { MAX_BODY_BYTES } from "@/lib/request-guard";
 import { currentActor } from "./actor";
@@ -95,4 +95,11 @@ export function portalUrl(): string {
 export function parseSchemaId(raw: string): number {
   if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw new RegistryError("SCHEMA_NOT_FOUND", "Schema not found");
   return Number(raw);
+}
+
+/** The platform's secret store key (KAPPA_SECRETS_KEY): the DEK Registry's KEK secrets are sealed under it. */
+export function registrySecretsKey(): Buffer {
+  const key = env().KAPPA_SECRETS_KEY;
+  if (!key) throw new NotConfiguredError("This portal has no KAPPA_SECRETS_KEY, so the DEK Registry cannot open its keys. Ask a platform admin to configure it.");
+  return parseSecretsKey(key);
 }

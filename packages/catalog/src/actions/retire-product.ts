@@ -5,6 +5,7 @@ import type { Db, Tx } from "../db.ts";
 import { ConflictError } from "../errors.ts";
 import { notify } from "../notifications/notify.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
+import { shredProductDeks } from "../schema-registry/dek-registry.ts";
 import { TASK_KINDS } from "../tasks.ts";
 import { nextProductStatus } from "../transitions.ts";
 import { retireProductInput } from "../validation.ts";
@@ -46,6 +47,10 @@ async function retireLocked(tx: Tx, product: DataProduct, by: { id: string | nul
   await tx.provisioningTask.create({
     data: { kind: TASK_KINDS.RETIRE_PRODUCT, payload: { topic: product.topicName }, entityType: "DataProduct", entityId: product.id, step: (last._max.step ?? 0) + 1 },
   });
+  // Crypto-shredding (issue 29): the product's DEKs go with it — irreversibly, so nobody decrypts the encrypted fields
+  // of the records left in the log or the remote tier afterwards.
+  const destroyed = await shredProductDeks(tx, product.id);
+  if (destroyed.length > 0) await recordAudit(tx, by, "product.keys-destroyed", "DataProduct", product.id, { trigger, deks: destroyed });
   const revoked = granted.map((s) => ({ subscriptionId: s.id, principal: `User:${s.serviceAccount.name}` }));
   await recordAudit(tx, by, "product.retired", "DataProduct", product.id, {
     from: product.status,

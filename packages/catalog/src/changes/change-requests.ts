@@ -8,7 +8,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/enforce.ts";
 import { qualityRulesInput, sameRules } from "../quality/rules.ts";
-import { checkRulesFor, enqueueDlqReconcile, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
+import { checkEncryptable, checkRulesFor, enqueueDlqReconcile, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
 import { COMPATIBILITY_MODES } from "../schema/modes.ts";
 import { TASK_KINDS, topicConfigs } from "../tasks.ts";
 
@@ -26,7 +26,12 @@ export const addPartitionsPayload = z.object({ from: z.number().int().min(1), to
 export const compatibilityModePayload = z.object({ from: z.enum(COMPATIBILITY_MODES), to: z.enum(COMPATIBILITY_MODES) });
 
 /** A product's data-quality rules, the whole list before and after (issue 29). */
-export const qualityRulesPayload = z.object({ from: qualityRulesInput.shape.rules, to: qualityRulesInput.shape.rules });
+export const qualityRulesPayload = z.object({
+  from: qualityRulesInput.shape.rules,
+  to: qualityRulesInput.shape.rules,
+  /** The owners' opt-in to field-level encryption of PII fields, when the request changes it. */
+  encryptPii: z.object({ from: z.boolean(), to: z.boolean() }).optional(),
+});
 
 /** A replay of a CONFIDENTIAL or RESTRICTED derived product's job (issue 34): where it reads from, and the job it replaces. */
 export const derivedReplayPayload = z.object({ from: derivedReplayInput.shape.from, jobId: z.string().nullable() });
@@ -121,15 +126,18 @@ export async function applyChange(tx: Tx, request: ProductChangeRequest & { prod
     case CHANGE_KINDS.QUALITY_RULES: {
       const payload = qualityRulesPayload.safeParse(request.payload);
       if (!payload.success) throw new ValidationError("The change request's payload is malformed.");
-      const { from, to } = payload.data;
+      const { from, to, encryptPii } = payload.data;
       if (request.product.status === "RETIRED") throw new ConflictError("The product is retired.", "PRODUCT_RETIRED");
       // The rules the request was made against must still be the ones in force.
       if (!sameRules(await qualityRulesOf(tx, request.productId), from)) throw new ConflictError("The product's rules changed since this request; ask again from the current rules.", "RULES_CHANGED");
+      if (encryptPii && request.product.encryptPii !== encryptPii.from) throw new ConflictError("The product's encryption setting changed since this request; ask again.", "RULES_CHANGED");
       // Checked again: the schema or the policy may have changed while it waited.
       await checkRulesFor(tx, request.productId, to);
+      if (encryptPii?.to) await checkEncryptable(tx, request.productId);
       await replaceQualityRules(tx, request.productId, to);
+      if (encryptPii) await tx.dataProduct.update({ where: { id: request.productId }, data: { encryptPii: encryptPii.to } });
       const dlqChanged = await enqueueDlqReconcile(tx, request.product, from, to);
-      return { from: from.length, to: to.length, rules: to.map((r) => r.name).join(", "), dlq: dlqChanged ? "reconciled" : "unchanged" };
+      return { from: from.length, to: to.length, rules: to.map((r) => r.name).join(", "), dlq: dlqChanged ? "reconciled" : "unchanged", ...(encryptPii ? { encryptPii: String(encryptPii.to) } : {}) };
     }
     case CHANGE_KINDS.DERIVED_REPLAY: {
       const payload = derivedReplayPayload.safeParse(request.payload);

@@ -13,12 +13,13 @@ export interface RegistryRule {
   doc?: string;
   kind: "CONDITION" | "TRANSFORM";
   mode: "WRITE" | "READ" | "WRITEREAD";
-  type: "CEL" | "CEL_FIELD";
+  type: "CEL" | "CEL_FIELD" | "ENCRYPT";
   tags?: string[];
   params?: Record<string, string>;
-  expr: string;
+  expr?: string;
   onSuccess?: string;
-  onFailure: "ERROR" | "DLQ" | "NONE";
+  /** `ERROR,NONE` on a WRITEREAD rule: the first on write, the second on read (Confluent's syntax). */
+  onFailure: "ERROR" | "DLQ" | "NONE" | "ERROR,NONE";
   disabled: boolean;
 }
 
@@ -32,10 +33,35 @@ export interface RegistryMetadata {
   properties: Record<string, string>;
 }
 
-/** The rules as Confluent's Rule objects; a DLQ rule names its dead-letter topic in `params["dlq.topic"]`, as Confluent's DLQ action reads it. */
-export function registryRuleSet(topicName: string, rules: readonly QualityRule[]): RegistryRuleSet {
+/** The tag whose fields are encrypted when the owners opt in. */
+export const ENCRYPTED_TAG = "PII";
+
+/**
+ * The ENCRYPT rule served when the owners opted in (issue 29): a field
+ * transform on every field tagged PII, run by `@confluentinc/schemaregistry`'s
+ * FieldEncryptionExecutor with the domain's KEK from the DEK Registry API.
+ * On write a failure refuses the record (nothing goes out in clear); on read
+ * it is NONE, so a consumer not entitled to the key gets the ciphertext.
+ */
+export function encryptRule(kekName: string, kmsType: string, kmsKeyId: string): RegistryRule {
   return {
-    domainRules: rules.map((r) => ({
+    name: "encrypt-pii",
+    doc: "Fields classified as PII are encrypted by the producer's serializer; only consumers approved for PII get the key.",
+    kind: "TRANSFORM",
+    mode: "WRITEREAD",
+    type: "ENCRYPT",
+    tags: [ENCRYPTED_TAG],
+    params: { "encrypt.kek.name": kekName, "encrypt.kms.type": kmsType, "encrypt.kms.key.id": kmsKeyId, "encrypt.dek.algorithm": "AES256_GCM" },
+    onSuccess: "NONE",
+    onFailure: "ERROR,NONE",
+    disabled: false,
+  };
+}
+
+/** The rules as Confluent's Rule objects; a DLQ rule names its dead-letter topic in `params["dlq.topic"]`, as Confluent's DLQ action reads it. The ENCRYPT rule, if any, runs last on write (after the conditions saw the clear values) and first on read. */
+export function registryRuleSet(topicName: string, rules: readonly QualityRule[], encrypt: RegistryRule | null = null): RegistryRuleSet {
+  return {
+    domainRules: [...rules.map((r): RegistryRule => ({
       name: r.name,
       ...(r.description ? { doc: r.description } : {}),
       kind: "CONDITION",
@@ -47,7 +73,7 @@ export function registryRuleSet(topicName: string, rules: readonly QualityRule[]
       onSuccess: "NONE",
       onFailure: r.onFailure,
       disabled: false,
-    })),
+    })), ...(encrypt ? [encrypt] : [])],
     // Migration rules (JSONata, UPGRADE/DOWNGRADE) are not served yet.
     migrationRules: [],
   };

@@ -1,7 +1,9 @@
 import type { DataProduct, Prisma } from "@prisma/client";
 import type { Db, Tx } from "../db.ts";
+import { ValidationError } from "../errors.ts";
 import { activePolicy } from "../policies/store.ts";
 import { TASK_KINDS } from "../tasks.ts";
+import { ENCRYPTED_TAG, registryFieldTags } from "./registry-rules.ts";
 import { canonicalRule, checkQualityRules, hasDlqRule, qualityLimitsFromPolicy, type QualityRule } from "./rules.ts";
 
 /** A product's rules in force, in execution order. */
@@ -50,4 +52,11 @@ export async function enqueueDlqReconcile(tx: Tx, product: DataProduct, before: 
   }
   await tx.provisioningTask.createMany({ data: steps.map((s, i) => ({ ...s, entityType: "DataProduct", entityId: product.id, step: step + i + 1 })) });
   return true;
+}
+
+/** Encryption applies to fields classified PII: a schema without any has nothing to encrypt (checked on request and again on approval). */
+export async function checkEncryptable(tx: Tx, productId: string): Promise<void> {
+  const schema = await ruleSchemaOf(tx, productId);
+  const tagged = schema ? Object.values(registryFieldTags(schema.format, schema.definition)).some((tags) => tags.includes(ENCRYPTED_TAG)) : false;
+  if (!tagged) throw new ValidationError("The schema classifies no field as PII: there is nothing to encrypt.", { encryptPii: ['Mark the fields that hold personal data as PII ("pii": true in Avro, "x-pii": true in JSON Schema) first.'] });
 }

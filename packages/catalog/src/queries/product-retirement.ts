@@ -21,6 +21,8 @@ export async function productRetirement(db: Db, actor: Actor, productId: string)
   const product = await db.dataProduct.findUnique({ where: { id: productId }, select: { id: true, status: true, domainId: true, sunsetAt: true, retiredAt: true, decisionReason: true, topicName: true } });
   if (!product || (product.status !== "DEPRECATED" && product.status !== "RETIRED")) throw new NotFoundError("Retirement of data product", productId);
   const activeSubscriptions = await db.subscription.count({ where: { productId, status: { in: ["APPROVED", "ACTIVE"] } } });
+  // Issue 29: the DEKs retirement destroys (crypto-shredding), so the confirmation can say so.
+  const encryptionKeys = await db.registryDek.count({ where: { productId } });
   const base = {
     status: product.status,
     topic: product.topicName,
@@ -28,11 +30,13 @@ export async function productRetirement(db: Db, actor: Actor, productId: string)
     retiredAt: product.retiredAt,
     deprecationReason: product.decisionReason,
     activeSubscriptions,
+    encryptionKeys,
     canRetireEarly: product.status === "DEPRECATED" && activeSubscriptions === 0 && canInDomain(actor, "product:retire", product.domainId),
   };
   if (product.status !== "RETIRED") return { ...base, retirement: null };
-  const [event, task, removal] = await Promise.all([
+  const [event, shredded, task, removal] = await Promise.all([
     db.auditEvent.findFirst({ where: { entityType: "DataProduct", entityId: productId, action: "product.retired" }, orderBy: { at: "desc" } }),
+    db.auditEvent.findFirst({ where: { entityType: "DataProduct", entityId: productId, action: "product.keys-destroyed" }, orderBy: { at: "desc" } }),
     db.provisioningTask.findFirst({ where: { entityType: "DataProduct", entityId: productId, kind: TASK_KINDS.RETIRE_PRODUCT }, orderBy: { createdAt: "desc" } }),
     db.auditEvent.findMany({ where: { entityType: "DataProduct", entityId: productId, action: "provisioning.retire_product" }, orderBy: { at: "asc" } }),
   ]);
@@ -54,6 +58,7 @@ export async function productRetirement(db: Db, actor: Actor, productId: string)
       reason: typeof data.reason === "string" ? data.reason : null,
       by: event?.actorEmail ?? null,
       revokedPrincipals: revoked,
+      keysDestroyed: Array.isArray(asObject(shredded?.data).deks) ? (asObject(shredded?.data).deks as unknown[]).length : 0,
       task: task ? { status: task.status, lastError: task.lastError, completedAt: task.completedAt } : null,
       removed,
       topicDeleted: removed.some((r) => r.kind === "topic.deleted"),

@@ -17,7 +17,9 @@ import type { ValueContext } from "./decode-value.ts";
 export const READABLE_STATUSES = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"] as const;
 
 export interface RecordViewer {
-  product: { id: string; name: string; topicName: string; domainId: string; classification: string; status: string; partitions: number; cleanupPolicy: string };
+  product: { id: string; name: string; topicName: string; domainId: string; classification: string; status: string; partitions: number; cleanupPolicy: string; encryptPii: boolean };
+  /** Fields the producer's serializer encrypts (tagged PII, the owners opted in to encryption; issue 29). */
+  encryptedPaths: string[];
   role: "owner" | "subscriber";
   piiVisible: boolean;
   /** The viewer's subscriptions that give access (empty for owners). */
@@ -73,7 +75,9 @@ export async function recordViewer(db: Db | Tx, actor: Actor, productId: string)
       status: product.status,
       partitions: product.partitions,
       cleanupPolicy: product.cleanupPolicy,
+      encryptPii: product.encryptPii,
     },
+    encryptedPaths: product.encryptPii ? [...new Set(product.schemaVersions.flatMap((v) => piiFieldPaths(v.format, v.definition)))].sort() : [],
     role: owner ? "owner" : "subscriber",
     piiVisible,
     subscriptionIds: subscriptions.map((s) => s.id),

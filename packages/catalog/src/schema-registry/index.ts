@@ -2,3 +2,4 @@ export { authenticateServiceAccount, parseBasicAuthorization, type RegistryCalle
 export { globalConfig, lookupSchema, registerSchema, subjectConfig, testCompatibility, updateSubjectConfig } from "./register.ts";
 export { REGISTRY_ERRORS, RegistryError } from "./registry-errors.ts";
 export { listSubjects, productOfSubject, schemaById, subjectOf, subjectVersion, subjectVersionsOfSchema } from "./subjects.ts";
+export { createDek, DEK_ALGORITHMS, ensureDomainKek, generateDekMaterial, getDek, getKek, kekNameOf, LOCAL_KMS, refuseKekWrite, shredProductDeks, unwrapWithLocalKms, wrapWithLocalKms } from "./dek-registry.ts";

@@ -16,6 +16,10 @@ export const REGISTRY_ERRORS = {
   INVALID_SCHEMA: { status: 422, code: 42201 },
   INVALID_VERSION: { status: 422, code: 42202 },
   INVALID_COMPATIBILITY_LEVEL: { status: 422, code: 42203 },
+  /** DEK Registry (issue 29): Confluent's codes for a missing key, an existing one, an invalid request. */
+  KEY_NOT_FOUND: { status: 404, code: 40470 },
+  KEY_EXISTS: { status: 409, code: 40970 },
+  INVALID_KEY: { status: 422, code: 42271 },
 } as const;
 
 export type RegistryErrorKind = keyof typeof REGISTRY_ERRORS;

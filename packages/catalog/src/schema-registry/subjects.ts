@@ -1,7 +1,7 @@
 import type { Prisma, SchemaFormat } from "@prisma/client";
 import type { Db } from "../db.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
-import { registryMetadata, registryRuleSet } from "../quality/registry-rules.ts";
+import { ENCRYPTED_TAG, encryptRule, registryMetadata, registryRuleSet } from "../quality/registry-rules.ts";
 import { restrictToScopes } from "../tokens/scopes.ts";
 import type { RegistryCaller } from "./caller.ts";
 import { RegistryError } from "./registry-errors.ts";
@@ -104,9 +104,21 @@ export function versionBody(subject: string, version: ApprovedVersion, normalize
     id: version.schemaId ?? 0,
     ...(version.format === "AVRO" ? {} : { schemaType: schemaTypeOf(version.format) }),
     schema: normalized,
-    metadata: registryMetadata(product, version),
-    ruleSet: registryRuleSet(product.topicName, product.qualityRules),
+    ...contractOf(version, product),
   };
+}
+
+/**
+ * The version's `metadata` and `ruleSet`. When the owners opted in to
+ * encryption and the version has fields tagged PII, the ruleSet ends with the
+ * ENCRYPT rule naming the domain's KEK (`kappa-<domain>`, local KMS key
+ * `kappa/<domain>`; the DEK Registry API serves both).
+ */
+function contractOf(version: ApprovedVersion, product: SubjectProduct) {
+  const metadata = registryMetadata(product, version);
+  const encrypted = product.encryptPii && Object.values(metadata.tags).some((tags) => tags.includes(ENCRYPTED_TAG));
+  const encrypt = encrypted ? encryptRule(`kappa-${product.domain.slug}`, "local-kms", `kappa/${product.domain.slug}`) : null;
+  return { metadata, ruleSet: registryRuleSet(product.topicName, product.qualityRules, encrypt) };
 }
 
 /** `latest`, `-1` (Confluent's alias of latest) or a positive version number; 42202 otherwise. */
@@ -129,13 +141,22 @@ export async function subjectVersion(db: Db, caller: RegistryCaller, subject: st
  * A schema by its global id, if an approved version of a product the caller
  * may read uses it (40403 otherwise: no probing of other products' schemas).
  */
-export async function schemaById(db: Db, caller: RegistryCaller, id: number) {
+export async function schemaById(db: Db, caller: RegistryCaller, id: number, subject: string | null = null) {
   const schema = await db.registrySchema.findFirst({
     where: { id, versions: { some: { status: "APPROVED", product: readableProducts(caller, false) } } },
     select: { format: true, normalized: true },
   });
   if (!schema) throw new RegistryError("SCHEMA_NOT_FOUND", "Schema not found");
-  return { schema: schema.normalized, ...(schema.format === "AVRO" ? {} : { schemaType: schemaTypeOf(schema.format) }) };
+  const body = { schema: schema.normalized, ...(schema.format === "AVRO" ? {} : { schemaType: schemaTypeOf(schema.format) }) };
+  // `?subject=` (what a deserializer sends with the writer's id): that subject's contract with it, as Confluent serves
+  // the rules a schema was registered with — so a consumer's deserializer runs the READ rules (decryption) by default.
+  if (subject === null || !/^[A-Za-z0-9._-]{1,249}-value$/.test(subject)) return body;
+  const product = await productOfSubject(db, caller, subject).catch((error: unknown) => {
+    if (error instanceof RegistryError) return null;
+    throw error;
+  });
+  const version = product?.schemaVersions.findLast((v) => v.schemaId === id);
+  return product && version ? { ...body, ...contractOf(version, product) } : body;
 }
 
 /** Subject-version pairs that use a schema id, among those the caller may see. */

@@ -1,4 +1,4 @@
-import { browseMessages, toJson } from "@kappa/catalog";
+import { browseMessages, parseSecretsKey, toJson } from "@kappa/catalog";
 import { env } from "@/env";
 import { db } from "@/server/db";
 import { errorResponse, queryObject } from "@/server/http";
@@ -14,7 +14,12 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   try {
     const actor = await visibleActor("product", (await params).id);
     const e = env();
-    const page = await browseMessages(db(), actor, (await params).id, queryObject(request), lazyMessageReader(), { budgetMs: e.KAPPA_BROWSE_BUDGET_MS, ratePerMinute: e.KAPPA_BROWSE_PAGES_PER_MINUTE });
+    const page = await browseMessages(db(), actor, (await params).id, queryObject(request), lazyMessageReader(), {
+      budgetMs: e.KAPPA_BROWSE_BUDGET_MS,
+      ratePerMinute: e.KAPPA_BROWSE_PAGES_PER_MINUTE,
+      // Opens the product's DEKs so encrypted fields are decrypted for viewers entitled to PII (issue 29).
+      ...(e.KAPPA_SECRETS_KEY ? { secretsKey: parseSecretsKey(e.KAPPA_SECRETS_KEY) } : {}),
+    });
     // Records may hold personal data: never cached between here and the viewer.
     return Response.json(toJson(page), { headers: { "cache-control": "no-store" } });
   } catch (error) {

@@ -5,20 +5,21 @@ import { visibleActor } from "@/server/visible";
 
 type Context = { params: Promise<{ id: string }> };
 
-/** The product's data-quality rules in force (issue 29) and its dead-letter topic, for everyone who may read the product. */
+/** The product's data-quality rules in force (issue 29), its dead-letter topic and whether its PII fields are encrypted, for everyone who may read the product. */
 export async function GET(_request: Request, { params }: Context) {
   try {
     const actor = await visibleActor("product", (await params).id);
     const { id } = await params;
     const product = await getProduct(db(), actor, id);
-    return json({ productId: product.id, rules: product.qualityRules, dlqTopic: product.dlqTopic });
+    return json({ productId: product.id, rules: product.qualityRules, dlqTopic: product.dlqTopic, encryptPii: product.encryptPii });
   } catch (error) {
     return errorResponse(error);
   }
 }
 
 /**
- * Body: `{ rules: [...], reason }` — the whole list, in order. A draft takes
+ * Body: `{ rules: [...], reason, encryptPii? }` — the whole list, in order, and
+ * optionally the opt-in to field-level encryption of the PII fields. A draft takes
  * it at once (200); a live product's change waits for governance (202 with
  * the change request's id).
  */
