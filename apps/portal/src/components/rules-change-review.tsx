@@ -71,7 +71,9 @@ export function RulesChangeReview({ changeId, change }: { changeId: string; chan
             <span className="font-medium text-rose-800">removed</span> <strong>{r.name}</strong>: <code className="break-all">{describe(r)}</code>
           </li>
         ))}
-        {added.length + changed.length + removed.length === 0 && <li>Only the order of the rules changes.</li>}
+        {added.length + changed.length + removed.length === 0 && (
+          <li>{change.from.map((r) => r.name).join("\u0000") === change.to.map((r) => r.name).join("\u0000") ? "The rules stay as they are." : "Only the order of the rules changes."}</li>
+        )}
       </ul>
       {!asked ? (
         <Button variant="secondary" onClick={() => setAsked(true)} aria-label={`Evaluate the proposed rules on the newest records (change ${changeId})`}>
