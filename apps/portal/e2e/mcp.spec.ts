@@ -133,6 +133,7 @@ test.describe("MCP server (issue 32)", () => {
       "get_lineage",
       "list_my_subscriptions",
       "request_subscription",
+      "test_quality_rules",
       "get_subscription_status",
       "sample_records",
       "lookup_latest_state",
@@ -195,6 +196,8 @@ test.describe("MCP server (issue 32)", () => {
       ["sample_records", { product: product.topicName }, "NOT_CONFIGURED", "FORBIDDEN", "FORBIDDEN", [writeOnly, scope]],
       ["lookup_latest_state", { product: product.topicName, key: "k1" }, "NOT_COMPACTED", "FORBIDDEN", "FORBIDDEN", [writeOnly, scope]],
       ["explain_policy", { action: "product.update", product: product.topicName }, "ok", "ok", "ok", [writeOnly, scope]],
+      // The rule test reads records: the product's owners only (who then meet the unconfigured reader), with a write scope.
+      ["test_quality_rules", { product: product.topicName, rules: [{ name: "mcp-rule", kind: "CEL", expression: "true", mode: "WRITE", onFailure: "NONE" }] }, "NOT_CONFIGURED", "FORBIDDEN", scope, [readOnly, scope]],
       ["list_review_queue", {}, "ok", "ok", "ok", [readOnly, scope]],
       // Only the product's owners or governance decide (the consumer cannot); the owner rejects it, so the reviewer then meets a decided request.
       ["decide_review", { kind: "subscription", id: subscriptionId, decision: "reject", reason: "Decided in the MCP journey." }, "ok", "FORBIDDEN", "INVALID_TRANSITION", [readOnly, scope]],

@@ -138,11 +138,11 @@ const READ_TOOLS = ["search_products", "get_product", "get_schema", "get_lineage
 describe("the MCP server", () => {
   it("lists the tools a token's scopes allow, by their contract names", async () => {
     const all = (await (await connect("owner", ["read", "write:orders"])).listTools()).tools.map((t) => t.name);
-    expect(all).toEqual([...READ_TOOLS.slice(0, 5), "request_subscription", ...READ_TOOLS.slice(5), "list_review_queue", "decide_review"]);
+    expect(all).toEqual([...READ_TOOLS.slice(0, 5), "request_subscription", "test_quality_rules", ...READ_TOOLS.slice(5), "list_review_queue", "decide_review"]);
     const readOnly = (await (await connect("consumer", ["read"])).listTools()).tools.map((t) => t.name);
     expect(readOnly).toEqual(READ_TOOLS);
     const writeOnly = (await (await connect("consumer", ["write:payments"])).listTools()).tools.map((t) => t.name);
-    expect(writeOnly).toEqual(["request_subscription", "list_review_queue", "decide_review"]);
+    expect(writeOnly).toEqual(["request_subscription", "test_quality_rules", "list_review_queue", "decide_review"]);
     const tools = (await (await connect("owner", ["read", "write:orders"])).listTools()).tools;
     const request = tools.find((t) => t.name === "request_subscription");
     // The catalog's own schema, as JSON Schema: the agent sees the same bounds the API enforces.
@@ -220,6 +220,25 @@ describe("the MCP server", () => {
     expect(mine).toMatchObject({ items: [{ id: created.id, status: "APPROVED", product: { topic: TOPIC } }], accounts: expect.arrayContaining([expect.objectContaining({ id: ids.account })]) });
     // Not compacted: no latest-state view to look in.
     expect((await refused(consumer, "lookup_latest_state", { product: TOPIC, key: "c-1" })).code).toBe("NOT_COMPACTED");
+  });
+
+  it("tests data-quality rules on the newest records for the product's owners, as the Test button does; nobody else, nothing saved", async () => {
+    const owner = await connect("owner", ["write:orders"]);
+    const rules = [{ name: "has-email", description: "", kind: "CEL", expression: "has(message.email)", mode: "WRITE", onFailure: "DLQ" }];
+    const tested = await call(owner, "test_quality_rules", { product: TOPIC, rules });
+    expect(tested).toMatchObject({ topic: TOPIC, evaluated: 2, rules: [{ name: "has-email", passed: 2, failed: 0, errored: 0 }], failingRecords: 0 });
+    const strict = await call(owner, "test_quality_rules", { product: TOPIC, rules: [{ ...rules[0], name: "person-two", expression: "message.email == 'person2@example.com'" }] });
+    expect(strict).toMatchObject({ rules: [{ name: "person-two", passed: 1, failed: 1 }], failingRecords: 1, failing: [{ failed: ["person-two"] }] });
+    expect(await db.dataQualityRule.count({ where: { productId: ids.product } })).toBe(0);
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { entityId: ids.product, action: "product.rules-tested" }, orderBy: { id: "desc" } });
+    expect(audit.data).toMatchObject({ via: "mcp", mcpTool: "test_quality_rules" });
+    // Only the domain's owners: the test reads the product's records.
+    expect((await refused(await connect("consumer", ["write:payments"]), "test_quality_rules", { product: TOPIC, rules })).code).toBe("FORBIDDEN");
+    // A governance reviewer acting for their own domain may not either.
+    expect((await refused(await connect("reviewer", ["write:payments", "review"]), "test_quality_rules", { product: TOPIC, rules })).code).toBe("FORBIDDEN");
+    // A rule the catalog would refuse is an invalid-params error naming the field.
+    const broken = await invalid(owner, "test_quality_rules", { product: TOPIC, rules: [{ ...rules[0], expression: "message.email ==" }] });
+    expect(broken.message).toMatch(/rules\.0\.expression: Does not compile at line 1/);
   });
 
   it("keeps four eyes: a reviewer cannot decide their own request, another reviewer can", async () => {

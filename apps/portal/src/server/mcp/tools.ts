@@ -24,6 +24,7 @@ import {
   productFacts,
   productObservations,
   productSlo,
+  qualityRulesInput,
   reasonInput,
   rejectChangeRequest,
   rejectProduct,
@@ -37,6 +38,7 @@ import {
   stateKeyInput,
   subscribableAccounts,
   subscriptionDetail,
+  testQualityRules,
   text,
   ValidationError,
   type Actor,
@@ -360,6 +362,23 @@ const sampleRecordsTool = tool({
   },
 });
 
+const testQualityRulesTool = tool({
+  name: "test_quality_rules",
+  title: "Test data-quality rules on a product's newest records",
+  description:
+    "Evaluates data-quality rules as given — the whole list, unsaved — against a product's newest records (at most 200), as the product page's Test button does: per rule how many records passed, failed (the CEL expression was false) and erred (counted apart: the client lets such a record pass), and the newest failing records decoded and masked as the message browser shows them to you. Rules the catalog would refuse are refused naming rules.<i>.<field>. For the owners of the product's domain only (the test reads its records), with a write:<domain> token; nothing is saved — to change the rules, the owners submit them in the portal (PUT /api/v1/products/{id}/rules), reviewed by governance.",
+  // The test reads records and only the owners run it: acting for the domain, as a write:<domain> token does.
+  access: "write",
+  input: z.object({ product: productRef, rules: qualityRulesInput.shape.rules }),
+  annotations: READ,
+  async run(ctx, input) {
+    return withProduct(ctx.db, input.product, async (id) => {
+      const r = await testQualityRules(ctx.db, actingUser(ctx.actor), id, { rules: input.rules }, ctx.reader, { ratePerMinute: ctx.browse.ratePerMinute });
+      return { topic: r.topic, sampled: r.sampled, evaluated: r.evaluated, undecodable: r.undecodable, tombstones: r.tombstones, rules: r.rules, failingRecords: r.failingRecords, failing: r.failing, note: r.note };
+    });
+  },
+});
+
 const lookupLatestStateTool = tool({
   name: "lookup_latest_state",
   title: "Look up a key's latest value",
@@ -502,6 +521,7 @@ export const TOOLS: readonly Tool[] = [
   getLineageTool,
   listMySubscriptionsTool,
   requestSubscriptionTool,
+  testQualityRulesTool,
   getSubscriptionStatusTool,
   sampleRecordsTool,
   lookupLatestStateTool,
