@@ -103,7 +103,7 @@ describe("topic admin", () => {
 });
 
 describe("produce and consume", () => {
-  it("keeps every record exactly once across joins and leaves of a three-member group", async () => {
+  it("delivers every record, each partition in order without gaps, across joins and leaves of a three-member group", async () => {
     const topic = uniqueName("group3");
     const groupId = uniqueName("g3");
     const admin = kafka.admin();
@@ -153,12 +153,15 @@ describe("produce and consume", () => {
       expect(generations).toContain(3);
       expect(generations.length).toBeGreaterThanOrEqual(4);
     }
+    // Every record at least once: a rebalance hands a partition over at its last committed offset, so records its
+    // previous owner consumed but had not committed yet come again (Kafka's consumer-group guarantee; Kafka
+    // redelivered 7 and 8 of 900 in oracle runs under load).
     const values = seen.map((s) => s.value);
     expect(new Set(values).size).toBe(total);
-    expect(values.length).toBe(total);
-    // Per partition, offsets were delivered in order with no gaps.
+    expect(values.length).toBeGreaterThanOrEqual(total);
+    // Per partition, each offset's first delivery comes in order with no gaps (a redelivery repeats earlier ones only).
     for (let p = 0; p < 6; p++) {
-      const offsets = seen.filter((s) => s.partition === p).map((s) => Number(s.offset));
+      const offsets = [...new Set(seen.filter((s) => s.partition === p).map((s) => Number(s.offset)))];
       expect(offsets).toEqual(offsets.map((_, i) => i));
     }
   });
