@@ -2,7 +2,7 @@
 import { CompressionTypes, type Consumer, type Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
-import { embeddedOnly, kafkaClient, oracleRun, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { createTopicsReady, embeddedOnly, kafkaClient, oracleRun, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 let kafka: Kafka;
@@ -35,8 +35,9 @@ describe("topic admin", () => {
     await admin.connect();
     try {
       const topic = uniqueName("admin");
+      // createTopicsReady: kafkajs' own wait for leaders throws Kafka 4.x's UNKNOWN_TOPIC_OR_PARTITION (helpers.ts).
       expect(
-        await admin.createTopics({
+        await createTopicsReady(admin, {
           topics: [{ topic, numPartitions: 2, configEntries: [{ name: "retention.ms", value: "3600000" }, { name: "cleanup.policy", value: "compact" }] }],
         }),
       ).toBe(true);
@@ -77,6 +78,8 @@ describe("topic admin", () => {
       expect(cluster.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
       await admin.deleteTopics({ topics: [topic] });
+      // Kafka's broker drops a deleted topic from Metadata a moment after DeleteTopics answered.
+      await waitFor(async () => !(await admin.listTopics()).includes(topic), 15_000, `${topic} gone from the topic list`);
       expect(await admin.listTopics()).not.toContain(topic);
       await expect(admin.createTopics({ topics: [{ topic: "bad name!" }] })).rejects.toThrow();
     } finally {
@@ -90,7 +93,7 @@ describe("topic admin", () => {
     await Promise.all([admin.connect(), producer.connect()]);
     try {
       const topic = uniqueName("delrec");
-      await admin.createTopics({ topics: [{ topic }] });
+      await createTopicsReady(admin, { topics: [{ topic }] });
       await producer.send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ value: `r${i}` })) });
       // kafkajs looks the leader up in its cached metadata before refreshing it.
       await admin.fetchTopicMetadata({ topics: [topic] });
@@ -108,7 +111,7 @@ describe("produce and consume", () => {
     const groupId = uniqueName("g3");
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 6 }] });
+    await createTopicsReady(admin, { topics: [{ topic, numPartitions: 6 }] });
     await admin.disconnect();
 
     const total = 900;
