@@ -6,8 +6,9 @@
  *            worker journeys and the API fuzzer): about two thirds of the
  *            whole run, much of it waiting on a browser, a worker step or a
  *            segment's roll into the remote tier;
- *   others   every other workspace's suite one at a time (Turborepo), then
- *            the root scripts' tests.
+ *   others   every other workspace's suite one at a time (Turborepo), the
+ *            broker's oracle run (its tests against Apache Kafka), then the
+ *            root scripts' tests.
  *
  * One after another they took ~40 minutes on CI's 2 cores; side by side the
  * run is about as long as the portal's stream. Every suite starts its own
@@ -32,8 +33,10 @@ interface Stream {
 
 const streams: Stream[] = [
   { name: "portal", command: "turbo run test --filter=@kappa/portal" },
-  // --continue and the scripts' tests whatever the suites did: one run reports every failure.
-  { name: "others", command: "turbo run test --filter=!@kappa/portal --concurrency=1 --continue; suites=$?; vitest run --dir scripts; scripts=$?; [ $suites -eq 0 ] && [ $scripts -eq 0 ]" },
+  // --continue and the scripts' tests whatever the suites did: one run reports every failure. test:oracle is the
+  // broker's oracle run (its integration tests against a single Apache Kafka node; packages/broker/README.md "The
+  // oracle"), after the broker's own suite.
+  { name: "others", command: "turbo run test test:oracle --filter=!@kappa/portal --concurrency=1 --continue; suites=$?; vitest run --dir scripts; scripts=$?; [ $suites -eq 0 ] && [ $scripts -eq 0 ]" },
 ];
 
 function run(stream: Stream): Promise<number> {

@@ -19,11 +19,19 @@ export function javaStringHash(s: string): number {
 
 /** The distinct `keys` in the order a java.util.HashMap filled with them in this order iterates. */
 export function javaHashMapOrder(keys: Iterable<string>): string[] {
+  return javaHashMapOrderBy(keys, javaStringHash);
+}
+
+/**
+ * The same for keys of another Java class, given its hashCode(): `keys` are
+ * the keys' identities (equal keys, equal strings) and `hash` their hashCode.
+ */
+export function javaHashMapOrderBy(keys: Iterable<string>, hash: (key: string) => number): string[] {
   const distinct = [...new Set(keys)];
   let capacity = 16;
   while (distinct.length > capacity * 0.75) capacity *= 2;
   const bucketOf = (k: string): number => {
-    const h = javaStringHash(k);
+    const h = hash(k);
     return (h ^ (h >>> 16)) & (capacity - 1);
   };
   // A stable sort by bucket keeps insertion order within a bucket.

@@ -48,6 +48,12 @@ export interface ApiDefinition<Req, Res> {
   name: string;
   advertised: VersionRange;
   implemented: VersionRange;
+  /**
+   * What Kafka's request class refuses when it parses the request (it then
+   * closes the connection without an answer, as for a malformed request);
+   * null when the request is acceptable.
+   */
+  unparsable?(request: Req): string | null;
   handle(ctx: RequestContext, request: Req): Promise<HandlerResult<Res>> | HandlerResult<Res>;
 }
 
@@ -56,6 +62,8 @@ export interface RegisteredApi {
   readonly name: string;
   readonly advertised: VersionRange;
   readonly implemented: VersionRange;
+  /** ApiDefinition.unparsable: why the connection closes instead of an answer, or null. */
+  unparsable(request: unknown): string | null;
   /** `request` is the body decoded by @kappa/kafka-protocol for this api key and version. */
   handle(ctx: RequestContext, request: unknown): Promise<unknown>;
 }
@@ -73,6 +81,7 @@ export function defineApi<Req, Res>(def: ApiDefinition<Req, Res>): RegisteredApi
     name: def.name,
     advertised: def.advertised,
     implemented: def.implemented,
+    unparsable: (request) => def.unparsable?.(request as Req) ?? null,
     handle: async (ctx, request) => def.handle(ctx, request as Req),
   };
 }

@@ -20,7 +20,7 @@ import type { RequestMetrics } from "./net/request-metrics.ts";
 import { ClientQuotaStore } from "./quotas/store.ts";
 import type { ApiRegistry } from "./registry.ts";
 import { SaslService } from "./security/sasl/authenticator.ts";
-import { ensureBootstrapUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
+import { ensureBootstrapUsers, plainUsers, type BootstrapUser } from "./security/sasl/bootstrap.ts";
 import { isSupportedMechanism } from "./security/sasl/mechanisms.ts";
 import { ScramCredentialStore } from "./security/scram/credential-store.ts";
 import { DIRECT_WRITE_MIN_BYTES } from "./storage/direct-io.ts";
@@ -169,7 +169,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
       threshold: config["sasl.failed.authentication.backoff.threshold"],
       backoffMs: config["sasl.failed.authentication.backoff.ms"],
       maxBackoffMs: config["sasl.failed.authentication.backoff.max.ms"],
-    });
+    }, plainUsers(credentials, saslUsers ?? []));
     transactions = await TransactionCoordinator.open(config["log.dirs"], brokerParticipants(logs, (t, p) => core?.appendWaiters.notify(t, p), logger), {
       maxTimeoutMs: config["transaction.max.timeout.ms"],
       abortTimedOutIntervalMs: config["transaction.abort.timed.out.transaction.cleanup.interval.ms"],

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, encodeRecordBatch } from "@kappa/kafka-protocol";
 import { PrincipalClient, rand, saslAdminBroker, user } from "./acl-helpers.ts";
-import { oracleRun, retryWhileLoading, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
+import { oracleRun, retryWhileLoading, sleep, startTestBroker, waitFor, type TestBroker } from "./helpers.ts";
 
 const RT = { TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5 } as const;
 const OP = { ALL: 2, READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12 } as const;
@@ -60,9 +60,18 @@ describe("authorization of every request kind", () => {
     return name;
   }
   const batch = () => encodeRecordBatch({ baseTimestamp: BigInt(Date.now()), records: [{ value: "v" }] });
+  /**
+   * Kafka's broker answers a produce to a partition it does not serve yet NOT_LEADER_OR_FOLLOWER, a moment after
+   * Metadata showed its leader; a producer refreshes its metadata and sends again, and so does this.
+   */
   async function produceAs(c: PrincipalClient, t: string): Promise<number | undefined> {
-    const r = await c.call(ApiKey.Produce, 8, { acks: 1, timeoutMs: 5000, topicData: [{ name: t, partitionData: [{ index: 0, records: batch() }] }] });
-    return r.responses[0]?.partitionResponses[0]?.errorCode;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const r = await c.call(ApiKey.Produce, 8, { acks: 1, timeoutMs: 5000, topicData: [{ name: t, partitionData: [{ index: 0, records: batch() }] }] });
+      const code = r.responses[0]?.partitionResponses[0]?.errorCode;
+      if (code !== ErrorCode.NOT_LEADER_OR_FOLLOWER || Date.now() > deadline) return code;
+      await sleep(50);
+    }
   }
   /** A group known to the broker through committed offsets. */
   async function groupWithOffsets(t: string): Promise<string> {

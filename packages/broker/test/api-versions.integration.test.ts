@@ -160,8 +160,10 @@ describe("ApiVersions", () => {
 
   embeddedOnly("its own registry").it("serves every advertised version of every api key (an answer with the request's correlation id, never a close)", async () => {
     // Minimal bodies; everything else takes the definition's defaults. Produce must ask for an answer (acks=-1),
-    // Fetch must not park, SaslHandshake is answered ILLEGAL_SASL_STATE on this PLAINTEXT listener.
+    // Fetch must not park, SaslHandshake is answered ILLEGAL_SASL_STATE on this PLAINTEXT listener, DescribeAcls'
+    // filter holds no UNKNOWN (0) element (that closes the connection, as on Kafka).
     const bodies: Partial<Record<number, Record<string, unknown>>> = {
+      [ApiKey.DescribeAcls]: { resourceTypeFilter: 1, patternTypeFilter: 1, operation: 1, permissionType: 1 },
       [ApiKey.Produce]: { acks: -1, timeoutMs: 1000, topicData: [] },
       [ApiKey.Fetch]: { maxWaitMs: 0, minBytes: 0, maxBytes: 1024, topics: [] },
       [ApiKey.Metadata]: { topics: [] },

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureApacheKafka, findJava } from "@kappa/engines";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { kafkaClient, RawClient, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { createTopicsReady, kafkaClient, RawClient, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 const HEARTBEAT_MS = 1000;
 let broker: TestBroker;
@@ -41,7 +41,7 @@ async function createTopic(name: string, partitions: number): Promise<string> {
   const admin = kafkaClient(broker.bootstrap).admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: [{ topic: name, numPartitions: partitions }], waitForLeaders: true });
+    await createTopicsReady(admin, { topics: [{ topic: name, numPartitions: partitions }] });
   } finally {
     await admin.disconnect();
   }

@@ -2,7 +2,7 @@
 // cache's eviction rules, and kcat consuming across many fetches.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, encodeRecordBatch } from "@kappa/kafka-protocol";
-import { RawClient, awaitTopicReady, embeddedOnly, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
+import { RawClient, awaitFetchable, embeddedOnly, startTestBroker, uniqueName, type TestBroker } from "./helpers.ts";
 import { runKcat } from "./sasl-helpers.ts";
 
 let broker: TestBroker;
@@ -42,8 +42,10 @@ describe("fetch sessions (KIP-227)", () => {
     const b = uniqueName("fs-b");
     const c = await RawClient.connect(broker.port);
     await c.request(ApiKey.CreateTopics, 4, { topics: [a, b].map((name) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] })), timeoutMs: 5000 });
-    await awaitTopicReady(c, a);
-    await awaitTopicReady(c, b);
+    // Both partitions served by Fetch first: a partition that answered an error in the full fetch and NONE later
+    // is news, which an incremental fetch answers (Kafka's broker serves a new partition a moment after Metadata shows it).
+    await awaitFetchable(c, a);
+    await awaitFetchable(c, b);
     await produce(c, a, 3);
 
     const full = await fetch(c, 0, 0, [{ topic: a, partitions: [{ partition: 0, fetchOffset: 0n }] }, { topic: b, partitions: [{ partition: 0, fetchOffset: 0n }] }]);

@@ -137,9 +137,11 @@ async function oracleBroker(bootstrap: string, options: BrokerOptions, dataDir: 
         // The embedded broker's default mechanism list (its order is what UNSUPPORTED_SASL_MECHANISM lists), unless the test names one.
         "sasl.enabled.mechanisms": resolveConfig({})["sasl.enabled.mechanisms"],
         ...overrides,
-        // Without an authorizer the embedded broker allows everything: Kafka's authorizer with no ACLs and this flag does too.
-        "allow.everyone.if.no.acl.found": secured ? "false" : "true",
-        ...(secured ? { "super.users": ["User:kappa-admin", ...superUsers.split(";").map((s) => s.trim()).filter((s) => s !== "")].join(";") } : {}),
+        // Without an authorizer the embedded broker allows everything and its ACL APIs answer SECURITY_DISABLED:
+        // so does a Kafka node without one (an empty authorizer.class.name, Kafka's default).
+        ...(secured
+          ? { "allow.everyone.if.no.acl.found": "false", "super.users": ["User:kappa-admin", ...superUsers.split(";").map((s) => s.trim()).filter((s) => s !== "")].join(";") }
+          : { "authorizer.class.name": "" }),
       },
       users,
       openListener: wantsOpen,
@@ -324,6 +326,31 @@ export async function awaitTopicReady(c: RawClient, topic: string, timeoutMs = 1
     },
     timeoutMs,
     `topic ${topic} to have leaders`,
+  );
+}
+
+/**
+ * Kafka's broker shows a new partition's leader in Metadata a moment before its
+ * replica manager serves the partition (the metadata cache is updated first):
+ * until then a Fetch answers it NOT_LEADER_OR_FOLLOWER or
+ * UNKNOWN_TOPIC_OR_PARTITION, and a consumer refreshes its metadata and fetches
+ * again. This waits, as that consumer does, until a sessionless Fetch of every
+ * partition answers NONE (after awaitTopicReady).
+ */
+export async function awaitFetchable(c: RawClient, topic: string, partitions = 1, timeoutMs = 15_000): Promise<void> {
+  await awaitTopicReady(c, topic, timeoutMs);
+  await waitFor(
+    async () => {
+      const r = await c.request(ApiKey.Fetch, 11, {
+        replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+        topics: [{ topic, partitions: Array.from({ length: partitions }, (_, partition) => ({ partition, fetchOffset: 0n, partitionMaxBytes: 1, logStartOffset: -1n, currentLeaderEpoch: -1 })) }],
+        forgottenTopicsData: [], rackId: "",
+      });
+      const answered = r.body.responses.flatMap((t) => t.partitions);
+      return r.body.errorCode === 0 && answered.length === partitions && answered.every((p) => p.errorCode === 0);
+    },
+    timeoutMs,
+    `every partition of ${topic} to be served by Fetch`,
   );
 }
 

@@ -2,7 +2,7 @@
 import { CompressionTypes, type Consumer, type Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "@kappa/kafka-protocol";
-import { embeddedOnly, kafkaClient, oracleRun, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { createTopicsReady, embeddedOnly, kafkaClient, oracleRun, sleep, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 let kafka: Kafka;
@@ -35,8 +35,9 @@ describe("topic admin", () => {
     await admin.connect();
     try {
       const topic = uniqueName("admin");
+      // createTopicsReady: kafkajs' own wait for leaders throws Kafka 4.x's UNKNOWN_TOPIC_OR_PARTITION (helpers.ts).
       expect(
-        await admin.createTopics({
+        await createTopicsReady(admin, {
           topics: [{ topic, numPartitions: 2, configEntries: [{ name: "retention.ms", value: "3600000" }, { name: "cleanup.policy", value: "compact" }] }],
         }),
       ).toBe(true);
@@ -77,6 +78,8 @@ describe("topic admin", () => {
       expect(cluster.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
       await admin.deleteTopics({ topics: [topic] });
+      // Kafka's broker drops a deleted topic from Metadata a moment after DeleteTopics answered.
+      await waitFor(async () => !(await admin.listTopics()).includes(topic), 15_000, `${topic} gone from the topic list`);
       expect(await admin.listTopics()).not.toContain(topic);
       await expect(admin.createTopics({ topics: [{ topic: "bad name!" }] })).rejects.toThrow();
     } finally {
@@ -90,7 +93,7 @@ describe("topic admin", () => {
     await Promise.all([admin.connect(), producer.connect()]);
     try {
       const topic = uniqueName("delrec");
-      await admin.createTopics({ topics: [{ topic }] });
+      await createTopicsReady(admin, { topics: [{ topic }] });
       await producer.send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ value: `r${i}` })) });
       // kafkajs looks the leader up in its cached metadata before refreshing it.
       await admin.fetchTopicMetadata({ topics: [topic] });
@@ -103,12 +106,12 @@ describe("topic admin", () => {
 });
 
 describe("produce and consume", () => {
-  it("keeps every record exactly once across joins and leaves of a three-member group", async () => {
+  it("delivers every record, each partition in order without gaps, across joins and leaves of a three-member group", async () => {
     const topic = uniqueName("group3");
     const groupId = uniqueName("g3");
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 6 }] });
+    await createTopicsReady(admin, { topics: [{ topic, numPartitions: 6 }] });
     await admin.disconnect();
 
     const total = 900;
@@ -153,12 +156,15 @@ describe("produce and consume", () => {
       expect(generations).toContain(3);
       expect(generations.length).toBeGreaterThanOrEqual(4);
     }
+    // Every record at least once: a rebalance hands a partition over at its last committed offset, so records its
+    // previous owner consumed but had not committed yet come again (Kafka's consumer-group guarantee; Kafka
+    // redelivered 7 and 8 of 900 in oracle runs under load).
     const values = seen.map((s) => s.value);
     expect(new Set(values).size).toBe(total);
-    expect(values.length).toBe(total);
-    // Per partition, offsets were delivered in order with no gaps.
+    expect(values.length).toBeGreaterThanOrEqual(total);
+    // Per partition, each offset's first delivery comes in order with no gaps (a redelivery repeats earlier ones only).
     for (let p = 0; p < 6; p++) {
-      const offsets = seen.filter((s) => s.partition === p).map((s) => Number(s.offset));
+      const offsets = [...new Set(seen.filter((s) => s.partition === p).map((s) => Number(s.offset)))];
       expect(offsets).toEqual(offsets.map((_, i) => i));
     }
   });

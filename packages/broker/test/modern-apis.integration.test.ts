@@ -2,7 +2,7 @@
 // "modern clients"), over raw requests as Java clients and librdkafka send them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
-import { kafkaClient, RawClient, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
+import { createTopicsReady, kafkaClient, RawClient, startTestBroker, uniqueName, waitFor, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 beforeAll(async () => {
@@ -66,7 +66,7 @@ describe("ListGroups v4/v5", () => {
     const kafka = kafkaClient(broker.bootstrap);
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    await createTopicsReady(admin, { topics: [{ topic, numPartitions: 1 }] });
     const stable = uniqueName("lg-stable");
     const empty = uniqueName("lg-empty");
     await admin.setOffsets({ groupId: empty, topic, partitions: [{ partition: 0, offset: "0" }] });

@@ -25,7 +25,8 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "kappa-broker-oracle-"));
-  const cluster = await startApacheKafka({ nodes: 1, dataDir, openListener: true, overrides: { ...ORACLE_DEFAULTS, "allow.everyone.if.no.acl.found": "true" }, log: (l) => console.log(`[oracle] ${l}`) });
+  // No authorizer, as the embedded broker's default: everything is allowed and the ACL APIs answer SECURITY_DISABLED.
+  const cluster = await startApacheKafka({ nodes: 1, dataDir, openListener: true, overrides: { ...ORACLE_DEFAULTS, "authorizer.class.name": "" }, log: (l) => console.log(`[oracle] ${l}`) });
   project.provide("brokerOracle", cluster.openBootstrap);
   return async () => {
     await cluster.stop();

@@ -3,7 +3,7 @@
 // offsets, the group protocol step by step, and the control hook.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, ErrorCode, decodeResponse, encodeRecordBatch, iterateBatches, decodeRecordBatch } from "@kappa/kafka-protocol";
-import { RawClient, awaitCoordinator, embeddedOnly, oracleRun, awaitTopicReady, startTestBroker, uniqueName, sleep, type TestBroker } from "./helpers.ts";
+import { RawClient, awaitCoordinator, embeddedOnly, oracleRun, awaitFetchable, startTestBroker, uniqueName, sleep, type TestBroker } from "./helpers.ts";
 
 let broker: TestBroker;
 
@@ -24,7 +24,8 @@ function batch(values: string[], baseTimestamp = BigInt(Date.now())): Buffer {
 async function createTopic(c: RawClient, name: string, partitions = 1, configs: Array<{ name: string; value: string }> = []): Promise<void> {
   const r = await c.request(ApiKey.CreateTopics, 4, { topics: [{ name, numPartitions: partitions, replicationFactor: 1, configs }], timeoutMs: 5000 });
   expect(r.body.topics[0]?.errorCode).toBe(ErrorCode.NONE);
-  await awaitTopicReady(c, name);
+  // Fetch serves the partitions, not only Metadata: a fetch Kafka answers NOT_LEADER_OR_FOLLOWER is not parked.
+  await awaitFetchable(c, name, partitions);
 }
 
 async function produce(c: RawClient, topic: string, records: Buffer, acks = -1, partition = 0) {
@@ -332,10 +333,15 @@ describe("classic group protocol", () => {
     expect((await c.request(ApiKey.Heartbeat, 3, { groupId: group, generationId: 7, memberId, groupInstanceId: null })).body.errorCode).toBe(ErrorCode.ILLEGAL_GENERATION);
     expect((await c.request(ApiKey.Heartbeat, 3, { groupId: group, generationId: 1, memberId: "nobody", groupInstanceId: null })).body.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
 
-    const described = await c.request(ApiKey.DescribeGroups, 4, { groups: [group, uniqueName("nogroup")], includeAuthorizedOperations: false });
-    expect(described.body.groups[0]).toMatchObject({ errorCode: 0, groupState: "Stable", protocolType: "consumer", protocolData: "range" });
-    expect(described.body.groups[0]?.members[0]).toMatchObject({ memberId, memberAssignment: Buffer.from("plan") });
-    expect(described.body.groups[1]).toMatchObject({ errorCode: 0, groupState: "Dead" });
+    const nogroup = uniqueName("nogroup");
+    const described = await c.request(ApiKey.DescribeGroups, 4, { groups: [group, nogroup], includeAuthorizedOperations: false });
+    // Kafka answers the groups of each __consumer_offsets partition together, partitions in a HashMap's order
+    // (GroupCoordinatorService.describeGroups): not necessarily the request's order, so each is found by its id.
+    const describedGroup = (id: string) => described.body.groups.find((g) => g.groupId === id);
+    expect(described.body.groups.map((g) => g.groupId).sort()).toEqual([group, nogroup].sort());
+    expect(describedGroup(group)).toMatchObject({ errorCode: 0, groupState: "Stable", protocolType: "consumer", protocolData: "range" });
+    expect(describedGroup(group)?.members[0]).toMatchObject({ memberId, memberAssignment: Buffer.from("plan") });
+    expect(describedGroup(nogroup)).toMatchObject({ errorCode: 0, groupState: "Dead" });
     const listed = await c.request(ApiKey.ListGroups, 2, {});
     expect(listed.body.groups).toContainEqual(expect.objectContaining({ groupId: group, protocolType: "consumer" }));
 

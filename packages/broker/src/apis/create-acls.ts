@@ -7,12 +7,19 @@
 //
 // Kafka's AclApis.handleCreateAcls: ALTER on CLUSTER is required for the whole
 // request (CLUSTER_AUTHORIZATION_FAILED on every result); with no authorizer
-// every result is SECURITY_DISABLED. Each creation is validated on its own
-// (INVALID_REQUEST, BROKER-SPEC §5 "CreateAcls"); the valid ones are stored
-// durably together, then answered. Creating an ACL that exists succeeds.
+// every result is SECURITY_DISABLED. As Kafka (checked in the oracle run): a
+// creation with a resource type, pattern type, operation or permission sent as
+// UNKNOWN (0) closes the connection without an answer (its request class
+// refuses to parse it; a code past the last known one is INVALID_REQUEST
+// below); a creation holding a filter-only value
+// (ANY, pattern MATCH) makes every creation of the request UNKNOWN_SERVER_ERROR
+// with no message, nothing created (Kafka builds all bindings before
+// validating them, and those throw). Otherwise each creation is validated on
+// its own (INVALID_REQUEST, BROKER-SPEC §5 "CreateAcls"); the valid ones are
+// stored durably together, then answered. Creating an ACL that exists succeeds.
 import { ApiKey, type CreateAclsRequest, type CreateAclsResponse, ErrorCode } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
-import { describeBinding, newAclProblem, type AclBinding } from "../security/acl/index.ts";
+import { describeBinding, filterOnlyAclValue, newAclProblem, unknownAclElement, type AclBinding } from "../security/acl/index.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
 import { errorOf } from "./common.ts";
 
@@ -21,6 +28,13 @@ export const createAclsApi = defineApi<CreateAclsRequest, CreateAclsResponse>({
   name: "CreateAcls",
   advertised: { min: 0, max: 1 },
   implemented: { min: 0, max: 1 },
+  unparsable(req) {
+    for (const c of req.creations) {
+      const unknown = unknownAclElement(bindingOf(c));
+      if (unknown !== null) return unknown;
+    }
+    return null;
+  },
   async handle(ctx, req) {
     const b = ctx.broker;
     const all = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, results: req.creations.map(() => ({ errorCode, errorMessage })) });
@@ -29,19 +43,11 @@ export const createAclsApi = defineApi<CreateAclsRequest, CreateAclsResponse>({
     }
     const acls = b.acls;
     if (!acls) return all(ErrorCode.SECURITY_DISABLED, "No Authorizer is configured.");
+    const bindings = req.creations.map(bindingOf);
+    if (bindings.some(filterOnlyAclValue)) return { throttleTimeMs: 0, results: req.creations.map(() => ({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null })) };
     const results: Array<{ errorCode: number; errorMessage: string | null }> = [];
     const valid: AclBinding[] = [];
-    for (const c of req.creations) {
-      const binding: AclBinding = {
-        resourceType: c.resourceType,
-        resourceName: c.resourceName,
-        // v0 carries no pattern type: the codec's default is LITERAL, as in Kafka.
-        patternType: c.resourcePatternType,
-        principal: c.principal,
-        host: c.host,
-        operation: c.operation,
-        permission: c.permissionType,
-      };
+    for (const binding of bindings) {
       const problem = newAclProblem(binding);
       results.push(problem === null ? { errorCode: ErrorCode.NONE, errorMessage: null } : { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: problem });
       if (problem === null) valid.push(binding);
@@ -58,3 +64,16 @@ export const createAclsApi = defineApi<CreateAclsRequest, CreateAclsResponse>({
     return { throttleTimeMs: 0, results };
   },
 });
+
+function bindingOf(c: CreateAclsRequest["creations"][number]): AclBinding {
+  return {
+    resourceType: c.resourceType,
+    resourceName: c.resourceName,
+    // v0 carries no pattern type: the codec's default is LITERAL, as in Kafka.
+    patternType: c.resourcePatternType,
+    principal: c.principal,
+    host: c.host,
+    operation: c.operation,
+    permission: c.permissionType,
+  };
+}

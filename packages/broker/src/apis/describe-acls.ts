@@ -8,12 +8,15 @@
 //                      acls [principal STRING, host STRING, operation INT8, permission_type INT8]]
 //
 // Kafka's AclApis.handleDescribeAcls: DESCRIBE on CLUSTER (else
-// CLUSTER_AUTHORIZATION_FAILED), SECURITY_DISABLED without an authorizer.
+// CLUSTER_AUTHORIZATION_FAILED), SECURITY_DISABLED without an authorizer. A
+// filter with an element sent as UNKNOWN (0) closes the connection without an
+// answer, as Kafka's DescribeAclsRequest refuses to parse it (checked in the
+// oracle run); one past the last known code is INVALID_REQUEST.
 // Filter semantics (ANY, MATCH, null = any) are ResourcePatternFilter's, see
 // security/acl/types.ts. Matching ACLs are grouped by resource pattern.
 import { ApiKey, type DeepPartial, type DescribeAclsRequest, type DescribeAclsResponse, ErrorCode } from "@kappa/kafka-protocol";
 import { defineApi } from "../registry.ts";
-import { filterProblem, type AclFilter } from "../security/acl/index.ts";
+import { filterProblem, unknownFilterElement, type AclFilter } from "../security/acl/index.ts";
 import { CLUSTER_RESOURCE } from "../session.ts";
 
 type ResourceOut = DeepPartial<DescribeAclsResponse["resources"][number]>;
@@ -23,6 +26,7 @@ export const describeAclsApi = defineApi<DescribeAclsRequest, DescribeAclsRespon
   name: "DescribeAcls",
   advertised: { min: 0, max: 1 },
   implemented: { min: 0, max: 1 },
+  unparsable: (req) => unknownFilterElement(filterOf(req)),
   handle(ctx, req) {
     const b = ctx.broker;
     const fail = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, errorCode, errorMessage, resources: [] });
@@ -30,15 +34,7 @@ export const describeAclsApi = defineApi<DescribeAclsRequest, DescribeAclsRespon
       return fail(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, `Request DescribeAcls from ${ctx.session.principal} is not authorized.`);
     }
     if (!b.acls) return fail(ErrorCode.SECURITY_DISABLED, "No Authorizer is configured on the broker");
-    const filter: AclFilter = {
-      resourceType: req.resourceTypeFilter,
-      resourceName: req.resourceNameFilter,
-      patternType: req.patternTypeFilter,
-      principal: req.principalFilter,
-      host: req.hostFilter,
-      operation: req.operation,
-      permission: req.permissionType,
-    };
+    const filter = filterOf(req);
     const problem = filterProblem(filter);
     if (problem !== null) return fail(ErrorCode.INVALID_REQUEST, problem);
     const byPattern = new Map<string, ResourceOut & { acls: NonNullable<ResourceOut["acls"]> }>();
@@ -54,3 +50,15 @@ export const describeAclsApi = defineApi<DescribeAclsRequest, DescribeAclsRespon
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, resources: [...byPattern.values()] };
   },
 });
+
+function filterOf(req: DescribeAclsRequest): AclFilter {
+  return {
+    resourceType: req.resourceTypeFilter,
+    resourceName: req.resourceNameFilter,
+    patternType: req.patternTypeFilter,
+    principal: req.principalFilter,
+    host: req.hostFilter,
+    operation: req.operation,
+    permission: req.permissionType,
+  };
+}

@@ -7,7 +7,10 @@
 //
 // Filter (Kafka's ClientQuotasImage.describe): each component names an entity
 // type and how its name must match: 0 exact (`match` is the name), 1 the
-// default (null name), 2 any specified (non-default) name. Every component must
+// default (null name), 2 "specified": KIP-546 words it as any non-default
+// name, but Kafka's ClientQuotasImage only checks that the entity has the
+// type, so the default (null) name matches too — this broker does as Kafka
+// does (the oracle run showed `<default>` client ids there). Every component must
 // match; with `strict` the entity has exactly the filter's types, without it
 // it may have more (no components and not strict = every entity). Refused with
 // the top-level error and null entries: an empty or repeated entity type, an
@@ -73,7 +76,7 @@ function matches(entity: QuotaEntity, filter: Filter, strict: boolean): boolean 
     if (name === undefined) return false;
     if (f.matchType === MATCH_EXACT && name !== f.match) return false;
     if (f.matchType === MATCH_DEFAULT && name !== null) return false;
-    if (f.matchType === MATCH_SPECIFIED && name === null) return false;
+    // MATCH_SPECIFIED: the type is present (checked above), whatever the name — Kafka's ClientQuotasImage.
   }
   return true;
 }

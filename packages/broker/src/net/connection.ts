@@ -444,6 +444,8 @@ export class Connection {
     } catch (err) {
       return this.failInput(`malformed ${api.name} v${apiVersion} request: ${(err as Error).message}`, true);
     }
+    const unparsable = api.unparsable(body);
+    if (unparsable !== null) return this.failInput(`invalid ${api.name} v${apiVersion} request: ${unparsable}`, true);
     const ctx: RequestContext = {
       broker: this.core,
       session: this.session,

@@ -386,9 +386,9 @@ export class LogManager {
           if (nameError) return new StorageError("INVALID_TOPIC_EXCEPTION", nameError);
           if (this.meta.state.topics[name] || names.has(name)) return new StorageError("TOPIC_ALREADY_EXISTS", `Topic '${name}' already exists.`);
           // Checked here, inside the admin queue, so concurrent requests cannot both create one of a colliding pair.
-          // Kafka's controller checks only against existing topics, so two colliding names in one request would
-          // both be created there; here the later one is refused as well (a collision is never created).
-          const colliding = this.collidingTopic(name) ?? [...names].find((n) => hasCollisionChars(n) && unifyCollisionChars(n) === unifyCollisionChars(name));
+          // Against existing topics only, as Kafka's controller does (ReplicationControlManager.validateNewTopicNames):
+          // two colliding names in one request are both created, there and here.
+          const colliding = this.collidingTopic(name);
           if (colliding !== undefined) return new StorageError("INVALID_TOPIC_EXCEPTION", `Topic '${name}' collides with existing topic: ${colliding}`);
           if (!Number.isInteger(partitions) || partitions <= 0) {
             return new StorageError("INVALID_PARTITIONS", `Number of partitions must be larger than 0 (got ${partitions}).`);

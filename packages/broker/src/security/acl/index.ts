@@ -11,8 +11,11 @@ export {
   WILDCARD_PRINCIPAL,
   describeBinding,
   filterMatches,
+  filterOnlyAclValue,
   filterProblem,
   newAclProblem,
+  unknownAclElement,
+  unknownFilterElement,
   type AclBinding,
   type AclFilter,
 } from "./types.ts";

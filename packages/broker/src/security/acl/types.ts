@@ -109,8 +109,51 @@ export function newAclProblem(b: AclBinding): string | null {
 }
 
 /**
+ * A new ACL that Kafka's CreateAclsRequest refuses to parse: a resource type,
+ * pattern type, operation or permission sent as UNKNOWN (code 0). Kafka closes
+ * the connection without an answer; so does this broker (the message is for
+ * its log). A code past the last known one passes the parser there, and
+ * validation answers INVALID_REQUEST "Invalid … UNKNOWN" (newAclProblem).
+ */
+export function unknownAclElement(b: AclBinding): string | null {
+  if (b.resourceType === AclResourceType.UNKNOWN) return "a creation has an UNKNOWN resource type";
+  if (b.patternType === PatternType.UNKNOWN) return "a creation has an UNKNOWN pattern type";
+  if (b.operation === AclOperationCode.UNKNOWN) return "a creation has an UNKNOWN operation";
+  if (b.permission === Permission.UNKNOWN) return "a creation has an UNKNOWN permission type";
+  return null;
+}
+
+/**
+ * A filter that Kafka's DescribeAclsRequest / DeleteAclsRequest refuse to
+ * parse (an element sent as UNKNOWN, code 0): the connection closes without
+ * an answer. A code past the last known one is filterProblem's.
+ */
+export function unknownFilterElement(f: AclFilter): string | null {
+  if (f.resourceType === AclResourceType.UNKNOWN || f.patternType === PatternType.UNKNOWN) return "Unknown patternFilter.";
+  if (f.operation === AclOperationCode.UNKNOWN || f.permission === Permission.UNKNOWN) return "Unknown entryFilter.";
+  return null;
+}
+
+/**
+ * A new ACL holding a value only a filter may hold (resource type, pattern,
+ * operation or permission ANY, pattern MATCH): Kafka's AclApis.handleCreateAcls
+ * builds every binding of the request before validating them, these throw
+ * there, and the whole request is answered UNKNOWN_SERVER_ERROR.
+ */
+export function filterOnlyAclValue(b: AclBinding): boolean {
+  return (
+    known(b.resourceType, RESOURCE_TYPE_MAX) === AclResourceType.ANY ||
+    known(b.patternType, PATTERN_TYPE_MAX) === PatternType.ANY ||
+    known(b.patternType, PATTERN_TYPE_MAX) === PatternType.MATCH ||
+    known(b.operation, OPERATION_MAX) === AclOperationCode.ANY ||
+    known(b.permission, PERMISSION_MAX) === Permission.ANY
+  );
+}
+
+/**
  * A filter with an UNKNOWN element matches nothing meaningful; Kafka refuses it
  * (AclControlManager.validateFilter: "Unknown patternFilter." / "Unknown entryFilter.").
+ * Sent as code 0, its request parser already refused it (unknownFilterElement).
  */
 export function filterProblem(f: AclFilter): string | null {
   if (known(f.resourceType, RESOURCE_TYPE_MAX) === AclResourceType.UNKNOWN || known(f.patternType, PATTERN_TYPE_MAX) === PatternType.UNKNOWN) {

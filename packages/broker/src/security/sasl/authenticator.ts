@@ -18,6 +18,7 @@ import type { Logger } from "../../broker.ts";
 import { javaHashMapOrder } from "../../java-hash-order.ts";
 import type { ConnectionGate, Session } from "../../session.ts";
 import type { ScramCredentialStore } from "../scram/credential-store.ts";
+import type { ScramCredential } from "../scram/scram.ts";
 import { FailedAuthGuard, type FailedAuthSettings } from "./failed-auth.ts";
 import { SaslFailure, isSupportedMechanism, newExchange, type SaslExchange, type SaslMechanismName, type SaslStats } from "./mechanisms.ts";
 
@@ -50,6 +51,8 @@ export class SaslService {
     readonly enabledMechanisms: readonly SaslMechanismName[],
     private readonly logger: Logger,
     settings: FailedAuthSettings = DEFAULT_FAILED_AUTH,
+    /** PLAIN's static users (mechanisms.ts ExchangeOptions.plainUsers). */
+    private readonly plainUsers: ReadonlyMap<string, ScramCredential> = new Map(),
   ) {
     this.failures = new FailedAuthGuard(settings, logger);
   }
@@ -84,7 +87,7 @@ export class SaslService {
     session.saslMechanism = mechanism;
     this.exchanges.set(
       session,
-      newExchange(mechanism, this.store, { stats: this.stats, inBackoff: (user) => this.failures.userBackoffLeft(user) > 0 }),
+      newExchange(mechanism, this.store, { stats: this.stats, inBackoff: (user) => this.failures.userBackoffLeft(user) > 0, plainUsers: this.plainUsers }),
     );
     return { errorCode: ErrorCode.NONE, mechanisms: this.listedMechanisms(), close: false };
   }

@@ -2,7 +2,7 @@
 // Passwords pass through here into PBKDF2 and are dropped; they are never logged
 // or written anywhere.
 import type { ScramCredentialStore, CredentialChange } from "../scram/credential-store.ts";
-import { MIN_ITERATIONS, SCRAM_MECHANISMS, credentialFromPassword, passwordMatches } from "../scram/scram.ts";
+import { MIN_ITERATIONS, SCRAM_MECHANISMS, SCRAM_SHA_512, credentialFromPassword, passwordMatches, type ScramCredential } from "../scram/scram.ts";
 
 export interface BootstrapUser {
   name: string;
@@ -42,4 +42,19 @@ export async function ensureBootstrapUsers(store: ScramCredentialStore, users: r
   }
   if (changes.length > 0) await store.apply(changes);
   return [...changed];
+}
+
+/**
+ * PLAIN's static users, after ensureBootstrapUsers: each start-up user with its
+ * SCRAM-SHA-512 credential as of start-up (it matches the start-up password).
+ * Kafka's PLAIN checks the passwords of its JAAS configuration, fixed at
+ * start; a later AlterUserScramCredentials changes SCRAM logins only, here too.
+ */
+export function plainUsers(store: ScramCredentialStore, users: readonly BootstrapUser[]): Map<string, ScramCredential> {
+  const plain = new Map<string, ScramCredential>();
+  for (const u of users) {
+    const credential = store.get(u.name, SCRAM_SHA_512);
+    if (credential) plain.set(u.name, credential);
+  }
+  return plain;
 }

@@ -57,6 +57,13 @@ export interface ExchangeOptions {
   inBackoff?: (user: string) => boolean;
   /** Counts the dummy verifications done for unknown users (tests assert on the code path). */
   stats?: SaslStats;
+  /**
+   * PLAIN's users: the users given at start-up (`--sasl-admin`, `--sasl-user`,
+   * `saslUsers`), each with the SCRAM-SHA-512 credential of its start-up
+   * password — Kafka's PLAIN knows only the users of its JAAS configuration,
+   * never those created with AlterUserScramCredentials. None: PLAIN logs no one in.
+   */
+  plainUsers?: ReadonlyMap<string, ScramCredential>;
 }
 
 export interface SaslStats {
@@ -115,8 +122,11 @@ function backoffFailure(mechanism: string, clientMessage: string, user: string):
 
 /**
  * SASL/PLAIN (RFC 4616): one message `authzid NUL authcid NUL passwd`, checked
- * against the user's SCRAM credential (SHA-512 preferred, else SHA-256) by
- * deriving StoredKey from the given password with the stored salt and iterations.
+ * as Kafka's PlainServerCallbackHandler does against the static users only
+ * (ExchangeOptions.plainUsers: the start-up users and their start-up
+ * passwords, kept as a SCRAM-SHA-512 credential: StoredKey derived from the
+ * given password with its salt and iterations). A user created or changed
+ * with AlterUserScramCredentials logs in with SCRAM only, as on Kafka.
  * Messages follow Kafka's PlainSaslServer.
  */
 class PlainExchange implements SaslExchange {
@@ -145,15 +155,15 @@ class PlainExchange implements SaslExchange {
     const invalidMessage = "Authentication failed: Invalid username or password";
     if (this.options.inBackoff?.(user)) throw backoffFailure("PLAIN", invalidMessage, user);
     const invalid = new SaslFailure(invalidMessage, `PLAIN: invalid password or unknown user ${user}`);
-    const mech = this.store.get(user, SCRAM_SHA_512) ? SCRAM_SHA_512 : SCRAM_SHA_256;
-    const cred = this.store.get(user, mech);
+    const cred = this.options.plainUsers?.get(user);
     if (!cred) {
       // The same PBKDF2 as for a real user, so that an unknown user's answer takes as long.
       if (this.options.stats) this.options.stats.dummyVerifications++;
-      await passwordMatches(SCRAM_SHA_512, dummyCredential(SCRAM_SHA_512, user, this.store.typicalIterations(SCRAM_SHA_512)), password);
+      const iterations = this.options.plainUsers?.values().next().value?.iterations ?? MIN_ITERATIONS;
+      await passwordMatches(SCRAM_SHA_512, dummyCredential(SCRAM_SHA_512, user, iterations), password);
       throw invalid;
     }
-    if (!(await passwordMatches(mech, cred, password))) throw invalid;
+    if (!(await passwordMatches(SCRAM_SHA_512, cred, password))) throw invalid;
     return { challenge: Buffer.alloc(0), authenticatedUser: user };
   }
 }

@@ -216,18 +216,19 @@ describe("SCRAM server exchange refuses bad messages", () => {
   });
 });
 
-describe("PLAIN checks the password against the SCRAM credential", () => {
-  it("accepts the right password, refuses a wrong one, an unknown user and a foreign authzid with Kafka's messages", async () => {
+describe("PLAIN checks the password of a start-up user against its SCRAM credential", () => {
+  it("accepts the right password, refuses a wrong one, an unknown user, a user PLAIN does not know and a foreign authzid with Kafka's messages", async () => {
     const { store, cleanup } = await storeWith([
       { user: "alice", mech: SCRAM_SHA_512, password: "wonderland" },
-      { user: "bob", mech: SCRAM_SHA_256, password: "builder" },
+      { user: "bob", mech: SCRAM_SHA_512, password: "builder" },
     ]);
     try {
-      const plain = (token: string) => newExchange("PLAIN", store).evaluate(Buffer.from(token));
+      // alice is a start-up user (Kafka: a JAAS user); bob has only a SCRAM credential, as if created at run time.
+      const plainUsers = new Map([["alice", store.get("alice", SCRAM_SHA_512)!]]);
+      const plain = (token: string) => newExchange("PLAIN", store, { plainUsers }).evaluate(Buffer.from(token));
       expect((await plain("\u0000alice\u0000wonderland")).authenticatedUser).toBe("alice");
       expect((await plain("alice\u0000alice\u0000wonderland")).authenticatedUser).toBe("alice");
-      // Only a SHA-256 credential: PLAIN falls back to it.
-      expect((await plain("\u0000bob\u0000builder")).authenticatedUser).toBe("bob");
+      await expect(plain("\u0000bob\u0000builder")).rejects.toMatchObject({ clientMessage: "Authentication failed: Invalid username or password" });
       const invalid = { clientMessage: "Authentication failed: Invalid username or password" };
       await expect(plain("\u0000alice\u0000wonderlanD")).rejects.toMatchObject(invalid);
       await expect(plain("\u0000carol\u0000x")).rejects.toMatchObject(invalid);
