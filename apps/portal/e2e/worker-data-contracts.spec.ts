@@ -83,33 +83,39 @@ class DlqAction implements RuleAction {
   close(): void {}
 }
 
+/** An orders product (one partition, an Avro schema) registered by its owner, approved by governance and ACTIVE once the worker provisioned it. */
+async function activeOrdersProduct(owner: APIRequestContext, reviewer: APIRequestContext, p: { name: string; description: string; classification: string; schema: string }): Promise<{ id: string; topicName: string }> {
+  const me = await json<{ memberships: { domainId: string; domainSlug: string }[] }>(await owner.get("/api/v1/me"));
+  const product = await json<{ id: string; topicName: string }>(
+    await owner.post("/api/v1/products", {
+      data: {
+        domainId: me.memberships.find((m) => m.domainSlug === "orders")?.domainId,
+        name: p.name,
+        description: p.description,
+        classification: p.classification,
+        tags: ["orders"],
+        freshnessSeconds: 60,
+        availabilityPct: 99.9,
+        partitions: 1,
+        contactEmail: "owner@orders.example",
+        schema: { format: "AVRO", definition: p.schema },
+      },
+    }),
+    201,
+  );
+  await json(await owner.post(`/api/v1/products/${product.id}/submit`));
+  await json(await reviewer.post(`/api/v1/products/${product.id}/approve`, { data: { comment: `${p.name}.` } }));
+  await expect.poll(async () => (await json<{ status: string }>(await owner.get(`/api/v1/products/${product.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
+  return product;
+}
+
 test.describe.serial("data contracts enforced by Confluent's serializer", () => {
   test.setTimeout(300_000);
 
   test("an ERROR rule refuses a negative total; with DLQ the record lands in <topic>.dlq with the rule's name, and a redrive puts it back once; the edited rule, tested against the topic's newest records, goes to review", async ({ browser, baseURL }) => {
     const owner = await api(browser, "ordersOwner");
     const reviewer = await api(browser, "reviewer");
-    const me = await json<{ memberships: { domainId: string; domainSlug: string }[] }>(await owner.get("/api/v1/me"));
-    const product = await json<{ id: string; topicName: string }>(
-      await owner.post("/api/v1/products", {
-        data: {
-          domainId: me.memberships.find((m) => m.domainSlug === "orders")?.domainId,
-          name: `Order Totals ${run}`,
-          description: "Order totals for the data-contract journey.",
-          classification: "INTERNAL",
-          tags: ["orders"],
-          freshnessSeconds: 60,
-          availabilityPct: 99.9,
-          partitions: 1,
-          contactEmail: "owner@orders.example",
-          schema: { format: "AVRO", definition: schema },
-        },
-      }),
-      201,
-    );
-    await json(await owner.post(`/api/v1/products/${product.id}/submit`));
-    await json(await reviewer.post(`/api/v1/products/${product.id}/approve`, { data: { comment: "Totals." } }));
-    await expect.poll(async () => (await json<{ status: string }>(await owner.get(`/api/v1/products/${product.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
+    const product = await activeOrdersProduct(owner, reviewer, { name: `Order Totals ${run}`, description: "Order totals for the data-contract journey.", classification: "INTERNAL", schema });
 
     // A rule that does not compile is refused with where it is.
     const broken = await owner.put(`/api/v1/products/${product.id}/rules`, { data: { rules: [{ name: "broken", kind: "CEL", expression: "message.totalCents >=", mode: "WRITE", onFailure: "ERROR" }], reason: "Try a broken rule." } });
@@ -305,27 +311,7 @@ test.describe.serial("data contracts enforced by Confluent's serializer", () => 
         { name: "totalCents", type: "long" },
       ],
     });
-    const me = await json<{ memberships: { domainId: string; domainSlug: string }[] }>(await owner.get("/api/v1/me"));
-    const product = await json<{ id: string; topicName: string }>(
-      await owner.post("/api/v1/products", {
-        data: {
-          domainId: me.memberships.find((m) => m.domainSlug === "orders")?.domainId,
-          name: `Customer Orders ${run}`,
-          description: "Orders with the customer, for the field-encryption journey.",
-          classification: "CONFIDENTIAL",
-          tags: ["orders"],
-          freshnessSeconds: 60,
-          availabilityPct: 99.9,
-          partitions: 1,
-          contactEmail: "owner@orders.example",
-          schema: { format: "AVRO", definition: piiSchema },
-        },
-      }),
-      201,
-    );
-    await json(await owner.post(`/api/v1/products/${product.id}/submit`));
-    await json(await reviewer.post(`/api/v1/products/${product.id}/approve`, { data: { comment: "Customer orders." } }));
-    await expect.poll(async () => (await json<{ status: string }>(await owner.get(`/api/v1/products/${product.id}`))).status, { timeout: 90_000 }).toBe("ACTIVE");
+    const product = await activeOrdersProduct(owner, reviewer, { name: `Customer Orders ${run}`, description: "Orders with the customer, for the field-encryption journey.", classification: "CONFIDENTIAL", schema: piiSchema });
     const subject = `${product.topicName}-value`;
 
     // The owners opt in; governance reviews it like any rule change. Until then no ENCRYPT rule is served.

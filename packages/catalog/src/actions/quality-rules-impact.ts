@@ -9,7 +9,7 @@ import { ruleSchemaOf } from "../quality/store.ts";
 import { consumeRateLimit } from "../rate-limit.ts";
 import type { RecordSource } from "../records/source.ts";
 import { evaluationContextOf } from "../records/viewer.ts";
-import { evaluateSample, sampleNewestRecords, type RuleTestOptions } from "./test-quality-rules.ts";
+import { evaluateSample, sampleNewestRecords, type RuleTestOptions, type RuleTestResult } from "./test-quality-rules.ts";
 
 /*
  * What a pending change of a product's data-quality rules would do to its
@@ -38,19 +38,11 @@ export interface RuleSetImpact {
   keptOffTopic: number;
 }
 
-export interface RulesImpact {
+/** The sample's figures as the rule test gives them (records read, evaluated, undecodable, tombstones). */
+export interface RulesImpact extends Pick<RuleTestResult, "productId" | "topic" | "sampled" | "evaluated" | "undecodable" | "tombstones" | "note"> {
   changeRequestId: string;
-  productId: string;
-  topic: string;
-  /** Records read (the newest, spread over the partitions). */
-  sampled: number;
-  /** Records decoded with the product's schema and evaluated. */
-  evaluated: number;
-  undecodable: number;
-  tombstones: number;
   current: RuleSetImpact;
   proposed: RuleSetImpact;
-  note: string | null;
 }
 
 const keepsOffTopic = (r: QualityRule) => r.mode !== "READ" && r.onFailure !== "NONE";
