@@ -20,7 +20,9 @@ import { as } from "./roles";
  * product page's job panel shows running; orders produced to the input come
  * out of Flink as per-minute windows in the message browser; the owner replays
  * the job from the earliest offsets, sees the worker's progress and the new
- * job, and the recomputed windows appended after the first ones.
+ * job, and the recomputed windows appended after the first ones. The job's
+ * own service account is neither offered nor accepted as a subscriber (the
+ * subscribe form picked it by default before, and its password is never shown).
  */
 
 const flinkGateway = `http://127.0.0.1:${process.env.KAPPA_E2E_FLINK_GATEWAY_PORT}`;
@@ -172,6 +174,20 @@ test("a derived product in Chromium on a real Flink: declare with the derived sc
     firstJobId = (await fact(owner, "Job id").textContent()) ?? "";
     await expect(fact(owner, "Statement version")).toHaveText("v1");
     await expect(owner.getByLabel("Flink SQL statement")).toHaveText(statement);
+  });
+
+  await test.step("the job's own account (the worker's, whose password nobody picks up) is not offered to subscribe with, and is refused as a subscriber", async () => {
+    const jobAccountName = `payments-flink-${productId.slice(-10).toLowerCase()}`;
+    const domains = (await (await owner.request.get("/api/v1/my-domains")).json()) as { slug: string; serviceAccounts: { id: string; name: string }[] }[];
+    const jobAccount = domains.find((d) => d.slug === "payments")!.serviceAccounts.find((a) => a.name === jobAccountName);
+    expect(jobAccount, `the worker created the job's account ${jobAccountName}`).toBeDefined();
+    // The subscribe form's choices (GET /api/v1/service-accounts): the domain's consumer accounts, without the job's.
+    const offered = ((await (await owner.request.get("/api/v1/service-accounts")).json()) as { name: string }[]).map((a) => a.name);
+    expect(offered).toContain("payments-reconciliation");
+    expect(offered).not.toContain(jobAccountName);
+    const refused = await owner.request.post("/api/v1/subscriptions", { data: { productId: input.id, serviceAccountId: jobAccount!.id, purpose: "Read shop orders with the Flink job's own login." } });
+    expect(refused.status()).toBe(400);
+    expect(((await refused.json()) as { error: { fields: Record<string, string[]> } }).error.fields.serviceAccountId).toEqual(["This account runs a derived product's Flink job and cannot subscribe; choose or create a consumer account."]);
   });
 
   await test.step("orders produced to the input come out of Flink as per-minute windows in the message browser", async () => {
