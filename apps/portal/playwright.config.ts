@@ -26,6 +26,14 @@ const kafkaEngine = process.env.KAPPA_E2E_KAFKA ?? "embedded";
 if (kafkaEngine !== "embedded" && kafkaEngine !== "apache") throw new Error(`KAPPA_E2E_KAFKA must be embedded or apache, not ${kafkaEngine}`);
 const kafkaPort = Number(process.env.KAPPA_E2E_KAFKA_PORT);
 process.env.KAPPA_E2E_KAFKA_BOOTSTRAP ??= (kafkaEngine === "apache" ? [kafkaPort, kafkaPort + 2, kafkaPort + 3] : [kafkaPort]).map((p) => `127.0.0.1:${p}`).join(",");
+/*
+ * KAPPA_E2E_FLINK=1 (the embedded-broker worker lane, `npm run test:e2e:worker`) has `npm start` start a local Flink
+ * session cluster (e2e/worker-derived.spec.ts): its JobManager's REST API and SQL Gateway on the Kafka port plus 20
+ * and 21 — not `npm start`'s 8081 and 8083, which two runs (or a developer's `npm start`) would both take.
+ */
+const withFlink = process.env.KAPPA_E2E_FLINK === "1";
+process.env.KAPPA_E2E_FLINK_PORT ??= String(kafkaPort + 20);
+process.env.KAPPA_E2E_FLINK_GATEWAY_PORT ??= String(kafkaPort + 21);
 // The test identity provider of the SSO journey (e2e/oidc-provider.ts): next to the portal's port.
 process.env.KAPPA_E2E_OIDC_PORT ??= String(PORT + 1);
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -147,9 +155,11 @@ export default defineConfig({
       // The demo's live traffic would only add load and noise to the journeys
       // (scripts/demo-traffic.test.ts tests it against the broker).
       KAPPA_DEMO_TRAFFIC: "0",
-      // No local Flink session cluster (~1 GiB, a minute of two cores) unless a run asks for it:
-      // the worker's integration suite runs derived products on its own shared Flink.
-      KAPPA_FLINK: process.env.KAPPA_E2E_FLINK === "1" ? "on" : "off",
+      // No local Flink session cluster (~1 GiB, a minute of two cores) unless a run asks for it: the embedded-broker
+      // worker lane does (e2e/worker-derived.spec.ts); the worker's integration suite runs derived products on its own Flink.
+      KAPPA_FLINK: withFlink ? "on" : "off",
+      FLINK_PORT: process.env.KAPPA_E2E_FLINK_PORT,
+      FLINK_GATEWAY_PORT: process.env.KAPPA_E2E_FLINK_GATEWAY_PORT,
       // SLO alerts fire and resolve after 5 s above/below the objective (default 1 and 2 min), so the journey sees both.
       WORKER_ALERT_FIRE_AFTER_MS: "5000",
       WORKER_ALERT_RESOLVE_AFTER_MS: "5000",

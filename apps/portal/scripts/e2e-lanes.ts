@@ -1,7 +1,9 @@
 /*
  * Playwright runs side by side, each on a portal, PostgreSQL and Kafka of its
  * own: `tsx scripts/e2e-lanes.ts <lane>…` with lanes `worker` (the journeys
- * with the real worker on the embedded broker, `npm run test:e2e:worker`),
+ * with the real worker on the embedded broker and a local Flink session
+ * cluster for the derived-product journey, `npm run test:e2e:worker`, which
+ * sets KAPPA_E2E_FLINK=1),
  * `worker-apache` (the same on the 3-node Apache Kafka cluster,
  * `npm run test:e2e:worker-apache`) and `api-fuzz` (schemathesis,
  * `npm run test:api-fuzz`). `npm test` runs all three after the journeys
@@ -18,7 +20,8 @@
  * KAPPA_E2E_PG_PORT (defaults 3100, 19092, 55433) plus its offset — worker 0,
  * worker-apache 100, api-fuzz 200 (the portal's test identity provider is on
  * the portal's port plus one; the embedded broker's prod and metrics ports on
- * the Kafka port plus 1, 10 and 11; Apache Kafka's nodes on it, plus 2 and 3).
+ * the Kafka port plus 1, 10 and 11; Apache Kafka's nodes on it, plus 2 and 3;
+ * the worker lane's Flink REST API and SQL Gateway on it plus 20 and 21).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";

@@ -7,6 +7,7 @@ import {
   createServiceAccount,
   loadActor,
   pendingSchemaVersions,
+  productReview,
   promoteProduct,
   proposeSchemaVersion,
   registerProduct,
@@ -113,5 +114,25 @@ describe("the review queue holds every decision governance must take", () => {
     const row = (await queueOf("reviewer")).products.find((p) => p.id === claimed.id);
     expect(row).toMatchObject({ topicName: "legacy-parcels", claim: { topic: "legacy-parcels" } });
     expect((await toldAbout("reviewer", claimed.id)).length).toBeGreaterThan(0);
+  });
+});
+
+describe("a derived product's review", () => {
+  it("shows governance the statement and the inputs it reads with their owning domains; other products have none", async () => {
+    const inputProduct = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Review Derived Input" }));
+    await submitForReview(db, ctx.as.ordersOwner, inputProduct.id);
+    await approveProduct(db, ctx.as.reviewer, inputProduct.id);
+    const derived = await registerProduct(db, ctx.as.paymentsOwner, productInput(ctx.payments.id, { name: "Review Derived Output" }));
+    await submitForReview(db, ctx.as.paymentsOwner, derived.id);
+    // What registerDerivedProduct records besides the product (it needs Flink to plan the statement): the statement and the declared inputs.
+    const statement = `SELECT parcelId FROM \`${inputProduct.topicName}\``;
+    await db.derivedProduct.create({ data: { productId: derived.id, statement } });
+    await db.productInput.create({ data: { productId: derived.id, inputProductId: inputProduct.id } });
+    const reviewer = await loadActor(db, ctx.people.reviewer.id);
+    expect((await productReview(db, reviewer, derived.id)).derived).toEqual({
+      statement,
+      inputs: [{ id: inputProduct.id, name: "Review Derived Input", topicName: inputProduct.topicName, domain: { slug: "orders", name: ctx.orders.name } }],
+    });
+    expect((await productReview(db, reviewer, inputProduct.id)).derived).toBeNull();
   });
 });

@@ -14,6 +14,7 @@ import {
   revokeSubscription,
   searchProducts,
   submitForReview,
+  subscribableAccounts,
   subscriptionDetail,
   type Db,
 } from "../src/index.ts";
@@ -109,6 +110,23 @@ describe("subscriptions", () => {
       status: 409,
       code: "DUPLICATE_SUBSCRIPTION",
     });
+  });
+
+  it("neither offers nor accepts a derived product's Flink job account as a subscriber (the worker's; its password is never shown)", async () => {
+    const product = await approvedProduct("Sub Job Account");
+    const derived = await approvedProduct("Sub Derived Output");
+    // The account the worker creates for a payments derived product's job (packages/worker's derived-jobs.ts), as it records it.
+    const jobAccount = await db.serviceAccount.create({ data: { domainId: ctx.payments.id, name: "payments-flink-0000000001" } });
+    await db.derivedProduct.create({ data: { productId: derived.id, statement: "SELECT 1", serviceAccountId: jobAccount.id } });
+    const consumer = await newAccount();
+    const offered = (await subscribableAccounts(db, await loadActor(db, ctx.people.paymentsOwner.id))).map((a) => a.name);
+    expect(offered).toContain(consumer.name);
+    expect(offered).not.toContain(jobAccount.name);
+    await expect(requestSubscription(db, ctx.as.paymentsOwner, { productId: product.id, serviceAccountId: jobAccount.id, purpose: "Reading with the job's login." })).rejects.toMatchObject({
+      status: 400,
+      fields: { serviceAccountId: ["This account runs a derived product's Flink job and cannot subscribe; choose or create a consumer account."] },
+    });
+    expect(await db.subscription.count({ where: { serviceAccountId: jobAccount.id } })).toBe(0);
   });
 
   it("refuses subscriptions to products that are not approved yet", async () => {

@@ -40,6 +40,10 @@ export async function requestSubscription(db: Db, acting: ActingUser, rawInput: 
     if (account.isProducer) {
       throw new ValidationError("Some fields need attention.", { serviceAccountId: ["Producer accounts cannot subscribe; create a consumer account."] });
     }
+    // A derived product's job account (issue 34): its grants follow the product's declared inputs, and nobody can pick its credentials up.
+    if (await tx.derivedProduct.findUnique({ where: { serviceAccountId: account.id }, select: { productId: true } })) {
+      throw new ValidationError("Some fields need attention.", { serviceAccountId: ["This account runs a derived product's Flink job and cannot subscribe; choose or create a consumer account."] });
+    }
     if (account.domainId === product.domainId) {
       throw new ValidationError("Some fields need attention.", { productId: ["Your domain owns this product; it needs no subscription."] });
     }

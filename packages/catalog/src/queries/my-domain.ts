@@ -35,8 +35,10 @@ export async function myDomains(db: Db, actor: Actor) {
 
 /** Service accounts the actor may pick when requesting access (not producer accounts). */
 export async function subscribableAccounts(db: Db, actor: Actor) {
+  // Not the accounts derived products' Flink jobs run as (the worker's; requestSubscription refuses them too).
+  const jobAccounts = await db.derivedProduct.findMany({ where: { serviceAccountId: { not: null } }, select: { serviceAccountId: true } });
   return db.serviceAccount.findMany({
-    where: { domainId: { in: actor.memberships.map((m) => m.domainId) }, isProducer: false },
+    where: { domainId: { in: actor.memberships.map((m) => m.domainId) }, isProducer: false, id: { notIn: jobAccounts.flatMap((j) => (j.serviceAccountId ? [j.serviceAccountId] : [])) } },
     // Open subscriptions per account: the form shows the per-account policy limit as you pick.
     include: { domain: { select: { slug: true, name: true } }, _count: { select: { subscriptions: { where: { status: { in: ["REQUESTED", "APPROVED", "ACTIVE"] } } } } } },
     orderBy: { name: "asc" },

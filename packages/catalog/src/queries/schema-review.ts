@@ -117,9 +117,12 @@ export async function productReview(db: Db, actor: Actor, productId: string) {
   }
   const schema = product.schemaVersions[0] ?? null;
   const previous = product.predecessor?.schemaVersions[0] ?? null;
-  const [predecessorReaders, who] = await Promise.all([
+  const [predecessorReaders, who, derived, inputs] = await Promise.all([
     product.predecessor ? readersOf(db, product.predecessor.id) : Promise.resolve([]),
     usersById(db, [product.createdById, product.submittedById]),
+    // A derived product (issue 34): governance reviews the statement and the inputs it reads, with their owning domains.
+    db.derivedProduct.findUnique({ where: { productId }, select: { statement: true } }),
+    db.productInput.findMany({ where: { productId }, orderBy: { createdAt: "asc" }, select: { input: { select: { id: true, name: true, topicName: true, domain: { select: { slug: true, name: true } } } } } }),
   ]);
   return {
     id: product.id,
@@ -153,6 +156,7 @@ export async function productReview(db: Db, actor: Actor, productId: string) {
           readers: predecessorReaders,
         }
       : null,
+    derived: derived ? { statement: derived.statement, inputs: inputs.map((i) => i.input) } : null,
     mine: product.createdById === actor.id || product.submittedById === actor.id,
   };
 }

@@ -23,7 +23,7 @@ function pretty(definition: string): string {
 
 /**
  * A product waiting for review, whole: its schema and the personal data it
- * declares, the topic configs the worker will create, classification and SLA.
+ * declares, a derived product's Flink SQL statement and the inputs it reads, the topic configs the worker will create, classification and SLA.
  * A new major version also shows what changes from its predecessor and who
  * reads the predecessor now (they will be asked to move).
  */
@@ -111,6 +111,25 @@ export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
                 </ul>
               )}
             </div>
+          </div>
+        </Card>
+      )}
+
+      {review.derived && (
+        <Card title="Derived product · Flink SQL">
+          <div className="space-y-3 text-sm">
+            <p className="text-slate-700">Computed in the stream by Apache Flink from the inputs below; its schema is the one Flink&apos;s planner derived from this statement.</p>
+            <pre className="max-h-80 overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs leading-relaxed text-slate-100" tabIndex={0} aria-label="Flink SQL statement" data-testid="review-statement">
+              {review.derived.statement}
+            </pre>
+            <h3 className="font-semibold text-slate-900">Inputs it reads</h3>
+            <ul className="list-inside list-disc" data-testid="review-inputs">
+              {review.derived.inputs.map((i) => (
+                <li key={i.id}>
+                  <Link href={`/products/${i.id}`} className="font-mono text-indigo-800 underline underline-offset-2 hover:no-underline">{i.topicName}</Link> ({i.name}), owned by {i.domain.name}
+                </li>
+              ))}
+            </ul>
           </div>
         </Card>
       )}
