@@ -94,6 +94,8 @@ export interface RouteDoc {
   /** The success's content types when they are not JSON (the audit export: text/csv or JSON by `format`). */
   produces?: Record<string, { schema: Record<string, unknown> }>;
   public?: boolean;
+  /** 503 NOT_CONFIGURED is an answer: the route reads Kafka through the message browser's principal, which the worker issues a few seconds after start. */
+  readsKafka?: boolean;
 }
 
 // ---- responses ---------------------------------------------------------------
@@ -422,7 +424,7 @@ export const ROUTES: RouteDoc[] = [
   },
   { method: "get", path: "/products/{id}/slo", tag: "Products", summary: "The product's freshness against its SLA (MET, AT_RISK, BREACHED, NO_DATA) with history, and its alerts (owners and governance: all; subscribers: freshness and their own).", response: anyObject("Freshness, history and alerts.") },
   // Records: message browser, latest-state view, governed replay, PII on subscriptions.
-  { method: "get", path: "/products/{id}/dlq", tag: "Records", summary: "The product's dead-letter topic <topic>.dlq (issue 29), for its owners only: records held, records added over the last hour, the history per minute, and the newest records with the rule each failed (its __rule.name header), decoded like the message browser's.", response: anyObject("topic, enabled, count, addedLastHour, observedAt, history [{bucket, records, endOffset}], records [{partition, offset, timestamp, rule, mode, error, key, value}], note.") },
+  { method: "get", path: "/products/{id}/dlq", tag: "Records", readsKafka: true, summary: "The product's dead-letter topic <topic>.dlq (issue 29), for its owners only: records held, records added over the last hour, the history per minute, and the newest records with the rule each failed (its __rule.name header), decoded like the message browser's.", response: anyObject("topic, enabled, count, addedLastHour, observedAt, history [{bucket, records, endOffset}], records [{partition, offset, timestamp, rule, mode, error, key, value}], note.") },
   { method: "get", path: "/products/{id}/dlq/redrive", tag: "Records", summary: "The product's redrive requests (issue 29) with their state (REQUESTED, APPROVED, RUNNING, DONE, FAILED, REJECTED) and the worker's progress, for its owners and governance; canDecide says whether you may approve a waiting one.", response: anyObject("{ redrives: [{ id, status, selection, previewed, matched, sent, alreadyRedriven, skipped, skippedReasons, error, requestedBy, decidedBy, canDecide, … }] }.") },
   { method: "post", path: "/products/{id}/dlq/redrive", tag: "Records", summary: "Redrive dead letters back to the product topic (owners): a selection of records, a filter (rule, partition, offset or time range) or all, bounded by the dead-letter topic's end offsets now. Each dead letter is redriven at most once. APPROVED at once, or REQUESTED until another owner or governance approves when the product is CONFIDENTIAL or above.", scope: "write:<domain>", body: requestRedriveInput, response: anyObject("{ request, fourEyes }."), status: 201 },
   { method: "post", path: "/products/{id}/dlq/redrive/preview", tag: "Records", summary: "What a redrive of the selection would send now (owners): count, matched, alreadyRedriven (excluded), fourEyes, and the first records masked like the DLQ panel. Nothing is recorded but the read (audited).", body: redrivePreviewInput, response: anyObject("{ dlqTopic, topic, selection, matched, alreadyRedriven, count, fourEyes, records, upTo }.") },
@@ -602,6 +604,7 @@ export function buildOpenApiDocument(serverUrl = "/api/v1"): Record<string, unkn
         ...(route.body ? { "413": { $ref: "#/components/responses/Error" } } : {}),
         // Node's HTTP server refuses request headers over its limit (16 KiB) before the portal sees them: no body.
         "431": { description: "Request header fields too large (over 16 KiB in all); the answer has no body." },
+        ...(route.readsKafka ? { "503": { $ref: "#/components/responses/Error" } } : {}),
       },
     };
     (paths[route.path] ??= {})[route.method] = operation;
