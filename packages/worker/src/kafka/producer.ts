@@ -30,6 +30,7 @@
  * test/producer-failover.integration.test.ts holds this path to the same
  * standard). A cluster of several brokers that lacks them is refused.
  */
+import diagnosticsChannel from "node:diagnostics_channel";
 import { Producer, ProduceAcks, type SASLMechanismValue } from "@platformatic/kafka";
 import kafkajs, { type Producer as KafkaJsProducer } from "kafkajs";
 import { ApiKey } from "@kappa/kafka-protocol";
@@ -132,7 +133,27 @@ interface Writer {
   close(force: boolean): Promise<void>;
 }
 
+/*
+ * @platformatic/kafka 1.35's connection pool listens to a connection's `error`
+ * with `once`, and a connection whose broker dies during its SASL handshake can
+ * emit `error` twice (the handshake's failure after the connect's): the second,
+ * with no listener, is an uncaught exception that ends the process. Every
+ * connection the library creates (announced on its `plt:kafka:instances`
+ * diagnostics channel) gets a lasting listener; the errors still reach the
+ * library's own callbacks, which report them to the caller.
+ */
+let connectionErrorsGuarded = false;
+function guardConnectionErrors(): void {
+  if (connectionErrorsGuarded) return;
+  connectionErrorsGuarded = true;
+  diagnosticsChannel.subscribe("plt:kafka:instances", (message) => {
+    const { type, instance } = message as { type?: string; instance?: { on?: (event: string, listener: () => void) => unknown } };
+    if (type === "connection" && typeof instance?.on === "function") instance.on("error", () => undefined);
+  });
+}
+
 function platformaticWriter(settings: ProducerSettings): Writer {
+  guardConnectionErrors();
   const producer = new Producer<Bytes, Bytes, string, Bytes>({
     clientId: settings.clientId,
     bootstrapBrokers: settings.brokers,
