@@ -95,6 +95,8 @@ test.describe.serial("journey with the real worker and broker", () => {
   test("subscribe → approve: the subscription becomes ACTIVE and the consumer reveals its password once", async ({ browser }) => {
     const consumer = await as(browser, "paymentsOwner");
     await consumer.goto(`/products/${productId}/subscribe`);
+    // By name: other specs of this project add payments accounts (and pick up their passwords) in the same database.
+    await consumer.getByLabel("Service account").selectOption({ label: "User:payments-reconciliation (Payments)" });
     await consumer.getByLabel("Purpose").fill("Show parcel scans next to payments for disputes.");
     await consumer.getByRole("button", { name: "Request subscription" }).click();
     await consumer.waitForURL(`**/products/${productId}`);
