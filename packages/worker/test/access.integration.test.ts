@@ -5,7 +5,7 @@ import { ApiKey, ErrorCode } from "@kappa/kafka-protocol";
 import { KafkaConnection } from "@kappa/kafka-protocol/client";
 import { fullReconcile } from "../src/reconcile/full.ts";
 import { RETIRE_PRODUCT } from "../src/tasks/handlers.ts";
-import { approvedProduct, approvedSubscription, KAFKA_TARGETS, SECRETS_KEY, sleep, startKafkaTarget, startTargetStack, stopSaslStack, waitFor, type KafkaTarget, type openTestDatabase, type seedPeople, type startWorker } from "./helpers.ts";
+import { approvedProduct, approvedSubscription, KAFKA_TARGETS, SECRETS_KEY, connectFresh, sleep, startKafkaTarget, startTargetStack, stopSaslStack, waitFor, type KafkaTarget, type openTestDatabase, type seedPeople, type startWorker } from "./helpers.ts";
 
 /*
  * Publish, subscribe, revoke, drift, retirement and rotation with the issued
@@ -67,8 +67,7 @@ describe.each(KAFKA_TARGETS)("access with SCRAM and ACLs on %s", (kind) => {
     expect(after.secretCiphertext).toBeNull();
 
     // Apache Kafka's brokers learn the new credential and ACLs from the metadata log a moment after the controller commits them.
-    const p = target.clientAs(producerCreds).producer({ idempotent: true });
-    await waitFor(() => p.connect().then(() => true), 10_000, "the producer's credentials on the brokers");
+    const p = await connectFresh(() => target.clientAs(producerCreds).producer({ idempotent: true }), 10_000, "the producer's credentials on the brokers");
     await waitFor(async () => (await p.send({ topic, messages: [{ value: "first" }, { value: "second" }] })).length > 0, 10_000, "the producer's first write");
     await p.disconnect();
   });

@@ -222,6 +222,28 @@ export async function waitFor<T>(check: () => Promise<T | null | undefined | fal
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ""}`);
 }
 
+/**
+ * Connects a new kafkajs client per attempt until one logs in, and returns it. Not connect() again on a failed one: kafkajs
+ * retries on that client's socket, and a login that timed out half-way (a slow node, one just restarted) leaves the socket
+ * past its SaslHandshake, so every retry on it is ILLEGAL_SASL_STATE ("Request is not valid given the current SASL state").
+ */
+export async function connectFresh<C extends { connect(): Promise<void>; disconnect(): Promise<void> }>(make: () => C, nominalMs: number, what: string): Promise<C> {
+  return waitFor(
+    async () => {
+      const client = make();
+      try {
+        await client.connect();
+        return client;
+      } catch (error) {
+        await client.disconnect().catch(() => undefined);
+        throw error;
+      }
+    },
+    nominalMs,
+    what,
+  );
+}
+
 const avro = JSON.stringify({ type: "record", name: "Event", fields: [{ name: "id", type: "string" }] });
 
 /** Two domains with owners and a reviewer, created directly (the catalog's own tests cover those rules). */

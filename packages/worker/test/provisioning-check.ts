@@ -12,7 +12,7 @@
 import { randomBytes } from "node:crypto";
 import kafkajs, { type Kafka } from "kafkajs";
 import { revealCredentialOnce, type Db } from "@kappa/catalog";
-import { approvedProduct, approvedSubscription, SECRETS_KEY, waitFor, type seedPeople } from "./helpers.ts";
+import { approvedProduct, approvedSubscription, SECRETS_KEY, connectFresh, waitFor, type seedPeople } from "./helpers.ts";
 
 const { Kafka: KafkaClient, logLevel, AclOperationTypes, AclPermissionTypes, AclResourceTypes, ConfigResourceTypes, ResourcePatternTypes } = kafkajs;
 
@@ -246,8 +246,7 @@ export async function revealProducer(db: Db, people: People): Promise<{ username
  * so the first write to each topic is waited for.
  */
 export async function produceTo(brokers: string[], creds: { username: string; password: string }, topics: string[], tag: string, count: number): Promise<void> {
-  const producer = clientAs(brokers, creds).producer({ idempotent: true, allowAutoTopicCreation: false });
-  await waitFor(() => producer.connect().then(() => true), 10_000, `${creds.username} to log in`);
+  const producer = await connectFresh(() => clientAs(brokers, creds).producer({ idempotent: true, allowAutoTopicCreation: false }), 10_000, `${creds.username} to log in`);
   try {
     for (const topic of topics) {
       const messages = Array.from({ length: count }, (_, i) => ({ key: String(i), value: `${tag}-${i}` }));
@@ -270,15 +269,21 @@ export async function consumeAsSubscribers(db: Db, people: People, brokers: stri
   const readOne = async (s: QueuedSubscription) => {
     const expected = expectedOf(s);
     const creds = await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, s.account.id);
-    const consumer = clientAs(brokers, creds).consumer({ groupId: `${s.account.name}.check`, maxWaitTimeInMs: 200, allowAutoTopicCreation: false, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
     const values: string[] = [];
     // A crash kafkajs does not restart from (an authorization error, say) ends the wait; a retriable one (a coordinator still
     // loading after a node's restart) it restarts from by itself.
     let crashed: Error | null = null;
-    consumer.on(consumer.events.CRASH, (e) => {
-      if (!e.payload.restart) crashed = e.payload.error;
-    });
-    await waitFor(() => consumer.connect().then(() => true), 10_000, `${s.account.name} to log in`);
+    const consumer = await connectFresh(
+      () => {
+        const c = clientAs(brokers, creds).consumer({ groupId: `${s.account.name}.check`, maxWaitTimeInMs: 200, allowAutoTopicCreation: false, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
+        c.on(c.events.CRASH, (e) => {
+          if (!e.payload.restart) crashed = e.payload.error;
+        });
+        return c;
+      },
+      10_000,
+      `${s.account.name} to log in`,
+    );
     try {
       await consumer.subscribe({ topic: s.topicName, fromBeginning: true });
       await consumer.run({ autoCommit: true, eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? "") });
