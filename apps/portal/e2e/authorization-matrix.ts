@@ -102,6 +102,8 @@ export interface Fixtures {
   registry: { subject: string; schemaId: number };
   /** A DEK of `registry.subject` under the orders KEK `kappa-orders` (version 1, AES256_GCM; the KEK made by the registry, the row as it writes one). */
   registryDek(): Promise<void>;
+  /** A fresh ACTIVE product of orders with a DEK under `kappa-orders` (the row as the registry writes one): something for an erasure request to destroy. */
+  productWithDek(): Promise<string>;
   /** Avro texts: the fixtures' schema, a BACKWARD-compatible next version, a breaking one. */
   schemas: { current: string; compatible: string; breaking: string };
   /** A fresh PENDING schema version (proposed by the orders owner) of a fresh ACTIVE product. */
@@ -383,6 +385,11 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   // Change requests (a partition increase): governance decides; the requester never (four eyes).
   "POST /api/v1/products/[id]/partitions": {
     request: async (f) => ({ path: `/api/v1/products/${await f.activeProduct()}/partitions`, body: { partitions: 2, reason: "More parallel consumers." } }),
+    expect: statuses(401, 403, 403, 201, 403, 403),
+  },
+  // An owner's erasure request for the product's encryption keys (issue 29): owners ask, governance decides (four eyes).
+  "POST /api/v1/products/[id]/key-erasure": {
+    request: async (f) => ({ path: `/api/v1/products/${await f.productWithDek()}/key-erasure`, body: { reason: "Erasure obligation for the matrix.", irreversible: true } }),
     expect: statuses(401, 403, 403, 201, 403, 403),
   },
   "POST /api/v1/change-requests/[id]/approve": { request: async (f) => ({ path: `/api/v1/change-requests/${await f.changeRequest()}/approve` }), expect: statuses(401, 404, 403, 403, 200, 404) },

@@ -156,4 +156,41 @@ test.describe.serial("one place to decide", () => {
     await owner.goto("/notifications");
     await expect(owner.getByTestId("notification-centre")).toContainText(`Access to ${productName} revoked`);
   });
+
+  test("an owner's erasure request: the card says it is irreversible before submitting, governance approves it in the queue, the keys are gone", async ({ browser }) => {
+    const owner = await as(browser, "ordersOwner");
+    // A DEK as the registry writes one (the worker lane's journey writes through the serializer): the KEK through the API, the row directly.
+    expect((await owner.request.get("/api/schema-registry/dek-registry/v1/keks/kappa-orders")).ok()).toBe(true);
+    await withDb((db) =>
+      db.query(
+        `INSERT INTO "RegistryDek" (id, "kekId", "productId", subject, version, algorithm, "encryptedKeyMaterial") SELECT $1, k.id, p.id, p."topicName" || '-value', 1, 'AES256_GCM', 'bm90LWEta2V5' FROM "RegistryKek" k, "DataProduct" p WHERE k.name = 'kappa-orders' AND p.id = $2`,
+        [`dek-${run}`, productId],
+      ),
+    );
+    await owner.goto(`/products/${productId}`);
+    await expect(owner.getByTestId("encryption-key-count")).toHaveText("encryption key");
+    await expect(owner.getByTestId("key-erasure-warning")).toContainText("Irreversible.");
+    await expect(owner.getByTestId("key-erasure-warning")).toContainText("nobody — not the producer, not PII-approved subscribers, not the platform — can ever decrypt");
+    const submit = owner.getByRole("button", { name: "Request erasure of the keys" });
+    await owner.getByLabel("Why must the keys be destroyed?").fill("A customer's erasure request (ticket 4711).");
+    // Not before the owner says they understand.
+    await expect(submit).toBeDisabled();
+    await owner.getByLabel("I understand that the encrypted fields written so far can never be decrypted again.").check();
+    await submit.click();
+    await expect(owner.getByTestId("key-erasure-request")).toContainText("REQUESTED");
+    await expect(owner.getByTestId("key-erasure-request")).toContainText("erasure of encryption key");
+
+    const reviewer = await as(browser, "reviewer");
+    await reviewer.goto("/review");
+    const change = reviewer.getByTestId("review-change").filter({ hasText: "erasure request" }).filter({ hasText: productName });
+    await expect(change).toContainText("destroy its encryption key (erasure request)");
+    await expect(change.getByTestId("review-erasure")).toContainText("Irreversible: approving deletes the product's encryption keys");
+    await change.getByRole("button", { name: `Approve change to ${productName}` }).click();
+    await expect(reviewer.getByTestId("review-change").filter({ hasText: "erasure request" }).filter({ hasText: productName })).toHaveCount(0);
+    expect((await withDb((db) => db.query(`SELECT count(*)::int AS n FROM "RegistryDek" WHERE "productId" = $1`, [productId]))).rows[0]?.n).toBe(0);
+
+    await owner.reload();
+    await expect(owner.getByTestId("key-erasure-request")).toContainText("APPROVED");
+    await expect(owner.getByTestId("key-erasure-warning")).toHaveCount(0);
+  });
 });

@@ -197,9 +197,21 @@ test.beforeAll(async ({ playwright, baseURL }) => {
       ),
     );
   };
+  const productWithDek = async () => {
+    const id = await activeProduct();
+    await registryDek();
+    await withDb((c) =>
+      c.query(
+        `INSERT INTO "RegistryDek" (id, "kekId", "productId", subject, version, algorithm, "encryptedKeyMaterial") SELECT $1, k.id, p.id, p."topicName" || '-value', 1, 'AES256_GCM', 'bm90LWEta2V5' FROM "RegistryKek" k, "DataProduct" p WHERE k.name = 'kappa-orders' AND p.id = $2`,
+        [`matrix-dek-${unique()}`, id],
+      ),
+    );
+    return id;
+  };
   fixtures = {
     registry,
     registryDek,
+    productWithDek,
     schemas: { current: FIXTURE_SCHEMA, compatible: COMPATIBLE_SCHEMA, breaking: BREAKING_SCHEMA },
     pendingSchemaVersion,
     supersededSubscription: async () => {

@@ -96,6 +96,7 @@ export { rejectChangeRequest } from "./actions/reject-change-request.ts";
 export { removeDomainMember } from "./actions/remove-domain-member.ts";
 export { renameDomain } from "./actions/rename-domain.ts";
 export { partitionIncreaseInput, requestPartitionIncrease } from "./actions/request-partition-increase.ts";
+export { keyErasureInput, requestKeyErasure } from "./actions/request-key-erasure.ts";
 export { restoreDomain } from "./actions/restore-domain.ts";
 export { setGlobalRole } from "./actions/set-global-role.ts";
 export { approveSubscription } from "./actions/approve-subscription.ts";

@@ -219,6 +219,62 @@ describe("the ODCS contract's quality section", () => {
     expect((await planContracts(db, ctx.as.ordersOwner, files(downloaded))).items[0]).toMatchObject({ action: "no-change", changes: [] });
   });
 
+  it("field-level encryption (encryptPii) round-trips through the download, plan and apply as a reviewed rules change", async () => {
+    const product = await activeProduct("Contract Encryption");
+    const owner = await loadActor(db, ctx.people.ordersOwner.id);
+    const download = () => productContract(db, owner, product.id, { bootstrap: "127.0.0.1:9092" });
+    const encryption = (c: OdcsContract) => c.schema?.[0]?.customProperties?.find((p) => p.property === "encryptPii")?.value;
+    const setEncryption = (c: OdcsContract, value: boolean): OdcsContract => ({
+      ...c,
+      schema: c.schema?.map((o) => ({ ...o, customProperties: o.customProperties?.map((p) => (p.property === "encryptPii" ? { ...p, value } : p)) })),
+    });
+    const base = await download();
+    // The schema classifies customerId PII: the download offers the switch, off.
+    expect(encryption(base)).toBe(false);
+    const edited = setEncryption(base, true);
+    expect(odcsProblems(edited)).toEqual([]);
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(edited))).items[0];
+    expect(plan).toMatchObject({ action: "update", errors: [], changes: [{ field: "encryptPii", from: false, to: true }] });
+    expect(plan?.notes.join(" ")).toContain("Field-level encryption of the PII fields (turned on) changes through review");
+    expect((await applyContracts(db, ctx.as.ordersOwner, files(edited))).items[0]).toMatchObject({ applied: true });
+    // Requested, not applied: the same change the rules editor makes, with the contract as its reason.
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).encryptPii).toBe(false);
+    const request = await db.productChangeRequest.findFirstOrThrow({ where: { productId: product.id, kind: "QUALITY_RULES", status: "REQUESTED" } });
+    expect(request.payload).toMatchObject({ from: [], to: [], encryptPii: { from: false, to: true } });
+    expect(request.reason).toContain("contracts/orders.yaml");
+    // Four eyes: the owner who applied the file cannot approve it (an owner is no reviewer anyway; governance decides).
+    await expect(approveChangeRequest(db, ctx.as.ordersOwner, request.id)).rejects.toMatchObject({ status: 403 });
+    await approveChangeRequest(db, ctx.as.reviewer, request.id);
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).encryptPii).toBe(true);
+    // The registry now serves the ENCRYPT rule; the download says true, and planning it again is no change.
+    const caller: RegistryCaller = { kind: "user", actor: owner };
+    const served = await subjectVersion(db, caller, `${product.topicName}-value`, "latest");
+    expect(served.ruleSet?.domainRules?.map((r: { type: string }) => r.type)).toContain("ENCRYPT");
+    const downloaded = await download();
+    expect(encryption(downloaded)).toBe(true);
+    expect((await planContracts(db, ctx.as.ordersOwner, files(downloaded))).items[0]).toMatchObject({ action: "no-change", changes: [] });
+    // A file without the property turns it off: planned as such, through review again.
+    const without: OdcsContract = { ...downloaded, schema: downloaded.schema?.map((o) => ({ ...o, customProperties: o.customProperties?.filter((p) => p.property !== "encryptPii") })) };
+    expect((await planContracts(db, ctx.as.ordersOwner, files(without))).items[0]).toMatchObject({ action: "update", changes: [{ field: "encryptPii", from: true, to: false }] });
+  });
+
+  it("plans encryption for a schema without PII fields as an error naming the place in the file, and applies nothing", async () => {
+    const plain = await registerProduct(
+      db,
+      ctx.as.ordersOwner,
+      productInput(ctx.orders.id, { name: "Contract Plain", schema: { format: "AVRO", definition: JSON.stringify({ type: "record", name: "Plain", fields: [{ name: "orderId", type: "string" }] }) } }),
+    );
+    await submitForReview(db, ctx.as.ordersOwner, plain.id);
+    await approveProduct(db, ctx.as.reviewer, plain.id);
+    const base = await productContract(db, await loadActor(db, ctx.people.ordersOwner.id), plain.id, { bootstrap: "127.0.0.1:9092" });
+    expect(base.schema?.[0]?.customProperties?.map((p) => p.property)).not.toContain("encryptPii");
+    const edited: OdcsContract = { ...base, schema: base.schema?.map((o) => ({ ...o, customProperties: [...(o.customProperties ?? []), { property: "encryptPii", value: true }] })) };
+    const plan = (await planContracts(db, ctx.as.ordersOwner, files(edited))).items[0];
+    expect(plan?.errors).toEqual(['schema[0].customProperties.encryptPii: The schema classifies no field as PII: there is nothing to encrypt. Mark the fields that hold personal data as PII ("pii": true in Avro, "x-pii": true in JSON Schema) first.']);
+    expect((await applyContracts(db, ctx.as.ordersOwner, files(edited))).items[0]).toMatchObject({ applied: false });
+    expect(await db.productChangeRequest.count({ where: { productId: plain.id } })).toBe(0);
+  });
+
   it("plans a rule that does not compile as an error naming its place in the file", async () => {
     const product = await activeProduct("Contract Bad Rule");
     const base = await productContract(db, await loadActor(db, ctx.people.ordersOwner.id), product.id, { bootstrap: "127.0.0.1:9092" });

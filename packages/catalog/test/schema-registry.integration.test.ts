@@ -1,9 +1,13 @@
+import { createDecipheriv, createCipheriv, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   approveProduct,
   approveSchemaVersion,
   approveSubscription,
   approveSubscriptionPii,
+  approveChangeRequest,
+  getProduct,
+  requestKeyErasure,
   createDek,
   deprecateProduct,
   getDek,
@@ -250,6 +254,80 @@ describe("DEK Registry (field-level encryption, issue 29)", () => {
     await expect(createDek(db, producer, "kappa-orders", customers, request, key)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/retired/) });
     expect(await db.registryDek.count({ where: { productId: product.id } })).toBe(0);
     expect(await productRetirement(db, await loadActor(db, ctx.people.ordersOwner.id), product.id)).toMatchObject({ encryptionKeys: 0, retirement: { keysDestroyed: 1 } });
+  });
+});
+
+describe("an owner's erasure request (crypto-shredding without retiring, issue 29)", () => {
+  const key = Buffer.alloc(32, 9);
+  const piiSchema = JSON.stringify({ type: "record", name: "Erasable", namespace: "registry.test", fields: [{ name: "id", type: "string" }, { name: "email", type: "string", pii: true }] });
+  /** A field value sealed as the executor's AES256_GCM does: 12-byte IV, ciphertext, tag (the DEK's Tink header is two bytes). */
+  const seal = (dek: string, text: string) => {
+    const raw = Buffer.from(dek, "base64").subarray(2);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", raw, iv);
+    return Buffer.concat([iv, cipher.update(text, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  };
+  const open = (dek: string, sealed: Buffer) => {
+    const decipher = createDecipheriv("aes-256-gcm", Buffer.from(dek, "base64").subarray(2), sealed.subarray(0, 12));
+    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+    return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString("utf8");
+  };
+
+  it("is reviewed by governance with four eyes, audited, deletes the DEKs on approval; the next write gets a new key and old records stay unreadable", async () => {
+    // An owner of orders who is a governance reviewer too: the four-eyes rule, not the role, must stop them approving their own request.
+    const ownerReviewer = await db.user.create({ data: { email: "owner-reviewer@orders.test", name: "Owner Reviewer", globalRole: "GOVERNANCE" } });
+    await db.membership.create({ data: { userId: ownerReviewer.id, domainId: ctx.orders.id, role: "OWNER" } });
+    const product = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Registry Erasable", classification: "CONFIDENTIAL", schema: { format: "AVRO", definition: piiSchema } }));
+    await setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [], encryptPii: true });
+    await submitForReview(db, ctx.as.ordersOwner, product.id);
+    await approveProduct(db, ctx.as.reviewer, product.id);
+    await db.dataProduct.update({ where: { id: product.id }, data: { status: "ACTIVE" } });
+    const subjectName = `${product.topicName}-value`;
+    const request = { subject: subjectName, version: 1, algorithm: "AES256_GCM" };
+    const erase = { reason: "Erasure obligation: customer asked for deletion of their data.", irreversible: true };
+
+    // Nothing encrypted yet: nothing to destroy.
+    await expect(requestKeyErasure(db, ctx.as.ordersOwner, product.id, erase)).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/no encryption keys/) });
+    const old = await createDek(db, producer, "kappa-orders", subjectName, request, key);
+    const written = seal(old.keyMaterial ?? "", "alice@example.com");
+    expect(open(old.keyMaterial ?? "", written)).toBe("alice@example.com");
+
+    // Only the product's owners ask; the irreversibility is confirmed explicitly; a reason is required.
+    await expect(requestKeyErasure(db, ctx.as.paymentsOwner, product.id, erase)).rejects.toMatchObject({ status: 403 });
+    await expect(requestKeyErasure(db, ctx.as.reviewer, product.id, erase)).rejects.toMatchObject({ status: 403 });
+    await expect(requestKeyErasure(db, ctx.as.ordersOwner, product.id, { reason: erase.reason })).rejects.toMatchObject({ status: 400, fields: { irreversible: [expect.stringMatching(/irreversible/)] } });
+    await expect(requestKeyErasure(db, ctx.as.ordersOwner, product.id, { irreversible: true })).rejects.toMatchObject({ status: 400, fields: { reason: [expect.any(String)] } });
+    const requested = await requestKeyErasure(db, { userId: ownerReviewer.id }, product.id, erase);
+    expect(requested).toMatchObject({ kind: "KEY_ERASURE", status: "REQUESTED", payload: { keys: 1, subjects: [subjectName] } });
+    await expect(requestKeyErasure(db, ctx.as.ordersOwner, product.id, erase)).rejects.toMatchObject({ status: 409, code: "CHANGE_PENDING" });
+    // Requested, not done: the key is still there until governance approves.
+    expect((await getDek(db, producer, "kappa-orders", subjectName, "1", "AES256_GCM", key)).keyMaterial).toBe(old.keyMaterial);
+    const ownerView = await getProduct(db, await loadActor(db, ctx.people.ordersOwner.id), product.id);
+    expect(ownerView.encryptionKeys).toBe(1);
+    expect((await getProduct(db, await loadActor(db, ctx.people.paymentsMember.id), product.id)).encryptionKeys).toBeNull();
+
+    // Four eyes: the requester cannot approve, although a reviewer.
+    await expect(approveChangeRequest(db, { userId: ownerReviewer.id }, requested.id)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/Four-eyes/) });
+    await expect(approveChangeRequest(db, ctx.as.ordersOwner, requested.id)).rejects.toMatchObject({ status: 403 });
+    await approveChangeRequest(db, ctx.as.reviewer, requested.id);
+    expect(await db.registryDek.count({ where: { productId: product.id } })).toBe(0);
+    await expect(getDek(db, producer, "kappa-orders", subjectName, "1", "AES256_GCM", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    await expect(getDek(db, producer, "kappa-orders", subjectName, "latest", "AES256_GCM", key)).rejects.toMatchObject({ status: 404, errorCode: 40470 });
+    const audit = await db.auditEvent.findMany({ where: { entityId: product.id, action: { in: ["product.keyErasureRequested", "product.changeApproved", "product.keys-destroyed"] } } });
+    const event = (action: string) => audit.filter((e) => e.action === action);
+    expect(audit).toHaveLength(3);
+    expect(event("product.keyErasureRequested")[0]).toMatchObject({ actorEmail: "owner-reviewer@orders.test", data: { keys: 1, reason: erase.reason, changeRequestId: requested.id } });
+    expect(event("product.keys-destroyed")[0]).toMatchObject({ actorEmail: "reviewer@gov.test", data: { trigger: "erasure-request", changeRequestId: requested.id, keys: 1, subjects: subjectName } });
+    expect(event("product.changeApproved")[0]).toMatchObject({ actorEmail: "reviewer@gov.test", data: { kind: "KEY_ERASURE", keysDestroyed: 1 } });
+
+    // The product lives on: the serializer finds no DEK and asks for one; it is a new key, and the old records stay unreadable with it.
+    expect((await db.dataProduct.findUniqueOrThrow({ where: { id: product.id } })).status).toBe("ACTIVE");
+    const fresh = await createDek(db, producer, "kappa-orders", subjectName, request, key);
+    expect(fresh).toMatchObject({ subject: subjectName, version: 1, keyMaterial: expect.any(String) });
+    expect(fresh.keyMaterial).not.toBe(old.keyMaterial);
+    expect(fresh.encryptedKeyMaterial).not.toBe(old.encryptedKeyMaterial);
+    expect(() => open(fresh.keyMaterial ?? "", written)).toThrow(/authenticate/);
+    expect(open(fresh.keyMaterial ?? "", seal(fresh.keyMaterial ?? "", "bob@example.com"))).toBe("bob@example.com");
   });
 });
 

@@ -239,6 +239,27 @@ describe("kappa plan over a folder with other domains' files", () => {
   });
 });
 
+describe("kappa plan and apply with field-level encryption (encryptPii)", () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const encrypt = item({
+    action: "update",
+    changes: [{ field: "encryptPii", from: false, to: true }],
+    notes: ["Field-level encryption of the PII fields (turned on) changes through review: applying requests the change (governance approves it, four eyes) with the contract as its reason."],
+  });
+
+  it("plan shows the switch as a change with the review note; apply sends it without --new-major-version", async () => {
+    fakePortal([encrypt]);
+    const planned = await runKappa(["plan", "-f", "DIR"]);
+    expect(planned.code).toBe(2);
+    expect(planned.out).toContain("    ~ encryptPii: false -> true");
+    expect(planned.out).toContain("Field-level encryption of the PII fields (turned on) changes through review");
+    const calls = fakePortal([encrypt]);
+    const applied = await runKappa(["apply", "-f", "DIR"]);
+    expect(applied.code).toBe(0);
+    expect(calls.map((c) => c.path)).toEqual(["/api/v1/contracts/plan", "/api/v1/contracts"]);
+  });
+});
+
 describe("kappa plan and apply with a derived product's statement", () => {
   afterEach(() => vi.unstubAllGlobals());
   const before = "SELECT status, COUNT(*) AS changes\nFROM TABLE(TUMBLE(TABLE `orders.order-status.v1`, DESCRIPTOR(updatedAt), INTERVAL '1' MINUTE))\nGROUP BY window_start, window_end, status";

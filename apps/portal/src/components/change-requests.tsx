@@ -67,13 +67,20 @@ function encryptionOf(kind: string, payload: unknown): { to: boolean } | null {
   return typeof e === "object" && e !== null && "to" in e && typeof e.to === "boolean" ? { to: e.to } : null;
 }
 
+/** An owner's erasure request (issue 29): `{ keys, subjects }` — the DEKs the approval destroys. */
+function erasureOf(kind: string, payload: unknown): { keys: number } | null {
+  if (kind !== "KEY_ERASURE" || typeof payload !== "object" || payload === null || !("keys" in payload)) return null;
+  return typeof payload.keys === "number" ? { keys: payload.keys } : null;
+}
+
 function ChangeRow({ change: c }: { change: Change }) {
   const action = useChangeRequestAction(c.product.id);
   const modes = modesOf(c.kind, c.payload);
   const replay = replayOf(c.kind, c.payload);
   const statement = statementOf(c.kind, c.payload);
   const rules = rulesChangeOf(c.kind, c.payload);
-  const partitions = modes || replay || statement || rules ? null : partitionsOf(c.payload);
+  const erasure = erasureOf(c.kind, c.payload);
+  const partitions = modes || replay || statement || rules || erasure ? null : partitionsOf(c.payload);
   return (
     <li className="flex flex-col gap-3 py-4 first:pt-0 last:pb-0 md:flex-row md:items-start md:justify-between" data-testid="review-change">
       <div className="min-w-0">
@@ -87,6 +94,8 @@ function ChangeRow({ change: c }: { change: Change }) {
             <>: statement version <strong>{statement.fromVersion} → {statement.toVersion}</strong> of its Flink job</>
           ) : rules ? (
             <>: data-quality rules <strong>{rules.from.length} → {rules.to.length}</strong></>
+          ) : erasure ? (
+            <>: destroy <strong>{erasure.keys === 1 ? "its encryption key" : `its ${erasure.keys} encryption keys`}</strong> (erasure request)</>
           ) : partitions ? (
             <>: partitions <strong>{partitions.from} → {partitions.to}</strong></>
           ) : (
@@ -120,6 +129,12 @@ function ChangeRow({ change: c }: { change: Change }) {
           </div>
         )}
         {rules && <RulesChangeReview changeId={c.id} change={rules} />}
+        {erasure && (
+          <p className="mt-1 text-xs text-red-800" data-testid="review-erasure">
+            Irreversible: approving deletes the product&apos;s encryption keys at once, so nobody can decrypt the encrypted PII fields of the records written so far — in the log or
+            the remote tier. The product stays live; the next encrypting write gets a new key.
+          </p>
+        )}
         {replay && <p className="mt-1 text-xs text-amber-800">The job is recomputed from that point and its results are appended to the topic again: every consumer of this product receives them a second time.</p>}
         {partitions && (
           <p className="mt-1 text-xs text-amber-800">Keyed records: after the change a key may map to another partition, so per-key order holds only within old and within new records. Partitions cannot be removed.</p>

@@ -136,6 +136,20 @@ export function useChangeRequestAction(productId?: string) {
   });
 }
 
+/** An owner's erasure request for the product's encryption keys (issue 29): a change request governance decides. */
+export function useRequestKeyErasure(productId: string) {
+  const client = useQueryClient();
+  return useMutation<unknown, ApiError, { reason: string }>({
+    mutationFn: ({ reason }) => api(`/api/v1/products/${productId}/key-erasure`, { method: "POST", body: { reason, irreversible: true } }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.products.detail(productId) }),
+        client.invalidateQueries({ queryKey: queryKeys.reviewQueue }),
+        client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]),
+  });
+}
+
 /** Marks notifications read; the bell and the centre refresh. */
 export function useMarkNotificationsRead() {
   const client = useQueryClient();

@@ -116,7 +116,7 @@ async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunset
     const metadata = Object.fromEntries(plan.changes.filter((c) => (METADATA as readonly string[]).includes(c.field)).map((c) => [c.field, c.to]));
     await proposeSchemaVersion(db, acting, productId, { definition: d.schema.definition });
     if (Object.keys(metadata).length > 0) await inTransaction(db, acting, (tx, actor) => updateProductInTx(tx, actor, productId, metadata, { contractSource: plan.source ?? "contract" }));
-    if (plan.changes.some((c) => c.field === "qualityRules")) await inTransaction(db, acting, (tx, actor) => setQualityRulesInTx(tx, actor, productId, { rules: d.qualityRules, reason: contractReason(plan) }));
+    if (plan.changes.some((c) => RULE_FIELDS.has(c.field))) await inTransaction(db, acting, (tx, actor) => setQualityRulesInTx(tx, actor, productId, { rules: d.qualityRules, encryptPii: d.encryptPii, reason: contractReason(plan) }));
     return { ...plan, applied: true };
   }
   const next = await publishMajorVersion(
@@ -132,6 +132,9 @@ async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunset
   );
   return { ...plan, productId: next.id, topic: next.topicName, status: next.status, applied: true };
 }
+
+/** Plan changes that apply as one rules change (QUALITY_RULES): the CEL rules and field-level encryption. */
+const RULE_FIELDS = new Set(["qualityRules", "encryptPii"]);
 
 /** The reason a contract's rule change is requested with. */
 function contractReason(plan: PlanItem): string {
@@ -166,7 +169,7 @@ async function applyOne(tx: Tx, actor: Actor, content: string, source: string): 
   switch (plan.action) {
     case "create": {
       const product = await registerProductInTx(tx, actor, { domainId: domain.id, ...fields, schema: d.schema }, { contractSource: source });
-      if (d.qualityRules.length > 0) await setQualityRulesInTx(tx, actor, product.id, { rules: d.qualityRules });
+      if (d.qualityRules.length > 0 || d.encryptPii) await setQualityRulesInTx(tx, actor, product.id, { rules: d.qualityRules, encryptPii: d.encryptPii });
       await submitForReviewInTx(tx, actor, product.id);
       return { ...plan, productId: product.id, topic: product.topicName, status: "IN_REVIEW", applied: true };
     }
@@ -178,7 +181,7 @@ async function applyOne(tx: Tx, actor: Actor, content: string, source: string): 
       if (changed.has("schema") && draft) patch.schema = d.schema;
       if (Object.keys(patch).length > 0) await updateProductInTx(tx, actor, plan.productId ?? "", patch, { contractSource: source });
       // A draft takes the rules at once; a live product's change waits for review.
-      if (changed.has("qualityRules")) await setQualityRulesInTx(tx, actor, plan.productId ?? "", { rules: d.qualityRules, ...(draft ? {} : { reason: contractReason(plan) }) });
+      if (changed.has("qualityRules") || changed.has("encryptPii")) await setQualityRulesInTx(tx, actor, plan.productId ?? "", { rules: d.qualityRules, encryptPii: d.encryptPii, ...(draft ? {} : { reason: contractReason(plan) }) });
       if (draft) await submitForReviewInTx(tx, actor, plan.productId ?? "");
       await recordAudit(tx, actor, "contract.applied", "DataProduct", plan.productId ?? "", { source, action: plan.action, fields: [...changed] });
       return { ...plan, status: draft ? "IN_REVIEW" : plan.status, applied: true };

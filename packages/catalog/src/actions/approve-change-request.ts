@@ -18,6 +18,9 @@ export async function approveChangeRequest(db: Db, acting: ActingUser, changeReq
     const partitions = request.kind === CHANGE_KINDS.ADD_PARTITIONS ? addPartitionsPayload.safeParse(request.payload) : null;
     const policy = partitions?.success ? await enforcePartitionPolicy(tx, actor, product, partitions.data.to) : null;
     const applied = await applyChange(tx, { ...request, product }, actor);
+    if (request.kind === CHANGE_KINDS.KEY_ERASURE) {
+      await recordAudit(tx, actor, "product.keys-destroyed", "DataProduct", request.productId, { trigger: "erasure-request", changeRequestId, keys: applied.keysDestroyed ?? 0, subjects: applied.subjects ?? "" });
+    }
     const updated = await tx.productChangeRequest.update({ where: { id: changeRequestId }, data: { status: "APPROVED", decidedById: actor.id, decidedAt: new Date() } });
     await recordAudit(tx, actor, "product.changeApproved", "DataProduct", request.productId, { kind: request.kind, changeRequestId, ...applied, ...(policy ? { policy: (await policy.record()).summary } : {}) });
     return updated;

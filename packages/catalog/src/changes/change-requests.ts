@@ -10,6 +10,7 @@ import { enforcePolicy, productFacts, type PolicyDecision } from "../policies/en
 import { qualityRulesInput, sameRules } from "../quality/rules.ts";
 import { checkEncryptable, checkRulesFor, enqueueDlqReconcile, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
 import { COMPATIBILITY_MODES } from "../schema/modes.ts";
+import { shredProductDeks } from "../schema-registry/dek-registry.ts";
 import { TASK_KINDS, topicConfigs } from "../tasks.ts";
 
 /**
@@ -17,7 +18,7 @@ import { TASK_KINDS, topicConfigs } from "../tasks.ts";
  * has a payload schema and an `apply` that runs inside the approval's
  * transaction (catalog change + the worker's step, together).
  */
-export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE", QUALITY_RULES: "QUALITY_RULES", DERIVED_REPLAY: "DERIVED_REPLAY", DERIVED_STATEMENT: "DERIVED_STATEMENT" } as const;
+export const CHANGE_KINDS = { ADD_PARTITIONS: "ADD_PARTITIONS", COMPATIBILITY_MODE: "COMPATIBILITY_MODE", QUALITY_RULES: "QUALITY_RULES", DERIVED_REPLAY: "DERIVED_REPLAY", DERIVED_STATEMENT: "DERIVED_STATEMENT", KEY_ERASURE: "KEY_ERASURE" } as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[keyof typeof CHANGE_KINDS];
 
 export const addPartitionsPayload = z.object({ from: z.number().int().min(1), to: z.number().int().min(2) });
@@ -157,6 +158,14 @@ export async function applyChange(tx: Tx, request: ProductChangeRequest & { prod
     }
     case CHANGE_KINDS.DERIVED_STATEMENT:
       return applyStatementChange(tx, request, decidedBy);
+    case CHANGE_KINDS.KEY_ERASURE: {
+      // Crypto-shredding on an owner's request (issue 29): every DEK the product has now, including any created while
+      // the request waited — the obligation is about the data in the log, not about a list of keys.
+      if (request.product.status === "RETIRED") throw new ConflictError("The product is retired: its keys were destroyed with it.", "PRODUCT_RETIRED");
+      const destroyed = await shredProductDeks(tx, request.productId);
+      // approveChangeRequest records them as product.keys-destroyed (as retirement does), with the approver.
+      return { keysDestroyed: destroyed.length, subjects: [...new Set(destroyed.map((d) => d.subject))].join(", ") };
+    }
     default:
       throw new ValidationError(`Unknown change kind ${request.kind}.`);
   }

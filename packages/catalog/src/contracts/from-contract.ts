@@ -44,6 +44,8 @@ export interface DesiredProduct {
   compatibilityMode: "BACKWARD" | "BACKWARD_TRANSITIVE" | "FORWARD" | "FORWARD_TRANSITIVE" | "FULL" | "FULL_TRANSITIVE" | "NONE";
   /** The major version the file names in `version` (informational; the plan decides). */
   requestedMajor: number | null;
+  /** Field-level encryption of the PII fields (schema[0].customProperties.encryptPii); false when the file has none. */
+  encryptPii: boolean;
   /** A derived product's Flink SQL statement (schema[0].customProperties.derivedStatement), normalised; null when the file has none. */
   derivedStatement: string | null;
 }
@@ -83,6 +85,20 @@ function derivedStatementFrom(contract: OdcsContract, problems: Problems): strin
   if (statement.length === 0) add(problems, where, "derivedStatement is empty: write the Flink SQL statement, or leave the property out for a product that is not derived.");
   else if (statement.length > MAX_STATEMENT_LENGTH) add(problems, where, `derivedStatement may be at most ${MAX_STATEMENT_LENGTH} characters.`);
   return statement;
+}
+
+function encryptPiiFrom(contract: OdcsContract, problems: Problems): boolean {
+  const where = `schema[0].customProperties.${KAPPA_PROPERTIES.encryptPii}`;
+  if (custom(contract.customProperties, KAPPA_PROPERTIES.encryptPii) !== undefined) {
+    add(problems, `customProperties.${KAPPA_PROPERTIES.encryptPii}`, `Field-level encryption applies to the schema object's PII fields: put it on the schema object, as ${where}.`);
+  }
+  const value = custom(contract.schema?.[0]?.customProperties, KAPPA_PROPERTIES.encryptPii);
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") {
+    add(problems, where, "encryptPii is true or false.");
+    return false;
+  }
+  return value;
 }
 
 /** Reads YAML or JSON (JSON is YAML) into a plain value. */
@@ -184,6 +200,7 @@ export function contractToDesired(value: unknown): ParsedContract {
   if (contract.id !== expectedId) add(problems, "id", `The id of this product's contract is "${expectedId}" (<domain>.<name as slug>), not "${contract.id}".`);
   const schema = schemaFrom(contract, problems);
   const derivedStatement = derivedStatementFrom(contract, problems);
+  const encryptPii = encryptPiiFrom(contract, problems);
   const qualityRules = qualityFromContract(contract.schema?.[0]?.quality, (path, message) => add(problems, path, message));
   const major = /^(\d+)\./.exec(contract.version)?.[1];
   const mapped = {
@@ -260,6 +277,7 @@ export function contractToDesired(value: unknown): ParsedContract {
       schema: data.schema,
       compatibilityMode: data.compatibilityMode,
       qualityRules,
+      encryptPii,
       requestedMajor: major ? Number(major) : null,
       derivedStatement,
     },

@@ -22,6 +22,8 @@ export const KAPPA_PROPERTIES = {
   schema: "schema",
   /** On the schema object of a derived product: the Flink SQL statement that computes the topic. */
   derivedStatement: "derivedStatement",
+  /** On the schema object: field-level encryption of the fields it classifies PII (issue 29), true or false. */
+  encryptPii: "encryptPii",
 } as const;
 
 export interface OdcsCustomProperty {

@@ -8,8 +8,9 @@ import type { PolicyDocument } from "../policies/document.ts";
 import { productFacts } from "../policies/enforce.ts";
 import { evaluatePolicy, type RuleResult } from "../policies/evaluate.ts";
 import { activePolicy } from "../policies/store.ts";
+import { hasEncryptableFields } from "../quality/registry-rules.ts";
 import { checkQualityRules, qualityLimitsFromPolicy, sameRules } from "../quality/rules.ts";
-import { qualityRulesOf } from "../quality/store.ts";
+import { MARK_PII_FIRST, NOTHING_TO_ENCRYPT, qualityRulesOf } from "../quality/store.ts";
 import { normalizedSchema } from "../schema/canonical.ts";
 import { checkCompatibility } from "../schema/check-compatibility.ts";
 import { DEFAULT_COMPATIBILITY_MODE, isCompatibilityMode, type CompatibilityMode } from "../schema/modes.ts";
@@ -136,6 +137,12 @@ function ruleProblems(desired: DesiredProduct, document: PolicyDocument): string
   }
 }
 
+/** Turning field-level encryption on needs a field to encrypt: the file's schema must classify one PII (as the action checks). */
+function encryptionProblems(desired: DesiredProduct): string[] {
+  if (!desired.encryptPii || hasEncryptableFields(desired.schema.format, desired.schema.definition)) return [];
+  return [`schema[0].customProperties.encryptPii: ${NOTHING_TO_ENCRYPT} ${MARK_PII_FIRST}`];
+}
+
 /** Where a derived product's statement lives in a contract file (to-contract.ts says why there). */
 const STATEMENT_PLACE = "schema[0].customProperties.derivedStatement";
 
@@ -216,6 +223,7 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     item.targetTopic = `${desired.domainSlug}.${desired.slug}.v1`;
     item.changes = COMPARED.map((c) => ({ field: c.field, from: null, to: desired[c.field] }));
     if (desired.qualityRules.length > 0) item.changes.push({ field: "qualityRules", from: null, to: desired.qualityRules.map((r) => r.name) });
+    if (desired.encryptPii) item.changes.push({ field: "encryptPii", from: null, to: true });
     if (desired.derivedStatement !== null) {
       // Registering one needs Flink's planner (its schema is Flink's): not from a file yet.
       item.action = "error";
@@ -225,7 +233,7 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
       );
       return item;
     }
-    item.errors.push(...ruleProblems(desired, policy.document));
+    item.errors.push(...ruleProblems(desired, policy.document), ...encryptionProblems(desired));
     if (item.errors.length > 0) return item;
     item.schema.change = "new";
     const evaluation = evaluatePolicy(policy.document, "product.register", { product: desiredFacts });
@@ -247,6 +255,13 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
   if (rulesChanged) {
     item.changes.push({ field: "qualityRules", from: rulesNow.map((r) => r.name), to: desired.qualityRules.map((r) => r.name) });
     item.errors.push(...ruleProblems(desired, policy.document));
+    if (item.errors.length > 0) return item;
+  }
+  // Field-level encryption (issue 29) changes with the rules: one reviewed change (QUALITY_RULES), as in the portal's rules editor.
+  const encryptionChanged = desired.encryptPii !== current.encryptPii;
+  if (encryptionChanged) {
+    item.changes.push({ field: "encryptPii", from: current.encryptPii, to: desired.encryptPii });
+    item.errors.push(...encryptionProblems(desired));
     if (item.errors.length > 0) return item;
   }
   const latest: SchemaVersion | undefined = current.schemaVersions[0];
@@ -293,8 +308,11 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     return item;
   }
   // Data-quality rules change through their own review (QUALITY_RULES), not a new topic.
-  const locked = item.changes.filter((c) => c.field !== "qualityRules" && !COMPARED.find((x) => x.field === c.field)?.metadata);
-  if (rulesChanged) item.notes.push("The data-quality rules change through review: applying requests the change (governance approves it, four eyes) with the contract as its reason.");
+  const locked = item.changes.filter((c) => c.field !== "qualityRules" && c.field !== "encryptPii" && !COMPARED.find((x) => x.field === c.field)?.metadata);
+  if (rulesChanged || encryptionChanged) {
+    const what = rulesChanged && encryptionChanged ? "The data-quality rules and field-level encryption change" : rulesChanged ? "The data-quality rules change" : `Field-level encryption of the PII fields (turned ${desired.encryptPii ? "on" : "off"}) changes`;
+    item.notes.push(`${what} through review: applying requests the change (governance approves it, four eyes) with the contract as its reason.`);
+  }
   let breaking = false;
   if (schemaChanged && !(EVOLVABLE_STATUSES as readonly string[]).includes(current.status)) {
     item.errors.push(`${current.topicName} is ${current.status}: its schema can evolve once it is ACTIVE.`);

@@ -157,4 +157,35 @@ describe("ODCS contracts", () => {
     const misplaced = { ...structuredClone(contract), customProperties: [...(contract.customProperties ?? []), { property: "derivedStatement", value: statement }] };
     expect(refusal(misplaced)["customProperties.derivedStatement"]?.[0]).toMatch(/put it on the schema object, as schema\[0\]\.customProperties\.derivedStatement/);
   });
+
+  it("field-level encryption round-trips as the schema object's custom property encryptPii", () => {
+    const prop = (c: ReturnType<typeof productToContract>) => c.schema?.[0]?.customProperties?.find((p) => p.property === "encryptPii");
+    // On: written and read back; off with PII fields: written as false (the option is there to change); off without PII: absent.
+    const on = productToContract({ ...product, encryptPii: true }, { bootstrap: "kafka:9092" });
+    expect(odcsProblems(on)).toEqual([]);
+    expect(prop(on)?.value).toBe(true);
+    for (const text of [stringify(on), JSON.stringify(on)]) expect(parseContract(text).desired.encryptPii).toBe(true);
+    const off = productToContract({ ...product, encryptPii: false }, { bootstrap: "kafka:9092" });
+    expect(prop(off)?.value).toBe(false);
+    expect(parseContract(stringify(off)).desired.encryptPii).toBe(false);
+    const plain = JSON.stringify({ type: "record", name: "Plain", fields: [{ name: "id", type: "string" }] });
+    const noPii = productToContract({ ...product, keyFields: [], encryptPii: false, schema: { version: 1, format: "AVRO", definition: plain } }, { bootstrap: "kafka:9092" });
+    expect(prop(noPii)).toBeUndefined();
+    // A file without the property asks for no encryption.
+    expect(parseContract(stringify(contract)).desired.encryptPii).toBe(false);
+
+    const refusal = (value: unknown) => {
+      try {
+        contractToDesired(value);
+      } catch (e) {
+        return (e as { fields: Record<string, string[]> }).fields;
+      }
+      throw new Error("accepted");
+    };
+    const withValue = structuredClone(on);
+    withValue.schema = withValue.schema?.map((o) => ({ ...o, customProperties: o.customProperties?.map((p) => (p.property === "encryptPii" ? { ...p, value: "yes" } : p)) }));
+    expect(refusal(withValue)["schema[0].customProperties.encryptPii"]).toEqual(["encryptPii is true or false."]);
+    const misplaced = { ...structuredClone(contract), customProperties: [...(contract.customProperties ?? []), { property: "encryptPii", value: true }] };
+    expect(refusal(misplaced)["customProperties.encryptPii"]?.[0]).toMatch(/put it on the schema object, as schema\[0\]\.customProperties\.encryptPii/);
+  });
 });

@@ -1,3 +1,4 @@
+import { hasEncryptableFields } from "../quality/registry-rules.ts";
 import type { QualityRule } from "../quality/rules.ts";
 import { schemaFields, type SchemaField } from "../schema/fields.ts";
 import { ODCS_API_VERSION, type OdcsContract, type OdcsProperty, KAPPA_PROPERTIES } from "./odcs-types.ts";
@@ -19,7 +20,9 @@ import { qualityToContract } from "./quality-section.ts";
  *                      required, description, classification "pii" for tagged fields, primaryKey
  *                      + primaryKeyPosition for key fields); customProperties schemaFormat
  *                      (avro | json-schema), schema (the physical schema itself), schemaVersion;
- *                      for a derived product also derivedStatement (its Flink SQL statement)
+ *                      for a derived product also derivedStatement (its Flink SQL statement);
+ *                      encryptPii (true / false) when the schema classifies a field PII
+ *                      (absent on import = false); quality: the CEL rules (quality-section.ts)
  *   slaProperties      latency (freshness, s), availability (%), retention (d / ms, or "forever")
  *   servers[0]         type kafka, host = bootstrap, format avro | json, customProperties topic
  *   support[0]         channel email, url mailto:<contact e-mail>
@@ -70,6 +73,8 @@ export interface ContractProductInput {
   schema: { version: number; format: "AVRO" | "JSON_SCHEMA"; definition: string } | null;
   /** The data-quality rules in force (the schema object's `quality`). */
   qualityRules?: QualityRule[];
+  /** Field-level encryption of the PII fields (issue 29); written when the schema has any, or when on. */
+  encryptPii?: boolean;
   /** A derived product (issue 34): the Flink SQL statement it is computed by; null or absent for any other product. */
   derived?: { statement: string } | null;
 }
@@ -178,6 +183,15 @@ export function productToContract(product: ContractProductInput, options: { boot
               { property: KAPPA_PROPERTIES.schemaFormat, value: format },
               { property: KAPPA_PROPERTIES.schemaVersion, value: schema.version },
               { property: KAPPA_PROPERTIES.schema, value: physicalSchema(schema.definition) },
+              ...(product.encryptPii === true || (product.encryptPii === false && hasEncryptableFields(schema.format, schema.definition))
+                ? [
+                    {
+                      property: KAPPA_PROPERTIES.encryptPii,
+                      value: product.encryptPii,
+                      description: "Field-level encryption of the fields classified pii: producers encrypt them with the domain's key (Schema Registry ENCRYPT rule), only PII-approved subscribers decrypt. Changes through review, like the quality rules.",
+                    },
+                  ]
+                : []),
               ...(product.derived
                 ? [{ property: KAPPA_PROPERTIES.derivedStatement, value: product.derived.statement, description: "The Flink SQL statement that computes this topic; its output schema is `schema`." }]
                 : []),

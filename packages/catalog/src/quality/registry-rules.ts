@@ -132,6 +132,11 @@ function jsonSchemaFieldTags(schema: Json, out: Record<string, string[]>, path: 
   if (isObject(schema.items)) jsonSchemaFieldTags(schema.items, out, path);
 }
 
+/** Whether the schema classifies any field PII, i.e. field-level encryption has something to encrypt. */
+export function hasEncryptableFields(format: "AVRO" | "JSON_SCHEMA", definition: string): boolean {
+  return Object.values(registryFieldTags(format, definition)).some((tags) => tags.includes(ENCRYPTED_TAG));
+}
+
 export function registryFieldTags(format: "AVRO" | "JSON_SCHEMA", definition: string): Record<string, string[]> {
   let parsed: Json;
   try {

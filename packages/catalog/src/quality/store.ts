@@ -3,7 +3,7 @@ import type { Db, Tx } from "../db.ts";
 import { ValidationError } from "../errors.ts";
 import { activePolicy } from "../policies/store.ts";
 import { TASK_KINDS } from "../tasks.ts";
-import { ENCRYPTED_TAG, registryFieldTags } from "./registry-rules.ts";
+import { hasEncryptableFields } from "./registry-rules.ts";
 import { canonicalRule, checkQualityRules, hasDlqRule, qualityLimitsFromPolicy, type QualityRule } from "./rules.ts";
 
 /** A product's rules in force, in execution order. */
@@ -54,9 +54,11 @@ export async function enqueueDlqReconcile(tx: Tx, product: DataProduct, before: 
   return true;
 }
 
+export const NOTHING_TO_ENCRYPT = "The schema classifies no field as PII: there is nothing to encrypt.";
+export const MARK_PII_FIRST = 'Mark the fields that hold personal data as PII ("pii": true in Avro, "x-pii": true in JSON Schema) first.';
+
 /** Encryption applies to fields classified PII: a schema without any has nothing to encrypt (checked on request and again on approval). */
 export async function checkEncryptable(tx: Tx, productId: string): Promise<void> {
   const schema = await ruleSchemaOf(tx, productId);
-  const tagged = schema ? Object.values(registryFieldTags(schema.format, schema.definition)).some((tags) => tags.includes(ENCRYPTED_TAG)) : false;
-  if (!tagged) throw new ValidationError("The schema classifies no field as PII: there is nothing to encrypt.", { encryptPii: ['Mark the fields that hold personal data as PII ("pii": true in Avro, "x-pii": true in JSON Schema) first.'] });
+  if (!schema || !hasEncryptableFields(schema.format, schema.definition)) throw new ValidationError(NOTHING_TO_ENCRYPT, { encryptPii: [MARK_PII_FIRST] });
 }

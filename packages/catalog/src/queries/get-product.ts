@@ -36,7 +36,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
   const isOwner = canInDomain(actor, "product:update", product.domainId);
   const seesAll = isOwner || hasGlobal(actor, "product:review");
   const myDomainIds = actor.memberships.map((m) => m.domainId);
-  const [subscriptions, tasks, users, derived] = await Promise.all([
+  const [subscriptions, tasks, users, derived, encryptionKeys] = await Promise.all([
     db.subscription.findMany({
       where: { productId, ...(seesAll ? {} : { consumingDomainId: { in: myDomainIds } }) },
       include: { consumingDomain: { select: { slug: true, name: true } }, serviceAccount: { select: { name: true } } },
@@ -48,6 +48,8 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
       select: { id: true, name: true, email: true },
     }),
     db.derivedProduct.findUnique({ where: { productId }, select: { statement: true, jobId: true, jobState: true } }),
+    // Issue 29: the DEKs an owner's erasure request would destroy (owners and governance only).
+    seesAll ? db.registryDek.count({ where: { productId } }) : Promise.resolve(null),
   ]);
   const nameOf = (id: string | null) => (id ? (users.find((u) => u.id === id) ?? null) : null);
   const { memberships, ...domain } = product.domain;
@@ -56,6 +58,7 @@ export async function getProduct(db: Db, actor: Actor, productId: string) {
     ...rest,
     // The contract's data-quality rules (issue 29), as the registry serves them; the dead-letter topic when a rule sends records there.
     qualityRules: qualityRules.map((r) => ({ name: r.name, description: r.description, kind: r.kind, expression: r.expression, mode: r.mode, onFailure: r.onFailure, tags: r.tags })),
+    encryptionKeys,
     dlqTopic: hasDlqRule(qualityRules) ? dlqTopicOf(product.topicName) : null,
     // Declared inputs (this product is derived from them) and the products derived from it.
     inputProducts: inputs.map((i) => i.input),

@@ -21,6 +21,7 @@ export async function productContract(db: Db, actor: Actor, productId: string, o
       availabilityPct: product.availabilityPct.toNumber(),
       compatibilityMode: product.compatibilityMode,
       qualityRules: product.qualityRules,
+      encryptPii: product.encryptPii,
       derived: product.derived ? { statement: product.derived.statement } : null,
       schema: schema ? { version: schema.version, format: schema.format, definition: schema.definition } : null,
     },

@@ -84,7 +84,14 @@ function auditActor(caller: RegistryCaller): { id: string | null; email: string 
   return caller.kind === "serviceAccount" ? { id: null, email: `service-account:${caller.account.name}` } : { id: caller.actor.id, email: caller.actor.email };
 }
 
-/** Whether the caller may have a DEK's plaintext: the domain's producer account, or a service account subscribed with PII approved. */
+/**
+ * Whether the caller may have a DEK's plaintext: the domain's producer account, or a service account subscribed with PII approved.
+ * The producer side is exactly who may WRITE the product's topic: the worker grants WRITE on every live topic of a domain
+ * to the domain's producer accounts (worker reconcile/entities.ts desiredBindingsFor, grants.ts), and the catalog makes
+ * one per domain (approve-product.ts). (A derived product's Flink job account writes its own topic too, through Flink's
+ * format rather than the serializer: it gets no key.) A product has no producer account of its own, so a key scoped tighter than the
+ * domain would still be writable-over by the same account; per-product keys need per-product producer accounts first.
+ */
 async function entitledToDecrypt(db: Db | Tx, caller: RegistryCaller, product: { id: string; domainId: string; status: string }): Promise<boolean> {
   if (caller.kind !== "serviceAccount") return false;
   const { account } = caller;

@@ -1,6 +1,7 @@
 "use client";
 
 import { EnvironmentsPanel } from "@/components/environments-panel";
+import { KeyErasureCard } from "@/components/key-erasure-card";
 import { PartitionsPanel } from "@/components/partitions-panel";
 import { DriftPanel, InputsPanel } from "@/components/product-operations";
 import { ReasonAction } from "@/components/reason-form";
@@ -30,6 +31,7 @@ export function OperationsPanels({ product, isOwner, seesDrift }: { product: Pro
       <EnvironmentsPanel productId={product.id} />
       <PartitionsPanel product={product} isOwner={isOwner} />
       <InputsPanel product={product} isOwner={isOwner} />
+      <KeyErasureCard product={product} isOwner={isOwner} />
       {seesDrift && ON_CLUSTER.includes(product.status) && <DriftPanel productId={product.id} placeholder={DRIFT_PLACEHOLDER} />}
       {isOwner && product.status === "ACTIVE" && <DeprecateCard productId={product.id} domainName={product.domain.name} />}
     </div>
