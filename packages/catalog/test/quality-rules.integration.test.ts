@@ -11,6 +11,8 @@ import {
   defaultPolicySource,
   getProduct,
   loadActor,
+  productReview,
+  publishMajorVersion,
   registerProduct,
   registerSchema,
   rejectChangeRequest,
@@ -176,6 +178,66 @@ describe("changing the rules of a live product", () => {
     // Someone set other rules directly in the database: the request no longer describes the change.
     await db.dataQualityRule.create({ data: { productId: product.id, position: 0, name: "other", kind: "CEL", expression: "true", mode: "WRITE", onFailure: "NONE" } });
     await expect(approveChangeRequest(db, ctx.as.reviewer, first.changeRequestId ?? "")).rejects.toMatchObject({ code: "RULES_CHANGED" });
+  });
+});
+
+describe("a new major version", () => {
+  const currencyRule = { name: "known-currency", description: "Only the currencies we settle.", kind: "CEL", expression: "message.currency in ['EUR', 'USD']", mode: "WRITE", onFailure: "ERROR" };
+  // Breaking: currency is gone, totalCents stays, customerId stays PII.
+  const withoutCurrency = JSON.stringify({
+    type: "record",
+    name: "OrderPlaced",
+    namespace: "example.orders",
+    fields: [
+      { name: "orderId", type: "string" },
+      { name: "customerId", type: "string", pii: true },
+      { name: "totalCents", type: "long" },
+    ],
+  });
+
+  it("carries the rules that fit its schema and the field encryption, names the rule left behind, and shows both to governance", async () => {
+    const product = await draft("Carried Rules");
+    await setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [nonNegative, currencyRule], encryptPii: true });
+    await submitForReview(db, ctx.as.ordersOwner, product.id);
+    await approveProduct(db, ctx.as.reviewer, product.id);
+    await db.dataProduct.update({ where: { id: product.id }, data: { status: "ACTIVE" } });
+
+    const next = await publishMajorVersion(db, ctx.as.ordersOwner, product.id, { definition: withoutCurrency, reason: "Currency moves to its own product." });
+    expect(next.encryptPii).toBe(true);
+    const review = await productReview(db, await loadActor(db, ctx.people.reviewer.id), next.id);
+    expect(review.quality).toEqual({ rules: [expect.objectContaining({ name: "non-negative-total", expression: "message.totalCents >= 0", onFailure: "DLQ" })], encryptPii: true });
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { entityId: product.id, action: "product.majorVersionPublished" } });
+    expect(audit.data).toMatchObject({ qualityRules: ["non-negative-total"], qualityRulesLeftBehind: ["known-currency"], encryptPii: true });
+    // The predecessor keeps its own.
+    expect((await productReview(db, await loadActor(db, ctx.people.reviewer.id), product.id)).quality.rules.map((r) => r.name)).toEqual(["non-negative-total", "known-currency"]);
+  });
+
+  it("takes a contract's rules and encryption, and refuses the publication (nothing written) when they do not fit its schema", async () => {
+    const product = await activeProduct("Contract Major Rules");
+    const owner = await loadActor(db, ctx.people.ordersOwner.id);
+    const base = await productContract(db, owner, product.id, { bootstrap: "127.0.0.1:9092" });
+    const breaking = (definition: string, quality: unknown[]): OdcsContract => ({
+      ...base,
+      schema: base.schema?.map((o) => ({
+        ...o,
+        quality,
+        customProperties: [...(o.customProperties ?? []).filter((p) => p.property !== "encryptPii" && p.property !== "schema"), { property: "schema", value: JSON.parse(definition) as unknown }, { property: "encryptPii", value: true }],
+      })) as OdcsContract["schema"],
+    });
+    const cel = (name: string, implementation: string) => ({ name, type: "custom", engine: "cel", implementation, customProperties: [{ property: "onFailure", value: "ERROR" }] });
+    const files = (c: OdcsContract) => ({ contracts: [{ content: stringify(c), source: "contracts/orders.yaml" }], allowNewMajorVersion: true });
+
+    // Breaking under BACKWARD: a new field without a default.
+    const withChannel = JSON.stringify({ ...(JSON.parse(orderSchema) as { fields: unknown[] }), fields: [...(JSON.parse(orderSchema) as { fields: unknown[] }).fields, { name: "channel", type: "string" }] });
+    const refused = (await applyContracts(db, ctx.as.ordersOwner, files(breaking(withChannel, [cel("known-discount", "message.discountCents >= 0")])))).items[0];
+    expect(refused).toMatchObject({ applied: false, refusal: { message: expect.stringContaining("discountCents") } });
+    expect(await db.dataProduct.count({ where: { predecessorId: product.id } })).toBe(0);
+
+    const applied = (await applyContracts(db, ctx.as.ordersOwner, files(breaking(withChannel, [cel("positive-total", "message.totalCents > 0")])))).items[0];
+    expect(applied).toMatchObject({ applied: true });
+    const next = await db.dataProduct.findUniqueOrThrow({ where: { predecessorId: product.id } });
+    expect(next.encryptPii).toBe(true);
+    expect((await productReview(db, await loadActor(db, ctx.people.reviewer.id), next.id)).quality.rules.map((r) => [r.name, r.expression])).toEqual([["positive-total", "message.totalCents > 0"]]);
   });
 });
 

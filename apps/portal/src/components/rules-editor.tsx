@@ -33,6 +33,9 @@ const ACTIONS = [
   ["DLQ", "DLQ — send it to the dead-letter topic"],
   ["NONE", "NONE — let it pass, counted"],
 ] as const;
+/** How a rule's mode and failure action read in a sentence (the review page lists rules with them). */
+export const ruleModeLabel = (mode: string): string => MODES.find(([v]) => v === mode)?.[1] ?? mode;
+export const ruleActionLabel = (action: string): string => ACTIONS.find(([v]) => v === action)?.[1] ?? action;
 /** Statuses whose topic holds records to test against (the server says the same). */
 const TESTABLE = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"];
 const DRAFT_STATUSES = ["DRAFT", "REJECTED"];

@@ -128,6 +128,7 @@ async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunset
       format: d.schema.format,
       contractSource: plan.source ?? "contract",
       settings: productSettings(d),
+      quality: { rules: d.qualityRules, encryptPii: d.encryptPii },
     },
   );
   return { ...plan, productId: next.id, topic: next.topicName, status: next.status, applied: true };

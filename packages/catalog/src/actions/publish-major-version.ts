@@ -3,13 +3,16 @@ import { inTransaction, parseInput, type ActingUser } from "../action.ts";
 import type { Actor } from "../actor.ts";
 import { recordAudit } from "../audit.ts";
 import type { Db, Tx } from "../db.ts";
-import { ConflictError, InvalidTransitionError } from "../errors.ts";
+import { ConflictError, InvalidTransitionError, ValidationError } from "../errors.ts";
 import { policyNoticeDays, readerDomainIds } from "../major-versions.ts";
 import { topicNameFor, topicNameProblem } from "../naming.ts";
 import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { activePolicy } from "../policies/store.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
+import { hasEncryptableFields } from "../quality/registry-rules.ts";
+import { checkQualityRules, qualityLimitsFromPolicy, type QualityRule } from "../quality/rules.ts";
+import { MARK_PII_FIRST, NOTHING_TO_ENCRYPT, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
 import { schemaFingerprint } from "../schema/canonical.ts";
 import { EVOLVABLE_STATUSES, requireValidDefinition, versionsOf } from "../schema-versions.ts";
 import { nextProductStatus } from "../transitions.ts";
@@ -38,13 +41,16 @@ export interface PublishMajorVersionOptions {
   /** The new version's schema format (a contract may change it); default: the current version's. */
   format?: SchemaVersion["format"];
   contractSource?: string;
+  /** From `kappa apply`: the contract's data-quality rules and field encryption for the new version (checked against its schema). */
+  quality?: { rules: readonly QualityRule[]; encryptPii: boolean };
 }
 
 /**
  * A breaking change becomes a new major version instead of a silent break:
  * `<domain>.<product>.v<N+1>` is created as a new product linked to its
  * predecessor — same owner domain, metadata and mode copied (or the contract's
- * fields), the new schema as its version 1 — and goes to review and
+ * fields), the new schema as its version 1, the data-quality rules and field
+ * encryption that still fit the new schema (or the contract's) — and goes to review and
  * provisioning of its own. The current version is not touched: it is
  * deprecated only when governance approves the new one (approve-product.ts,
  * `supersedePredecessor`), with the sunset date the owner chose here or the
@@ -83,6 +89,7 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       contactEmail: s.contactEmail ?? current.contactEmail,
       keyFields: s.keyFields ?? current.keyFields,
     };
+    const quality = await qualityForSuccessor(tx, current, { format, definition: input.definition }, options.quality);
     // The new major version is a registration: the registration rules apply to it whole.
     const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: null, facts: { product: productFacts({ ...current, ...fields }, { format, definition: input.definition }) } });
     const now = new Date();
@@ -94,6 +101,7 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
           slug: current.slug,
           ...fields,
           compatibilityMode: current.compatibilityMode,
+          encryptPii: quality.encryptPii,
           majorVersion,
           topicName,
           predecessorId: current.id,
@@ -116,10 +124,14 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       }
       throw error;
     }
+    await replaceQualityRules(tx, next.id, quality.rules);
 
     await recordAudit(tx, actor, "product.majorVersionPublished", "DataProduct", current.id, {
       successor: topicName,
       successorId: next.id,
+      qualityRules: quality.rules.map((r) => r.name),
+      ...(quality.leftBehind.length > 0 ? { qualityRulesLeftBehind: quality.leftBehind } : {}),
+      encryptPii: quality.encryptPii,
       // Nothing changes on this version until the successor is approved.
       sunsetAt: input.sunsetAt ? input.sunsetAt.toISOString() : "policy default, from the approval",
       ...(input.reason ? { reason: input.reason } : {}),
@@ -147,6 +159,38 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
     });
     return next;
   });
+}
+
+/**
+ * The new version's data-quality rules and field encryption. A contract states
+ * them: checked against the new schema and the policy, and a rule that does not
+ * fit refuses the publication (nothing is written). Otherwise the current
+ * version's carry over — the contract of the data does not lapse with a
+ * breaking schema change — except a rule that no longer fits the new schema
+ * (it names a field the schema dropped, say), which is left behind and named in
+ * the audit; encryption carries over while the new schema has PII fields.
+ * Governance sees the rules with the new version in its review.
+ */
+async function qualityForSuccessor(tx: Tx, current: DataProduct, schema: { format: SchemaVersion["format"]; definition: string }, stated: PublishMajorVersionOptions["quality"]): Promise<{ rules: QualityRule[]; encryptPii: boolean; leftBehind: string[] }> {
+  const limits = qualityLimitsFromPolicy((await activePolicy(tx)).document);
+  const encryptable = hasEncryptableFields(schema.format, schema.definition);
+  if (stated) {
+    checkQualityRules(stated.rules, schema, limits);
+    if (stated.encryptPii && !encryptable) throw new ValidationError(NOTHING_TO_ENCRYPT, { encryptPii: [MARK_PII_FIRST] });
+    return { rules: [...stated.rules], encryptPii: stated.encryptPii, leftBehind: [] };
+  }
+  const rules: QualityRule[] = [];
+  const leftBehind: string[] = [];
+  for (const rule of await qualityRulesOf(tx, current.id)) {
+    try {
+      checkQualityRules([rule], schema, limits);
+      rules.push(rule);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      leftBehind.push(rule.name);
+    }
+  }
+  return { rules, encryptPii: current.encryptPii && encryptable, leftBehind };
 }
 
 /**

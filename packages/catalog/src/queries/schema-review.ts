@@ -3,6 +3,7 @@ import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { READING_STATUSES } from "../major-versions.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { qualityRulesOf } from "../quality/store.ts";
 import { checkCompatibility } from "../schema/check-compatibility.ts";
 import { diffSchemaFields } from "../schema/field-diff.ts";
 import { piiFieldPaths } from "../schema/pii.ts";
@@ -99,7 +100,8 @@ export async function schemaVersionReview(db: Db, actor: Actor, schemaVersionId:
 
 /**
  * A product in review, whole: its schema with the PII it declares, its topic
- * configs, classification and SLA; for a new major version also the change
+ * configs, classification and SLA, its data-quality rules and field
+ * encryption; for a new major version also the change
  * from its predecessor's current schema and who reads the predecessor now.
  */
 export async function productReview(db: Db, actor: Actor, productId: string) {
@@ -117,12 +119,14 @@ export async function productReview(db: Db, actor: Actor, productId: string) {
   }
   const schema = product.schemaVersions[0] ?? null;
   const previous = product.predecessor?.schemaVersions[0] ?? null;
-  const [predecessorReaders, who, derived, inputs] = await Promise.all([
+  const [predecessorReaders, who, derived, inputs, rules] = await Promise.all([
     product.predecessor ? readersOf(db, product.predecessor.id) : Promise.resolve([]),
     usersById(db, [product.createdById, product.submittedById]),
     // A derived product (issue 34): governance reviews the statement and the inputs it reads, with their owning domains.
     db.derivedProduct.findUnique({ where: { productId }, select: { statement: true } }),
     db.productInput.findMany({ where: { productId }, orderBy: { createdAt: "asc" }, select: { input: { select: { id: true, name: true, topicName: true, domain: { select: { slug: true, name: true } } } } } }),
+    // The contract on the data (issue 29): a draft's rules, or those a new major version carries, are decided with the product.
+    qualityRulesOf(db, productId),
   ]);
   return {
     id: product.id,
@@ -157,6 +161,7 @@ export async function productReview(db: Db, actor: Actor, productId: string) {
         }
       : null,
     derived: derived ? { statement: derived.statement, inputs: inputs.map((i) => i.input) } : null,
+    quality: { rules, encryptPii: product.encryptPii },
     mine: product.createdById === actor.id || product.submittedById === actor.id,
   };
 }

@@ -5,6 +5,7 @@ import { useActor, usePermissions } from "@/components/actor-context";
 import { DecisionForm } from "@/components/decision-form";
 import { Link } from "@/components/link";
 import { ClaimAclsPanel } from "@/components/product-operations";
+import { ruleActionLabel, ruleModeLabel } from "@/components/rules-editor";
 import { DefinitionsSideBySide, FieldDiff } from "@/components/schema-diff";
 import { Badge, ButtonLink, Card, DefinitionList, Notice } from "@/components/ui";
 import { api } from "@/lib/api-client";
@@ -23,7 +24,7 @@ function pretty(definition: string): string {
 
 /**
  * A product waiting for review, whole: its schema and the personal data it
- * declares, a derived product's Flink SQL statement and the inputs it reads, the topic configs the worker will create, classification and SLA.
+ * declares, a derived product's Flink SQL statement and the inputs it reads, the rules on its data and field encryption, the topic configs the worker will create, classification and SLA.
  * A new major version also shows what changes from its predecessor and who
  * reads the predecessor now (they will be asked to move).
  */
@@ -133,6 +134,27 @@ export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
           </div>
         </Card>
       )}
+
+      <Card title="Rules on the data">
+        <div className="space-y-3 text-sm" data-testid="review-quality">
+          {review.quality.rules.length === 0 ? (
+            <p className="text-slate-600">No data-quality rules: producers&apos; serializers check nothing beyond the schema.</p>
+          ) : (
+            <ul className="space-y-2" data-testid="review-quality-rules">
+              {review.quality.rules.map((r) => (
+                <li key={r.name}>
+                  <span className="font-semibold">{r.name}</span> · <code className="font-mono text-xs">{r.expression}</code>
+                  <span className="text-slate-600"> · {r.kind === "CEL_FIELD" ? `fields tagged ${r.tags.join(", ")} · ` : ""}{ruleModeLabel(r.mode)} · on failure {ruleActionLabel(r.onFailure)}</span>
+                  {r.description && <p className="text-slate-600">{r.description}</p>}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p data-testid="review-quality-encryption">
+            {review.quality.encryptPii ? "Field-level encryption: on — producers encrypt the fields classified as PII; only PII-approved subscribers get the key." : "Field-level encryption: off."}
+          </p>
+        </div>
+      </Card>
 
       <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}>
         {schema ? (
