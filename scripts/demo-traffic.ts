@@ -50,7 +50,7 @@ import {
 } from "@confluentinc/schemaregistry";
 import avsc from "avsc";
 import kafkajs, { type Consumer } from "kafkajs";
-import { openProducer, type OutgoingRecord, type PlatformProducer } from "@kappa/worker/producer";
+import { openProducer, type OutgoingRecord } from "@kappa/worker/producer";
 import { DEMO_SCHEMAS } from "../prisma/demo-data.ts";
 
 const { Kafka, logLevel } = kafkajs;
@@ -160,6 +160,11 @@ export class DemoRecords {
   }
 }
 
+/** Where DlqAction and OrderEventsWriter write: the platform's producer, or any client's send (e.g. kafkajs, record by record). */
+export interface RecordSink {
+  send(records: OutgoingRecord[]): Promise<unknown>;
+}
+
 /** Thrown by DlqAction after it wrote the dead letter: the serializer's caller learns the record did not go to the topic. */
 export class DeadLettered extends SerializationError {
   constructor(
@@ -185,7 +190,7 @@ export class DlqAction implements RuleAction {
 
   constructor(
     registry: Client,
-    private readonly producer: Pick<PlatformProducer, "send">,
+    private readonly producer: RecordSink,
   ) {
     const rules = new RuleRegistry();
     rules.registerExecutor(new FieldEncryptionExecutor());
@@ -221,7 +226,7 @@ export class OrderEventsWriter {
 
   constructor(
     registry: Client,
-    private readonly producer: Pick<PlatformProducer, "send">,
+    private readonly producer: RecordSink,
     private readonly topic: string = DEMO_TOPICS.orderEvents,
   ) {
     // Each serializer its own executors: the encryption executor is bound to the client it was first configured with.
