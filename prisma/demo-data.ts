@@ -19,7 +19,8 @@ const orderEventSchema = JSON.stringify({
   namespace: "example.orders",
   fields: [
     { name: "orderId", type: "string" },
-    { name: "customerId", type: "string" },
+    // Personal data (issue 29): tagged PII, so the registry serves the tag and, with the owners' opt-in, encrypts it.
+    { name: "customerId", type: "string", pii: true },
     { name: "totalCents", type: "long" },
     { name: "currency", type: "string" },
     { name: "placedAt", type: { type: "long", logicalType: "timestamp-millis" } },

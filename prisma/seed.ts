@@ -67,7 +67,8 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     domainId: orders.id,
     name: "Order Events",
     description: "Every order placed in the web shop and the mobile app, as it happens. Replayable from the first order.",
-    classification: "INTERNAL",
+    // customerId is tagged PII, and a product with PII fields is CONFIDENTIAL or above (policy pii.classification).
+    classification: "CONFIDENTIAL",
     tags: ["orders", "events", "core"],
     ...sla,
     partitions: 6,
@@ -79,9 +80,12 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     schema: { format: "AVRO", definition: DEMO_SCHEMAS.orderEvent },
   });
   // A data-quality rule in the contract (issue 29): set on the draft, so it is approved with the product and the
-  // worker provisions the dead-letter topic orders.order-events.v1.dlq with the topic.
+  // worker provisions the dead-letter topic orders.order-events.v1.dlq with the topic. With it the owners' opt-in to
+  // field-level encryption: the registry serves the ENCRYPT rule for customerId (tagged PII), so the demo traffic's
+  // serializer encrypts it (scripts/demo-traffic.ts).
   await setQualityRules(db, owner, orderEvents.id, {
     rules: [{ name: "non-negative-total", description: "An order's total is never below zero.", kind: "CEL", expression: "message.totalCents >= 0", mode: "WRITE", onFailure: "DLQ" }],
+    encryptPii: true,
   });
   await submitForReview(db, owner, orderEvents.id);
   await approveProduct(db, reviewer, orderEvents.id);

@@ -1,32 +1,79 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { LocalKmsDriver, SchemaRegistryClient, type Client } from "@confluentinc/schemaregistry";
 import avsc from "avsc";
 import kafkajs from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applySaslAdmin, configFromArgs, startBroker } from "@kappa/broker";
+import { encryptRule, registryMetadata, registryRuleSet } from "../packages/catalog/src/quality/registry-rules.ts";
 import { DEMO_SCHEMAS } from "../prisma/seed.ts";
-import { DEMO_CONSUMER_GROUP, DEMO_TOPICS, DemoRecords, startDemoTraffic } from "./demo-traffic.ts";
+import { DEMO_CONSUMER_GROUP, DEMO_NEGATIVE_TOTAL_EVERY, DEMO_TOPICS, DemoRecords, startDemoTraffic } from "./demo-traffic.ts";
+
+/*
+ * The demo traffic against the embedded broker. Order Events goes through
+ * Confluent's serializer with the rules the portal's registry serves for the
+ * demo product — built here by the catalog's own registryRuleSet /
+ * registryMetadata / encryptRule from the seed's rule — held in the library's
+ * in-memory registry (`mock://`): this suite runs no portal. That the portal's
+ * /api/schema-registry serves exactly these rules for the seeded Order Events
+ * is tested in packages/catalog/test/examples.integration.test.ts, and the
+ * serializer against the real registry, DEK Registry and worker in
+ * apps/portal/e2e/worker-data-contracts.spec.ts. The library's mock has no
+ * shared platform KEK, so the DEK is made by the client with its local KMS
+ * driver here, where the portal's registry generates it.
+ */
 
 const { Kafka, logLevel } = kafkajs;
 const admin = { name: "kappa-admin", password: "demo-traffic-test" };
+const SUBJECT = `${DEMO_TOPICS.orderEvents}-value`;
+const DLQ = `${DEMO_TOPICS.orderEvents}.dlq`;
+
+/** The library's in-memory registry holding Order Events as the portal serves it: the seed's rule, DLQ, and the ENCRYPT rule for PII. */
+async function registryServingOrderEvents(): Promise<Client> {
+  const client = SchemaRegistryClient.newClient({ baseURLs: [`mock://demo-traffic-${Date.now()}`] });
+  const rule = { name: "non-negative-total", description: "An order's total is never below zero.", kind: "CEL" as const, expression: "message.totalCents >= 0", mode: "WRITE" as const, onFailure: "DLQ" as const, tags: [] };
+  await client.register(SUBJECT, {
+    schemaType: "AVRO",
+    schema: DEMO_SCHEMAS.orderEvent,
+    metadata: registryMetadata({ classification: "CONFIDENTIAL", contactEmail: "owner@orders.example", freshnessSeconds: 60, availabilityPct: 99.9, domain: { slug: "orders" } }, { format: "AVRO", definition: DEMO_SCHEMAS.orderEvent }),
+    ruleSet: registryRuleSet(DEMO_TOPICS.orderEvents, [rule], encryptRule("kappa-orders", "local-kms", "kappa/orders")),
+  } as Parameters<Client["register"]>[1], false);
+  return client;
+}
 
 describe("demo records", () => {
-  it("are valid under the demo products' schemas", () => {
+  it("are valid under the demo products' schemas, and exactly one order in DEMO_NEGATIVE_TOTAL_EVERY has a negative total", () => {
     const records = new DemoRecords();
     const orderType = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.orderEvent) as avsc.Schema);
     const paymentType = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.payment) as avsc.Schema);
-    for (let i = 0; i < 50; i++) {
+    const negative: number[] = [];
+    for (let i = 1; i <= 4 * DEMO_NEGATIVE_TOTAL_EVERY; i++) {
       const order = records.nextOrder();
-      const decoded = orderType.fromBuffer(order.value) as { orderId: string; totalCents: number };
-      expect(decoded.orderId).toBe(order.key);
-      expect(paymentType.fromBuffer(records.paymentFor(order.order).value)).toMatchObject({ orderId: order.key, amountCents: decoded.totalCents });
+      expect(orderType.isValid(order.record), JSON.stringify(order.record)).toBe(true);
+      expect(order.record.orderId).toBe(order.key);
+      if (order.record.totalCents < 0) negative.push(i);
+      else expect(paymentType.fromBuffer(records.paymentFor(order.order).value)).toMatchObject({ orderId: order.key, amountCents: order.record.totalCents });
       const status = records.nextStatus();
       expect(status).not.toBeNull();
       const json = JSON.parse(status!.value.toString()) as { orderId: string; status: string };
       expect(json.orderId).toBe(status!.key);
       expect(["PLACED", "PAID", "SHIPPED", "DELIVERED"]).toContain(json.status);
     }
+    expect(DEMO_NEGATIVE_TOTAL_EVERY).toBe(50);
+    expect(negative).toEqual([50, 100, 150, 200]);
+  });
+
+  it("never give a dead-lettered order a status", () => {
+    const records = new DemoRecords(Date.now, 2);
+    const rejected = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const order = records.nextOrder();
+      if (order.record.totalCents < 0) rejected.add(order.key);
+      const status = records.nextStatus();
+      if (status) expect(rejected.has(status.key)).toBe(false);
+    }
+    expect(rejected.size).toBe(20);
   });
 });
 
@@ -34,31 +81,47 @@ describe("demo traffic against the embedded broker", () => {
   let dir: string;
   let broker: Awaited<ReturnType<typeof startBroker>>;
   let kafka: InstanceType<typeof Kafka>;
+  const previousSecret = process.env.LOCAL_SECRET;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "kappa-demo-traffic-"));
     const config = applySaslAdmin(configFromArgs(["--host", "127.0.0.1", "--port", "0", "--data-dir", dir, "--override", "auto.create.topics.enable=false"]), admin);
     broker = await startBroker({ ...config, saslUsers: [admin], logger: { debug() {}, info() {}, warn() {}, error() {} } });
     kafka = new Kafka({ clientId: "demo-traffic-test", brokers: [broker.bootstrap], sasl: { mechanism: "scram-sha-512", username: admin.name, password: admin.password }, logLevel: logLevel.NOTHING });
+    // The client-made DEK of the mock registry is wrapped with the library's local KMS driver (see the file comment).
+    LocalKmsDriver.register();
+    process.env.LOCAL_SECRET = "demo-traffic-test-kms-secret";
   });
 
   afterAll(async () => {
+    if (previousSecret === undefined) delete process.env.LOCAL_SECRET;
+    else process.env.LOCAL_SECRET = previousSecret;
     await broker?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("writes decodable records to every demo topic and its consumer lags behind the end", async () => {
-    const traffic = await startDemoTraffic({ brokers: [broker.bootstrap], username: admin.name, password: admin.password, ratePerSecond: 20, consumerDelayMs: 1_500 });
+  it("writes Order Events through the serializer (customerId encrypted, negative totals to <topic>.dlq with the rule's name), decodable records to the other topics, and its consumer lags behind the end", async () => {
+    const log: string[] = [];
+    // The admin stands in for the orders producer account: the embedded broker here has no catalog and no ACLs to grant.
+    const traffic = await startDemoTraffic({
+      brokers: [broker.bootstrap],
+      username: admin.name,
+      password: admin.password,
+      orderEvents: { registry: await registryServingOrderEvents(), username: admin.name, password: admin.password },
+      ratePerSecond: 40,
+      consumerDelayMs: 1_500,
+      log: (line) => log.push(line),
+    });
     const a = kafka.admin();
     await a.connect();
     try {
       // As on a first start: the topics appear only after the traffic has started (the worker creates them).
       await new Promise((r) => setTimeout(r, 1_500));
-      await a.createTopics({ topics: Object.values(DEMO_TOPICS).map((topic) => ({ topic, numPartitions: 2 })) });
+      await a.createTopics({ topics: [...Object.values(DEMO_TOPICS), DLQ].map((topic) => ({ topic, numPartitions: 2 })) });
       // The consumer commits what it has processed; it stays behind the producer.
       let lag = 0;
       let committed = 0;
-      const deadline = Date.now() + 45_000;
+      const deadline = Date.now() + 60_000;
       while (Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 500));
         const ends = await a.fetchTopicOffsets(DEMO_TOPICS.orderEvents);
@@ -66,32 +129,47 @@ describe("demo traffic against the embedded broker", () => {
         const offsets = new Map(group!.partitions.map((p) => [p.partition, Number(p.offset)]));
         committed = [...offsets.values()].filter((o) => o >= 0).reduce((x, y) => x + y, 0);
         lag = ends.reduce((sum, p) => sum + Number(p.high) - Math.max(0, offsets.get(p.partition) ?? 0), 0);
-        if (committed > 0 && lag > 0 && traffic.produced() > 60) break;
+        if (committed > 0 && lag > 0 && traffic.deadLettered() >= 2 && traffic.produced() > 120) break;
       }
       expect(committed).toBeGreaterThan(0);
       expect(lag).toBeGreaterThan(0);
+      expect(traffic.deadLettered()).toBeGreaterThanOrEqual(2);
     } finally {
       await a.disconnect();
       await traffic.stop();
     }
+    expect(log[0]).toContain("Order Events through the registry's serializer");
 
-    // Every record on the topics decodes with the product's schema.
+    // Every record decodes with its product's schema; Order Events and its dead letters are in the registry's wire
+    // format (magic byte 0, the schema id) with customerId encrypted — nowhere in clear — and the dead letters carry
+    // the failed rule and a negative total, the product topic none.
     const reader = kafka.consumer({ groupId: "demo-traffic-test-reader" });
     const orderType = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.orderEvent) as avsc.Schema);
     const paymentType = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.payment) as avsc.Schema);
     const seen = new Map<string, number>();
+    const problems: string[] = [];
+    const orderOf = (topic: string, value: Buffer, key: string, rule: string | undefined) => {
+      if (value[0] !== 0 || value.readUInt32BE(1) !== 1) problems.push(`${topic}: not in the wire format with schema id 1`);
+      const order = orderType.fromBuffer(value.subarray(5)) as { orderId: string; customerId: string; totalCents: number };
+      if (order.orderId !== key) problems.push(`${topic}: key ${key} for ${order.orderId}`);
+      if (value.includes("cust-") || order.customerId.startsWith("cust-")) problems.push(`${topic}: customerId in clear`);
+      if (Buffer.from(order.customerId, "base64").length <= "cust-1".length) problems.push(`${topic}: customerId is no ciphertext`);
+      if (topic === DLQ && (order.totalCents >= 0 || rule !== "non-negative-total")) problems.push(`${DLQ}: total ${order.totalCents}, rule ${rule}`);
+      if (topic === DEMO_TOPICS.orderEvents && order.totalCents < 0) problems.push(`${topic}: negative total ${order.totalCents}`);
+    };
     await reader.connect();
-    await reader.subscribe({ topics: Object.values(DEMO_TOPICS), fromBeginning: true });
+    await reader.subscribe({ topics: [...Object.values(DEMO_TOPICS), DLQ], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
       const timeout = setTimeout(() => reject(new Error(`read only ${JSON.stringify([...seen])}`)), 30_000);
       void reader.run({
         eachMessage: async ({ topic, message }) => {
           const value = message.value!;
-          if (topic === DEMO_TOPICS.orderEvents) expect(orderType.fromBuffer(value)).toHaveProperty("orderId", message.key!.toString());
-          else if (topic === DEMO_TOPICS.paymentsCaptured) expect(paymentType.fromBuffer(value)).toHaveProperty("orderId", message.key!.toString());
-          else expect(JSON.parse(value.toString())).toHaveProperty("orderId", message.key!.toString());
+          const key = message.key!.toString();
+          if (topic === DEMO_TOPICS.orderEvents || topic === DLQ) orderOf(topic, value, key, message.headers?.["__rule.name"]?.toString());
+          else if (topic === DEMO_TOPICS.paymentsCaptured) expect(paymentType.fromBuffer(value)).toHaveProperty("orderId", key);
+          else expect(JSON.parse(value.toString())).toHaveProperty("orderId", key);
           seen.set(topic, (seen.get(topic) ?? 0) + 1);
-          if (Object.values(DEMO_TOPICS).every((t) => (seen.get(t) ?? 0) >= 5)) {
+          if ([...Object.values(DEMO_TOPICS), DLQ].every((t) => (seen.get(t) ?? 0) >= (t === DLQ ? 2 : 5))) {
             clearTimeout(timeout);
             resolve();
           }
@@ -99,5 +177,6 @@ describe("demo traffic against the embedded broker", () => {
       });
     });
     await reader.disconnect();
-  }, 90_000);
+    expect(problems).toEqual([]);
+  }, 120_000);
 });

@@ -6,15 +6,48 @@
  * throughput, a non-zero lag (in records and in seconds) and, on the tiered
  * product, bytes moving to the object store.
  *
- * It logs in as the broker's admin: the demo has no other way to hold a
- * producer's password without taking the owner's one-time pickup. That is a
- * demo-only shortcut — in production, producers are the domains' own
- * applications with their own accounts.
+ * Order Events goes through the data contract (issue 29), as a producing
+ * application of the orders domain would write it: Confluent's
+ * `@confluentinc/schemaregistry` Avro serializer against the portal's registry
+ * (/api/schema-registry), with the CEL executor and the field-encryption
+ * executor registered. The registry serves the product's rule
+ * `non-negative-total` (on write, action DLQ) and the ENCRYPT rule for
+ * `customerId` (tagged PII): every record is framed with the schema's id and
+ * its customerId encrypted with the domain's DEK; about one order in
+ * DEMO_NEGATIVE_TOTAL_EVERY has a negative total, which the rule sends to the
+ * dead-letter topic `orders.order-events.v1.dlq` (DlqAction below), so the
+ * product page's DLQ panel fills slowly and has something to redrive.
  *
- * It writes through the platform's producer (@kappa/worker/producer,
- * idempotent, acks=all: a record it counts as produced is in the log even if
- * a partition leader dies); the consumer and the topic check stay on kafkajs.
+ * Credentials. Order Events is written as the orders domain's producer
+ * account (`orders-producer`): only it may WRITE the topic and its dead-letter
+ * topic, and only it (and subscribers approved for PII) gets the DEK's key
+ * material from the registry. The demo holds that account's password because
+ * `npm start` issued it (demo mode only; scripts/demo-producer.ts): on the
+ * first start, before the worker, the launcher issues the credential as the
+ * worker would and keeps a sealed copy in the data folder; the owners' one-time
+ * pickup stays theirs, no permission check is bypassed, and the password is
+ * never logged. In production the producers are the domains' own
+ * applications, with the password their owners picked up. Without that
+ * credential (the owners rotated it, or the data folder predates it) the demo
+ * writes no Order Events and says why.
+ *
+ * The other products (Order Status, Payments Captured) are written as the
+ * broker's admin through the platform's producer (@kappa/worker/producer,
+ * idempotent, acks=all) — a demo-only shortcut; the consumer and the topic
+ * check stay on kafkajs.
  */
+import {
+  AvroSerializer,
+  CelExecutor,
+  FieldEncryptionExecutor,
+  RuleRegistry,
+  SchemaRegistryClient,
+  SerdeType,
+  SerializationError,
+  type Client,
+  type RuleAction,
+  type RuleContext,
+} from "@confluentinc/schemaregistry";
 import avsc from "avsc";
 import kafkajs, { type Consumer } from "kafkajs";
 import { openProducer, type OutgoingRecord } from "@kappa/worker/producer";
@@ -34,10 +67,26 @@ export const DEMO_CONSUMER_GROUP = "payments-reconciliation.dashboard";
 /** How far behind the demo consumer reads (by record timestamp). */
 export const DEMO_CONSUMER_DELAY_MS = 20_000;
 
-export interface DemoTrafficOptions {
-  brokers: string[];
+/** About one order in this many has a negative total: the rule `non-negative-total` sends it to the dead-letter topic. */
+export const DEMO_NEGATIVE_TOTAL_EVERY = 50;
+
+/** Where and as whom Order Events is written through the serializer. */
+export interface OrderEventsProducer {
+  /** The registry client (the portal's /api/schema-registry, see portalRegistry). */
+  registry: Client;
+  /** The orders domain's producer account (scripts/demo-producer.ts). */
   username: string;
   password: string;
+}
+
+export interface DemoTrafficOptions {
+  brokers: string[];
+  /** The broker's admin: Order Status and Payments Captured, and the lagging consumer. */
+  username: string;
+  password: string;
+  /** Order Events through the serializer; null: no Order Events records (`orderEventsOff` says why in the log). */
+  orderEvents: OrderEventsProducer | null;
+  orderEventsOff?: string;
   /** Records per second to Order Events; the other products get a share of it. */
   ratePerSecond?: number;
   consumerDelayMs?: number;
@@ -47,29 +96,40 @@ export interface DemoTrafficOptions {
 const STATUSES = ["PLACED", "PAID", "SHIPPED", "DELIVERED"] as const;
 const CURRENCIES = ["EUR", "EUR", "EUR", "GBP", "USD", "CHF"];
 
+/** An OrderPlaced record as the application hands it to the serializer (Order Events' schema). */
+export interface OrderPlaced {
+  orderId: string;
+  customerId: string;
+  totalCents: number;
+  currency: string;
+  placedAt: number;
+}
+
 /** Deterministic-enough demo values: orders cycle through a few hundred customers and ids. */
 export class DemoRecords {
   private sequence = 0;
   private readonly statusOf = new Map<string, number>();
-  private readonly orderEvent = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.orderEvent) as avsc.Schema);
   private readonly payment = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.payment) as avsc.Schema);
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly negativeEvery: number = DEMO_NEGATIVE_TOTAL_EVERY,
+  ) {}
 
-  /** An OrderPlaced record (Avro binary, the product's schema), keyed by order id. */
-  nextOrder(): { key: string; value: Buffer; order: { orderId: string; totalCents: number } } {
+  /** The next OrderPlaced record, keyed by order id; every `negativeEvery`-th has a negative total (a broken producer). */
+  nextOrder(): { key: string; record: OrderPlaced; order: { orderId: string; totalCents: number } } {
     this.sequence += 1;
     const orderId = `ord-${(100000 + this.sequence).toString(36)}`;
-    const totalCents = 500 + Math.floor(Math.random() * 25_000);
-    const value = this.orderEvent.toBuffer({
+    const totalCents = this.sequence % this.negativeEvery === 0 ? -(1 + Math.floor(Math.random() * 5_000)) : 500 + Math.floor(Math.random() * 25_000);
+    const record: OrderPlaced = {
       orderId,
       customerId: `cust-${1 + Math.floor(Math.random() * 400)}`,
       totalCents,
-      currency: CURRENCIES[Math.floor(Math.random() * CURRENCIES.length)],
+      currency: CURRENCIES[Math.floor(Math.random() * CURRENCIES.length)]!,
       placedAt: this.now(),
-    });
-    this.statusOf.set(orderId, 0);
-    return { key: orderId, value, order: { orderId, totalCents } };
+    };
+    if (totalCents >= 0) this.statusOf.set(orderId, 0);
+    return { key: orderId, record, order: { orderId, totalCents } };
   }
 
   /** A PaymentCaptured record for an order (Avro binary). */
@@ -100,10 +160,110 @@ export class DemoRecords {
   }
 }
 
+/** Where DlqAction and OrderEventsWriter write: the platform's producer, or any client's send (e.g. kafkajs, record by record). */
+export interface RecordSink {
+  send(records: OutgoingRecord[]): Promise<unknown>;
+}
+
+/** Thrown by DlqAction after it wrote the dead letter: the serializer's caller learns the record did not go to the topic. */
+export class DeadLettered extends SerializationError {
+  constructor(
+    readonly rule: string,
+    readonly topic: string,
+  ) {
+    super(`rule ${rule} failed: the record went to ${topic}`);
+  }
+}
+
+/**
+ * Confluent's DLQ rule action for the JavaScript client, which ships none (the
+ * Java client's DlqAction is the model): the record goes to the rule's
+ * `dlq.topic` with the rule's name, mode, subject, topic and error in
+ * `__rule.*` headers — what the portal's DLQ panel shows — and the serializer
+ * then fails with DeadLettered. The dead letter is the record serialized as on
+ * the product topic (wire format, the PII fields encrypted: the conditions are
+ * switched off for it by a rule override), so the dead-letter topic holds no
+ * clear PII either and a redrive puts it back unchanged.
+ */
+export class DlqAction implements RuleAction {
+  private readonly deadLetters: AvroSerializer;
+
+  constructor(
+    registry: Client,
+    private readonly producer: RecordSink,
+  ) {
+    const rules = new RuleRegistry();
+    rules.registerExecutor(new FieldEncryptionExecutor());
+    rules.registerOverride({ type: "CEL", disabled: true });
+    rules.registerOverride({ type: "CEL_FIELD", disabled: true });
+    this.deadLetters = new AvroSerializer(registry, SerdeType.VALUE, { useLatestVersion: true, autoRegisterSchemas: false }, rules);
+  }
+
+  configure(): void {}
+  type(): string {
+    return "DLQ";
+  }
+  async run(ctx: RuleContext, msg: unknown, err: Error | null): Promise<void> {
+    const topic = ctx.getParameter("dlq.topic");
+    if (!topic) throw new SerializationError(`rule ${ctx.rule.name} has no dlq.topic`);
+    try {
+      const key = typeof msg === "object" && msg !== null && "orderId" in msg ? String(msg.orderId) : null;
+      const value = await this.deadLetters.serialize(ctx.topic, msg);
+      const headers = { "__rule.name": ctx.rule.name, "__rule.mode": String(ctx.ruleMode), "__rule.subject": ctx.subject, "__rule.topic": ctx.topic, "__rule.exception": err?.message ?? "condition failed" };
+      await this.producer.send([{ topic, key, value, headers }]);
+    } catch (error) {
+      // Never on to the product topic: a failed dead-letter write refuses the record.
+      throw new SerializationError(`rule ${ctx.rule.name} failed and its dead letter could not be written to ${topic}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    throw new DeadLettered(ctx.rule.name, topic);
+  }
+  close(): void {}
+}
+
+/** Writes OrderPlaced records through the serializer (rules, encryption) as the producer account. */
+export class OrderEventsWriter {
+  private readonly serializer: AvroSerializer;
+
+  constructor(
+    registry: Client,
+    private readonly producer: RecordSink,
+    private readonly topic: string = DEMO_TOPICS.orderEvents,
+  ) {
+    // Each serializer its own executors: the encryption executor is bound to the client it was first configured with.
+    const rules = new RuleRegistry();
+    rules.registerExecutor(new CelExecutor());
+    rules.registerExecutor(new FieldEncryptionExecutor());
+    rules.registerAction(new DlqAction(registry, producer));
+    this.serializer = new AvroSerializer(registry, SerdeType.VALUE, { useLatestVersion: true, autoRegisterSchemas: false }, rules);
+  }
+
+  /** "written" to the topic, or "dead-lettered" by a DLQ rule; rejects when neither happened. */
+  async write(key: string, record: OrderPlaced): Promise<"written" | "dead-lettered"> {
+    let value: Buffer;
+    try {
+      // A copy: the serializer encrypts the object it is given in place.
+      value = await this.serializer.serialize(this.topic, { ...record });
+    } catch (error) {
+      if (error instanceof DeadLettered) return "dead-lettered";
+      throw error;
+    }
+    await this.producer.send([{ topic: this.topic, key, value }]);
+    return "written";
+  }
+}
+
+/** A registry client for the portal's /api/schema-registry as a service account (HTTP Basic, as Confluent's clients send it). */
+export function portalRegistry(registryUrl: string, username: string, password: string): Client {
+  // The newest version (with its rules) is asked again every five minutes, so a rule changed in the portal reaches the demo.
+  return new SchemaRegistryClient({ baseURLs: [registryUrl], basicAuthCredentials: { credentialsSource: "USER_INFO", userInfo: `${username}:${password}` }, cacheLatestTtlSecs: 300 });
+}
+
 export interface DemoTraffic {
   stop(): Promise<void>;
   /** Records written so far (for tests and the log). */
   produced(): number;
+  /** Order Events records the rule sent to the dead-letter topic. */
+  deadLettered(): number;
 }
 
 /**
@@ -124,10 +284,23 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
   });
   const records = new DemoRecords();
   const producer = openProducer({ clientId: "kappa-demo-traffic", brokers: options.brokers, sasl: { mechanism: "SCRAM-SHA-512", username: options.username, password: options.password }, retries: 5 });
+  // Order Events: the orders producer's own connection (its ACLs: the topic and its dead-letter topic).
+  const orderProducer = options.orderEvents
+    ? openProducer({ clientId: "kappa-demo-shop", brokers: options.brokers, sasl: { mechanism: "SCRAM-SHA-512", username: options.orderEvents.username, password: options.orderEvents.password }, retries: 5 })
+    : null;
+  const orders = options.orderEvents && orderProducer ? new OrderEventsWriter(options.orderEvents.registry, orderProducer) : null;
+  if (!orders) log(`demo traffic: no Order Events records: ${options.orderEventsOff ?? "no producer credential"}`);
   const consumer: Consumer = kafka.consumer({ groupId: DEMO_CONSUMER_GROUP, allowAutoTopicCreation: false });
   let produced = 0;
+  let deadLettered = 0;
   let stopped = false;
-  let lastError = "";
+  const lastError = new Map<string, string>();
+  // Once per distinct error and path: the worker may still be creating the topics, the portal still starting.
+  const failed = (path: string, error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (lastError.get(path) !== message) log(`demo ${path}: ${message} (retrying)`);
+    lastError.set(path, message);
+  };
 
   let sending = false;
   const tick = async () => {
@@ -135,19 +308,31 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     if (sending || stopped) return;
     sending = true;
     const order = records.nextOrder();
-    const messages: OutgoingRecord[] = [{ topic: DEMO_TOPICS.orderEvents, key: order.key, value: order.value }];
-    if (Math.random() < 0.6) messages.push({ topic: DEMO_TOPICS.paymentsCaptured, ...records.paymentFor(order.order) });
-    const status = records.nextStatus();
-    if (status && Math.random() < 0.5) messages.push({ topic: DEMO_TOPICS.orderStatus, ...status });
+    const messages: OutgoingRecord[] = [];
     try {
-      await producer.send(messages);
-      produced += messages.length;
-      lastError = "";
+      let placed = !orders;
+      if (orders) {
+        try {
+          const outcome = await orders.write(order.key, order.record);
+          if (outcome === "dead-lettered") deadLettered += 1;
+          else produced += 1;
+          placed = outcome === "written";
+          lastError.delete("Order Events");
+        } catch (error) {
+          failed("Order Events", error);
+        }
+      }
+      // A payment only for an order that was placed.
+      if (placed && order.order.totalCents >= 0 && Math.random() < 0.6) messages.push({ topic: DEMO_TOPICS.paymentsCaptured, ...records.paymentFor(order.order) });
+      const status = records.nextStatus();
+      if (status && Math.random() < 0.5) messages.push({ topic: DEMO_TOPICS.orderStatus, ...status });
+      if (messages.length > 0) {
+        await producer.send(messages);
+        produced += messages.length;
+      }
+      lastError.delete("producer");
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // Once per distinct error: the worker may still be creating the topics.
-      if (message !== lastError) log(`demo producer: ${message} (retrying)`);
-      lastError = message;
+      failed("producer", error);
     } finally {
       sending = false;
     }
@@ -188,14 +373,17 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
       }
     }
   })();
-  log(`demo traffic: about ${rate} records/s to ${Object.values(DEMO_TOPICS).join(", ")}; group ${DEMO_CONSUMER_GROUP} reads Order Events ${delay / 1000} s behind`);
+  log(
+    `demo traffic: about ${rate} records/s to ${Object.values(DEMO_TOPICS).join(", ")}${orders ? ` (Order Events through the registry's serializer as ${options.orderEvents?.username}: customerId encrypted, about 1 order in ${DEMO_NEGATIVE_TOTAL_EVERY} to ${DEMO_TOPICS.orderEvents}.dlq)` : ""}; group ${DEMO_CONSUMER_GROUP} reads Order Events ${delay / 1000} s behind`,
+  );
 
   return {
     produced: () => produced,
+    deadLettered: () => deadLettered,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await Promise.allSettled([consumerStarted, consumer.disconnect(), producer.close()]);
+      await Promise.allSettled([consumerStarted, consumer.disconnect(), producer.close(), orderProducer?.close()]);
     },
   };
 }

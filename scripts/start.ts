@@ -295,6 +295,13 @@ async function catalogNeedsSetup(databaseUrl: string, demoMode: boolean): Promis
   }
 }
 
+/** The portal as this machine reaches it (its listening address; loopback when it listens on every interface). */
+function localPortalUrl(config: StartConfig): string {
+  const h = config.portalHostname;
+  const host = !h || h === "0.0.0.0" || h === "::" ? "127.0.0.1" : h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
+  return `http://${host}:${config.PORT}`;
+}
+
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -488,8 +495,20 @@ async function main() {
   // waits for the other (the portal reads only the catalog), and on a restart
   // the worker's start-up (tsx compiling it, its first catalog and Kafka
   // round trips) is most of the wait.
+  // Demo traffic: Order Events is written as the orders producer account, whose credential the launcher issues on the
+  // first start before the worker runs (scripts/demo-producer.ts; demo mode with the embedded broker only).
+  const withDemoTraffic = config.demoMode && config.embeddedKafka && config.demoTraffic && config.startWorker;
   const workerStarted = config.startWorker
     ? (async () => {
+        let demoProducer: import("./demo-producer.ts").DemoProducerCredential | null = null;
+        if (withDemoTraffic) {
+          const { demoProducerCredential } = await import("./demo-producer.ts");
+          demoProducer = await demoProducerCredential({ databaseUrl, secretsKey, dataDir: config.dataDir, brokers: bootstrap.split(","), admin: { name: config.KAFKA_ADMIN_USER, password: adminPassword } }).catch(
+            (error: unknown) => ({ ok: false as const, reason: error instanceof Error ? error.message : String(error) }),
+          );
+          if (demoProducer.ok && demoProducer.issuedNow) log(`demo: issued ${demoProducer.username}'s credential for the demo traffic (its owners can still pick the password up once in the portal)`);
+          if (!demoProducer.ok) log(`demo: the demo traffic writes no Order Events: ${demoProducer.reason}`);
+        }
         log("starting the worker");
         await startWorker(
           {
@@ -511,9 +530,17 @@ async function main() {
           path.join(config.dataDir, "worker.ready"),
           config.WORKER_MAX_HEAP_MB,
         );
-        if (config.demoMode && config.embeddedKafka && config.demoTraffic) {
-          const { startDemoTraffic } = await import("./demo-traffic.ts");
-          const traffic = await startDemoTraffic({ brokers: bootstrap.split(","), username: config.KAFKA_ADMIN_USER, password: adminPassword, log: (line) => sink.line("demo-traffic", line) });
+        if (withDemoTraffic) {
+          const { portalRegistry, startDemoTraffic } = await import("./demo-traffic.ts");
+          const orderEvents = demoProducer?.ok ? { registry: portalRegistry(`${localPortalUrl(config)}/api/schema-registry`, demoProducer.username, demoProducer.password), username: demoProducer.username, password: demoProducer.password } : null;
+          const traffic = await startDemoTraffic({
+            brokers: bootstrap.split(","),
+            username: config.KAFKA_ADMIN_USER,
+            password: adminPassword,
+            orderEvents,
+            orderEventsOff: demoProducer && !demoProducer.ok ? demoProducer.reason : undefined,
+            log: (line) => sink.line("demo-traffic", line),
+          });
           stops.add({ name: "the demo traffic", stop: () => traffic.stop() });
           log("demo traffic on (a few records/s to the demo products; KAPPA_DEMO_TRAFFIC=0 turns it off)");
         }
@@ -564,9 +591,7 @@ async function main() {
         void shutdown(1);
       }
     });
-    const h = config.portalHostname;
-    const probeHost = !h || h === "0.0.0.0" || h === "::" ? "127.0.0.1" : h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
-    await waitForHttp(`http://${probeHost}:${config.PORT}/signin`, portal, 120_000);
+    await waitForHttp(`${localPortalUrl(config)}/signin`, portal, 120_000);
   })();
   // Both settle before the ready block; a failure of either stops everything (main's catch).
   await Promise.all([workerStarted, portalStarted]);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { seedDemoData } from "../../../prisma/seed.ts";
-import { getProduct, loadActor, odcsProblems, planContracts, productContract, type Db } from "../src/index.ts";
+import { getProduct, loadActor, odcsProblems, planContracts, productContract, subjectVersion, type Db } from "../src/index.ts";
 import { openTestDatabase } from "./fixtures.ts";
 
 /*
@@ -46,6 +46,20 @@ describe("the demo's data contract (issue 29)", () => {
     ]);
     const owner = await loadActor(db, (await db.user.findUniqueOrThrow({ where: { email: "owner@orders.example" } })).id);
     expect((await getProduct(db, owner, product.id)).dlqTopic).toBe("orders.order-events.v1.dlq");
+  });
+
+  it("Order Events' customerId is tagged PII and encrypted: the registry serves the tag and the ENCRYPT rule after non-negative-total", async () => {
+    const product = await db.dataProduct.findUniqueOrThrow({ where: { topicName: "orders.order-events.v1" } });
+    expect({ classification: product.classification, encryptPii: product.encryptPii }).toEqual({ classification: "CONFIDENTIAL", encryptPii: true });
+    // What @confluentinc/schemaregistry's serializer gets for the subject (the demo traffic uses it with useLatestVersion).
+    const producer = await db.serviceAccount.findFirstOrThrow({ where: { domainId: product.domainId, isProducer: true } });
+    const caller = { kind: "serviceAccount" as const, account: { id: producer.id, name: producer.name, domainId: producer.domainId, isProducer: true } };
+    const served = (await subjectVersion(db, caller, "orders.order-events.v1-value", "latest")) as { metadata: { tags: Record<string, string[]> }; ruleSet: { domainRules: { name: string; type: string; tags?: string[]; params?: Record<string, string> }[] } };
+    expect(served.metadata.tags).toEqual({ "example.orders.OrderPlaced.customerId": ["PII"] });
+    expect(served.ruleSet.domainRules.map((r) => [r.name, r.type, r.tags ?? [], r.params?.["dlq.topic"] ?? r.params?.["encrypt.kek.name"]])).toEqual([
+      ["non-negative-total", "CEL", [], "orders.order-events.v1.dlq"],
+      ["encrypt-pii", "ENCRYPT", ["PII"], "kappa-orders"],
+    ]);
   });
 });
 

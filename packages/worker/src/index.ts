@@ -10,4 +10,5 @@ export { ensureCredentials, reconcilePrincipalAcls, reconcileProductTopic, desir
 export { backoffDelayMs, diffAcls, diffTopic, topicSpecFor } from "./reconcile/diff.ts";
 export { Observer } from "./observe/observer.ts";
 export { scramUpsertion, SCRAM_ITERATIONS, SCRAM_MECHANISM_CODE, type ScramMechanism } from "./scram.ts";
+export { sealedScramCredential } from "./reconcile/scram-credential.ts";
 export { jsonLogger, silentLogger, type Logger } from "./log.ts";

@@ -1,0 +1,40 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { decryptSecret, encryptSecret } from "@kappa/catalog/secrets";
+import { DEMO_PRODUCER_FILE, openKeptCopy, writeKeptCopy } from "./demo-producer.ts";
+
+/*
+ * The launcher's copy of the orders producer's password (scripts/demo-producer.ts):
+ * sealed, private to the launcher's user, and used only while it is still the
+ * account's credential. Issuing it on the broker and in the catalog is
+ * exercised by `npm start` itself (see the README's data-contracts section);
+ * this suite has no catalog database.
+ */
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "kappa-demo-producer-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the demo producer's kept copy", () => {
+  const key = randomBytes(32);
+  const account = { id: "acc-orders-producer", name: "orders-producer", issuedMs: Date.UTC(2026, 11, 6, 8, 0, 0, 123) };
+  const file = path.join(dir, DEMO_PRODUCER_FILE);
+  const password = "S3cret-demo-password-" + randomBytes(8).toString("hex");
+
+  it("is sealed under the secrets key (no password in the file), readable by its owner only, and opens for the same credential", () => {
+    writeKeptCopy(file, key, account.id, new Date(account.issuedMs), password, encryptSecret);
+    expect(readFileSync(file, "utf8")).not.toContain(password);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(openKeptCopy(file, key, account, decryptSecret)).toEqual({ password });
+  });
+
+  it("is refused once the owners rotated the credential, for another account, under another key, or when missing", () => {
+    expect(openKeptCopy(file, key, { ...account, issuedMs: account.issuedMs + 1 }, decryptSecret)).toEqual({ reason: expect.stringContaining("was rotated since the demo issued it") });
+    expect(openKeptCopy(file, key, { ...account, issuedMs: null }, decryptSecret)).toEqual({ reason: expect.stringContaining("was rotated") });
+    expect(openKeptCopy(file, key, { ...account, id: "acc-other" }, decryptSecret)).toEqual({ reason: expect.stringContaining("belongs to another account") });
+    expect(openKeptCopy(file, randomBytes(32), account, decryptSecret)).toEqual({ reason: expect.stringContaining("another KAPPA_SECRETS_KEY") });
+    expect(openKeptCopy(path.join(dir, "absent"), key, account, decryptSecret)).toEqual({ reason: expect.stringContaining("holds no copy of its password") });
+  });
+});
