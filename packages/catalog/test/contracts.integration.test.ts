@@ -223,19 +223,30 @@ describe("contracts: a derived product's statement", () => {
     expect((await exported(inputId)).schema?.[0]?.customProperties?.map((p) => p.property)).not.toContain("derivedStatement");
   });
 
-  it("a changed statement is shown as a change and refused as not supported yet, on plan and on apply, changing nothing", async () => {
+  it("a changed statement of an ACTIVE product plans as an update (a new statement version, the file's schema not compared); applied without Flink it is refused 503 as the form's change is, changing nothing; not ACTIVE, refused on plan", async () => {
     const contract = await exported(derivedId);
     const changedStatement = STATEMENT.replace("INTERVAL '1' MINUTE", "INTERVAL '5' MINUTE");
-    const changed = setStatement({ ...contract, description: { purpose: "Status changes per five minutes." } }, changedStatement);
+    // The exported schema stays in the file, and another one would not be compared either: Flink derives the new one.
+    const changed = setStatement({ ...setSchema(contract, { type: "object", properties: { other: { type: "string" } } }), description: { purpose: "Status changes per five minutes." } }, changedStatement);
     const before = await state();
     const plan = (await planContracts(db, ctx.as.ordersOwner, files(changed))).items[0];
-    expect(plan).toMatchObject({ action: "error", productId: derivedId });
+    expect(plan).toMatchObject({ action: "update", productId: derivedId, errors: [], schema: { change: "none" } });
     expect(plan?.changes).toContainEqual({ field: "derivedStatement", from: STATEMENT, to: changedStatement });
-    expect(plan?.errors).toEqual([expect.stringMatching(/^schema\[0\]\.customProperties\.derivedStatement: the statement of orders\.order-status-per-minute\.v1 differs from the catalog's, and changing a derived product's statement is not supported yet/)]);
+    expect(plan?.changes.map((c) => c.field)).not.toContain("schema");
+    expect(plan?.notes).toContainEqual(expect.stringMatching(/^A new version of the statement: applying asks for it as the product page's "Change statement" does — Flink plans it/));
     const applied = (await applyContracts(db, ctx.as.ordersOwner, files(changed))).items[0];
-    expect(applied).toMatchObject({ applied: false, refusal: { message: expect.stringContaining("changing a derived product's statement is not supported yet") } });
-    // Not even the description changed: the file is refused whole.
+    expect(applied).toMatchObject({ applied: false, refusal: { code: "NOT_CONFIGURED", message: expect.stringContaining("FLINK_SQL_GATEWAY_URL") } });
+    // Not even the description changed: the statement goes first, and its refusal leaves the file unapplied.
     expect(await state()).toEqual(before);
+
+    await db.dataProduct.update({ where: { id: derivedId }, data: { status: "DEPRECATED" } });
+    try {
+      const deprecated = (await planContracts(db, ctx.as.ordersOwner, files(changed))).items[0];
+      expect(deprecated).toMatchObject({ action: "error" });
+      expect(deprecated?.errors).toEqual([expect.stringMatching(/only an ACTIVE derived product's statement changes .*; orders\.order-status-per-minute\.v1 is DEPRECATED/)]);
+    } finally {
+      await db.dataProduct.update({ where: { id: derivedId }, data: { status: "ACTIVE" } });
+    }
   });
 
   it("a statement removed from a derived product, or added to a plain one, is refused naming the field", async () => {

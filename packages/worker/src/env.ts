@@ -119,6 +119,8 @@ export const workerEnvSchema = z
     FLINK_SQL_GATEWAY_URL: z.string().url("must be the SQL Gateway's URL, e.g. http://flink-sql-gateway:8083").optional(),
     FLINK_REST_URL: z.string().url("must be the Flink JobManager's REST URL, e.g. http://flink-jobmanager:8081").optional(),
     /** Where a paused derived product's job writes its savepoint (a folder or object store Flink reaches, e.g. s3://flink/savepoints); unset: the cluster's execution.checkpointing.savepoint-dir. */
+    /** The Schema Registry as Flink's jobs reach it, for derived products' Avro inputs (the portal's /api/schema-registry); unset: KAPPA_PORTAL_URL's. */
+    FLINK_SCHEMA_REGISTRY_URL: z.string().url("must be the portal's Schema Registry URL as Flink reaches it, e.g. http://kappa-portal:3000/api/schema-registry").optional(),
     FLINK_SAVEPOINT_DIR: z.string().regex(/^[a-z][a-z0-9+.-]*:\/\/\S+$/, "must be a URI Flink writes savepoints to, e.g. file:///var/flink/savepoints or s3://flink/savepoints").optional(),
   })
   .superRefine((env, ctx) => {

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
           adminUser: mechanism === "none" ? null : env.KAFKA_ADMIN_USER,
         },
       },
-      flink: env.FLINK_SQL_GATEWAY_URL && env.FLINK_REST_URL ? { gatewayUrl: env.FLINK_SQL_GATEWAY_URL, restUrl: env.FLINK_REST_URL, bootstrap: env.KAFKA_BROKERS.join(","), ...(env.FLINK_SAVEPOINT_DIR ? { savepointDir: env.FLINK_SAVEPOINT_DIR } : {}) } : undefined,
+      flink: env.FLINK_SQL_GATEWAY_URL && env.FLINK_REST_URL ? { gatewayUrl: env.FLINK_SQL_GATEWAY_URL, restUrl: env.FLINK_REST_URL, bootstrap: env.KAFKA_BROKERS.join(","), registryUrl: env.FLINK_SCHEMA_REGISTRY_URL ?? `${env.KAPPA_PORTAL_URL.replace(/\/+$/, "")}/api/schema-registry`, ...(env.FLINK_SAVEPOINT_DIR ? { savepointDir: env.FLINK_SAVEPOINT_DIR } : {}) } : undefined,
       producer,
       stateView: { pollMs: env.WORKER_STATE_POLL_MS, partitionFetchBytes: env.WORKER_STATE_FETCH_BYTES },
       notifications: {

@@ -9,25 +9,35 @@
 // with SASL/SCRAM and ACLs, a real PostgreSQL catalog.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   approveChangeRequest,
+  applyContracts,
   approveProduct,
+  authenticateServiceAccount,
   CatalogError,
   changeDerivedStatement,
   deprecateProduct,
   derivedJobStatus,
   getProduct,
   loadActor,
+  parseBasicAuthorization,
   pauseDerivedJob,
+  planContracts,
+  productContract,
   productJob,
+  redriveValue,
+  RegistryError,
   registerDerivedProduct,
   replayDerivedJob,
   resumeDerivedJob,
   retireProduct,
   revokeSubscription,
+  schemaById,
   startDerivedJob,
   submitForReview,
   validateDerivedStatement,
@@ -36,6 +46,7 @@ import {
 import { startFlink, type ApacheFlinkCluster } from "@kappa/engines";
 import { DerivedJobs, stopReasons } from "../src/derived/derived-jobs.ts";
 import type { AclBinding } from "../src/kafka/cluster.ts";
+import { unsealJobPassword } from "../src/reconcile/derived-grants.ts";
 import { reconcilePrincipalAcls } from "../src/reconcile/entities.ts";
 import { aclKeys, fullReconcile } from "../src/reconcile/full.ts";
 import { approvedProduct, approvedSubscription, kafkaClient, startSaslStack, stopSaslStack, waitFor } from "./helpers.ts";
@@ -66,6 +77,20 @@ const PAYMENT_SCHEMA = JSON.stringify({
   required: ["paymentId", "orderId", "amount", "capturedAt"],
 });
 
+/** The orders as an Avro product (Confluent's wire format, the registry's schema id): event time as timestamp-millis. */
+const AVRO_ORDER_SCHEMA = JSON.stringify({
+  type: "record",
+  name: "OrderPlaced",
+  namespace: "test.orders",
+  fields: [
+    { name: "orderId", type: "string" },
+    { name: "merchant", type: "string" },
+    { name: "amount", type: "double" },
+    { name: "note", type: ["null", "string"], default: null },
+    { name: "placedAt", type: { type: "long", logicalType: "timestamp-millis" } },
+  ],
+});
+
 /** Orders joined with the payments captured within a minute of them (an interval join: each match once, append-only). */
 const PAID_ORDERS = (orders: string, payments: string) => `SELECT o.orderId, o.merchant, o.amount AS ordered, p.paymentId, p.amount AS paid, p.capturedAt
 FROM \`${orders}\` o JOIN \`${payments}\` p
@@ -89,6 +114,26 @@ describe("derived products on Apache Flink", () => {
   let inputSubscription: { id: string };
   /** The product the worker deployed (the deployment test), which the stop test reuses: one job start less. */
   let deployedJob: { productId: string; topicName: string; jobId: string; accountId: string; wanted: AclBinding[] } | undefined;
+  /** The Avro input (orders domain), subscribed to by the payments domain. */
+  let avroOrders: { id: string; topicName: string };
+  let avroSubscription: { id: string };
+  /**
+   * The portal's Schema Registry API as Flink's avro-confluent format calls it (GET /schemas/ids/{id}): the catalog's
+   * own authentication (Basic, a service account's Kafka login) and schemaById, as the portal's route runs them, with
+   * each answer recorded.
+   */
+  let registry: Server;
+  let registryUrl: string;
+  const registryAnswers: { account: string | null; id: number; status: number }[] = [];
+  let derivedJobsStep: DerivedJobs | undefined;
+  /** The worker's derived-jobs step, added to the test worker's observer once (its interval is an hour: cycles on demand). */
+  const derivedJobs = () => {
+    if (!derivedJobsStep) {
+      derivedJobsStep = new DerivedJobs(stack.running.worker.ctx, { gatewayUrl: flink.gatewayUrl, restUrl: flink.restUrl, bootstrap: stack.broker.bootstrap, registryUrl });
+      stack.running.worker.observer.use(derivedJobsStep);
+    }
+    return derivedJobsStep;
+  };
 
   beforeAll(async () => {
     flinkDir = mkdtempSync(join(tmpdir(), "kappa-worker-flink-"));
@@ -104,6 +149,29 @@ describe("derived products on Apache Flink", () => {
     await approvedSubscription(stack.db, stack.people, joinOrders.id, "shop-orders");
     capturedPayments = await approvedProduct(stack.db, stack.people, { name: `Payments Captured ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: PAYMENT_SCHEMA } });
     await approvedSubscription(stack.db, stack.people, capturedPayments.id, "paid-orders");
+    avroOrders = await approvedProduct(stack.db, stack.people, { name: `Avro Orders ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "AVRO", definition: AVRO_ORDER_SCHEMA } });
+    avroSubscription = (await approvedSubscription(stack.db, stack.people, avroOrders.id, "avro-orders")).subscription;
+    registry = createServer((request, response) => {
+      const match = /^\/schemas\/ids\/(\d{1,9})(?:\?.*)?$/.exec(request.url ?? "");
+      const basic = parseBasicAuthorization(request.headers.authorization ?? "");
+      const answer = (status: number, body: unknown) => {
+        registryAnswers.push({ account: basic?.username ?? null, id: match ? Number(match[1]) : -1, status });
+        response.writeHead(status, { "content-type": "application/vnd.schemaregistry.v1+json" }).end(JSON.stringify(body));
+      };
+      if (request.method !== "GET" || !match) return answer(404, { error_code: 404, message: "HTTP 404 Not Found" });
+      if (!basic) return answer(401, { error_code: 401, message: "Unauthorized" });
+      void (async () => {
+        try {
+          const account = await authenticateServiceAccount(stack.db, basic.username, basic.password);
+          answer(200, await schemaById(stack.db, { kind: "serviceAccount", account }, Number(match[1])));
+        } catch (error) {
+          if (error instanceof RegistryError) answer(error.status, { error_code: error.errorCode, message: error.message });
+          else answer(500, { error_code: 500, message: String(error) });
+        }
+      })();
+    });
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    registryUrl = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
   }, 400_000);
 
   // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
@@ -153,6 +221,7 @@ describe("derived products on Apache Flink", () => {
   const byKey = (a: { merchant: unknown; window_start: number }, b: { merchant: unknown; window_start: number }) => `${String(a.merchant)}${a.window_start}`.localeCompare(`${String(b.merchant)}${b.window_start}`);
 
   afterAll(async () => {
+    registry?.close();
     await flink?.stop();
     if (flinkDir) rmSync(flinkDir, { recursive: true, force: true });
     if (stack) await stopSaslStack(stack);
@@ -430,7 +499,7 @@ describe("derived products on Apache Flink", () => {
 
   it("deploys an approved derived product: a job account of its domain with exactly the job's grants, kept by drift repair; the right windows on the product's topic; the job RUNNING in the catalog", async () => {
     const { worker } = stack.running;
-    worker.observer.use(new DerivedJobs(worker.ctx, { gatewayUrl: flink.gatewayUrl, restUrl: flink.restUrl, bootstrap: stack.broker.bootstrap }));
+    derivedJobs();
     await produceInput();
     const expected = expectedWindows();
     const created = await registerDerivedProduct(
@@ -613,13 +682,28 @@ describe("derived products on Apache Flink", () => {
     expect(breaking).toMatchObject({ status: 422, code: "INCOMPATIBLE_OUTPUT_SCHEMA", details: { fields: ["orders"], mode: "BACKWARD" } });
     expect(breaking.message).toContain("A new major version is needed");
 
-    // A new nullable column computed from the window's aggregates: BACKWARD compatible, schema v2, same topic.
+    // A new nullable column computed from the window's aggregates: BACKWARD compatible, schema v2, same topic — asked
+    // for with `kappa apply` (POST /api/v1/contracts) of the product's exported contract with the new statement in it.
     const v2 = v1.replace("SUM(amount) AS revenue", "SUM(amount) AS revenue, CASE WHEN SUM(amount) > 50 THEN 'large' END AS size");
-    const asked = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: v2, reason: "Flag large windows." }, settings);
-    expect(asked).toMatchObject({ statementVersion: 2, schemaVersion: 2, schemaChanged: true, changeRequest: { status: "REQUESTED" } });
-    expect(Object.keys((asked.outputSchema as { properties: object }).properties)).toEqual(["merchant", "window_start", "window_end", "orders", "revenue", "size"]);
+    const contract = await productContract(stack.db, owner, productId, { bootstrap: stack.broker.bootstrap });
+    const withV2 = { ...contract, schema: contract.schema?.map((o) => ({ ...o, customProperties: o.customProperties?.map((p) => (p.property === "derivedStatement" ? { ...p, value: v2 } : p)) })) };
+    const files = { contracts: [{ content: JSON.stringify(withV2), source: "contracts/revenue.json" }] };
+    const planned = (await planContracts(stack.db, stack.people.as.paymentsOwner, files)).items[0]!;
+    expect(planned).toMatchObject({ action: "update", errors: [], changes: [{ field: "derivedStatement", from: v1, to: v2 }] });
+    const applied = (await applyContracts(stack.db, stack.people.as.paymentsOwner, files, settings)).items[0]!;
+    expect(applied.refusal).toBeUndefined();
+    expect(applied).toMatchObject({ applied: true });
+    const request = await stack.db.productChangeRequest.findFirstOrThrow({ where: { productId, kind: "DERIVED_STATEMENT", status: "REQUESTED" } });
+    expect(applied.notes).toContain(`Statement version 2 with schema version 2 (Flink's output schema, compatible) waits for governance's review (change request ${request.id}).`);
+    expect(request.payload).toMatchObject({ statement: v2, fromVersion: 1, toVersion: 2, schema: { version: 2, changed: true } });
+    expect(request.reason).toBe(`Contract ${planned.contractId} applied from contracts/revenue.json.`);
+    expect(planned.contractId).toBe(contract.id);
+    const proposed = (request.payload as { schema: { definition: string } }).schema.definition;
+    expect(Object.keys((JSON.parse(proposed) as { properties: object }).properties)).toEqual(["merchant", "window_start", "window_end", "orders", "revenue", "size"]);
+    // Applying again while it waits for review is refused, nothing asked twice.
+    expect((await applyContracts(stack.db, stack.people.as.paymentsOwner, files, settings)).items[0]).toMatchObject({ applied: false, refusal: { code: "CHANGE_PENDING" } });
     const oldJob = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).jobId!;
-    await approveChangeRequest(stack.db, stack.people.as.reviewer, asked.changeRequest.id);
+    await approveChangeRequest(stack.db, stack.people.as.reviewer, request.id);
 
     const kafka = adminKafka();
     const seen: Record<string, unknown>[] = [];
@@ -892,5 +976,87 @@ describe("derived products on Apache Flink", () => {
       `every ACL of ${principal} to be removed`,
     );
     expect((await stopReasons(stack.db, [productId])).get(productId)).toBe("The product was retired.");
+  }, 300_000);
+
+  it("reads an Avro input through the Schema Registry (avro-confluent) as the job's account, which reads the schemas of its inputs only while its domain's subscription is granted: the right windows", async () => {
+    const { worker } = stack.running;
+    derivedJobs();
+    await waitFor(async () => (await stack.db.dataProduct.findUniqueOrThrow({ where: { id: avroOrders.id } })).status === "ACTIVE", 30_000, "the Avro input's topic to be provisioned");
+    // Records as Confluent's serializer writes them: magic byte, the approved version's registry id, Avro binary.
+    const version = await stack.db.schemaVersion.findFirstOrThrow({ where: { productId: avroOrders.id, status: "APPROVED" }, select: { schemaId: true, definition: true } });
+    expect(version.schemaId).not.toBeNull();
+    const encoded = input.map((r, i) => {
+      const value = redriveValue(Buffer.from(JSON.stringify({ ...r, note: i % 2 ? `note ${i}` : null, placedAt: Date.parse(r.placedAt) })), { format: "AVRO", definition: version.definition, schemaId: version.schemaId! });
+      if (!value.ok || !value.value) throw new Error(`order ${r.orderId} does not fit the Avro schema`);
+      expect(value.value.subarray(0, 5)).toEqual(Buffer.from([0, 0, 0, 0, version.schemaId!]));
+      return { key: r.orderId, value: value.value };
+    });
+    const producer = adminKafka().producer();
+    await producer.connect();
+    await producer.send({ topic: avroOrders.topicName, messages: encoded });
+    await producer.disconnect();
+
+    const statement = REVENUE_PER_MINUTE(avroOrders.topicName);
+    const validated = await validateDerivedStatement(stack.db, stack.people.as.paymentsOwner, { domainId: stack.people.payments.id, statement }, { ...settings, registryUrl });
+    expect(validated.columns.map((c) => c.name)).toEqual(["merchant", "window_start", "window_end", "orders", "revenue"]);
+    const created = await registerDerivedProduct(
+      stack.db,
+      stack.people.as.paymentsOwner,
+      {
+        domainId: stack.people.payments.id,
+        name: `Avro Revenue ${randomBytes(2).toString("hex")}`,
+        description: "Order revenue per merchant per minute over an Avro product, deployed by the worker.",
+        classification: "INTERNAL",
+        freshnessSeconds: 120,
+        availabilityPct: 99.5,
+        partitions: 1,
+        contactEmail: "owner@payments.test",
+        derived: { statement },
+      },
+      { ...settings, registryUrl },
+    );
+    await submitForReview(stack.db, stack.people.as.paymentsOwner, created.id);
+    await approveProduct(stack.db, stack.people.as.reviewer, created.id);
+    const deployed = await waitFor(async () => {
+      await worker.observeNow();
+      const stepError = worker.observer.stepErrors.get("derived-jobs");
+      if (stepError) throw new Error(stepError);
+      const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId: created.id } });
+      if (row.jobError) throw new Error(row.jobError);
+      return row.jobId ? row : null;
+    }, 120_000, "the worker to deploy the job over the Avro input");
+    const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: deployed.serviceAccountId! } });
+
+    const expected = expectedWindows();
+    const seen: Record<string, unknown>[] = [];
+    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: created.topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    // A job that cannot read its input (a registry refusal fails it) restarts: said at once, with what the registry answered.
+    let failure: string | null = null;
+    try {
+      await waitFor(async () => {
+        if (seen.length >= expected.size) return true;
+        const status = await derivedJobStatus(flink.restUrl, deployed.jobId!);
+        if (status.state === "FAILED" || (status.restarts ?? 0) > 0) failure = `job ${deployed.jobId} ${status.state}, ${status.restarts} restarts: ${status.error}; registry answers ${JSON.stringify(registryAnswers)}`;
+        return failure !== null;
+      }, 120_000, `${expected.size} windows on ${created.topicName} (job ${deployed.jobId})`);
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(failure).toBeNull();
+    expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
+    // Flink fetched the writer's schema by id as the job's account, with its Kafka login.
+    expect(registryAnswers).toContainEqual({ account: account.name, id: version.schemaId, status: 200 });
+
+    // That account reads the schemas of its inputs only: not another product's, and not once its domain's subscription is revoked.
+    const password = unsealJobPassword(worker.ctx.secretsKey, account.id, deployed.jobSecretSealed!);
+    const asJob = async () => ({ kind: "serviceAccount" as const, account: await authenticateServiceAccount(stack.db, account.name, password) });
+    expect(JSON.parse((await schemaById(stack.db, await asJob(), version.schemaId!)).schema)).toMatchObject({ type: "record", name: "OrderPlaced" });
+    const other = await stack.db.schemaVersion.findFirstOrThrow({ where: { productId: capturedPayments.id, status: "APPROVED" }, select: { schemaId: true } });
+    await expect(schemaById(stack.db, await asJob(), other.schemaId!)).rejects.toMatchObject({ status: 404, message: "Schema not found" });
+    await revokeSubscription(stack.db, stack.people.as.ordersOwner, avroSubscription.id, { reason: "The Avro orders move to a new contract." });
+    await expect(schemaById(stack.db, await asJob(), version.schemaId!)).rejects.toMatchObject({ status: 404, message: "Schema not found" });
   }, 300_000);
 });

@@ -7,12 +7,14 @@ import { planContract, type PlanItem } from "../contracts/plan.ts";
 import type { Db, Tx } from "../db.ts";
 import { CatalogError, ValidationError } from "../errors.ts";
 import { cleanString, futureDate } from "../validation.ts";
+import { changeDerivedStatement } from "./change-derived-statement.ts";
 import { proposeSchemaVersion } from "./propose-schema-version.ts";
 import { publishMajorVersion } from "./publish-major-version.ts";
 import { registerProductInTx } from "./register-product.ts";
 import { setQualityRulesInTx } from "./set-quality-rules.ts";
 import { submitForReviewInTx } from "./submit-for-review.ts";
 import { updateProductInTx } from "./update-product.ts";
+import type { FlinkSettings } from "./validate-derived-statement.ts";
 
 export const contractFilesInput = z.object({
   contracts: z
@@ -63,9 +65,11 @@ const METADATA = ["description", "tags", "freshnessSeconds", "availabilityPct", 
  * `kappa apply` / `POST /api/v1/contracts`: each contract is planned and
  * carried out in its own transaction, through the same actions as the form
  * (validation, policies, review, provisioning). Applying twice is a no-op:
- * the second plan finds nothing to change.
+ * the second plan finds nothing to change. `flink`: where a derived product's
+ * new statement is planned (the portal's FLINK_SQL_GATEWAY_URL; without it
+ * such a file is refused with 503 NOT_CONFIGURED, as the form's change is).
  */
-export async function applyContracts(db: Db, acting: ActingUser, rawInput: unknown): Promise<{ items: AppliedItem[] }> {
+export async function applyContracts(db: Db, acting: ActingUser, rawInput: unknown, flink: FlinkSettings | null = null): Promise<{ items: AppliedItem[] }> {
   const input = parseInput(contractFilesInput, rawInput);
   const items: AppliedItem[] = [];
   for (const file of input.contracts) {
@@ -86,6 +90,8 @@ export async function applyContracts(db: Db, acting: ActingUser, rawInput: unkno
         });
       } else if (plan.action === "new-schema-version" || plan.action === "new-major-version") {
         items.push(await applyEvolution(db, acting, plan, input.sunsetAt));
+      } else if (plan.action === "update" && plan.errors.length === 0 && plan.changes.some((c) => c.field === "derivedStatement")) {
+        items.push(await applyStatementChange(db, acting, plan, flink));
       } else {
         items.push(await inTransaction(db, acting, (tx, actor) => applyOne(tx, actor, file.content, source)));
       }
@@ -136,6 +142,24 @@ async function applyEvolution(db: Db, acting: ActingUser, plan: PlanItem, sunset
 
 /** Plan changes that apply as one rules change (QUALITY_RULES): the CEL rules and field-level encryption. */
 const RULE_FIELDS = new Set(["qualityRules", "encryptPii"]);
+
+/**
+ * A derived product's new statement from its contract: asked for through the same action as the product page's
+ * "Change statement" (Flink plans it, the output schema is checked against the product's, governance reviews the
+ * change request), with the contract as its reason; the file's metadata and quality-rule changes follow as in any
+ * update. A refusal (Flink's error, an incompatible output, a job not running) leaves everything as it was.
+ */
+async function applyStatementChange(db: Db, acting: ActingUser, plan: PlanItem, flink: FlinkSettings | null): Promise<AppliedItem> {
+  const d = plan.desired;
+  if (!d || !plan.productId || d.derivedStatement === null) throw new ValidationError("The contract cannot be applied.");
+  const productId = plan.productId;
+  const asked = await changeDerivedStatement(db, acting, productId, { statement: d.derivedStatement, reason: contractReason(plan) }, flink);
+  const metadata = Object.fromEntries(plan.changes.filter((c) => (METADATA as readonly string[]).includes(c.field)).map((c) => [c.field, c.to]));
+  if (Object.keys(metadata).length > 0) await inTransaction(db, acting, (tx, actor) => updateProductInTx(tx, actor, productId, metadata, { contractSource: plan.source ?? "contract" }));
+  if (plan.changes.some((c) => RULE_FIELDS.has(c.field))) await inTransaction(db, acting, (tx, actor) => setQualityRulesInTx(tx, actor, productId, { rules: d.qualityRules, encryptPii: d.encryptPii, reason: contractReason(plan) }));
+  const schema = asked.schemaChanged ? `schema version ${asked.schemaVersion} (Flink's output schema, compatible)` : "the same schema";
+  return { ...plan, applied: true, notes: [...plan.notes, `Statement version ${asked.statementVersion} with ${schema} waits for governance's review (change request ${asked.changeRequest.id}).`] };
+}
 
 /** The reason a contract's rule change is requested with. */
 function contractReason(plan: PlanItem): string {

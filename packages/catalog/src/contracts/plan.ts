@@ -148,12 +148,15 @@ const STATEMENT_PLACE = "schema[0].customProperties.derivedStatement";
 
 /**
  * A derived product's statement in the file against the catalog's (issue 34).
- * The statement round-trips; what the catalog cannot do yet is refused here,
- * by name, rather than ignored: adding a statement to a product, removing
- * one, changing one (no new version of a statement exists yet, in the portal
- * either), or a schema other than the one Flink derived.
+ * The statement round-trips. A changed statement of an ACTIVE derived product
+ * is a new version of it, as in the portal (applying asks for it: Flink plans
+ * it, its schema is Flink's, governance reviews it); what the catalog cannot
+ * do is refused here, by name, rather than ignored: adding a statement to a
+ * product, removing one, changing one of a product that is not ACTIVE, or a
+ * schema other than the one Flink derived.
  */
-function planDerived(item: PlanItem, topic: string, stored: string | null, desired: DesiredProduct, schemaChanged: boolean): void {
+function planDerived(item: PlanItem, current: { topicName: string; status: string }, stored: string | null, desired: DesiredProduct, schemaChanged: boolean): void {
+  const topic = current.topicName;
   if (stored === null) {
     if (desired.derivedStatement !== null) {
       item.changes.push({ field: "derivedStatement", from: null, to: desired.derivedStatement });
@@ -169,8 +172,12 @@ function planDerived(item: PlanItem, topic: string, stored: string | null, desir
   }
   if (before !== desired.derivedStatement) {
     item.changes.push({ field: "derivedStatement", from: before, to: desired.derivedStatement });
-    item.errors.push(
-      `${STATEMENT_PLACE}: the statement of ${topic} differs from the catalog's, and changing a derived product's statement is not supported yet (not in the portal either): a new version of the statement, restoring the job's state from a savepoint where Flink can and otherwise a new major version, is still to be built. Keep the current statement in the file, or declare the new one as a new derived product.`,
+    if (current.status !== "ACTIVE") {
+      item.errors.push(`${STATEMENT_PLACE}: the statement of ${topic} differs from the catalog's, and only an ACTIVE derived product's statement changes (a new version, its running job's state carried over by a savepoint); ${topic} is ${current.status}. Keep the current statement in the file.`);
+      return;
+    }
+    item.notes.push(
+      `A new version of the statement: applying asks for it as the product page's "Change statement" does — Flink plans it and derives the output schema (a compatible one keeps ${topic}; an incompatible one is refused, naming the fields), governance reviews it (four eyes), then the worker runs it, restoring the job's state from a savepoint where Flink can. The file's schema is not compared while its statement changes: the schema is Flink's.`,
     );
     return;
   }
@@ -265,11 +272,13 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     if (item.errors.length > 0) return item;
   }
   const latest: SchemaVersion | undefined = current.schemaVersions[0];
-  const schemaChanged = !latest || !sameSchema(latest, desired.schema);
+  const derived = await db.derivedProduct.findUnique({ where: { productId: current.id }, select: { statement: true } });
+  // A new statement brings the schema Flink derives for it: the file's (the exported one) is not compared then.
+  const statementChanged = derived !== null && desired.derivedStatement !== null && contractStatement(derived.statement) !== desired.derivedStatement;
+  const schemaChanged = !statementChanged && (!latest || !sameSchema(latest, desired.schema));
   const baseline = productFacts(current, latest ?? null);
   const mode: CompatibilityMode = isCompatibilityMode(current.compatibilityMode) ? current.compatibilityMode : DEFAULT_COMPATIBILITY_MODE;
-  const derived = await db.derivedProduct.findUnique({ where: { productId: current.id }, select: { statement: true } });
-  planDerived(item, current.topicName, derived?.statement ?? null, desired, schemaChanged);
+  planDerived(item, current, derived?.statement ?? null, desired, schemaChanged);
   if (item.errors.length > 0) return item;
 
   if (current.status === "IN_REVIEW") {
@@ -308,7 +317,7 @@ export async function planContract(db: Db | Tx, actor: Actor, text: string, sour
     return item;
   }
   // Data-quality rules change through their own review (QUALITY_RULES), not a new topic.
-  const locked = item.changes.filter((c) => c.field !== "qualityRules" && c.field !== "encryptPii" && !COMPARED.find((x) => x.field === c.field)?.metadata);
+  const locked = item.changes.filter((c) => c.field !== "qualityRules" && c.field !== "encryptPii" && c.field !== "derivedStatement" && !COMPARED.find((x) => x.field === c.field)?.metadata);
   if (rulesChanged || encryptionChanged) {
     const what = rulesChanged && encryptionChanged ? "The data-quality rules and field-level encryption change" : rulesChanged ? "The data-quality rules change" : `Field-level encryption of the PII fields (turned ${desired.encryptPii ? "on" : "off"}) changes`;
     item.notes.push(`${what} through review: applying requests the change (governance approves it, four eyes) with the contract as its reason.`);

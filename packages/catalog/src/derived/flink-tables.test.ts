@@ -50,9 +50,19 @@ describe("Flink tables from the catalog", () => {
     const avro = JSON.stringify({ type: "record", name: "P", fields: [{ name: "n", type: "int" }, { name: "id", type: "long" }, { name: "at", type: { type: "long", logicalType: "timestamp-millis" } }, { name: "note", type: ["null", "string"], default: null }] });
     const fields = schemaFields("AVRO", avro);
     expect(fields.map((f) => flinkType(f))).toEqual(["INT NOT NULL", "BIGINT NOT NULL", "TIMESTAMP_LTZ(3) NOT NULL", "STRING"]);
+    // Flink's avro-confluent format reads timestamp-millis only as TIMESTAMP (UTC wall-clock time), not TIMESTAMP_LTZ.
+    expect(fields.map((f) => flinkType(f, !f.required, "AVRO"))).toEqual(["INT NOT NULL", "BIGINT NOT NULL", "TIMESTAMP(3) NOT NULL", "STRING"]);
     const ddl = inputTableDdl({ topicName: "payments.p.v1", format: "AVRO", fields }, { bootstrap: "b:1", registryUrl: "http://registry" });
     expect(ddl).toContain("'format' = 'avro-confluent'");
+    expect(ddl).toContain("`at` TIMESTAMP(3) NOT NULL,");
+    expect(ddl).toContain("WATERMARK FOR `at` AS `at` - INTERVAL '5' SECOND");
     expect(ddl).toContain("'avro-confluent.url' = 'http://registry'");
+    // Validation connects nowhere: no login. A job logs in to the registry with its own Kafka login (Basic).
+    expect(ddl).not.toContain("basic-auth");
+    const job = inputTableDdl({ topicName: "payments.p.v1", format: "AVRO", fields }, { bootstrap: "b:1", registryUrl: "http://registry", sasl: { username: "payments-flink-x", password: "p4ss" } });
+    expect(job).toContain("'avro-confluent.basic-auth.credentials-source' = 'USER_INFO'");
+    expect(job).toContain("'avro-confluent.basic-auth.user-info' = 'payments-flink-x:p4ss'");
+    expect(() => inputTableDdl({ topicName: "payments.p.v1", format: "AVRO", fields }, { bootstrap: "b:1", sasl: { username: "a:b", password: "p" } })).toThrow(/colon/);
   });
 
   it("quotes identifiers and literals so that no name or value leaves its quotes", () => {

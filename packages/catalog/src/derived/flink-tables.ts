@@ -17,13 +17,17 @@ export function quoteLiteral(value: string): string {
   return "'" + value.replace(/'/g, "''") + "'";
 }
 
-/** The Flink SQL type of a schema field (NOT NULL when the schema requires it). */
-export function flinkType(field: Pick<SchemaField, "logicalType" | "physicalType" | "required" | "children" | "items">, nullable = !field.required): string {
-  const base = baseType(field);
+/**
+ * The Flink SQL type of a schema field (NOT NULL when the schema requires it), as the input's format reads it. An
+ * instant is TIMESTAMP_LTZ, except in Avro: Flink's `avro-confluent` format maps Avro's timestamp-millis/-micros only to
+ * TIMESTAMP (its "legacy" mapping, which that format cannot turn off), the instant's UTC wall-clock time.
+ */
+export function flinkType(field: Pick<SchemaField, "logicalType" | "physicalType" | "required" | "children" | "items">, nullable = !field.required, format: "AVRO" | "JSON_SCHEMA" = "JSON_SCHEMA"): string {
+  const base = baseType(field, format);
   return nullable ? base : `${base} NOT NULL`;
 }
 
-function baseType(field: Pick<SchemaField, "logicalType" | "physicalType" | "children" | "items">): string {
+function baseType(field: Pick<SchemaField, "logicalType" | "physicalType" | "children" | "items">, format: "AVRO" | "JSON_SCHEMA"): string {
   switch (field.logicalType) {
     case "string":
       return "STRING";
@@ -38,12 +42,12 @@ function baseType(field: Pick<SchemaField, "logicalType" | "physicalType" | "chi
     case "time":
       return "TIME(3)";
     case "timestamp":
-      return /micros/.test(field.physicalType) ? "TIMESTAMP_LTZ(6)" : "TIMESTAMP_LTZ(3)";
+      return `${format === "AVRO" ? "TIMESTAMP" : "TIMESTAMP_LTZ"}(${/micros/.test(field.physicalType) ? 6 : 3})`;
     case "object":
-      return field.children.length === 0 ? "MAP<STRING, STRING>" : `ROW<${field.children.map((c) => `${quoteIdentifier(c.name)} ${flinkType(c)}`).join(", ")}>`;
+      return field.children.length === 0 ? "MAP<STRING, STRING>" : `ROW<${field.children.map((c) => `${quoteIdentifier(c.name)} ${flinkType(c, !c.required, format)}`).join(", ")}>`;
     case "array": {
       const items = field.items ?? { logicalType: "string" as const, physicalType: "string" };
-      const item = items.logicalType === "object" ? `ROW<${field.children.map((c) => `${quoteIdentifier(c.name)} ${flinkType(c)}`).join(", ")}>` : baseType({ ...items, children: [] });
+      const item = items.logicalType === "object" ? `ROW<${field.children.map((c) => `${quoteIdentifier(c.name)} ${flinkType(c, !c.required, format)}`).join(", ")}>` : baseType({ ...items, children: [] }, format);
       return `ARRAY<${item}>`;
     }
   }
@@ -58,9 +62,15 @@ export interface KafkaConnection {
   bootstrap: string;
   /** SASL login of the job's service account (SCRAM-SHA-512); none for validation, which connects nowhere. */
   sasl?: { username: string; password: string; mechanism?: "SCRAM-SHA-512" | "SCRAM-SHA-256" | "PLAIN" };
-  /** Schema Registry URL for Avro products (`avro-confluent`). */
+  /**
+   * The Schema Registry Avro inputs are read through (`avro-confluent`): the portal's `/api/schema-registry` as Flink
+   * reaches it. A job logs in to it with its Kafka login (`sasl`), Basic auth, as the registry takes a service account.
+   */
   registryUrl?: string;
 }
+
+/** Where an Avro input's schemas are fetched when no registry URL is configured: the portal's default address. */
+export const DEFAULT_REGISTRY_URL = "http://127.0.0.1:3000/api/schema-registry";
 
 export interface InputTable {
   topicName: string;
@@ -86,9 +96,22 @@ function connectionOptions(connection: KafkaConnection): [string, string][] {
   return options;
 }
 
+/**
+ * An input's format: JSON, or Avro in Confluent's wire format (magic byte, the writer's schema id, Avro binary), the
+ * writer's schema fetched by id from the registry and read into the table's columns by Avro's schema resolution.
+ */
 function formatOptions(format: "AVRO" | "JSON_SCHEMA", connection: KafkaConnection): [string, string][] {
-  if (format === "AVRO") return [["format", "avro-confluent"], ["avro-confluent.url", connection.registryUrl ?? "http://127.0.0.1:3000/api/schema-registry"]];
-  return [["format", "json"], ["json.timestamp-format.standard", "ISO-8601"]];
+  if (format !== "AVRO") return [["format", "json"], ["json.timestamp-format.standard", "ISO-8601"]];
+  const options: [string, string][] = [
+    ["format", "avro-confluent"],
+    ["avro-confluent.url", connection.registryUrl ?? DEFAULT_REGISTRY_URL],
+  ];
+  if (connection.sasl) {
+    // Confluent's client splits USER_INFO at the first colon: a user name holding one would log in as someone else.
+    if (connection.sasl.username.includes(":")) throw new Error("a Schema Registry login for Flink may not hold a colon in its user name");
+    options.push(["avro-confluent.basic-auth.credentials-source", "USER_INFO"], ["avro-confluent.basic-auth.user-info", `${connection.sasl.username}:${connection.sasl.password}`]);
+  }
+  return options;
 }
 
 function withClause(options: [string, string][]): string {
@@ -123,7 +146,7 @@ function startupOptions(startup: StartupPosition): [string, string][] {
  * transactions too, e.g. of another derived product's exactly-once sink).
  */
 export function inputTableDdl(input: InputTable, connection: KafkaConnection, groupId?: string, startup: StartupPosition = { mode: "earliest-offset" }): string {
-  const columns = input.fields.map((f) => `  ${quoteIdentifier(f.name)} ${flinkType(f)}`);
+  const columns = input.fields.map((f) => `  ${quoteIdentifier(f.name)} ${flinkType(f, !f.required, input.format)}`);
   const eventTime = eventTimeField(input.fields);
   if (eventTime) columns.push(`  WATERMARK FOR ${quoteIdentifier(eventTime.name)} AS ${quoteIdentifier(eventTime.name)} - INTERVAL '${WATERMARK_DELAY_SECONDS}' SECOND`);
   const options: [string, string][] = [["connector", "kafka"], ["topic", input.topicName], ...connectionOptions(connection), ...formatOptions(input.format, connection), ...startupOptions(startup), ["properties.isolation.level", "read_committed"], ...(groupId ? ([["properties.group.id", groupId]] as [string, string][]) : [])];

@@ -12,7 +12,14 @@ import { RegistryError } from "./registry-errors.ts";
  * Basic), or a signed-in user (session or API token).
  */
 export type RegistryCaller =
-  | { kind: "serviceAccount"; account: { id: string; name: string; domainId: string; isProducer: boolean } }
+  | {
+      kind: "serviceAccount";
+      /**
+       * `jobInputIds`: for a derived product's job account (issue 34), the inputs its job may read — those of its own
+       * domain and those its domain holds a granted subscription to (primary environment), as its Kafka READ grants.
+       */
+      account: { id: string; name: string; domainId: string; isProducer: boolean; jobInputIds?: string[] };
+    }
   | { kind: "user"; actor: Actor };
 
 /*
@@ -57,7 +64,7 @@ export async function authenticateServiceAccount(db: Db, name: string, password:
   if (cached && now - cached.at < CACHE_TTL_MS && timingSafeEqual(cached.digest, digest)) {
     const account = await load();
     // The stored hash is read every time: a rotated or removed credential stops working at once.
-    if (account?.secretHash === cached.secretHash) return withoutSecret(account);
+    if (account?.secretHash === cached.secretHash) return withJobInputs(db, withoutSecret(account));
   }
   const account = await throttledAttempt(
     db,
@@ -90,7 +97,30 @@ export async function authenticateServiceAccount(db: Db, name: string, password:
     const oldest = verified.keys().next().value;
     if (oldest !== undefined) verified.delete(oldest);
   }
-  return withoutSecret(account);
+  return withJobInputs(db, withoutSecret(account));
+}
+
+const LIVE = ["APPROVED", "PROVISIONING", "ACTIVE", "DEPRECATED"] as const;
+
+/**
+ * A derived product's job account reads its inputs' schemas (Flink's `avro-confluent` format fetches a record's writer
+ * schema by id): the job account holds no subscription of its own — its domain does, and the worker grants the job READ
+ * on exactly these inputs (live product, live input, same domain or a granted subscription of the domain). Read on
+ * every request, like the credential: a revoked subscription ends the registry read at once.
+ */
+async function withJobInputs<T extends { id: string; domainId: string }>(db: Db, account: T): Promise<T & { jobInputIds?: string[] }> {
+  const job = await db.derivedProduct.findUnique({ where: { serviceAccountId: account.id }, select: { productId: true } });
+  if (!job) return account;
+  const product = await db.dataProduct.findFirst({
+    where: { id: job.productId, domainId: account.domainId, status: { in: [...LIVE] } },
+    select: { inputs: { where: { input: { status: { in: [...LIVE] } } }, select: { input: { select: { id: true, domainId: true } } } } },
+  });
+  const inputs = product?.inputs.map((i) => i.input) ?? [];
+  const foreign = inputs.filter((i) => i.domainId !== account.domainId).map((i) => i.id);
+  const granted = foreign.length
+    ? new Set((await db.subscription.findMany({ where: { productId: { in: foreign }, consumingDomainId: account.domainId, environment: null, status: { in: ["APPROVED", "ACTIVE"] } }, select: { productId: true } })).map((s) => s.productId))
+    : new Set<string>();
+  return { ...account, jobInputIds: inputs.filter((i) => i.domainId === account.domainId || granted.has(i.id)).map((i) => i.id) };
 }
 
 function withoutSecret<T extends { secretHash: string | null }>(account: T): Omit<T, "secretHash"> {

@@ -15,6 +15,7 @@ import { assignRegistryIds } from "./registry-ids.ts";
  * number, so numbers may skip). What a caller sees:
  *   - a service account: the products it reads (an approved or active
  *     subscription) and, for a domain's producer account, its domain's live products;
+ *     a derived product's job account, the inputs its job is granted;
  *   - a user: the products they may read in the portal (published ones, their
  *     domains' own, everything for governance).
  */
@@ -39,9 +40,11 @@ export function readableProducts(caller: RegistryCaller, live: boolean): Prisma.
   if (caller.kind === "serviceAccount") {
     const { account } = caller;
     const reads: Prisma.DataProductWhereInput = { subscriptions: { some: { serviceAccountId: account.id, status: { in: ["APPROVED", "ACTIVE"] } } } };
+    // A derived product's job account: the inputs its job is granted (authenticateServiceAccount works them out).
+    const jobReads: Prisma.DataProductWhereInput[] = account.jobInputIds?.length ? [{ id: { in: account.jobInputIds } }] : [];
     return {
       status: { in: statuses },
-      OR: account.isProducer ? [reads, { domainId: account.domainId }] : [reads],
+      OR: account.isProducer ? [reads, ...jobReads, { domainId: account.domainId }] : [reads, ...jobReads],
     };
   }
   const { actor } = caller;

@@ -17,15 +17,16 @@ export interface ApacheFlinkJars {
   libDir: string;
   /** `bash-java-utils.jar` (computes a TaskManager's and JobManager's memory settings). */
   bashJavaUtils: string;
-  /** The SQL Gateway and the Kafka SQL connector, from Maven Central. */
+  /** The SQL Gateway, the Kafka SQL connector and the Avro / Confluent Schema Registry SQL format, from Maven Central. */
   extraDir: string;
 }
 
 /**
  * Resolves the pinned Apache Flink into the engines cache, once: the
  * distribution's jars from PyPI's `apache-flink-libraries` wheel (pip with
- * `--require-hashes`, the sha256 checked again here), the SQL Gateway and the
- * Kafka SQL connector from Maven Central (checksums verified by Maven).
+ * `--require-hashes`, the sha256 checked again here), the SQL Gateway, the
+ * Kafka SQL connector and the `avro-confluent` format from Maven Central
+ * (checksums verified by Maven).
  */
 export async function ensureApacheFlink(log: (line: string) => void = () => {}): Promise<ApacheFlinkJars> {
   const distDir = await ensureFlinkDistribution(log);

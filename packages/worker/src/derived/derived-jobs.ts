@@ -50,6 +50,8 @@ export interface FlinkOptions {
   restUrl: string;
   /** The Kafka bootstrap servers as the Flink cluster reaches them. */
   bootstrap: string;
+  /** FLINK_SCHEMA_REGISTRY_URL: the portal's Schema Registry as the jobs reach it (Avro inputs); the job logs in with its own account. */
+  registryUrl?: string;
   /** FLINK_SAVEPOINT_DIR: where a paused job's savepoint is written; unset: the cluster's `execution.checkpointing.savepoint-dir`. */
   savepointDir?: string;
 }
@@ -257,7 +259,7 @@ export class DerivedJobs implements ObservationStep {
     const inputs = await resolveDerivedInputs(db, product.domainId, statement);
     const spec: DerivedJobSpec = {
       gatewayUrl: this.flink.gatewayUrl,
-      connection: { bootstrap: this.flink.bootstrap, sasl: { username: account.name, password: unsealJobPassword(secretsKey, row.serviceAccountId, row.jobSecretSealed) } },
+      connection: { bootstrap: this.flink.bootstrap, ...(this.flink.registryUrl ? { registryUrl: this.flink.registryUrl } : {}), sasl: { username: account.name, password: unsealJobPassword(secretsKey, row.serviceAccountId, row.jobSecretSealed) } },
       statement,
       inputs: inputs.map((i) => ({ topicName: i.topicName, format: i.format, definition: i.definition })),
       outputTopic: product.topicName,

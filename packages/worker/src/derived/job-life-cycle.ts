@@ -218,7 +218,7 @@ async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, ro
     if (!command.savepointPath) {
       await progress(jobs, command, `Planning statement version ${version} against its inputs' current schemas…`);
       try {
-        await planDerivedStatement({ gatewayUrl: jobs.flink.gatewayUrl, bootstrap: jobs.flink.bootstrap }, plain.statement, spec.resolved);
+        await planDerivedStatement({ gatewayUrl: jobs.flink.gatewayUrl, bootstrap: jobs.flink.bootstrap, registryUrl: jobs.flink.registryUrl }, plain.statement, spec.resolved);
       } catch (error) {
         // 422: Flink's planner refuses it now (an input's schema changed since the approval).
         if (error instanceof CatalogError && error.status === 422) throw new CommandRefused(`Statement version ${version} no longer plans: ${error.message}`);
