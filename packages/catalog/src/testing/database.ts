@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -28,13 +28,71 @@ export async function freePort(): Promise<number> {
 
 export const TEMPLATE_DATABASE = "kappa_test_template";
 
-/** Starts PostgreSQL under the OS temp dir and migrates the template database. */
-export async function startTestPostgres(): Promise<RunningPostgres & { templateUrl: string }> {
+const FOLDER_PREFIX = "kappa-test-pg-";
+/** The pid of the process that made a test folder, written into it: a folder whose maker is gone was abandoned. */
+const OWNER_FILE = "owner.pid";
+
+function readPid(file: string): number | null {
+  try {
+    const pid = Number.parseInt(readFileSync(file, "utf8").trim().split("\n")[0] ?? "", 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's process.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the test PostgreSQL folders (~150 MB each) of runs killed before their teardown: those whose maker is no
+ * longer alive and in which no postmaster runs. A folder without an owner file (being made, or made by an older
+ * version of this code) is left alone. Returns the folders removed.
+ */
+export function removeAbandonedTestFolders(tmp: string = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(tmp);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(FOLDER_PREFIX)) continue;
+    const dir = path.join(tmp, name);
+    const owner = readPid(path.join(dir, OWNER_FILE));
+    if (owner === null || isAlive(owner)) continue;
+    const postmaster = readPid(path.join(dir, "data", "postmaster.pid"));
+    if (postmaster !== null && isAlive(postmaster)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}
+
+/** Starts PostgreSQL under the OS temp dir and migrates the template database; `stop` removes its folder. */
+export async function startTestPostgres(): Promise<RunningPostgres & { templateUrl: string; folder: string }> {
+  removeAbandonedTestFolders();
   // Under /tmp so the `postgres` OS user (used when tests run as root) can reach it.
-  const parent = mkdtempSync(path.join(os.tmpdir(), "kappa-test-pg-"));
+  const parent = mkdtempSync(path.join(os.tmpdir(), FOLDER_PREFIX));
+  writeFileSync(path.join(parent, OWNER_FILE), `${process.pid}\n`);
   chmodSync(parent, 0o755); // mkdtemp makes it 0700
   const dataDir = path.join(parent, "data");
-  const running = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  const started = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  const running: RunningPostgres = {
+    ...started,
+    stop: async () => {
+      await started.stop();
+      rmSync(parent, { recursive: true, force: true });
+    },
+  };
   const admin = new pg.Client(running.adminUrl);
   await admin.connect();
   try {
@@ -44,7 +102,7 @@ export async function startTestPostgres(): Promise<RunningPostgres & { templateU
   }
   const templateUrl = running.urlFor(TEMPLATE_DATABASE);
   await migrateDatabase(templateUrl);
-  return { ...running, templateUrl };
+  return { ...running, templateUrl, folder: parent };
 }
 
 /** A fresh, migrated database cloned from the template; drop it with `dispose`. */
