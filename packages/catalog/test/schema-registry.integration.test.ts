@@ -1,4 +1,5 @@
 import { createDecipheriv, createCipheriv, randomBytes } from "node:crypto";
+import avsc from "avsc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   approveProduct,
@@ -23,6 +24,7 @@ import {
   hashPassword,
   listSubjects,
   loadActor,
+  readDeadLetters,
   normalizedSchema,
   lookupSchema,
   proposeSchemaVersion,
@@ -38,7 +40,7 @@ import {
   type Db,
   type RegistryCaller,
 } from "../src/index.ts";
-import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
+import { openTestDatabase, productInput, recordsSource, seedPeople } from "./fixtures.ts";
 
 let db: Db;
 let dispose: () => Promise<void>;
@@ -173,6 +175,14 @@ describe("Schema Registry writes are governed", () => {
   });
 });
 
+/** A field value sealed as the executor's AES256_GCM does: 12-byte IV, ciphertext, tag (the DEK's Tink header is two bytes). */
+const seal = (dek: string, text: string) => {
+  const raw = Buffer.from(dek, "base64").subarray(2);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", raw, iv);
+  return Buffer.concat([iv, cipher.update(text, "utf8"), cipher.final(), cipher.getAuthTag()]);
+};
+
 describe("DEK Registry (field-level encryption, issue 29)", () => {
   const key = Buffer.alloc(32, 9);
   const piiSchema = JSON.stringify({ type: "record", name: "Customer", namespace: "registry.test", fields: [{ name: "id", type: "string" }, { name: "email", type: "string", pii: true }] });
@@ -260,13 +270,6 @@ describe("DEK Registry (field-level encryption, issue 29)", () => {
 describe("an owner's erasure request (crypto-shredding without retiring, issue 29)", () => {
   const key = Buffer.alloc(32, 9);
   const piiSchema = JSON.stringify({ type: "record", name: "Erasable", namespace: "registry.test", fields: [{ name: "id", type: "string" }, { name: "email", type: "string", pii: true }] });
-  /** A field value sealed as the executor's AES256_GCM does: 12-byte IV, ciphertext, tag (the DEK's Tink header is two bytes). */
-  const seal = (dek: string, text: string) => {
-    const raw = Buffer.from(dek, "base64").subarray(2);
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", raw, iv);
-    return Buffer.concat([iv, cipher.update(text, "utf8"), cipher.final(), cipher.getAuthTag()]);
-  };
   const open = (dek: string, sealed: Buffer) => {
     const decipher = createDecipheriv("aes-256-gcm", Buffer.from(dek, "base64").subarray(2), sealed.subarray(0, 12));
     decipher.setAuthTag(sealed.subarray(sealed.length - 16));
@@ -334,3 +337,36 @@ describe("an owner's erasure request (crypto-shredding without retiring, issue 2
 function producerName(): string {
   return producer.kind === "serviceAccount" ? `service-account:${producer.account.name}` : "";
 }
+
+describe("the DLQ panel's encrypted fields (issue 29)", () => {
+  const key = Buffer.alloc(32, 9);
+  const schema = JSON.stringify({ type: "record", name: "DeadCustomer", namespace: "registry.test", fields: [{ name: "id", type: "string" }, { name: "email", type: "string", pii: true }, { name: "totalCents", type: "long" }] });
+
+  it("shows a dead letter's encrypted fields decrypted to the owners with the product's DEK, counted in the audit; without the secrets key, as ciphertext and said so", async () => {
+    const product = await registerProduct(db, ctx.as.ordersOwner, productInput(ctx.orders.id, { name: "Registry Dead Customers", classification: "CONFIDENTIAL", schema: { format: "AVRO", definition: schema } }));
+    const rule = { name: "non-negative-total", description: "A total is never below zero.", kind: "CEL", expression: "message.totalCents >= 0", mode: "WRITE", onFailure: "DLQ" };
+    await setQualityRules(db, ctx.as.ordersOwner, product.id, { rules: [rule], encryptPii: true });
+    await submitForReview(db, ctx.as.ordersOwner, product.id);
+    await approveProduct(db, ctx.as.reviewer, product.id);
+    await db.dataProduct.update({ where: { id: product.id }, data: { status: "ACTIVE" } });
+    const subjectName = `${product.topicName}-value`;
+    const served = await subjectVersion(db, producer, subjectName, "latest");
+    const dek = await createDek(db, producer, "kappa-orders", subjectName, { subject: subjectName, version: 1, algorithm: "AES256_GCM" }, key);
+    // As the demo's DLQ action writes it: serialized in Confluent's wire format, the PII field encrypted.
+    const header = Buffer.alloc(5);
+    header.writeInt32BE(served.id, 1);
+    const value = Buffer.concat([header, avsc.Type.forSchema(JSON.parse(schema) as avsc.Schema).toBuffer({ id: "c-1", email: seal(dek.keyMaterial ?? "", "alice@example.com").toString("base64"), totalCents: -5 })]);
+    const source = recordsSource([{ partition: 0, offset: 0n, timestamp: BigInt(Date.now()), timestampType: "CreateTime", key: Buffer.from("c-1"), value, headers: [{ key: "__rule.name", value: Buffer.from("non-negative-total") }] }]);
+    const owner = await loadActor(db, ctx.people.ordersOwner.id);
+
+    const page = await readDeadLetters(db, owner, product.id, source, { ratePerMinute: 1_000, secretsKey: key });
+    expect(page.records.map((r) => [r.rule, r.value.encoding, r.value.value])).toEqual([["non-negative-total", "avro", { id: "c-1", email: "alice@example.com", totalCents: -5 }]]);
+    expect(page.records[0]?.value.note).toContain("Encrypted in the log: email — decrypted for you (audited).");
+    const audit = await db.auditEvent.findFirstOrThrow({ where: { entityId: product.id, action: "product.dead-letters-read" }, orderBy: { at: "desc" } });
+    expect(audit.data).toMatchObject({ records: 1, decryptedFields: 1 });
+
+    const sealed = await readDeadLetters(db, owner, product.id, source, { ratePerMinute: 1_000 });
+    expect((sealed.records[0]?.value.value as { email: string }).email).not.toBe("alice@example.com");
+    expect(sealed.records[0]?.value.note).toContain("no key decrypts it");
+  });
+});

@@ -4,8 +4,8 @@ import { recordAudit } from "../audit.ts";
 import type { Db } from "../db.ts";
 import { ValidationError } from "../errors.ts";
 import { consumeRateLimit } from "../rate-limit.ts";
-import { decodeValue, type DecodedValue } from "./decode-value.ts";
-import { productFieldKeys, revealEncrypted } from "./encrypted-fields.ts";
+import { decodeValue } from "./decode-value.ts";
+import { encryptedFieldsView } from "./encrypted-fields.ts";
 import { BROWSE_LIMITS, browseMessagesInput } from "./inputs.ts";
 import type { PartitionBounds, RecordSource, SourceRecord } from "./source.ts";
 import { recordViewer } from "./viewer.ts";
@@ -213,24 +213,7 @@ export async function browseMessages(db: Db, actor: Actor, productId: string, ra
   const olderLeft = scans.some((s) => (back.get(s.bounds.partition) ?? s.bounds.earliest) > s.bounds.earliest);
 
   // Encrypted fields (issue 29): said for every viewer; decrypted for a viewer entitled to PII, counted in the audit.
-  const fieldKeys = viewer.encryptedPaths.length > 0 && viewer.piiVisible && options.secretsKey ? await productFieldKeys(db, productId, options.secretsKey) : [];
-  let decryptedFields = 0;
-  const withEncryptedFields = (decoded: DecodedValue): DecodedValue => {
-    if (viewer.encryptedPaths.length === 0 || (decoded.encoding !== "avro" && decoded.encoding !== "json")) return decoded;
-    let note: string;
-    if (viewer.piiVisible) {
-      const { decrypted, undecryptable } = revealEncrypted(decoded.value, viewer.encryptedPaths, fieldKeys);
-      decryptedFields += decrypted.length;
-      if (decrypted.length === 0 && undecryptable.length === 0) return decoded;
-      note = [
-        decrypted.length > 0 ? `Encrypted in the log: ${decrypted.join(", ")} — decrypted for you (audited).` : "",
-        undecryptable.length > 0 ? `Encrypted in the log: ${undecryptable.join(", ")} — no key decrypts it (destroyed or unavailable): shown as ciphertext.` : "",
-      ].filter(Boolean).join(" ");
-    } else {
-      note = `Encrypted in the log: ${viewer.encryptedPaths.join(", ")} (when written through the serializer); only viewers entitled to PII see it decrypted.`;
-    }
-    return { ...decoded, note: decoded.note ? `${decoded.note} ${note}` : note };
-  };
+  const encrypted = await encryptedFieldsView(db, productId, viewer, options.secretsKey);
   const shown = emitted.map((r) => ({
     partition: r.partition,
     offset: r.offset,
@@ -238,7 +221,7 @@ export async function browseMessages(db: Db, actor: Actor, productId: string, ra
     timestampType: r.timestampType,
     key: viewer.keyMasked && r.key !== null ? MASKED_KEY : renderKey(r.key),
     headers: viewer.headersHidden ? [] : r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : renderKey(h.value) })),
-    value: withEncryptedFields(decodeValue(r.value, viewer.values)),
+    value: encrypted.show(decodeValue(r.value, viewer.values)),
     size: sizeOf(r),
   }));
 
@@ -248,7 +231,7 @@ export async function browseMessages(db: Db, actor: Actor, productId: string, ra
     key: keyFilter ? keyFilter.toString("hex").slice(0, 512) : null,
     piiVisible: viewer.piiVisible,
     records: emitted.length,
-    ...(viewer.encryptedPaths.length > 0 ? { decryptedFields } : {}),
+    ...(viewer.encryptedPaths.length > 0 ? { decryptedFields: encrypted.decryptedFields() } : {}),
     ranges: scans.map((s) => ({ partition: s.bounds.partition, from: (direction === "forward" ? s.start : s.pos).toString(), to: (direction === "forward" ? s.pos : s.start).toString() })),
   });
 

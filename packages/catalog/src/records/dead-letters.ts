@@ -6,6 +6,7 @@ import { canInDomain } from "../permissions.ts";
 import { dlqTopicOf } from "../quality/rules.ts";
 import { consumeRateLimit } from "../rate-limit.ts";
 import { decodeValue, type DecodedValue } from "./decode-value.ts";
+import { encryptedFieldsView } from "./encrypted-fields.ts";
 import type { PartitionBounds, RecordSource, SourceRecord } from "./source.ts";
 import { recordViewer, type RecordViewer } from "./viewer.ts";
 import { MASKED_KEY, renderKey, utf8Text } from "./wire.ts";
@@ -70,8 +71,11 @@ function deadValue(r: SourceRecord, decoded: DecodedValue, piiVisible: boolean):
 /** The rule a dead letter failed, from its `__rule.name` header; null when the writer did not say. */
 export const deadLetterRule = (r: SourceRecord): string | null => header(r, DLQ_HEADERS.rule);
 
-/** A dead letter as the viewer sees it (the panel, the redrive preview): key and value decoded and masked like the message browser's. */
-export function deadLetterShown(r: SourceRecord, viewer: RecordViewer): DeadLetter {
+/**
+ * A dead letter as the viewer sees it (the panel, the redrive preview): key and value decoded and masked like the
+ * message browser's; `reveal` (the panel's) says which fields are encrypted and decrypts them for a viewer entitled to PII.
+ */
+export function deadLetterShown(r: SourceRecord, viewer: RecordViewer, reveal: (value: DecodedValue) => DecodedValue = (value) => value): DeadLetter {
   return {
     partition: r.partition,
     offset: r.offset,
@@ -80,7 +84,7 @@ export function deadLetterShown(r: SourceRecord, viewer: RecordViewer): DeadLett
     mode: header(r, DLQ_HEADERS.mode),
     error: header(r, DLQ_HEADERS.error),
     key: viewer.keyMasked && r.key !== null ? MASKED_KEY : renderKey(r.key),
-    value: deadValue(r, decodeValue(r.value, viewer.values), viewer.piiVisible),
+    value: reveal(deadValue(r, decodeValue(r.value, viewer.values), viewer.piiVisible)),
   };
 }
 
@@ -100,6 +104,8 @@ async function newest(source: RecordSource, topic: string, b: PartitionBounds, l
 export interface DeadLetterOptions {
   /** Pages per user per minute: shared with the message browser. */
   ratePerMinute: number;
+  /** KAPPA_SECRETS_KEY: opens the product's DEKs, so owners see encrypted fields decrypted as in the message browser (none: ciphertext). */
+  secretsKey?: Buffer;
 }
 
 export async function readDeadLetters(db: Db, actor: Actor, productId: string, source: RecordSource, options: DeadLetterOptions, now = Date.now()) {
@@ -139,12 +145,15 @@ export async function readDeadLetters(db: Db, actor: Actor, productId: string, s
   const read = (await Promise.all(bounds.map((b) => newest(source, topic, b, DEAD_LETTERS_SHOWN)))).flat();
   read.sort((a, b) => (a.timestamp > b.timestamp ? -1 : a.timestamp < b.timestamp ? 1 : a.partition - b.partition || (a.offset > b.offset ? -1 : 1)));
   const shown = read.slice(0, DEAD_LETTERS_SHOWN);
+  // A serializer's DLQ action may write the record serialized, its PII fields encrypted (the demo's does): decrypted for owners, counted.
+  const encrypted = await encryptedFieldsView(db, productId, viewer, options.secretsKey);
+  const records: DeadLetter[] = shown.map((r) => deadLetterShown(r, viewer, encrypted.show));
   await recordAudit(db, actor, "product.dead-letters-read", "DataProduct", productId, {
     topic,
     records: shown.length,
     ranges: bounds.map((b) => ({ partition: b.partition, offsets: shown.filter((r) => r.partition === b.partition).map((r) => r.offset.toString()) })),
+    ...(viewer.encryptedPaths.length > 0 ? { decryptedFields: encrypted.decryptedFields() } : {}),
   });
-  const records: DeadLetter[] = shown.map((r) => deadLetterShown(r, viewer));
   return {
     ...summary,
     // The live figure from the read itself is newer than the worker's sample.

@@ -2,12 +2,14 @@ import { createDecipheriv } from "node:crypto";
 import type { Db } from "../db.ts";
 import { unwrapWithLocalKms } from "../schema-registry/dek-registry.ts";
 import { decryptSecret } from "../secrets.ts";
+import type { DecodedValue } from "./decode-value.ts";
 import type { Json } from "./mask.ts";
+import type { RecordViewer } from "./viewer.ts";
 
 /*
  * Fields the producer's serializer encrypted (issue 29: the ENCRYPT rule on
  * fields tagged PII) arrive in the message browser as base64 ciphertext. The
- * browser says so for every viewer, and decrypts them on the server only for
+ * browser and the DLQ panel say so for every viewer, and decrypt them on the server only for
  * a viewer entitled to PII (owners, PII-approved subscribers), with the
  * product's DEKs from the DEK Registry — counted in the page's audit event.
  * Once the product's DEKs are destroyed (retirement) nobody gets the clear
@@ -75,4 +77,33 @@ export function revealEncrypted(value: Json, paths: readonly string[], keys: rea
     }
   }
   return { decrypted, undecryptable };
+}
+
+/**
+ * The encrypted fields of a page of records as one viewer sees them: every viewer is told which fields the log holds
+ * encrypted; a viewer entitled to PII gets them decrypted with the product's DEKs (`decryptedFields` counts them for
+ * the page's audit event), and is told of a field no key opens (destroyed keys).
+ */
+export async function encryptedFieldsView(db: Db, productId: string, viewer: Pick<RecordViewer, "encryptedPaths" | "piiVisible">, secretsKey: Buffer | undefined) {
+  const keys = viewer.encryptedPaths.length > 0 && viewer.piiVisible && secretsKey ? await productFieldKeys(db, productId, secretsKey) : [];
+  let decryptedFields = 0;
+  const show = (decoded: DecodedValue): DecodedValue => {
+    if (viewer.encryptedPaths.length === 0 || (decoded.encoding !== "avro" && decoded.encoding !== "json")) return decoded;
+    let note: string;
+    if (viewer.piiVisible) {
+      const { decrypted, undecryptable } = revealEncrypted(decoded.value, viewer.encryptedPaths, keys);
+      decryptedFields += decrypted.length;
+      if (decrypted.length === 0 && undecryptable.length === 0) return decoded;
+      note = [
+        decrypted.length > 0 ? `Encrypted in the log: ${decrypted.join(", ")} — decrypted for you (audited).` : "",
+        undecryptable.length > 0 ? `Encrypted in the log: ${undecryptable.join(", ")} — no key decrypts it (destroyed or unavailable): shown as ciphertext.` : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
+    } else {
+      note = `Encrypted in the log: ${viewer.encryptedPaths.join(", ")} (when written through the serializer); only viewers entitled to PII see it decrypted.`;
+    }
+    return { ...decoded, note: decoded.note ? `${decoded.note} ${note}` : note };
+  };
+  return { show, decryptedFields: () => decryptedFields };
 }

@@ -1,4 +1,4 @@
-import { readDeadLetters, toJson } from "@kappa/catalog";
+import { parseSecretsKey, readDeadLetters, toJson } from "@kappa/catalog";
 import { env } from "@/env";
 import { db } from "@/server/db";
 import { errorResponse } from "@/server/http";
@@ -13,7 +13,12 @@ import { visibleActor } from "@/server/visible";
 export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const actor = await visibleActor("product", (await params).id);
-    const page = await readDeadLetters(db(), actor, (await params).id, lazyMessageReader(), { ratePerMinute: env().KAPPA_BROWSE_PAGES_PER_MINUTE });
+    const e = env();
+    const page = await readDeadLetters(db(), actor, (await params).id, lazyMessageReader(), {
+      ratePerMinute: e.KAPPA_BROWSE_PAGES_PER_MINUTE,
+      // The owners see encrypted fields decrypted, as in the message browser.
+      ...(e.KAPPA_SECRETS_KEY ? { secretsKey: parseSecretsKey(e.KAPPA_SECRETS_KEY) } : {}),
+    });
     // Dead letters hold the records a producer wrote: never cached between here and the owner.
     return Response.json(toJson(page), { headers: { "cache-control": "no-store" } });
   } catch (error) {
