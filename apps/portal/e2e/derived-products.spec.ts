@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Browser, type Page } from "@playwright/test";
 import { one, withDb } from "./db";
 import { as } from "./roles";
 
@@ -40,8 +40,49 @@ async function registerPaymentsProduct(page: Page, name: string, description: st
   return ((await created.json()) as { id: string }).id;
 }
 
+/**
+ * An orders product without PII fields that the payments domain holds an approved subscription to (through the API);
+ * its topic. A derived product reads every field of its inputs, so an input with PII fields needs the subscription's
+ * PII approval — the demo's Order Events carries an encrypted PII field, and payments' subscription to it has none.
+ * Stand-in for review and provisioning: the row is set ACTIVE.
+ */
+async function subscribedOrdersInput(browser: Browser): Promise<string> {
+  const owner = await as(browser, "ordersOwner");
+  const payer = await as(browser, "paymentsOwner");
+  const headers = { origin: new URL(test.info().project.use.baseURL ?? "http://localhost").origin };
+  try {
+    const orders = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "Domain" WHERE slug = 'orders'`));
+    const properties = { merchant: { type: "string" }, amount: { type: "number" }, placedAt: { type: "string", format: "date-time" } };
+    const created = await owner.request.post("/api/v1/products", {
+      headers,
+      data: {
+        domainId: orders.id,
+        name: `Shop Orders ${randomBytes(2).toString("hex")}`,
+        description: "Orders placed in the shop, with merchant, amount and time: an input of derived products.",
+        classification: "INTERNAL",
+        freshnessSeconds: 60,
+        availabilityPct: 99.5,
+        partitions: 1,
+        contactEmail: "owner@orders.example",
+        schema: { format: "JSON_SCHEMA", definition: JSON.stringify({ type: "object", properties, required: Object.keys(properties) }) },
+      },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const product = (await created.json()) as { id: string; topicName: string };
+    await withDb((db) => db.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [product.id]));
+    const account = await withDb((db) => one<{ id: string }>(db, `SELECT id FROM "ServiceAccount" WHERE name = 'payments-reconciliation'`));
+    const requested = await payer.request.post("/api/v1/subscriptions", { headers, data: { productId: product.id, serviceAccountId: account.id, purpose: "Revenue per merchant per minute, derived in the stream." } });
+    expect(requested.status(), await requested.text()).toBe(201);
+    const approved = await owner.request.post(`/api/v1/subscriptions/${((await requested.json()) as { id: string }).id}/approve`, { headers });
+    expect(approved.status(), await approved.text()).toBe(200);
+    return product.topicName;
+  } finally {
+    await Promise.all([owner.context().close(), payer.context().close()]);
+  }
+}
+
 test("the publish form offers a derived product: the statement editor, Validate, the missing Flink gateway and a refused input named — by keyboard and at phone width", async ({ browser }) => {
-  const [orderEvents, orderStatus] = await Promise.all([topicOf("Order Events"), topicOf("Order Status")]);
+  const [shopOrders, orderStatus] = await Promise.all([subscribedOrdersInput(browser), topicOf("Order Status")]);
   const page = await as(browser, "paymentsOwner");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/products/new");
@@ -80,7 +121,7 @@ test("the publish form offers a derived product: the statement editor, Validate,
   await expect(editor).toHaveAttribute("aria-invalid", "true");
 
   // A subscribed input: the catalog lets it through to Flink, and there is none here — the same clear message, nothing else.
-  await editor.fill(`SELECT merchant, window_start, COUNT(*) AS orders\nFROM TABLE(TUMBLE(TABLE \`${orderEvents}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))\nGROUP BY merchant, window_start, window_end`);
+  await editor.fill(`SELECT merchant, window_start, COUNT(*) AS orders\nFROM TABLE(TUMBLE(TABLE \`${shopOrders}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))\nGROUP BY merchant, window_start, window_end`);
   const unconfigured = page.waitForResponse((r) => r.url().endsWith("/api/v1/derived/validate"));
   await validate.click();
   const answer = await unconfigured;
@@ -157,14 +198,14 @@ test("a derived product's page shows its Flink job: state, uptime, rates, waterm
 });
 
 test("owners pause, resume and replay a derived product's job from its panel, by keyboard, with a confirmation; the worker's progress shows; others get no buttons", async ({ browser }) => {
+  const shopOrders = await subscribedOrdersInput(browser);
   const page = await as(browser, "paymentsOwner");
-  const orderEvents = await topicOf("Order Events");
   const productId = await registerPaymentsProduct(page, `Revenue Life Cycle ${randomBytes(2).toString("hex")}`, "Order revenue per merchant per minute, paused, resumed and replayed.", 1, { merchant: { type: "string" } });
   const jobId = randomBytes(16).toString("hex");
   // Stand-in for review, provisioning (ACTIVE) and the worker's deployment (planning the statement needs Flink).
   await withDb(async (db) => {
     await db.query(`UPDATE "DataProduct" SET status = 'ACTIVE' WHERE id = $1`, [productId]);
-    await db.query(`INSERT INTO "DerivedProduct" ("productId", statement, "jobId", "jobState", "jobObservedAt", "updatedAt") VALUES ($1, $2, $3, 'RUNNING', now(), now())`, [productId, `SELECT merchant FROM \`${orderEvents}\``, jobId]);
+    await db.query(`INSERT INTO "DerivedProduct" ("productId", statement, "jobId", "jobState", "jobObservedAt", "updatedAt") VALUES ($1, $2, $3, 'RUNNING', now(), now())`, [productId, `SELECT merchant FROM \`${shopOrders}\``, jobId]);
   });
   const other = await as(browser, "ordersOwner");
   try {
@@ -174,9 +215,9 @@ test("owners pause, resume and replay a derived product's job from its panel, by
     await expect(page.getByTestId("job-statement-version")).toHaveText("v1");
     await page.getByRole("button", { name: "Change statement…" }).click();
     const change = page.getByTestId("job-statement-form");
-    await expect(change.getByLabel("Flink SQL statement")).toHaveValue(`SELECT merchant FROM \`${orderEvents}\``);
+    await expect(change.getByLabel("Flink SQL statement")).toHaveValue(`SELECT merchant FROM \`${shopOrders}\``);
     await expect(change.getByRole("button", { name: "Propose for review" })).toBeDisabled();
-    await change.getByLabel("Flink SQL statement").fill(`SELECT merchant, amount FROM \`${orderEvents}\``);
+    await change.getByLabel("Flink SQL statement").fill(`SELECT merchant, amount FROM \`${shopOrders}\``);
     await change.getByLabel("Reason (for the reviewer)").fill("Show the amount too.");
     const proposed = page.waitForResponse((r) => r.url().endsWith(`/api/v1/products/${productId}/derived`));
     await change.getByRole("button", { name: "Propose for review" }).click();
