@@ -12,8 +12,8 @@ export interface RegistryRule {
   name: string;
   doc?: string;
   kind: "CONDITION" | "TRANSFORM";
-  mode: "WRITE" | "READ" | "WRITEREAD";
-  type: "CEL" | "CEL_FIELD" | "ENCRYPT";
+  mode: "WRITE" | "READ" | "WRITEREAD" | "UPGRADE" | "DOWNGRADE";
+  type: "CEL" | "CEL_FIELD" | "ENCRYPT" | "JSONATA";
   tags?: string[];
   params?: Record<string, string>;
   expr?: string;
