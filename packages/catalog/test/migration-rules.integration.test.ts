@@ -8,6 +8,7 @@ import {
   loadActor,
   lookupSchema,
   productOfSubject,
+  productReview,
   publishMajorVersion,
   registerProduct,
   registerSchema,
@@ -133,6 +134,8 @@ describe("migration rules of a new major version (issue 29)", () => {
     const next = await publishMajorVersion(db, ctx.as.ordersOwner, predecessorId, { definition: v2, migrationRules: { downgrade: DOWNGRADE, upgrade: UPGRADE }, reason: "Money gets a currency." });
     newTopic = next.topicName;
     expect(newTopic).toBe(oldTopic.replace(/\.v1$/, ".v2"));
+    // Governance reviews the rules with the new version.
+    expect((await productReview(db, await loadActor(db, ctx.people.reviewer.id), next.id)).migrationRules).toEqual({ downgrade: DOWNGRADE, upgrade: UPGRADE });
     await approveProduct(db, ctx.as.reviewer, next.id);
     const subject = `${newTopic}-value`;
 
