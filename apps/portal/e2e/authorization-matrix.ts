@@ -586,6 +586,10 @@ export const AUTHORIZATION_MATRIX: Record<string, MatrixEntry> = {
   "GET /api/schema-registry/schemas/ids/[id]/versions": { request: (f) => ({ path: `/api/schema-registry/schemas/ids/${f.registry.schemaId}/versions` }), expect: statuses(401, 200, 200, 200, 200, 200) },
   "GET /api/schema-registry/subjects": { request: () => ({ path: "/api/schema-registry/subjects" }), expect: statuses(401, 200, 200, 200, 200, 200) },
   "POST /api/schema-registry/subjects/[subject]": { request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}`, body: { schema: f.schemas.current } }), expect: statuses(401, 200, 200, 200, 200, 200) },
+  "GET /api/schema-registry/subjects/[subject]/metadata": {
+    request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}/metadata?key=major_version&value=1` }),
+    expect: statuses(401, 200, 200, 200, 200, 200),
+  },
   "GET /api/schema-registry/subjects/[subject]/versions": { request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}/versions` }), expect: statuses(401, 200, 200, 200, 200, 200) },
   "POST /api/schema-registry/subjects/[subject]/versions": {
     request: (f) => ({ path: `/api/schema-registry/subjects/${f.registry.subject}/versions`, body: { schema: f.schemas.current } }),

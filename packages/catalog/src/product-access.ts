@@ -21,7 +21,7 @@ export function requireDomainPermission(actor: Actor, permission: Permission, do
 }
 
 /** Sets a new status only if the row still has the one we decided from. */
-export async function moveProductStatus(tx: Tx, product: DataProduct, to: ProductStatus, data: Partial<DataProduct> = {}) {
+export async function moveProductStatus(tx: Tx, product: DataProduct, to: ProductStatus, data: Partial<Omit<DataProduct, "migrationRules">> = {}) {
   const result = await tx.dataProduct.updateMany({ where: { id: product.id, status: product.status }, data: { ...data, status: to } });
   if (result.count !== 1) throw new ConflictError("The product changed while you were deciding; reload and try again.");
   return { ...product, ...data, status: to } satisfies DataProduct;

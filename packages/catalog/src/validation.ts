@@ -338,6 +338,25 @@ export const approveSchemaVersionInput = z.object({
   fingerprint: z.string({ message: "Open the change before approving it." }).regex(/^[0-9a-f]{64}$/, "Open the change before approving it."),
 });
 
+/** Migration rules (issue 29): one JSONata expression's size limit — a mapping of fields, not a program. */
+export const MIGRATION_EXPRESSION_MAX = 4000;
+
+const migrationExpression = (what: string) =>
+  z
+    .string({ message: `The ${what} expression is JSONata text.` })
+    .trim()
+    .min(1, `The ${what} expression is empty.`)
+    .max(MIGRATION_EXPRESSION_MAX, `The ${what} expression is at most ${MIGRATION_EXPRESSION_MAX} characters.`)
+    .refine((text) => ![...text].some((c) => { const n = c.charCodeAt(0); return (n < 32 && n !== 9 && n !== 10 && n !== 13) || n === 127; }), `The ${what} expression contains a control character.`);
+
+/** A new major version's migration rules: DOWNGRADE (new shape → the predecessor's), optionally UPGRADE (the reverse); checked further in quality/migration-rules.ts. */
+export const migrationRulesInput = z
+  .object({
+    downgrade: migrationExpression("DOWNGRADE"),
+    upgrade: z.union([z.literal("").transform(() => undefined), z.null().transform(() => undefined), migrationExpression("UPGRADE")]).optional(),
+  })
+  .strict();
+
 export const publishMajorVersionInput = z.object({
   definition: schemaText("Paste or upload a schema."),
   /** Applied to the current version when the new one is approved; without it, the policy's deprecation notice from that day. */
@@ -345,6 +364,8 @@ export const publishMajorVersionInput = z.object({
     .union([z.literal("").transform(() => undefined), z.null().transform(() => undefined), futureDate("The sunset date is a date (YYYY-MM-DD or an ISO date-time).", "The sunset date must be in the future.")])
     .optional(),
   reason: longText("The reason", 2000).optional(),
+  /** JSONata migration rules so that consumers of the current version can read the new topic's records in its shape. */
+  migrationRules: migrationRulesInput.optional(),
 });
 
 /** The full name `<domain-slug>-<name>`; the namespace and reserved names are checked against the database (principals.ts). */

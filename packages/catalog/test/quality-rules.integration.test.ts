@@ -161,7 +161,7 @@ describe("changing the rules of a live product", () => {
     });
     expect(latest.metadata).toEqual({
       tags: { "example.orders.OrderPlaced.customerId": ["PII"] },
-      properties: { owner: "orders", classification: "CONFIDENTIAL", contact: "owner@orders.test", "sla.freshnessSeconds": "60", "sla.availabilityPct": "99.9" },
+      properties: { owner: "orders", classification: "CONFIDENTIAL", contact: "owner@orders.test", "sla.freshnessSeconds": "60", "sla.availabilityPct": "99.9", major_version: "1" },
     });
 
     // A client cannot bring its own rules or metadata, even with the approved schema.

@@ -106,7 +106,7 @@ describe("Schema Registry reads", () => {
 
     expect(await schemaById(db, reader, latest.id)).toEqual({ schema: latest.schema });
     await expect(schemaById(db, stranger, latest.id)).rejects.toMatchObject({ status: 404, errorCode: 40403 });
-    expect(await subjectConfig(db, reader, subject)).toEqual({ compatibilityLevel: "BACKWARD" });
+    expect(await subjectConfig(db, reader, subject)).toEqual({ compatibilityLevel: "BACKWARD", compatibilityGroup: "major_version" });
   });
 
   it("finds a schema by its text, whitespace and key order aside", async () => {

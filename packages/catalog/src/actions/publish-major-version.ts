@@ -10,6 +10,7 @@ import { notify } from "../notifications/notify.ts";
 import { enforcePolicy, productFacts } from "../policies/enforce.ts";
 import { activePolicy } from "../policies/store.ts";
 import { lockProduct, moveProductStatus, requireDomainPermission } from "../product-access.ts";
+import { checkMigrationRules, type MigrationRules } from "../quality/migration-rules.ts";
 import { hasEncryptableFields } from "../quality/registry-rules.ts";
 import { checkQualityRules, qualityLimitsFromPolicy, type QualityRule } from "../quality/rules.ts";
 import { MARK_PII_FIRST, NOTHING_TO_ENCRYPT, qualityRulesOf, replaceQualityRules } from "../quality/store.ts";
@@ -89,6 +90,7 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       contactEmail: s.contactEmail ?? current.contactEmail,
       keyFields: s.keyFields ?? current.keyFields,
     };
+    const migrationRules = input.migrationRules ? await migrationRulesForSuccessor(input.migrationRules, versions, { format, definition: input.definition }, current.majorVersion) : null;
     const quality = await qualityForSuccessor(tx, current, { format, definition: input.definition }, options.quality);
     // The new major version is a registration: the registration rules apply to it whole.
     const policy = await enforcePolicy(tx, actor, { event: "product.register", entityType: "DataProduct", entityId: null, facts: { product: productFacts({ ...current, ...fields }, { format, definition: input.definition }) } });
@@ -102,6 +104,7 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
           ...fields,
           compatibilityMode: current.compatibilityMode,
           encryptPii: quality.encryptPii,
+          ...(migrationRules ? { migrationRules: { ...migrationRules } } : {}),
           majorVersion,
           topicName,
           predecessorId: current.id,
@@ -132,6 +135,7 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
       qualityRules: quality.rules.map((r) => r.name),
       ...(quality.leftBehind.length > 0 ? { qualityRulesLeftBehind: quality.leftBehind } : {}),
       encryptPii: quality.encryptPii,
+      ...(migrationRules ? { migrationRules: migrationRules.upgrade ? ["DOWNGRADE", "UPGRADE"] : ["DOWNGRADE"] } : {}),
       // Nothing changes on this version until the successor is approved.
       sunsetAt: input.sunsetAt ? input.sunsetAt.toISOString() : "policy default, from the approval",
       ...(input.reason ? { reason: input.reason } : {}),
@@ -159,6 +163,23 @@ export async function publishMajorVersion(db: Db, acting: ActingUser, productId:
     });
     return next;
   });
+}
+
+/**
+ * The migration rules stated with the new version, checked against the current
+ * version's newest approved schema (the one its consumers read) and the new
+ * schema: see checkMigrationRules. They need both in the same format.
+ */
+async function migrationRulesForSuccessor(
+  raw: unknown,
+  versions: readonly { status: string; format: SchemaVersion["format"]; definition: string }[],
+  next: { format: SchemaVersion["format"]; definition: string },
+  currentMajor: number,
+): Promise<MigrationRules> {
+  const previous = versions.findLast((v) => v.status === "APPROVED");
+  if (!previous) throw new ValidationError("Migration rules need an approved schema of the current version.", { migrationRules: ["The current version has no approved schema to migrate to."] });
+  if (previous.format !== next.format) throw new ValidationError("Migration rules need both versions in one schema format.", { migrationRules: [`The current version's schema is ${previous.format}, the new one ${next.format}.`] });
+  return checkMigrationRules(raw, { format: next.format, previous: previous.definition, next: next.definition, previousMajor: currentMajor, nextMajor: currentMajor + 1 });
 }
 
 /**

@@ -12,8 +12,8 @@ export interface RegistryRule {
   name: string;
   doc?: string;
   kind: "CONDITION" | "TRANSFORM";
-  mode: "WRITE" | "READ" | "WRITEREAD";
-  type: "CEL" | "CEL_FIELD" | "ENCRYPT";
+  mode: "WRITE" | "READ" | "WRITEREAD" | "UPGRADE" | "DOWNGRADE";
+  type: "CEL" | "CEL_FIELD" | "ENCRYPT" | "JSONATA";
   tags?: string[];
   params?: Record<string, string>;
   expr?: string;
@@ -74,7 +74,7 @@ export function registryRuleSet(topicName: string, rules: readonly QualityRule[]
       onFailure: r.onFailure,
       disabled: false,
     })), ...(encrypt ? [encrypt] : [])],
-    // Migration rules (JSONata, UPGRADE/DOWNGRADE) are not served yet.
+    // A new major version's migration rules (JSONata) are added per version by the registry (schema-registry/subjects.ts).
     migrationRules: [],
   };
 }

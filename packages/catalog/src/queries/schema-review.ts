@@ -3,6 +3,7 @@ import type { Db } from "../db.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { READING_STATUSES } from "../major-versions.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
+import { migrationRulesOf } from "../quality/migration-rules.ts";
 import { qualityRulesOf } from "../quality/store.ts";
 import { checkCompatibility } from "../schema/check-compatibility.ts";
 import { diffSchemaFields } from "../schema/field-diff.ts";
@@ -162,6 +163,8 @@ export async function productReview(db: Db, actor: Actor, productId: string) {
       : null,
     derived: derived ? { statement: derived.statement, inputs: inputs.map((i) => i.input) } : null,
     quality: { rules, encryptPii: product.encryptPii },
+    /** A new major version's JSONata migration rules (DOWNGRADE to the predecessor's shape, optional UPGRADE), decided with it. */
+    migrationRules: migrationRulesOf(product.migrationRules),
     mine: product.createdById === actor.id || product.submittedById === actor.id,
   };
 }

@@ -6,7 +6,7 @@ import { DEFAULT_COMPATIBILITY_MODE, isCompatibilityMode, modeRequirements } fro
 import { schemaDefinitionProblem } from "../schema-definition.ts";
 import type { RegistryCaller } from "./caller.ts";
 import { RegistryError } from "./registry-errors.ts";
-import { mayWrite, parseVersion, productOfSubject, versionBody } from "./subjects.ts";
+import { mayWrite, ownVersions, parseVersion, productOfSubject, versionBody } from "./subjects.ts";
 
 /*
  * The registry's write side is governed: nothing is registered behind the
@@ -48,7 +48,7 @@ export async function lookupSchema(db: Db, caller: RegistryCaller, subject: stri
   const normalized = normalizedSchema(schemaOfBody(body, format));
   const version = product.schemaVersions.find((v) => normalizedSchema(v.definition) === normalized);
   if (!version) throw new RegistryError("SCHEMA_NOT_FOUND", "Schema not found");
-  return versionBody(subject, version, normalized, product);
+  return versionBody(subject, version, normalized);
 }
 
 /** Confluent-style messages: one per incompatibility, then which version and mode. */
@@ -78,7 +78,9 @@ export async function registerSchema(db: Db, caller: RegistryCaller, subject: st
   const format = product.schemaVersions[0]?.format ?? "AVRO";
   const definition = schemaOfBody(body, format);
   const normalized = normalizedSchema(definition);
-  const approved = product.schemaVersions.find((v) => normalizedSchema(v.definition) === normalized);
+  // Only the subject's own major version takes records: the predecessor's schema in a new major version's subject is there to read by.
+  const own = ownVersions(product);
+  const approved = own.find((v) => normalizedSchema(v.definition) === normalized);
   if (approved?.schemaId) return { id: approved.schemaId };
 
   const review = `${portalUrl.replace(/\/$/, "")}/products/${product.id}/schema`;
@@ -86,8 +88,9 @@ export async function registerSchema(db: Db, caller: RegistryCaller, subject: st
   if (pending && normalizedSchema(pending.definition) === normalized) {
     throw new RegistryError("FORBIDDEN", `This schema is version ${pending.version} of '${subject}', waiting for governance review (${review}); it can be registered once approved.`);
   }
-  const versions = product.schemaVersions.map((v) => ({ version: v.version, definition: v.definition }));
-  const next = Math.max(0, ...versions.map((v) => v.version)) + 1;
+  // Compatibility within the major version (Confluent's compatibilityGroup `major_version`).
+  const versions = own.map((v) => ({ version: v.version, definition: v.definition }));
+  const next = Math.max(0, ...product.schemaVersions.map((v) => v.version)) + 1;
   const result = checkCompatibility({ format, mode: product.compatibilityMode, candidate: { version: next, definition }, previous: versions });
   if (!result.compatible) {
     throw new RegistryError(
@@ -114,7 +117,8 @@ export async function testCompatibility(db: Db, caller: RegistryCaller, subject:
   const versions = product.schemaVersions.map((v) => ({ version: v.version, definition: v.definition }));
   const next = Math.max(0, ...versions.map((v) => v.version)) + 1;
   const wanted = rawVersion === null ? "latest" : parseVersion(rawVersion);
-  let previous = versions;
+  // As a new version: checked within the major version (compatibilityGroup `major_version`); against a named version, that one.
+  let previous = ownVersions(product).map((v) => ({ version: v.version, definition: v.definition }));
   let mode = product.compatibilityMode;
   if (wanted !== "latest") {
     const one = versions.find((v) => v.version === wanted);
@@ -131,7 +135,8 @@ export async function testCompatibility(db: Db, caller: RegistryCaller, subject:
 /** GET /config/{subject}. */
 export async function subjectConfig(db: Db, caller: RegistryCaller, subject: string) {
   const product = await productOfSubject(db, caller, subject);
-  return { compatibilityLevel: product.compatibilityMode };
+  // Every version carries `metadata.properties.major_version`; compatibility is checked within one (issue 29).
+  return { compatibilityLevel: product.compatibilityMode, compatibilityGroup: "major_version" };
 }
 
 /** GET /config: the platform's default for new products. */

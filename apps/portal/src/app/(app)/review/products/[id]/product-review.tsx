@@ -156,6 +156,28 @@ export function ProductReviewView({ initial }: { initial: ProductReviewData }) {
         </div>
       </Card>
 
+      {review.migrationRules && (
+        <Card title="Migration rules">
+          <div className="space-y-3 text-sm" data-testid="review-migration-rules">
+            <p className="text-slate-600">
+              JSONata run by consumers&apos; deserializers: a consumer of {review.predecessor?.topicName ?? "the previous version"} reads this topic&apos;s records in its shape.
+            </p>
+            <div>
+              <h3 className="font-semibold text-slate-900">DOWNGRADE (this version → the previous one)</h3>
+              <pre className="overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid="review-migration-downgrade">{review.migrationRules.downgrade}</pre>
+            </div>
+            {review.migrationRules.upgrade ? (
+              <div>
+                <h3 className="font-semibold text-slate-900">UPGRADE (the previous version → this one)</h3>
+                <pre className="overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid="review-migration-upgrade">{review.migrationRules.upgrade}</pre>
+              </div>
+            ) : (
+              <p className="text-slate-600">No UPGRADE rule.</p>
+            )}
+          </div>
+        </Card>
+      )}
+
       <Card title={schema ? `Schema v${schema.version} · ${schema.format === "AVRO" ? "Avro" : "JSON Schema"}` : "Schema"}>
         {schema ? (
           review.predecessor?.currentDefinition ? (
