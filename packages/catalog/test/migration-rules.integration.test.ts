@@ -20,6 +20,7 @@ import {
   type Db,
   type RegistryCaller,
 } from "../src/index.ts";
+import { checkMigrationRules } from "../src/quality/migration-rules.ts";
 import { openTestDatabase, productInput, seedPeople } from "./fixtures.ts";
 
 /*
@@ -127,7 +128,17 @@ describe("migration rules of a new major version (issue 29)", () => {
     expect((await refusal({ downgrade: `{ "orderId": orderId }` }))["migrationRules.downgrade"]?.[0]).toMatch(/does not give a record of the v1 schema \(wrong or missing: totalCents\)/);
     expect((await refusal({ downgrade: DOWNGRADE, upgrade: `{ "orderId": orderId, "total": totalCents }` }))["migrationRules.upgrade"]?.[0]).toMatch(/not give a record of the v2 schema/);
     expect(Object.keys(await refusal({ downgrade: "x".repeat(4001) }))).toEqual(["migrationRules.downgrade"]);
+    // One that never ends (consumers would run it on every record): refused, said so.
+    expect((await refusal({ downgrade: "( $f := function($x) { $f($x) + 1 }; $f(1) )" }))["migrationRules.downgrade"]?.[0]).toMatch(/^Does not terminate: on a record of the v2 schema it nests deeper than/);
     expect(await db.dataProduct.count({ where: { predecessorId } })).toBe(0);
+  });
+
+  it("does not hold against a rule what the sample's random values cause: a number cast from random text fails on the sample, not on real records", async () => {
+    const schemas = { format: "AVRO" as const, previous: v1, next: v2, previousMajor: 1, nextMajor: 2 };
+    // $number of a random string throws on the sample: accepted (the shape is checked only when it evaluates).
+    await expect(checkMigrationRules({ downgrade: `{ "orderId": orderId, "totalCents": $number(total.currency) }` }, schemas)).resolves.toMatchObject({ downgrade: expect.any(String) });
+    // A shape that is wrong whatever the values: refused.
+    await expect(checkMigrationRules({ downgrade: `{ "orderId": orderId }` }, schemas)).rejects.toMatchObject({ status: 400 });
   });
 
   it("a consumer of v1 reads a record of the v2 topic in the v1 shape with useLatestWithMetadata major_version 1", async () => {
