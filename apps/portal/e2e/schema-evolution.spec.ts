@@ -18,6 +18,7 @@ const record = (fields: unknown[]) => JSON.stringify({ type: "record", name: `Or
 const orderId = { name: "orderId", type: "string" };
 const amountCents = { name: "amountCents", type: "long" };
 const channel = { name: "channel", type: "string" };
+const DOWNGRADE = `$merge([$, {"amountCents": $number(amountCents)}])`;
 
 let productId = "";
 let subscriptionId = "";
@@ -116,6 +117,13 @@ test.describe.serial("evolve a product's schema", () => {
     const sunset = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 10);
     await offer.getByLabel("Sunset date of the current version").fill(sunset);
     await offer.getByLabel("Why (shown to subscribers)").fill("Amounts become decimal strings");
+    // A migration rule that does not compile is refused on its field; nothing is published.
+    const downgrade = offer.getByLabel("Migration rule to v1 (JSONata, optional)");
+    await downgrade.fill(`$merge([$, {"amountCents": $number(amountCents)`);
+    await offer.getByRole("button", { name: "Publish v2" }).click();
+    await expect(offer.locator("#major-downgrade-error")).toContainText("Does not compile");
+    await expect(downgrade).toHaveAttribute("aria-invalid", "true");
+    await downgrade.fill(DOWNGRADE);
     await offer.getByRole("button", { name: "Publish v2" }).click();
     await owner.waitForURL((url) => /^\/products\/[a-z0-9]+$/.test(url.pathname) && !url.pathname.endsWith(productId));
     await expect(owner.getByText(`${slug}.v2`, { exact: true })).toBeVisible();
@@ -136,6 +144,7 @@ test.describe.serial("evolve a product's schema", () => {
     await expect(reviewer.getByTestId("field-diff").locator('[data-path="amountCents"]')).toContainText("changed");
     await expect(reviewer.getByTestId("field-diff").locator('[data-path="amountCents"]')).toContainText("string");
     await expect(reviewer.getByTestId("predecessor-readers")).toContainText("User:payments-reconciliation");
+    await expect(reviewer.getByTestId("review-migration-downgrade")).toHaveText(DOWNGRADE);
     await reviewer.getByRole("button", { name: `Approve ${productName}` }).click();
     await expect(reviewer.getByText("Decision recorded.")).toBeVisible();
     // Only now is v1 deprecated, with the sunset its owner chose.

@@ -180,7 +180,7 @@ export function useProposeSchemaVersion(productId: string) {
 
 export function usePublishMajorVersion(productId: string) {
   const client = useQueryClient();
-  return useMutation<{ id: string; topicName: string }, ApiError, { definition: string; sunsetAt?: string; reason?: string }>({
+  return useMutation<{ id: string; topicName: string }, ApiError, { definition: string; sunsetAt?: string; reason?: string; migrationRules?: { downgrade: string; upgrade?: string } }>({
     mutationFn: (body) => api(`/api/v1/products/${productId}/major-version`, { method: "POST", body }),
     onSuccess: () =>
       Promise.all([

@@ -130,8 +130,11 @@ function PublishMajorVersion({ productId, definition, offer }: { productId: stri
     const form = new FormData(event.currentTarget);
     const date = formText(form, "sunsetAt");
     const reason = formText(form, "reason").trim();
+    const downgrade = formText(form, "downgrade").trim();
+    const upgrade = formText(form, "upgrade").trim();
+    const migrationRules = downgrade ? { downgrade, ...(upgrade ? { upgrade } : {}) } : undefined;
     publish.mutate(
-      { definition, ...(date ? { sunsetAt: new Date(`${date}T00:00:00Z`).toISOString() } : {}), ...(reason ? { reason } : {}) },
+      { definition, ...(date ? { sunsetAt: new Date(`${date}T00:00:00Z`).toISOString() } : {}), ...(reason ? { reason } : {}), ...(migrationRules ? { migrationRules } : {}) },
       { onSuccess: (next) => router.push(`/products/${next.id}`) },
     );
   }
@@ -151,8 +154,19 @@ function PublishMajorVersion({ productId, definition, offer }: { productId: stri
         <Field id="major-reason" label="Why (shown to subscribers)" errors={fields.reason}>
           {(a) => <input {...a} name="reason" maxLength={2000} className={inputClass} />}
         </Field>
+        <Field
+          id="major-downgrade"
+          label={`Migration rule to v${offer.majorVersion - 1} (JSONata, optional)`}
+          errors={fields["migrationRules.downgrade"] ?? fields.migrationRules}
+          hint={`Turns a v${offer.majorVersion} record into a v${offer.majorVersion - 1} one, so consumers of v${offer.majorVersion - 1} can read the new topic with their old code (useLatestWithMetadata major_version ${offer.majorVersion - 1}). Reviewed with the new version.`}
+        >
+          {(a) => <textarea {...a} name="downgrade" rows={3} maxLength={4000} spellCheck={false} className={`${inputClass} font-mono text-xs`} />}
+        </Field>
+        <Field id="major-upgrade" label={`Migration rule from v${offer.majorVersion - 1} (optional)`} errors={fields["migrationRules.upgrade"]} hint={`The reverse: a v${offer.majorVersion - 1} record as a v${offer.majorVersion} one. Only with a rule to v${offer.majorVersion - 1}.`}>
+          {(a) => <textarea {...a} name="upgrade" rows={3} maxLength={4000} spellCheck={false} className={`${inputClass} font-mono text-xs`} />}
+        </Field>
         <div className="sm:col-span-2">
-          <ErrorAlert message={publish.isError && !fields.sunsetAt ? publish.error.message : null} />
+          <ErrorAlert message={publish.isError && !fields.sunsetAt && !fields["migrationRules.downgrade"] && !fields["migrationRules.upgrade"] ? publish.error.message : null} />
           <Button type="submit" disabled={publish.isPending} className="mt-2">
             {publish.isPending ? "Publishing…" : `Publish v${offer.majorVersion}`}
           </Button>
