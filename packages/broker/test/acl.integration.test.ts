@@ -130,7 +130,8 @@ describe("ACL matrix with kafkajs", () => {
     expect(await failure(`${groupPrefix}-0`)).toBe("KafkaJSGroupCoordinatorNotFound");
     // DESCRIBE on the group finds the coordinator; JoinGroup needs READ.
     await createAcls([aliceAcl(AclOperationTypes.DESCRIBE, AclResourceTypes.GROUP, `${groupPrefix}-1`)]);
-    expect(await failure(`${groupPrefix}-1`)).toBe("GROUP_AUTHORIZATION_FAILED");
+    // Apache Kafka's brokers apply a new ACL a moment after the controller commits it (seen: coordinator not found once, under load).
+    await expect.poll(() => failure(`${groupPrefix}-1`), { timeout: 30_000, interval: 500 }).toBe("GROUP_AUTHORIZATION_FAILED");
   });
 
   let revokeMs = -1;
