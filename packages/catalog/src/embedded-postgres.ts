@@ -29,11 +29,17 @@ const isRoot = () => typeof process.getuid === "function" && process.getuid() ==
  * A postmaster left behind by a SIGKILLed parent still holds the data dir: stop
  * it first so a restart never fails with "lock file already exists".
  */
-async function stopStalePostmaster(dataDir: string): Promise<void> {
+/** The pid a data dir's `postmaster.pid` names (its first line), or null without one. */
+export function postmasterPid(dataDir: string): number | null {
   const pidFile = path.join(dataDir, "postmaster.pid");
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return null;
   const pid = Number.parseInt(readFileSync(pidFile, "utf8").split("\n")[0] ?? "", 10);
-  if (!Number.isInteger(pid) || pid <= 0) return;
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+async function stopStalePostmaster(dataDir: string): Promise<void> {
+  const pid = postmasterPid(dataDir);
+  if (pid === null) return;
   try {
     process.kill(pid, 0);
   } catch {

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { createPrismaClient, type Db } from "../db.ts";
-import { startEmbeddedPostgres, type RunningPostgres } from "../embedded-postgres.ts";
+import { postmasterPid, startEmbeddedPostgres, type RunningPostgres } from "../embedded-postgres.ts";
 import { migrateDatabase } from "../migrate.ts";
 
 /*
@@ -69,7 +69,7 @@ export function removeAbandonedTestFolders(tmp: string = os.tmpdir()): string[] 
     const dir = path.join(tmp, name);
     const owner = readPid(path.join(dir, OWNER_FILE));
     if (owner === null || isAlive(owner)) continue;
-    const postmaster = readPid(path.join(dir, "data", "postmaster.pid"));
+    const postmaster = postmasterPid(path.join(dir, "data"));
     if (postmaster !== null && isAlive(postmaster)) continue;
     rmSync(dir, { recursive: true, force: true });
     removed.push(dir);
