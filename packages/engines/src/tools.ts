@@ -29,6 +29,21 @@ export function findJava(): string {
   return java;
 }
 
+/**
+ * Extra JVM options for every engine JVM this package starts (Apache Kafka's
+ * nodes and tools, Apache Flink's processes): `KAPPA_ENGINE_JVM_OPTS`,
+ * whitespace-separated, each starting with `-`. `npm test` sets
+ * `-XX:TieredStopAtLevel=1` (scripts/test-all.ts): a test cluster lives for
+ * minutes, and the C2 compiler's work costs more CPU there than its faster code
+ * saves. Benchmarks and production leave it unset.
+ */
+export function engineJvmOptions(env: NodeJS.ProcessEnv = process.env): string[] {
+  const options = (env.KAPPA_ENGINE_JVM_OPTS ?? "").split(/\s+/).filter(Boolean);
+  const bad = options.find((o) => !/^-[\w:+=.,/-]+$/.test(o));
+  if (bad !== undefined) throw new Error(`KAPPA_ENGINE_JVM_OPTS: ${JSON.stringify(bad)} is not a JVM option (each starts with "-", no quotes or spaces)`);
+  return options;
+}
+
 function findMaven(): string {
   const probe = spawnSync("mvn", ["-v"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {

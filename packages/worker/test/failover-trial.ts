@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import kafkajs, { type Admin, type Consumer } from "kafkajs";
-import { ensureApacheKafka, findJava, type ApacheKafkaCluster } from "@kappa/engines";
+import { engineJvmOptions, ensureApacheKafka, findJava, type ApacheKafkaCluster } from "@kappa/engines";
 import { BENCH_SASL, startChildBroker } from "../bench/child-broker.ts";
 import { openProducer } from "../src/kafka/producer.ts";
 
@@ -197,7 +197,7 @@ function produceJava(target: FailoverTarget, topic: string, rate: number): Produ
   let stopRequested = false;
   const outcome = (async () => {
     const libs = await ensureApacheKafka();
-    const proc = spawn(findJava(), ["-Xmx256m", "-cp", path.join(libs, "*"), "org.apache.kafka.tools.VerifiableProducer", "--bootstrap-server", cluster.bootstrap, "--topic", topic, "--throughput", String(rate), "--acks", "-1", "--producer.config", config], { cwd: cluster.dataDir, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(findJava(), ["-Xmx256m", ...engineJvmOptions(), "-cp", path.join(libs, "*"), "org.apache.kafka.tools.VerifiableProducer", "--bootstrap-server", cluster.bootstrap, "--topic", topic, "--throughput", String(rate), "--acks", "-1", "--producer.config", config], { cwd: cluster.dataDir, stdio: ["ignore", "pipe", "pipe"] });
     child = proc;
     if (stopRequested) proc.kill("SIGTERM");
     const acked: number[] = [];

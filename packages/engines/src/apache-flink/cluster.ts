@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ENGINES_DIR, EngineUnavailableError, enginesCacheDir, ensureArtifacts, findJava, freePort, publishStaged, run, sleep, waitForExit } from "../tools.ts";
+import { ENGINES_DIR, EngineUnavailableError, engineJvmOptions, enginesCacheDir, ensureArtifacts, findJava, freePort, publishStaged, run, sleep, waitForExit } from "../tools.ts";
 
 /** The pinned release (apache-flink/pyflink.txt and apache-flink/pom.xml name the same). */
 export const APACHE_FLINK_VERSION = "2.2.0";
@@ -184,6 +184,7 @@ const MAIN_CLASSES: Record<FlinkComponent, string> = {
 export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFlinkCluster> {
   const log = options.log ?? (() => {});
   const java = options.java ?? findJava();
+  const extraJvm = engineJvmOptions();
   const jars = await ensureApacheFlink(log);
   const dataDir = path.resolve(options.dataDir);
   const confDir = path.join(dataDir, "conf");
@@ -245,7 +246,7 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
 
   // The JVM and dynamic settings the distribution's scripts get from BashJavaUtils (heap, direct and metaspace limits; the TaskManager's memory and cpu).
   const resourceParams = async (command: "GET_JM_RESOURCE_PARAMS" | "GET_TM_RESOURCE_PARAMS") => {
-    const result = await run(java, ["-Xmx64m", "-cp", [jars.bashJavaUtils, ...dist.map((f) => path.join(jars.libDir, f))].join(path.delimiter), "org.apache.flink.runtime.util.bash.BashJavaUtils", command, "--configDir", confDir], { env, timeoutMs: 120_000 });
+    const result = await run(java, ["-Xmx64m", ...extraJvm, "-cp", [jars.bashJavaUtils, ...dist.map((f) => path.join(jars.libDir, f))].join(path.delimiter), "org.apache.flink.runtime.util.bash.BashJavaUtils", command, "--configDir", confDir], { env, timeoutMs: 120_000 });
     const lines = result.text.split("\n").filter((l) => l.startsWith("BASH_JAVA_UTILS_EXEC_RESULT:")).map((l) => l.slice("BASH_JAVA_UTILS_EXEC_RESULT:".length).trim());
     if (result.code !== 0 || lines.length < 2) throw new Error(`BashJavaUtils ${command} failed (exit ${result.code}): ${result.text.slice(-2000)}`);
     return { jvm: lines[0]!.split(/\s+/).filter(Boolean), dynamic: lines[1]!.split(/\s+/).filter(Boolean) };
@@ -256,7 +257,7 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
   const logFile = (c: FlinkComponent) => path.join(logDir, `${c}.log`);
   const start = (component: FlinkComponent, jvm: string[], args: string[]) => {
     const out = createWriteStream(path.join(logDir, `${component}.out`), { flags: "a" });
-    const child = spawn(java, [...jvm, ...JAVA_17_OPTS, "-XX:+UseG1GC", "-Djava.awt.headless=true", `-Dlog.file=${logFile(component)}`, `-Dlog4j.configurationFile=file:${path.join(confDir, "log4j.properties")}`, `-Dkappa.flink.dir=${dataDir}`, "-cp", classpath(component === "sql-gateway"), MAIN_CLASSES[component], ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(java, [...jvm, ...JAVA_17_OPTS, ...extraJvm, "-XX:+UseG1GC", "-Djava.awt.headless=true", `-Dlog.file=${logFile(component)}`, `-Dlog4j.configurationFile=file:${path.join(confDir, "log4j.properties")}`, `-Dkappa.flink.dir=${dataDir}`, "-cp", classpath(component === "sql-gateway"), MAIN_CLASSES[component], ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout?.pipe(out);
     child.stderr?.pipe(out);
     live.add(child);

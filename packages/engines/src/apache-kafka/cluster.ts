@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import path from "node:path";
-import { ENGINES_DIR, ensureArtifacts, findJava, freePort, run, sleep, waitForExit } from "../tools.ts";
+import { ENGINES_DIR, engineJvmOptions, ensureArtifacts, findJava, freePort, run, sleep, waitForExit } from "../tools.ts";
 
 /** The pinned release (apache-kafka/pom.xml); the README and docker-compose.yml name the same. */
 export const APACHE_KAFKA_VERSION = "4.1.2";
@@ -186,7 +186,8 @@ export async function startApacheKafka(options: ApacheKafkaOptions): Promise<Apa
 
   const env = { ...process.env, KAFKA_HEAP_OPTS: "" };
   // Tools and the formatter log into the data folder's tools/ (nodes override kafka.logs.dir with their own folder).
-  const jvm = (heapMb: number) => [`-Xms${Math.min(heapMb, 256)}m`, `-Xmx${heapMb}m`, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true", `-Dlog4j2.configurationFile=${log4jFile}`, `-Dkafka.logs.dir=${path.join(dataDir, "tools")}`];
+  const extraJvm = engineJvmOptions();
+  const jvm = (heapMb: number) => [`-Xms${Math.min(heapMb, 256)}m`, `-Xmx${heapMb}m`, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true", `-Dlog4j2.configurationFile=${log4jFile}`, `-Dkafka.logs.dir=${path.join(dataDir, "tools")}`, ...extraJvm];
 
   // Format each node's storage once, with the admin's SCRAM credential in the bootstrap metadata.
   const unformatted = nodeFiles.filter((n) => !existsSync(path.join(n.nodeDir, "data", "meta.properties")));
