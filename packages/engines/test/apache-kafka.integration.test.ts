@@ -55,7 +55,13 @@ describe(`Apache Kafka ${APACHE_KAFKA_VERSION}, 3 KRaft nodes`, () => {
       const described = await admin.describeCluster();
       expect(described.brokers.map((b) => b.nodeId).sort()).toEqual([1, 2, 3]);
       await admin.createTopics({ topics: [{ topic: "defaults-check", numPartitions: 3 }], waitForLeaders: true });
-      const meta = await admin.fetchTopicMetadata({ topics: ["defaults-check"] });
+      // kafkajs waited for the leaders on the broker it asked; another may not have applied the new topic's metadata
+      // yet and answers UNKNOWN_TOPIC_OR_PARTITION for a moment (seen once under load).
+      let meta: Awaited<ReturnType<typeof admin.fetchTopicMetadata>> | undefined;
+      await expect
+        .poll(async () => (meta = await admin.fetchTopicMetadata({ topics: ["defaults-check"] }).catch(() => undefined))?.topics[0]?.partitions.length ?? 0, { timeout: 30_000 })
+        .toBe(3);
+      if (!meta) throw new Error("no metadata for defaults-check");
       expect(meta.topics[0]!.partitions.map((p) => p.replicas.length)).toEqual([3, 3, 3]);
       // Leaders spread over the brokers: nothing here may assume one broker.
       expect(new Set(meta.topics[0]!.partitions.map((p) => p.leader)).size).toBeGreaterThan(1);
