@@ -2,10 +2,10 @@
  * `npm test`: every workspace's suite and the root scripts' tests, in two
  * streams side by side —
  *
- *   portal   the portal's suite (unit tests, the Playwright journeys, then the
- *            worker journeys and the API fuzzer): about two thirds of the
- *            whole run, much of it waiting on a browser, a worker step or a
- *            segment's roll into the remote tier;
+ *   portal   the portal's suite (unit tests, then side by side the
+ *            Playwright journeys, the worker journeys on both Kafkas and the
+ *            API fuzzer): the longer stream, much of it waiting on a browser,
+ *            a worker step or a segment's roll into the remote tier;
  *   others   every other workspace's suite one at a time (Turborepo), the
  *            broker's oracle run (its tests against Apache Kafka), then the
  *            root scripts' tests.

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, type Browser } from "@playwright/test";
+import { test } from "./fixtures";
 import { DEMO_PASSWORD, ROLES, type Role } from "./roles";
 
 /*

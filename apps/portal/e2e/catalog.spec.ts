@@ -1,5 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { createPasswordUser } from "./db";
+import { test } from "./fixtures";
 import { openUserMenu, storageFor } from "./roles";
 
 /* The catalog page: ranked search, typos answered with "did you mean", and a lean bundle. */

@@ -2,9 +2,10 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
 import { parse, stringify } from "yaml";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

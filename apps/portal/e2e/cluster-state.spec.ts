@@ -1,6 +1,7 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { encryptSecret } from "@kappa/catalog";
 import { one, withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /** What the portal shows as the bootstrap address: the e2e broker's (playwright.config.ts). */

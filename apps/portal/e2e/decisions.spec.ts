@@ -1,6 +1,7 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { createProduct } from "./api-setup";
 import { withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
 import { one, withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

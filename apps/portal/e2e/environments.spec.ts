@@ -1,5 +1,6 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, type APIRequestContext } from "@playwright/test";
 import { withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

@@ -1,5 +1,6 @@
-import { expect, test, type APIRequestContext, type APIResponse } from "@playwright/test";
+import { expect, type APIRequestContext, type APIResponse } from "@playwright/test";
 import { withDb } from "./db";
+import { test } from "./fixtures";
 import { storageFor, type Role } from "./roles";
 
 /*

@@ -1,6 +1,7 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { activeOrdersProduct, activePaymentsSubscription } from "./api-setup";
 import { withDb } from "./db";
+import { test } from "./fixtures";
 
 /*
  * Issue 31, point 5 (worker off): a consumer group that has had no members

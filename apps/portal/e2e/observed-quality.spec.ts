@@ -1,5 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { one, withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

@@ -1,5 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { one, withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

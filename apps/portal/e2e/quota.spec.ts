@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { createProduct } from "./api-setup";
 import { one, withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

@@ -1,4 +1,5 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
+import { test } from "./fixtures";
 import { storageFor } from "./roles";
 
 /* Access recertification in the browser: the policy's schedule, unused grants flagged, keep with a reason (audited). */

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, type APIRequestContext } from "@playwright/test";
 import { AUTHORIZATION_MATRIX, CALLERS, type Caller, type Fixtures } from "./authorization-matrix";
 import { withDb } from "./db";
+import { test } from "./fixtures";
 import { storageFor, type Role } from "./roles";
 
 /*

@@ -1,7 +1,8 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import http from "node:http";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { createPasswordUser, withDb } from "./db";
+import { test } from "./fixtures";
 import { openUserMenu, storageFor } from "./roles";
 
 /*

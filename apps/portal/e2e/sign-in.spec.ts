@@ -1,4 +1,5 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
+import { test } from "./fixtures";
 import { DEMO_PASSWORD, ROLES, storageFor } from "./roles";
 
 test("a wrong password shows an error and no session is created", async ({ page }) => {

@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
+import { test } from "./fixtures";
 import { startIdentityProvider, type TestIdentityProvider } from "./oidc-provider";
 import { storageFor } from "./roles";
 

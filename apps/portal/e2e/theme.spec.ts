@@ -1,4 +1,5 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
+import { test } from "./fixtures";
 import { openUserMenu, storageFor } from "./roles";
 
 /* Dark mode: follows the system setting, and a choice in the user menu overrides it and sticks. */

@@ -1,6 +1,7 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { activeOrdersProduct } from "./api-setup";
 import { withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

@@ -1,11 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
 import avro from "avsc";
 import { Kafka, logLevel } from "kafkajs";
 import { createProduct } from "./api-setup";
 import { issuedCredentials } from "./credentials";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

@@ -10,9 +10,10 @@ import {
   type RuleAction,
   type RuleContext,
 } from "@confluentinc/schemaregistry";
-import { expect, test, type APIRequestContext, type Browser } from "@playwright/test";
+import { expect, type APIRequestContext, type Browser } from "@playwright/test";
 import { Kafka, logLevel, type Producer } from "kafkajs";
 import { issuedCredentials } from "./credentials";
+import { test } from "./fixtures";
 import { storageFor, type Role } from "./roles";
 
 /*

@@ -1,7 +1,8 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
 import { createProduct } from "./api-setup";
 import { issuedCredentials } from "./credentials";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

@@ -1,7 +1,8 @@
-import { expect, test } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { Kafka, logLevel, type Consumer } from "kafkajs";
 import { createProduct } from "./api-setup";
 import { issuedCredentials } from "./credentials";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

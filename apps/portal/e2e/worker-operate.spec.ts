@@ -1,7 +1,8 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
 import { issuedCredentials } from "./credentials";
 import { withDb } from "./db";
+import { test } from "./fixtures";
 import { as } from "./roles";
 
 /*

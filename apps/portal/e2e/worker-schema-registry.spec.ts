@@ -1,7 +1,8 @@
 import { SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
-import { expect, test, type APIRequestContext, type Browser } from "@playwright/test";
+import { expect, type APIRequestContext, type Browser } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
 import { issuedCredentials } from "./credentials";
+import { test } from "./fixtures";
 import { storageFor, type Role } from "./roles";
 
 /*

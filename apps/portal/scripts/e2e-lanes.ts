@@ -1,15 +1,17 @@
 /*
  * Playwright runs side by side, each on a portal, PostgreSQL and Kafka of its
- * own: `tsx scripts/e2e-lanes.ts <lane>…` with lanes `worker` (the journeys
+ * own: `tsx scripts/e2e-lanes.ts <lane>…` with lanes `journeys` (the portal's
+ * journeys with the worker off, `npm run test:e2e`), `worker` (the journeys
  * with the real worker on the embedded broker and a local Flink session
  * cluster for the derived-product journey, `npm run test:e2e:worker`, which
  * sets KAPPA_E2E_FLINK=1),
  * `worker-apache` (the same on the 3-node Apache Kafka cluster,
  * `npm run test:e2e:worker-apache`) and `api-fuzz` (schemathesis,
- * `npm run test:api-fuzz`). `npm test` runs all three after the journeys
- * (`npm run test:e2e:after-journeys`) and so waits for the slowest instead of
- * their sum: much of each run is waiting — for the worker's steps, lag figures,
- * a segment's roll into the remote tier.
+ * `npm run test:api-fuzz`). `npm test` runs all four side by side
+ * (`npm run test:e2e:lanes`, the journeys first) and so waits for the slowest
+ * (the journeys) instead of their sum: much of each run is waiting — for a
+ * page, the worker's steps, lag figures, a segment's roll into the remote
+ * tier. `npm run test:e2e:after-journeys` runs the three others.
  *
  * The first lane starts alone; the others once its portal answers: the first
  * `npm start` builds the portal when its sources changed, and two builds into
@@ -18,10 +20,11 @@
  *
  * Ports: each lane takes KAPPA_E2E_PORT / KAPPA_E2E_KAFKA_PORT /
  * KAPPA_E2E_PG_PORT (defaults 3100, 19092, 55433) plus its offset — worker 0,
- * worker-apache 100, api-fuzz 200 (the portal's test identity provider is on
- * the portal's port plus one; the embedded broker's prod and metrics ports on
- * the Kafka port plus 1, 10 and 11; Apache Kafka's nodes on it, plus 2 and 3;
- * the worker lane's Flink REST API and SQL Gateway on it plus 20 and 21).
+ * worker-apache 100, api-fuzz 200, journeys 300 (the portal's test identity
+ * provider is on the portal's port plus one; the embedded broker's prod and
+ * metrics ports on the Kafka port plus 1, 10 and 11; Apache Kafka's nodes on
+ * it, plus 2 and 3; the worker lane's Flink REST API and SQL Gateway on it
+ * plus 20 and 21).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
@@ -32,8 +35,9 @@ const LANES = {
   worker: { script: "test:e2e:worker", offset: 0 },
   "worker-apache": { script: "test:e2e:worker-apache", offset: 100 },
   "api-fuzz": { script: "test:api-fuzz", offset: 200 },
+  journeys: { script: "test:e2e", offset: 300 },
 } as const;
-const MAX_OFFSET = 200;
+const MAX_OFFSET = 300;
 
 const base = {
   port: Number(process.env.KAPPA_E2E_PORT ?? 3100),
