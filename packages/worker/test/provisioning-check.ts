@@ -269,7 +269,10 @@ export async function consumeAsSubscribers(db: Db, people: People, brokers: stri
   const readOne = async (s: QueuedSubscription) => {
     const expected = expectedOf(s);
     const creds = await revealCredentialOnce(db, SECRETS_KEY, people.as.paymentsOwner, s.account.id);
-    const values: string[] = [];
+    // By partition and offset: a consumer group delivers at least once, and kafkajs, restarting after a retriable crash
+    // (a coordinator still loading after a node's restart), reads again from the last committed offset — the same
+    // record twice is a redelivery, not a second copy in the log (recordCounts checks the log).
+    const values = new Map<string, string>();
     // A crash kafkajs does not restart from (an authorization error, say) ends the wait; a retriable one (a coordinator still
     // loading after a node's restart) it restarts from by itself.
     let crashed: Error | null = null;
@@ -286,16 +289,16 @@ export async function consumeAsSubscribers(db: Db, people: People, brokers: stri
     );
     try {
       await consumer.subscribe({ topic: s.topicName, fromBeginning: true });
-      await consumer.run({ autoCommit: true, eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? "") });
+      await consumer.run({ autoCommit: true, eachMessage: async ({ partition, message }) => void values.set(`${partition}:${message.offset}`, message.value?.toString() ?? "") });
       await waitFor(() => {
-        if (values.length >= expected) return true;
+        if (values.size >= expected) return true;
         if (crashed) throw crashed;
         return false;
       }, 15_000, `${s.account.name} to read ${expected} records of ${s.topicName}`);
     } finally {
       await consumer.disconnect();
     }
-    out.set(s.id, values.sort());
+    out.set(s.id, [...values.values()].sort());
   };
   await Promise.all(
     Array.from({ length: Math.min(parallel, subs.length) }, async () => {

@@ -128,7 +128,7 @@ describe("a 3-node Apache Kafka cluster of the file's own", () => {
         // The password shown before the kills still writes (it was not reissued), to every topic.
         await produceTo(cluster.brokers, producer, all.products.map((p) => p.topicName), "after-kill", 2);
         const wanted = (s: { productId: string }) => [...(first.products.some((p) => p.id === s.productId) ? ["before-kill-0", "before-kill-1", "before-kill-2"] : []), "after-kill-0", "after-kill-1"].sort();
-        // Each topic's log holds each record once, and each subscriber read exactly those: nothing acknowledged lost, nothing twice.
+        // Each topic's log holds each record once (nothing twice), and each subscriber read exactly those (nothing acknowledged lost).
         expect(await recordCounts(admin, all.products.map((p) => p.topicName))).toEqual(Object.fromEntries(all.subscriptions.map((s) => [s.topicName, wanted(s).length])));
         const read = await consumeAsSubscribers(db, people, cluster.brokers, all.subscriptions, (s) => wanted(s).length);
         expect(Object.fromEntries(all.subscriptions.map((s) => [s.account.name, read.get(s.id)]))).toEqual(Object.fromEntries(all.subscriptions.map((s) => [s.account.name, wanted(s)])));
