@@ -418,7 +418,7 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     }
   })();
   log(
-    `demo traffic: about ${rate} records/s to ${Object.values(DEMO_TOPICS).join(", ")}${orders ? ` (Order Events through the registry's serializer as ${options.orderEvents?.username}: customerId encrypted, about 1 order in ${DEMO_NEGATIVE_TOTAL_EVERY} to ${DEMO_TOPICS.orderEvents}.dlq)` : ""}${orders && payments ? ` (Payments Captured through it as ${options.paymentsCaptured?.username}, for about 60 % of the orders)` : ""}; group ${DEMO_CONSUMER_GROUP} reads Order Events ${delay / 1000} s behind`,
+    `demo traffic: about ${rate} records/s to ${[orders ? DEMO_TOPICS.orderEvents : null, DEMO_TOPICS.orderStatus, orders && payments ? DEMO_TOPICS.paymentsCaptured : null].filter((t) => t !== null).join(", ")}${orders ? ` (Order Events through the registry's serializer as ${options.orderEvents?.username}: customerId encrypted, about 1 order in ${DEMO_NEGATIVE_TOTAL_EVERY} to ${DEMO_TOPICS.orderEvents}.dlq)` : ""}${orders && payments ? ` (Payments Captured through it as ${options.paymentsCaptured?.username}, for about 60 % of the orders)` : ""}; group ${DEMO_CONSUMER_GROUP} reads Order Events ${delay / 1000} s behind`,
   );
 
   return {
