@@ -47,6 +47,9 @@ const paymentSchema = JSON.stringify({
     { name: "orderId", type: "string" },
     { name: "amountCents", type: "long" },
     { name: "cardLast4", type: ["null", "string"], default: null },
+    // The capture's event time (Flink's watermark follows an input's first timestamp field): the demo's derived
+    // product Revenue per Minute joins payments with their orders on it and windows them per minute.
+    { name: "capturedAt", type: { type: "long", logicalType: "timestamp-millis" } },
   ],
 });
 

@@ -1,12 +1,15 @@
 /*
  * Demo data for the embedded default (demo mode): the four accounts the README
- * lists, two domains, and products and subscriptions in several states. Every
- * change goes through the catalog's own actions, so the demo obeys the same
- * rules (four eyes, transitions) and leaves a real audit trail.
+ * lists, two domains, and products and subscriptions in several states (the
+ * payments domain's subscription to Order Events with its PII need granted by
+ * governance, which the demo's derived product needs: prisma/demo-derived.ts).
+ * Every change goes through the catalog's own actions, so the demo obeys the
+ * same rules (four eyes, transitions) and leaves a real audit trail.
  */
 import {
   approveProduct,
   approveSubscription,
+  approveSubscriptionPii,
   createServiceAccount,
   hashPassword,
   registerProduct,
@@ -169,12 +172,18 @@ export async function seedDemoData(db: Db): Promise<boolean> {
     name: "payments-reconciliation",
     description: "Matches payments with orders",
   });
+  // With a stated need for personal data, granted by governance (four eyes: not the payments owner who asked): the
+  // payments domain reads Order Events whole, which its derived product Revenue per Minute needs — a derived product
+  // reads every field of its inputs, so one with PII fields needs the PII grant (prisma/demo-derived.ts).
   const reconSub = await requestSubscription(db, payer, {
     productId: orderEvents.id,
     serviceAccountId: reconciliation.id,
     purpose: "Match every captured payment with its order for daily reconciliation.",
+    piiNeeded: true,
+    piiJustification: "Disputed payments are matched to the customer who placed the order.",
   });
   await approveSubscription(db, owner, reconSub.id);
+  await approveSubscriptionPii(db, reviewer, reconSub.id);
   await requestSubscription(db, payer, {
     productId: orderStatus.id,
     serviceAccountId: reconciliation.id,

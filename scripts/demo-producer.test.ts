@@ -1,15 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decryptSecret, encryptSecret } from "@kappa/catalog/secrets";
-import { DEMO_PRODUCER_FILE, openKeptCopy, writeKeptCopy } from "./demo-producer.ts";
+import { DEMO_PRODUCERS, openKeptCopy, writeKeptCopy } from "./demo-producer.ts";
 
 /*
- * The launcher's copy of the orders producer's password (scripts/demo-producer.ts):
- * sealed, private to the launcher's user, and used only while it is still the
- * account's credential. Issuing it on the broker and in the catalog is
+ * The launcher's copies of the demo producers' passwords (scripts/demo-producer.ts):
+ * sealed, private to the launcher's user, one file per account, and each used
+ * only while it is still its account's credential. Issuing it on the broker and in the catalog is
  * exercised by `npm start` itself (see the README's data-contracts section);
  * this suite has no catalog database.
  */
@@ -20,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("the demo producer's kept copy", () => {
   const key = randomBytes(32);
   const account = { id: "acc-orders-producer", name: "orders-producer", issuedMs: Date.UTC(2026, 11, 6, 8, 0, 0, 123) };
-  const file = path.join(dir, DEMO_PRODUCER_FILE);
+  const file = path.join(dir, DEMO_PRODUCERS.orders.file);
   const password = "S3cret-demo-password-" + randomBytes(8).toString("hex");
 
   it("is sealed under the secrets key (no password in the file), readable by its owner only, and opens for the same credential", () => {
@@ -36,5 +36,21 @@ describe("the demo producer's kept copy", () => {
     expect(openKeptCopy(file, key, { ...account, id: "acc-other" }, decryptSecret)).toEqual({ reason: expect.stringContaining("belongs to another account") });
     expect(openKeptCopy(file, randomBytes(32), account, decryptSecret)).toEqual({ reason: expect.stringContaining("another KAPPA_SECRETS_KEY") });
     expect(openKeptCopy(path.join(dir, "absent"), key, account, decryptSecret)).toEqual({ reason: expect.stringContaining("holds no copy of its password") });
+  });
+
+  it("is one file per account: the orders copy keeps its first name (data folders hold it), and one account's copy never opens for the other", () => {
+    expect(DEMO_PRODUCERS.orders.file).toBe("demo-producer.sealed");
+    expect(new Set(Object.values(DEMO_PRODUCERS).map((p) => p.file)).size).toBe(Object.keys(DEMO_PRODUCERS).length);
+    const payments = { id: "acc-payments-producer", name: "payments-producer", issuedMs: account.issuedMs };
+    const paymentsFile = path.join(dir, DEMO_PRODUCERS.payments.file);
+    const paymentsPassword = "S3cret-payments-" + randomBytes(8).toString("hex");
+    writeKeptCopy(paymentsFile, key, payments.id, new Date(payments.issuedMs), paymentsPassword, encryptSecret);
+    expect(statSync(paymentsFile).mode & 0o777).toBe(0o600);
+    expect(openKeptCopy(paymentsFile, key, payments, decryptSecret)).toEqual({ password: paymentsPassword });
+    expect(openKeptCopy(file, key, payments, decryptSecret)).toEqual({ reason: expect.stringContaining("belongs to another account") });
+    // Bound to the account inside the seal too: a copy whose account id was edited to the other's does not open.
+    const forged = { ...(JSON.parse(readFileSync(paymentsFile, "utf8")) as object), accountId: account.id };
+    writeFileSync(path.join(dir, "forged"), JSON.stringify(forged));
+    expect(openKeptCopy(path.join(dir, "forged"), key, account, decryptSecret)).toEqual({ reason: expect.stringContaining("another KAPPA_SECRETS_KEY") });
   });
 });

@@ -15,7 +15,10 @@ import { DEMO_CONSUMER_GROUP, DEMO_NEGATIVE_TOTAL_EVERY, DEMO_TOPICS, DemoRecord
  * Confluent's serializer with the rules the portal's registry serves for the
  * demo product — built here by the catalog's own registryRuleSet /
  * registryMetadata / encryptRule from the seed's rule — held in the library's
- * in-memory registry (`mock://`): this suite runs no portal. That the portal's
+ * in-memory registry (`mock://`): this suite runs no portal. Payments Captured
+ * goes through the same serializer and registry (its schema, no rules), so
+ * both are in the wire format Flink's avro-confluent format reads (the demo's
+ * derived product, prisma/demo-derived.ts, joins them). That the portal's
  * /api/schema-registry serves exactly these rules for the seeded Order Events
  * is tested in packages/catalog/test/examples.integration.test.ts, and the
  * serializer against the real registry, DEK Registry and worker in
@@ -29,8 +32,8 @@ const admin = { name: "kappa-admin", password: "demo-traffic-test" };
 const SUBJECT = `${DEMO_TOPICS.orderEvents}-value`;
 const DLQ = `${DEMO_TOPICS.orderEvents}.dlq`;
 
-/** The library's in-memory registry holding Order Events as the portal serves it: the seed's rule, DLQ, and the ENCRYPT rule for PII. */
-async function registryServingOrderEvents(): Promise<Client> {
+/** The library's in-memory registry holding Order Events as the portal serves it (the seed's rule, DLQ, and the ENCRYPT rule for PII; schema id 1), and Payments Captured (schema id 2). */
+async function registryServingDemoProducts(): Promise<Client> {
   const client = SchemaRegistryClient.newClient({ baseURLs: [`mock://demo-traffic-${Date.now()}`] });
   const rule = { name: "non-negative-total", description: "An order's total is never below zero.", kind: "CEL" as const, expression: "message.totalCents >= 0", mode: "WRITE" as const, onFailure: "DLQ" as const, tags: [] };
   await client.register(SUBJECT, {
@@ -39,6 +42,7 @@ async function registryServingOrderEvents(): Promise<Client> {
     metadata: registryMetadata({ classification: "CONFIDENTIAL", contactEmail: "owner@orders.example", freshnessSeconds: 60, availabilityPct: 99.9, domain: { slug: "orders" } }, { format: "AVRO", definition: DEMO_SCHEMAS.orderEvent }),
     ruleSet: registryRuleSet(DEMO_TOPICS.orderEvents, [rule], encryptRule("kappa-orders", "local-kms", "kappa/orders")),
   } as Parameters<Client["register"]>[1], false);
+  await client.register(`${DEMO_TOPICS.paymentsCaptured}-value`, { schemaType: "AVRO", schema: DEMO_SCHEMAS.payment }, false);
   return client;
 }
 
@@ -53,7 +57,14 @@ describe("demo records", () => {
       expect(orderType.isValid(order.record), JSON.stringify(order.record)).toBe(true);
       expect(order.record.orderId).toBe(order.key);
       if (order.record.totalCents < 0) negative.push(i);
-      else expect(paymentType.fromBuffer(records.paymentFor(order.order).value)).toMatchObject({ orderId: order.key, amountCents: order.record.totalCents });
+      else {
+        // Captured at once: the demo's derived product joins a payment with its order when captured within a minute of it.
+        const payment = records.paymentFor(order.order);
+        expect(paymentType.isValid(payment.record), JSON.stringify(payment.record)).toBe(true);
+        expect(payment).toMatchObject({ key: order.key, record: { orderId: order.key, amountCents: order.record.totalCents } });
+        expect(payment.record.capturedAt - order.record.placedAt).toBeGreaterThanOrEqual(0);
+        expect(payment.record.capturedAt - order.record.placedAt).toBeLessThan(60_000);
+      }
       const status = records.nextStatus();
       expect(status).not.toBeNull();
       const json = JSON.parse(status!.value.toString()) as { orderId: string; status: string };
@@ -100,14 +111,16 @@ describe("demo traffic against the embedded broker", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("writes Order Events through the serializer (customerId encrypted, negative totals to <topic>.dlq with the rule's name), decodable records to the other topics, and its consumer lags behind the end", async () => {
+  it("writes Order Events (customerId encrypted, negative totals to <topic>.dlq with the rule's name) and Payments Captured through the serializer, decodable records to Order Status, and its consumer lags behind the end", async () => {
     const log: string[] = [];
-    // The admin stands in for the orders producer account: the embedded broker here has no catalog and no ACLs to grant.
+    // The admin stands in for the producer accounts: the embedded broker here has no catalog and no ACLs to grant.
+    const registry = await registryServingDemoProducts();
     const traffic = await startDemoTraffic({
       brokers: [broker.bootstrap],
       username: admin.name,
       password: admin.password,
-      orderEvents: { registry: await registryServingOrderEvents(), username: admin.name, password: admin.password },
+      orderEvents: { registry, username: admin.name, password: admin.password },
+      paymentsCaptured: { registry, username: admin.name, password: admin.password },
       ratePerSecond: 40,
       consumerDelayMs: 1_500,
       log: (line) => log.push(line),
@@ -139,37 +152,59 @@ describe("demo traffic against the embedded broker", () => {
       await traffic.stop();
     }
     expect(log[0]).toContain("Order Events through the registry's serializer");
+    expect(log[0]).toContain("Payments Captured through it");
 
-    // Every record decodes with its product's schema; Order Events and its dead letters are in the registry's wire
-    // format (magic byte 0, the schema id) with customerId encrypted — nowhere in clear — and the dead letters carry
-    // the failed rule and a negative total, the product topic none.
+    // Every record decodes with its product's schema; Order Events, its dead letters and Payments Captured are in the
+    // registry's wire format (magic byte 0, the schema id) — customerId encrypted, nowhere in clear — and the dead
+    // letters carry the failed rule and a negative total, the product topic none; each payment is for an order
+    // written to the product topic, for its total, captured within a minute of it.
     const reader = kafka.consumer({ groupId: "demo-traffic-test-reader" });
     const orderType = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.orderEvent) as avsc.Schema);
     const paymentType = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.payment) as avsc.Schema);
     const seen = new Map<string, number>();
     const problems: string[] = [];
+    const placed = new Map<string, { totalCents: number; placedAt: number }>();
+    const paid: { orderId: string; amountCents: number; capturedAt: number }[] = [];
     const orderOf = (topic: string, value: Buffer, key: string, rule: string | undefined) => {
       if (value[0] !== 0 || value.readUInt32BE(1) !== 1) problems.push(`${topic}: not in the wire format with schema id 1`);
-      const order = orderType.fromBuffer(value.subarray(5)) as { orderId: string; customerId: string; totalCents: number };
+      const order = orderType.fromBuffer(value.subarray(5)) as { orderId: string; customerId: string; totalCents: number; placedAt: number };
       if (order.orderId !== key) problems.push(`${topic}: key ${key} for ${order.orderId}`);
       if (value.includes("cust-") || order.customerId.startsWith("cust-")) problems.push(`${topic}: customerId in clear`);
       if (Buffer.from(order.customerId, "base64").length <= "cust-1".length) problems.push(`${topic}: customerId is no ciphertext`);
       if (topic === DLQ && (order.totalCents >= 0 || rule !== "non-negative-total")) problems.push(`${DLQ}: total ${order.totalCents}, rule ${rule}`);
       if (topic === DEMO_TOPICS.orderEvents && order.totalCents < 0) problems.push(`${topic}: negative total ${order.totalCents}`);
+      if (topic === DEMO_TOPICS.orderEvents) placed.set(order.orderId, { totalCents: order.totalCents, placedAt: Number(order.placedAt) });
     };
+    const paymentOf = (value: Buffer, key: string) => {
+      if (value[0] !== 0 || value.readUInt32BE(1) !== 2) problems.push(`${DEMO_TOPICS.paymentsCaptured}: not in the wire format with schema id 2`);
+      const payment = paymentType.fromBuffer(value.subarray(5)) as { orderId: string; amountCents: number; capturedAt: Date | number };
+      if (payment.orderId !== key) problems.push(`${DEMO_TOPICS.paymentsCaptured}: key ${key} for ${payment.orderId}`);
+      paid.push({ orderId: payment.orderId, amountCents: payment.amountCents, capturedAt: Number(payment.capturedAt) });
+    };
+    // All of it (the traffic has stopped): every topic to its end.
+    const topics = [...Object.values(DEMO_TOPICS), DLQ];
+    const ends = kafka.admin();
+    await ends.connect();
+    const total = new Map<string, number>();
+    try {
+      for (const t of topics) total.set(t, (await ends.fetchTopicOffsets(t)).reduce((sum, p) => sum + Number(p.high), 0));
+    } finally {
+      await ends.disconnect();
+    }
+    expect(Object.fromEntries([...total].map(([t, n]) => [t, n >= (t === DLQ ? 2 : 5)]))).toEqual(Object.fromEntries(topics.map((t) => [t, true])));
     await reader.connect();
-    await reader.subscribe({ topics: [...Object.values(DEMO_TOPICS), DLQ], fromBeginning: true });
+    await reader.subscribe({ topics, fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      const timeout = setTimeout(() => reject(new Error(`read only ${JSON.stringify([...seen])}`)), 30_000);
+      const timeout = setTimeout(() => reject(new Error(`read only ${JSON.stringify([...seen])} of ${JSON.stringify([...total])}`)), 30_000);
       void reader.run({
         eachMessage: async ({ topic, message }) => {
           const value = message.value!;
           const key = message.key!.toString();
           if (topic === DEMO_TOPICS.orderEvents || topic === DLQ) orderOf(topic, value, key, message.headers?.["__rule.name"]?.toString());
-          else if (topic === DEMO_TOPICS.paymentsCaptured) expect(paymentType.fromBuffer(value)).toHaveProperty("orderId", key);
+          else if (topic === DEMO_TOPICS.paymentsCaptured) paymentOf(value, key);
           else expect(JSON.parse(value.toString())).toHaveProperty("orderId", key);
           seen.set(topic, (seen.get(topic) ?? 0) + 1);
-          if ([...Object.values(DEMO_TOPICS), DLQ].every((t) => (seen.get(t) ?? 0) >= (t === DLQ ? 2 : 5))) {
+          if (topics.every((t) => (seen.get(t) ?? 0) >= total.get(t)!)) {
             clearTimeout(timeout);
             resolve();
           }
@@ -178,5 +213,14 @@ describe("demo traffic against the embedded broker", () => {
     });
     await reader.disconnect();
     expect(problems).toEqual([]);
+    // Each payment matches an order on the product topic.
+    expect(paid.length).toBe(total.get(DEMO_TOPICS.paymentsCaptured));
+    for (const p of paid) {
+      const order = placed.get(p.orderId);
+      expect(order, `the order of payment ${p.orderId}`).toBeDefined();
+      expect(p.amountCents).toBe(order!.totalCents);
+      expect(p.capturedAt - order!.placedAt).toBeGreaterThanOrEqual(0);
+      expect(p.capturedAt - order!.placedAt).toBeLessThan(60_000);
+    }
   }, 120_000);
 });

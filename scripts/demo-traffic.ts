@@ -18,23 +18,32 @@
  * dead-letter topic `orders.order-events.v1.dlq` (DlqAction below), so the
  * product page's DLQ panel fills slowly and has something to redrive.
  *
- * Credentials. Order Events is written as the orders domain's producer
- * account (`orders-producer`): only it may WRITE the topic and its dead-letter
- * topic, and only it (and subscribers approved for PII) gets the DEK's key
- * material from the registry. The demo holds that account's password because
- * `npm start` issued it (demo mode only; scripts/demo-producer.ts): on the
- * first start, before the worker, the launcher issues the credential as the
- * worker would and keeps a sealed copy in the data folder; the owners' one-time
- * pickup stays theirs, no permission check is bypassed, and the password is
- * never logged. In production the producers are the domains' own
- * applications, with the password their owners picked up. Without that
- * credential (the owners rotated it, or the data folder predates it) the demo
- * writes no Order Events and says why.
+ * Payments Captured goes through the same serializer against the same
+ * registry, as the payments domain's producing application would write it: a
+ * payment for about 60 % of the placed orders, captured at once (its
+ * `capturedAt`, the event time), framed with the schema's id. The demo's
+ * derived product Revenue per Minute (prisma/demo-derived.ts) reads both
+ * topics on Flink, whose `avro-confluent` format needs that framing.
  *
- * The other products (Order Status, Payments Captured) are written as the
- * broker's admin through the platform's producer (@kappa/worker/producer,
- * idempotent, acks=all) — a demo-only shortcut; the consumer and the topic
- * check stay on kafkajs.
+ * Credentials. Order Events is written as the orders domain's producer
+ * account (`orders-producer`), Payments Captured as the payments domain's
+ * (`payments-producer`): only they may WRITE their domain's topics (and
+ * dead-letter topics), and only the orders producer (and subscribers approved
+ * for PII) gets the DEK's key material from the registry. The demo holds
+ * those accounts' passwords because `npm start` issued them (demo mode only;
+ * scripts/demo-producer.ts): on the first start, before the worker, the
+ * launcher issues each credential as the worker would and keeps a sealed copy
+ * in the data folder; the owners' one-time pickup stays theirs, no permission
+ * check is bypassed, and the passwords are never logged. In production the
+ * producers are the domains' own applications, with the password their owners
+ * picked up. Without a credential (the owners rotated it, or the data folder
+ * predates the copy) the demo writes no records of that product and says why;
+ * without Order Events it writes no payments either (a payment is for a
+ * placed order).
+ *
+ * Order Status (JSON) is written as the broker's admin through the platform's
+ * producer (@kappa/worker/producer, idempotent, acks=all) — a demo-only
+ * shortcut; the consumer and the topic check stay on kafkajs.
  */
 import {
   AvroSerializer,
@@ -48,10 +57,8 @@ import {
   type RuleAction,
   type RuleContext,
 } from "@confluentinc/schemaregistry";
-import avsc from "avsc";
 import kafkajs, { type Consumer } from "kafkajs";
 import { openProducer, type OutgoingRecord } from "@kappa/worker/producer";
-import { DEMO_SCHEMAS } from "../prisma/demo-data.ts";
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -70,23 +77,26 @@ export const DEMO_CONSUMER_DELAY_MS = 20_000;
 /** About one order in this many has a negative total: the rule `non-negative-total` sends it to the dead-letter topic. */
 export const DEMO_NEGATIVE_TOTAL_EVERY = 50;
 
-/** Where and as whom Order Events is written through the serializer. */
-export interface OrderEventsProducer {
+/** Where and as whom a product is written through the serializer. */
+export interface RegistryProducer {
   /** The registry client (the portal's /api/schema-registry, see portalRegistry). */
   registry: Client;
-  /** The orders domain's producer account (scripts/demo-producer.ts). */
+  /** The domain's producer account (scripts/demo-producer.ts). */
   username: string;
   password: string;
 }
 
 export interface DemoTrafficOptions {
   brokers: string[];
-  /** The broker's admin: Order Status and Payments Captured, and the lagging consumer. */
+  /** The broker's admin: Order Status, and the lagging consumer. */
   username: string;
   password: string;
-  /** Order Events through the serializer; null: no Order Events records (`orderEventsOff` says why in the log). */
-  orderEvents: OrderEventsProducer | null;
+  /** Order Events through the serializer as the orders producer; null: no Order Events records (`orderEventsOff` says why in the log). */
+  orderEvents: RegistryProducer | null;
   orderEventsOff?: string;
+  /** Payments Captured through the serializer as the payments producer; null: no payments (`paymentsOff` says why). */
+  paymentsCaptured: RegistryProducer | null;
+  paymentsOff?: string;
   /** Records per second to Order Events; the other products get a share of it. */
   ratePerSecond?: number;
   consumerDelayMs?: number;
@@ -105,11 +115,20 @@ export interface OrderPlaced {
   placedAt: number;
 }
 
+/** A PaymentCaptured record as the application hands it to the serializer (Payments Captured's schema). */
+export interface PaymentCaptured {
+  paymentId: string;
+  orderId: string;
+  amountCents: number;
+  cardLast4: string | null;
+  /** The capture's event time, epoch milliseconds (timestamp-millis). */
+  capturedAt: number;
+}
+
 /** Deterministic-enough demo values: orders cycle through a few hundred customers and ids. */
 export class DemoRecords {
   private sequence = 0;
   private readonly statusOf = new Map<string, number>();
-  private readonly payment = avsc.Type.forSchema(JSON.parse(DEMO_SCHEMAS.payment) as avsc.Schema);
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -132,15 +151,16 @@ export class DemoRecords {
     return { key: orderId, record, order: { orderId, totalCents } };
   }
 
-  /** A PaymentCaptured record for an order (Avro binary). */
-  paymentFor(order: { orderId: string; totalCents: number }): { key: string; value: Buffer } {
-    const value = this.payment.toBuffer({
+  /** A PaymentCaptured record for an order, captured now, keyed by order id. */
+  paymentFor(order: { orderId: string; totalCents: number }): { key: string; record: PaymentCaptured } {
+    const record: PaymentCaptured = {
       paymentId: `pay-${order.orderId.slice(4)}`,
       orderId: order.orderId,
       amountCents: order.totalCents,
       cardLast4: Math.random() < 0.8 ? String(1000 + Math.floor(Math.random() * 9000)) : null,
-    });
-    return { key: order.orderId, value };
+      capturedAt: this.now(),
+    };
+    return { key: order.orderId, record };
   }
 
   /**
@@ -160,7 +180,7 @@ export class DemoRecords {
   }
 }
 
-/** Where DlqAction and OrderEventsWriter write: the platform's producer, or any client's send (e.g. kafkajs, record by record). */
+/** Where DlqAction and ProductWriter write: the platform's producer, or any client's send (e.g. kafkajs, record by record). */
 export interface RecordSink {
   send(records: OutgoingRecord[]): Promise<unknown>;
 }
@@ -220,14 +240,17 @@ export class DlqAction implements RuleAction {
   close(): void {}
 }
 
-/** Writes OrderPlaced records through the serializer (rules, encryption) as the producer account. */
-export class OrderEventsWriter {
+/**
+ * Writes a product's records through the serializer as its domain's producer account: the newest approved schema
+ * (never registering one), the rules the registry serves with it (CEL checks, a DLQ action, PII encryption).
+ */
+export class ProductWriter<T extends object> {
   private readonly serializer: AvroSerializer;
 
   constructor(
     registry: Client,
     private readonly producer: RecordSink,
-    private readonly topic: string = DEMO_TOPICS.orderEvents,
+    private readonly topic: string,
   ) {
     // Each serializer its own executors: the encryption executor is bound to the client it was first configured with.
     const rules = new RuleRegistry();
@@ -238,7 +261,7 @@ export class OrderEventsWriter {
   }
 
   /** "written" to the topic, or "dead-lettered" by a DLQ rule; rejects when neither happened. */
-  async write(key: string, record: OrderPlaced): Promise<"written" | "dead-lettered"> {
+  async write(key: string, record: T): Promise<"written" | "dead-lettered"> {
     let value: Buffer;
     try {
       // A copy: the serializer encrypts the object it is given in place.
@@ -252,6 +275,13 @@ export class OrderEventsWriter {
   }
 }
 
+/** Order Events' writer (the README's producer example uses it): a ProductWriter of OrderPlaced records on orders.order-events.v1. */
+export class OrderEventsWriter extends ProductWriter<OrderPlaced> {
+  constructor(registry: Client, producer: RecordSink, topic: string = DEMO_TOPICS.orderEvents) {
+    super(registry, producer, topic);
+  }
+}
+
 /** A registry client for the portal's /api/schema-registry as a service account (HTTP Basic, as Confluent's clients send it). */
 export function portalRegistry(registryUrl: string, username: string, password: string): Client {
   // The newest version (with its rules) is asked again every five minutes, so a rule changed in the portal reaches the demo.
@@ -262,7 +292,7 @@ export interface DemoTraffic {
   stop(): Promise<void>;
   /** Records written so far (for tests and the log). */
   produced(): number;
-  /** Order Events records the rule sent to the dead-letter topic. */
+  /** Records a rule sent to a dead-letter topic (Order Events' non-negative-total). */
   deadLettered(): number;
 }
 
@@ -284,12 +314,17 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
   });
   const records = new DemoRecords();
   const producer = openProducer({ clientId: "kappa-demo-traffic", brokers: options.brokers, sasl: { mechanism: "SCRAM-SHA-512", username: options.username, password: options.password }, retries: 5 });
-  // Order Events: the orders producer's own connection (its ACLs: the topic and its dead-letter topic).
-  const orderProducer = options.orderEvents
-    ? openProducer({ clientId: "kappa-demo-shop", brokers: options.brokers, sasl: { mechanism: "SCRAM-SHA-512", username: options.orderEvents.username, password: options.orderEvents.password }, retries: 5 })
-    : null;
+  // Each product through its domain's producer account, on that account's own connection (its ACLs: the domain's
+  // topics and dead-letter topics).
+  const connect = (clientId: string, account: RegistryProducer) =>
+    openProducer({ clientId, brokers: options.brokers, sasl: { mechanism: "SCRAM-SHA-512", username: account.username, password: account.password }, retries: 5 });
+  const orderProducer = options.orderEvents ? connect("kappa-demo-shop", options.orderEvents) : null;
   const orders = options.orderEvents && orderProducer ? new OrderEventsWriter(options.orderEvents.registry, orderProducer) : null;
   if (!orders) log(`demo traffic: no Order Events records: ${options.orderEventsOff ?? "no producer credential"}`);
+  const paymentProducer = options.paymentsCaptured ? connect("kappa-demo-payments", options.paymentsCaptured) : null;
+  const payments = options.paymentsCaptured && paymentProducer ? new ProductWriter<PaymentCaptured>(options.paymentsCaptured.registry, paymentProducer, DEMO_TOPICS.paymentsCaptured) : null;
+  if (!payments) log(`demo traffic: no Payments Captured records: ${options.paymentsOff ?? "no producer credential"}`);
+  else if (!orders) log("demo traffic: no Payments Captured records either: a payment is captured for a placed order");
   const consumer: Consumer = kafka.consumer({ groupId: DEMO_CONSUMER_GROUP, allowAutoTopicCreation: false });
   let produced = 0;
   let deadLettered = 0;
@@ -310,7 +345,7 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     const order = records.nextOrder();
     const messages: OutgoingRecord[] = [];
     try {
-      let placed = !orders;
+      let placed = false;
       if (orders) {
         try {
           const outcome = await orders.write(order.key, order.record);
@@ -322,8 +357,17 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
           failed("Order Events", error);
         }
       }
-      // A payment only for an order that was placed.
-      if (placed && order.order.totalCents >= 0 && Math.random() < 0.6) messages.push({ topic: DEMO_TOPICS.paymentsCaptured, ...records.paymentFor(order.order) });
+      // A payment only for an order that was placed, captured right after it.
+      if (payments && placed && order.order.totalCents >= 0 && Math.random() < 0.6) {
+        const payment = records.paymentFor(order.order);
+        try {
+          if ((await payments.write(payment.key, payment.record)) === "dead-lettered") deadLettered += 1;
+          else produced += 1;
+          lastError.delete("Payments Captured");
+        } catch (error) {
+          failed("Payments Captured", error);
+        }
+      }
       const status = records.nextStatus();
       if (status && Math.random() < 0.5) messages.push({ topic: DEMO_TOPICS.orderStatus, ...status });
       if (messages.length > 0) {
@@ -374,7 +418,7 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     }
   })();
   log(
-    `demo traffic: about ${rate} records/s to ${Object.values(DEMO_TOPICS).join(", ")}${orders ? ` (Order Events through the registry's serializer as ${options.orderEvents?.username}: customerId encrypted, about 1 order in ${DEMO_NEGATIVE_TOTAL_EVERY} to ${DEMO_TOPICS.orderEvents}.dlq)` : ""}; group ${DEMO_CONSUMER_GROUP} reads Order Events ${delay / 1000} s behind`,
+    `demo traffic: about ${rate} records/s to ${[orders ? DEMO_TOPICS.orderEvents : null, DEMO_TOPICS.orderStatus, orders && payments ? DEMO_TOPICS.paymentsCaptured : null].filter((t) => t !== null).join(", ")}${orders ? ` (Order Events through the registry's serializer as ${options.orderEvents?.username}: customerId encrypted, about 1 order in ${DEMO_NEGATIVE_TOTAL_EVERY} to ${DEMO_TOPICS.orderEvents}.dlq)` : ""}${orders && payments ? ` (Payments Captured through it as ${options.paymentsCaptured?.username}, for about 60 % of the orders)` : ""}; group ${DEMO_CONSUMER_GROUP} reads Order Events ${delay / 1000} s behind`,
   );
 
   return {
@@ -383,7 +427,7 @@ export async function startDemoTraffic(options: DemoTrafficOptions): Promise<Dem
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await Promise.allSettled([consumerStarted, consumer.disconnect(), producer.close(), orderProducer?.close()]);
+      await Promise.allSettled([consumerStarted, consumer.disconnect(), producer.close(), orderProducer?.close(), paymentProducer?.close()]);
     },
   };
 }

@@ -350,12 +350,21 @@ async function startLocalFlink(config: StartConfig, demo: { databaseUrl: string;
   return addresses;
 }
 
-/** Demo mode, the first time Flink is up: the demo's derived product, declared and approved through the catalog (prisma/demo-derived.ts). */
+/**
+ * Demo mode, the first time Flink is up: the demo's derived product, declared and approved through the catalog
+ * (prisma/demo-derived.ts). A data folder of an earlier demo keeps the derived product it declared, and is told so.
+ */
 async function declareDemoDerived(databaseUrl: string, flink: { gatewayUrl: string; bootstrap: string }): Promise<void> {
   const [{ createPrismaClient }, { declareDemoDerivedProduct, DEMO_DERIVED_NAME }] = await Promise.all([import("@kappa/catalog"), import("../prisma/demo-derived.ts")]);
   const db = createPrismaClient(databaseUrl);
   try {
-    if (await declareDemoDerivedProduct(db, flink)) log(`demo: declared the derived product "${DEMO_DERIVED_NAME}" (Flink SQL over Order Status); the worker deploys its job`);
+    const outcome = await declareDemoDerivedProduct(db, flink);
+    if (outcome.kind === "declared") log(`demo: declared the derived product "${DEMO_DERIVED_NAME}" (payments: Flink SQL joining Order Events with Payments Captured, per currency and minute); the worker deploys its job`);
+    else if (outcome.kind === "declared-before" && outcome.name !== null && outcome.name !== DEMO_DERIVED_NAME) {
+      log(`demo: this data folder keeps the derived product "${outcome.name}" an earlier demo declared; "${DEMO_DERIVED_NAME}" is declared in a fresh data folder (KAPPA_DATA_DIR)`);
+    } else if (outcome.kind === "seed-predates") {
+      log(`demo: the derived product "${DEMO_DERIVED_NAME}" is not declared: this data folder was seeded by an earlier demo (${outcome.reason}); a fresh data folder (KAPPA_DATA_DIR) gets it`);
+    }
   } catch (error) {
     log(`demo: the derived product "${DEMO_DERIVED_NAME}" could not be declared: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -495,19 +504,25 @@ async function main() {
   // waits for the other (the portal reads only the catalog), and on a restart
   // the worker's start-up (tsx compiling it, its first catalog and Kafka
   // round trips) is most of the wait.
-  // Demo traffic: Order Events is written as the orders producer account, whose credential the launcher issues on the
-  // first start before the worker runs (scripts/demo-producer.ts; demo mode with the embedded broker only).
+  // Demo traffic: Order Events and Payments Captured are written as their domains' producer accounts, whose credentials
+  // the launcher issues on the first start before the worker runs (scripts/demo-producer.ts; demo mode with the
+  // embedded broker only).
   const withDemoTraffic = config.demoMode && config.embeddedKafka && config.demoTraffic && config.startWorker;
   const workerStarted = config.startWorker
     ? (async () => {
-        let demoProducer: import("./demo-producer.ts").DemoProducerCredential | null = null;
+        type Credential = import("./demo-producer.ts").DemoProducerCredential;
+        let demoProducers: { orders: Credential; payments: Credential } | null = null;
         if (withDemoTraffic) {
-          const { demoProducerCredential } = await import("./demo-producer.ts");
-          demoProducer = await demoProducerCredential({ databaseUrl, secretsKey, dataDir: config.dataDir, brokers: bootstrap.split(","), admin: { name: config.KAFKA_ADMIN_USER, password: adminPassword } }).catch(
-            (error: unknown) => ({ ok: false as const, reason: error instanceof Error ? error.message : String(error) }),
-          );
-          if (demoProducer.ok && demoProducer.issuedNow) log(`demo: issued ${demoProducer.username}'s credential for the demo traffic (its owners can still pick the password up once in the portal)`);
-          if (!demoProducer.ok) log(`demo: the demo traffic writes no Order Events: ${demoProducer.reason}`);
+          const { demoProducerCredentials, DEMO_PRODUCERS } = await import("./demo-producer.ts");
+          demoProducers = await demoProducerCredentials({ databaseUrl, secretsKey, dataDir: config.dataDir, brokers: bootstrap.split(","), admin: { name: config.KAFKA_ADMIN_USER, password: adminPassword } }).catch((error: unknown) => {
+            const failed = { ok: false as const, reason: error instanceof Error ? error.message : String(error) };
+            return { orders: failed, payments: failed };
+          });
+          for (const domain of ["orders", "payments"] as const) {
+            const credential = demoProducers[domain];
+            if (credential.ok && credential.issuedNow) log(`demo: issued ${credential.username}'s credential for the demo traffic (its owners can still pick the password up once in the portal)`);
+            if (!credential.ok) log(`demo: the demo traffic writes no ${DEMO_PRODUCERS[domain].product}: ${credential.reason}`);
+          }
         }
         log("starting the worker");
         await startWorker(
@@ -532,13 +547,17 @@ async function main() {
         );
         if (withDemoTraffic) {
           const { portalRegistry, startDemoTraffic } = await import("./demo-traffic.ts");
-          const orderEvents = demoProducer?.ok ? { registry: portalRegistry(`${localPortalUrl(config)}/api/schema-registry`, demoProducer.username, demoProducer.password), username: demoProducer.username, password: demoProducer.password } : null;
+          const through = (credential: Credential | undefined) =>
+            credential?.ok ? { registry: portalRegistry(`${localPortalUrl(config)}/api/schema-registry`, credential.username, credential.password), username: credential.username, password: credential.password } : null;
+          const off = (credential: Credential | undefined) => (credential && !credential.ok ? credential.reason : undefined);
           const traffic = await startDemoTraffic({
             brokers: bootstrap.split(","),
             username: config.KAFKA_ADMIN_USER,
             password: adminPassword,
-            orderEvents,
-            orderEventsOff: demoProducer && !demoProducer.ok ? demoProducer.reason : undefined,
+            orderEvents: through(demoProducers?.orders),
+            orderEventsOff: off(demoProducers?.orders),
+            paymentsCaptured: through(demoProducers?.payments),
+            paymentsOff: off(demoProducers?.payments),
             log: (line) => sink.line("demo-traffic", line),
           });
           stops.add({ name: "the demo traffic", stop: () => traffic.stop() });

@@ -43,8 +43,8 @@ async function registerPaymentsProduct(page: Page, name: string, description: st
 
 /**
  * An orders product without PII fields that the payments domain holds an approved subscription to (through the API);
- * its topic. A derived product reads every field of its inputs, so an input with PII fields needs the subscription's
- * PII approval — the demo's Order Events carries an encrypted PII field, and payments' subscription to it has none.
+ * its topic. A product of this test's own, so that the form's checks do not depend on the demo's Order Events (whose
+ * PII field the payments domain may read: the seed grants its subscription's PII need for the demo's derived product).
  * Stand-in for review and provisioning: the row is set ACTIVE.
  */
 async function subscribedOrdersInput(browser: Browser): Promise<string> {
