@@ -4,9 +4,12 @@
 // and a windowed aggregation that Flink runs over topics on the embedded
 // broker, its output compared with the same aggregation computed here; the
 // worker's deployment, and its stop when the input's subscription is revoked
-// (and the job account's grants when the product is retired). One
-// Flink session cluster for the file (packages/engines), the embedded broker
-// with SASL/SCRAM and ACLs, a real PostgreSQL catalog.
+// (and the job account's grants when the product is retired); the life cycle:
+// pause, resume, replay, a new statement for a running job and for a paused
+// one (it runs on resume). One Flink session cluster for the file
+// (packages/engines), started while the catalog's products are made, the
+// embedded broker with SASL/SCRAM and ACLs, a real PostgreSQL catalog. The
+// worker's cycles run on demand: observeUntil is the one wait loop for them.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
