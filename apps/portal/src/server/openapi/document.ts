@@ -379,7 +379,7 @@ export const ROUTES: RouteDoc[] = [
     path: "/products/{id}/job",
     tag: "Products",
     summary:
-      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it because an input's subscription was revoked or an input or the product retired), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`, `stoppedAt`, `stopReason`; `PAUSED` with `pausedAt` and `savepointPath` while its owners paused it; `command`: the latest pause, resume or replay and the worker's `progress`; `replayAwaitingReview`: a replay waiting for governance; `statementVersion` (approved) and `jobStatementVersion` (the one the job runs), `statementChangeAwaitingReview`, and after a statement change `restoredFromSavepoint` with `restoreNote` (Flink's reason when the new statement could not restore the old job's state). As visible as the product; 404 for a product that is not derived.",
+      "A derived product's Flink job as the worker last observed it: `state` (RUNNING, RESTARTING, FAILED, …; NOT_DEPLOYED before the worker started it; STOPPED once the worker stopped it because an input's subscription was revoked or an input or the product retired), `jobId`, `startedAt`, `recordsInPerSecond`, `recordsOutPerSecond`, `watermarkLagMs`, `lastCheckpointAt`, `restarts`, `error`, `observedAt`, `stoppedAt`, `stopReason`; `PAUSED` with `pausedAt` and `savepointPath` while its owners paused it (no rates nor watermark lag then: nothing runs; `lastCheckpointAt` and `restarts` are the paused job's; after a resume or replay they are null until the worker reads the new job); `command`: the latest pause, resume or replay and the worker's `progress`; `replayAwaitingReview`: a replay waiting for governance; `statementVersion` (approved) and `jobStatementVersion` (the one the job runs), `statementVersionOnResume` (a paused job whose new statement was approved while paused: the version its resume runs), `statementChangeAwaitingReview`, and after a statement change `restoredFromSavepoint` with `restoreNote` (Flink's reason when the new statement could not restore the old job's state). As visible as the product; 404 for a product that is not derived.",
     response: anyObject("The job."),
   },
   {
@@ -397,7 +397,7 @@ export const ROUTES: RouteDoc[] = [
     path: "/products/{id}/job/resume",
     tag: "Products",
     summary:
-      "Resume a paused derived product's job from its savepoint (owners of its domain): the same statement, its state restored, so nothing is recomputed or skipped. 202 with the `command`; 409 JOB_NOT_PAUSED, JOB_COMMAND_OPEN, PRODUCT_NOT_LIVE; the worker refuses (command FAILED with the reason) when the domain lost access to an input meanwhile.",
+      "Resume a paused derived product's job from its savepoint (owners of its domain): the same statement, its state restored, so nothing is recomputed or skipped — or, when a new statement was approved while it was paused (`statementVersionOnResume`), that statement, restored from the savepoint where Flink can map the state, else without state from the committed input offsets (`restoredFromSavepoint: false`, `restoreNote`); one that starts neither way, or no longer plans, is rolled back (the old statement resumes from the savepoint; the command FAILED with the reason). 202 with the `command`; 409 JOB_NOT_PAUSED, JOB_COMMAND_OPEN, PRODUCT_NOT_LIVE; the worker refuses (command FAILED with the reason) when the domain lost access to an input meanwhile.",
     scope: "write:<domain>",
     response: jobCommandResult,
     status: 202,
@@ -418,7 +418,7 @@ export const ROUTES: RouteDoc[] = [
     path: "/products/{id}/derived",
     tag: "Products",
     summary:
-      "Propose a new statement for an ACTIVE derived product's running Flink job (owners of its domain, tokens with write:<domain>). Planned by Flink as POST /derived/validate; its output schema is checked under the product's compatibility mode against the approved versions. Compatible (or unchanged) → 202 with the DERIVED_STATEMENT `changeRequest` a governance reviewer other than the requester approves (POST /change-requests/{id}/approve): the statement version and, when the output changed, the next schema version are recorded and the worker stops the job with a savepoint and starts the new statement restoring it (else from the inputs' committed offsets, without state: `restoredFromSavepoint: false` on the job). 400 on `statement`, `reason` (both required) or another field; 403 not an owner, NO_SUBSCRIPTION naming an input the domain holds no approved subscription to; 404 not derived; 409 STATEMENT_UNCHANGED, JOB_NOT_RUNNING (paused, stopped, not deployed), JOB_COMMAND_OPEN, CHANGE_PENDING, PRODUCT_NOT_ACTIVE, SCHEMA_VERSION_PENDING; 422 STATEMENT_DOES_NOT_PLAN (Flink's message, line, column), INCOMPATIBLE_OUTPUT_SCHEMA (the fields, and the new major version needed), CLASSIFICATION_TOO_LOW; 503 without FLINK_SQL_GATEWAY_URL.",
+      "Propose a new statement for an ACTIVE derived product's running or paused Flink job (owners of its domain, tokens with write:<domain>). Planned by Flink as POST /derived/validate; its output schema is checked under the product's compatibility mode against the approved versions. Compatible (or unchanged) → 202 with the DERIVED_STATEMENT `changeRequest` a governance reviewer other than the requester approves (POST /change-requests/{id}/approve), `jobPaused` and `onApproval` (what approval does, in words): the statement version and, when the output changed, the next schema version are recorded; a running job is then stopped by the worker with a savepoint and the new statement started restoring it (else from the inputs' committed offsets, without state: `restoredFromSavepoint: false` on the job); a paused job stays paused (`statementVersionOnResume` on the job) and POST /job/resume runs the new statement by the same rule (the old one resumes from the savepoint if the new one starts neither way). 400 on `statement`, `reason` (both required) or another field; 403 not an owner, NO_SUBSCRIPTION naming an input the domain holds no approved subscription to; 404 not derived; 409 STATEMENT_UNCHANGED, JOB_NOT_RUNNING (stopped, not deployed, paused without a savepoint), JOB_COMMAND_OPEN, CHANGE_PENDING, PRODUCT_NOT_ACTIVE, SCHEMA_VERSION_PENDING; 422 STATEMENT_DOES_NOT_PLAN (Flink's message, line, column), INCOMPATIBLE_OUTPUT_SCHEMA (the fields, and the new major version needed), CLASSIFICATION_TOO_LOW; 503 without FLINK_SQL_GATEWAY_URL.",
     scope: "write:<domain>",
     body: derivedStatementChangeInput,
     response: z.object({
@@ -431,6 +431,8 @@ export const ROUTES: RouteDoc[] = [
       fieldChanges: z.array(z.record(z.string(), z.unknown())),
       inputs: z.array(z.object({ productId: z.string(), topicName: z.string() })),
       plan: z.string(),
+      jobPaused: z.boolean(),
+      onApproval: z.string(),
     }),
     status: 202,
   },
