@@ -198,7 +198,7 @@ test("a derived product's page shows its Flink job: state, uptime, rates, waterm
   }
 });
 
-test("owners pause, resume and replay a derived product's job from its panel, by keyboard, with a confirmation; the worker's progress shows; others get no buttons", async ({ browser }) => {
+test("owners pause, resume and replay a derived product's job from its panel, by keyboard, with a confirmation; the worker's progress shows; a statement approved while paused is said to run on resume; others get no buttons", async ({ browser }) => {
   const shopOrders = await subscribedOrdersInput(browser);
   const page = await as(browser, "paymentsOwner");
   const productId = await registerPaymentsProduct(page, `Revenue Life Cycle ${randomBytes(2).toString("hex")}`, "Order revenue per merchant per minute, paused, resumed and replayed.", 1, { merchant: { type: "string" } });
@@ -248,8 +248,21 @@ test("owners pause, resume and replay a derived product's job from its panel, by
     await expect(page.getByTestId("job-state")).toHaveText("Paused");
     await expect(page.getByTestId("job-paused")).toContainText(`Flink stopped the job with a savepoint at ${savepoint}`);
     await expect(page.getByRole("button", { name: "Pause", exact: true })).toHaveCount(0);
+    // A paused job takes a new statement too: the form says that, approved, the job stays paused until resumed.
+    await page.getByRole("button", { name: "Change statement…" }).click();
+    await expect(page.getByTestId("job-statement-form")).toContainText("The job is paused: once approved it stays paused, and when you resume it the new statement starts from the pause's savepoint");
+    await page.getByTestId("job-statement-form").getByRole("button", { name: "Cancel" }).click();
+    // Approved while paused (the catalog's part, as the approval records it): the panel and the resume dialog say which version the resume runs.
+    await withDb((db) => db.query(`UPDATE "DerivedProduct" SET "statementVersion" = 2, "jobStatementVersion" = 1 WHERE "productId" = $1`, [productId]));
+    await page.reload();
+    await expect(page.getByTestId("job-statement-on-resume")).toHaveText(
+      "Statement version 2 was approved while it was paused: resume runs it (not version 1), restoring the savepoint where Flink can map its state to the new statement, otherwise without state from where the job had read.",
+    );
+    await expect(page.getByTestId("job-statement-version")).toHaveText("v1 (v2 approved while paused: it runs on resume)");
     await page.getByRole("button", { name: "Resume" }).click();
-    await page.getByRole("alertdialog", { name: "Resume the Flink job?" }).getByRole("button", { name: "Resume from the savepoint" }).click();
+    const resume = page.getByRole("alertdialog", { name: "Resume the Flink job?" });
+    await expect(resume).toContainText("Statement version 2, approved while the job was paused, starts from the savepoint");
+    await resume.getByRole("button", { name: "Resume from the savepoint" }).click();
     await expect(page.getByTestId("job-command")).toHaveText("Resume: Waiting for the worker.");
     await withDb((db) => db.query(`UPDATE "DerivedJobCommand" SET status = 'DONE', "finishedAt" = now() WHERE "productId" = $1`, [productId]));
     await page.reload();

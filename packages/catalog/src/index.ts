@@ -63,7 +63,7 @@ export { pauseDerivedJob } from "./actions/pause-derived-job.ts";
 export { resumeDerivedJob } from "./actions/resume-derived-job.ts";
 export { replayDerivedJob } from "./actions/replay-derived-job.ts";
 export { changeDerivedStatement, changeDerivedStatementWith, type StatementPlanner } from "./actions/change-derived-statement.ts";
-export { derivedStatementChangeInput, derivedStatementPayload, type DerivedStatementPayload } from "./derived/statement-change.ts";
+export { derivedStatementChangeInput, derivedStatementPayload, statementChangeOutcome, type DerivedStatementPayload } from "./derived/statement-change.ts";
 export { checkReplayPoint, commandView, JOB_COMMAND_KINDS, OPEN_COMMAND_STATUSES, REPLAY_REVIEWED_CLASSIFICATIONS, derivedReplayInput, type JobCommandKind, type JobCommandView } from "./derived/job-commands.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
 export { columnsFromOutputSchema, inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn, type StartupPosition } from "./derived/flink-tables.ts";

@@ -60,7 +60,7 @@ async function derivedProduct(name: string) {
 const owner = () => loadActor(db, ctx.people.paymentsOwner.id);
 
 describe("changing a derived product's statement", () => {
-  it("lets only owners of the product's domain (and their write-scoped tokens) propose one, for a running job, and refuses bad input naming the field", async () => {
+  it("lets only owners of the product's domain (and their write-scoped tokens) propose one, for a running or paused job, and refuses bad input naming the field", async () => {
     const product = await derivedProduct("Orders per Minute Guarded");
     const next = { statement: statementOver(ownInput.topicName, ", COUNT(DISTINCT merchant) AS merchants"), reason: "Count merchants too." };
     const plan = planner(COLUMNS);
@@ -75,10 +75,12 @@ describe("changing a derived product's statement", () => {
     await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, { ...next, domainId: ctx.orders.id }, plan)).rejects.toMatchObject({ status: 400 });
     // The same statement (a trailing semicolon aside) is no new version.
     await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, { ...next, statement: `${statementOver(ownInput.topicName)};` }, plan)).rejects.toMatchObject({ status: 409, code: "STATEMENT_UNCHANGED" });
-    // A paused job: resume first. No Flink configured: 503 saying what to set.
-    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobState: "PAUSED", jobPausedAt: new Date(), jobSavepointPath: "file:///tmp/sp" } });
-    await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, next, plan)).rejects.toMatchObject({ status: 409, code: "JOB_NOT_RUNNING", message: expect.stringContaining("the job is paused; resume it first") });
-    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobState: "RUNNING", jobPausedAt: null, jobSavepointPath: null } });
+    // A stopped job (for good), or a paused one without a savepoint to resume from: no new statement. No Flink configured: 503 saying what to set.
+    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobState: "STOPPED", jobStoppedAt: new Date(), jobStopReason: "The product's input was retired." } });
+    await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, next, plan)).rejects.toMatchObject({ status: 409, code: "JOB_NOT_RUNNING", message: expect.stringContaining("the job was stopped: The product's input was retired.") });
+    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobState: "PAUSED", jobStoppedAt: null, jobStopReason: null, jobPausedAt: new Date() } });
+    await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, next, plan)).rejects.toMatchObject({ status: 409, code: "JOB_NOT_RUNNING", message: expect.stringContaining("the job is paused without a savepoint to resume from") });
+    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobState: "RUNNING", jobPausedAt: null } });
     await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, next, null)).rejects.toMatchObject({ status: 503, message: expect.stringContaining("FLINK_SQL_GATEWAY_URL") });
     // None of it reached Flink's planner or left a request.
     expect(plan.calls).toBe(0);
@@ -132,11 +134,11 @@ describe("changing a derived product's statement", () => {
     // One new statement under review at a time.
     await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, { statement: statementOver(ownInput.topicName, ", 1 AS one"), reason: "again" }, planner(wider))).rejects.toMatchObject({ status: 409, code: "CHANGE_PENDING" });
 
-    // The owner cannot approve it, nor governance while the job is not running.
+    // The owner cannot approve it, nor governance once the job was stopped for good.
     await expect(approveChangeRequest(db, ctx.as.paymentsOwner, asked.changeRequest.id)).rejects.toMatchObject({ status: 403 });
-    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobPausedAt: new Date(), jobState: "PAUSED" } });
+    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobStoppedAt: new Date(), jobState: "STOPPED" } });
     await expect(approveChangeRequest(db, ctx.as.reviewer, asked.changeRequest.id)).rejects.toMatchObject({ status: 409, code: "JOB_NOT_RUNNING" });
-    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobPausedAt: null, jobState: "RUNNING" } });
+    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobStoppedAt: null, jobState: "RUNNING" } });
 
     await approveChangeRequest(db, ctx.as.reviewer, asked.changeRequest.id);
     const row = await db.derivedProduct.findUniqueOrThrow({ where: { productId: product.id } });
@@ -157,6 +159,47 @@ describe("changing a derived product's statement", () => {
     expect(queued).toMatchObject({ kind: "STATEMENT", status: "PENDING", statementVersion: 2, changeRequestId: asked.changeRequest.id, requestedById: ctx.people.paymentsOwner.id, fromJobId: "b".repeat(32) });
     expect(await productJob(db, await owner(), product.id)).toMatchObject({ statementVersion: 2, jobStatementVersion: 1, statementChangeAwaitingReview: null, command: { id: queued.id, kind: "STATEMENT", status: "PENDING", statementVersion: 2 } });
     expect(await db.auditEvent.findFirst({ where: { entityId: product.id, action: "product.changeApproved" } })).toMatchObject({ actorId: ctx.people.reviewer.id, data: { kind: "DERIVED_STATEMENT", statementVersion: 2, schemaVersion: 2, commandId: queued.id } });
+  });
+
+  it("lets the owners change a paused job's statement through the same planning, schema check and review: approved, the job stays paused (no command for the worker) and says which version its resume runs", async () => {
+    const product = await derivedProduct("Orders per Minute Paused");
+    const pausedAt = new Date();
+    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobState: "PAUSED", jobPausedAt: pausedAt, jobSavepointPath: "file:///tmp/savepoints/savepoint-bbbbbb-1", jobMetrics: { recordsInPerSecond: 12, recordsOutPerSecond: 3, watermarkLagMs: 900, restarts: 0 } } });
+    // While paused, the rates read before the pause are not shown (nothing runs); the restarts are kept.
+    expect(await productJob(db, await owner(), product.id)).toMatchObject({ state: "PAUSED", recordsInPerSecond: null, recordsOutPerSecond: null, watermarkLagMs: null, restarts: 0, statementVersionOnResume: null });
+    // Incompatible: refused as for a running job.
+    const breaking = statementOver(ownInput.topicName).replace("COUNT(*) AS orders", "CAST(COUNT(*) AS STRING) AS orders");
+    await expect(changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, { statement: breaking, reason: "Orders as text." }, planner(COLUMNS.map((c) => (c.name === "orders" ? { name: "orders", type: "STRING NOT NULL" } : c))))).rejects.toMatchObject({ status: 422, code: "INCOMPATIBLE_OUTPUT_SCHEMA" });
+    const statement = statementOver(ownInput.topicName, ", COUNT(DISTINCT merchant) AS merchants");
+    const plan = planner([...COLUMNS, { name: "merchants", type: "BIGINT" }]);
+    const asked = await changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, { statement, reason: "Count merchants too." }, plan);
+    expect(plan.calls).toBe(1);
+    expect(asked).toMatchObject({ changeRequest: { status: "REQUESTED" }, statementVersion: 2, schemaVersion: 2, schemaChanged: true, jobPaused: true });
+    expect(asked.onApproval).toBe(
+      "The job is paused: once approved, statement version 2 is recorded and the job stays paused; resuming it runs statement version 2, restoring its savepoint where Flink can map the state to the new statement's operators, otherwise without state from the offsets the job's consumer group committed.",
+    );
+    // The reviewer sees that the job is paused.
+    const queue = await reviewQueue(db, await loadActor(db, ctx.people.reviewer.id));
+    expect(queue.changes).toContainEqual(expect.objectContaining({ id: asked.changeRequest.id, kind: "DERIVED_STATEMENT", payload: expect.objectContaining({ statement, jobPaused: true }) }));
+
+    await approveChangeRequest(db, ctx.as.reviewer, asked.changeRequest.id);
+    // Recorded as for a running job, but nothing for the worker: the job stays paused with its savepoint.
+    expect(await db.derivedProduct.findUniqueOrThrow({ where: { productId: product.id } })).toMatchObject({ statement, statementVersion: 2, jobState: "PAUSED", jobPausedAt: pausedAt, jobSavepointPath: "file:///tmp/savepoints/savepoint-bbbbbb-1" });
+    expect(await db.schemaVersion.findFirst({ where: { productId: product.id, version: 2 } })).toMatchObject({ status: "APPROVED" });
+    expect(await db.derivedJobCommand.count({ where: { productId: product.id } })).toBe(0);
+    expect(await productJob(db, await owner(), product.id)).toMatchObject({ state: "PAUSED", statementVersion: 2, jobStatementVersion: 1, statementVersionOnResume: 2, statementChangeAwaitingReview: null, command: null });
+    expect(await db.auditEvent.findFirst({ where: { entityId: product.id, action: "product.changeApproved" } })).toMatchObject({ data: { kind: "DERIVED_STATEMENT", statementVersion: 2, job: "paused: the new statement runs on resume", onApproval: asked.onApproval } });
+
+    // Another one while still paused: from version 2 (the product's statement), its resume runs the latest.
+    const third = statementOver(ownInput.topicName, ", COUNT(DISTINCT merchant) AS merchants, 1 AS one");
+    const again = await changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, { statement: third, reason: "And a one." }, planner([...COLUMNS, { name: "merchants", type: "BIGINT" }, { name: "one", type: "INT" }]));
+    expect(again).toMatchObject({ statementVersion: 3, schemaVersion: 3, jobPaused: true });
+    await approveChangeRequest(db, ctx.as.reviewer, again.changeRequest.id);
+    expect(await productJob(db, await owner(), product.id)).toMatchObject({ state: "PAUSED", statementVersion: 3, jobStatementVersion: 1, statementVersionOnResume: 3 });
+    // A running job's change still queues the worker's command: resumed (as the worker leaves it), the next one does.
+    await db.derivedProduct.update({ where: { productId: product.id }, data: { jobState: "RUNNING", jobPausedAt: null, jobSavepointPath: null, jobStatementVersion: 3, jobId: "c".repeat(32) } });
+    const running = await changeDerivedStatementWith(db, ctx.as.paymentsOwner, product.id, { statement: statementOver(ownInput.topicName, ", COUNT(DISTINCT merchant) AS merchants, 2 AS one"), reason: "Two." }, planner([...COLUMNS, { name: "merchants", type: "BIGINT" }, { name: "one", type: "INT" }]));
+    expect(running).toMatchObject({ jobPaused: false, onApproval: expect.stringMatching(/^Once approved, the worker stops the job with a savepoint and starts statement version 4, /) });
   });
 
   it("keeps the schema version when the output is unchanged; a reviewer who requested it may not approve it; a rejection changes nothing", async () => {

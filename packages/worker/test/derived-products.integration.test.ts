@@ -4,9 +4,12 @@
 // and a windowed aggregation that Flink runs over topics on the embedded
 // broker, its output compared with the same aggregation computed here; the
 // worker's deployment, and its stop when the input's subscription is revoked
-// (and the job account's grants when the product is retired). One
-// Flink session cluster for the file (packages/engines), the embedded broker
-// with SASL/SCRAM and ACLs, a real PostgreSQL catalog.
+// (and the job account's grants when the product is retired); the life cycle:
+// pause, resume, replay, a new statement for a running job and for a paused
+// one (it runs on resume). One Flink session cluster for the file
+// (packages/engines), started while the catalog's products are made, the
+// embedded broker with SASL/SCRAM and ACLs, a real PostgreSQL catalog. The
+// worker's cycles run on demand: observeUntil is the one wait loop for them.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -100,6 +103,14 @@ const REVENUE_PER_MINUTE = (topic: string) => `SELECT merchant, window_start, wi
 FROM TABLE(TUMBLE(TABLE \`${topic}\`, DESCRIPTOR(placedAt), INTERVAL '1' MINUTE))
 GROUP BY merchant, window_start, window_end;`;
 
+/** How often observeUntil runs the test worker's observation cycle at most. */
+const CYCLE_MS = 500;
+
+/** A failure that waiting longer cannot mend (the worker finished an intent as FAILED): observeUntil stops at once. */
+class Final extends Error {
+  override name = "Final";
+}
+
 describe("derived products on Apache Flink", () => {
   let flink: ApacheFlinkCluster;
   let flinkDir: string;
@@ -134,13 +145,71 @@ describe("derived products on Apache Flink", () => {
     }
     return derivedJobsStep;
   };
+  /**
+   * Runs the test worker's observation cycles (its interval is an hour: cycles on demand, each running the
+   * derived-jobs step) until `check` answers something, and answers that. The step's failure is tried again (a cycle
+   * may fail while Flink is busy) and said on a timeout, as is an error `check` throws; a `Final` one — an intent the
+   * worker finished as FAILED — ends the wait at once.
+   */
+  const observeUntil = async <T,>(check: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string): Promise<T> => {
+    const ended: { final?: Final } = {};
+    let cycleAt = 0;
+    const answer = await waitFor(async () => {
+      // Cycles at most every CYCLE_MS: back to back they take a core from Flink's JVMs on a 2-core machine.
+      const early = cycleAt + CYCLE_MS - Date.now();
+      if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+      cycleAt = Date.now();
+      await stack.running.worker.observeNow();
+      const stepError = stack.running.worker.observer.stepErrors.get("derived-jobs");
+      if (stepError) throw new Error(stepError);
+      try {
+        return await check();
+      } catch (error) {
+        if (!(error instanceof Final)) throw error;
+        ended.final = error;
+        return true;
+      }
+    }, timeoutMs, what);
+    if (ended.final) throw ended.final;
+    return answer as T;
+  };
+  /** Cycles until the worker deployed the product's job: its DerivedProduct row with the job id (a deployment's error is said on a timeout). */
+  const deployedRow = (productId: string, what: string) =>
+    observeUntil(async () => {
+      const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } });
+      if (row.jobError) throw new Error(row.jobError);
+      return row.jobId ? row : null;
+    }, 120_000, what);
+  /**
+   * Cycles until the worker finished the intent `commandId` (DONE; FAILED ends the wait with its error) and the job
+   * reads `state`; answers the job as the product page shows it (GET /api/v1/products/{id}/job).
+   */
+  const carriedOut = async (productId: string, commandId: string, state: string, timeoutMs = 180_000) => {
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    return observeUntil(async () => {
+      const j = await productJob(stack.db, owner, productId);
+      if (j.command?.id === commandId && j.command.status === "FAILED") throw new Final(`${j.command.kind} failed: ${j.command.error}`);
+      return j.command?.id === commandId && j.command.status === "DONE" && j.state === state ? j : null;
+    }, timeoutMs, `the worker to carry out ${commandId} (job ${state})`);
+  };
+  /** The worker's intent for an approved change request (a new statement). */
+  const commandFor = async (changeRequestId: string) => (await stack.db.derivedJobCommand.findFirstOrThrow({ where: { changeRequestId } })).id;
 
   beforeAll(async () => {
     flinkDir = mkdtempSync(join(tmpdir(), "kappa-worker-flink-"));
-    const [cluster, started] = await Promise.all([startFlink({ dataDir: flinkDir, taskSlots: 2, checkpointIntervalMs: 2_000 }), startSaslStack(ADMIN)]);
-    flink = cluster;
-    stack = started;
+    // The catalog's products are made while Flink's JVMs start (the longest part of the setup); both are awaited
+    // before a failure of either is thrown, so that afterAll stops whatever did start.
+    const setups = await Promise.allSettled([startFlink({ dataDir: flinkDir, taskSlots: 2, checkpointIntervalMs: 2_000 }).then((cluster) => (flink = cluster)), startSaslStack(ADMIN).then(async (started) => {
+      stack = started;
+      await createProducts();
+    })]);
+    const failed = setups.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
     settings = { gatewayUrl: flink.gatewayUrl, bootstrap: stack.broker.bootstrap };
+  }, 400_000);
+
+  /** The file's input products and the payments domain's subscriptions to them; the Schema Registry stand-in. */
+  const createProducts = async () => {
     // Single partitions: the watermark of a topic is the minimum over its partitions, and the fixed input goes to one.
     orderEvents = await approvedProduct(stack.db, stack.people, { name: `Order Events ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
     otherProduct = await approvedProduct(stack.db, stack.people, { name: `Refunds ${randomBytes(2).toString("hex")}`, partitions: 1, schema: { format: "JSON_SCHEMA", definition: ORDER_SCHEMA } });
@@ -172,7 +241,7 @@ describe("derived products on Apache Flink", () => {
     });
     await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
     registryUrl = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
-  }, 400_000);
+  };
 
   // Fixed input: two merchants over three minutes, out of order within a minute, then one late-in-time record that closes those windows.
   const t0 = Date.UTC(2026, 11, 5, 10, 0, 0);
@@ -222,9 +291,9 @@ describe("derived products on Apache Flink", () => {
 
   afterAll(async () => {
     registry?.close();
-    await flink?.stop();
+    // Side by side: Flink's JVMs and the broker and database stop independently.
+    await Promise.all([flink?.stop(), stack ? stopSaslStack(stack) : undefined]);
     if (flinkDir) rmSync(flinkDir, { recursive: true, force: true });
-    if (stack) await stopSaslStack(stack);
   }, 120_000);
 
   it("validates a windowed aggregation over a subscribed product: the output schema Flink derives, the inputs, Flink's plan", async () => {
@@ -521,15 +590,7 @@ describe("derived products on Apache Flink", () => {
     await submitForReview(stack.db, stack.people.as.paymentsOwner, created.id);
     await approveProduct(stack.db, stack.people.as.reviewer, created.id);
 
-    // The test worker observes on demand (its interval is an hour): each cycle runs the derived-jobs step.
-    const deployed = await waitFor(async () => {
-      await worker.observeNow();
-      const stepError = worker.observer.stepErrors.get("derived-jobs");
-      if (stepError) throw new Error(stepError);
-      const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId: created.id } });
-      if (row.jobError) throw new Error(row.jobError);
-      return row.jobId ? row : null;
-    }, 120_000, "the worker to deploy the job");
+    const deployed = await deployedRow(created.id, "the worker to deploy the job");
     expect(deployed.jobId).toMatch(/^[0-9a-f]{32}$/);
 
     // The job's own account: of the product's domain, its password sealed for the worker and never offered for pickup.
@@ -576,8 +637,7 @@ describe("derived products on Apache Flink", () => {
 
     // GET /api/v1/products/{id}/job's data, as the observer recorded it in the catalog.
     const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
-    const job = await waitFor(async () => {
-      await worker.observeNow();
+    const job = await observeUntil(async () => {
       const j = await productJob(stack.db, owner, created.id);
       // Flink reports numRestarts once the job's metrics are registered: a cycle right after the start may not have it yet.
       return j.state === "RUNNING" && j.restarts !== null ? j : null;
@@ -592,20 +652,8 @@ describe("derived products on Apache Flink", () => {
 
   it("pauses the job with a savepoint, resumes it from there (the window open at the pause closes with its earlier record, nothing recomputed), and replays it from the earliest offset under a new group (every window again)", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test pauses the job it deployed");
-    const { worker } = stack.running;
     const { productId, topicName } = deployedJob;
-    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
     const flinkState = async (id: string) => ((await (await fetch(`${flink.restUrl}/jobs/${id}`)).json()) as { state: string }).state;
-    /** Cycles until the latest intent is done (or failed: its error is the test's), then until the job reads `state`. */
-    const carriedOut = async (commandId: string, state: string) =>
-      waitFor(async () => {
-        await worker.observeNow();
-        const stepError = worker.observer.stepErrors.get("derived-jobs");
-        if (stepError) throw new Error(stepError);
-        const j = await productJob(stack.db, owner, productId);
-        if (j.command?.id === commandId && j.command.status === "FAILED") throw new Error(`${j.command.kind} failed: ${j.command.error}`);
-        return j.command?.id === commandId && j.command.status === "DONE" && j.state === state ? j : null;
-      }, 180_000, `the worker to carry out ${commandId} (job ${state})`);
     // The product's topic from the beginning, read committed, for the whole test.
     const kafka = adminKafka();
     const seen: Record<string, unknown>[] = [];
@@ -620,7 +668,7 @@ describe("derived products on Apache Flink", () => {
       // Pause: Flink stops the job with a savepoint in the cluster's savepoint folder; the catalog says PAUSED and where.
       const firstJob = deployedJob.jobId;
       const { command: pause } = await pauseDerivedJob(stack.db, stack.people.as.paymentsOwner, productId);
-      const paused = await carriedOut(pause.id, "PAUSED");
+      const paused = await carriedOut(productId, pause.id, "PAUSED");
       expect(paused).toMatchObject({ jobId: firstJob, command: { kind: "PAUSE", status: "DONE", error: null }, pausedAt: expect.any(String) });
       // Flink writes the location as file:/…/savepoints/savepoint-<job id prefix>-<random>.
       expect(paused.savepointPath).toContain(`${flink.savepointsDir.replace(/^file:\/+/, "/")}/savepoint-${firstJob.slice(0, 6)}`);
@@ -637,7 +685,7 @@ describe("derived products on Apache Flink", () => {
       // Resume: from the savepoint. m3's window closes with o7 (read before the pause, kept in the savepoint) and o8;
       // the windows written before the pause are not written again.
       const { command: resume } = await resumeDerivedJob(stack.db, stack.people.as.paymentsOwner, productId);
-      const resumed = await carriedOut(resume.id, "RUNNING");
+      const resumed = await carriedOut(productId, resume.id, "RUNNING");
       expect(resumed.jobId).not.toBe(firstJob);
       expect(resumed).toMatchObject({ pausedAt: null, savepointPath: null, command: { kind: "RESUME", savepointPath: paused.savepointPath } });
       const all = [...input, ...later];
@@ -649,7 +697,7 @@ describe("derived products on Apache Flink", () => {
       // Replay from the earliest offset: the resumed job is cancelled (no savepoint), a new one reads every input
       // from its beginning under a new group of the job's account, and every closed window is appended again.
       const { command: replay } = await replayDerivedJob(stack.db, stack.people.as.paymentsOwner, productId, { from: "earliest" });
-      const replayed = await carriedOut(replay!.id, "RUNNING");
+      const replayed = await carriedOut(productId, replay!.id, "RUNNING");
       expect(replayed.jobId).not.toBe(resumed.jobId);
       expect(replayed.command).toMatchObject({ kind: "REPLAY", from: "earliest", progress: expect.stringContaining("Replaying from earliest") });
       expect(await flinkState(resumed.jobId!)).toBe("CANCELED");
@@ -672,7 +720,6 @@ describe("derived products on Apache Flink", () => {
 
   it("changes the running job's statement as a reviewed new version: an incompatible output refused naming the field; a compatible one approved by governance runs restored from the old job's savepoint (its open window closes with its earlier record) and writes the new column", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
-    const { worker } = stack.running;
     const { productId, topicName } = deployedJob;
     const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
     const v1 = REVENUE_PER_MINUTE(orderEvents.topicName).replace(/;$/, "");
@@ -712,14 +759,7 @@ describe("derived products on Apache Flink", () => {
     await consumer.subscribe({ topic: topicName, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
     try {
-      const changed = await waitFor(async () => {
-        await worker.observeNow();
-        const stepError = worker.observer.stepErrors.get("derived-jobs");
-        if (stepError) throw new Error(stepError);
-        const j = await productJob(stack.db, owner, productId);
-        if (j.command?.kind === "STATEMENT" && j.command.status === "FAILED") throw new Error(`STATEMENT failed: ${j.command.error}`);
-        return j.command?.kind === "STATEMENT" && j.command.status === "DONE" && j.state === "RUNNING" ? j : null;
-      }, 240_000, "the worker to run statement version 2");
+      const changed = await carriedOut(productId, await commandFor(request.id), "RUNNING", 240_000);
       expect(changed).toMatchObject({ statementVersion: 2, jobStatementVersion: 2, restoredFromSavepoint: true, restoreNote: null, command: { kind: "STATEMENT", statementVersion: 2, error: null } });
       expect(changed.jobId).not.toBe(oldJob);
       expect(changed.command!.savepointPath).toContain(`savepoint-${oldJob.slice(0, 6)}`);
@@ -752,9 +792,7 @@ describe("derived products on Apache Flink", () => {
 
   it("starts a new statement whose state Flink cannot restore from the group's committed input offsets, without state, and says so with Flink's reason", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
-    const { worker } = stack.running;
     const { productId, topicName } = deployedJob;
-    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
     const current = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement;
     // One more aggregate: the window operator's state (its accumulators) is no longer what the savepoint holds.
     const v3 = current.replace("SUM(amount) AS revenue", "SUM(amount) AS revenue, MAX(CASE WHEN amount > 0 THEN amount END) AS largest");
@@ -784,14 +822,7 @@ describe("derived products on Apache Flink", () => {
       await waitFor(() => (seen.some((r) => r.size === "large") ? true : null), 60_000, "the product's records so far");
       const mark = seen.length;
       await approveChangeRequest(stack.db, stack.people.as.reviewer, asked.changeRequest.id);
-      const changed = await waitFor(async () => {
-        await worker.observeNow();
-        const stepError = worker.observer.stepErrors.get("derived-jobs");
-        if (stepError) throw new Error(stepError);
-        const j = await productJob(stack.db, owner, productId);
-        if (j.command?.kind === "STATEMENT" && j.command.status === "FAILED") throw new Error(`STATEMENT failed: ${j.command.error}`);
-        return j.command?.kind === "STATEMENT" && j.command.statementVersion === 3 && j.command.status === "DONE" && j.state === "RUNNING" ? j : null;
-      }, 300_000, "the worker to run statement version 3");
+      const changed = await carriedOut(productId, await commandFor(asked.changeRequest.id), "RUNNING", 300_000);
       expect(changed).toMatchObject({ statementVersion: 3, jobStatementVersion: 3, restoredFromSavepoint: false });
       // Flink's reason: the window operator's state no longer fits its serializer.
       expect(changed.restoreNote).toMatch(/^Flink could not restore the savepoint \S+: StateMigrationException: .+\. The new statement started without state from the offsets the old job's consumer group \S+ committed: windows open at the change start afresh, and what was read since the group's last commit is read again\.$/);
@@ -821,21 +852,19 @@ describe("derived products on Apache Flink", () => {
 
   it("rolls a new statement back that cannot run: refused before the job stops when it no longer plans, and when it starts neither with nor without state the old statement runs again from the savepoint; the command fails with Flink's reason, the job's version stays current", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
-    const { worker } = stack.running;
     const { productId, topicName } = deployedJob;
     const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
     const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } });
     const current = row.statement;
     expect(row.statementVersion).toBe(3);
-    /** Cycles until the latest statement command has finished; answers the job as the product page shows it. */
-    const settled = async (what: string) =>
-      waitFor(async () => {
-        await worker.observeNow();
-        const stepError = worker.observer.stepErrors.get("derived-jobs");
-        if (stepError) throw new Error(stepError);
+    /** Cycles until the worker finished the intent of this approved change (DONE or FAILED) and the job runs; answers the job as the product page shows it. */
+    const settled = async (changeRequestId: string, what: string) => {
+      const commandId = await commandFor(changeRequestId);
+      return observeUntil(async () => {
         const j = await productJob(stack.db, owner, productId);
-        return j.command?.kind === "STATEMENT" && ["DONE", "FAILED"].includes(j.command.status) && j.state === "RUNNING" ? j : null;
+        return j.command?.id === commandId && ["DONE", "FAILED"].includes(j.command.status) && j.state === "RUNNING" ? j : null;
       }, 300_000, what);
+    };
     // The same windows over the captured payments too, per order id: the same output columns (schema v3 unchanged), a second input.
     const payments = current
       .replace("SELECT merchant,", "SELECT orderId AS merchant,")
@@ -855,7 +884,7 @@ describe("derived products on Apache Flink", () => {
     await stack.db.schemaVersion.update({ where: { id: paymentsSchema.id }, data: { definition: JSON.stringify(withoutAmount) } });
     let refused: Awaited<ReturnType<typeof productJob>>;
     try {
-      refused = await settled("the worker to refuse statement version 4");
+      refused = await settled(asked4.changeRequest.id, "the worker to refuse statement version 4");
     } finally {
       await stack.db.schemaVersion.update({ where: { id: paymentsSchema.id }, data: { definition: paymentsSchema.definition } });
     }
@@ -889,7 +918,7 @@ describe("derived products on Apache Flink", () => {
       await waitFor(() => (seen.some((r) => Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(30, 0))) ? true : null), 60_000, "the product's records so far");
       const mark = seen.length;
       await approveChangeRequest(stack.db, stack.people.as.reviewer, asked5.changeRequest.id);
-      const rolledBack = await settled("the worker to roll statement version 5 back");
+      const rolledBack = await settled(asked5.changeRequest.id, "the worker to roll statement version 5 back");
       expect(rolledBack.command).toMatchObject({ kind: "STATEMENT", status: "FAILED", statementVersion: 5, savepointPath: expect.stringContaining(`savepoint-${oldJob.slice(0, 6)}`) });
       // Flink's reason: the payments' topic is not there.
       expect(rolledBack.command!.error).toMatch(new RegExp(`^Statement version 5 did not start, with or without the savepoint \\S+: .*(UnknownTopicOrPartition|does not host this topic-partition|${capturedPayments.topicName.replace(/\./g, "\\.")})`));
@@ -922,6 +951,62 @@ describe("derived products on Apache Flink", () => {
     expect(aclKeys(await stack.running.cluster.describeAcls([`User:${account.name}`]))).toEqual(aclKeys(deployedJob.wanted));
   }, 600_000);
 
+  it("changes a paused job's statement: reviewed as for a running job, approved it leaves the job paused (nothing started in Flink); the resume runs the new statement restored from the pause's savepoint (its open window closes with its earlier record)", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test changes the statement of the job it deployed");
+    const { productId, topicName } = deployedJob;
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const runningJob = deployedJob.jobId;
+    const current = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement;
+    expect(current).toContain("CASE WHEN SUM(amount) > 50 THEN 'large' END AS size");
+    const seen: Record<string, unknown>[] = [];
+    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      // Everything written so far is read (the rolled-back job's window at minute 40 last): what follows is the resumed job's.
+      await waitFor(() => (seen.some((r) => Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(40, 0))) ? true : null), 60_000, "the product's records so far");
+      const mark = seen.length;
+      const { command: pause } = await pauseDerivedJob(stack.db, stack.people.as.paymentsOwner, productId);
+      const paused = await carriedOut(productId, pause.id, "PAUSED");
+      // Paused: what the job panel shows has no rates of the stopped job.
+      expect(paused).toMatchObject({ jobId: runningJob, recordsInPerSecond: null, recordsOutPerSecond: null, watermarkLagMs: null, statementVersionOnResume: null });
+
+      // A smaller threshold for "large": the same output schema, operators of the same shape. Planned by Flink and reviewed as for a running job.
+      const v6 = current.replace("SUM(amount) > 50", "SUM(amount) > 4");
+      const asked = await changeDerivedStatement(stack.db, stack.people.as.paymentsOwner, productId, { statement: v6, reason: "Large from 5 on." }, settings);
+      expect(asked).toMatchObject({ statementVersion: 6, schemaChanged: false, jobPaused: true });
+      expect(asked.onApproval).toMatch(/^The job is paused: once approved, statement version 6 is recorded and the job stays paused; resuming it runs statement version 6, restoring its savepoint/);
+      await approveChangeRequest(stack.db, stack.people.as.reviewer, asked.changeRequest.id);
+      // Not started behind the owners' back: no intent for the worker, a cycle later still PAUSED, no job of the product's name in Flink.
+      expect(await stack.db.derivedJobCommand.count({ where: { changeRequestId: asked.changeRequest.id } })).toBe(0);
+      const waiting = await observeUntil(async () => productJob(stack.db, owner, productId), 10_000, "a cycle");
+      expect(waiting).toMatchObject({ state: "PAUSED", jobId: runningJob, statementVersion: 6, jobStatementVersion: 3, statementVersionOnResume: 6, command: { id: pause.id } });
+      const overview = (await (await fetch(`${flink.restUrl}/jobs/overview`)).json()) as { jobs: { name: string; state: string }[] };
+      expect(overview.jobs.filter((j) => j.name === `kappa-derived:${topicName}` && !["FINISHED", "CANCELED", "FAILED"].includes(j.state))).toEqual([]);
+
+      // While paused: m2's window at minute 50 (open at the pause, o15 of amount 1 in the savepoint) gets o16; o17 closes it.
+      await sendOrders([
+        { orderId: "o16", merchant: "m2", amount: 5, placedAt: at(50, 30) },
+        { orderId: "o17", merchant: "m1", amount: 1, placedAt: at(60, 0) },
+      ]);
+      const { command: resume } = await resumeDerivedJob(stack.db, stack.people.as.paymentsOwner, productId);
+      const resumed = await carriedOut(productId, resume.id, "RUNNING", 240_000);
+      expect(resumed).toMatchObject({ statementVersion: 6, jobStatementVersion: 6, statementVersionOnResume: null, restoredFromSavepoint: true, restoreNote: null, pausedAt: null, command: { kind: "RESUME", savepointPath: paused.savepointPath, error: null } });
+      expect(resumed.command!.progress).toBe(`Resumed with statement version 6 as job ${resumed.jobId}, restored from ${paused.savepointPath}.`);
+      expect(resumed.jobId).not.toBe(runningJob);
+      await waitFor(() => seen.length > mark, 120_000, `m2's window at minute 50 from the resumed job ${resumed.jobId}`);
+      // Restored: o15 counted with o16 (without the state it would be 1 order, 5). Version 6's threshold: "large" at 6 (version 3 said null).
+      expect(seen.slice(mark).map((r) => ({ ...normalise(r), largest: r.largest, size: r.size }))).toEqual([{ merchant: "m2", window_start: Date.parse(at(50, 0)), window_end: Date.parse(at(51, 0)), orders: 2, revenue: 6, largest: 5, size: "large" }]);
+      deployedJob.jobId = resumed.jobId!;
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(await stack.db.auditEvent.findFirst({ where: { entityId: productId, action: "derivedProduct.jobResumed" }, orderBy: { at: "desc" } })).toMatchObject({ data: { statementVersion: 6, fromStatementVersion: 3, restoredFromSavepoint: true } });
+    const told = await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-resumed" }, orderBy: { createdAt: "desc" } });
+    expect(told?.title).toContain("The Flink job was resumed with statement version 6");
+  }, 600_000);
+
   it("stops the job when its domain's subscription to an input is revoked: no longer running in Flink, STOPPED with the reason in the catalog, its READ on the input taken away; retiring the product removes every grant of the job's account", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test stops the job it deployed");
     const { worker } = stack.running;
@@ -936,10 +1021,7 @@ describe("derived products on Apache Flink", () => {
     // The orders domain's owner takes the payments domain's access away.
     await revokeSubscription(stack.db, stack.people.as.ordersOwner, inputSubscription.id, { reason: "Order events move to a new contract next week." });
     const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
-    const job = await waitFor(async () => {
-      await worker.observeNow();
-      const stepError = worker.observer.stepErrors.get("derived-jobs");
-      if (stepError) throw new Error(stepError);
+    const job = await observeUntil(async () => {
       const j = await productJob(stack.db, owner, productId);
       return j.state === "STOPPED" ? j : null;
     }, 120_000, "the worker to stop the job");
@@ -1017,14 +1099,7 @@ describe("derived products on Apache Flink", () => {
     );
     await submitForReview(stack.db, stack.people.as.paymentsOwner, created.id);
     await approveProduct(stack.db, stack.people.as.reviewer, created.id);
-    const deployed = await waitFor(async () => {
-      await worker.observeNow();
-      const stepError = worker.observer.stepErrors.get("derived-jobs");
-      if (stepError) throw new Error(stepError);
-      const row = await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId: created.id } });
-      if (row.jobError) throw new Error(row.jobError);
-      return row.jobId ? row : null;
-    }, 120_000, "the worker to deploy the job over the Avro input");
+    const deployed = await deployedRow(created.id, "the worker to deploy the job over the Avro input");
     const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: deployed.serviceAccountId! } });
 
     const expected = expectedWindows();

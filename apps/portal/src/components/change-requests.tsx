@@ -43,7 +43,7 @@ function replayOf(kind: string, payload: unknown): { from: string } | null {
 }
 
 /** A derived product's new statement: before and after, the output's schema version, the inputs it reads. */
-function statementOf(kind: string, payload: unknown): { statement: string; fromStatement: string; fromVersion: number; toVersion: number; schemaVersion: number; schemaChanged: boolean; inputs: string[]; plan: string } | null {
+function statementOf(kind: string, payload: unknown): { statement: string; fromStatement: string; fromVersion: number; toVersion: number; schemaVersion: number; schemaChanged: boolean; inputs: string[]; plan: string; jobPaused: boolean } | null {
   if (kind !== "DERIVED_STATEMENT" || typeof payload !== "object" || payload === null) return null;
   const p = payload as Record<string, unknown>;
   const schema = (typeof p.schema === "object" && p.schema !== null ? p.schema : {}) as Record<string, unknown>;
@@ -57,6 +57,7 @@ function statementOf(kind: string, payload: unknown): { statement: string; fromS
     schemaChanged: schema.changed === true,
     inputs: Array.isArray(p.inputs) ? p.inputs.map((i: unknown) => (typeof i === "object" && i !== null && "topicName" in i && typeof i.topicName === "string" ? i.topicName : "")).filter(Boolean) : [],
     plan: typeof p.plan === "string" ? p.plan : "",
+    jobPaused: p.jobPaused === true,
   };
 }
 
@@ -115,7 +116,9 @@ function ChangeRow({ change: c }: { change: Change }) {
         {statement && (
           <div className="mt-2 space-y-2 text-xs" data-testid="review-statement">
             <p className="text-slate-700">
-              Output: {statement.schemaChanged ? <>schema version <strong>{statement.schemaVersion}</strong> (compatible under the product&apos;s mode)</> : <>unchanged (schema version {statement.schemaVersion})</>}. Reads {statement.inputs.join(", ")}. Once approved the worker stops the job with a savepoint and starts the new statement from it.
+              Output: {statement.schemaChanged ? <>schema version <strong>{statement.schemaVersion}</strong> (compatible under the product&apos;s mode)</> : <>unchanged (schema version {statement.schemaVersion})</>}. Reads {statement.inputs.join(", ")}. {statement.jobPaused
+                ? "The job was paused when this was asked: once approved it stays paused, and its owners' resume runs the new statement from the pause's savepoint (without state from the committed offsets where Flink cannot restore it)."
+                : "Once approved the worker stops the job with a savepoint and starts the new statement from it."}
             </p>
             <details>
               <summary className="cursor-pointer font-medium">The statement before and after</summary>

@@ -39,7 +39,7 @@ export function JobCommandStatus({ job }: { job: ProductJob }) {
       )}
       {job.statementChangeAwaitingReview && (
         <p className="rounded-md bg-sky-50 p-3 text-sm text-sky-900 ring-1 ring-sky-200" data-testid="job-statement-review">
-          Statement version {job.statementChangeAwaitingReview.toVersion} waits for a governance reviewer (asked <Ago iso={job.statementChangeAwaitingReview.requestedAt} />); the job runs version {job.jobStatementVersion ?? job.statementVersion} meanwhile.
+          Statement version {job.statementChangeAwaitingReview.toVersion} waits for a governance reviewer (asked <Ago iso={job.statementChangeAwaitingReview.requestedAt} />); {job.state === "PAUSED" ? `the job stays paused at version ${job.jobStatementVersion ?? job.statementVersion}, and once approved its resume runs the new one.` : `the job runs version ${job.jobStatementVersion ?? job.statementVersion} meanwhile.`}
         </p>
       )}
       {job.restoredFromSavepoint === false && (
@@ -66,7 +66,14 @@ export function JobCommandStatus({ job }: { job: ProductJob }) {
       )}
       {job.state === "PAUSED" && (
         <p className="rounded-md bg-slate-50 p-3 text-sm text-slate-800 ring-1 ring-slate-200" data-testid="job-paused">
-          Paused{job.pausedAt && <> <Ago iso={job.pausedAt} /></>}: Flink stopped the job with a savepoint{job.savepointPath && <> at <code className="break-all font-mono text-xs">{job.savepointPath}</code></>}. Resume continues from it; nothing is recomputed.
+          Paused{job.pausedAt && <> <Ago iso={job.pausedAt} /></>}: Flink stopped the job with a savepoint{job.savepointPath && <> at <code className="break-all font-mono text-xs">{job.savepointPath}</code></>}.{" "}
+          {job.statementVersionOnResume !== null ? (
+            <span data-testid="job-statement-on-resume">
+              Statement version {job.statementVersionOnResume} was approved while it was paused: resume runs it (not version {job.jobStatementVersion}), restoring the savepoint where Flink can map its state to the new statement, otherwise without state from where the job had read.
+            </span>
+          ) : (
+            "Resume continues from it; nothing is recomputed."
+          )}
         </p>
       )}
     </>
@@ -85,13 +92,11 @@ export function DerivedJobControls({ productId, domainId, statement, job, review
       return client.invalidateQueries({ queryKey: queryKeys.products.job(productId) });
     },
   });
-  const propose = useMutation<{ changeRequest: { id: string }; statementVersion: number; schemaVersion: number; schemaChanged: boolean }, ApiError, { statement: string; reason: string }>({
+  const propose = useMutation<{ changeRequest: { id: string }; statementVersion: number; schemaVersion: number; schemaChanged: boolean; onApproval: string }, ApiError, { statement: string; reason: string }>({
     mutationFn: (body) => api(`/api/v1/products/${productId}/derived`, { method: "PUT", body }),
     onSuccess: (answer) => {
       setOpen(null);
-      setDone(
-        `Statement version ${answer.statementVersion} waits for a governance reviewer (four eyes)${answer.schemaChanged ? `; its output becomes schema version ${answer.schemaVersion}` : "; its output schema is unchanged"}. Once approved, the worker stops the job with a savepoint and starts the new statement from it.`,
-      );
+      setDone(`Statement version ${answer.statementVersion} waits for a governance reviewer (four eyes)${answer.schemaChanged ? `; its output becomes schema version ${answer.schemaVersion}` : "; its output schema is unchanged"}. ${answer.onApproval}`);
       return client.invalidateQueries({ queryKey: queryKeys.products.job(productId) });
     },
   });
@@ -99,7 +104,7 @@ export function DerivedJobControls({ productId, domainId, statement, job, review
   const deployed = job.state !== "NOT_DEPLOYED" && job.state !== "STOPPED";
   const canPause = deployed && job.state !== "PAUSED";
   const canResume = job.state === "PAUSED";
-  const canChangeStatement = job.state === "RUNNING" && !job.statementChangeAwaitingReview;
+  const canChangeStatement = (job.state === "RUNNING" || job.state === "PAUSED") && !job.statementChangeAwaitingReview;
   const start = (action: Action) => {
     ask.reset();
     propose.reset();
@@ -143,11 +148,13 @@ export function DerivedJobControls({ productId, domainId, statement, job, review
       )}
       {open === "resume" && (
         <Confirm title="Resume the Flink job?" confirm="Resume from the savepoint" pending={ask.isPending} onConfirm={() => ask.mutate({ action: "resume" })} onCancel={() => setOpen(null)}>
-          The same statement runs again from the savepoint: it reads on from where it stopped, so the records that arrived meanwhile are processed and nothing is recomputed.
+          {job.statementVersionOnResume !== null
+            ? `Statement version ${job.statementVersionOnResume}, approved while the job was paused, starts from the savepoint: where Flink can map the saved state to it, open windows carry over and it reads on from where the job stopped; otherwise it starts without state from the offsets the job's consumer group committed (the job panel says which). If it does not start at all, version ${job.jobStatementVersion} resumes instead.`
+            : "The same statement runs again from the savepoint: it reads on from where it stopped, so the records that arrived meanwhile are processed and nothing is recomputed."}
         </Confirm>
       )}
       {open === "replay" && <ReplayForm reviewed={reviewedReplay} pending={ask.isPending} error={ask.error} onSubmit={(body) => ask.mutate({ action: "replay", body })} onCancel={() => setOpen(null)} />}
-      {open === "statement" && <StatementChangeForm domainId={domainId} current={statement} pending={propose.isPending} error={propose.error} onSubmit={(body) => propose.mutate(body)} onCancel={() => setOpen(null)} />}
+      {open === "statement" && <StatementChangeForm domainId={domainId} current={statement} paused={job.state === "PAUSED"} pending={propose.isPending} error={propose.error} onSubmit={(body) => propose.mutate(body)} onCancel={() => setOpen(null)} />}
       {ask.error && open !== "replay" && <ErrorAlert message={ask.error.message} />}
       {done && <Notice>{done}</Notice>}
     </div>
@@ -234,11 +241,11 @@ function ReplayForm({ reviewed, pending, error, onSubmit, onCancel }: { reviewed
 }
 
 /**
- * A new statement for the running job (PUT /api/v1/products/{id}/derived): the statement editor with Flink's
+ * A new statement for the running or paused job (PUT /api/v1/products/{id}/derived): the statement editor with Flink's
  * Validate, a reason for the reviewer, and Propose. The server plans it again, compares its output schema with
  * the approved one under the product's compatibility mode and refuses an incompatible one naming the fields.
  */
-function StatementChangeForm({ domainId, current, pending, error, onSubmit, onCancel }: { domainId: string; current: string; pending: boolean; error: ApiError | null; onSubmit: (body: { statement: string; reason: string }) => void; onCancel: () => void }) {
+function StatementChangeForm({ domainId, current, paused, pending, error, onSubmit, onCancel }: { domainId: string; current: string; paused: boolean; pending: boolean; error: ApiError | null; onSubmit: (body: { statement: string; reason: string }) => void; onCancel: () => void }) {
   const headingId = useId();
   const [statement, setStatement] = useState(current);
   const [reason, setReason] = useState("");
@@ -254,7 +261,10 @@ function StatementChangeForm({ domainId, current, pending, error, onSubmit, onCa
         Change the statement
       </h3>
       <p className="text-slate-700">
-        A new statement is a new version of this product on the same topic when its output schema stays compatible under the product&apos;s compatibility mode; a governance reviewer approves it first. The worker then stops the job with a savepoint and starts the new statement from it, so open windows carry over where Flink can map them — otherwise it starts without state from where the job had read, and the job panel says so.
+        A new statement is a new version of this product on the same topic when its output schema stays compatible under the product&apos;s compatibility mode; a governance reviewer approves it first.{" "}
+        {paused
+          ? "The job is paused: once approved it stays paused, and when you resume it the new statement starts from the pause's savepoint, so open windows carry over where Flink can map them — otherwise it starts without state from where the job had read, and the job panel says so."
+          : "The worker then stops the job with a savepoint and starts the new statement from it, so open windows carry over where Flink can map them — otherwise it starts without state from where the job had read, and the job panel says so."}
       </p>
       <DerivedStatementEditor domainId={domainId} statement={statement} onChange={setStatement} gatewayConfigured errors={error?.fields.statement && !incompatible ? error.fields.statement : undefined} onValidated={() => {}} />
       <Field id="statement-reason" label="Reason (for the reviewer)" errors={error?.fields.reason}>

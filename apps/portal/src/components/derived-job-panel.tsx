@@ -74,7 +74,7 @@ export function DerivedJobPanel({ productId, domainId, statement, live, operable
               ["Watermark lag", data.watermarkLagMs === null ? "—" : lagText(data.watermarkLagMs)],
               ["Last checkpoint", data.lastCheckpointAt ? <Ago key="c" iso={data.lastCheckpointAt} /> : "none yet"],
               ["Restarts", data.restarts === null ? "—" : formatNumber(data.restarts)],
-              ["Statement version", <span key="v" data-testid="job-statement-version">{`v${data.jobStatementVersion ?? data.statementVersion}`}{data.jobStatementVersion !== null && data.jobStatementVersion !== data.statementVersion ? ` (v${data.statementVersion} approved, the worker starts it next)` : ""}</span>],
+              ["Statement version", <span key="v" data-testid="job-statement-version">{`v${data.jobStatementVersion ?? data.statementVersion}`}{data.jobStatementVersion !== null && data.jobStatementVersion !== data.statementVersion ? (data.statementVersionOnResume !== null ? ` (v${data.statementVersion} approved while paused: it runs on resume)` : ` (v${data.statementVersion} approved, the worker starts it next)`) : ""}</span>],
               ["Restored from savepoint", data.restoredFromSavepoint === null ? "—" : data.restoredFromSavepoint ? "yes" : "no"],
               ["Job id", data.jobId ? <code key="j" className="break-all font-mono text-xs">{data.jobId}</code> : "—"],
               ["Observed", data.observedAt ? <Ago key="o" iso={data.observedAt} /> : "not yet"],

@@ -147,7 +147,7 @@ const RULE_FIELDS = new Set(["qualityRules", "encryptPii"]);
  * A derived product's new statement from its contract: asked for through the same action as the product page's
  * "Change statement" (Flink plans it, the output schema is checked against the product's, governance reviews the
  * change request), with the contract as its reason; the file's metadata and quality-rule changes follow as in any
- * update. A refusal (Flink's error, an incompatible output, a job not running) leaves everything as it was.
+ * update. A paused job's new statement runs on its resume (said in the notes). A refusal (Flink's error, an incompatible output, a job stopped or not deployed) leaves everything as it was.
  */
 async function applyStatementChange(db: Db, acting: ActingUser, plan: PlanItem, flink: FlinkSettings | null): Promise<AppliedItem> {
   const d = plan.desired;
@@ -158,7 +158,7 @@ async function applyStatementChange(db: Db, acting: ActingUser, plan: PlanItem, 
   if (Object.keys(metadata).length > 0) await inTransaction(db, acting, (tx, actor) => updateProductInTx(tx, actor, productId, metadata, { contractSource: plan.source ?? "contract" }));
   if (plan.changes.some((c) => RULE_FIELDS.has(c.field))) await inTransaction(db, acting, (tx, actor) => setQualityRulesInTx(tx, actor, productId, { rules: d.qualityRules, encryptPii: d.encryptPii, reason: contractReason(plan) }));
   const schema = asked.schemaChanged ? `schema version ${asked.schemaVersion} (Flink's output schema, compatible)` : "the same schema";
-  return { ...plan, applied: true, notes: [...plan.notes, `Statement version ${asked.statementVersion} with ${schema} waits for governance's review (change request ${asked.changeRequest.id}).`] };
+  return { ...plan, applied: true, notes: [...plan.notes, `Statement version ${asked.statementVersion} with ${schema} waits for governance's review (change request ${asked.changeRequest.id}).`, ...(asked.jobPaused ? [asked.onApproval] : [])] };
 }
 
 /** The reason a contract's rule change is requested with. */

@@ -5,7 +5,7 @@ import { CHANGE_KINDS, notifyChangeAwaitsReview } from "../changes/change-reques
 import type { Db } from "../db.ts";
 import { outputJsonSchema, type OutputColumn } from "../derived/flink-tables.ts";
 import { lockDerivedForCommand } from "../derived/job-commands.ts";
-import { checkOutputSchema, derivedStatementChangeInput, nextStatementVersion, requireStatementChangeable, type DerivedStatementPayload } from "../derived/statement-change.ts";
+import { checkOutputSchema, derivedStatementChangeInput, nextStatementVersion, requireStatementChangeable, statementChangeOutcome, type DerivedStatementPayload } from "../derived/statement-change.ts";
 import { CatalogError, ConflictError, NotConfiguredError, NotFoundError } from "../errors.ts";
 import { canInDomain, hasGlobal } from "../permissions.ts";
 import { normaliseStatement, planDerivedStatement, resolveDerivedInputs, type DerivedInput, type FlinkSettings } from "./validate-derived-statement.ts";
@@ -20,14 +20,17 @@ export type StatementPlanner = (statement: string, inputs: DerivedInput[]) => Pr
 /**
  * `PUT /api/v1/products/{id}/derived` with `{"statement", "reason"}`: the
  * owners of an ACTIVE derived product's domain (people and their tokens with
- * `write:<domain>`) propose a new statement for its running job. It is
+ * `write:<domain>`) propose a new statement for its running or paused job. It is
  * planned by Flink as a declaration is (403 naming an input the domain holds
  * no approved subscription to, 422 with Flink's message), its classification
  * floor checked, and its output schema compared with the approved one under
  * the product's compatibility mode: compatible (or unchanged) → a change
  * request DERIVED_STATEMENT that a governance reviewer other than the
  * requester approves; incompatible → 422 INCOMPATIBLE_OUTPUT_SCHEMA naming the
- * fields (a new major version, a new product, is needed).
+ * fields (a new major version, a new product, is needed). The answer's
+ * `onApproval` says what approval does to the job: a running one is stopped
+ * with a savepoint and runs the new statement at once; a paused one stays
+ * paused, and its resume runs the new statement (`jobPaused: true`).
  */
 export async function changeDerivedStatement(db: Db, acting: ActingUser, productId: string, rawInput: unknown, flink: FlinkSettings | null) {
   return changeDerivedStatementWith(db, acting, productId, rawInput, flink ? (statement, inputs) => planDerivedStatement(flink, statement, inputs) : null);
@@ -79,6 +82,7 @@ export async function changeDerivedStatementWith(db: Db, acting: ActingUser, pro
       fieldChanges: schema.fieldChanges,
       inputs: inputs.map((i) => ({ productId: i.productId, topicName: i.topicName })),
       plan: plan.length > PLAN_KEPT ? `${plan.slice(0, PLAN_KEPT)}\n…` : plan,
+      ...(current.paused ? { jobPaused: true } : {}),
     };
     try {
       const request = await tx.productChangeRequest.create({ data: { productId, kind: CHANGE_KINDS.DERIVED_STATEMENT, payload: payload as unknown as Prisma.InputJsonObject, reason: input.reason, requestedById: actor.id } });
@@ -90,8 +94,9 @@ export async function changeDerivedStatementWith(db: Db, acting: ActingUser, pro
         schemaChanged: schema.changed,
         statement,
         reason: input.reason,
+        jobPaused: current.paused,
       });
-      await notifyChangeAwaitsReview(tx, actor, locked, `statement version ${payload.toVersion} of its Flink job waits for review`, input.reason);
+      await notifyChangeAwaitsReview(tx, actor, locked, `statement version ${payload.toVersion} of its ${current.paused ? "paused " : ""}Flink job waits for review`, input.reason);
       return {
         changeRequest: { id: request.id, status: request.status },
         statementVersion: payload.toVersion,
@@ -102,6 +107,8 @@ export async function changeDerivedStatementWith(db: Db, acting: ActingUser, pro
         fieldChanges: schema.fieldChanges,
         inputs: payload.inputs,
         plan,
+        jobPaused: current.paused,
+        onApproval: statementChangeOutcome(payload.toVersion, current.paused),
       };
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new ConflictError("A new statement of this product waits for review already.", "CHANGE_PENDING");

@@ -6,8 +6,12 @@
  * a reviewed change (DERIVED_STATEMENT) on the same product and topic;
  * incompatible → refused, a new major version (a new product) is needed.
  * Approved, it records the statement version and its output's schema version,
- * and queues the worker's STATEMENT command (stop with a savepoint, the new
- * statement restoring it where Flink can). Flink is never called here.
+ * and — the job running — queues the worker's STATEMENT command (stop with a
+ * savepoint, the new statement restoring it where Flink can). A paused job
+ * may get a new statement too, through the same planning, check and review:
+ * approved, the job stays paused (nothing is started behind its owners' back)
+ * and its next resume runs the new statement from the pause's savepoint by
+ * the same rule (the worker's RESUME). Flink is never called here.
  */
 import type { DataProduct, Prisma } from "@prisma/client";
 import { z } from "zod";
@@ -47,21 +51,40 @@ export const derivedStatementPayload = z.object({
   fieldChanges: z.array(z.record(z.string(), z.unknown())),
   inputs: z.array(z.object({ productId: z.string(), topicName: z.string() })),
   plan: z.string(),
+  /** The job was paused when the change was asked for: approved, it runs on the job's resume (shown to the reviewer). */
+  jobPaused: z.boolean().optional(),
 });
 export type DerivedStatementPayload = z.infer<typeof derivedStatementPayload>;
 
-/** The product's derived row once a statement change may be asked for or applied: ACTIVE, its job running, nothing else under way. */
+/**
+ * The product's derived row once a statement change may be asked for or
+ * applied: ACTIVE, its job running or paused (with its savepoint), nothing
+ * else under way. `paused`: the new statement runs on resume, not at once.
+ */
 export async function requireStatementChangeable(tx: Db | Tx, product: Pick<DataProduct, "id" | "status">) {
   if (product.status !== "ACTIVE") throw new ConflictError(`The product is ${product.status}: only an ACTIVE derived product's statement can change.`, "PRODUCT_NOT_ACTIVE");
   const derived = await tx.derivedProduct.findUniqueOrThrow({ where: { productId: product.id } });
   const phase = jobPhase(derived);
-  if (phase !== "RUNNING") {
-    const why = phase === "STOPPED" ? `the job was stopped: ${derived.jobStopReason ?? "it must no longer run"}` : phase === "PAUSED" ? "the job is paused; resume it first" : "the job is not deployed yet";
-    throw new ConflictError(`The statement of a running job changes (its state carried over by a savepoint); ${why}.`, "JOB_NOT_RUNNING");
+  if (phase !== "RUNNING" && !(phase === "PAUSED" && derived.jobSavepointPath)) {
+    const why = phase === "STOPPED" ? `the job was stopped: ${derived.jobStopReason ?? "it must no longer run"}` : phase === "PAUSED" ? "the job is paused without a savepoint to resume from" : "the job is not deployed yet";
+    throw new ConflictError(`The statement of a running or paused job changes (its state carried over by a savepoint); ${why}.`, "JOB_NOT_RUNNING");
   }
   const open = await tx.derivedJobCommand.findFirst({ where: { productId: product.id, status: { in: [...OPEN_COMMAND_STATUSES] } } });
   if (open) throw new ConflictError(`A ${open.kind.toLowerCase()} of this job is ${open.status === "PENDING" ? "waiting for the worker" : "under way"}; wait until it is done.`, "JOB_COMMAND_OPEN");
-  return derived;
+  return { ...derived, paused: phase === "PAUSED" };
+}
+
+/**
+ * What approving statement version `version` does to the job, in words (the
+ * API's `onApproval`, the reviewer's and the job panel's note): the running
+ * job is stopped with a savepoint and the new statement started at once; a
+ * paused one stays paused until its owners resume it. Either way by one rule.
+ */
+export function statementChangeOutcome(version: number, paused: boolean): string {
+  const rule = "restoring its savepoint where Flink can map the state to the new statement's operators, otherwise without state from the offsets the job's consumer group committed";
+  return paused
+    ? `The job is paused: once approved, statement version ${version} is recorded and the job stays paused; resuming it runs statement version ${version}, ${rule}.`
+    : `Once approved, the worker stops the job with a savepoint and starts statement version ${version}, ${rule}.`;
 }
 
 export interface OutputSchemaCheck {
@@ -133,10 +156,12 @@ export async function nextStatementVersion(tx: Db | Tx, productId: string, curre
 /**
  * Applies an approved DERIVED_STATEMENT change (the product row locked by the
  * caller): checked again — the statement it replaces is still the product's,
- * the job still runs, nothing else under way, the output still compatible
- * under the mode in force — then the statement version and (when the output
- * changed) the schema version are recorded, the inputs become the lineage,
- * and the worker's STATEMENT command is queued.
+ * the job still runs or is paused, nothing else under way, the output still
+ * compatible under the mode in force — then the statement version and (when
+ * the output changed) the schema version are recorded, the inputs become the
+ * lineage, and, the job running, the worker's STATEMENT command is queued. A
+ * paused job (now, whatever it was when asked) gets no command: it stays
+ * paused, and the worker's RESUME runs the new statement.
  */
 export async function applyStatementChange(
   tx: Tx,
@@ -187,6 +212,8 @@ export async function applyStatementChange(
   await tx.derivedProduct.update({ where: { productId: request.productId }, data: { statement: payload.statement, statementVersion: toVersion } });
   await tx.productInput.deleteMany({ where: { productId: request.productId } });
   await tx.productInput.createMany({ data: payload.inputs.map((i) => ({ productId: request.productId, inputProductId: i.productId })) });
+  const outcome = { statementVersion: toVersion, schemaVersion, schemaChanged: schema.changed ? "yes" : "no", onApproval: statementChangeOutcome(toVersion, derived.paused) };
+  if (derived.paused) return { ...outcome, job: "paused: the new statement runs on resume" };
   const command = await createJobCommand(tx, null, request.productId, { kind: "STATEMENT", changeRequestId: request.id, fromJobId: derived.jobId, requestedById: request.requestedById, statementVersion: toVersion });
-  return { statementVersion: toVersion, schemaVersion, schemaChanged: schema.changed ? "yes" : "no", commandId: command.id };
+  return { ...outcome, commandId: command.id };
 }

@@ -30,6 +30,11 @@ export interface ProductJob extends Omit<DerivedJobStatus, "jobId"> {
   /** After the last statement change: whether the new job restored the old job's savepoint (null: no change yet), and Flink's reason when not (or only partly). */
   restoredFromSavepoint: boolean | null;
   restoreNote: string | null;
+  /**
+   * A paused job whose statement changed while it was paused (approved): the statement version its resume runs
+   * (from the pause's savepoint where Flink can restore the state, else without state from the committed offsets).
+   */
+  statementVersionOnResume: number | null;
   /** A new statement that waits for a governance reviewer. */
   statementChangeAwaitingReview: { changeRequestId: string; toVersion: number; requestedAt: string } | null;
   /** A replay that waits for a governance reviewer (CONFIDENTIAL or RESTRICTED product). */
@@ -59,13 +64,16 @@ export async function productJob(db: Db, actor: Actor, productId: string): Promi
   ]);
   const statementPayload = statementReview ? derivedStatementPayload.safeParse(statementReview.payload) : null;
   const reviewPayload = review ? derivedReplayPayload.safeParse(review.payload) : null;
+  // Rates and watermark lag are a running job's: none while it is paused or stopped (the last ones read were before it stopped).
+  const halted = derived.jobPausedAt !== null || derived.jobStoppedAt !== null;
+  const jobStatementVersion = derived.jobId ? (derived.jobStatementVersion ?? 1) : null;
   return {
     state: derived.jobState ?? "NOT_DEPLOYED",
     jobId: derived.jobId,
     startedAt: derived.jobStartedAt?.toISOString() ?? null,
-    recordsInPerSecond: numberOrNull(m.recordsInPerSecond),
-    recordsOutPerSecond: numberOrNull(m.recordsOutPerSecond),
-    watermarkLagMs: numberOrNull(m.watermarkLagMs),
+    recordsInPerSecond: halted ? null : numberOrNull(m.recordsInPerSecond),
+    recordsOutPerSecond: halted ? null : numberOrNull(m.recordsOutPerSecond),
+    watermarkLagMs: halted ? null : numberOrNull(m.watermarkLagMs),
     lastCheckpointAt: stringOrNull(m.lastCheckpointAt),
     restarts: numberOrNull(m.restarts),
     error: derived.jobError,
@@ -76,7 +84,8 @@ export async function productJob(db: Db, actor: Actor, productId: string): Promi
     savepointPath: derived.jobSavepointPath,
     command: command ? commandView(command) : null,
     statementVersion: derived.statementVersion,
-    jobStatementVersion: derived.jobId ? (derived.jobStatementVersion ?? 1) : null,
+    jobStatementVersion,
+    statementVersionOnResume: derived.jobPausedAt && !derived.jobStoppedAt && jobStatementVersion !== null && jobStatementVersion !== derived.statementVersion ? derived.statementVersion : null,
     restoredFromSavepoint: derived.jobRestoredFromSavepoint,
     restoreNote: derived.jobRestoreNote,
     statementChangeAwaitingReview: statementReview && statementPayload?.success ? { changeRequestId: statementReview.id, toVersion: statementPayload.data.toVersion, requestedAt: statementReview.createdAt.toISOString() } : null,

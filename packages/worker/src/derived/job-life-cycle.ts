@@ -11,6 +11,11 @@
  * - RESUME: the same statement, submitted with `execution.state-recovery.path`
  *   set to that savepoint: the windows it had open, the inputs' offsets and
  *   the sink's transactions are restored, so nothing is recomputed or skipped.
+ *   When a new statement was approved while the job was paused, the resume
+ *   runs it by the rule of a running job's STATEMENT (startNewStatement: from
+ *   the pause's savepoint where Flink can restore it, else without state from
+ *   the committed offsets, else rolled back to the old statement resumed from
+ *   the savepoint).
  * - REPLAY: cancel the job (its state is what is recomputed: no savepoint),
  *   submit the statement again reading every input from its earliest offset
  *   or from an instant, under a new consumer group of the job's account
@@ -21,7 +26,7 @@
  * taken is read back from Flink, a job of the product's name already running
  * is adopted rather than started twice.
  */
-import type { DerivedJobCommand, DerivedProduct } from "@prisma/client";
+import { Prisma, type DerivedJobCommand, type DerivedProduct } from "@prisma/client";
 import { awaitJobRunning, CatalogError, cancelDerivedJob, consumerGroupPrefix, notify, planDerivedStatement, resolveDerivedInputs, startDerivedJob, stopDerivedJobWithSavepoint, type DerivedJobSpec, type JobStart, type NotificationKind } from "@kappa/catalog";
 import { errorMessage } from "../log.ts";
 import { auditAsWorker, reconcilePrincipalAcls } from "../reconcile/entities.ts";
@@ -130,10 +135,12 @@ async function resume(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): 
   if (!row.jobPausedAt || !savepoint) throw new CommandRefused("The job is not paused.");
   const reason = (await stopReasons(jobs.ctx.db, [command.productId])).get(command.productId);
   if (reason) throw new CommandRefused(`It must not run: ${reason}`);
+  // A new statement approved while it was paused: it runs now, by the rule of a running job's new statement.
+  if (row.statementVersion !== (row.jobStatementVersion ?? 1)) return resumeNewStatement(jobs, command, row, savepoint);
   await progress(jobs, command, `Starting the job from savepoint ${savepoint}…`, { savepointPath: savepoint });
   const { spec } = await jobs.jobSpec(command.productId, { restoreFrom: savepoint });
   const jobId = (await jobs.runningJobNamed(spec.jobName!)) ?? (await startDerivedJob(spec));
-  await started(jobs, command, row, jobId, {});
+  await started(jobs, command, row, jobId, { jobRestoredFromSavepoint: null, jobRestoreNote: null });
   await finish(jobs, command, "DONE", { progress: `Resumed from ${savepoint} as job ${jobId}.`, toJobId: jobId }, "derived.job-resumed", "The Flink job was resumed", `Job ${jobId} continues from the savepoint ${savepoint}.`, { fromJobId: row.jobId, jobId, savepointPath: savepoint });
 }
 
@@ -157,7 +164,8 @@ async function replay(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): 
   const { spec } = await jobs.jobSpec(command.productId, { startup, groupId });
   const jobId = (await jobs.runningJobNamed(spec.jobName!)) ?? (await startDerivedJob(spec));
   await progress(jobs, command, `Job ${jobId} started; recording it…`, { toJobId: jobId });
-  await started(jobs, command, row, jobId, { jobGroupId: groupId });
+  // The product's current statement (one approved while the job was paused included), without restored state.
+  await started(jobs, command, row, jobId, { jobGroupId: groupId, jobStatementVersion: row.statementVersion, jobRestoredFromSavepoint: null, jobRestoreNote: null });
   await finish(
     jobs,
     command,
@@ -174,32 +182,16 @@ async function replay(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): 
 const UNCLAIMED_STATE = /allowNonRestoredState|ignore-unclaimed-state|Cannot map checkpoint\/savepoint state/i;
 
 /**
- * STATEMENT (an approved DERIVED_STATEMENT change): the new statement (on
- * the product's row since the approval) is planned again by Flink against its
- * inputs' approved schemas as they are now — one that no longer plans is
- * refused before anything stops. Then the running job is stopped with a
- * savepoint, and the new statement is submitted restoring it — Flink maps the
- * savepoint's state to the new job's operators by their ids, so a statement
- * whose operators keep their shape (a changed filter or projection) goes on
- * with its open windows. Where Flink refuses state the new statement has no
- * operator for, it is submitted again letting Flink drop that state (restored
- * partly, said in the note); where Flink cannot restore at all (state the new
- * operators cannot read), the new statement starts without state from the
- * offsets the old job's consumer group committed with its savepoint, and the
- * job panel says so (`restoredFromSavepoint: false` with Flink's reason).
- * Every input reads from those committed offsets whenever its position is not
- * restored, so nothing is skipped; what was read after the group's last
- * commit is read again and its windows may be written a second time.
- *
- * A new statement that starts neither way is rolled back: the old statement
- * version is started again from the savepoint just taken (nothing lost,
- * nothing recomputed), the catalog keeps that version current (the product's
- * statement, its lineage, and the schema version approved for the new one
- * rejected), and the command fails with Flink's reason, audited and told to
- * the domain.
+ * STATEMENT (an approved DERIVED_STATEMENT change of a running job): the new
+ * statement (on the product's row since the approval) is planned again by
+ * Flink against its inputs' approved schemas as they are now — one that no
+ * longer plans is refused before anything stops, the old job left running.
+ * Then the running job is stopped with a savepoint and the new statement is
+ * started from it by startNewStatement's rule — the one a paused job's
+ * resume follows too (resumeNewStatement).
  */
 async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, row: Row): Promise<void> {
-  if (row.jobPausedAt) throw new CommandRefused("The job is paused; a new statement changes a running job.");
+  if (row.jobPausedAt) throw new CommandRefused("The job is paused; its new statement runs when it is resumed.");
   if (!row.jobId) throw new CommandRefused("The job is not deployed.");
   // A worker that died while rolling back: the old statement is what must run now (a job of the product's name is adopted).
   if (command.savepointPath && command.progress?.startsWith(ROLLING_BACK)) return rollBack(jobs, command, row, command.error ?? command.progress, command.savepointPath);
@@ -208,28 +200,13 @@ async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, ro
   if (reason) throw new CommandRefused(`It must not run: ${reason}`);
   const version = row.statementVersion;
   const oldJob = row.jobId;
-  // Before the old job stops: the new statement's inputs must still be readable (jobSpec refuses one the domain lost), it must still plan, and its account may read them.
-  // Anything that fails before then leaves the old job running: the change is refused and the catalog keeps the job's version.
-  const startup = { mode: "group-offsets" } as const;
+  // Anything that fails before the old job stops leaves it running: the change is refused and the catalog keeps the job's version.
   let plain: DerivedJobSpec;
   try {
-    const spec = await jobs.jobSpec(command.productId, { startup });
-    plain = spec.spec;
-    if (!command.savepointPath) {
-      await progress(jobs, command, `Planning statement version ${version} against its inputs' current schemas…`);
-      try {
-        await planDerivedStatement({ gatewayUrl: jobs.flink.gatewayUrl, bootstrap: jobs.flink.bootstrap, registryUrl: jobs.flink.registryUrl }, plain.statement, spec.resolved);
-      } catch (error) {
-        // 422: Flink's planner refuses it now (an input's schema changed since the approval).
-        if (error instanceof CatalogError && error.status === 422) throw new CommandRefused(`Statement version ${version} no longer plans: ${error.message}`);
-        throw error;
-      }
-    }
-    if (row.serviceAccountId) await reconcilePrincipalAcls(jobs.ctx, row.serviceAccountId);
+    plain = await plannedStatement(jobs, command, row, !command.savepointPath);
   } catch (error) {
     if (command.savepointPath) throw error;
-    const message = redactLogins(errorMessage(error)).replace(/\.$/, "");
-    return rollBack(jobs, command, row, error instanceof CommandRefused ? message : `Statement version ${version} was not started: ${message}`, null);
+    return rollBack(jobs, command, row, notStarted(error, version), null);
   }
   let savepoint = command.savepointPath;
   if (!savepoint) {
@@ -237,32 +214,9 @@ async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, ro
     savepoint = (await savepointTaken(jobs, oldJob)) ?? (await stopDerivedJobWithSavepoint(jobs.flink.restUrl, oldJob, jobs.flink.savepointDir ? { targetDirectory: jobs.flink.savepointDir } : {}));
     await progress(jobs, command, `Job ${oldJob} stopped; its savepoint is at ${savepoint}.`, { savepointPath: savepoint });
   }
-  const restoring: DerivedJobSpec = { ...plain, restoreFrom: savepoint };
-  let result = await attemptStart(jobs, command, `Starting statement version ${version} from savepoint ${savepoint}…`, restoring);
-  let restored: boolean;
-  let note: string | null = null;
-  if (!result.start.running && UNCLAIMED_STATE.test(refusal(result))) {
-    const first = refusal(result);
-    if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
-    result = await attemptStart(jobs, command, `Flink refused state the new statement has no operator for; starting statement version ${version} from ${savepoint} without it…`, { ...restoring, ignoreUnclaimedState: true });
-    note = `Restored partly: Flink dropped the savepoint's state of operators the new statement no longer has (${first}); inputs whose position was not restored read from the job's committed offsets.`;
-  }
-  if (result.start.running) {
-    restored = true;
-  } else {
-    const why = refusal(result);
-    if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
-    result = await attemptStart(jobs, command, `Flink could not restore the savepoint (${why}); starting statement version ${version} without state from the job's committed input offsets (group ${plain.groupId})…`, plain);
-    if (!result.start.running) {
-      if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId).catch(() => "");
-      const without = refusal(result);
-      return rollBack(jobs, command, row, `Statement version ${version} did not start, with or without the savepoint ${savepoint}: ${without === why ? why : `${why}; without state: ${without}`}`, savepoint);
-    }
-    restored = false;
-    note = `Flink could not restore the savepoint ${savepoint}: ${why}. The new statement started without state from the offsets the old job's consumer group ${plain.groupId} committed: windows open at the change start afresh, and what was read since the group's last commit is read again.`;
-  }
-  const jobId = result.jobId!;
-  await progress(jobs, command, `Job ${jobId} runs statement version ${version}; recording it…`, { toJobId: jobId });
+  const run = await startNewStatement(jobs, command, row, plain, savepoint);
+  if (!run) return;
+  const { jobId, restored, note } = run;
   await started(jobs, command, row, jobId, { jobStatementVersion: version, jobRestoredFromSavepoint: restored, jobRestoreNote: note });
   await finish(
     jobs,
@@ -274,6 +228,124 @@ async function changeStatement(jobs: DerivedJobs, command: DerivedJobCommand, ro
     restored ? `Job ${jobId} continues from the savepoint ${savepoint} of job ${oldJob}.${note ? ` ${note}` : ""}` : (note ?? ""),
     { fromJobId: oldJob, jobId, savepointPath: savepoint, statementVersion: version, restoredFromSavepoint: restored, ...(note ? { restoreNote: note } : {}) },
   );
+}
+
+/**
+ * RESUME of a job whose statement changed while it was paused: the new
+ * statement is planned again against its inputs' schemas as they are now and
+ * started from the pause's savepoint by startNewStatement's rule. One that no
+ * longer plans, or starts neither way, is rolled back: the old statement
+ * resumes from the savepoint (the resume done, the new version not run), the
+ * command FAILED with the reason.
+ */
+async function resumeNewStatement(jobs: DerivedJobs, command: DerivedJobCommand, row: Row, savepoint: string): Promise<void> {
+  if (command.progress?.startsWith(ROLLING_BACK)) return rollBack(jobs, command, row, command.error ?? command.progress, savepoint);
+  const version = row.statementVersion;
+  const oldVersion = row.jobStatementVersion ?? 1;
+  let plain: DerivedJobSpec;
+  try {
+    plain = await plannedStatement(jobs, command, row, true);
+  } catch (error) {
+    return rollBack(jobs, command, row, notStarted(error, version), savepoint);
+  }
+  await progress(jobs, command, `Resuming with statement version ${version} (approved while the job was paused; it ran version ${oldVersion}) from savepoint ${savepoint}…`, { savepointPath: savepoint });
+  const run = await startNewStatement(jobs, command, row, plain, savepoint);
+  if (!run) return;
+  const { jobId, restored, note } = run;
+  await started(jobs, command, row, jobId, { jobStatementVersion: version, jobRestoredFromSavepoint: restored, jobRestoreNote: note });
+  await finish(
+    jobs,
+    command,
+    "DONE",
+    {
+      progress: restored
+        ? `Resumed with statement version ${version} as job ${jobId}, restored from ${savepoint}${note ? " (partly)" : ""}.`
+        : `Resumed with statement version ${version} as job ${jobId}, without the paused job's state (from the committed input offsets).`,
+      toJobId: jobId,
+    },
+    "derived.job-resumed",
+    `The Flink job was resumed with statement version ${version}`,
+    restored ? `Job ${jobId} runs statement version ${version} (approved while paused), continuing from the savepoint ${savepoint} of job ${row.jobId}.${note ? ` ${note}` : ""}` : `Job ${jobId} runs statement version ${version} (approved while paused). ${note ?? ""}`.trim(),
+    { fromJobId: row.jobId, jobId, savepointPath: savepoint, statementVersion: version, fromStatementVersion: oldVersion, restoredFromSavepoint: restored, ...(note ? { restoreNote: note } : {}) },
+  );
+}
+
+/** Why a new statement version was not started, in words (a refusal's own, or Flink's). */
+function notStarted(error: unknown, version: number): string {
+  const message = redactLogins(errorMessage(error)).replace(/\.$/, "");
+  return error instanceof CommandRefused ? message : `Statement version ${version} was not started: ${message}`;
+}
+
+/**
+ * The product's statement ready to start from the committed offsets: its
+ * inputs still readable (jobSpec refuses one the domain lost), planned again
+ * by Flink against their approved schemas as they are now (`plan`; a 422
+ * becomes a refusal), and its account granted what it reads.
+ */
+async function plannedStatement(jobs: DerivedJobs, command: DerivedJobCommand, row: Row, plan: boolean): Promise<DerivedJobSpec> {
+  const version = row.statementVersion;
+  const spec = await jobs.jobSpec(command.productId, { startup: { mode: "group-offsets" } });
+  if (plan) {
+    await progress(jobs, command, `Planning statement version ${version} against its inputs' current schemas…`);
+    try {
+      await planDerivedStatement({ gatewayUrl: jobs.flink.gatewayUrl, bootstrap: jobs.flink.bootstrap, registryUrl: jobs.flink.registryUrl }, spec.spec.statement, spec.resolved);
+    } catch (error) {
+      // 422: Flink's planner refuses it now (an input's schema changed since the approval).
+      if (error instanceof CatalogError && error.status === 422) throw new CommandRefused(`Statement version ${version} no longer plans: ${error.message}`);
+      throw error;
+    }
+  }
+  if (row.serviceAccountId) await reconcilePrincipalAcls(jobs.ctx, row.serviceAccountId);
+  return spec.spec;
+}
+
+/**
+ * The rule for starting a new statement version from a savepoint of the job
+ * that ran the old one — the running job's just taken (STATEMENT) or the
+ * paused job's (RESUME after a change approved while paused). It is submitted
+ * restoring the savepoint — Flink maps the state to the new job's operators
+ * by their ids, so a statement whose operators keep their shape (a changed
+ * filter or projection) goes on with its open windows. Where Flink refuses
+ * state the new statement has no operator for, it is submitted again letting
+ * Flink drop that state (restored partly, said in the note); where Flink
+ * cannot restore at all (state the new operators cannot read), the new
+ * statement starts without state from the offsets the old job's consumer
+ * group committed, and the job panel says so (`restoredFromSavepoint: false`
+ * with Flink's reason). Every input reads from those committed offsets
+ * whenever its position is not restored, so nothing is skipped; what was read
+ * after the group's last commit is read again and its windows may be written a
+ * second time.
+ *
+ * A new statement that starts neither way is rolled back (answers null): the
+ * old statement version is started again from the savepoint (nothing lost,
+ * nothing recomputed), the catalog keeps that version current (the product's
+ * statement, its lineage, and the schema versions approved for the newer ones
+ * rejected), and the command fails with Flink's reason, audited and told to
+ * the domain.
+ */
+async function startNewStatement(jobs: DerivedJobs, command: DerivedJobCommand, row: Row, plain: DerivedJobSpec, savepoint: string): Promise<{ jobId: string; restored: boolean; note: string | null } | null> {
+  const version = row.statementVersion;
+  const restoring: DerivedJobSpec = { ...plain, restoreFrom: savepoint };
+  let result = await attemptStart(jobs, command, `Starting statement version ${version} from savepoint ${savepoint}…`, restoring);
+  let note: string | null = null;
+  if (!result.start.running && UNCLAIMED_STATE.test(refusal(result))) {
+    const first = refusal(result);
+    if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
+    result = await attemptStart(jobs, command, `Flink refused state the new statement has no operator for; starting statement version ${version} from ${savepoint} without it…`, { ...restoring, ignoreUnclaimedState: true });
+    note = `Restored partly: Flink dropped the savepoint's state of operators the new statement no longer has (${first}); inputs whose position was not restored read from the job's committed offsets.`;
+  }
+  if (result.start.running) return { jobId: result.jobId!, restored: true, note };
+  const why = refusal(result);
+  if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId);
+  result = await attemptStart(jobs, command, `Flink could not restore the savepoint (${why}); starting statement version ${version} without state from the job's committed input offsets (group ${plain.groupId})…`, plain);
+  if (!result.start.running) {
+    if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId).catch(() => "");
+    const without = refusal(result);
+    await rollBack(jobs, command, row, `Statement version ${version} did not start, with or without the savepoint ${savepoint}: ${without === why ? why : `${why}; without state: ${without}`}`, savepoint);
+    return null;
+  }
+  note = `Flink could not restore the savepoint ${savepoint}: ${why}. The new statement started without state from the offsets the old job's consumer group ${plain.groupId} committed: windows open at the change start afresh, and what was read since the group's last commit is read again.`;
+  return { jobId: result.jobId!, restored: false, note };
 }
 
 const ROLLING_BACK = "Rolling back:";
@@ -302,7 +374,7 @@ async function attemptStart(jobs: DerivedJobs, command: DerivedJobCommand, label
  * current. With a savepoint (the old job was stopped) the old statement is
  * started again from it, writing the schema version it was approved with;
  * then the catalog goes back to that version (statement, lineage; the schema
- * version approved for the new statement, if one was, rejected), and the
+ * versions approved for the newer statements, if any were, rejected), and the
  * command fails with `why`, audited and told to the domain. When the old
  * statement does not start again either, the job is left FAILED with both
  * reasons (the savepoint kept on the command for a later resume by hand).
@@ -327,13 +399,17 @@ async function rollBack(jobs: DerivedJobs, command: DerivedJobCommand, row: Row,
     const result = await attemptStart(jobs, command, `${ROLLING_BACK} ${why}. Starting statement version ${oldVersion} again from savepoint ${savepoint}…`, spec);
     if (!result.start.running) {
       if (result.jobId) await cancelDerivedJob(jobs.flink.restUrl, result.jobId).catch(() => "");
-      await db.derivedProduct.updateMany({ where: { productId: command.productId, jobId: row.jobId }, data: { jobState: "FAILED", jobError: `Statement version ${oldVersion} did not start again from ${savepoint} either: ${refusal(result)}`.slice(0, 2_000) } });
+      // A paused job stays PAUSED (its savepoint kept: resume tries again); a stopped running one is FAILED.
+      await db.derivedProduct.updateMany({ where: { productId: command.productId, jobId: row.jobId }, data: { ...(row.jobPausedAt ? {} : { jobState: "FAILED" }), jobError: `Statement version ${oldVersion} did not start again from ${savepoint} either: ${refusal(result)}`.slice(0, 2_000) } });
       throw new Error(`${why} Rolling back, statement version ${oldVersion} did not start again from the savepoint ${savepoint} either: ${refusal(result)}`);
     }
     jobId = result.jobId!;
     restartedFrom = savepoint;
   }
-  const rejectSchema = failed?.schemaVersion && failed.schemaVersion !== oldSchema ? failed.schemaVersion : null;
+  // The schema versions approved for the versions that did not run: this one, and those approved before it while the job was paused.
+  const newer = await db.derivedStatementVersion.findMany({ where: { productId: command.productId, version: { gt: oldVersion, lte: newVersion } }, select: { schemaVersion: true } });
+  const rejectSchemas = [...new Set([...newer.map((v) => v.schemaVersion), failed?.schemaVersion ?? null].filter((v): v is number => v !== null && v > oldSchema))].sort((a, b) => a - b);
+  const rejectSchema = rejectSchemas.at(-1) ?? null;
   const oldInputs = await resolveDerivedInputs(db, (await db.dataProduct.findUniqueOrThrow({ where: { id: command.productId }, select: { domainId: true } })).domainId, old.statement).catch(() => null);
   await db.$transaction(async (tx) => {
     await tx.derivedProduct.update({
@@ -350,6 +426,7 @@ async function rollBack(jobs: DerivedJobs, command: DerivedJobCommand, row: Row,
               jobSavepointPath: null,
               jobError: null,
               jobObservedAt: null,
+              jobMetrics: Prisma.DbNull,
               jobStatementVersion: oldVersion,
               jobRestoredFromSavepoint: true,
               jobRestoreNote: `Rolled back to statement version ${oldVersion}, restored from the savepoint ${restartedFrom}: ${why}.`.slice(0, 2_000),
@@ -361,9 +438,9 @@ async function rollBack(jobs: DerivedJobs, command: DerivedJobCommand, row: Row,
       await tx.productInput.deleteMany({ where: { productId: command.productId } });
       await tx.productInput.createMany({ data: oldInputs.map((i) => ({ productId: command.productId, inputProductId: i.productId })) });
     }
-    if (rejectSchema) {
+    if (rejectSchemas.length > 0) {
       await tx.schemaVersion.updateMany({
-        where: { productId: command.productId, version: rejectSchema, status: "APPROVED" },
+        where: { productId: command.productId, version: { in: rejectSchemas }, status: "APPROVED" },
         data: { status: "REJECTED", decidedAt: new Date(), decisionReason: `Statement version ${newVersion}, whose output it is, did not run: ${why}`.slice(0, 2_000) },
       });
     }
@@ -393,7 +470,8 @@ async function started(
 ): Promise<void> {
   const updated = await jobs.ctx.db.derivedProduct.updateMany({
     where: { productId: command.productId, jobId: row.jobId, jobStoppedAt: null },
-    data: { jobId, jobState: "CREATED", jobStartedAt: null, jobPausedAt: null, jobSavepointPath: null, jobError: null, jobObservedAt: null, ...data },
+    // The figures read from the job before are not the new job's: none until the observer reads it.
+    data: { jobId, jobState: "CREATED", jobStartedAt: null, jobPausedAt: null, jobSavepointPath: null, jobError: null, jobObservedAt: null, jobMetrics: Prisma.DbNull, ...data },
   });
   if (updated.count !== 1) throw new CommandRefused(`The job changed while job ${jobId} was started; it is left running for the next cycle to adopt.`);
 }

@@ -5,9 +5,10 @@ import { errorResponse, json, readJson } from "@/server/http";
 import { visibleActor } from "@/server/visible";
 
 /**
- * `{"statement", "reason"}`: a new statement for an ACTIVE derived product's running job (owners of its domain).
- * Planned by Flink (as POST /api/v1/derived/validate); a compatible output schema → 202 with the `changeRequest`
- * (DERIVED_STATEMENT) a governance reviewer approves before the worker carries it out; an incompatible one → 422
+ * `{"statement", "reason"}`: a new statement for an ACTIVE derived product's running or paused job (owners of its
+ * domain). Planned by Flink (as POST /api/v1/derived/validate); a compatible output schema → 202 with the
+ * `changeRequest` (DERIVED_STATEMENT) a governance reviewer approves before the worker carries it out — at once for a
+ * running job, on resume for a paused one (`jobPaused`, `onApproval` say which); an incompatible one → 422
  * INCOMPATIBLE_OUTPUT_SCHEMA naming the fields (a new major version, a new product, is needed).
  */
 export async function PUT(request: Request, { params }: { params: Promise<{ id: string }> }) {
