@@ -185,9 +185,12 @@ export class DerivedJobs implements ObservationStep {
     const redeployed = await this.ctx.db.$transaction(
       async (tx) => {
         if (!(await deployLock(tx, productId))) return null;
-        const row = await tx.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { jobId: true, jobPausedAt: true, jobStoppedAt: true } });
+        const row = await tx.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { jobId: true, jobPausedAt: true, jobStoppedAt: true, statementVersion: true, jobStatementVersion: true } });
         if (row.jobId !== lostJobId || row.jobPausedAt || row.jobStoppedAt) return null;
-        const { spec, domainId } = await this.jobSpec(productId, checkpointPath ? { restoreFrom: checkpointPath } : { startup: { mode: "group-offsets" } });
+        // The statement the lost job ran (a rolled-back job runs an earlier version than the approved one), which its checkpoint fits.
+        const ran = row.jobStatementVersion !== null && row.jobStatementVersion !== row.statementVersion ? await tx.derivedStatementVersion.findFirst({ where: { productId, version: row.jobStatementVersion } }) : null;
+        const statement = ran?.schemaVersion ? { statement: { text: ran.statement, schemaVersion: ran.schemaVersion } } : {};
+        const { spec, domainId } = await this.jobSpec(productId, { ...statement, ...(checkpointPath ? { restoreFrom: checkpointPath } : { startup: { mode: "group-offsets" as const } }) });
         const adopted = await this.runningJobNamed(spec.jobName!);
         const jobId = adopted ?? (await startDerivedJob(spec));
         const checkpoint = adopted ? "none (a running job of the same name was adopted)" : (checkpointPath ?? "none");
