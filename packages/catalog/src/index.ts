@@ -67,7 +67,7 @@ export { derivedStatementChangeInput, derivedStatementPayload, statementChangeOu
 export { checkReplayPoint, commandView, JOB_COMMAND_KINDS, OPEN_COMMAND_STATUSES, REPLAY_REVIEWED_CLASSIFICATIONS, derivedReplayInput, type JobCommandKind, type JobCommandView } from "./derived/job-commands.ts";
 export { derivedStatementInput, normaliseStatement, planDerivedStatement, quotedIdentifiers, resolveDerivedInputs, validateDerivedStatement, type DerivedInput, type DerivedValidation, type FlinkSettings } from "./actions/validate-derived-statement.ts";
 export { columnsFromOutputSchema, inputTableDdl, outputTableDdl, outputJsonSchema, jsonSchemaForType, flinkType, quoteIdentifier, quoteLiteral, WATERMARK_DELAY_SECONDS, type KafkaConnection, type OutputColumn, type StartupPosition } from "./derived/flink-tables.ts";
-export { awaitJobRunning, cancelDerivedJob, derivedJobStatus, rootCause, startDerivedJob, stopDerivedJobWithSavepoint, TERMINAL_JOB_STATES, type DerivedJobSpec, type DerivedJobStatus, type JobStart } from "./derived/deploy.ts";
+export { awaitJobRunning, cancelDerivedJob, derivedJobStatus, FlinkJobNotFoundError, rootCause, startDerivedJob, stopDerivedJobWithSavepoint, TERMINAL_JOB_STATES, type DerivedJobSpec, type DerivedJobStatus, type JobStart } from "./derived/deploy.ts";
 export { FlinkStatementError, FlinkUnavailableError, SqlGatewayClient, flinkError, type FlinkColumn, type StatementResult } from "./derived/sql-gateway.ts";
 export { lineageGraph, lineageQueryInput, type LineageEdge, type LineageFlag, type LineageNode } from "./lineage/lineage.ts";
 export { clusterTopic, clusterTopicsInput, listClusterTopics, requireInferenceAccess, topicSchemaInference } from "./queries/cluster-topics.ts";

@@ -1007,6 +1007,61 @@ describe("derived products on Apache Flink", () => {
     expect(told?.title).toContain("The Flink job was resumed with statement version 6");
   }, 600_000);
 
+  it("redeploys the job Flink lost when its JobManager restarted (a session cluster without HA): restored from the last completed checkpoint the worker observed, its open window closing with its earlier record, each window once for a read-committed consumer", async () => {
+    if (!deployedJob) throw new Error("the deployment test must run first: this test restarts Flink under the job it deployed");
+    const { worker } = stack.running;
+    const { productId, topicName } = deployedJob;
+    const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
+    const lostJob = deployedJob.jobId;
+    const seen: Record<string, unknown>[] = [];
+    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicName, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    try {
+      // m4's window at minute 70 opens with o18 (which closes m1's at minute 60, o17's); a checkpoint completes after the job read it, and the worker observes it.
+      const sentAt = Date.now();
+      await sendOrders([{ orderId: "o18", merchant: "m4", amount: 4, placedAt: at(70, 10) }]);
+      const checkpoint = await observeUntil(async () => {
+        const m = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).jobMetrics as Record<string, unknown> | null;
+        return m?.checkpointJobId === lostJob && typeof m.lastCheckpointPath === "string" && typeof m.lastCheckpointAt === "string" && Date.parse(m.lastCheckpointAt) > sentAt + 2_000 ? m.lastCheckpointPath : null;
+      }, 60_000, "a completed checkpoint of the job after it read o18");
+      expect(checkpoint).toContain(`${lostJob}/chk-`);
+
+      // The JobManager dies: Flink unreachable is UNKNOWN (retried). Started again it no longer knows the job (404), and the worker redeploys it.
+      await flink.kill("jobmanager");
+      await worker.observeNow();
+      expect(await productJob(stack.db, owner, productId)).toMatchObject({ jobId: lostJob, state: "UNKNOWN" });
+      await flink.restart("jobmanager");
+      expect((await fetch(`${flink.restUrl}/jobs/${lostJob}`)).status).toBe(404);
+      const redeployed = await observeUntil(async () => {
+        const j = await productJob(stack.db, owner, productId);
+        return j.jobId !== lostJob && j.state === "RUNNING" ? j : null;
+      }, 240_000, "the worker to redeploy the lost job");
+      const note = `Redeployed after Flink lost job ${lostJob} (its cluster restarted), restored from checkpoint ${checkpoint}.`;
+      expect(redeployed).toMatchObject({ restoredFromSavepoint: true, restoreNote: note, error: null, stoppedAt: null, pausedAt: null, jobStatementVersion: 6 });
+      const restored = (await (await fetch(`${flink.restUrl}/jobs/${redeployed.jobId}/checkpoints`)).json()) as { latest?: { restored?: { external_path?: string } | null } };
+      expect(restored.latest?.restored?.external_path).toBe(checkpoint);
+      const audited = await stack.db.auditEvent.findMany({ where: { entityId: productId, action: "derivedProduct.jobRedeployed" } });
+      expect(audited.map((a) => a.data)).toEqual([{ fromJobId: lostJob, jobId: redeployed.jobId, checkpoint }]);
+      expect((await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-redeployed" } }))?.body).toBe(note);
+
+      // The restored window holds o18: o19 joins it, o20 closes it — 2 orders (a job without the state would say 1).
+      await sendOrders([
+        { orderId: "o19", merchant: "m4", amount: 6, placedAt: at(70, 20) },
+        { orderId: "o20", merchant: "m5", amount: 1, placedAt: at(80, 0) },
+      ]);
+      await waitFor(() => seen.some((r) => r.merchant === "m4"), 120_000, `m4's window at minute 70 from the redeployed job ${redeployed.jobId}`);
+      expect(seen.map(normalise).filter((w) => w.merchant === "m4")).toEqual([{ merchant: "m4", window_start: Date.parse(at(70, 0)), window_end: Date.parse(at(71, 0)), orders: 2, revenue: 10 }]);
+      // Each window across the restart once (read committed: what the lost job wrote after its checkpoint was aborted, and written again once).
+      const windows = seen.map(normalise).filter((w) => w.window_start >= Date.parse(at(60, 0))).map((w) => `${String(w.merchant)}@${(w.window_start - t0) / 60_000}`);
+      expect(windows.sort()).toEqual(["m1@60", "m4@70"]);
+      deployedJob.jobId = redeployed.jobId!;
+    } finally {
+      await consumer.disconnect();
+    }
+  }, 600_000);
+
   it("stops the job when its domain's subscription to an input is revoked: no longer running in Flink, STOPPED with the reason in the catalog, its READ on the input taken away; retiring the product removes every grant of the job's account", async () => {
     if (!deployedJob) throw new Error("the deployment test must run first: this test stops the job it deployed");
     const { worker } = stack.running;

@@ -70,8 +70,18 @@ export interface DerivedJobStatus {
   recordsOutPerSecond: number | null;
   watermarkLagMs: number | null;
   lastCheckpointAt: string | null;
+  /** Where Flink wrote the last completed checkpoint (`external_path`): what a redeploy restores after Flink lost the job. */
+  lastCheckpointPath?: string | null;
   restarts: number | null;
   error: string | null;
+}
+
+/** Flink's REST API answered, and does not know the job (404): a session cluster restarted without HA keeps no jobs. Not thrown when Flink is unreachable. */
+export class FlinkJobNotFoundError extends Error {
+  constructor(readonly jobId: string) {
+    super(`Flink does not know job ${jobId} (its REST API answered 404): the cluster restarted and lost it.`);
+    this.name = "FlinkJobNotFoundError";
+  }
 }
 
 async function getJson<T>(url: string): Promise<T> {
@@ -96,7 +106,10 @@ interface JobDetails {
  */
 export async function derivedJobStatus(restUrl: string, jobId: string, now = Date.now()): Promise<DerivedJobStatus> {
   const base = restUrl.replace(/\/+$/, "");
-  const job = await getJson<JobDetails>(`${base}/jobs/${encodeURIComponent(jobId)}`);
+  const found = await fetch(`${base}/jobs/${encodeURIComponent(jobId)}`, { signal: AbortSignal.timeout(15_000) });
+  if (found.status === 404) throw new FlinkJobNotFoundError(jobId);
+  if (!found.ok) throw new Error(`Flink's REST API answered ${base}/jobs/${jobId} with ${found.status}`);
+  const job = (await found.json()) as JobDetails;
   const metric = async (path: string, names: string[]) => {
     try {
       const values = await getJson<{ id: string; value?: string; max?: number; sum?: number }[]>(`${base}${path}?get=${names.join(",")}`);
@@ -112,7 +125,7 @@ export async function derivedJobStatus(restUrl: string, jobId: string, now = Dat
     first ? metric(`/jobs/${jobId}/vertices/${first.id}/subtasks/metrics`, ["numRecordsOutPerSecond"]) : none,
     last ? metric(`/jobs/${jobId}/vertices/${last.id}/subtasks/metrics`, ["numRecordsInPerSecond"]) : none,
     metric(`/jobs/${jobId}/metrics`, ["numRestarts"]),
-    getJson<{ latest?: { completed?: { latest_ack_timestamp?: number } | null } }>(`${base}/jobs/${jobId}/checkpoints`).catch(() => null),
+    getJson<{ latest?: { completed?: { latest_ack_timestamp?: number; external_path?: string } | null } }>(`${base}/jobs/${jobId}/checkpoints`).catch(() => null),
     getJson<{ exceptionHistory?: { entries?: { exceptionName?: string; stacktrace?: string }[] } }>(`${base}/jobs/${jobId}/exceptions`).catch(() => null),
   ]);
   const lowWatermark = await getJson<{ id: string; value: string }[]>(`${base}/jobs/${jobId}/vertices/${last?.id ?? ""}/watermarks`)
@@ -130,6 +143,7 @@ export async function derivedJobStatus(restUrl: string, jobId: string, now = Dat
     recordsOutPerSecond: finite(outRates.numRecordsInPerSecond),
     watermarkLagMs: validWatermark ? Math.max(0, now - lowWatermark) : null,
     lastCheckpointAt: ackedAt ? new Date(ackedAt).toISOString() : null,
+    lastCheckpointPath: checkpoints?.latest?.completed?.external_path ?? null,
     restarts: finite(jobMetrics.numRestarts),
     error: job.state === "FAILED" || job.state === "RESTARTING" || job.state === "FAILING" ? (rootException?.stacktrace?.split("\n")[0] ?? rootException?.exceptionName ?? null) : null,
   };

@@ -22,6 +22,7 @@ export const NOTIFICATION_KINDS = {
   "redrive.decided": "Redrive of dead letters approved or rejected",
   "redrive.finished": "Redrive of dead letters finished",
   "derived.job-stopped": "Derived product's job stopped",
+  "derived.job-redeployed": "Derived product's job redeployed",
   "cluster.broker-down": "A Kafka broker is down",
   "cluster.broker-back": "A Kafka broker is back",
   "derived.job-paused": "Derived product's job paused",

@@ -219,6 +219,8 @@ export async function startFlink(options: ApacheFlinkOptions): Promise<ApacheFli
     // A paused derived product's job is stopped with a savepoint here (the worker names no directory of its own).
     "execution.checkpointing.savepoint-dir": `file://${savepointsDir}`,
     "execution.checkpointing.interval": `${options.checkpointIntervalMs ?? 5000}ms`,
+    // A restart of this cluster (no HA) forgets its jobs: the worker redeploys them from their last checkpoint, which must outlive the job.
+    "execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
     "execution.target": "remote",
     "sql-gateway.endpoint.rest.address": "127.0.0.1",
     "sql-gateway.endpoint.rest.bind-address": "127.0.0.1",

@@ -20,12 +20,19 @@
  * - observe: each running job is read from Flink's REST API into the catalog
  *   (state, start, rates, watermark lag, last checkpoint, restarts, error),
  *   which the portal serves as GET /api/v1/products/{id}/job.
+ * - redeploy: a job Flink answers it does not know (404: a session cluster
+ *   restarted without HA forgets its jobs) is started again from the
+ *   product's statement, restoring the last completed checkpoint the observer
+ *   recorded (the cluster retains checkpoints), else from the consumer
+ *   group's committed offsets. Flink unreachable is not that: the job stays
+ *   UNKNOWN. A redeploy that fails is the job's error, tried again next cycle.
  */
 import {
   ACCOUNT_NAME_PATTERN,
   cancelDerivedJob,
   columnsFromOutputSchema,
   derivedJobStatus,
+  FlinkJobNotFoundError,
   notify,
   resolveDerivedInputs,
   startDerivedJob,
@@ -105,9 +112,12 @@ export class DerivedJobs implements ObservationStep {
         await this.ctx.db.derivedProduct.update({ where: { productId }, data: { jobError: `Not deployed: ${message}`.slice(0, 2_000) } });
       }
     }
-    const running = await this.ctx.db.derivedProduct.findMany({ where: { jobId: { not: null }, jobStoppedAt: null, jobPausedAt: null }, select: { productId: true, jobId: true } });
+    const running = await this.ctx.db.derivedProduct.findMany({ where: { jobId: { not: null }, jobStoppedAt: null, jobPausedAt: null }, select: { productId: true, jobId: true, jobMetrics: true } });
     const mustStop = await stopReasons(this.ctx.db, running.map((r) => r.productId));
-    for (const { productId, jobId } of running) {
+    for (const { productId, jobId, jobMetrics } of running) {
+      // The last completed checkpoint observed of this very job (a replay's or a new statement's job does not inherit its predecessor's).
+      const observed = (jobMetrics ?? {}) as Record<string, unknown>;
+      const checkpointPath = observed.checkpointJobId === jobId ? stringOrNull(observed.lastCheckpointPath) : null;
       const reason = mustStop.get(productId);
       if (reason) {
         try {
@@ -124,6 +134,25 @@ export class DerivedJobs implements ObservationStep {
       try {
         status = await derivedJobStatus(this.flink.restUrl, jobId!, cycle.now);
       } catch (error) {
+        if (error instanceof FlinkJobNotFoundError) {
+          try {
+            await this.redeploy(productId, jobId!, checkpointPath);
+          } catch (failed) {
+            // Tried again next cycle; a checkpoint Flink could not restore is not tried again (the next try reads the committed offsets).
+            const message = redactLogins(errorMessage(failed));
+            this.ctx.log.warn("derived product's lost job not redeployed", { productId, jobId, checkpointPath, error: message });
+            await this.ctx.db.derivedProduct.updateMany({
+              where: { productId, jobId, jobPausedAt: null, jobStoppedAt: null },
+              data: {
+                jobState: "UNKNOWN",
+                jobError: `Flink lost job ${jobId}; not redeployed yet${checkpointPath ? ` from checkpoint ${checkpointPath}` : ""}: ${message}`.slice(0, 2_000),
+                jobObservedAt: new Date(cycle.now),
+                ...(checkpointPath ? { jobMetrics: jsonSafe({ ...observed, lastCheckpointPath: null }) } : {}),
+              },
+            });
+          }
+          continue;
+        }
         await this.ctx.db.derivedProduct.updateMany({ where: { productId, jobId, jobPausedAt: null }, data: { jobState: "UNKNOWN", jobError: redactLogins(errorMessage(error)).slice(0, 2_000), jobObservedAt: new Date(cycle.now) } });
         continue;
       }
@@ -134,11 +163,73 @@ export class DerivedJobs implements ObservationStep {
           jobState: status.state,
           jobStartedAt: status.startedAt ? new Date(status.startedAt) : null,
           jobError: status.error === null ? null : redactLogins(status.error),
-          jobMetrics: jsonSafe(status),
+          // A job that has not completed a checkpoint yet (just restored) keeps the one it was restored from.
+          jobMetrics: jsonSafe({ ...status, lastCheckpointPath: status.lastCheckpointPath ?? checkpointPath, checkpointJobId: jobId }),
           jobObservedAt: new Date(cycle.now),
         },
       });
     }
+  }
+
+  /**
+   * Flink no longer knows the product's job (a restarted session cluster):
+   * starts the product's statement as a new job through the same spec as a
+   * deployment (its account, group, exactly-once sink and transactional-id
+   * prefix), restoring the checkpoint when there is one, else reading on from
+   * the group's committed offsets; a job of the same name Flink runs already
+   * (another worker redeployed it) is adopted. Stores the new job id, audits
+   * derivedProduct.jobRedeployed and notifies the product's domain. Under
+   * deployLock, and only while the row still holds the lost job id.
+   */
+  private async redeploy(productId: string, lostJobId: string, checkpointPath: string | null): Promise<void> {
+    const redeployed = await this.ctx.db.$transaction(
+      async (tx) => {
+        if (!(await deployLock(tx, productId))) return null;
+        const row = await tx.derivedProduct.findUniqueOrThrow({ where: { productId }, select: { jobId: true, jobPausedAt: true, jobStoppedAt: true, statementVersion: true, jobStatementVersion: true } });
+        if (row.jobId !== lostJobId || row.jobPausedAt || row.jobStoppedAt) return null;
+        // The statement the lost job ran (a rolled-back job runs an earlier version than the approved one), which its checkpoint fits.
+        const ran = row.jobStatementVersion !== null && row.jobStatementVersion !== row.statementVersion ? await tx.derivedStatementVersion.findFirst({ where: { productId, version: row.jobStatementVersion } }) : null;
+        const statement = ran?.schemaVersion ? { statement: { text: ran.statement, schemaVersion: ran.schemaVersion } } : {};
+        const { spec, domainId } = await this.jobSpec(productId, { ...statement, ...(checkpointPath ? { restoreFrom: checkpointPath } : { startup: { mode: "group-offsets" as const } }) });
+        const adopted = await this.runningJobNamed(spec.jobName!);
+        const jobId = adopted ?? (await startDerivedJob(spec));
+        const checkpoint = adopted ? "none (a running job of the same name was adopted)" : (checkpointPath ?? "none");
+        const note = adopted
+          ? `Flink lost job ${lostJobId} (its cluster restarted); the worker adopted the running job ${jobId} of the same name.`
+          : checkpointPath
+            ? `Redeployed after Flink lost job ${lostJobId} (its cluster restarted), restored from checkpoint ${checkpointPath}.`
+            : `Redeployed after Flink lost job ${lostJobId} (its cluster restarted): no completed checkpoint was observed, so it reads on from its consumer group's committed offsets without the old job's window state.`;
+        await tx.derivedProduct.update({
+          where: { productId },
+          data: {
+            jobId,
+            jobState: "CREATED",
+            jobStartedAt: null,
+            jobError: null,
+            jobRestoredFromSavepoint: adopted ? null : checkpointPath !== null,
+            jobRestoreNote: note,
+            // Until the new job completes a checkpoint of its own, the one it restored is still its last (lost again: restored again).
+            jobMetrics: jsonSafe({ lastCheckpointPath: adopted ? null : checkpointPath, checkpointJobId: jobId }),
+          },
+        });
+        const product = await tx.dataProduct.findUniqueOrThrow({ where: { id: productId }, select: { name: true, topicName: true } });
+        await auditAsWorker(tx, "derivedProduct.jobRedeployed", "DataProduct", productId, { fromJobId: lostJobId, jobId, checkpoint });
+        await notify(tx, {
+          kind: "derived.job-redeployed",
+          title: `The Flink job of ${product.name} was redeployed`,
+          body: note,
+          link: `/products/${productId}`,
+          entityType: "DataProduct",
+          entityId: productId,
+          audience: { domainMembers: [domainId] },
+          webhookDomains: [domainId],
+          data: { topic: product.topicName, fromJobId: lostJobId, jobId, checkpoint },
+        });
+        return { jobId, checkpoint };
+      },
+      { timeout: 300_000, maxWait: 15_000 },
+    );
+    if (redeployed) this.ctx.log.info("derived product's lost job redeployed", { productId, fromJobId: lostJobId, ...redeployed });
   }
 
   /**
@@ -281,6 +372,8 @@ export class DerivedJobs implements ObservationStep {
     return jobs.find((j) => j.name === name && ["INITIALIZING", "CREATED", "RUNNING", "RESTARTING"].includes(j.state))?.jid ?? null;
   }
 }
+
+const stringOrNull = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
 
 const live = (status: string) => (LIVE_PRODUCT_STATUSES as readonly string[]).includes(status);
 
