@@ -597,7 +597,11 @@ async function main() {
     // the portal if this launcher is killed outright (no orphaned next-server holding the port).
     const listen = ["--port", String(config.PORT), ...(config.portalHostname ? ["--hostname", config.portalHostname] : [])];
     const preloads = ["peer-address.cjs", "parent-watch.cjs"].flatMap((file) => ["--require", path.join(PORTAL_DIR, file)]);
-    const portal = spawn(process.execPath, [...preloads, nextBin, dev ? "dev" : "start", ...listen], {
+    // An idle keep-alive connection stays open 65 s (Node's default is 5 s): a client that reuses one just as the
+    // server closes it reads ECONNRESET — seen on the e2e API clients under load, and the race any load balancer
+    // with a 60 s idle timeout in front of the portal would hit; the server must outwait its clients.
+    const keepAlive = dev ? [] : ["--keepAliveTimeout", "65000"];
+    const portal = spawn(process.execPath, [...preloads, nextBin, dev ? "dev" : "start", ...listen, ...keepAlive], {
       cwd: PORTAL_DIR,
       env: { ...portalEnv, NODE_ENV: dev ? "development" : "production" },
       stdio: ["ignore", "pipe", "pipe"],
