@@ -399,15 +399,11 @@ describe("derived products on Apache Flink", () => {
     expect(jobId).toMatch(/^[0-9a-f]{32}$/);
 
     // A READ_COMMITTED consumer (kafkajs's default) sees the sink's records once their checkpoint commits the transaction.
-    const seen: Record<string, unknown>[] = [];
-    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: outputTopic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(outputTopic);
     try {
       await waitFor(() => seen.length >= expected.size, 120_000, `${expected.size} windows on ${outputTopic} (job ${jobId})`);
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
     expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
 
@@ -465,8 +461,8 @@ describe("derived products on Apache Flink", () => {
     });
     await producer.disconnect();
   };
-  /** The join's output topic from the beginning, read committed (kafkajs's default): what a consumer of the product sees. */
-  const readJoined = async (topic: string) => {
+  /** A product's topic from the beginning, read committed (kafkajs's default): what a consumer of the product sees. */
+  const readOutput = async (topic: string) => {
     const seen: Record<string, unknown>[] = [];
     const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
     await consumer.connect();
@@ -518,7 +514,7 @@ describe("derived products on Apache Flink", () => {
       transactionalIdPrefix: `flink-join-${randomBytes(3).toString("hex")}`,
     });
     joinJob = { jobId, outputTopic };
-    const out = await readJoined(outputTopic);
+    const out = await readOutput(outputTopic);
     try {
       await waitFor(() => out.seen.length >= expected.length, 120_000, `${expected.length} joined records on ${outputTopic} (job ${jobId})`);
     } finally {
@@ -531,7 +527,7 @@ describe("derived products on Apache Flink", () => {
     if (!joinJob) throw new Error("the interval join test must run first: this test kills the TaskManager under its job");
     const { jobId, outputTopic } = joinJob;
     const all = expectedJoin([...firstJoinHalf.orders, ...secondJoinHalf.orders], [...firstJoinHalf.payments, ...secondJoinHalf.payments]);
-    const out = await readJoined(outputTopic);
+    const out = await readOutput(outputTopic);
     try {
       await waitFor(() => out.seen.length >= expectedJoin(firstJoinHalf.orders, firstJoinHalf.payments).length, 60_000, "the first half's joined records");
       // A checkpoint after the first half (the restart goes back to the latest one), then the second half while the job runs.
@@ -622,16 +618,11 @@ describe("derived products on Apache Flink", () => {
     expect(await held()).toEqual(aclKeys(wanted));
 
     // The job, running as that account, writes the closed windows into the product's topic (read committed).
-    const kafka = adminKafka();
-    const seen: Record<string, unknown>[] = [];
-    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: created.topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(created.topicName);
     try {
       await waitFor(() => seen.length >= expected.size, 120_000, `${expected.size} windows on ${created.topicName} (job ${deployed.jobId})`);
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
     expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
 
@@ -655,12 +646,7 @@ describe("derived products on Apache Flink", () => {
     const { productId, topicName } = deployedJob;
     const flinkState = async (id: string) => ((await (await fetch(`${flink.restUrl}/jobs/${id}`)).json()) as { state: string }).state;
     // The product's topic from the beginning, read committed, for the whole test.
-    const kafka = adminKafka();
-    const seen: Record<string, unknown>[] = [];
-    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(topicName);
     try {
       const before = [...expectedWindows().values()];
       await waitFor(() => seen.length >= before.length, 60_000, "the deployed job's windows");
@@ -714,7 +700,7 @@ describe("derived products on Apache Flink", () => {
       expect(told?.body).toBe(`Job ${replayed.jobId} recomputes from the inputs' earliest offsets; its results are appended to the topic again, after the earlier ones.`);
       deployedJob.jobId = replayed.jobId!;
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
   }, 600_000);
 
@@ -752,12 +738,7 @@ describe("derived products on Apache Flink", () => {
     const oldJob = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).jobId!;
     await approveChangeRequest(stack.db, stack.people.as.reviewer, request.id);
 
-    const kafka = adminKafka();
-    const seen: Record<string, unknown>[] = [];
-    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(topicName);
     try {
       const changed = await carriedOut(productId, await commandFor(request.id), "RUNNING", 240_000);
       expect(changed).toMatchObject({ statementVersion: 2, jobStatementVersion: 2, restoredFromSavepoint: true, restoreNote: null, command: { kind: "STATEMENT", statementVersion: 2, error: null } });
@@ -778,7 +759,7 @@ describe("derived products on Apache Flink", () => {
       expect(seen.slice(before).map((r) => ({ ...normalise(r), size: r.size }))).toEqual([{ merchant: "m1", window_start: Date.parse(at(20, 0)), window_end: Date.parse(at(21, 0)), orders: 2, revenue: 61, size: "large" }]);
       deployedJob.jobId = changed.jobId!;
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
     // Recorded: statement versions 1 and 2, schema v2 approved by the reviewer, audited and told to the domain.
     expect(await stack.db.derivedStatementVersion.findMany({ where: { productId }, orderBy: { version: "asc" }, select: { version: true, schemaVersion: true } })).toEqual([
@@ -801,11 +782,7 @@ describe("derived products on Apache Flink", () => {
     const oldJob = deployedJob.jobId;
 
     const kafka = adminKafka();
-    const seen: Record<string, unknown>[] = [];
-    const consumer = kafka.consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(topicName);
     // The input as the earlier tests produced it, in offset order (o1–o7, o8–o9 while paused, o10–o11 after the last change).
     const logged = [
       ...input,
@@ -846,7 +823,7 @@ describe("derived products on Apache Flink", () => {
       deployedJob.jobId = changed.jobId!;
     } finally {
       await admin.disconnect();
-      await consumer.disconnect();
+      await stopReading();
     }
   }, 600_000);
 
@@ -908,11 +885,7 @@ describe("derived products on Apache Flink", () => {
     // Version 4 stays in the history (it did not run); the next one is 5.
     expect(asked5).toMatchObject({ statementVersion: 5, schemaChanged: false });
     const oldJob = deployedJob.jobId;
-    const seen: Record<string, unknown>[] = [];
-    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(topicName);
     try {
       // Everything the old job wrote so far is read: what follows is the rolled-back job's.
       await waitFor(() => (seen.some((r) => Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(30, 0))) ? true : null), 60_000, "the product's records so far");
@@ -938,7 +911,7 @@ describe("derived products on Apache Flink", () => {
       expect(seen.slice(mark).map((r) => ({ ...normalise(r), largest: r.largest }))).toEqual([{ merchant: "m1", window_start: Date.parse(at(40, 0)), window_end: Date.parse(at(41, 0)), orders: 2, revenue: 5, largest: 4 }]);
       deployedJob.jobId = rolledBack.jobId!;
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
     // Audited and told to the domain, with Flink's reason; the job account reads only the statement's input again.
     const failures = await stack.db.auditEvent.findMany({ where: { entityId: productId, action: "derivedProduct.jobCommandFailed" }, orderBy: { at: "asc" } });
@@ -958,11 +931,7 @@ describe("derived products on Apache Flink", () => {
     const runningJob = deployedJob.jobId;
     const current = (await stack.db.derivedProduct.findUniqueOrThrow({ where: { productId } })).statement;
     expect(current).toContain("CASE WHEN SUM(amount) > 50 THEN 'large' END AS size");
-    const seen: Record<string, unknown>[] = [];
-    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(topicName);
     try {
       // Everything written so far is read (the rolled-back job's window at minute 40 last): what follows is the resumed job's.
       await waitFor(() => (seen.some((r) => Date.parse(`${String(r.window_start)}Z`) === Date.parse(at(40, 0))) ? true : null), 60_000, "the product's records so far");
@@ -1000,7 +969,7 @@ describe("derived products on Apache Flink", () => {
       expect(seen.slice(mark).map((r) => ({ ...normalise(r), largest: r.largest, size: r.size }))).toEqual([{ merchant: "m2", window_start: Date.parse(at(50, 0)), window_end: Date.parse(at(51, 0)), orders: 2, revenue: 6, largest: 5, size: "large" }]);
       deployedJob.jobId = resumed.jobId!;
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
     expect(await stack.db.auditEvent.findFirst({ where: { entityId: productId, action: "derivedProduct.jobResumed" }, orderBy: { at: "desc" } })).toMatchObject({ data: { statementVersion: 6, fromStatementVersion: 3, restoredFromSavepoint: true } });
     const told = await stack.db.notificationEvent.findFirst({ where: { entityId: productId, kind: "derived.job-resumed" }, orderBy: { createdAt: "desc" } });
@@ -1013,11 +982,7 @@ describe("derived products on Apache Flink", () => {
     const { productId, topicName } = deployedJob;
     const owner = await loadActor(stack.db, stack.people.as.paymentsOwner.userId);
     const lostJob = deployedJob.jobId;
-    const seen: Record<string, unknown>[] = [];
-    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(topicName);
     try {
       // m4's window at minute 70 opens with o18 (which closes m1's at minute 60, o17's); a checkpoint completes after the job read it, and the worker observes it.
       const sentAt = Date.now();
@@ -1058,7 +1023,7 @@ describe("derived products on Apache Flink", () => {
       expect(windows.sort()).toEqual(["m1@60", "m4@70"]);
       deployedJob.jobId = redeployed.jobId!;
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
   }, 600_000);
 
@@ -1158,11 +1123,7 @@ describe("derived products on Apache Flink", () => {
     const account = await stack.db.serviceAccount.findUniqueOrThrow({ where: { id: deployed.serviceAccountId! } });
 
     const expected = expectedWindows();
-    const seen: Record<string, unknown>[] = [];
-    const consumer = adminKafka().consumer({ groupId: `reader-${randomBytes(3).toString("hex")}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: created.topicName, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()) as Record<string, unknown>) });
+    const { seen, stop: stopReading } = await readOutput(created.topicName);
     // A job that cannot read its input (a registry refusal fails it) restarts: said at once, with what the registry answered.
     let failure: string | null = null;
     try {
@@ -1173,7 +1134,7 @@ describe("derived products on Apache Flink", () => {
         return failure !== null;
       }, 120_000, `${expected.size} windows on ${created.topicName} (job ${deployed.jobId})`);
     } finally {
-      await consumer.disconnect();
+      await stopReading();
     }
     expect(failure).toBeNull();
     expect(seen.map(normalise).sort(byKey)).toEqual([...expected.values()].sort(byKey));
